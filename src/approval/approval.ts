@@ -1,0 +1,55 @@
+// The approval stage: `never` passes; `required` needs --approve, a remembered "always"
+// bound to this digest, or a yes at the terminal prompt. Non-interactive: approval.required.
+import type { Entry } from "../catalog/catalog.ts";
+import { refuse, type Outcome } from "../result/result.ts";
+
+export type ApprovalAnswer = "y" | "n" | "A";
+
+export interface ApprovalRequest {
+  readonly tool: string;
+  readonly effect: string;
+  readonly digest: string;
+  /** Bounded, redacted preview of the arguments. */
+  readonly preview: string;
+}
+
+export interface ApprovalDeps {
+  /** Names from --approve (or "all"). */
+  readonly approved: ReadonlySet<string>;
+  /** Config overrides; "required" makes a tool stricter (never looser, checked at boot). */
+  readonly overrides: Readonly<Record<string, "required" | "never">>;
+  readonly isRemembered: (tool: string, digest: string) => boolean;
+  readonly remember: (tool: string, digest: string) => void;
+  /** Undefined when nobody can be asked (no terminal, --no-prompt, CI=true). */
+  readonly ask: ((req: ApprovalRequest) => ApprovalAnswer) | undefined;
+}
+
+export const effectivePolicy = (entry: Pick<Entry, "name" | "approval">, overrides: ApprovalDeps["overrides"]) =>
+  overrides[entry.name] === "required" ? "required" : entry.approval;
+
+export function approve(entry: Entry, preview: string, deps: ApprovalDeps): Outcome<"policy" | "flag" | "remembered" | "prompt"> {
+  if (effectivePolicy(entry, deps.overrides) === "never") return { ok: true, value: "policy" };
+  if (deps.approved.has("all") || deps.approved.has(entry.name)) return { ok: true, value: "flag" };
+  if (deps.isRemembered(entry.name, entry.digest)) return { ok: true, value: "remembered" };
+  if (!deps.ask) {
+    return refuse(
+      "approval.required",
+      `${entry.name} (${entry.effect}) needs approval and nobody can be asked here; run again with --approve ${entry.name} (or --approve all), or answer the prompt on a terminal`,
+    );
+  }
+  const answer = deps.ask({ tool: entry.name, effect: entry.effect, digest: entry.digest, preview });
+  if (answer === "n") return refuse("approval.denied", `${entry.name} was not approved at the prompt`);
+  if (answer === "A") deps.remember(entry.name, entry.digest);
+  return { ok: true, value: "prompt" };
+}
+
+/** Overrides may only make policy stricter: "never" for a tool whose policy is "required" fails the boot. */
+export function checkOverrides(overrides: ApprovalDeps["overrides"], entries: ReadonlyMap<string, Entry>): { tool: string; message: string } | null {
+  for (const [tool, policy] of Object.entries(overrides)) {
+    const e = entries.get(tool);
+    if (e && e.approval === "required" && policy === "never") {
+      return { tool, message: `approval.${tool}: "never" would loosen ${tool}, whose policy is "required"; overrides can only make a tool stricter` };
+    }
+  }
+  return null;
+}

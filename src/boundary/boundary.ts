@@ -1,0 +1,231 @@
+// The output boundary (SPEC "The output boundary" and "Boundary readings"): a pure check of a raw
+// tool result after the adapter and before the journal and every view. It names the first rule
+// broken and where, never the value; the caller replaces the whole result.
+import { isSecretKey } from "./keys.ts";
+import { findDuplicateKey, mayHoldNulOrPem, scanText, startsLikeJson, textRule, type Segment } from "./scan.ts";
+
+export { isSecretKey } from "./keys.ts";
+
+export type BoundaryRule = "size" | "depth" | "secret_key" | "nul" | "pem" | "local_path" | "duplicate_key";
+
+/**
+ * `where` is a path from `$`: `.key` or `["key"]` for object keys, `[i]` for array items,
+ * `<json>` where a JSON-looking string was parsed, `<key#i>` for the i-th key of an object when
+ * the key's own text broke a rule, looks like JSON or is longer than 64 chars (so a path never
+ * repeats the text it reports).
+ */
+export interface BoundaryViolation {
+  rule: BoundaryRule;
+  where: string;
+}
+
+/** `localPaths: false` for built-in tools (they speak workspace-relative paths); true for every other origin. */
+export interface BoundaryOptions {
+  localPaths: boolean;
+}
+
+/** What a violating result is replaced with, whole. */
+export const SENSITIVE_OUTPUT_REJECTED = Object.freeze({
+  status: "failed",
+  error_code: "sensitive_output_rejected",
+} as const);
+
+export const MAX_OUTPUT_BYTES = 65536;
+export const MAX_OUTPUT_DEPTH = 8;
+
+/** A violation whose `where` is being built while the walk unwinds (so a clean walk builds no paths). */
+interface Found {
+  rule: BoundaryRule;
+  where: string;
+}
+
+/**
+ * Check one raw result. Rules in order:
+ * 1. shape, in document order: the first container at level 9 is `depth`; a running lower bound
+ *    of the serialized size passing 64 KiB is `size` (so nothing huge or deep is serialized);
+ * 2. `size`, exactly: compact JSON.stringify in UTF-8 bytes;
+ * 3. a walk in document order: each object key (secret_key, then its text as a string) before
+ *    its value; each string for nul > pem > local_path, then, if it looks like JSON and parses,
+ *    as an independent value (these same steps, then duplicate_key), reported under `<json>`.
+ *
+ * Everything follows JSON.stringify, because a serialized result is what every view shows:
+ * `toJSON` is honoured (and assumed deterministic); object properties holding undefined, a
+ * function or a symbol are skipped with their keys; in arrays those become null. Top-level
+ * undefined serializes to nothing and passes. A cycle is a depth violation. A bigint makes this
+ * throw JSON.stringify's TypeError: no view could print such a result, so it is a caller bug.
+ */
+export function checkBoundary(value: unknown, opts: BoundaryOptions): BoundaryViolation | null {
+  const found = checkIndependent(value, opts.localPaths ? LOCAL_PATHS : 0, -1);
+  return found === null ? null : { rule: found.rule, where: "$" + found.where };
+}
+
+/** Walk mode bits: apply the local-path rule; some string may hold a NUL or PEM marker. */
+const LOCAL_PATHS = 1;
+const NUL_OR_PEM = 2;
+
+/**
+ * Steps 1–3 for one value. `sourceLength` is the length of the JSON text the value was parsed
+ * from, or -1. Compact JSON.stringify writes at most 6 UTF-8 bytes per source char (`1e20` grows
+ * to 21 digits, a raw lone surrogate to a 6-char escape; all else shrinks or keeps its size), so
+ * a short enough source needs no second stringify; its NUL/PEM bit then comes from the enclosing
+ * value's serialization, which contains the source text.
+ */
+function checkIndependent(value: unknown, mode: number, sourceLength: number): Found | null {
+  const outline = shape(value, 0, { bytes: MAX_OUTPUT_BYTES }, "");
+  if (outline !== null) return outline;
+  if (sourceLength < 0 || sourceLength * 6 > MAX_OUTPUT_BYTES) {
+    const json = JSON.stringify(value); // acyclic and at most 8 deep by now: only a bigint throws
+    if (json !== undefined && exceedsBytes(json)) return { rule: "size", where: "" };
+    if (sourceLength < 0) mode |= json === undefined || mayHoldNulOrPem(json) ? NUL_OR_PEM : 0;
+  }
+  return walk(value, 0, mode, "");
+}
+
+/**
+ * Step 1. `budget.bytes` counts down a lower bound of the serialized size: 2 per container,
+ * length + 2 per string, length + 3 per key, 1 per other value, so the work is bounded for any input.
+ */
+function shape(value: unknown, level: number, budget: { bytes: number }, key: string | number): Found | null {
+  let v = value;
+  if (typeof v === "object" && v !== null) {
+    const toJSON = (v as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") v = toJSON.call(v, String(key));
+  }
+  if (typeof v === "string") return (budget.bytes -= v.length + 2) < 0 ? { rule: "size", where: "" } : null;
+  if (typeof v !== "object" || v === null) return --budget.bytes < 0 ? { rule: "size", where: "" } : null;
+  if (level === MAX_OUTPUT_DEPTH) return { rule: "depth", where: "" };
+  if ((budget.bytes -= 2) < 0) return { rule: "size", where: "" };
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = shape(v[i], level + 1, budget, i);
+      if (found !== null) {
+        if (found.rule === "depth") found.where = `[${i}]${found.where}`;
+        return found;
+      }
+    }
+    return null;
+  }
+  const record = v as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const item = record[k];
+    if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+    if ((budget.bytes -= k.length + 3) < 0) return { rule: "size", where: "" };
+    const found = shape(item, level + 1, budget, k);
+    if (found !== null) {
+      if (found.rule === "depth") found.where = keySegment(k, i) + found.where;
+      return found;
+    }
+  }
+  return null;
+}
+
+/** UTF-8 length of `json` > the limit. Well-formed UTF-16 (stringify escapes lone surrogates) is 1–3 bytes a unit. */
+function exceedsBytes(json: string): boolean {
+  if (json.length > MAX_OUTPUT_BYTES) return true;
+  if (json.length * 3 <= MAX_OUTPUT_BYTES) return false;
+  return Buffer.byteLength(json, "utf8") > MAX_OUTPUT_BYTES;
+}
+
+function walk(value: unknown, level: number, mode: number, key: string | number): Found | null {
+  let v = value;
+  if (typeof v === "string") return checkString(v, mode);
+  if (typeof v !== "object" || v === null) return null;
+  const toJSON = (v as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") {
+    v = toJSON.call(v, String(key));
+    if (typeof v === "string") return checkString(v, mode);
+    if (typeof v !== "object" || v === null) return null;
+  }
+  if (level === MAX_OUTPUT_DEPTH) return { rule: "depth", where: "" }; // shape passed; guards a fickle toJSON
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = walk(v[i], level + 1, mode, i);
+      if (found !== null) {
+        found.where = `[${i}]${found.where}`;
+        return found;
+      }
+    }
+    return null;
+  }
+  const record = v as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const item = record[k];
+    if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+    if (!CLEAN_KEYS.has(k)) {
+      const inKey = checkKey(k, i, mode);
+      if (inKey !== null) return inKey;
+    }
+    const found = walk(item, level + 1, mode, k);
+    if (found !== null) {
+      found.where = keySegment(k, i) + found.where;
+      return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * Keys already seen to pass every key check under the strictest mode. Result keys repeat across
+ * objects, and the verdict depends on the key alone, so this bounded memo only saves work.
+ */
+const CLEAN_KEYS = new Set<string>();
+const CLEAN_KEYS_MAX = 4096;
+
+/** The i-th key of an object: the key rule, then the string rules on its text. */
+function checkKey(k: string, i: number, mode: number): Found | null {
+  if (isSecretKey(k)) return { rule: "secret_key", where: keySegment(k, i) };
+  if (scanText(k, true, true) === null) {
+    if (CLEAN_KEYS.size >= CLEAN_KEYS_MAX) CLEAN_KEYS.clear();
+    CLEAN_KEYS.add(k);
+    return null;
+  }
+  const found = checkString(k, mode);
+  if (found !== null) found.where = `<key#${i}>${found.where}`;
+  return found;
+}
+
+function checkString(s: string, mode: number): Found | null {
+  const verdict = scanText(s, (mode & LOCAL_PATHS) !== 0, (mode & NUL_OR_PEM) !== 0);
+  if (verdict === null) return null;
+  if (verdict !== "json") return { rule: verdict, where: "" };
+  return checkJsonText(s.trim(), mode);
+}
+
+/** A JSON-looking string that parses is checked as its own value; one that does not is plain text. */
+function checkJsonText(text: string, mode: number): Found | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  let found = checkIndependent(parsed, mode, text.length);
+  if (found === null && typeof parsed === "object" && parsed !== null && text.indexOf(":") !== -1) {
+    const path = findDuplicateKey(text);
+    if (path !== null) found = { rule: "duplicate_key", where: renderSegments(path) };
+  }
+  if (found !== null) found.where = "<json>" + found.where;
+  return found;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * `.key` for identifiers, `["key"]` otherwise; `<key#i>` for a key whose text breaks a string
+ * rule (paths counted, whatever the origin), looks like JSON, or runs past 64 chars, so a path
+ * never carries the text it is reporting (a duplicate may sit under keys the walk never saw).
+ */
+function keySegment(key: string, index: number): string {
+  if (key.length > 64 || textRule(key, true) !== null || startsLikeJson(key)) return `<key#${index}>`;
+  return IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+function renderSegments(path: Segment[]): string {
+  let out = "";
+  for (const s of path) out += typeof s === "number" ? `[${s}]` : keySegment(s.key, s.index);
+  return out;
+}

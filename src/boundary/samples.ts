@@ -1,0 +1,205 @@
+// The output boundary's samples, gitleaks style: every rule ships the values it must reject and
+// the near misses it must accept. test/boundary/boundary.test.ts runs every row; the table is
+// also the readable statement of SPEC "Boundary readings". Data only.
+import type { BoundaryOptions, BoundaryRule } from "./boundary.ts";
+
+export interface RejectSample {
+  name: string;
+  value: unknown;
+  opts?: BoundaryOptions; // default { localPaths: true }
+  rule: BoundaryRule;
+  where: string;
+  bytes?: number; // the compact JSON.stringify size in UTF-8 bytes, asserted by the test
+}
+
+export interface AcceptSample {
+  name: string;
+  value: unknown;
+  opts?: BoundaryOptions;
+  bytes?: number;
+}
+
+const BUILTIN: BoundaryOptions = { localPaths: false };
+
+/** `{"t":"…"}` of exactly `bytes` UTF-8 bytes: `unit` repeated, then ASCII filler. */
+function sized(bytes: number, unit = "x"): { t: string } {
+  const room = bytes - '{"t":""}'.length;
+  const unitBytes = new TextEncoder().encode(JSON.stringify(unit)).length - 2;
+  const count = Math.floor(room / unitBytes);
+  return { t: unit.repeat(count) + "x".repeat(room - count * unitBytes) };
+}
+
+/** `leaf` wrapped in `levels` objects `{"a":…}`. */
+function wrap(levels: number, leaf: unknown): unknown {
+  return levels === 0 ? leaf : { a: wrap(levels - 1, leaf) };
+}
+
+/** `levels` nested objects `{"a":{"a":…{}}}`: the outer one is level 1. */
+function objects(levels: number): unknown {
+  return wrap(levels - 1, {});
+}
+
+/** `levels` nested arrays `[[…[]]]`. */
+function arrays(levels: number): unknown {
+  return levels <= 1 ? [] : [arrays(levels - 1)];
+}
+
+const A8 = ".a".repeat(8);
+const I8 = "[0]".repeat(8);
+
+/** An MCP CallToolResult carrying `text` as its only content. */
+function mcp(text: string): unknown {
+  return { content: [{ type: "text", text }], isError: false };
+}
+
+const RSA_BODY = "MIIEowIBAAKCAQEAx1\n";
+
+export const mustReject: RejectSample[] = [
+  // size
+  { name: "one byte past 64 KiB", value: sized(65537), rule: "size", where: "$", bytes: 65537 },
+  { name: "one byte past 64 KiB in two-byte chars", value: sized(65537, "é"), rule: "size", where: "$", bytes: 65537 },
+  { name: "one byte past 64 KiB in escapes", value: sized(65537, "\n"), rule: "size", where: "$", bytes: 65537 },
+  { name: "numbers that grow when a JSON string is re-serialized", value: mcp(`[${"1e20,".repeat(4000)}1]`), rule: "size", where: "$.content[0].text<json>" },
+
+  // depth
+  { name: "nine nested objects", value: objects(9), rule: "depth", where: `$${A8}` },
+  { name: "nine nested arrays", value: arrays(9), rule: "depth", where: `$${I8}` },
+  { name: "nine levels of objects and arrays", value: { a: [{ a: [{ a: [{ a: [{}] }] }] }] }, rule: "depth", where: "$.a[0].a[0].a[0].a[0]" },
+  { name: "nine levels inside a JSON string", value: { t: JSON.stringify(objects(9)) }, rule: "depth", where: `$.t<json>${A8}` },
+
+  // secret keys
+  { name: "token", value: { token: "x" }, rule: "secret_key", where: "$.token" },
+  { name: "my_token (suffix, no word boundary)", value: { my_token: "x" }, rule: "secret_key", where: "$.my_token" },
+  { name: "mytoken", value: { mytoken: "x" }, rule: "secret_key", where: "$.mytoken" },
+  { name: "X-Api-Key", value: { headers: { "X-Api-Key": "x" } }, rule: "secret_key", where: '$.headers["X-Api-Key"]' },
+  { name: "apikey, the deliberate addition", value: { apikey: "x" }, rule: "secret_key", where: "$.apikey" },
+  { name: "session token (space)", value: { "session token": "x" }, rule: "secret_key", where: '$["session token"]' },
+  { name: "Authorization", value: { Authorization: "Bearer x" }, rule: "secret_key", where: "$.Authorization" },
+  { name: "SET-COOKIE", value: { "SET-COOKIE": "a=b" }, rule: "secret_key", where: '$["SET-COOKIE"]' },
+  { name: "client_secret", value: { client_secret: "x" }, rule: "secret_key", where: "$.client_secret" },
+  { name: "passwd", value: { passwd: "x" }, rule: "secret_key", where: "$.passwd" },
+  { name: "user.password", value: { "user.password": "x" }, rule: "secret_key", where: '$["user.password"]' },
+  { name: "refresh-token", value: { "refresh-token": "x" }, rule: "secret_key", where: '$["refresh-token"]' },
+  { name: "PrivateKey", value: { PrivateKey: "x" }, rule: "secret_key", where: "$.PrivateKey" },
+  { name: "ssh key_path", value: { ssh_key_path: "x" }, rule: "secret_key", where: "$.ssh_key_path" },
+  { name: "credential path with a tab", value: { "credential\tpath": "x" }, rule: "secret_key", where: '$["credential\\tpath"]' },
+  { name: "trailing space is trimmed", value: { "token ": "x" }, rule: "secret_key", where: '$["token "]' },
+  { name: "fullwidth ｔｏｋｅｎ (NFKC)", value: { "ｔｏｋｅｎ": "x" }, rule: "secret_key", where: '$["ｔｏｋｅｎ"]' },
+  { name: "fullwidth ＡＰＩ－ＫＥＹ (NFKC hyphen)", value: { "ＡＰＩ－ＫＥＹ": "x" }, rule: "secret_key", where: '$["ＡＰＩ－ＫＥＹ"]' },
+  { name: "ideographic space before token", value: { "session\u3000token": "x" }, rule: "secret_key", where: '$["session\u3000token"]' },
+  { name: "secret key deep in an MCP result", value: { structuredContent: { items: [{ ok: 1 }, { auth: { access_token: "x" } }] } }, rule: "secret_key", where: "$.structuredContent.items[1].auth.access_token" },
+  { name: "secret key with localPaths off", value: { "/etc": { token: "x" } }, opts: BUILTIN, rule: "secret_key", where: "$<key#0>.token" },
+
+  // NUL
+  { name: "NUL in a value", value: { a: "x\u0000y" }, rule: "nul", where: "$.a" },
+  { name: "NUL in a key", value: { ok: 1, "a\u0000": 1 }, rule: "nul", where: "$<key#1>" },
+  { name: "NUL as top-level string", value: "\u0000", rule: "nul", where: "$" },
+  { name: "NUL escaped inside a JSON string", value: mcp('{"a":"x\\u0000"}'), rule: "nul", where: "$.content[0].text<json>.a" },
+  { name: "NUL with localPaths off", value: ["\u0000"], opts: BUILTIN, rule: "nul", where: "$[0]" },
+
+  // PEM
+  { name: "RSA private key", value: { k: `-----BEGIN RSA PRIVATE KEY-----\n${RSA_BODY}-----END RSA PRIVATE KEY-----` }, rule: "pem", where: "$.k" },
+  { name: "EC private key", value: { k: "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE" }, rule: "pem", where: "$.k" },
+  { name: "DSA private key", value: { k: "-----BEGIN DSA PRIVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "OpenSSH private key", value: { k: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA" }, rule: "pem", where: "$.k" },
+  { name: "encrypted PKCS#8 key", value: { k: "-----BEGIN ENCRYPTED PRIVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "plain PKCS#8 key", value: { k: "-----BEGIN PRIVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "PGP private key block", value: { k: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF" }, rule: "pem", where: "$.k" },
+  { name: "SSH2 four-dash marker", value: { k: "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: x" }, rule: "pem", where: "$.k" },
+  { name: "lowercase marker", value: { k: "-----begin rsa private key-----" }, rule: "pem", where: "$.k" },
+  { name: "marker inside prose, no body", value: ["paste -----BEGIN PRIVATE KEY----- here"], rule: "pem", where: "$[0]" },
+  { name: "marker in a long log", value: { log: `${"ok ".repeat(200)}-----BEGIN RSA PRIVATE KEY-----` }, rule: "pem", where: "$.log" },
+  { name: "marker in a key", value: { "-----BEGIN PRIVATE KEY-----": 1 }, rule: "pem", where: "$<key#0>" },
+  { name: "marker spelled with \\u002d escapes in a JSON string", value: { t: JSON.stringify({ k: "-----BEGIN PRIVATE KEY-----" }).replace(/-/g, "\\u002d") }, rule: "pem", where: "$.t<json>.k" },
+  { name: "PEM with localPaths off", value: { k: "-----BEGIN EC PRIVATE KEY-----" }, opts: BUILTIN, rule: "pem", where: "$.k" },
+
+  // local paths
+  { name: "/etc/passwd", value: { a: "/etc/passwd" }, rule: "local_path", where: "$.a" },
+  { name: "path in parentheses", value: { a: "see (/tmp/x)" }, rule: "local_path", where: "$.a" },
+  { name: "quoted file URL", value: { a: '"file:///x"' }, rule: "local_path", where: "$.a" },
+  { name: "FILE: in capitals", value: { a: "FILE:x" }, rule: "local_path", where: "$.a" },
+  { name: "path after a tab", value: { a: "at\t/home/u" }, rule: "local_path", where: "$.a" },
+  { name: "path after a no-break space (JS \\s)", value: { a: "at\u00a0/home/u" }, rule: "local_path", where: "$.a" },
+  { name: "path behind stacked openers", value: { a: "x <[`'/srv'`]>" }, rule: "local_path", where: "$.a" },
+  { name: "path in a key", value: { "/home/u": 1 }, rule: "local_path", where: "$<key#0>" },
+  { name: "path as top-level string", value: "/", rule: "local_path", where: "$" },
+  { name: "path in a long text", value: { log: `${"word ".repeat(100)}/var/log/x` }, rule: "local_path", where: "$.log" },
+  { name: "path inside a JSON string", value: mcp('{"files":["a.txt","/root/b"]}'), rule: "local_path", where: "$.content[0].text<json>.files[1]" },
+
+  // JSON in strings
+  { name: "JSON in a string in JSON in a string leaks", value: mcp(JSON.stringify({ inner: JSON.stringify({ token: "abc" }) })), rule: "secret_key", where: "$.content[0].text<json>.inner<json>.token" },
+  { name: "JSON string literal holding JSON", value: { t: JSON.stringify(JSON.stringify({ password: "p" })) }, rule: "secret_key", where: "$.t<json><json>.password" },
+  { name: "BOM-prefixed JSON string", value: { t: '\ufeff{"token":"x"}' }, rule: "secret_key", where: "$.t<json>.token" },
+  { name: "whitespace-padded JSON string", value: { t: ' \n [{"api_key":1}] ' }, rule: "secret_key", where: "$.t<json>[0].api_key" },
+  { name: "JSON-looking key", value: { '{"cookie":1}': 1 }, rule: "secret_key", where: "$<key#0><json>.cookie" },
+  { name: "duplicate keys in a JSON string", value: mcp('{"a":1,"a":2}'), rule: "duplicate_key", where: "$.content[0].text<json>.a" },
+  { name: "duplicate keys hiding a deeper value", value: { t: '{"x":[1,"s",{"b":{"token":1},"b":2}]}' }, rule: "duplicate_key", where: "$.t<json>.x[2].b" },
+  { name: "duplicate keys spelled with an escape", value: { t: '{"a":1,"\\u0061":2}' }, rule: "duplicate_key", where: "$.t<json>.a" },
+  { name: "duplicate keys holding escaped quotes", value: { t: '{"q\\"x":1,"q\\"x":2}' }, rule: "duplicate_key", where: '$.t<json>["q\\"x"]' },
+  { name: "an escaped slash is a path once parsed", value: { t: '{"p":"\\/etc\\/shadow"}' }, rule: "local_path", where: "$.t<json>.p" },
+
+  // JSON.stringify semantics
+  { name: "toJSON is honoured", value: { x: { toJSON: () => ({ token: 1 }) } }, rule: "secret_key", where: "$.x.token" },
+];
+
+export const mustAccept: AcceptSample[] = [
+  // size
+  { name: "exactly 64 KiB", value: sized(65536), bytes: 65536 },
+  { name: "exactly 64 KiB in two-byte chars", value: sized(65536, "é"), bytes: 65536 },
+  { name: "exactly 64 KiB in three-byte chars", value: sized(65536, "€"), bytes: 65536 },
+  { name: "exactly 64 KiB in escapes", value: sized(65536, "\n"), bytes: 65536 },
+
+  // depth
+  { name: "eight nested objects", value: objects(8) },
+  { name: "eight nested arrays", value: arrays(8) },
+  { name: "eight levels of objects and arrays", value: { a: [{ a: [{ a: [{ a: [] }] }] }] } },
+  { name: "eight levels, then eight more in a JSON string", value: wrap(8, JSON.stringify(arrays(8))) },
+  { name: "scalars at the top", value: [null, 0, true, "", "plain"] },
+
+  // keys
+  { name: "token_count", value: { token_count: 3 } },
+  { name: "tokens", value: { tokens: ["a", "b"] } },
+  { name: "tokenizer", value: { tokenizer: "bpe" } },
+  { name: "password_hint", value: { password_hint: "pet" } },
+  { name: "cookies (plural)", value: { cookies: 2 } },
+  { name: "monkey, key and keys", value: { monkey: 1, key: 2, keys: [] } },
+  { name: "fullwidth ｔｏｋｅｎ_count", value: { "ｔｏｋｅｎ_count": 1 } },
+  { name: "a secret-looking value under a plain key", value: { note: "my token is safe" } },
+
+  // PEM near misses
+  { name: "public key", value: { k: "-----BEGIN PUBLIC KEY-----\nMIIBIjAN\n-----END PUBLIC KEY-----" } },
+  { name: "RSA public key", value: { k: "-----BEGIN RSA PUBLIC KEY-----" } },
+  { name: "certificate", value: { k: "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----" } },
+  { name: "certificate followed by prose about private keys", value: { k: "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE----- never share a PRIVATE KEY" } },
+  { name: "PGP public key block", value: { k: "-----BEGIN PGP PUBLIC KEY BLOCK-----" } },
+  { name: "SSH2 public key", value: { k: "---- BEGIN SSH2 PUBLIC KEY ----" } },
+  { name: "END marker alone", value: { k: "-----END RSA PRIVATE KEY-----" } },
+  { name: "markdown rule and the words private key", value: { k: "----\nprivate key rotation" } },
+
+  // paths
+  { name: "~/x", value: { a: "~/x" } },
+  { name: "../x", value: { a: "../x" } },
+  { name: "https URL with a path", value: { a: "https://h/etc/passwd" } },
+  { name: "a/b", value: { a: "a/b" } },
+  { name: "slash after a letter and an opener", value: { a: "x=/etc a(/b" } },
+  { name: "closing punctuation is not stripped", value: { a: ")/x" } },
+  { name: "profile: is not file:", value: { a: "profile:x fil:y" } },
+  { name: "a drive-letter path is not /-rooted", value: { a: "C:\\Users\\me" } },
+  { name: "localPaths off accepts /etc", value: { a: "/etc", "/etc/hosts": "file:///x" }, opts: BUILTIN },
+
+  // JSON in strings
+  { name: "JSON in a string in JSON in a string, clean", value: mcp(JSON.stringify({ inner: JSON.stringify({ token_count: 2 }) })) },
+  { name: "same key in sibling objects", value: { t: '{"a":{"a":1},"b":[{"a":1},{"a":2}]}' } },
+  { name: "BOM-prefixed JSON string, clean", value: { t: '\ufeff{"ok":true}' } },
+  { name: "braces, commas and quotes inside JSON strings are not structure", value: { t: '{"a":"},{\\"a\\":1","b":[",\\\\",{"a":1}]}' } },
+  { name: "starts with { but is not JSON", value: { t: "{token: x}" } },
+  { name: "starts with [ but is not JSON", value: { t: "[WARN] disk at 91%" } },
+  { name: "a quoted phrase that is not one JSON string", value: { t: '"hello" she said' } },
+  { name: "escaped slashes in a URL stay a URL once parsed", value: { t: '{"u":"https:\\/\\/h\\/x"}' } },
+
+  // JSON.stringify semantics
+  { name: "undefined-valued secret key is not serialized", value: { token: undefined, ok: 1 } },
+  { name: "functions are not serialized", value: { password: () => "x", list: [() => 1] } },
+  { name: "a Date serializes to a string", value: { at: new Date(0) } },
+  { name: "top-level undefined", value: undefined },
+];

@@ -1,0 +1,215 @@
+// Character-level scanners for the output boundary: the NUL, PEM and local-path rules on one
+// string, and the duplicate-key scan of JSON text. Pure; used only by boundary.ts. Short strings
+// get one JS pass (no native-call overhead per string); long ones get native indexOf jumps.
+
+export type TextRule = "nul" | "pem" | "local_path";
+
+/** Strings up to this many UTF-16 units take the single JS pass; longer ones, where native indexOf wins, take the jumps. */
+export const SHORT_TEXT = 96;
+
+/**
+ * A private-key BEGIN marker: four or five dashes, BEGIN, any label, PRIVATE KEY. The label may
+ * not contain `-`, so a certificate's `-----END CERTIFICATE-----` cannot run into later prose.
+ */
+const PEM_BEGIN = /----[ \t]*BEGIN[ \t]+[\w \t]{0,64}?PRIVATE[ \t]+KEY/i;
+
+/** JavaScript `\s` (what the SPEC splits path tokens on), as a char-code test. */
+export function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 160) return false;
+  return (
+    c === 160 || c === 5760 || (c >= 8192 && c <= 8202) || c === 8232 || c === 8233 ||
+    c === 8239 || c === 8287 || c === 12288 || c === 65279
+  );
+}
+
+/** Opening punctuation and quotes stripped from the front of a path token: ( [ { < " ' ` */
+function isOpener(c: number): boolean {
+  return c === 40 || c === 91 || c === 123 || c === 60 || c === 34 || c === 39 || c === 96;
+}
+
+/** `file:` in any letter case at i. */
+function isFileScheme(s: string, i: number): boolean {
+  return (
+    (s.charCodeAt(i) | 32) === 102 && (s.charCodeAt(i + 1) | 32) === 105 &&
+    (s.charCodeAt(i + 2) | 32) === 108 && (s.charCodeAt(i + 3) | 32) === 101 &&
+    s.charCodeAt(i + 4) === 58
+  );
+}
+
+/** The first rule the string breaks, by precedence nul > pem > local_path; null when clean. */
+export function textRule(s: string, localPaths: boolean): TextRule | null {
+  return s.length <= SHORT_TEXT ? shortTextRule(s, localPaths) : longTextRule(s, localPaths);
+}
+
+/**
+ * textRule, then "json" for a clean string that starts like JSON. `nulOrPem` false is the
+ * caller's proof that no string of this result can hold a NUL or a PEM marker (see
+ * mayHoldNulOrPem), which leaves one path scan that also notes the first non-space char.
+ */
+export function scanText(s: string, localPaths: boolean, nulOrPem: boolean): TextRule | "json" | null {
+  if (nulOrPem || !localPaths) {
+    const rule = nulOrPem ? textRule(s, localPaths) : null;
+    if (rule !== null) return rule;
+    return startsLikeJson(s) ? "json" : null;
+  }
+  if (s.length > SHORT_TEXT) {
+    if (hasLocalPathToken(s)) return "local_path";
+    return startsLikeJson(s) ? "json" : null;
+  }
+  let tokenStart = true;
+  let first = -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (tokenStart) {
+      if (isSpace(c)) continue;
+      if (first < 0) first = c;
+      if (isOpener(c)) continue;
+      if (c === 47 || isFileScheme(s, i)) return "local_path";
+      tokenStart = false;
+    } else if (c <= 32 ? c === 32 || (c >= 9 && c <= 13) : c >= 160 && isSpace(c)) {
+      tokenStart = true;
+    }
+  }
+  return first === 123 || first === 91 || first === 34 ? "json" : null;
+}
+
+/**
+ * Can any string in a result hold a NUL or a PEM marker, judged from its compact serialization?
+ * stringify writes a NUL as `\u0000` and dashes as they are; a JSON text nested in a string can
+ * spell them only as `\u0000`, `-` or `\u002d`, which survive in the outer serialization. So
+ * when none of `u0000`, `----`, `u002d` occurs, neither rule can fire at any nesting.
+ */
+export function mayHoldNulOrPem(json: string): boolean {
+  return ["u0000", "----", "u002d", "u002D"].some((needle) => json.indexOf(needle) !== -1);
+}
+
+/** One pass over the characters; the PEM regex runs only when four dashes in a row were seen. */
+export function shortTextRule(s: string, localPaths: boolean): TextRule | null {
+  let dashes = 0;
+  let maybePem = false;
+  let path = false;
+  let tokenStart = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) return "nul";
+    if (c === 45) {
+      if (++dashes === 4) maybePem = true;
+      tokenStart = false;
+      continue;
+    }
+    dashes = 0;
+    if (isSpace(c)) {
+      tokenStart = true;
+    } else if (tokenStart) {
+      if (isOpener(c)) continue;
+      if (localPaths && (c === 47 || isFileScheme(s, i))) path = true;
+      tokenStart = false;
+    }
+  }
+  if (maybePem && PEM_BEGIN.test(s)) return "pem";
+  return path ? "local_path" : null;
+}
+
+/** Native jumps: indexOf for NUL and dashes, then every `/` and `:` is checked for a token start. */
+export function longTextRule(s: string, localPaths: boolean): TextRule | null {
+  if (s.indexOf("\0") !== -1) return "nul";
+  if (s.indexOf("----") !== -1 && PEM_BEGIN.test(s)) return "pem";
+  if (localPaths && hasLocalPathToken(s)) return "local_path";
+  return null;
+}
+
+function hasLocalPathToken(s: string): boolean {
+  for (let p = s.indexOf("/"); p !== -1; p = s.indexOf("/", p + 1)) {
+    if (startsToken(s, p)) return true;
+  }
+  for (let p = s.indexOf(":", 4); p !== -1; p = s.indexOf(":", p + 1)) {
+    if (isFileScheme(s, p - 4) && startsToken(s, p - 4)) return true;
+  }
+  return false;
+}
+
+/** True when only opening punctuation lies between p and the previous whitespace (or the start). */
+function startsToken(s: string, p: number): boolean {
+  let q = p - 1;
+  while (q >= 0 && isOpener(s.charCodeAt(q))) q--;
+  return q < 0 || isSpace(s.charCodeAt(q));
+}
+
+/** Does the string, once trimmed (BOM included, it is JS whitespace), start with `{`, `[` or `"`? */
+export function startsLikeJson(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!isSpace(c)) return c === 123 || c === 91 || c === 34;
+  }
+  return false;
+}
+
+/** A path segment found by the duplicate-key scan: an array index or an object key with its position. */
+export type Segment = number | { key: string; index: number };
+
+interface Frame {
+  keys: Set<string> | null; // null for an array
+  count: number; // keys seen (object) or commas seen, i.e. the current index (array)
+  key: string; // the current key of an object frame
+}
+
+/**
+ * The path of the first object key that repeats within one object of `text`, or null.
+ * `text` must already be known to be valid JSON (JSON.parse accepted it): the scan trusts the
+ * grammar and only tracks strings, containers and commas. The scan is iterative, so text nested
+ * deeper than any call stack is fine.
+ */
+export function findDuplicateKey(text: string): Segment[] | null {
+  const stack: Frame[] = [];
+  let top: Frame | undefined;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      const end = closingQuote(text, i);
+      if (top !== undefined && top.keys !== null && expectKey) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.indexOf("\\") === -1 ? raw : (JSON.parse(text.slice(i, end + 1)) as string);
+        if (top.keys.has(key)) return pathOf(stack, key, top.count);
+        top.keys.add(key);
+        top.key = key;
+        top.count++;
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === 123 || c === 91) {
+      top = { keys: c === 123 ? new Set() : null, count: 0, key: "" };
+      stack.push(top);
+      expectKey = c === 123;
+    } else if (c === 125 || c === 93) {
+      stack.pop();
+      top = stack[stack.length - 1];
+    } else if (c === 44 && top !== undefined) {
+      if (top.keys === null) top.count++;
+      else expectKey = true;
+    }
+  }
+  return null;
+}
+
+/** Index of the quote that closes the string literal opening at i (an even run of backslashes before it). */
+function closingQuote(text: string, i: number): number {
+  let end = text.indexOf('"', i + 1);
+  for (;;) {
+    let b = end - 1;
+    while (text.charCodeAt(b) === 92) b--;
+    if ((end - 1 - b) % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+function pathOf(stack: Frame[], duplicate: string, index: number): Segment[] {
+  const path: Segment[] = [];
+  for (let d = 0; d < stack.length - 1; d++) {
+    const f = stack[d]!;
+    path.push(f.keys === null ? f.count : { key: f.key, index: f.count - 1 });
+  }
+  path.push({ key: duplicate, index });
+  return path;
+}

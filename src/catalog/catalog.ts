@@ -1,0 +1,93 @@
+// The catalog: one list of tool sources, two projections (rendered descriptors and
+// dispatch entries). Building it is pure: no clock, no randomness, no I/O.
+import type { Type, type as arkType } from "arktype";
+import type { Need } from "../permission/types.ts";
+import type { Outcome } from "../result/result.ts";
+import { refuse } from "../result/result.ts";
+import { canonicalJson, sha256Hex } from "./canonical.ts";
+import { EFFECTS, type ApprovalPolicy, type EffectClass, type ToolContext } from "./declare.ts";
+
+export type JsonSchema = Record<string, unknown>;
+
+/** How a dispatch entry runs: validation, needs and the call itself. */
+export interface Adapter {
+  needs(args: unknown, ctx: { workspace: string }): Outcome<Need[]>;
+  run(args: unknown, ctx: ToolContext): Promise<Outcome<unknown>>;
+  /** Built-ins speak in workspace-relative paths, so the boundary's local-path rule is off for them. */
+  readonly builtin: boolean;
+  /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */
+  readonly arkInput?: (t: typeof arkType) => Type<any, any>;
+}
+
+/** One tool as a source offers it, before the catalog's checks. */
+export interface ToolSource {
+  readonly origin: string;
+  readonly rawName: string;
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: unknown;
+  readonly effect?: string | undefined;
+  readonly approval: ApprovalPolicy;
+  readonly adapter: Adapter;
+}
+
+export interface Descriptor {
+  readonly name: string;
+  readonly origin: string;
+  readonly description: string;
+  readonly effect: EffectClass;
+  readonly approval: ApprovalPolicy;
+  readonly digest: string;
+  readonly inputSchema: JsonSchema;
+}
+
+export interface Entry extends Descriptor {
+  readonly rawName: string;
+  readonly adapter: Adapter;
+}
+
+export interface Catalog {
+  readonly descriptors: readonly Descriptor[];
+  readonly entries: ReadonlyMap<string, Entry>;
+}
+
+const NAME_RULE = /^[A-Za-z0-9_-]{1,64}$/;
+export const normalizeName = (name: string): string => name.toLowerCase().replaceAll("-", "_");
+
+export function toolDigest(origin: string, rawName: string, schema: unknown, effect: EffectClass): string {
+  return sha256Hex(canonicalJson({ origin, name: rawName, schema, effect }));
+}
+
+const effectOf = (e: string | undefined): EffectClass =>
+  (EFFECTS as readonly string[]).includes(e ?? "") ? (e as EffectClass) : "irreversible";
+
+export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
+  const seen = new Map<string, ToolSource>();
+  const entries: Entry[] = [];
+  for (const s of sources) {
+    if (!NAME_RULE.test(s.name)) {
+      return refuse("catalog.bad_name", `tool name ${JSON.stringify(s.name)} from ${s.origin} is not 1-64 ASCII letters, digits, "_" or "-"`);
+    }
+    const key = normalizeName(s.name);
+    const prior = seen.get(key);
+    if (prior) {
+      return refuse(
+        "catalog.collision",
+        `tool name collision: "${prior.name}" from ${prior.origin} and "${s.name}" from ${s.origin} are the same name after normalization ("${key}"); rename one of them (no source has priority)`,
+      );
+    }
+    seen.set(key, s);
+    const schema = s.inputSchema;
+    if (schema === null || typeof schema !== "object" || Array.isArray(schema) || (schema as JsonSchema).type !== "object") {
+      return refuse("catalog.bad_schema", `tool "${s.name}" from ${s.origin}: the input schema must be a JSON object schema with "type": "object"`);
+    }
+    const effect = effectOf(s.effect);
+    const inputSchema = schema as JsonSchema;
+    const digest = toolDigest(s.origin, s.rawName, inputSchema, effect);
+    entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, digest, inputSchema, rawName: s.rawName, adapter: s.adapter });
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const descriptors = entries.map(({ name, origin, description, effect, approval, digest, inputSchema }) =>
+    ({ name, origin, description, effect, approval, digest, inputSchema }));
+  return { ok: true, value: { descriptors, entries: new Map(entries.map((e) => [e.name, e])) } };
+}

@@ -1,0 +1,108 @@
+// `toolgate call TOOL [ARGS_JSON | - | --arg k=v ...]`: boot, run one call through the
+// pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
+import { defineCommand } from "citty";
+import type { Database } from "bun:sqlite";
+import { askTty } from "../permission/prompt.ts";
+import { Permissions } from "../permission/check.ts";
+import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
+import { escapeControl } from "../permission/prompt.ts";
+import { exitCodeFor, usageError } from "../result/result.ts";
+import { boot } from "../runtime/boot.ts";
+import { invoke } from "../runtime/invoke.ts";
+import { isRemembered, remember } from "../state/approvals.ts";
+import { openState } from "../state/db.ts";
+import { appendJournal } from "../state/journal.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../approval/approval.ts";
+import { bool, multi, scanFlags, str } from "./flags.ts";
+import { ui, writeOut } from "./ui.ts";
+import type { RunContext } from "./context.ts";
+
+const DEADLINE_MS = 300_000;
+
+export default defineCommand({
+  meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
+  args: {
+    tool: { type: "positional", description: "Tool name (see `toolgate tools`)", required: false },
+    args: { type: "positional", description: "Arguments as one JSON object, or - to read it from stdin", required: false },
+    arg: { type: "string", description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
+  },
+});
+
+export async function runCall(ctx: RunContext): Promise<number> {
+  const s = scanFlags(ctx.argv, { arg: { kind: "multi" } });
+  const [tool, json, ...extra] = s.positionals;
+  if (tool === undefined) throw usageError("call needs a tool name", "toolgate call TOOL '{\"key\":\"value\"}' (toolgate tools lists the names)");
+  if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`, "give the arguments as ONE JSON object (quote it), as -, or as --arg key=value");
+  const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin);
+  const booted = await boot({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions });
+  const interactive = !bool(s, "no-prompt") && ctx.env.CI !== "true" && booted.config.values.permissions?.prompt !== false;
+  let db: Database | undefined;
+  const state = () => (db ??= openState(booted.stateDir));
+  const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
+  const { envelope } = await invoke(tool, args, {
+    catalog: booted.catalog,
+    workspace: booted.workspace,
+    stateDir: booted.stateDir,
+    permissions: new Permissions(booted.grants, booted.workspace, interactive ? ttyPrompter() : noPrompter),
+    approval: {
+      approved,
+      overrides: booted.config.values.approval ?? {},
+      isRemembered: (t, d) => isRemembered(state(), t, d),
+      remember: (t, d) => remember(state(), t, d, Date.now()),
+      ask: interactive ? askApproval : undefined,
+    },
+    secrets: [],
+    journal: (row) => appendJournal(state(), row),
+    now: () => performance.timeOrigin + performance.now(),
+    deadlineMs: DEADLINE_MS,
+  });
+  db?.close();
+  writeOut(JSON.stringify(envelope));
+  if (envelope.status !== "success" && !bool(s, "quiet")) {
+    ui().error(`${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
+  }
+  return exitCodeFor(envelope);
+}
+
+function askApproval(req: ApprovalRequest): ApprovalAnswer {
+  const text =
+    `┏ ⚠️  toolgate: ${escapeControl(req.tool)} needs approval.\n` +
+    `┠─ Effect: ${req.effect}. Digest: ${req.digest.slice(0, 12)}.\n` +
+    `┠─ Arguments: ${escapeControl(req.preview)}\n` +
+    `┠─ Run again with --approve ${escapeControl(req.tool)} to bypass this prompt.\n` +
+    `┗ Approve? [y/n/A] (y = yes, this call; n = no; A = always, for this digest) > `;
+  const line = askTty("/dev/tty", text, ["y", "Y", "n", "N", "A"], {
+    outcome: (a) => (a === "y" || a === "Y" || a === "A" ? `✅ Approved ${req.tool}.\n` : `❌ Not approved: ${req.tool}.\n`),
+  });
+  return line === "A" ? "A" : line === "y" || line === "Y" ? "y" : "n";
+}
+
+/** JSON positional, `-` (stdin), and/or `--arg k=v` pairs (values parse as JSON when they can). */
+export async function parseCallArgs(json: string | undefined, pairs: readonly string[], readStdin: () => Promise<string>): Promise<unknown> {
+  let args: unknown = {};
+  if (json !== undefined) {
+    const text = json === "-" ? await readStdin() : json;
+    const where = json === "-" ? "stdin" : "the arguments";
+    try {
+      args = JSON.parse(text);
+    } catch (e) {
+      throw usageError(`${where}: not valid JSON (${(e as Error).message})`, `pass one JSON object, e.g. '{"path":"README.md"}', or use --arg path=README.md`);
+    }
+  }
+  if (pairs.length === 0) return args;
+  if (args === null || typeof args !== "object" || Array.isArray(args)) throw usageError("--arg needs the JSON arguments (if any) to be an object");
+  const out = { ...(args as Record<string, unknown>) };
+  for (const p of pairs) {
+    const eq = p.indexOf("=");
+    if (eq <= 0) throw usageError(`--arg ${p}: expected key=value`, "for example --arg path=README.md or --arg limit=20");
+    const raw = p.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // not JSON: the string itself
+    }
+    out[p.slice(0, eq)] = value;
+  }
+  return out;
+}

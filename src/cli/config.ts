@@ -1,0 +1,40 @@
+// `toolgate config [--json]` shows every effective value with its origin;
+// `toolgate config schema` prints the config's JSON Schema (exported from arktype) for editors.
+import { defineCommand } from "citty";
+import { configSchema } from "../generated/schemas.ts";
+import { usageError } from "../result/result.ts";
+import { loadEffective } from "../runtime/boot.ts";
+import type { RunContext } from "./context.ts";
+import { bool, scanFlags, str } from "./flags.ts";
+import { table, writeOut } from "./ui.ts";
+
+export default defineCommand({
+  meta: { name: "config", description: "Show the effective configuration with each value's origin (flag, env, file:line, default)" },
+  args: {
+    action: { type: "positional", description: "`schema` prints the config file's JSON Schema", required: false },
+  },
+});
+
+export async function runConfig(ctx: RunContext): Promise<number> {
+  const s = scanFlags(ctx.argv, {});
+  const [action, extra] = s.positionals;
+  if (extra !== undefined || (action !== undefined && action !== "schema")) {
+    throw usageError(`unknown config action "${extra ?? action}"`, "toolgate config [--json] | toolgate config schema");
+  }
+  if (action === "schema") {
+    const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", title: "toolgate.json", ...configSchema };
+    writeOut(JSON.stringify(schema, null, 2));
+    return 0;
+  }
+  const { config } = await loadEffective({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions });
+  if (bool(s, "json") || !ctx.stdoutIsTTY) {
+    const out: Record<string, { value: unknown; origin: string }> = {};
+    for (const [k, l] of config.leaves) out[k] = { value: l.value, origin: l.origin };
+    writeOut(JSON.stringify(out, null, 2));
+    return 0;
+  }
+  const rows = [["KEY", "VALUE", "ORIGIN"]];
+  for (const [k, l] of config.leaves) rows.push([k, JSON.stringify(l.value), l.origin]);
+  writeOut(table(rows));
+  return 0;
+}

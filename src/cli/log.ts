@@ -1,0 +1,49 @@
+// `toolgate log [--last N] [--json]`: the journal's action window (default the last 100).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { defineCommand } from "citty";
+import { usageError } from "../result/result.ts";
+import { loadEffective } from "../runtime/boot.ts";
+import { DB_NAME, openState } from "../state/db.ts";
+import { lastActions } from "../state/journal.ts";
+import type { RunContext } from "./context.ts";
+import { bool, scanFlags, str } from "./flags.ts";
+import { table, writeOut } from "./ui.ts";
+
+export const ACTION_WINDOW = 100;
+
+export default defineCommand({
+  meta: { name: "log", description: "Print the journal: what was tried, and what was stopped (last 100 actions)" },
+  args: {
+    last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },
+  },
+});
+
+export async function runLog(ctx: RunContext): Promise<number> {
+  const s = scanFlags(ctx.argv, { last: { kind: "string" } });
+  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--json]");
+  const lastRaw = str(s, "last");
+  const last = lastRaw === undefined ? ACTION_WINDOW : Number(lastRaw);
+  if (!Number.isInteger(last) || last < 1) throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
+  const { config } = await loadEffective({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: [] });
+  const stateDir = config.values.state as string;
+  // Reading the log never creates a state folder.
+  const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(stateDir, (db) => lastActions(db, last)) : [];
+  if (bool(s, "json") || !ctx.stdoutIsTTY) {
+    if (rows.length) writeOut(rows.map((r) => JSON.stringify(r)).join("\n"));
+    return 0;
+  }
+  const out = [["TIME", "TOOL", "STATUS", "CODE", "MS", "ARGUMENTS"]];
+  for (const r of rows) out.push([new Date(r.time_ms).toISOString(), r.tool, r.status, r.error_code ?? "", String(r.duration_ms), r.args_preview]);
+  writeOut(rows.length ? table(out) : "(the journal is empty)");
+  return 0;
+}
+
+function withDb<T>(dir: string, f: (db: ReturnType<typeof openState>) => T): T {
+  const db = openState(dir);
+  try {
+    return f(db);
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,141 @@
+// Finding, parsing (JSON with comments) and validating toolgate.json. Every error names
+// the file, the line and column or key path, what was expected and how to fix it.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import { configSchema } from "../generated/schemas.ts";
+import { bootError } from "../result/result.ts";
+import { compileSchema, type Issue } from "../schema/validate.ts";
+import { explainWithArktype } from "../schema/explain.ts";
+import { configType } from "./schema.ts";
+
+export const CONFIG_NAME = "toolgate.json";
+
+export interface ConfigFile {
+  readonly path: string;
+  readonly via: "flag" | "env" | "search";
+  readonly data: Record<string, unknown>;
+  /** 1-based line of the value at a key path ("a.b.c"), for origins. */
+  lineOf(path: readonly (string | number)[]): number | undefined;
+}
+
+/** --config, then $TOOLGATE_CONFIG, then the nearest toolgate.json from cwd up to the repository root. */
+export function locateConfig(flag: string | undefined, env: string | undefined, cwd: string): { path: string; via: ConfigFile["via"] } | null {
+  if (flag !== undefined) return { path: mustExist(resolve(cwd, flag), "--config"), via: "flag" };
+  if (env !== undefined && env !== "") return { path: mustExist(resolve(cwd, env), "$TOOLGATE_CONFIG"), via: "env" };
+  const top = repositoryRoot(cwd);
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const candidate = join(dir, CONFIG_NAME);
+    if (existsSync(candidate)) return { path: candidate, via: "search" };
+    if (top === null || dir === top || dirname(dir) === dir) return null;
+  }
+}
+
+function mustExist(path: string, via: string): string {
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    throw bootError(`config file ${path} (from ${via}) does not exist`, `create it, or drop ${via} to use the embedded default`);
+  }
+  if (!isFile) throw bootError(`config file ${path} (from ${via}) is not a regular file`);
+  return path;
+}
+
+/** The nearest folder up from cwd holding .git; null outside a repository (then only cwd is searched). */
+function repositoryRoot(cwd: string): string | null {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+const validateConfig = compileSchema(configSchema);
+
+export async function readConfig(path: string, via: ConfigFile["via"]): Promise<ConfigFile> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw bootError(`config file ${path} cannot be read: ${(e as Error).message}`);
+  }
+  const lines = lineStarts(text);
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0 || tree === undefined) {
+    const e = errors[0];
+    const at = e ? position(lines, e.offset) : { line: 1, column: 1 };
+    const what = e ? printParseErrorCode(e.error) : "empty file";
+    throw bootError(`${path}:${at.line}:${at.column}: invalid JSON (${what})`, "fix the syntax there; comments and trailing commas are allowed");
+  }
+  const data = treeValue(tree);
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw bootError(`${path}:1:1: the config must be a JSON object`, 'start from {} and add sections such as "permissions"');
+  }
+  const checked = validateConfig(data);
+  if (!checked.ok) {
+    const issues = await explainWithArktype(configType, data, checked.issues);
+    const first = issues[0]!;
+    const node = nodeAt(tree, first.path, /must be removed/.test(first.message));
+    const at = node ? position(lines, node.offset) : { line: 1, column: 1 };
+    const key = first.path.length ? first.path.join(".") : "(top level)";
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
+    throw bootError(`${path}:${at.line}:${at.column}: ${key}: ${first.message}${more}`, hintFor(first));
+  }
+  return {
+    path,
+    via,
+    data: checked.value as Record<string, unknown>,
+    lineOf: (p) => {
+      const n = findNodeAtLocation(tree, [...p]);
+      return n ? position(lines, n.offset).line : undefined;
+    },
+  };
+}
+
+function hintFor(issue: Issue): string {
+  if (/must be removed|unknown key/i.test(issue.message)) {
+    return "remove that key or check its spelling; `toolgate config schema` prints every key the file may hold";
+  }
+  return "`toolgate config schema` prints the expected shape of every key";
+}
+
+/** For an unknown key the property's own node (so the column points at the key), else the value's. */
+function nodeAt(tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
+  const n = findNodeAtLocation(tree, [...path]);
+  return atKey && n?.parent?.type === "property" ? n.parent : n;
+}
+
+function treeValue(n: Node): unknown {
+  switch (n.type) {
+    case "object": {
+      const o: Record<string, unknown> = {};
+      for (const p of n.children ?? []) {
+        const [k, v] = p.children ?? [];
+        if (k && v) o[k.value as string] = treeValue(v);
+      }
+      return o;
+    }
+    case "array":
+      return (n.children ?? []).map(treeValue);
+    default:
+      return n.value;
+  }
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return starts;
+}
+
+function position(starts: readonly number[], offset: number): { line: number; column: number } {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, column: offset - starts[lo]! + 1 };
+}

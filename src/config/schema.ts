@@ -1,0 +1,72 @@
+// The config file's schema, in arktype, behind a thunk so the hot path never loads arktype.
+// The build exports it to JSON Schema (src/generated/schemas.ts); `toolgate config schema` prints that.
+import type { type as arkType } from "arktype";
+
+export const configType = (type: typeof arkType) => {
+  const grants = type({
+    "+": "reject",
+    "read?": "boolean | string[]",
+    "write?": "boolean | string[]",
+    "run?": "boolean | string[]",
+    "net?": "boolean | string[]",
+    "env?": "boolean | string[]",
+  });
+  const mcpServer = type({
+    "+": "reject",
+    "type?": "'stdio' | 'http' | 'streamable-http' | 'sse'",
+    "command?": "string > 0",
+    "args?": "string[]",
+    "env?": { "[string]": "string" },
+    "cwd?": "string",
+    "url?": "string > 0",
+    "headers?": { "[string]": "string" },
+    "include?": "string[]",
+    "exclude?": "string[]",
+    "connect_timeout_secs?": "number > 0",
+    "timeout_secs?": "number > 0",
+    "required?": "boolean",
+    // Keys other MCP clients write into an entry; accepted so a block pastes unchanged.
+    "disabled?": "boolean",
+    "autoApprove?": "string[]",
+    "alwaysAllow?": "string[]",
+    "timeout?": "number",
+    "description?": "string",
+    "name?": "string",
+    "transportType?": "string",
+    "envFile?": "string",
+  });
+  return type({
+    "+": "reject",
+    "$schema?": "string",
+    "workspace?": "string > 0",
+    "scratch?": "string > 0",
+    "state?": "string > 0",
+    "permissions?": { "+": "reject", "allow?": grants, "deny?": grants, "prompt?": "boolean" },
+    "approval?": { "[string]": "'required' | 'never'" },
+    "profiles?": { "[string]": { "+": "reject", "include?": "string[]", "exclude?": "string[]" } },
+    "las?": {
+      "+": "reject",
+      "enabled?": "boolean",
+      "command?": "string > 0",
+      "entrypoint?": "string > 0",
+      "only?": "string[]",
+      "skip?": "string[]",
+      "required_surfaces?": "string[]",
+      "agent_id?": "string > 0",
+      "timeout_secs?": "number > 0",
+      "shutdown_grace_secs?": "number >= 0",
+      "release_manifest_file?": "string > 0",
+      "release_manifest_signature_file?": "string > 0",
+      "release_trust_store_file?": "string > 0",
+      "release_watermark_file?": "string > 0",
+    },
+    "mcpServers?": { "[string]": mcpServer },
+    "rails?": { "+": "reject", "require?": "boolean" },
+    "most?": { "+": "reject", "service_token_file?": "string > 0" },
+    "gates?": { "+": "reject", "directory?": "string > 0", "pattern?": "string > 0", "timeout_secs?": "number > 0" },
+    "sandbox?": "'off' | 'product' | 'bench'",
+    "delegation?": { "+": "reject", "command?": "string[] > 0", "worktree_root?": "string > 0" },
+    "boundary?": { "+": "reject", "extra_secret_keys?": "string[]" },
+    "skills?": "string[]",
+  });
+};

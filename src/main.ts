@@ -1,0 +1,102 @@
+// The entry point: finds the command, loads it lazily, maps errors to exit codes.
+// Only this file sets the exit code.
+import { defineCommand, renderUsage, type CommandDef } from "citty";
+import { CliError, ExitCode } from "./result/result.ts";
+import { VERSION } from "./version.ts";
+import type { RunContext } from "./cli/context.ts";
+import { GLOBAL_FLAGS } from "./cli/flags.ts";
+
+type Loaded = { def: CommandDef<any>; run: (ctx: RunContext) => Promise<number> };
+const COMMANDS: Record<string, () => Promise<Loaded>> = {
+  call: () => import("./cli/call.ts").then((m) => ({ def: m.default, run: m.runCall })),
+  tools: () => import("./cli/tools.ts").then((m) => ({ def: m.default, run: m.runTools })),
+  config: () => import("./cli/config.ts").then((m) => ({ def: m.default, run: m.runConfig })),
+  log: () => import("./cli/log.ts").then((m) => ({ def: m.default, run: m.runLog })),
+};
+
+const globalArgs = {
+  config: { type: "string", description: "Config file (default: $TOOLGATE_CONFIG, else the nearest toolgate.json up to the repository root)", valueHint: "FILE" },
+  workspace: { type: "string", description: "Workspace root (default: the config file's folder, else the current directory)", valueHint: "DIR" },
+  json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
+  quiet: { type: "boolean", alias: "q", description: "No human messages on stderr" },
+  verbose: { type: "boolean", alias: "v", description: "More human messages on stderr" },
+  "allow-read": { type: "string", description: "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net, --allow-env", valueHint: "LIST" },
+  "deny-read": { type: "string", description: "Refuse these paths, whatever else grants them; also --deny-write/-run/-net/-env", valueHint: "LIST" },
+  "allow-all": { type: "boolean", alias: "A", description: "Grant every permission" },
+  approve: { type: "string", description: "Approve these tools for this run (repeatable; `all` approves every tool)", valueHint: "TOOL[,TOOL]" },
+  "no-prompt": { type: "boolean", description: "Never prompt (also when CI=true): ungranted permissions and approvals are refused" },
+  version: { type: "boolean", description: "Print the version" },
+} as const;
+
+const mainDef = defineCommand({
+  meta: {
+    name: "toolgate",
+    version: VERSION,
+    description: "One executable between a caller and every tool it may use: catalog, permissions, approval, output boundary, journal.",
+  },
+  args: globalArgs,
+  subCommands: Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, () => COMMANDS[k]!().then((c) => c.def)])),
+});
+
+/** Index of the command name: the first token that is neither a flag nor a global flag's value. */
+function commandIndex(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const t = argv[i]!;
+    if (t === "--") return -1;
+    if (!t.startsWith("-") || t === "-") return i;
+    const name = t.replace(/^--?/, "");
+    if (!t.includes("=") && GLOBAL_FLAGS[name] && GLOBAL_FLAGS[name]!.kind !== "bool") i++;
+  }
+  return -1;
+}
+
+/** Help is plain text when it is not going to a terminal. */
+const plain = (s: string) => (process.stdout.isTTY ? s : s.replace(/\u001b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, ""));
+
+async function readStdin(): Promise<string> {
+  return await Bun.stdin.text();
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const wantsHelp = argv.includes("--help") || argv.includes("-h");
+  const at = commandIndex(argv);
+  if (at < 0) {
+    if (argv.includes("--version") || argv.includes("-V")) {
+      process.stdout.write(`toolgate ${VERSION}\n`);
+      return 0;
+    }
+    process.stdout.write(`${plain(await renderUsage(mainDef))}\n`);
+    return wantsHelp ? 0 : ExitCode.usage;
+  }
+  const name = argv[at]!;
+  const load = COMMANDS[name];
+  if (!load) {
+    throw new CliError(ExitCode.usage, `unknown command "${name}"`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`);
+  }
+  const cmd = await load();
+  if (wantsHelp) {
+    process.stdout.write(`${plain(await renderUsage(cmd.def, mainDef))}\n`);
+    return 0;
+  }
+  return cmd.run({
+    argv: [...argv.slice(0, at), ...argv.slice(at + 1)],
+    cwd: process.cwd(),
+    env: process.env,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    readStdin,
+  });
+}
+
+if (import.meta.main) {
+  try {
+    process.exitCode = await main(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof CliError) {
+      process.stderr.write(`toolgate: ${e.message}\n${e.hint ? `  hint: ${e.hint}\n` : ""}`);
+      process.exitCode = e.exitCode;
+    } else {
+      process.stderr.write(`toolgate: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.exitCode = ExitCode.failed;
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// The permission stage of the call pipeline: granted passes, an explicit deny refuses, anything
+// else goes to the prompter; answers hold for the process lifetime. Refusals name the fix.
+import { evaluate, flagFor, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
+import { escapeControl, type Prompter } from "./prompt.ts";
+import type { Need, PermissionGrants } from "./types.ts";
+
+export interface PermissionRefusal {
+  ok: false;
+  code: "permission.denied";
+  message: string;
+  /** The flag that would grant the need (for an explicit deny, only after the deny is lifted). */
+  flag: string;
+  /** Set when a deny grant refused it, e.g. `--deny-read=/srv/secret`. */
+  deniedBy?: string;
+}
+
+export type PermissionResult = { ok: true } | PermissionRefusal;
+
+export class Permissions {
+  readonly #grants: ResolvedGrants;
+  readonly #declined = new Set<string>();
+
+  constructor(
+    grants: PermissionGrants,
+    private readonly cwd: string,
+    private readonly prompter: Prompter,
+    private readonly opts: MatchOptions = {},
+  ) {
+    // Resolved once: swapping a symlink after start-up cannot widen what was granted.
+    this.#grants = resolveGrants(grants, cwd);
+  }
+
+  check(need: Need, reason: string): PermissionResult {
+    const ev = evaluate(this.#grants, need, this.cwd, this.opts);
+    const flag = flagFor(need, this.cwd);
+    const what = `${need.kind} access to "${escapeControl(ev.value)}"`;
+    if (ev.decision === "granted") return { ok: true };
+    if (ev.decision === "denied") {
+      if (ev.invalid !== undefined) return refuse(`${what} is refused: the value ${ev.invalid}`, flag);
+      const by = escapeControl(ev.deniedBy!);
+      const message = `${what} is denied by ${by} (a flag or the config's permissions.deny); deny wins over allow`;
+      return { ...refuse(message, flag), deniedBy: ev.deniedBy! };
+    }
+    const key = `${need.kind}\0${ev.value}`;
+    const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag });
+    if (answer === "A") {
+      this.#grants.allow[need.kind] = true;
+      return { ok: true };
+    }
+    if (answer === "y") {
+      const allowed = this.#grants.allow[need.kind];
+      if (allowed !== true) this.#grants.allow[need.kind] = [...(allowed ?? []), ev.value];
+      return { ok: true };
+    }
+    // Remembered so an agent retrying in a loop does not re-prompt for what was just refused.
+    this.#declined.add(key);
+    return refuse(`${what} is not granted; run again with ${escapeControl(flag)}`, flag);
+  }
+
+  /** Checks every need in order; the first refusal wins. */
+  checkAll(needs: readonly Need[], reason: string): PermissionResult {
+    for (const need of needs) {
+      const result = this.check(need, reason);
+      if (!result.ok) return result;
+    }
+    return { ok: true };
+  }
+}
+
+function refuse(message: string, flag: string): PermissionRefusal {
+  return { ok: false, code: "permission.denied", message, flag };
+}

@@ -1,0 +1,127 @@
+// The prompter: asks the person at the controlling terminal (never stdin/stdout, which may be
+// pipes or JSON-RPC) whether to grant one permission, in Deno's format. No terminal means no.
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import type { PermKind } from "./types.ts";
+
+export type Answer = "y" | "n" | "A";
+
+export interface PromptRequest {
+  kind: PermKind;
+  value: string;
+  /** Who asks, e.g. the tool name. Untrusted: escaped before display. */
+  reason: string;
+  flag: string;
+}
+
+export type Prompter = (req: PromptRequest) => Answer;
+
+/** The non-interactive prompter (`--no-prompt`, CI, no terminal): always no, prints nothing. */
+export const noPrompter: Prompter = () => "n";
+
+// C0/C1 controls and DEL, plus the bidi and line-separator characters that can make text on a
+// terminal read differently from what it is (a path that "looks" granted, a fake outcome line).
+const CONTROL = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** Makes control characters visible, Deno style: ESC becomes `\u{1b}`. */
+export function escapeControl(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+
+const MAX_LINE = 1024;
+
+// One line from a terminal in canonical mode; null at end of input. Bytes past MAX_LINE are
+// read and dropped so they cannot answer the next question.
+function readLine(fd: number): string | null {
+  const chunk = Buffer.alloc(256);
+  const kept: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const n = readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) return size === 0 ? null : Buffer.concat(kept).toString("utf8");
+    const newline = chunk.subarray(0, n).indexOf(10);
+    const part = chunk.subarray(0, newline < 0 ? n : newline);
+    if (size < MAX_LINE) kept.push(Buffer.from(part.subarray(0, MAX_LINE - size)));
+    size += part.length;
+    if (newline >= 0) return Buffer.concat(kept).toString("utf8");
+  }
+}
+
+export interface AskOptions {
+  /** How many lines to read before giving up (default 3). */
+  tries?: number;
+  /** Written before each re-read after an unrecognized line (default: `text` again). */
+  retry?: string;
+  /** Written after the question is settled; gets the answer, or null when none was given. */
+  outcome?: (answer: string | null) => string;
+}
+
+/**
+ * Writes `text` to the terminal at `ttyPath` and reads lines until one (trimmed) is among
+ * `answers`. null when the terminal cannot be opened, at end of input, or after `tries` misses.
+ */
+export function askTty(ttyPath: string, text: string, answers: readonly string[], opts: AskOptions = {}): string | null {
+  let fd: number;
+  try {
+    fd = openSync(ttyPath, "r+");
+  } catch {
+    return null;
+  }
+  try {
+    writeSync(fd, text);
+    let answer: string | null = null;
+    for (let i = 0; i < (opts.tries ?? 3); i++) {
+      if (i > 0) writeSync(fd, opts.retry ?? text);
+      const line = readLine(fd);
+      if (line === null) break;
+      if (answers.includes(line.trim())) {
+        answer = line.trim();
+        break;
+      }
+    }
+    if (opts.outcome) writeSync(fd, opts.outcome(answer));
+    return answer;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function allowLine(kind: PermKind): string {
+  return `Allow? [y/n/A] (y = yes, allow; n = no, deny; A = allow all ${kind} permissions) > `;
+}
+
+function access(req: PromptRequest): string {
+  return `${req.kind} access to "${escapeControl(req.value)}"`;
+}
+
+/** The prompt text, as Deno words it. */
+export function promptText(req: PromptRequest): string {
+  return (
+    `┏ ⚠️  toolgate requests ${access(req)}.\n` +
+    `┠─ Requested by tool \`${escapeControl(req.reason)}\`.\n` +
+    `┠─ Run again with ${escapeControl(req.flag)} to bypass this prompt.\n` +
+    `┗ ${allowLine(req.kind)}`
+  );
+}
+
+function outcomeText(req: PromptRequest, answer: Answer): string {
+  if (answer === "A") return `✅ Granted all ${req.kind} access.\n`;
+  return answer === "y" ? `✅ Granted ${access(req)}.\n` : `❌ Denied ${access(req)}.\n`;
+}
+
+function toAnswer(line: string | null): Answer {
+  if (line === "y" || line === "Y") return "y";
+  return line === "A" ? "A" : "n";
+}
+
+/** Prompts on the controlling terminal; behaves as noPrompter when there is none. */
+export function ttyPrompter(ttyPath = "/dev/tty"): Prompter {
+  return (req) =>
+    toAnswer(
+      askTty(ttyPath, promptText(req), ["y", "Y", "n", "N", "A"], {
+        retry: `┗ Unrecognized option. ${allowLine(req.kind)}`,
+        outcome: (line) => outcomeText(req, toAnswer(line)),
+      }),
+    );
+}

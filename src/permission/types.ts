@@ -1,0 +1,22 @@
+// Permission vocabulary shared by flags, config grants, matching and the prompter.
+// Stage 4 of the call pipeline (after profile, before approval); nothing here touches the world.
+
+export const PERM_KINDS = ["read", "write", "run", "net", "env"] as const;
+export type PermKind = (typeof PERM_KINDS)[number];
+
+/**
+ * One permission a call needs. read/write: a path (absolute or relative to the cwd);
+ * run: a program name or path; net: `host` or `host:port` (IPv6 in brackets); env: a variable name.
+ */
+export interface Need {
+  kind: PermKind;
+  value: string;
+}
+
+/** `true` grants (or denies) the whole kind; a list grants the listed values. */
+export type GrantValue = true | string[];
+
+export interface PermissionGrants {
+  allow: Partial<Record<PermKind, GrantValue>>;
+  deny: Partial<Record<PermKind, GrantValue>>;
+}

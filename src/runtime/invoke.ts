@@ -1,0 +1,126 @@
+// The call pipeline, written once (SPEC.md "The call pipeline"): resolve → validate →
+// profile → permissions → approval → secrets → adapter under a deadline → boundary →
+// classify → journal. Nothing reaches the adapter before steps 3-5 pass.
+import type { Catalog, Entry } from "../catalog/catalog.ts";
+import type { ToolContext } from "../catalog/declare.ts";
+import { approve, type ApprovalDeps } from "../approval/approval.ts";
+import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryViolation } from "../boundary/boundary.ts";
+import { previewArgs, redactValue } from "../boundary/redact.ts";
+import type { Need } from "../permission/types.ts";
+import type { Envelope, Refusal } from "../result/result.ts";
+import { explainWithArktype } from "../schema/explain.ts";
+import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
+import type { JournalRow } from "../state/journal.ts";
+
+export interface PermissionGate {
+  check(need: Need, reason: string): { ok: true } | { ok: false; code: string; message: string; flag?: string };
+}
+
+export interface Profile {
+  readonly include?: readonly string[];
+  readonly exclude?: readonly string[];
+}
+
+export interface InvokeDeps {
+  readonly catalog: Catalog;
+  readonly workspace: string;
+  readonly stateDir: string;
+  readonly permissions: PermissionGate;
+  readonly approval: ApprovalDeps;
+  readonly profile?: Profile | undefined;
+  /** Secret values bound to this call: redacted from every view. */
+  readonly secrets: readonly string[];
+  readonly journal: (row: JournalRow) => void;
+  readonly now: () => number;
+  readonly deadlineMs: number;
+}
+
+export interface Invoked {
+  readonly envelope: Envelope;
+  /** Which boundary rule fired and where, when one did (never the value). */
+  readonly violation?: BoundaryViolation;
+}
+
+const validators = new WeakMap<Entry, Validator>();
+const validatorFor = (e: Entry): Validator => {
+  let v = validators.get(e);
+  if (!v) validators.set(e, (v = compileSchema(e.inputSchema)));
+  return v;
+};
+
+const formatIssues = (issues: readonly Issue[]) =>
+  issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`).join("; ");
+
+export async function invoke(name: string, args: unknown, deps: InvokeDeps): Promise<Invoked> {
+  const started = deps.now();
+  const entry = deps.catalog.entries.get(name);
+  const finish = (envelope: Envelope, violation?: BoundaryViolation): Invoked => {
+    const printed = JSON.stringify(envelope);
+    deps.journal({
+      time_ms: started,
+      tool: name,
+      origin: entry?.origin ?? null,
+      digest: entry?.digest ?? null,
+      effect: entry?.effect ?? null,
+      status: envelope.status,
+      error_code: envelope.status === "success" ? null : envelope.error_code,
+      duration_ms: Math.max(0, Math.round(deps.now() - started)),
+      args_preview: previewArgs(args, 240, deps.secrets),
+      result_bytes: Buffer.byteLength(printed),
+      detail: violation ? JSON.stringify({ rule: violation.rule, where: violation.where }) : null,
+    });
+    return violation ? { envelope, violation } : { envelope };
+  };
+  const failed = (r: Refusal): Invoked =>
+    finish({ status: "failed", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) });
+
+  // 1. resolve from this boot's catalog (never a second lookup by name)
+  if (!entry) return failed({ code: "unknown_tool", message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them` });
+  // 2. validate
+  const checked = validatorFor(entry)(args);
+  if (!checked.ok) {
+    const issues = entry.adapter.arkInput ? await explainWithArktype(entry.adapter.arkInput, args, checked.issues) : checked.issues;
+    return failed({ code: "args.invalid", message: `invalid arguments for ${name}: ${formatIssues(issues)}`, details: { issues } });
+  }
+  const value = checked.value;
+  // 3. profile
+  const p = deps.profile;
+  if (p && ((p.include && !p.include.includes(name)) || p.exclude?.includes(name))) {
+    return failed({ code: "profile.excluded", message: `${name} is not offered in this profile` });
+  }
+  // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
+  const needs = entry.adapter.needs(value, { workspace: deps.workspace });
+  if (!needs.ok) return failed(needs.refusal);
+  for (const need of needs.value) {
+    const r = deps.permissions.check(need, name);
+    if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+  }
+  // 5. approval
+  const approved = approve(entry, previewArgs(value, 240, deps.secrets), deps.approval);
+  if (!approved.ok) return failed(approved.refusal);
+  // 6. secrets: built-ins are bound none; sources that bind secrets pass them in `deps.secrets`.
+  // 7. the adapter, under a deadline and cancellation
+  const controller = new AbortController();
+  const ctx: ToolContext = { workspace: deps.workspace, stateDir: deps.stateDir, signal: controller.signal, now: deps.now };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"deadline">((res) => {
+    timer = setTimeout(() => res("deadline"), deps.deadlineMs);
+  });
+  const ran = await Promise.race([entry.adapter.run(value, ctx), deadline]).finally(() => clearTimeout(timer));
+  if (ran === "deadline") {
+    controller.abort();
+    return failed({ code: "deadline", message: `${name} did not finish within ${deps.deadlineMs / 1000} s` });
+  }
+  // 8. boundary, redaction, classification
+  const raw = ran.ok ? ran.value : { message: ran.refusal.message, details: ran.refusal.details };
+  const violation = checkBoundary(raw, { localPaths: !entry.adapter.builtin });
+  // A violation replaces the result whole, with exactly the seed's object (no tool name, no partial).
+  if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation);
+  try {
+    if (!ran.ok) return failed(redactValue(ran.refusal, deps.secrets) as Refusal);
+    return finish({ status: "success", tool: name, payload: redactValue(ran.value, deps.secrets) });
+  } catch {
+    // If redaction itself fails, every view becomes a fixed failed result.
+    return finish({ status: "failed", tool: name, error_code: "redaction_failed" });
+  }
+}

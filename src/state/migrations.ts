@@ -1,0 +1,24 @@
+// Schema migrations, bundled in the binary. Append only: never edit a landed step.
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE journal (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     time_ms INTEGER NOT NULL,
+     event TEXT NOT NULL DEFAULT 'tool_finished',
+     tool TEXT NOT NULL,
+     origin TEXT,
+     digest TEXT,
+     effect TEXT,
+     status TEXT NOT NULL,
+     error_code TEXT,
+     duration_ms INTEGER NOT NULL,
+     args_preview TEXT NOT NULL,
+     result_bytes INTEGER NOT NULL,
+     detail TEXT
+   );
+   CREATE TABLE approvals (
+     tool TEXT NOT NULL,
+     digest TEXT NOT NULL,
+     granted_ms INTEGER NOT NULL,
+     PRIMARY KEY (tool, digest)
+   );`,
+];

@@ -1,0 +1,32 @@
+// The workspace view handed to file tools: every argument path is resolved to a real
+// path (symlinks followed; a new file through its parent) and must stay inside the
+// workspace root, whatever the grants. Paths shown back are workspace-relative.
+import { isAbsolute, relative, sep } from "node:path";
+import { resolveReal } from "../permission/resolve.ts";
+import { refuse, type Outcome } from "../result/result.ts";
+
+export interface Resolved {
+  /** Real absolute path (what permissions and I/O use). */
+  readonly abs: string;
+  /** Workspace-relative path with "/" separators (what results show). */
+  readonly rel: string;
+}
+
+export const isInside = (root: string, p: string): boolean => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+
+export function resolveInside(workspace: string, path: string): Outcome<Resolved> {
+  if (path.includes("\0")) return refuse("path.invalid", "the path contains a NUL character");
+  if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path)) {
+    return refuse("path.outside_workspace", `"${path}" is absolute; give a workspace-relative path`);
+  }
+  const root = resolveReal(workspace, "/");
+  // Resolved as the kernel would (`link/..` is the link target's parent); the I/O then uses
+  // this checked real path, so what is checked is what is touched.
+  const abs = root === null ? null : resolveReal(path, root);
+  if (root === null || abs === null) return refuse("path.invalid", `"${path}" cannot be resolved (a symlink loop?)`);
+  if (!isInside(root, abs)) {
+    return refuse("path.outside_workspace", `"${path}" resolves outside the workspace (file tools never leave it, whatever the grants)`);
+  }
+  const rel = relative(root, abs).split(sep).join("/");
+  return { ok: true, value: { abs, rel: rel === "" ? "." : rel } };
+}

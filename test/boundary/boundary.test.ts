@@ -1,0 +1,166 @@
+import { describe, expect, test } from "bun:test";
+import {
+  checkBoundary,
+  isSecretKey,
+  SENSITIVE_OUTPUT_REJECTED,
+  type BoundaryOptions,
+  type BoundaryRule,
+} from "../../src/boundary/boundary.ts";
+import { normalizeKey, SECRET_KEY_SUFFIXES } from "../../src/boundary/keys.ts";
+import { mustAccept, mustReject } from "../../src/boundary/samples.ts";
+import { isSpace, longTextRule, scanText, shortTextRule, textRule } from "../../src/boundary/scan.ts";
+
+const EXTERNAL: BoundaryOptions = { localPaths: true };
+const BUILTIN: BoundaryOptions = { localPaths: false };
+const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
+
+describe("samples", () => {
+  test.each(mustReject)("rejects $name", (sample) => {
+    if (sample.bytes !== undefined) expect(bytesOf(sample.value)).toBe(sample.bytes);
+    expect(checkBoundary(sample.value, sample.opts ?? EXTERNAL)).toEqual({ rule: sample.rule, where: sample.where });
+  });
+
+  test.each(mustAccept)("accepts $name", (sample) => {
+    if (sample.bytes !== undefined) expect(bytesOf(sample.value)).toBe(sample.bytes);
+    expect(checkBoundary(sample.value, sample.opts ?? EXTERNAL)).toBeNull();
+  });
+
+  test("the table covers every rule with at least 60 cases", () => {
+    const rules: BoundaryRule[] = ["size", "depth", "secret_key", "nul", "pem", "local_path", "duplicate_key"];
+    expect(mustReject.length + mustAccept.length).toBeGreaterThanOrEqual(60);
+    expect(rules.filter((rule) => !mustReject.some((s) => s.rule === rule))).toEqual([]);
+  });
+
+  test("a rejection's where never repeats the offending text", () => {
+    for (const sample of mustReject.filter((s) => s.opts === undefined)) {
+      expect(sample.where).not.toMatch(/\u0000|BEGIN|\/(etc|home|root|tmp|srv|var)|file:/i);
+    }
+  });
+});
+
+describe("checkBoundary", () => {
+  test("the replacement result is the sealed failure", () => {
+    expect(SENSITIVE_OUTPUT_REJECTED).toEqual({ status: "failed", error_code: "sensitive_output_rejected" });
+    expect(Object.isFrozen(SENSITIVE_OUTPUT_REJECTED)).toBe(true);
+  });
+
+  test("built-in results skip only the local-path rule", () => {
+    const value = { path: "/w/a.txt", "/w": { ok: 1 } };
+    expect(checkBoundary(value, BUILTIN)).toBeNull();
+    expect(checkBoundary(value, EXTERNAL)).toEqual({ rule: "local_path", where: "$.path" });
+  });
+
+  test("a key accepted for a built-in is still checked for the next origin", () => {
+    expect(checkBoundary({ "/etc": 1 }, BUILTIN)).toBeNull();
+    expect(checkBoundary({ "/etc": 1 }, EXTERNAL)).toEqual({ rule: "local_path", where: "$<key#0>" });
+  });
+
+  test("the first violation in document order wins, keys before their values", () => {
+    expect(checkBoundary({ a: "/x", b: "\u0000" }, EXTERNAL)).toEqual({ rule: "local_path", where: "$.a" });
+    expect(checkBoundary({ token: "/x" }, EXTERNAL)).toEqual({ rule: "secret_key", where: "$.token" });
+    expect(checkBoundary({ a: "/x \u0000" }, EXTERNAL)).toEqual({ rule: "nul", where: "$.a" });
+    expect(checkBoundary({ a: "/x -----BEGIN PRIVATE KEY-----" }, EXTERNAL)).toEqual({ rule: "pem", where: "$.a" });
+  });
+
+  test("shape comes first: too deep or too big, whichever document order meets first", () => {
+    const big = "x".repeat(70_000);
+    const deep = JSON.parse("[".repeat(9) + "]".repeat(9));
+    expect(checkBoundary([big, deep], EXTERNAL)).toEqual({ rule: "size", where: "$" });
+    expect(checkBoundary([deep, big], EXTERNAL)).toEqual({ rule: "depth", where: "$" + "[0]".repeat(8) });
+    expect(checkBoundary({ token: "x", big }, EXTERNAL)).toEqual({ rule: "size", where: "$" });
+  });
+
+  test("a cycle is a depth violation", () => {
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    expect(checkBoundary(cycle, EXTERNAL)).toEqual({ rule: "depth", where: "$" + ".self".repeat(8) });
+  });
+
+  test("nesting deeper than the engine's stringify is a depth violation", () => {
+    const deep = JSON.parse("[".repeat(200_000) + "]".repeat(200_000));
+    expect(checkBoundary(deep, EXTERNAL)).toEqual({ rule: "depth", where: "$" + "[0]".repeat(8) });
+    const text = "[".repeat(30_000) + "]".repeat(30_000);
+    expect(checkBoundary({ t: text }, EXTERNAL)).toEqual({ rule: "depth", where: "$.t<json>" + "[0]".repeat(8) });
+  });
+
+  test("a bigint is a caller bug: stringify's TypeError comes through", () => {
+    expect(() => checkBoundary({ n: 1n }, EXTERNAL)).toThrow(TypeError);
+  });
+
+  test("a huge value is refused without serializing it", () => {
+    let serialized = 0;
+    const last = { toJSON: () => ++serialized };
+    const huge = { items: Array.from({ length: 200_000 }, (_, i) => ({ i })), last };
+    expect([checkBoundary(huge, EXTERNAL), serialized]).toEqual([{ rule: "size", where: "$" }, 0]);
+  });
+
+  test("long keys are named by position", () => {
+    const key = `${"k".repeat(70)}_token`;
+    expect(checkBoundary({ ok: 1, [key]: 1 }, EXTERNAL)).toEqual({ rule: "secret_key", where: "$<key#1>" });
+  });
+
+  test("a duplicate under a key that breaks a rule does not print that key", () => {
+    const text = '{"a":{"/etc/x":{"b":1,"b":2}},"a":1}';
+    expect(checkBoundary({ t: text }, EXTERNAL)).toEqual({ rule: "duplicate_key", where: "$.t<json>.a<key#0>.b" });
+  });
+});
+
+describe("isSecretKey", () => {
+  test.each([
+    ["token", true], ["my_token", true], ["X-Api-Key", true], ["Authorization", true], ["SET-COOKIE", true],
+    ["session token", true], ["ｔｏｋｅｎ", true], [" secret\n", true], ["token_count", false], ["tokens", false],
+    ["", false], ["key", false], ["api", false], ["passwords", false],
+  ] as const)("%p is %p", (key, expected) => {
+    expect(isSecretKey(key)).toBe(expected);
+  });
+
+  test("the ASCII fast path agrees with the normalising definition", () => {
+    const decorations = ["", "my_", "X-", "a b ", "\t", "MY-", " ", "not"];
+    const tails = ["", " ", "s", "_count", "\n", "x"];
+    const keys: string[] = [];
+    for (const suffix of SECRET_KEY_SUFFIXES) {
+      for (const variant of [suffix, suffix.toUpperCase(), suffix.replace(/_/g, "-"), suffix.replace(/_/g, " "), suffix.slice(1)]) {
+        for (const d of decorations) for (const t of tails) keys.push(d + variant + t);
+      }
+    }
+    for (const key of keys) {
+      const expected = SECRET_KEY_SUFFIXES.some((s) => normalizeKey(key).endsWith(s));
+      expect([key, isSecretKey(key)]).toEqual([key, expected]);
+    }
+  });
+});
+
+describe("text scanners", () => {
+  test("isSpace is JavaScript \\s for every UTF-16 code unit", () => {
+    const mismatches: number[] = [];
+    for (let c = 0; c <= 0xffff; c++) if (isSpace(c) !== /\s/.test(String.fromCharCode(c))) mismatches.push(c);
+    expect(mismatches).toEqual([]);
+  });
+
+  function stringsIn(v: unknown): string[] {
+    if (typeof v === "string") return v.length > 2000 ? [] : [v];
+    if (typeof v !== "object" || v === null) return [];
+    return Object.entries(v).flatMap(([k, x]) => [k, ...stringsIn(x)]);
+  }
+  const corpus = [
+    ...mustReject.map((s) => s.value), ...mustAccept.map((s) => s.value),
+    "a\u0000/x", "----", "-----BEGIN", "/", "file:", "  (FiLe:x", "a\u2028/x", "\ufeff/x", "x\u200b/y", "((((", "`",
+  ].flatMap(stringsIn);
+
+  test("the short and long scans agree, padded past the short limit too", () => {
+    for (const s of corpus) {
+      for (const text of [s, s + " ".repeat(200), " ".repeat(200) + s]) {
+        for (const localPaths of [true, false]) {
+          expect([text, shortTextRule(text, localPaths)]).toEqual([text, longTextRule(text, localPaths)]);
+        }
+      }
+    }
+  });
+
+  test("the path-only scan agrees with the full scan on NUL- and PEM-free text", () => {
+    for (const s of corpus.filter((x) => !x.includes("\u0000") && !x.includes("----"))) {
+      const expected = textRule(s, true) ?? (/^\s*[{["]/.test(s) ? "json" : null);
+      expect([s, scanText(s, true, false)]).toEqual([s, expected]);
+    }
+  });
+});

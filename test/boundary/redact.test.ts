@@ -1,0 +1,145 @@
+import { describe, expect, test } from "bun:test";
+import { previewArgs, REDACTED, redactText, redactValue, StreamRedactor } from "../../src/boundary/redact.ts";
+
+const R = REDACTED;
+
+describe("redactText", () => {
+  test.each([
+    ["one secret", "key=s3cr3t!", ["s3cr3t"], `key=${R}!`],
+    ["every occurrence", "s3cr3t s3cr3t", ["s3cr3t"], `${R} ${R}`],
+    ["several secrets", "u=alice p=hunter22", ["alice", "hunter22"], `u=${R} p=${R}`],
+    ["a secret inside a longer one is covered whole", "tok=abcd1234", ["abcd", "abcd1234"], `tok=${R}`],
+    ["overlapping secrets become one marker", "xabcdefx", ["abcd", "cdef"], `x${R}x`],
+    ["touching secrets become one marker", "abcdwxyz", ["abcd", "wxyz"], R],
+    ["a self-overlapping secret is covered whole", "aaaaaa!", ["aaaa"], `${R}!`],
+    ["short and empty values are not redacted", "abc and ab", ["abc", "", "ab"], "abc and ab"],
+    ["no secrets", "plain", [], "plain"],
+    ["secrets with regex characters", "a.*b(c) a.*b(c)", ["a.*b(c)"], `${R} ${R}`],
+  ] as const)("%s", (_name, text, secrets, expected) => {
+    expect(redactText(text, secrets)).toBe(expected);
+  });
+});
+
+describe("StreamRedactor", () => {
+  const cases: Array<[string, string[]]> = [
+    ["begin s3cr3t-value end", ["s3cr3t-value"]],
+    ["xx abcdefgh yy abcd zz", ["abcd", "abcdefgh"]],
+    ["xabcdefx abcdwxyz", ["abcd", "cdef", "wxyz"]],
+    ["aaaaaaaaaa!", ["aaaa"]],
+    ["tokentoken", ["token"]],
+    ["😀key1😀 key1", ["key1😀"]],
+    ["nothing to see", ["absent-secret"]],
+  ];
+
+  function run(secrets: string[], chunks: string[]): string[] {
+    const redactor = new StreamRedactor(secrets);
+    return [...chunks.map((c) => redactor.push(c)), redactor.flush()];
+  }
+
+  test.each(cases)("any split in two of %p matches the whole", (text, secrets) => {
+    const whole = redactText(text, secrets);
+    for (let i = 0; i <= text.length; i++) {
+      expect([i, run(secrets, [text.slice(0, i), text.slice(i)]).join("")]).toEqual([i, whole]);
+    }
+  });
+
+  test.each(cases)("any split in three of %p matches the whole", (text, secrets) => {
+    const whole = redactText(text, secrets);
+    for (let i = 0; i <= text.length; i++) {
+      for (let j = i; j <= text.length; j++) {
+        const chunks = [text.slice(0, i), text.slice(i, j), text.slice(j)];
+        expect([i, j, run(secrets, chunks).join("")]).toEqual([i, j, whole]);
+      }
+    }
+  });
+
+  test("one char at a time matches the whole", () => {
+    const text = "a=abcdefgh; b=abcd; c=cdefabcd".repeat(3);
+    const secrets = ["abcd", "cdef", "abcdefgh"];
+    expect(run(secrets, [...text]).join("")).toBe(redactText(text, secrets));
+  });
+
+  test("holds back at most the longest secret minus one char", () => {
+    const redactor = new StreamRedactor(["0123456789"]);
+    expect(redactor.push("a".repeat(100))).toBe("a".repeat(91));
+    expect(redactor.push("b")).toBe("a");
+    expect(redactor.flush()).toBe("a".repeat(8) + "b");
+  });
+
+  test("never emits half a surrogate pair", () => {
+    const redactor = new StreamRedactor(["ab😀c"]);
+    const outputs = [..."xy😀😀😀z"].map((c) => redactor.push(c));
+    expect(outputs.every((o) => !/[\ud800-\udbff]$/.test(o))).toBe(true);
+    expect(outputs.join("") + redactor.flush()).toBe("xy😀😀😀z");
+  });
+
+  test("passes text through untouched without usable secrets", () => {
+    const redactor = new StreamRedactor(["", "abc"]);
+    expect([redactor.push("abc"), redactor.push("def"), redactor.flush()]).toEqual(["abc", "def", ""]);
+  });
+
+  test("can be reused after a flush", () => {
+    const redactor = new StreamRedactor(["secret1"]);
+    expect([redactor.push("a secre"), redactor.flush(), redactor.push("t1 secret1"), redactor.flush()].join("|")).toBe(
+      `a| secre|t1 ${R}|`,
+    );
+  });
+});
+
+describe("redactValue", () => {
+  test("redacts strings at any depth, keys included", () => {
+    const value = { ok: "x", nested: [{ "hunter22-key": "pw hunter22" }], n: 4711, m: 12 };
+    expect(redactValue(value, ["hunter22", "4711"])).toEqual({ ok: "x", nested: [{ [`${R}-key`]: `pw ${R}` }], n: R, m: 12 });
+  });
+
+  test("returns the same value without usable secrets", () => {
+    const value = { a: ["abc"] };
+    expect(redactValue(value, ["abc", ""])).toBe(value);
+  });
+
+  test("keeps a __proto__ key as data", () => {
+    const out = redactValue(JSON.parse('{"__proto__":{"polluted":"secret1"}}'), ["secret1"]) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(JSON.stringify(out)).toBe(`{"__proto__":{"polluted":"${R}"}}`);
+  });
+
+  test("follows toJSON like the views do", () => {
+    expect(redactValue({ at: new Date(0) }, ["1970"])).toEqual({ at: `${R}-01-01T00:00:00.000Z` });
+  });
+});
+
+describe("previewArgs", () => {
+  test("masks values under secret keys and bound secrets", () => {
+    const args = { url: "https://h/?q=abcd1234", headers: { "X-Api-Key": { nested: 1 }, Accept: "json" }, password: "pw" };
+    expect(previewArgs(args, 240, ["abcd1234"])).toBe(
+      `{"url":"https://h/?q=${R}","headers":{"X-Api-Key":"${R}","Accept":"json"},"password":"${R}"}`,
+    );
+  });
+
+  test("makes control and invisible characters visible", () => {
+    expect(previewArgs({ cmd: "ls\n\u001b[31m\u202egnp.exe\u200b\u2028\u{e0041}" })).toBe(
+      '{"cmd":"ls\\n\\u001b[31m\\u202egnp.exe\\u200b\\u2028\\udb40\\udc41"}',
+    );
+  });
+
+  test("clips to maxChars with a trailing ellipsis", () => {
+    const preview = previewArgs({ text: "x".repeat(1000) });
+    expect([preview.length, preview.endsWith("x…")]).toEqual([240, true]);
+    expect(previewArgs({ text: "abcdef" }, 10)).toBe('{"text":"…');
+    expect(previewArgs({ a: 1 }, 7)).toBe('{"a":1}');
+  });
+
+  test("does not split a surrogate pair when clipping", () => {
+    expect(previewArgs("😀😀😀", 4)).toBe('"😀…');
+  });
+
+  test("bounds deep, cyclic, unserializable and absent arguments", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect([previewArgs(cycle), previewArgs({ n: 1n }), previewArgs(undefined)]).toEqual([
+      '{"self":'.repeat(16) + '"…"' + "}".repeat(16),
+      "[unserializable arguments]",
+      "",
+    ]);
+  });
+});

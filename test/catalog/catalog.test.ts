@@ -1,0 +1,86 @@
+import { describe, expect, test } from "bun:test";
+import { buildCatalog, normalizeName, toolDigest, type Adapter, type ToolSource } from "../../src/catalog/catalog.ts";
+import { builtinSources } from "../../src/catalog/builtin.ts";
+import { canonicalJson } from "../../src/catalog/canonical.ts";
+import { builtinTools } from "../../src/tools/index.ts";
+
+const adapter: Adapter = { builtin: false, needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) };
+const src = (over: Partial<ToolSource>): ToolSource => ({
+  origin: "mcp:alpha",
+  rawName: "search",
+  name: "alpha__search",
+  description: "d",
+  inputSchema: { type: "object", properties: {} },
+  effect: "read",
+  approval: "required",
+  adapter,
+  ...over,
+});
+
+describe("catalog", () => {
+  test("two builds from the same declarations are byte-identical", () => {
+    const a = buildCatalog(builtinSources(builtinTools));
+    const b = buildCatalog(builtinSources(builtinTools));
+    expect(a.ok && b.ok).toBe(true);
+    if (!a.ok || !b.ok) return;
+    expect(JSON.stringify(a.value.descriptors)).toBe(JSON.stringify(b.value.descriptors));
+    expect(a.value.descriptors.map((d) => d.name)).toEqual(["file_find", "file_read"]);
+  });
+
+  test("a collision after normalization fails and names both origins", () => {
+    const r = buildCatalog([src({ name: "search-a", origin: "mcp:alpha" }), src({ name: "Search_A", origin: "mcp:beta" })]);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.refusal.code).toBe("catalog.collision");
+    expect(r.refusal.message).toContain('"search-a" from mcp:alpha');
+    expect(r.refusal.message).toContain('"Search_A" from mcp:beta');
+  });
+
+  test("a tool colliding with a built-in fails the boot: no source has priority", () => {
+    const r = buildCatalog([...builtinSources(builtinTools), src({ name: "FILE-READ", origin: "las" })]);
+    expect(r.ok ? "" : r.refusal.message).toContain("builtin");
+  });
+
+  test.each([
+    ["", false],
+    ["a", true],
+    ["x".repeat(64), true],
+    ["x".repeat(65), false],
+    ["has space", false],
+    ["dot.name", false],
+    ["ünïcode", false],
+    ["a-b_C9", true],
+  ])("name rule: %p → %p", (name, good) => {
+    const r = buildCatalog([src({ name })]);
+    expect(r.ok).toBe(good);
+    if (!r.ok) expect(r.refusal.code).toBe("catalog.bad_name");
+  });
+
+  test.each([[[]], [null], ["object"], [{ type: "array" }], [{ properties: {} }]])("schema %p must be an object schema", (schema) => {
+    const r = buildCatalog([src({ inputSchema: schema })]);
+    expect(r.ok ? "" : r.refusal.code).toBe("catalog.bad_schema");
+  });
+
+  test("an undeclared or unknown effect class fails closed to irreversible", () => {
+    const r = buildCatalog([src({ effect: undefined, name: "a" }), src({ effect: "harmless", name: "b" })]);
+    expect(r.ok && r.value.descriptors.map((d) => d.effect)).toEqual(["irreversible", "irreversible"]);
+  });
+
+  test("digest is sha256 of canonical JSON of origin, raw name, schema and effect", async () => {
+    const schema = { type: "object", properties: { b: { type: "string" }, a: { type: "number" } } };
+    const expected = new Bun.CryptoHasher("sha256")
+      .update(canonicalJson({ effect: "read", name: "search", origin: "mcp:alpha", schema }))
+      .digest("hex");
+    expect(toolDigest("mcp:alpha", "search", schema, "read")).toBe(expected);
+    // key order inside the schema does not matter; any material change does
+    const reordered = { properties: { a: { type: "number" }, b: { type: "string" } }, type: "object" };
+    expect(toolDigest("mcp:alpha", "search", reordered, "read")).toBe(expected);
+    expect(toolDigest("mcp:beta", "search", schema, "read")).not.toBe(expected);
+    expect(toolDigest("mcp:alpha", "search", schema, "irreversible")).not.toBe(expected);
+    expect(toolDigest("mcp:alpha", "search", { ...schema, required: ["a"] }, "read")).not.toBe(expected);
+  });
+
+  test("normalization lowercases and maps - to _", () => {
+    expect(normalizeName("Search-A")).toBe("search_a");
+  });
+});

@@ -1,0 +1,65 @@
+// End to end: tools, log, --help and --version on the compiled binary.
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { json, run, tempDir } from "../helpers.ts";
+
+describe("toolgate tools", () => {
+  test("NDJSON when piped: one descriptor per line, sorted, with full digests", async () => {
+    await using dir = tempDir();
+    const r = await run(["tools"], { cwd: dir.path });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.name, l.origin, l.effect, l.approval])).toEqual([
+      ["file_find", "builtin", "read", "required"],
+      ["file_read", "builtin", "read", "required"],
+    ]);
+    for (const l of lines) expect(l.digest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test("NAME shows the whole descriptor and input schema", async () => {
+    await using dir = tempDir();
+    const r = await run(["tools", "file_read", "--json"], { cwd: dir.path });
+    const d = json(r);
+    expect(d.inputSchema).toMatchObject({ type: "object", required: ["path"], additionalProperties: false });
+    expect(d.description).toContain("digest");
+    const missing = await run(["tools", "nope"], { cwd: dir.path });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("unknown_tool");
+  });
+});
+
+describe("toolgate log", () => {
+  test("--last N keeps the newest N, oldest first; a bad N is a usage error", async () => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "a.txt"), "x\n");
+    for (const tool of ["t1", "t2", "t3"]) await run(["call", tool, "{}"], { cwd: dir.path });
+    const r = await run(["log", "--last", "2", "--json"], { cwd: dir.path });
+    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l).tool)).toEqual(["t2", "t3"]);
+    const bad = await run(["log", "--last", "zero"], { cwd: dir.path });
+    expect(bad.code).toBe(2);
+  });
+});
+
+describe("help and version", () => {
+  test.each([[[]], [["call"]], [["tools"]], [["config"]], [["log"]]])("--help for %p", async (cmd) => {
+    await using dir = tempDir();
+    const r = await run([...cmd, "--help"], { cwd: dir.path });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("USAGE");
+  });
+
+  test("--version", async () => {
+    await using dir = tempDir();
+    const r = await run(["--version"], { cwd: dir.path });
+    const pkg = await Bun.file(join(import.meta.dir, "../../package.json")).json();
+    expect(r.stdout.trim()).toBe(`toolgate ${pkg.version}`);
+  });
+
+  test("no command: usage on stdout, exit 2", async () => {
+    await using dir = tempDir();
+    const r = await run([], { cwd: dir.path });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain("USAGE");
+  });
+});

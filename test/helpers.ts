@@ -1,0 +1,37 @@
+// Shared test seams: temporary folders disposed with `await using`, and the compiled binary.
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..");
+export const BIN = join(ROOT, "dist", "toolgate");
+
+export interface TempDir extends AsyncDisposable {
+  readonly path: string;
+}
+
+export function tempDir(prefix = "toolgate-test-"): TempDir {
+  const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return { path, [Symbol.asyncDispose]: async () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs dist/toolgate with a minimal environment (never the test runner's own). CI=true: no prompts. */
+export async function run(args: readonly string[], opts: { cwd: string; env?: Record<string, string>; stdin?: string }): Promise<RunResult> {
+  const proc = Bun.spawn([BIN, ...args], {
+    cwd: opts.cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: opts.cwd, CI: "true", ...opts.env },
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+export const json = (r: RunResult): any => JSON.parse(r.stdout);

@@ -1,0 +1,117 @@
+import { expect, test } from "bun:test";
+import { rmSync, symlinkSync } from "node:fs";
+import { Permissions } from "../../src/permission/check.ts";
+import { noPrompter, type Answer, type Prompter, type PromptRequest } from "../../src/permission/prompt.ts";
+import { tempTree } from "./helpers.ts";
+
+function scripted(...answers: Answer[]): Prompter & { asked: PromptRequest[] } {
+  const asked: PromptRequest[] = [];
+  const prompter = (req: PromptRequest): Answer => {
+    asked.push(req);
+    const answer = answers.shift();
+    if (answer === undefined) throw new Error(`unexpected prompt: ${JSON.stringify(req)}`);
+    return answer;
+  };
+  return Object.assign(prompter, { asked });
+}
+
+test("granted needs pass without asking", async () => {
+  await using t = tempTree();
+  const p = new Permissions({ allow: { read: [t.root] }, deny: {} }, t.root, scripted());
+  expect(p.check({ kind: "read", value: "f" }, "file_read")).toEqual({ ok: true });
+});
+
+test("y grants this need for the process lifetime, and only this need", async () => {
+  await using t = tempTree();
+  t.dir("a");
+  const prompter = scripted("y", "n");
+  const p = new Permissions({ allow: {}, deny: {} }, t.root, prompter);
+  expect(p.check({ kind: "read", value: "a" }, "file_read")).toEqual({ ok: true });
+  expect(p.check({ kind: "read", value: "a" }, "file_read")).toEqual({ ok: true });
+  expect(p.check({ kind: "read", value: "a/inside" }, "file_read")).toEqual({ ok: true });
+  expect(p.check({ kind: "read", value: "b" }, "file_read").ok).toBe(false);
+  expect(prompter.asked).toEqual([
+    { kind: "read", value: t.path("a"), reason: "file_read", flag: `--allow-read=${t.path("a")}` },
+    { kind: "read", value: t.path("b"), reason: "file_read", flag: `--allow-read=${t.path("b")}` },
+  ]);
+});
+
+test("A grants the whole kind, but an explicit deny still wins", async () => {
+  await using t = tempTree();
+  const prompter = scripted("A", "n");
+  const p = new Permissions({ allow: {}, deny: { net: ["evil.com"] } }, t.root, prompter);
+  expect(p.check({ kind: "net", value: "a.com:443" }, "web_fetch")).toEqual({ ok: true });
+  expect(p.check({ kind: "net", value: "b.com:80" }, "web_fetch")).toEqual({ ok: true });
+  expect(p.check({ kind: "env", value: "HOME" }, "web_fetch").ok).toBe(false); // other kinds still ask
+  expect(p.check({ kind: "net", value: "evil.com:443" }, "web_fetch")).toEqual({
+    ok: false,
+    code: "permission.denied",
+    message: `net access to "evil.com:443" is denied by --deny-net=evil.com (a flag or the config's permissions.deny); deny wins over allow`,
+    flag: "--allow-net=evil.com:443",
+    deniedBy: "--deny-net=evil.com",
+  });
+});
+
+test("n refuses with the exact flag, and is not asked again", async () => {
+  await using t = tempTree();
+  t.dir("real");
+  t.link("alias", t.path("real"));
+  const prompter = scripted("n");
+  const p = new Permissions({ allow: {}, deny: {} }, t.root, prompter);
+  const expected = {
+    ok: false,
+    code: "permission.denied",
+    message: `write access to "${t.path("real/x")}" is not granted; run again with --allow-write=${t.path("real/x")}`,
+    flag: `--allow-write=${t.path("real/x")}`,
+  } as const;
+  expect(p.check({ kind: "write", value: "alias/x" }, "file_write")).toEqual(expected);
+  expect(p.check({ kind: "write", value: "real/x" }, "file_write")).toEqual(expected);
+  expect(prompter.asked).toHaveLength(1);
+});
+
+test("noPrompter refuses everything not granted, naming the flag", async () => {
+  await using t = tempTree();
+  const p = new Permissions({ allow: { env: ["AWS_*"] }, deny: {} }, t.root, noPrompter);
+  expect(p.checkAll([{ kind: "env", value: "AWS_REGION" }, { kind: "run", value: "bash" }], "bash")).toEqual({
+    ok: false,
+    code: "permission.denied",
+    message: `run access to "bash" is not granted; run again with --allow-run=bash`,
+    flag: "--allow-run=bash",
+  });
+});
+
+test("grants are pinned at start-up: re-pointing a symlink later does not widen them", async () => {
+  await using t = tempTree();
+  t.dir("safe");
+  t.dir("secret");
+  t.link("granted", t.path("safe"));
+  const p = new Permissions({ allow: { read: [t.path("granted")] }, deny: {} }, t.root, noPrompter);
+  rmSync(t.path("granted"));
+  symlinkSync(t.path("secret"), t.path("granted"));
+  expect(p.check({ kind: "read", value: "secret/key" }, "file_read").ok).toBe(false);
+  expect(p.check({ kind: "read", value: "safe/f" }, "file_read")).toEqual({ ok: true });
+});
+
+test("refusal messages make control characters visible", async () => {
+  await using t = tempTree();
+  const p = new Permissions({ allow: {}, deny: {} }, t.root, noPrompter);
+  const result = p.check({ kind: "env", value: "X\x1b[2J" }, "t");
+  expect(result.ok).toBe(false);
+  expect((result as { message: string }).message).toBe(
+    `env access to "X\\u{1b}[2J" is not granted; run again with --allow-env='X\\u{1b}[2J'`,
+  );
+});
+
+test("a value that cannot be resolved is refused with the reason, never prompted", async () => {
+  await using t = tempTree();
+  t.link("loop", "loop");
+  const p = new Permissions({ allow: { read: true, net: true }, deny: {} }, t.root, scripted());
+  expect(p.check({ kind: "net", value: "::1" }, "web_fetch")).toMatchObject({
+    ok: false,
+    message: `net access to "::1" is refused: the value is not a host or host:port`,
+  });
+  expect(p.check({ kind: "read", value: "loop/f" }, "file_read")).toMatchObject({
+    ok: false,
+    message: `read access to "loop/f" is refused: the value cannot be resolved (empty, a NUL byte, or a symlink loop)`,
+  });
+});
