@@ -59,7 +59,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
   db?.close();
   writeOut(JSON.stringify(envelope));
   if (envelope.status !== "success" && !bool(s, "quiet")) {
-    ui().error(`${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
+    (await ui()).error(`${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
   }
   return exitCodeFor(envelope);
 }

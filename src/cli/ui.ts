@@ -1,11 +1,13 @@
 // Human-facing output: always stderr (stdout carries only results), via consola, created lazily.
 import type { ConsolaInstance } from "consola";
-import { createConsola } from "consola/basic";
 
 let instance: ConsolaInstance | undefined;
 
-export function ui(): ConsolaInstance {
-  return (instance ??= createConsola({ stdout: process.stderr, stderr: process.stderr, formatOptions: { date: false } }));
+/** Loaded on first use: a successful call prints nothing for humans and never pays for it. */
+export async function ui(): Promise<ConsolaInstance> {
+  if (instance) return instance;
+  const { createConsola } = await import("consola/basic");
+  return (instance = createConsola({ stdout: process.stderr, stderr: process.stderr, formatOptions: { date: false } }));
 }
 
 export function writeOut(text: string): void {

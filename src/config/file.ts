@@ -2,10 +2,10 @@
 // the file, the line and column or key path, what was expected and how to fix it.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import type { Node, ParseError } from "jsonc-parser";
 import { configSchema } from "../generated/schemas.ts";
 import { bootError } from "../result/result.ts";
-import { compileSchema, type Issue } from "../schema/validate.ts";
+import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import { explainWithArktype } from "../schema/explain.ts";
 import { configType } from "./schema.ts";
 
@@ -50,7 +50,8 @@ function repositoryRoot(cwd: string): string | null {
   }
 }
 
-const validateConfig = compileSchema(configSchema);
+// Compiled on first use: the embedded default (no file) never pays for it.
+let validateConfig: Validator | undefined;
 
 export async function readConfig(path: string, via: ConfigFile["via"]): Promise<ConfigFile> {
   let text: string;
@@ -59,6 +60,8 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   } catch (e) {
     throw bootError(`config file ${path} cannot be read: ${(e as Error).message}`);
   }
+  // Loaded only when there is a file to read (start-up is a hot path).
+  const { findNodeAtLocation, parseTree, printParseErrorCode } = await import("jsonc-parser");
   const lines = lineStarts(text);
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
@@ -72,11 +75,11 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw bootError(`${path}:1:1: the config must be a JSON object`, 'start from {} and add sections such as "permissions"');
   }
-  const checked = validateConfig(data);
+  const checked = (validateConfig ??= compileSchema(configSchema))(data);
   if (!checked.ok) {
     const issues = await explainWithArktype(configType, data, checked.issues);
     const first = issues[0]!;
-    const node = nodeAt(tree, first.path, /must be removed/.test(first.message));
+    const node = nodeAt(findNodeAtLocation, tree, first.path, /must be removed/.test(first.message));
     const at = node ? position(lines, node.offset) : { line: 1, column: 1 };
     const key = first.path.length ? first.path.join(".") : "(top level)";
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
@@ -101,8 +104,8 @@ function hintFor(issue: Issue): string {
 }
 
 /** For an unknown key the property's own node (so the column points at the key), else the value's. */
-function nodeAt(tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
-  const n = findNodeAtLocation(tree, [...path]);
+function nodeAt(find: typeof import("jsonc-parser").findNodeAtLocation, tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
+  const n = find(tree, [...path]);
   return atKey && n?.parent?.type === "property" ? n.parent : n;
 }
 
