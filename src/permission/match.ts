@@ -2,7 +2,7 @@
 // Deny wins over allow. Grants are resolved once (resolveGrants) so a later symlink swap cannot widen them.
 import { basename } from "node:path";
 import { formatNet, parseNet } from "./net.ts";
-import { resolveReal, which } from "./resolve.ts";
+import { resolveReal, which } from "../fs/real-path.ts";
 import { PERM_KINDS, type GrantValue, type Need, type PermKind, type PermissionGrants } from "./types.ts";
 
 export type Decision = "granted" | "denied" | "prompt";

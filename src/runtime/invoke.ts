@@ -111,16 +111,17 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     controller.abort();
     return failed({ code: "deadline", message: `${name} did not finish within ${deps.deadlineMs / 1000} s` });
   }
-  // 8. boundary, redaction, classification
-  const raw = ran.ok ? ran.value : { message: ran.refusal.message, details: ran.refusal.details };
-  const violation = checkBoundary(raw, { localPaths: !entry.adapter.builtin });
-  // A violation replaces the result whole, with exactly the seed's object (no tool name, no partial).
-  if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation);
+  // 8. redact bound secrets, then the boundary, then classify. If redaction itself fails,
+  // every view becomes a fixed failed result.
+  let result: { ok: true; value: unknown } | { ok: false; refusal: Refusal };
   try {
-    if (!ran.ok) return failed(redactValue(ran.refusal, deps.secrets) as Refusal);
-    return finish({ status: "success", tool: name, payload: redactValue(ran.value, deps.secrets) });
+    result = ran.ok ? { ok: true, value: redactValue(ran.value, deps.secrets) } : { ok: false, refusal: redactValue(ran.refusal, deps.secrets) as Refusal };
   } catch {
-    // If redaction itself fails, every view becomes a fixed failed result.
     return finish({ status: "failed", tool: name, error_code: "redaction_failed" });
   }
+  const checkedValue = result.ok ? result.value : { message: result.refusal.message, details: result.refusal.details };
+  const violation = checkBoundary(checkedValue, { localPaths: !entry.adapter.builtin });
+  // A violation replaces the result whole, with exactly the seed's object (no tool name, no partial).
+  if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation);
+  return result.ok ? finish({ status: "success", tool: name, payload: result.value }) : failed(result.refusal);
 }

@@ -2,7 +2,7 @@
 // path (symlinks followed; a new file through its parent) and must stay inside the
 // workspace root, whatever the grants. Paths shown back are workspace-relative.
 import { isAbsolute, relative, sep } from "node:path";
-import { resolveReal } from "../permission/resolve.ts";
+import { resolveReal } from "../fs/real-path.ts";
 import { refuse, type Outcome } from "../result/result.ts";
 
 export interface Resolved {

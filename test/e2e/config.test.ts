@@ -81,3 +81,18 @@ describe("bad config: exit 5, what, where, how to fix, nothing written", () => {
     expect(r.stderr).toContain('SINGULARITY_MCP_TIMEOUT_SECS="soon" is not a number of seconds');
   });
 });
+
+describe("config permissions", () => {
+  test("the config's permissions grant like flags; a config deny beats a flag allow", async () => {
+    await using dir = tempDir();
+    mkdirSync(join(dir.path, "private"));
+    writeFileSync(join(dir.path, "a.txt"), "x\n");
+    writeFileSync(join(dir.path, "private", "b.txt"), "y\n");
+    writeFileSync(join(dir.path, "toolgate.json"), '{"permissions": {"allow": {"read": ["."]}, "deny": {"read": ["private"]}}}');
+    const ok = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: dir.path });
+    expect(ok.code).toBe(0);
+    const denied = await run(["call", "file_read", '{"path":"private/b.txt"}', "--approve", "file_read", "--allow-read"], { cwd: dir.path });
+    expect(denied.code).toBe(4);
+    expect(json(denied).message).toContain("deny wins");
+  });
+});

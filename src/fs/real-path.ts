@@ -1,4 +1,4 @@
-// Real-path resolution for permission matching: follows symlinks like the kernel does and
+// Real-path resolution (shared by permission matching and the workspace view): follows symlinks like the kernel does and
 // tolerates a missing tail (a file about to be created). Reads the file system, nothing else.
 import { accessSync, constants, lstatSync, readlinkSync, statSync } from "node:fs";
 import { dirname } from "node:path";

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { realpathSync } from "node:fs";
-import { resolveReal, which } from "../../src/permission/resolve.ts";
-import { tempTree } from "./helpers.ts";
+import { resolveReal, which } from "../../src/fs/real-path.ts";
+import { tempTree } from "../permission/helpers.ts";
 
 test("an existing path resolves to its real path", async () => {
   await using t = tempTree();

@@ -1,0 +1,73 @@
+// The shape STYLE.md asks for, checked by reading imports: data moves one way through the
+// stages, only the state module opens SQLite, and nothing outside a launcher spawns processes.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const SRC = join(import.meta.dir, "..", "src");
+
+/** Stage of each top folder; a module may import (values) only from its own stage or earlier ones. */
+const STAGE: Record<string, number> = {
+  result: 0, schema: 0, generated: 0, fs: 0, "version.ts": 0,
+  config: 1,
+  catalog: 2, tools: 2,
+  permission: 3,
+  approval: 4,
+  launcher: 5, http: 5, mcp: 5,
+  boundary: 6,
+  state: 7,
+  runtime: 8,
+  cli: 9, "main.ts": 9,
+};
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+}
+
+const topOf = (file: string) => relative(SRC, file).split("/")[0]!;
+
+/** Value imports only: `import type` and `import { type X }`-only lines carry no runtime edge. */
+function valueImports(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*import\s+(?!type\b)([^;]*?)\s+from\s+"([^"]+)"/gm)) {
+    const names = m[1]!;
+    const onlyTypes = /^\{[^}]*\}$/.test(names) && names.slice(1, -1).split(",").every((n) => n.trim() === "" || n.trim().startsWith("type "));
+    if (!onlyTypes) out.push(m[2]!);
+  }
+  for (const m of text.matchAll(/import\(\s*"([^"]+)"\s*\)/g)) out.push(m[1]!);
+  return out;
+}
+
+const sources = files(SRC).map((f) => ({ file: f, rel: relative(SRC, f), text: readFileSync(f, "utf8") }));
+
+describe("architecture", () => {
+  test("every source folder has a stage", () => {
+    expect(sources.map((s) => topOf(s.file)).filter((t) => STAGE[t] === undefined)).toEqual([]);
+  });
+
+  test("value imports only point to the same or an earlier stage", () => {
+    const backwards: string[] = [];
+    for (const s of sources) {
+      for (const spec of valueImports(s.text)) {
+        if (!spec.startsWith(".")) continue;
+        const target = topOf(resolve(dirname(s.file), spec));
+        if (STAGE[target]! > STAGE[topOf(s.file)]!) backwards.push(`${s.rel} → ${spec}`);
+      }
+    }
+    expect(backwards).toEqual([]);
+  });
+
+  test("only src/state opens SQLite", () => {
+    expect(sources.filter((s) => valueImports(s.text).includes("bun:sqlite")).map((s) => s.rel)).toEqual(["state/db.ts"]);
+  });
+
+  test("nothing outside src/launcher spawns a process or calls fetch outside src/http", () => {
+    const spawners = sources.filter((s) => /Bun\.spawn|node:child_process|Bun\.\$|from "bun"/.test(s.text) && !s.rel.startsWith("launcher/"));
+    expect(spawners.map((s) => s.rel)).toEqual([]);
+    expect(sources.filter((s) => /\bfetch\(/.test(s.text) && !s.rel.startsWith("http/")).map((s) => s.rel)).toEqual([]);
+  });
+
+  test("the hot path never imports arktype as a value", () => {
+    expect(sources.filter((s) => valueImports(s.text).includes("arktype")).map((s) => s.rel)).toEqual(["schema/explain.ts"]);
+  });
+});

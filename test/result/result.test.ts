@@ -1,0 +1,19 @@
+import { expect, test } from "bun:test";
+import { exitCodeFor, type Envelope } from "../../src/result/result.ts";
+
+test.each([
+  [{ status: "success", tool: "t", payload: 1 }, 0],
+  [{ status: "failed", tool: "t", error_code: "file.missing" }, 1],
+  [{ status: "failed", tool: "t", error_code: "args.invalid" }, 1],
+  [{ status: "failed", tool: "t", error_code: "unknown_tool" }, 1],
+  [{ status: "failed", error_code: "sensitive_output_rejected" }, 1],
+  [{ status: "indeterminate", tool: "t", error_code: "transport_lost" }, 3],
+  [{ status: "failed", tool: "t", error_code: "permission.denied" }, 4],
+  [{ status: "failed", tool: "t", error_code: "approval.required" }, 4],
+  [{ status: "failed", tool: "t", error_code: "approval.denied" }, 4],
+  [{ status: "failed", tool: "t", error_code: "approval.child_unattended" }, 4],
+  [{ status: "failed", tool: "t", error_code: "descriptor_changed" }, 5],
+  [{ status: "failed", tool: "t", error_code: "descriptor_unpinned" }, 5],
+] as [Envelope, number][])("%p exits %p", (env, code) => {
+  expect<number>(exitCodeFor(env)).toBe(code);
+});

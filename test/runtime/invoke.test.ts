@@ -1,0 +1,157 @@
+// The pipeline in process: its order, and that nothing reaches the adapter before
+// validation, permissions and approval pass. Every call leaves exactly one journal row.
+import { describe, expect, test } from "bun:test";
+import { buildCatalog, type Adapter, type Catalog, type ToolSource } from "../../src/catalog/catalog.ts";
+import type { ApprovalDeps } from "../../src/approval/approval.ts";
+import { invoke, type InvokeDeps, type PermissionGate } from "../../src/runtime/invoke.ts";
+import type { JournalRow } from "../../src/state/journal.ts";
+import type { Need } from "../../src/permission/types.ts";
+
+interface Trace {
+  steps: string[];
+  rows: JournalRow[];
+}
+
+function setup(opts: { result?: unknown; refuse?: boolean; permit?: boolean; approve?: boolean; builtin?: boolean; approval?: "required" | "never"; slow?: boolean } = {}) {
+  const trace: Trace = { steps: [], rows: [] };
+  const adapter: Adapter = {
+    builtin: opts.builtin ?? false,
+    needs: (args) => {
+      trace.steps.push("needs");
+      return { ok: true, value: [{ kind: "read", value: `/w/${(args as { path: string }).path}` }] };
+    },
+    run: async () => {
+      trace.steps.push("run");
+      if (opts.slow) await new Promise((r) => setTimeout(r, 200));
+      return opts.refuse ? { ok: false, refusal: { code: "file.missing", message: "gone" } } : { ok: true, value: opts.result ?? { ok: 1 } };
+    },
+  };
+  const source: ToolSource = {
+    origin: "mcp:demo",
+    rawName: "read",
+    name: "demo__read",
+    description: "d",
+    inputSchema: { type: "object", properties: { path: { type: "string", minLength: 1 } }, required: ["path"], additionalProperties: false },
+    effect: "read",
+    approval: opts.approval ?? "required",
+    adapter,
+  };
+  const built = buildCatalog([source]);
+  if (!built.ok) throw new Error(built.refusal.message);
+  const permissions: PermissionGate = {
+    check: (need: Need) => {
+      trace.steps.push(`permission:${need.kind}:${need.value}`);
+      return opts.permit === false ? { ok: false, code: "permission.denied", message: "no", flag: "--allow-read=/w/a" } : { ok: true };
+    },
+  };
+  const approval: ApprovalDeps = {
+    approved: new Set(opts.approve === false ? [] : ["demo__read"]),
+    overrides: {},
+    isRemembered: () => false,
+    remember: () => {},
+    ask: undefined,
+  };
+  const deps: InvokeDeps = {
+    catalog: built.value as Catalog,
+    workspace: "/w",
+    stateDir: "/w/.toolgate",
+    permissions,
+    approval,
+    secrets: ["hunter2-secret"],
+    journal: (row) => trace.rows.push(row),
+    now: (() => {
+      let t = 1000;
+      return () => (t += 5);
+    })(),
+    deadlineMs: opts.slow ? 50 : 5000,
+  };
+  return { trace, deps };
+}
+
+describe("invoke", () => {
+  test("the happy path runs needs → permission → adapter, in that order, and journals once", async () => {
+    const { trace, deps } = setup();
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.envelope).toEqual({ status: "success", tool: "demo__read", payload: { ok: 1 } });
+    expect(trace.steps).toEqual(["needs", "permission:read:/w/a", "run"]);
+    expect(trace.rows).toHaveLength(1);
+    expect(trace.rows[0]).toMatchObject({ tool: "demo__read", origin: "mcp:demo", status: "success", error_code: null, effect: "read", duration_ms: 5 });
+  });
+
+  test("unknown_tool reaches no stage", async () => {
+    const { trace, deps } = setup();
+    const r = await invoke("demo__reed", { path: "a" }, deps);
+    expect(r.envelope).toMatchObject({ status: "failed", error_code: "unknown_tool" });
+    expect(trace.steps).toEqual([]);
+    expect(trace.rows.map((x) => [x.tool, x.error_code, x.digest])).toEqual([["demo__reed", "unknown_tool", null]]);
+  });
+
+  test("invalid arguments stop before permissions and name the path", async () => {
+    const { trace, deps } = setup();
+    const r = await invoke("demo__read", { path: 3 }, deps);
+    expect(r.envelope).toMatchObject({ status: "failed", error_code: "args.invalid" });
+    expect((r.envelope as { message: string }).message).toContain("path: must be a string");
+    expect(trace.steps).toEqual([]);
+  });
+
+  test("a permission refusal never reaches the adapter", async () => {
+    const { trace, deps } = setup({ permit: false });
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.envelope).toMatchObject({ status: "failed", error_code: "permission.denied" });
+    expect(trace.steps).toEqual(["needs", "permission:read:/w/a"]);
+    expect(trace.rows[0]!.error_code).toBe("permission.denied");
+  });
+
+  test("a missing approval never reaches the adapter", async () => {
+    const { trace, deps } = setup({ approve: false });
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.envelope).toMatchObject({ status: "failed", error_code: "approval.required" });
+    expect(trace.steps).not.toContain("run");
+  });
+
+  test("approval never: runs without --approve", async () => {
+    const { trace, deps } = setup({ approve: false, approval: "never" });
+    expect((await invoke("demo__read", { path: "a" }, deps)).envelope.status).toBe("success");
+    expect(trace.steps).toContain("run");
+  });
+
+  test("a profile that does not offer the tool refuses before permissions", async () => {
+    const { trace, deps } = setup();
+    const r = await invoke("demo__read", { path: "a" }, { ...deps, profile: { include: ["other"] } });
+    expect(r.envelope).toMatchObject({ error_code: "profile.excluded" });
+    expect(trace.steps).toEqual([]);
+  });
+
+  test("a boundary violation replaces the result whole and journals rule and place, not the value", async () => {
+    const { trace, deps } = setup({ result: { content: [{ type: "text", text: "see /etc/shadow" }] } });
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.envelope).toEqual({ status: "failed", error_code: "sensitive_output_rejected" });
+    expect(r.violation?.rule).toBe("local_path");
+    expect(JSON.parse(trace.rows[0]!.detail!)).toEqual({ rule: "local_path", where: "$.content[0].text" });
+    expect(JSON.stringify(trace.rows[0])).not.toContain("/etc/shadow");
+  });
+
+  test("built-ins are exempt from the local-path rule only", async () => {
+    const ok = setup({ builtin: true, result: { text: "see /etc/shadow" } });
+    expect((await invoke("demo__read", { path: "a" }, ok.deps)).envelope.status).toBe("success");
+    const bad = setup({ builtin: true, result: { api_key: "x" } });
+    expect((await invoke("demo__read", { path: "a" }, bad.deps)).envelope).toEqual({ status: "failed", error_code: "sensitive_output_rejected" });
+  });
+
+  test("bound secrets are redacted from the result and the journal preview", async () => {
+    const { trace, deps } = setup({ result: { text: "pw is hunter2-secret" } });
+    const r = await invoke("demo__read", { path: "hunter2-secret" }, deps);
+    expect(r.envelope).toEqual({ status: "success", tool: "demo__read", payload: { text: "pw is [REDACTED]" } });
+    expect(trace.rows[0]!.args_preview).not.toContain("hunter2");
+  });
+
+  test("a refusal from the adapter is a failed envelope with its code", async () => {
+    const { deps } = setup({ refuse: true });
+    expect((await invoke("demo__read", { path: "a" }, deps)).envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "file.missing", message: "gone" });
+  });
+
+  test("an adapter past its deadline fails with `deadline`", async () => {
+    const { deps } = setup({ slow: true });
+    expect((await invoke("demo__read", { path: "a" }, deps)).envelope).toMatchObject({ status: "failed", error_code: "deadline" });
+  });
+});
