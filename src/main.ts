@@ -75,7 +75,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const cmd = await load();
   if (wantsHelp) {
-    process.stdout.write(`${plain(await renderUsage(cmd.def, mainDef))}\n`);
+    const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt";
+    process.stdout.write(`${plain(await renderUsage(cmd.def, mainDef))}\n\n${globals}\n`);
     return 0;
   }
   return cmd.run({

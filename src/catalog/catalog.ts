@@ -5,13 +5,13 @@ import type { Need } from "../permission/types.ts";
 import type { Outcome } from "../result/result.ts";
 import { refuse } from "../result/result.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
-import { EFFECTS, type ApprovalPolicy, type EffectClass, type ToolContext } from "./declare.ts";
+import { EFFECTS, type ApprovalPolicy, type EffectClass, type NeedsContext, type ToolContext } from "./declare.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
 /** How a dispatch entry runs: validation, needs and the call itself. */
 export interface Adapter {
-  needs(args: unknown, ctx: { workspace: string }): Outcome<Need[]>;
+  needs(args: unknown, ctx: NeedsContext): Outcome<Need[]>;
   run(args: unknown, ctx: ToolContext): Promise<Outcome<unknown>>;
   /** Built-ins speak in workspace-relative paths, so the boundary's local-path rule is off for them. */
   readonly builtin: boolean;

@@ -10,17 +10,55 @@ export const EFFECTS = ["read", "idempotent-write", "reversible", "irreversible"
 export type EffectClass = (typeof EFFECTS)[number];
 export type ApprovalPolicy = "required" | "never";
 
+export const STEP_STATUSES = ["pending", "in_progress", "done", "dropped"] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+export interface PlanStep {
+  readonly title: string;
+  readonly status: StepStatus;
+}
+export interface PlanRecord {
+  readonly lane: string;
+  readonly version: number;
+  readonly steps: readonly PlanStep[];
+  readonly updated_ms: number;
+}
+export interface DeskRecord {
+  readonly lane: string;
+  readonly version: number;
+  readonly text: string;
+  readonly updated_ms: number;
+}
+
+/** Durable per-lane records (plans, desk pages) in the state database, handed to handlers. */
+export interface LaneStore {
+  readPlan(lane: string): PlanRecord | null;
+  /** Idempotent: the same steps as the current plan create no new version. */
+  writePlan(lane: string, steps: readonly PlanStep[], now: number): PlanRecord & { readonly changed: boolean };
+  readDesk(lane: string): DeskRecord | null;
+  /** Replaces the page whole; with `expectedVersion`, refuses (null) when someone else wrote in between. */
+  writeDesk(lane: string, text: string, expectedVersion: number | undefined, now: number): { ok: true; record: DeskRecord } | { ok: false; current: DeskRecord | null };
+}
+
 /** What a handler may use: handed in by the pipeline, already scoped to the grants. */
 export interface ToolContext {
   readonly workspace: string;
   readonly stateDir: string;
+  /** The scratch folder (scratch_read's whole world). */
+  readonly scratch: string;
+  /** The lane this call belongs to (`--lane`, default "default"). */
+  readonly lane: string;
+  /** Folders holding skill cards, in order (configured ones; bundled cards come with the tool). */
+  readonly skillDirs: readonly string[];
+  /** Opened on first use: tools that do not keep records never touch the database. */
+  readonly store: () => LaneStore;
   readonly signal: AbortSignal;
   readonly now: () => number;
 }
 
-/** What `needs()` may look at: the workspace root, to resolve argument paths (no content reads). */
+/** What `needs()` may look at: roots to resolve argument paths against (no content reads). */
 export interface NeedsContext {
   readonly workspace: string;
+  readonly scratch: string;
 }
 
 export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {

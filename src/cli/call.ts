@@ -1,5 +1,6 @@
 // `toolgate call TOOL [ARGS_JSON | - | --arg k=v ...]`: boot, run one call through the
 // pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
+import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
 import { askTty } from "../permission/prompt.ts";
@@ -12,6 +13,7 @@ import { invoke } from "../runtime/invoke.ts";
 import { isRemembered, remember } from "../state/approvals.ts";
 import { openState } from "../state/db.ts";
 import { appendJournal } from "../state/journal.ts";
+import { laneStore } from "../state/lanes.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/approval.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
 import { ui, writeOut } from "./ui.ts";
@@ -33,6 +35,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
   const [tool, json, ...extra] = s.positionals;
   if (tool === undefined) throw usageError("call needs a tool name", "toolgate call TOOL '{\"key\":\"value\"}' (toolgate tools lists the names)");
   if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`, "give the arguments as ONE JSON object (quote it), as -, or as --arg key=value");
+  const lane = str(s, "lane") ?? "default";
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
   const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin);
   const booted = await boot({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions });
   const interactive = !bool(s, "no-prompt") && ctx.env.CI !== "true" && booted.config.values.permissions?.prompt !== false;
@@ -43,6 +47,10 @@ export async function runCall(ctx: RunContext): Promise<number> {
     catalog: booted.catalog,
     workspace: booted.workspace,
     stateDir: booted.stateDir,
+    scratch: booted.config.values.scratch as string,
+    lane,
+    skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
+    store: () => laneStore(state()),
     permissions: new Permissions(booted.grants, booted.workspace, interactive ? ttyPrompter() : noPrompter),
     approval: {
       approved,
@@ -58,8 +66,11 @@ export async function runCall(ctx: RunContext): Promise<number> {
   });
   db?.close();
   writeOut(JSON.stringify(envelope));
+  // The operator view (stderr): failures always, unless --quiet; successes with --verbose.
   if (envelope.status !== "success" && !bool(s, "quiet")) {
     (await ui()).error(`${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
+  } else if (envelope.status === "success" && bool(s, "verbose")) {
+    (await ui()).success(`${tool}: success`);
   }
   return exitCodeFor(envelope);
 }

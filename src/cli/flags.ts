@@ -18,6 +18,7 @@ export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   verbose: { kind: "bool", alias: "v" },
   "no-prompt": { kind: "bool" },
   approve: { kind: "multi" },
+  lane: { kind: "string" },
   help: { kind: "bool", alias: "h" },
 };
 

@@ -2,7 +2,7 @@
 // profile → permissions → approval → secrets → adapter under a deadline → boundary →
 // classify → journal. Nothing reaches the adapter before steps 3-5 pass.
 import type { Catalog, Entry } from "../catalog/catalog.ts";
-import type { ToolContext } from "../catalog/declare.ts";
+import type { LaneStore, ToolContext } from "../catalog/declare.ts";
 import { approve, type ApprovalDeps } from "../approval/approval.ts";
 import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryViolation } from "../boundary/boundary.ts";
 import { previewArgs, redactValue } from "../boundary/redact.ts";
@@ -25,6 +25,10 @@ export interface InvokeDeps {
   readonly catalog: Catalog;
   readonly workspace: string;
   readonly stateDir: string;
+  readonly scratch: string;
+  readonly lane: string;
+  readonly skillDirs: readonly string[];
+  readonly store: () => LaneStore;
   readonly permissions: PermissionGate;
   readonly approval: ApprovalDeps;
   readonly profile?: Profile | undefined;
@@ -89,7 +93,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     return failed({ code: "profile.excluded", message: `${name} is not offered in this profile` });
   }
   // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
-  const needs = entry.adapter.needs(value, { workspace: deps.workspace });
+  const needs = entry.adapter.needs(value, { workspace: deps.workspace, scratch: deps.scratch });
   if (!needs.ok) return failed(needs.refusal);
   for (const need of needs.value) {
     const r = deps.permissions.check(need, name);
@@ -101,7 +105,16 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 6. secrets: built-ins are bound none; sources that bind secrets pass them in `deps.secrets`.
   // 7. the adapter, under a deadline and cancellation
   const controller = new AbortController();
-  const ctx: ToolContext = { workspace: deps.workspace, stateDir: deps.stateDir, signal: controller.signal, now: deps.now };
+  const ctx: ToolContext = {
+    workspace: deps.workspace,
+    stateDir: deps.stateDir,
+    scratch: deps.scratch,
+    lane: deps.lane,
+    skillDirs: deps.skillDirs,
+    store: deps.store,
+    signal: controller.signal,
+    now: deps.now,
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {
     timer = setTimeout(() => res("deadline"), deps.deadlineMs);

@@ -21,4 +21,16 @@ export const MIGRATIONS: readonly string[] = [
      granted_ms INTEGER NOT NULL,
      PRIMARY KEY (tool, digest)
    );`,
+  `CREATE TABLE plans (
+     lane TEXT PRIMARY KEY,
+     version INTEGER NOT NULL,
+     steps TEXT NOT NULL,
+     updated_ms INTEGER NOT NULL
+   );
+   CREATE TABLE desks (
+     lane TEXT PRIMARY KEY,
+     version INTEGER NOT NULL,
+     text TEXT NOT NULL,
+     updated_ms INTEGER NOT NULL
+   );`,
 ];

@@ -55,6 +55,12 @@ function setup(opts: { result?: unknown; refuse?: boolean; permit?: boolean; app
     catalog: built.value as Catalog,
     workspace: "/w",
     stateDir: "/w/.toolgate",
+    scratch: "/w/.toolgate/scratch",
+    lane: "default",
+    skillDirs: [],
+    store: () => {
+      throw new Error("this test's tool keeps no records");
+    },
     permissions,
     approval,
     secrets: ["hunter2-secret"],
