@@ -2,6 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { buildCatalog } from "../../src/catalog/catalog.ts";
+import { builtinSources } from "../../src/catalog/builtin.ts";
+import { builtinTools } from "../../src/tools/index.ts";
 import { json, run, tempDir } from "../helpers.ts";
 
 describe("toolgate tools", () => {
@@ -10,11 +13,12 @@ describe("toolgate tools", () => {
     const r = await run(["tools"], { cwd: dir.path });
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(lines.map((l) => [l.name, l.origin, l.effect, l.approval])).toEqual([
-      ["file_find", "builtin", "read", "required"],
-      ["file_read", "builtin", "read", "required"],
-    ]);
+    const built = buildCatalog(builtinSources(builtinTools));
+    if (!built.ok) throw new Error(built.refusal.message);
+    expect(lines).toEqual(built.value.descriptors.map(({ inputSchema: _, ...d }) => d));
+    expect(lines.map((l) => l.name)).toEqual([...lines.map((l) => l.name)].sort());
     for (const l of lines) expect(l.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(lines.find((l) => l.name === "file_read")).toMatchObject({ origin: "builtin", effect: "read", approval: "required" });
   });
 
   test("NAME shows the whole descriptor and input schema", async () => {
