@@ -45,6 +45,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
   const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
   const { envelope } = await invoke(tool, args, {
     catalog: booted.catalog,
+    refused: booted.refused,
     workspace: booted.workspace,
     stateDir: booted.stateDir,
     scratch: booted.config.values.scratch as string,

@@ -1,6 +1,7 @@
 // Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
 // writes nothing (the state database is opened only when a call is journaled).
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
 import { buildCatalog, type Catalog } from "../catalog/catalog.ts";
 import { builtinSources } from "../catalog/builtin.ts";
 import { checkOverrides } from "../approval/approval.ts";
@@ -8,7 +9,7 @@ import { locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
 import { resolveConfig, type Effective } from "../config/resolve.ts";
 import { grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
 import { PERM_KINDS, type PermissionGrants } from "../permission/types.ts";
-import { bootError } from "../result/result.ts";
+import { bootError, type Refusal } from "../result/result.ts";
 import { builtinTools } from "../tools/index.ts";
 
 export interface BootInput {
@@ -17,6 +18,8 @@ export interface BootInput {
   readonly configFlag?: string | undefined;
   readonly workspaceFlag?: string | undefined;
   readonly permissionFlags: readonly PermissionFlag[];
+  /** `tools --lock` renews the lock, so it does not read the old one (which may be broken). */
+  readonly ignoreLock?: boolean;
 }
 
 export interface Booted {
@@ -26,6 +29,10 @@ export interface Booted {
   readonly catalog: Catalog;
   readonly workspace: string;
   readonly stateDir: string;
+  /** toolgate.lock: beside the config file, else in the workspace. */
+  readonly lockPath: string;
+  /** Tools the lock refuses (descriptor_changed / descriptor_unpinned), by name. */
+  readonly refused: ReadonlyMap<string, Refusal>;
 }
 
 export async function loadEffective(input: BootInput): Promise<{ config: Effective; file: ConfigFile | null }> {
@@ -64,12 +71,14 @@ export async function boot(input: BootInput): Promise<Booted> {
     const where = file ? `${file.path}${line ? `:${line}` : ""}` : "config";
     throw bootError(`${where}: ${loosened.message}`, `remove the override, or set it to "required"`);
   }
-  return {
-    config,
-    file,
-    grants,
-    catalog: built.value,
-    workspace: config.values.workspace as string,
-    stateDir: config.values.state as string,
-  };
+  const workspace = config.values.workspace as string;
+  const lockPath = join(file ? dirname(file.path) : workspace, LOCK_NAME);
+  let refused: ReadonlyMap<string, Refusal> = new Map();
+  try {
+    const lock = input.ignoreLock ? null : readLock(lockPath);
+    if (lock) refused = checkLock(lock, built.value.descriptors);
+  } catch (e) {
+    throw bootError((e as Error).message);
+  }
+  return { config, file, grants, catalog: built.value, workspace, stateDir: config.values.state as string, lockPath, refused };
 }

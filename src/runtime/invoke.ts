@@ -23,6 +23,8 @@ export interface Profile {
 
 export interface InvokeDeps {
   readonly catalog: Catalog;
+  /** Tools toolgate.lock refuses this boot (descriptor_changed / descriptor_unpinned). */
+  readonly refused?: ReadonlyMap<string, Refusal>;
   readonly workspace: string;
   readonly stateDir: string;
   readonly scratch: string;
@@ -80,6 +82,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
 
   // 1. resolve from this boot's catalog (never a second lookup by name)
   if (!entry) return failed({ code: "unknown_tool", message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them` });
+  const pinned = deps.refused?.get(name);
+  if (pinned) return failed(pinned);
   // 2. validate
   const checked = validatorFor(entry)(args);
   if (!checked.ok) {

@@ -1,0 +1,133 @@
+// MCP transports toolgate owns: newline-delimited JSON-RPC over a child's pipes (the child is
+// started by the launcher, never by the SDK), and a wrapper that pins the protocol version.
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+export const PINNED_PROTOCOL = "2024-11-05";
+
+/** The two pipes of a running child, as the launcher hands them out. */
+export interface ChildPipes {
+  write(data: string): void | Promise<void>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** Close the child's stdin (the first step of a shutdown). */
+  endInput(): void;
+}
+
+/**
+ * NDJSON over pipes. A line that is not a JSON-RPC message (noise on stdout) is reported
+ * through `onNoise` and skipped, never fatal; the stream ending is `onclose`.
+ */
+export class PipeTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  #closed = false;
+
+  constructor(
+    private readonly pipes: ChildPipes,
+    private readonly onNoise: (line: string) => void = () => {},
+    private readonly maxLineBytes = 16 * 1024 * 1024,
+  ) {}
+
+  async start(): Promise<void> {
+    void this.#pump();
+  }
+
+  async #pump(): Promise<void> {
+    const decoder = new TextDecoder();
+    let buf = "";
+    try {
+      for await (const chunk of this.pipes.stdout) {
+        buf += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) >= 0) {
+          this.#line(buf.slice(0, nl).replace(/\r$/, ""));
+          buf = buf.slice(nl + 1);
+        }
+        if (buf.length > this.maxLineBytes) {
+          this.onerror?.(new Error(`a line from the server exceeded ${this.maxLineBytes} bytes`));
+          buf = "";
+        }
+      }
+    } catch (e) {
+      this.onerror?.(e as Error);
+    }
+    this.#finish();
+  }
+
+  #line(line: string): void {
+    if (line.trim() === "") return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      this.onNoise(line);
+      return;
+    }
+    if (msg === null || typeof msg !== "object" || (msg as { jsonrpc?: unknown }).jsonrpc !== "2.0") {
+      this.onNoise(line);
+      return;
+    }
+    this.onmessage?.(msg as JSONRPCMessage);
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) throw new Error("the server's pipe is closed");
+    await this.pipes.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.pipes.endInput();
+    this.#finish();
+  }
+}
+
+/**
+ * Offers exactly PINNED_PROTOCOL in `initialize` and records what the server negotiated;
+ * the caller refuses any other version (a boot failure for Las).
+ */
+export class PinnedProtocol implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  negotiated: string | undefined;
+  #initId: unknown;
+
+  constructor(private readonly inner: Transport) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (e) => this.onerror?.(e);
+    inner.onmessage = (m) => {
+      const r = m as { id?: unknown; result?: { protocolVersion?: unknown } };
+      if (this.#initId !== undefined && r.id === this.#initId && r.result) {
+        this.negotiated = String(r.result.protocolVersion);
+        // The SDK would accept any version it knows; toolgate accepts only the pinned one,
+        // so report it as pinned to the SDK and let the caller check `negotiated`.
+        r.result.protocolVersion = PINNED_PROTOCOL;
+      }
+      this.onmessage?.(m);
+    };
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
+    const m = message as { method?: string; id?: unknown; params?: { protocolVersion?: string } };
+    if (m.method === "initialize" && m.params) {
+      this.#initId = m.id;
+      message = { ...message, params: { ...m.params, protocolVersion: PINNED_PROTOCOL } } as JSONRPCMessage;
+    }
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
