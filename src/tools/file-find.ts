@@ -2,16 +2,17 @@
 import { statSync } from "node:fs";
 import { defineTool } from "../catalog/declare.ts";
 import { refuse, type Outcome } from "../result/result.ts";
-import { resolveInside } from "./workspace.ts";
-import { ancestorLayers, walk } from "./walk.ts";
+import { relativeInside, resolveInside } from "./workspace.ts";
+import { ancestry, walk } from "./walk.ts";
 
 export const WALK_BUDGET = 200_000;
+/** The listed paths (and the cursor), measured as the output boundary measures them: UTF-8 bytes once JSON-serialized. */
 export const ANSWER_BOUND_CHARS = 40_000;
 
 export default defineTool({
   name: "file_find",
   description:
-    "List workspace files matching a glob (default **/*), sorted, workspace-relative, .gitignore respected. Long lists come back truncated with nextCursor (pass it as cursor); scanCapped means the walk budget ran out.",
+    "List workspace files matching a glob (default **/*), sorted, workspace-relative, .gitignore respected; .git and the state folder are never listed. The pattern is relative to path (default the workspace) and follows git's glob pathspecs: * stays within one folder (*.md is top-level only), **/ spans any number of folders including none, a pattern without wildcards also matches everything under the folder it names; {a,b} alternatives work too. Symlinks are listed, never followed. Long lists come back truncated with nextCursor (pass it as cursor); scanCapped means the walk budget ran out; pathIgnored means path lies in an ignored folder, .git or the state folder, where nothing is listed.",
   input: (type) =>
     type({
       "+": "reject",
@@ -30,10 +31,21 @@ export default defineTool({
     findFiles(ctx.workspace, ctx.stateDir, args.pattern ?? "**/*", args.path ?? ".", args.cursor, args.limit ?? 1000),
 });
 
-export function findFiles(workspace: string, stateDir: string, pattern: string, path: string, cursor: string | undefined, limit: number): Outcome<unknown> {
+/** `budget` is the walk's entry budget; only tests pass anything but the default. */
+export function findFiles(
+  workspace: string,
+  stateDir: string,
+  pattern: string,
+  path: string,
+  cursor: string | undefined,
+  limit: number,
+  budget: number = WALK_BUDGET,
+): Outcome<unknown> {
   const r = resolveInside(workspace, path);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
+  const matches = matcher(pattern);
+  if (!matches.ok) return matches;
   let isDir = false;
   try {
     isDir = statSync(abs).isDirectory();
@@ -41,22 +53,25 @@ export function findFiles(workspace: string, stateDir: string, pattern: string, 
     return refuse("file.missing", `"${rel}" does not exist`);
   }
   if (!isDir) return refuse("file.not_a_directory", `"${rel}" is a file; give a folder as path`);
-  const glob = new Bun.Glob(pattern);
   const relRoot = rel === "." ? "" : rel;
-  const stateRel = resolveInside(workspace, stateDir);
-  const skip = new Set<string>(stateRel.ok && stateRel.value.rel !== "." ? [stateRel.value.rel] : []);
-  const res = walk({ root: abs, relRoot, skip, budget: WALK_BUDGET, layers: ancestorLayers(workspace, relRoot) });
+  // stateDir is absolute (the config makes it so): compare it as a workspace-relative path.
+  const stateRel = relativeInside(workspace, stateDir);
+  const skip = new Set<string>(stateRel !== null && stateRel !== "." ? [stateRel] : []);
+  const { layers, excluded } = ancestry(workspace, relRoot, skip);
+  const res = excluded ? { files: [], scanCapped: false } : walk({ root: abs, relRoot, skip, budget, layers });
   const matched = res.files
-    .filter((f) => glob.match(relRoot === "" ? f : f.slice(relRoot.length + 1)))
+    .filter((f) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1)))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const start = cursor === undefined ? 0 : upperBound(matched, cursor);
   const paths: string[] = [];
-  let chars = 0;
+  let bytes = 0;
   for (let i = start; i < matched.length && paths.length < limit; i++) {
     const p = matched[i]!;
-    if (chars + p.length + 3 > ANSWER_BOUND_CHARS && paths.length > 0) break;
+    const cost = Buffer.byteLength(JSON.stringify(p), "utf8") + 1; // quotes, and a comma
+    // Room is kept for this path once more, as nextCursor.
+    if (bytes + 2 * cost > ANSWER_BOUND_CHARS && paths.length > 0) break;
     paths.push(p);
-    chars += p.length + 3;
+    bytes += cost;
   }
   const truncated = start + paths.length < matched.length;
   return {
@@ -70,8 +85,28 @@ export function findFiles(workspace: string, stateDir: string, pattern: string, 
       truncated,
       ...(truncated ? { nextCursor: paths[paths.length - 1] } : {}),
       scanCapped: res.scanCapped,
+      ...(excluded ? { pathIgnored: true } : {}),
     },
   };
+}
+
+const GLOB_META = /[*?[\]{}\\]/;
+
+/** The predicate for a pattern, relative to the listed folder; a pattern that can never match is refused. */
+function matcher(pattern: string): Outcome<(p: string) => boolean> {
+  let p = pattern;
+  while (p.startsWith("./")) p = p.slice(2);
+  if (p.startsWith("/") || p.split("/").includes("..")) {
+    return refuse("find.invalid", `pattern "${pattern}" leaves the listed folder; patterns are relative to path (give path to list another folder)`);
+  }
+  if (p === "" || p === ".") p = "**";
+  if (!GLOB_META.test(p)) {
+    // git's pathspec rule: a literal names a file, or a folder and everything under it.
+    const literal = p.replace(/\/+$/, "");
+    return { ok: true, value: (f) => f === literal || f.startsWith(`${literal}/`) };
+  }
+  const glob = new Bun.Glob(p);
+  return { ok: true, value: (f) => glob.match(f) };
 }
 
 /** First index whose path sorts after `cursor`. */

@@ -1,5 +1,5 @@
 // file_read: a bounded, line-numbered read of one workspace file, with the whole file's digest.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { defineTool } from "../catalog/declare.ts";
 import { sha256Hex } from "../catalog/canonical.ts";
 import { refuse, type Outcome } from "../result/result.ts";
@@ -7,7 +7,11 @@ import { resolveInside } from "./workspace.ts";
 
 /** Files above this are refused whole: the digest covers the whole file. */
 export const READ_BOUND_BYTES = 8 * 1024 * 1024;
-/** One answer carries at most this many characters of numbered text (well under the 64 KiB boundary). */
+/**
+ * One answer's numbered text, measured as the output boundary measures it (UTF-8 bytes once
+ * JSON-serialized, so quotes, control characters and non-ASCII count for what they cost),
+ * stays within this: well under the 64 KiB boundary with the rest of the payload.
+ */
 export const ANSWER_BOUND_CHARS = 40_000;
 export const LINE_BOUND_CHARS = 2_000;
 const DEFAULT_LIMIT = 2_000;
@@ -35,10 +39,11 @@ export default defineTool({
 function readWhole(abs: string, rel: string): Outcome<Buffer> {
   let fd: number;
   try {
-    fd = openSync(abs, "r");
+    // O_NONBLOCK: opening a named pipe must not wait for a writer; fstat below refuses it.
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
+    if (code === "ENOENT" || code === "ENOTDIR") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
     if (code === "EISDIR") return refuse("file.not_a_file", `"${rel}" is a directory, not a file; use file_find to list it`);
     return refuse("file.unreadable", `"${rel}" cannot be read (${code})`);
   }
@@ -73,7 +78,7 @@ export function readFile(workspace: string, path: string, offset: number, limit:
   const buf = whole.value;
   let text: string;
   try {
-    if (buf.subarray(0, 8192).includes(0)) throw new Error("NUL");
+    if (buf.includes(0)) throw new Error("NUL"); // the whole file: a NUL anywhere makes it binary
     text = utf8.decode(buf);
   } catch {
     return refuse("file.binary", `"${rel}" is binary (not UTF-8 text); file_read only reads text`);
@@ -83,20 +88,20 @@ export function readFile(workspace: string, path: string, offset: number, limit:
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   const totalLines = text === "" ? 0 : lines.length;
   const out: string[] = [];
-  let chars = 0;
+  let bytes = 0;
   let clippedLines = 0;
   let next = offset;
   const width = String(Math.min(totalLines, offset + limit - 1)).length;
   for (let i = offset - 1; i < totalLines && i < offset - 1 + limit; i++) {
-    let line = lines[i]!;
-    if (line.length > LINE_BOUND_CHARS) {
-      line = `${line.slice(0, LINE_BOUND_CHARS)}… [line clipped: ${line.length} chars]`;
-      clippedLines++;
-    }
-    const numbered = `${String(i + 1).padStart(width)}\t${line}`;
-    if (chars + numbered.length + 1 > ANSWER_BOUND_CHARS && out.length > 0) break;
+    const line = lines[i]!;
+    const long = line.length > LINE_BOUND_CHARS;
+    const shown = long ? `${clip(line, LINE_BOUND_CHARS)}… [line clipped: ${line.length} chars]` : line;
+    const numbered = `${String(i + 1).padStart(width)}\t${shown}`;
+    const cost = serializedBytes(numbered) + (out.length > 0 ? 2 : 0); // the "\n" joining it is 2 bytes serialized
+    if (bytes + cost > ANSWER_BOUND_CHARS && out.length > 0) break;
     out.push(numbered);
-    chars += numbered.length + 1;
+    bytes += cost;
+    if (long) clippedLines++; // counted only once shown: a line held back for the next page is not
     next = i + 2;
   }
   const truncated = next <= totalLines;
@@ -114,4 +119,13 @@ export function readFile(workspace: string, path: string, offset: number, limit:
       ...(truncated ? { nextCursor: next } : {}),
     },
   };
+}
+
+/** UTF-8 bytes of `s` inside a JSON string (without the quotes): what the output boundary counts. */
+const serializedBytes = (s: string): number => Buffer.byteLength(JSON.stringify(s), "utf8") - 2;
+
+/** The first `n` UTF-16 units of `s`, one fewer if the cut would split a surrogate pair. */
+function clip(s: string, n: number): string {
+  const c = s.charCodeAt(n - 1);
+  return s.slice(0, c >= 0xd800 && c <= 0xdbff ? n - 1 : n);
 }

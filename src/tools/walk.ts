@@ -1,6 +1,7 @@
 // A bounded walk of the workspace that respects .gitignore files (nested ones too),
 // never descends into .git or the state folder, and never follows directory symlinks.
-import { readdirSync, readFileSync } from "node:fs";
+// It lists what `git ls-files --others` would consider: regular files and symlinks.
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -29,13 +30,26 @@ export interface WalkResult {
 }
 
 function readLayer(absDir: string, relDir: string): Layer | null {
-  let text: string;
+  const text = readGitignore(join(absDir, ".gitignore"));
+  // Case-sensitive, as git is by default (core.ignoreCase=false); the library's default is not.
+  return text === null ? null : { base: relDir, rules: ignore({ ignorecase: false }).add(text) };
+}
+
+/** Like git: a symlinked .gitignore is not followed (it could lead out), and a pipe is not waited on. */
+function readGitignore(p: string): string | null {
+  let fd: number;
   try {
-    text = readFileSync(join(absDir, ".gitignore"), "utf8");
+    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return null;
   }
-  return { base: relDir, rules: ignore().add(text) };
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Git's rule: the deepest layer that has an opinion decides; negation can re-include. */
@@ -52,14 +66,25 @@ export function isIgnored(layers: readonly Layer[], rel: string, isDir: boolean)
 
 /** Gitignore layers for every folder from the workspace root down to (and including) `relDir`'s parents. */
 export function ancestorLayers(workspace: string, relDir: string): Layer[] {
+  return ancestry(workspace, relDir, new Set()).layers;
+}
+
+/**
+ * The ancestor layers of `relDir`, and whether the walk would never reach it: it, or a folder
+ * above it, is `.git`, a skipped folder, or ignored by the layers above it (git's rule: nothing
+ * inside an excluded folder is listed, so a narrowed listing agrees with the whole one).
+ */
+export function ancestry(workspace: string, relDir: string, skip: ReadonlySet<string>): { layers: Layer[]; excluded: boolean } {
   const layers: Layer[] = [];
   const parts = relDir === "" || relDir === "." ? [] : relDir.split("/");
   for (let i = 0; i < parts.length; i++) {
-    const rel = parts.slice(0, i).join("/");
-    const l = readLayer(join(workspace, rel), rel);
+    const parent = parts.slice(0, i).join("/");
+    const l = readLayer(join(workspace, parent), parent);
     if (l) layers.push(l);
+    const rel = parts.slice(0, i + 1).join("/");
+    if (parts[i] === ".git" || skip.has(rel) || isIgnored(layers, rel, true)) return { layers, excluded: true };
   }
-  return layers;
+  return { layers, excluded: false };
 }
 
 export function walk(opts: WalkOptions): WalkResult {
@@ -86,11 +111,12 @@ export function walk(opts: WalkOptions): WalkResult {
       }
       const name = ent.name;
       const rel = dir.rel === "" ? name : `${dir.rel}/${name}`;
+      if (name === ".git") continue; // a folder, or a file in a worktree or submodule: never listed
       if (ent.isDirectory()) {
-        if (name === ".git" || opts.skip.has(rel) || isIgnored(layers, rel, true)) continue;
+        if (opts.skip.has(rel) || isIgnored(layers, rel, true)) continue;
         stack.push({ abs: join(dir.abs, name), rel, layers });
-      } else if (!isIgnored(layers, rel, false)) {
-        files.push(rel);
+      } else if ((ent.isFile() || ent.isSymbolicLink()) && !isIgnored(layers, rel, false)) {
+        files.push(rel); // a symlink is listed as itself, never followed (git does the same)
       }
     }
   }

@@ -27,6 +27,17 @@ export function resolveInside(workspace: string, path: string): Outcome<Resolved
   if (!isInside(root, abs)) {
     return refuse("path.outside_workspace", `"${path}" resolves outside the workspace (file tools never leave it, whatever the grants)`);
   }
+  return { ok: true, value: { abs, rel: relativeTo(root, abs) } };
+}
+
+/** The workspace-relative path of an absolute path (symlinks followed), or null when it lies outside. */
+export function relativeInside(workspace: string, absPath: string): string | null {
+  const root = resolveReal(workspace, "/");
+  const abs = root === null ? null : resolveReal(absPath, root);
+  return root === null || abs === null || !isInside(root, abs) ? null : relativeTo(root, abs);
+}
+
+function relativeTo(root: string, abs: string): string {
   const rel = relative(root, abs).split(sep).join("/");
-  return { ok: true, value: { abs, rel: rel === "" ? "." : rel } };
+  return rel === "" ? "." : rel;
 }
