@@ -1,0 +1,68 @@
+// One MCP client session over a transport toolgate owns. The SDK is loaded lazily (it costs
+// tens of milliseconds); requests go out raw so the SDK never validates or reshapes a result
+// before the output boundary sees it, and every request carries its deadline explicitly
+// (the SDK's own default is 60 s).
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { PinnedProtocol } from "./transport.ts";
+
+export interface ListedTool {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema: unknown;
+}
+
+export type CallOutcome =
+  | { readonly ok: true; readonly result: Record<string, unknown> }
+  /** transport: the connection failed mid-call (effect unknown); deadline: no answer in time; protocol: a malformed answer. */
+  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol"; readonly message: string };
+
+export interface McpSession {
+  /** With `pin`: the protocol version the server answered (before the pin rewrote it for the SDK). */
+  readonly negotiated: string | undefined;
+  listTools(timeoutMs: number): Promise<ListedTool[]>;
+  callTool(name: string, args: unknown, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<CallOutcome>;
+  close(): Promise<void>;
+}
+
+const MAX_PAGES = 100;
+
+export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string }): Promise<McpSession> {
+  const [{ Client }, types] = await Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+  const pinned = opts.pin ? new PinnedProtocol(transport) : null;
+  // No client capabilities: advertising roots makes the SDK wait out a 2 s close timeout.
+  const client = new Client({ name: "toolgate", version: opts.version }, { capabilities: {} });
+  await client.connect(pinned ?? transport, { timeout: opts.connectTimeoutMs });
+  const negotiated = pinned?.negotiated;
+  return {
+    negotiated,
+    async listTools(timeoutMs) {
+      const tools: ListedTool[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const r = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, types.ListToolsResultSchema, { timeout: timeoutMs });
+        for (const t of r.tools) tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema });
+        cursor = r.nextCursor;
+        if (!cursor) break;
+      }
+      return tools;
+    },
+    async callTool(name, args, { timeoutMs, signal }) {
+      try {
+        const r = await client.request(
+          { method: "tools/call", params: { name, arguments: args as Record<string, unknown> } },
+          types.CallToolResultSchema.passthrough(),
+          { timeout: timeoutMs, maxTotalTimeout: timeoutMs, ...(signal ? { signal } : {}) },
+        );
+        return { ok: true, result: r as Record<string, unknown> };
+      } catch (e) {
+        const code = (e as { code?: number }).code;
+        const message = (e as Error).message;
+        if (code === types.ErrorCode.RequestTimeout) return { ok: false, kind: "deadline", message };
+        if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };
+        if (typeof code === "number") return { ok: false, kind: "protocol", message };
+        return { ok: false, kind: "transport", message };
+      }
+    },
+    close: () => client.close(),
+  };
+}
