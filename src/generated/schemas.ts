@@ -44,6 +44,56 @@ export const toolSchemas: Record<string, Record<string, unknown>> = {
       }
     },
     "additionalProperties": false
+  },
+  "file_edit": {
+    "type": "object",
+    "properties": {
+      "digest": {
+        "type": "string",
+        "pattern": "^sha256:[0-9a-f]{64}$"
+      },
+      "new_string": {
+        "type": "string"
+      },
+      "old_string": {
+        "type": "string",
+        "minLength": 1
+      },
+      "path": {
+        "type": "string",
+        "minLength": 1
+      },
+      "replace_all": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "digest",
+      "new_string",
+      "old_string",
+      "path"
+    ],
+    "additionalProperties": false
+  },
+  "file_write": {
+    "type": "object",
+    "properties": {
+      "content": {
+        "type": "string"
+      },
+      "path": {
+        "type": "string",
+        "minLength": 1
+      },
+      "overwrite": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "content",
+      "path"
+    ],
+    "additionalProperties": false
   }
 };
 export const configSchema: Record<string, unknown> = {

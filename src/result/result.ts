@@ -32,6 +32,8 @@ export interface Refusal {
   readonly code: string;
   readonly message: string;
   readonly details?: unknown;
+  /** The transport failed mid-call: the remote effect is unknown (recorded, never replayed). */
+  readonly indeterminate?: true;
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };

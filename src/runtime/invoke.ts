@@ -78,7 +78,9 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     return violation ? { envelope, violation } : { envelope };
   };
   const failed = (r: Refusal): Invoked =>
-    finish({ status: "failed", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) });
+    r.indeterminate
+      ? finish({ status: "indeterminate", tool: name, error_code: r.code, message: r.message })
+      : finish({ status: "failed", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) });
 
   // 1. resolve from this boot's catalog (never a second lookup by name)
   if (!entry) return failed({ code: "unknown_tool", message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them` });

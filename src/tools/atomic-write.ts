@@ -1,0 +1,221 @@
+// The writers' file I/O (file_edit, file_write): read a whole regular file with its identity, and
+// replace or create one atomically — a temporary file in the same folder, fsync, rename (or link,
+// when nothing may be replaced), fsync of the folder, then a read-back whose digest must match.
+// A crash at any point leaves the old file or the new one at the target, never a partial one.
+import { randomBytes } from "node:crypto";
+import {
+  closeSync, constants, fchmodSync, fchownSync, fstatSync, fsyncSync, linkSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync,
+  type BigIntStats,
+} from "node:fs";
+import { basename, dirname } from "node:path";
+import { sha256Hex } from "../catalog/canonical.ts";
+import { ok, refuse, type Outcome } from "../result/result.ts";
+import { READ_BOUND_BYTES } from "./file-read.ts";
+import { isInside, relativeInside } from "./workspace.ts";
+
+/** The digest file_read reports and file_edit binds to: sha256 of the whole file's bytes. */
+export const digestOf = (bytes: Uint8Array): string => `sha256:${sha256Hex(bytes)}`;
+
+/** What a writer's call is scoped by: the state folder it must not write into, and (for tests) the publish step. */
+export interface WriteScope {
+  readonly stateDir?: string;
+  readonly io?: PublishIo;
+}
+
+/**
+ * Whatever the grants, file_edit and file_write do not write into the state folder (the journal and
+ * remembered approvals: the gate's own record) or into any .git folder (hooks and config run code).
+ */
+export function refuseProtected(workspace: string, scope: WriteScope, abs: string, rel: string): Outcome<never> | null {
+  if (rel.split("/").includes(".git")) return refuse("path.protected", `"${rel}" is inside a .git folder, which file tools never write (its hooks and config run code)`);
+  const state = scope.stateDir === undefined ? null : relativeInside(workspace, scope.stateDir);
+  if (state !== null && state !== "." && isInside(state, rel)) {
+    return refuse("path.protected", `"${rel}" is inside toolgate's state folder, which file tools never write`);
+  }
+  return null;
+}
+
+/** The step that makes a write visible; injectable so a test can fail or crash right before it. */
+export interface PublishIo {
+  rename(from: string, to: string): void;
+  link(existing: string, to: string): void;
+}
+export const realIo: PublishIo = { rename: renameSync, link: linkSync };
+
+export interface ReadFile {
+  readonly bytes: Buffer;
+  readonly stat: BigIntStats;
+}
+
+/** Same-file-and-unchanged test: inode, size, and both change times to the nanosecond. */
+const identity = (s: BigIntStats) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+
+const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? "EIO";
+
+/** A whole regular file (at most READ_BOUND_BYTES, as file_read), or the refusal file_read would give. */
+export function readRegular(abs: string, rel: string): Outcome<ReadFile> {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK); // a FIFO must not block; fstat refuses it
+  } catch (e) {
+    const code = errCode(e);
+    if (code === "ENOENT" || code === "ENOTDIR") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
+    if (code === "EISDIR") return refuse("file.not_a_file", `"${rel}" is a directory, not a file`);
+    return refuse("file.unreadable", `"${rel}" cannot be read (${code})`);
+  }
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    if (stat.isDirectory()) return refuse("file.not_a_file", `"${rel}" is a directory, not a file`);
+    if (!stat.isFile()) return refuse("file.not_a_file", `"${rel}" is not a regular file`);
+    if (stat.size > BigInt(READ_BOUND_BYTES)) {
+      return refuse("file.too_large", `"${rel}" is ${stat.size} bytes, above the bound of ${READ_BOUND_BYTES}`, { size: Number(stat.size), bound: READ_BOUND_BYTES });
+    }
+    const bytes = Buffer.allocUnsafe(Number(stat.size));
+    let off = 0;
+    while (off < bytes.length) {
+      const n = readSync(fd, bytes, off, bytes.length - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return ok({ bytes: bytes.subarray(0, off), stat });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface AtomicWriteOptions {
+  /** "replace" renames over whatever is there; "create" links, so an existing target refuses (`file.exists`) without a race. */
+  readonly publish: "replace" | "create";
+  /** Exact permission bits for the result; absent: a new file's default (0o666 less the umask). */
+  readonly mode?: number;
+  /** Owner to carry over (best effort: only root may give a file away). */
+  readonly owner?: { readonly uid: number; readonly gid: number };
+  /** The target as the caller read it: re-checked just before publishing, so a writer in between is `file.stale`, not lost. */
+  readonly unchangedSince?: BigIntStats;
+  readonly io?: PublishIo;
+}
+
+export interface Written {
+  readonly digest: string;
+  readonly bytes: number;
+}
+
+/** Writes `data` to `target` (a real path inside the workspace) atomically and verifies it by reading it back. */
+export function atomicWrite(target: string, rel: string, data: Uint8Array, opts: AtomicWriteOptions): Outcome<Written> {
+  const io = opts.io ?? realIo;
+  const dir = dirname(target);
+  const opened = openTemp(dir, basename(target), opts.mode);
+  if (!opened.ok) return refuse("file.unwritable", `"${rel}" cannot be written: a temporary file in its folder could not be created (${opened.code})`);
+  const { fd, path: temp } = opened;
+  let published = false;
+  let closed = false;
+  try {
+    if (opts.mode !== undefined) fchmodSync(fd, opts.mode); // exact bits: the umask must not narrow a kept mode
+    if (opts.owner) {
+      try {
+        fchownSync(fd, opts.owner.uid, opts.owner.gid);
+      } catch {
+        // EPERM for a file owned by someone else: the new file stays ours, like any editor's save.
+      }
+    }
+    for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
+    fsyncSync(fd);
+    closeSync(fd);
+    closed = true;
+    if (opts.unchangedSince && !stillSame(target, opts.unchangedSince)) {
+      return refuse("file.stale", `"${rel}" was changed by someone else while this edit was being written; read it again with file_read and redo the edit`);
+    }
+    try {
+      if (opts.publish === "create") {
+        publishNew(io, temp, target);
+      } else {
+        io.rename(temp, target);
+        published = true;
+      }
+    } catch (e) {
+      const code = errCode(e);
+      if (code === "EEXIST") return refuse("file.exists", `"${rel}" already exists; pass overwrite: true to replace it`);
+      return refuse("file.unwritable", `"${rel}" cannot be written (${code})`);
+    }
+  } catch (e) {
+    return refuse("file.unwritable", `"${rel}" cannot be written (${errCode(e)})`);
+  } finally {
+    if (!closed) closeSync(fd);
+    if (!published) unlinkQuietly(temp); // after a link, the temp name is the second name of the new file
+  }
+  fsyncDir(dir);
+  return verify(target, rel, data);
+}
+
+/** link(2) refuses an existing target atomically; where links are unsupported, check then rename. */
+function publishNew(io: PublishIo, temp: string, target: string): void {
+  try {
+    io.link(temp, target);
+  } catch (e) {
+    if (!["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"].includes(errCode(e))) throw e;
+    if (existsNoFollow(target)) throw Object.assign(new Error("exists"), { code: "EEXIST" });
+    io.rename(temp, target);
+  }
+}
+
+function existsNoFollow(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function openTemp(dir: string, name: string, mode: number | undefined): { ok: true; fd: number; path: string } | { ok: false; code: string } {
+  // Hidden, unique, and short enough for NAME_MAX whatever the target's name; O_EXCL never opens an existing file or link.
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  let code = "EEXIST";
+  for (let attempt = 0; attempt < 8 && code === "EEXIST"; attempt++) {
+    const path = `${dir}/.${name.slice(0, 64)}.${randomBytes(8).toString("hex")}.toolgate-tmp`;
+    try {
+      return { ok: true, fd: openSync(path, flags, mode === undefined ? 0o666 : 0o600), path };
+    } catch (e) {
+      code = errCode(e);
+    }
+  }
+  return { ok: false, code };
+}
+
+function stillSame(target: string, before: BigIntStats): boolean {
+  try {
+    return identity(lstatSync(target, { bigint: true })) === identity(before);
+  } catch {
+    return false;
+  }
+}
+
+function verify(target: string, rel: string, data: Uint8Array): Outcome<Written> {
+  const want = digestOf(data);
+  const back = readRegular(target, rel);
+  if (!back.ok || digestOf(back.value.bytes) !== want) {
+    return refuse("file.verify_failed", `"${rel}" was written, but reading it back did not give the written content (another writer?); read it again with file_read`);
+  }
+  return ok({ digest: want, bytes: data.length });
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some file systems refuse fsync on a folder; the rename itself is still atomic.
+  }
+}
+
+function unlinkQuietly(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,107 @@
+// file_write: a whole-file write inside the workspace. Replacing an existing file needs
+// `overwrite: true`; missing parent folders are permission needs of their own, so they are
+// created only inside the write grant. Atomic and read back, like file_edit (atomic-write.ts).
+import { lstatSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { defineTool } from "../catalog/declare.ts";
+import type { Need } from "../permission/types.ts";
+import { ok, refuse, type Outcome } from "../result/result.ts";
+import { atomicWrite, refuseProtected, type WriteScope } from "./atomic-write.ts";
+import { relativeInside, resolveInside } from "./workspace.ts";
+
+export interface WriteArgs {
+  readonly path: string;
+  readonly content: string;
+  readonly overwrite?: boolean;
+}
+
+export default defineTool({
+  name: "file_write",
+  description:
+    "Write a whole workspace file (UTF-8 text), creating missing parent folders. Replacing an existing file needs overwrite: true; to change part of a file use file_edit. Never writes inside .git or the state folder. Returns the new digest, the byte count and whether the file was created.",
+  input: (type) =>
+    type({
+      "+": "reject",
+      path: "string > 0",
+      content: "string",
+      "overwrite?": "boolean",
+    }),
+  effect: "irreversible",
+  approval: "required",
+  needs: (args, ctx) => {
+    const r = resolveInside(ctx.workspace, args.path);
+    if (!r.ok) return r;
+    // Outermost missing folder first: a grant of only the file's path is refused naming the folder to grant.
+    const folders = missingFolders(r.value.abs).map((value): Need => ({ kind: "write", value }));
+    return ok([...folders, { kind: "write", value: r.value.abs }]);
+  },
+  handler: async (args, ctx) => writeFile(ctx.workspace, args, { stateDir: ctx.stateDir }),
+});
+
+/** The folders above `abs` that do not exist yet, outermost first (stops at the first existing entry). */
+export function missingFolders(abs: string): string[] {
+  const missing: string[] = [];
+  for (let dir = dirname(abs); dir !== dirname(dir); dir = dirname(dir)) {
+    if (kindOfOrCode(dir) !== null) break; // present, or not examinable: nothing above it is created
+    missing.unshift(dir);
+  }
+  return missing;
+}
+
+type Kind = "file" | "folder" | "other";
+
+function kindOf(abs: string): Kind | null {
+  try {
+    const st = lstatSync(abs);
+    return st.isFile() ? "file" : st.isDirectory() ? "folder" : "other";
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // ENOTDIR: a parent is a file; the caller finds that parent and refuses with its name.
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw e;
+  }
+}
+
+export async function writeFile(workspace: string, args: WriteArgs, scope: WriteScope = {}): Promise<Outcome<unknown>> {
+  if (/[\\/]\.?$/.test(args.path)) return refuse("file.not_a_file", `"${args.path}" names a folder; file_write writes files`);
+  const r = resolveInside(workspace, args.path);
+  if (!r.ok) return r;
+  const { abs, rel } = r.value;
+  const protectedPath = refuseProtected(workspace, scope, abs, rel);
+  if (protectedPath) return protectedPath;
+  const existing = kindOfOrCode(abs);
+  if (existing !== null && typeof existing === "object") return refuse("file.unwritable", `"${rel}" cannot be examined (${existing.code})`);
+  if (existing === "folder") return refuse("file.not_a_file", `"${rel}" is a directory; file_write writes files`);
+  if (existing === "other") return refuse("file.not_a_file", `"${rel}" is not a regular file`);
+  if (existing === "file" && !args.overwrite) {
+    return refuse("file.exists", `"${rel}" already exists; pass overwrite: true to replace it whole (file_edit changes part of it)`);
+  }
+  const folders = missingFolders(abs);
+  const base = dirname(folders[0] ?? abs);
+  if (kindOfOrCode(base) !== "folder") return refuse("file.parent_not_a_folder", `"${rel}" cannot be created: "${relativeInside(workspace, base) ?? base}" is not a folder`);
+  for (const dir of folders) {
+    try {
+      mkdirSync(dir); // one level at a time: exactly the folders the permission stage saw
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST") return refuse("file.unwritable", `"${rel}" cannot be created: folder "${relativeInside(workspace, dir) ?? dir}" (${code})`);
+    }
+  }
+  const st = existing === "file" ? lstatSync(abs, { bigint: true }) : null;
+  const written = atomicWrite(abs, rel, Buffer.from(args.content, "utf8"), {
+    // Without overwrite the file is published with link(2), so one created meanwhile is still refused.
+    publish: args.overwrite ? "replace" : "create",
+    ...(st ? { mode: Number(st.mode & 0o777n), owner: { uid: Number(st.uid), gid: Number(st.gid) } } : {}),
+    ...(scope.io ? { io: scope.io } : {}),
+  });
+  if (!written.ok) return written;
+  return ok({ path: rel, digest: written.value.digest, bytes: written.value.bytes, created: st === null });
+}
+
+function kindOfOrCode(abs: string): Kind | null | { code: string } {
+  try {
+    return kindOf(abs);
+  } catch (e) {
+    return { code: (e as NodeJS.ErrnoException).code ?? "EIO" };
+  }
+}
