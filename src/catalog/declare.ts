@@ -59,6 +59,9 @@ export interface ToolContext {
 export interface NeedsContext {
   readonly workspace: string;
   readonly scratch: string;
+  readonly stateDir: string;
+  /** Configured skill folders (absolute), in order. */
+  readonly skillDirs: readonly string[];
 }
 
 export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {

@@ -94,6 +94,80 @@ export const toolSchemas: Record<string, Record<string, unknown>> = {
       "path"
     ],
     "additionalProperties": false
+  },
+  "skill_list": {
+    "type": "object",
+    "properties": {
+      "cursor": {
+        "type": "integer",
+        "minimum": 0
+      }
+    },
+    "additionalProperties": false
+  },
+  "skill_load": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string",
+        "maxLength": 64,
+        "minLength": 1
+      }
+    },
+    "required": [
+      "name"
+    ],
+    "additionalProperties": false
+  },
+  "plan": {
+    "type": "object",
+    "properties": {
+      "steps": {
+        "type": "array",
+        "maxItems": 100,
+        "minItems": 1,
+        "items": {
+          "type": "object",
+          "properties": {
+            "status": {
+              "enum": [
+                "done",
+                "dropped",
+                "in_progress",
+                "pending"
+              ]
+            },
+            "title": {
+              "type": "string",
+              "description": "one line of 1-500 characters, not only spaces",
+              "pattern": "^[^\\r\\n]*\\S[^\\r\\n]*$",
+              "maxLength": 500,
+              "minLength": 1
+            }
+          },
+          "required": [
+            "status",
+            "title"
+          ],
+          "additionalProperties": false
+        }
+      }
+    },
+    "additionalProperties": false
+  },
+  "desk": {
+    "type": "object",
+    "properties": {
+      "expected_version": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "text": {
+        "type": "string",
+        "maxLength": 48000
+      }
+    },
+    "additionalProperties": false
   }
 };
 export const configSchema: Record<string, unknown> = {

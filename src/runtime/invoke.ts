@@ -99,7 +99,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     return failed({ code: "profile.excluded", message: `${name} is not offered in this profile` });
   }
   // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
-  const needs = entry.adapter.needs(value, { workspace: deps.workspace, scratch: deps.scratch });
+  const needs = entry.adapter.needs(value, { workspace: deps.workspace, scratch: deps.scratch, stateDir: deps.stateDir, skillDirs: deps.skillDirs });
   if (!needs.ok) return failed(needs.refusal);
   for (const need of needs.value) {
     const r = deps.permissions.check(need, name);

@@ -68,8 +68,8 @@ describe("file_edit: the happy path", () => {
     expect([fileEdit.name, fileEdit.effect, fileEdit.approval]).toEqual(["file_edit", "reversible", "required"]);
     const args = { path: "link/a.txt", digest: digestOf("x"), old_string: "x", new_string: "y" };
     const abs = join(ws.path, "real/a.txt");
-    expect(fileEdit.needs(args, { workspace: ws.path, scratch: ws.path })).toEqual({ ok: true, value: [{ kind: "read", value: abs }, { kind: "write", value: abs }] });
-    expect(fileEdit.needs({ ...args, path: "../x" }, { workspace: ws.path, scratch: ws.path })).toEqual(refusal("path.outside_workspace"));
+    expect(fileEdit.needs(args, { workspace: ws.path, scratch: ws.path, stateDir: ws.path, skillDirs: [] })).toEqual({ ok: true, value: [{ kind: "read", value: abs }, { kind: "write", value: abs }] });
+    expect(fileEdit.needs({ ...args, path: "../x" }, { workspace: ws.path, scratch: ws.path, stateDir: ws.path, skillDirs: [] })).toEqual(refusal("path.outside_workspace"));
   });
 
   test("the handler works from the tool context's workspace", async () => {

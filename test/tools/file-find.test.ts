@@ -203,7 +203,7 @@ describe("narrowing with path", () => {
     put(top.path, "outside/f");
     symlinkSync(join(top.path, "outside"), join(ws, "out"));
     expect(findFiles(ws, join(ws, ".toolgate"), "**/*", path, undefined, 10)).toEqual(refusal(code));
-    if (code === "path.outside_workspace") expect(fileFind.needs({ path }, { workspace: ws, scratch: join(ws, ".scratch") })).toEqual(refusal(code));
+    if (code === "path.outside_workspace") expect(fileFind.needs({ path }, { workspace: ws, scratch: join(ws, ".scratch"), stateDir: join(ws, ".toolgate"), skillDirs: [] })).toEqual(refusal(code));
   });
 });
 

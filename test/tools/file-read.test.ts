@@ -274,7 +274,7 @@ describe("the workspace wall", () => {
     symlinkSync(join(top.path, "outside"), join(ws, "out-dir"));
     const p = path === "ABS_INSIDE" ? join(ws, "sub/a.txt") : path;
     expect(readFile(ws, p, 1, 10)).toEqual(refusal("path.outside_workspace"));
-    expect(fileRead.needs({ path: p }, { workspace: ws, scratch: join(ws, ".scratch") })).toEqual(refusal("path.outside_workspace"));
+    expect(fileRead.needs({ path: p }, { workspace: ws, scratch: join(ws, ".scratch"), stateDir: join(ws, ".toolgate"), skillDirs: [] })).toEqual(refusal("path.outside_workspace"));
   });
 
   test.each([

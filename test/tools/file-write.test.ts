@@ -14,7 +14,7 @@ const put = (root: string, rel: string, body: string | Uint8Array): void => {
 const digestOf = (body: string | Uint8Array) => `sha256:${createHash("sha256").update(body).digest("hex")}`;
 const refusal = (code: string) => ({ ok: false as const, refusal: expect.objectContaining({ code, message: expect.any(String) }) });
 const body = (root: string, rel: string) => readFileSync(join(root, rel), "utf8");
-const needsOf = (ws: string, path: string) => fileWrite.needs({ path, content: "" }, { workspace: ws, scratch: ws });
+const needsOf = (ws: string, path: string) => fileWrite.needs({ path, content: "" }, { workspace: ws, scratch: ws, stateDir: ws, skillDirs: [] });
 const failing = (code: string) => () => {
   throw Object.assign(new Error(code), { code });
 };
