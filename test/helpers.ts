@@ -1,5 +1,5 @@
 // Shared test seams: temporary folders disposed with `await using`, and the compiled binary.
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -35,3 +35,27 @@ export async function run(args: readonly string[], opts: { cwd: string; env?: Re
 }
 
 export const json = (r: RunResult): any => JSON.parse(r.stdout);
+
+/**
+ * Runs dist/toolgate as an ordinary user: as root it drops to nobody with util-linux setpriv,
+ * so refusals root would bypass (EACCES) are real in CI too. The binary is copied into a
+ * world-readable temporary folder first (the checkout itself may sit where nobody cannot go);
+ * `cwd` and the folders under it that the call must reach need o+x.
+ */
+export async function runUnprivileged(args: readonly string[], opts: { cwd: string }): Promise<RunResult> {
+  await using bin = tempDir("toolgate-bin-");
+  chmodSync(bin.path, 0o755);
+  const copy = join(bin.path, "toolgate");
+  copyFileSync(BIN, copy);
+  chmodSync(copy, 0o755);
+  const drop = process.getuid?.() === 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+  const proc = Bun.spawn([...drop, copy, ...args], {
+    cwd: opts.cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: opts.cwd, CI: "true" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { realIo } from "../../src/tools/atomic-write.ts";
 import fileWrite, { missingFolders, writeFile } from "../../src/tools/file-write.ts";
 import { readFile } from "../../src/tools/file-read.ts";
-import { tempDir } from "../helpers.ts";
+import { runUnprivileged, tempDir } from "../helpers.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -214,19 +214,20 @@ describe("file_write: atomicity and races", () => {
     expect(readdirSync(ws.path)).toEqual([]);
   });
 
-  // Root writes anywhere, so this runs only as an ordinary user.
-  test.skipIf(process.getuid?.() === 0)("a folder that cannot be written to is file.unwritable, named relative to the workspace", async () => {
+  // Root writes anywhere: the call runs as an ordinary user (nobody, when the suite runs as root).
+  test("a folder that cannot be written to is file.unwritable, named relative to the workspace", async () => {
     await using ws = tempDir();
+    chmodSync(ws.path, 0o777);
     mkdirSync(join(ws.path, "ro"));
     chmodSync(join(ws.path, "ro"), 0o555);
-    try {
-      const r = (await writeFile(ws.path, { path: "ro/a.txt", content: "x" })) as any;
-      expect(r).toEqual(refusal("file.unwritable"));
-      expect(r.refusal.message).not.toContain(ws.path);
-      const nested = (await writeFile(ws.path, { path: "ro/sub/a.txt", content: "x" })) as any;
-      expect(nested.refusal.message).toContain('folder "ro/sub"');
-    } finally {
-      chmodSync(join(ws.path, "ro"), 0o755);
-    }
+    const call = (path: string) => runUnprivileged(["call", "file_write", JSON.stringify({ path, content: "x" }), "--allow-write", "--approve", "file_write"], { cwd: ws.path });
+    const r = await call("ro/a.txt");
+    expect([r.code, JSON.parse(r.stdout).error_code]).toEqual([1, "file.unwritable"]);
+    expect(r.stdout).not.toContain(ws.path);
+    const nested = await call("ro/sub/a.txt");
+    expect(JSON.parse(nested.stdout).message).toContain('folder "ro/sub"');
+    expect(existsSync(join(ws.path, "ro", "a.txt"))).toBe(false);
   });
+
+
 });

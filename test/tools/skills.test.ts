@@ -6,7 +6,7 @@ import { BUNDLED_CARDS } from "../../src/tools/bundled-skills.ts";
 import skillList, { LIST_BOUND_BYTES, listCards, REPORT_BOUND } from "../../src/tools/skill-list.ts";
 import skillLoad, { loadCard } from "../../src/tools/skill-load.ts";
 import { CARD_BOUND_BYTES, DESCRIPTION_BOUND_CHARS, discoverCards, FOLDER_SCAN_BOUND, parseFrontMatter, skillNeeds } from "../../src/tools/skills.ts";
-import { ROOT, tempDir } from "../helpers.ts";
+import { ROOT, runUnprivileged, tempDir } from "../helpers.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -150,13 +150,18 @@ describe("discovery", () => {
     expect([d.cards.map((c) => c.name), d.scanCapped]).toEqual([["a"], true]);
   });
 
-  // root reads anything, so the refusal cannot be staged as root
-  test.skipIf(process.getuid?.() === 0)("an unreadable card is skipped with the reason", async () => {
+  // Root reads anything: the call runs as an ordinary user (nobody, when the suite runs as root).
+  test("an unreadable card is skipped with the reason", async () => {
     await using ws = tempDir();
     put(ws.path, "skills/locked/SKILL.md", card("locked", "d"));
+    chmodSync(ws.path, 0o777);
     chmodSync(join(ws.path, "skills/locked/SKILL.md"), 0);
-    expect(discoverCards(ws.path, [join(ws.path, "skills")], []).skipped).toEqual([{ path: "skills/locked/SKILL.md", reason: "SKILL.md cannot be read (EACCES)" }]);
+    const r = await runUnprivileged(["call", "skill_list", "--allow-read", "--approve", "skill_list"], { cwd: ws.path });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).payload.skipped).toEqual([{ path: "skills/locked/SKILL.md", reason: "SKILL.md cannot be read (EACCES)" }]);
   });
+
+
 });
 
 describe("skill_list", () => {
