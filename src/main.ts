@@ -25,6 +25,7 @@ const globalArgs = {
   "allow-all": { type: "boolean", alias: "A", description: "Grant every permission" },
   approve: { type: "string", description: "Approve these tools for this run (repeatable; `all` approves every tool)", valueHint: "TOOL[,TOOL]" },
   "no-prompt": { type: "boolean", description: "Never prompt (also when CI=true): ungranted permissions and approvals are refused" },
+  lane: { type: "string", description: "The lane whose plan and desk page a call uses (default: default)", valueHint: "NAME" },
   version: { type: "boolean", description: "Print the version" },
 } as const;
 
@@ -75,7 +76,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const cmd = await load();
   if (wantsHelp) {
-    const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt";
+    const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt, --lane NAME";
     process.stdout.write(`${plain(await renderUsage(cmd.def, mainDef))}\n\n${globals}\n`);
     return 0;
   }
