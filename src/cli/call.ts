@@ -1,5 +1,6 @@
 // `toolgate call TOOL [ARGS_JSON | - | --arg k=v ...]`: boot, run one call through the
 // pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
+import { closeSync, openSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
@@ -39,7 +40,9 @@ export async function runCall(ctx: RunContext): Promise<number> {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
   const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin);
   const booted = await boot({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions });
-  const interactive = !bool(s, "no-prompt") && ctx.env.CI !== "true" && booted.config.values.permissions?.prompt !== false;
+  // Someone can be asked only when prompting is on and a controlling terminal exists; otherwise
+  // refusals name the flag (approval.required / permission.denied) instead of a "no" at a prompt.
+  const interactive = !bool(s, "no-prompt") && ctx.env.CI !== "true" && booted.config.values.permissions?.prompt !== false && hasTerminal();
   let db: Database | undefined;
   const state = () => (db ??= openState(booted.stateDir));
   const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
@@ -74,6 +77,15 @@ export async function runCall(ctx: RunContext): Promise<number> {
     (await ui()).success(`${tool}: success`);
   }
   return exitCodeFor(envelope);
+}
+
+function hasTerminal(): boolean {
+  try {
+    closeSync(openSync("/dev/tty", "r+"));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function askApproval(req: ApprovalRequest): ApprovalAnswer {

@@ -160,3 +160,21 @@ describe("exit codes and refusals", () => {
     expect(JSON.stringify(row)).not.toContain("b3BlbnNzaC1rZXktdjEAAAA");
   });
 });
+
+describe("no terminal", () => {
+  test("without CI=true or --no-prompt, a process with no controlling terminal is still non-interactive", async () => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "a.txt"), "x\n");
+    // setsid: a new session has no controlling terminal, whatever the test runner has
+    const proc = Bun.spawn(["setsid", "-w", BIN, "call", "file_read", '{"path":"a.txt"}', "--allow-read"], {
+      cwd: dir.path,
+      env: { PATH: "/usr/bin:/bin", HOME: dir.path },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(4);
+    expect(JSON.parse(out).error_code).toBe("approval.required");
+  });
+});
