@@ -1,0 +1,128 @@
+// The one place a subprocess is started (SPEC "The launcher"): checks the spec, applies the
+// sandbox hook, spawns the child in a new session and process group (so the whole tree can be
+// signalled) and hands it to supervise(). Every spawn goes through here.
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { fileSink, openArtifact, randomHex } from "./artifacts.ts";
+import { supervise } from "./supervise.ts";
+import type { LaunchOutcome, LaunchRefusal, LaunchSpec, LauncherDeps } from "./types.ts";
+
+export const DEFAULT_GRACE_MS = 2_000;
+/** setTimeout's ceiling; a longer deadline is refused rather than silently firing at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface Launcher {
+  launch(spec: LaunchSpec): Promise<LaunchOutcome>;
+}
+
+export function createLauncher(deps: LauncherDeps): Launcher {
+  return { launch: (spec) => launch(spec, deps) };
+}
+
+export async function launch(spec: LaunchSpec, deps: LauncherDeps): Promise<LaunchOutcome> {
+  const now = deps.now ?? (() => performance.now());
+  const invalid = checkSpec(spec);
+  if (invalid) return fail({ code: "launch.invalid", message: invalid });
+  if (spec.signal?.aborted) return fail({ code: "launch.cancelled", message: "the call was cancelled before the process started" });
+
+  const env = spec.env.vars;
+  const argv = spec.sandbox ? [...spec.sandbox.wrap(spec.argv, { cwd: spec.cwd, env })] : [...spec.argv];
+  if (argv.length === 0 || argv.some((a) => typeof a !== "string" || a.includes("\0"))) {
+    return fail({ code: "launch.invalid", message: "the sandbox produced an empty argv or an argument with a NUL character" });
+  }
+
+  const startedAt = now();
+  let proc;
+  try {
+    proc = Bun.spawn(argv, {
+      cwd: spec.cwd,
+      env: { ...env },
+      // setsid(2): the child leads a new session and process group, so TERM/KILL reach its tree.
+      detached: true,
+      stdin: spec.stdin === undefined ? "ignore" : typeof spec.stdin === "string" ? new TextEncoder().encode(spec.stdin) : spec.stdin,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+  } catch (e) {
+    return fail(spawnFailure(e, argv[0]!, spec.cwd, env.PATH ?? ""));
+  }
+
+  const id = (deps.randomId ?? randomHex)();
+  const open = deps.openSink ?? fileSink;
+  const secrets = spec.env.secrets;
+  let outcome: LaunchOutcome;
+  try {
+    outcome = await supervise({
+      proc,
+      artifact: (stream) => () => openArtifact(spec.artifactsDir, `${id}.${stream}.log`, open),
+      redactor: () => (secrets.length > 0 ? deps.redactor(secrets) : null),
+      deadlineMs: spec.deadlineMs,
+      graceMs: spec.graceMs ?? DEFAULT_GRACE_MS,
+      signal: spec.signal,
+      startedAt,
+      now,
+    });
+  } catch (e) {
+    // A bug, not a result: still leave nothing of the run's group behind.
+    try {
+      process.kill(-proc.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    throw e;
+  }
+  return wrapperFailure(outcome, spec) ?? outcome;
+}
+
+/** A run whose sandbox wrapper says the program never started is a spawn failure, with its stderr. */
+function wrapperFailure(outcome: LaunchOutcome, spec: LaunchSpec): LaunchOutcome | null {
+  const judge = spec.sandbox?.startFailure;
+  if (!judge || !outcome.ok || outcome.value.ended !== "exited") return null;
+  const { code, stderr } = outcome.value;
+  const errno = judge.call(spec.sandbox, code, stderr.tail);
+  if (errno === null) return null;
+  const program = spec.argv[0]!;
+  return fail({
+    code: "launch.spawn_failed",
+    message: `cannot start "${program}" inside the ${spec.sandbox!.name} sandbox (${errno}); see its stderr`,
+    details: { errno, program, stderr: stderr.tail },
+  });
+}
+
+const fail = (refusal: LaunchRefusal): LaunchOutcome => ({ ok: false, refusal });
+
+function checkSpec(spec: LaunchSpec): string | null {
+  if (!Array.isArray(spec.argv) || spec.argv.length === 0) return "argv is empty: give the program and its arguments";
+  if (spec.argv.some((a) => typeof a !== "string" || a.includes("\0"))) return "every argv element must be a string without NUL characters";
+  if (spec.argv[0] === "") return "the program name is empty";
+  if (!isAbsolute(spec.cwd) || spec.cwd.includes("\0")) return `the working folder must be an absolute path (got "${spec.cwd}")`;
+  if (!isAbsolute(spec.artifactsDir)) return `the artifacts folder must be an absolute path (got "${spec.artifactsDir}")`;
+  const d = spec.deadlineMs;
+  if (!(d > 0) || (Number.isFinite(d) ? d > MAX_TIMER_MS : d !== Infinity)) return `deadlineMs must be a positive number of ms up to ${MAX_TIMER_MS}, or Infinity (got ${d})`;
+  const g = spec.graceMs;
+  if (g !== undefined && !(g >= 0 && g <= MAX_TIMER_MS)) return `graceMs must be between 0 and ${MAX_TIMER_MS} (got ${g})`;
+  return null;
+}
+
+/** Bun reports a missing working folder as ENOENT on the program: say which one it was. */
+function spawnFailure(e: unknown, program: string, cwd: string, path: string): LaunchRefusal {
+  const errno = typeof (e as { code?: unknown })?.code === "string" ? (e as { code: string }).code : "EUNKNOWN";
+  const cwdProblem = folderProblem(cwd);
+  let message: string;
+  if (cwdProblem) message = `cannot start "${program}": the working folder ${cwd} ${cwdProblem}`;
+  else if (errno === "ENOENT") {
+    message = program.includes("/")
+      ? `cannot start "${program}": no such file (or its interpreter is missing)`
+      : `cannot start "${program}": not found on the child's PATH (${path}); give an absolute path or install it there`;
+  } else if (errno === "EACCES") message = `cannot start "${program}": permission denied (not executable, or a folder on its path is not searchable)`;
+  else message = `cannot start "${program}": ${e instanceof Error ? e.message : String(e)}`;
+  return { code: "launch.spawn_failed", message, details: { errno, program } };
+}
+
+function folderProblem(cwd: string): string | null {
+  try {
+    return statSync(cwd).isDirectory() ? null : "is not a folder";
+  } catch {
+    return "does not exist";
+  }
+}

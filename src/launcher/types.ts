@@ -1,0 +1,118 @@
+// The launcher's vocabulary: what a caller asks for (LaunchSpec), what it gets back (Execution or
+// a typed LaunchRefusal), and the seams a caller injects (LauncherDeps). Types only.
+import type { ChildEnv } from "./env.ts";
+
+export type StreamName = "stdout" | "stderr";
+
+/** A sandbox wraps the program in a launcher of its own (e.g. bwrap); the modes come later. */
+export interface Sandbox {
+  /** Shown in failures ("product", "bench"). */
+  readonly name: string;
+  /**
+   * Rewrites the argv about to be spawned, typically by prefixing the wrapper. It sees the final
+   * cwd and environment but cannot change them; it runs once per launch, before the spawn.
+   */
+  wrap(argv: readonly string[], ctx: { readonly cwd: string; readonly env: Readonly<Record<string, string>> }): readonly string[];
+  /**
+   * When the wrapper itself could not exec the program, it exits with its own code and message.
+   * Given the exit code and the stderr tail, say which errno that was ("ENOENT"), or null when
+   * the program did run: the launcher then reports a spawn failure carrying that stderr.
+   */
+  startFailure?(code: number, stderr: string): string | null;
+}
+
+export interface LaunchSpec {
+  /** Program and arguments, never through a shell; a bare name is looked up on the child's PATH. */
+  readonly argv: readonly string[];
+  /** Built by childEnv(): the one way to give a child an environment. */
+  readonly env: ChildEnv;
+  readonly cwd: string;
+  /** Written to the child's stdin, then closed; absent means /dev/null. */
+  readonly stdin?: string | Uint8Array;
+  /** Wall-clock limit in ms from the spawn; Infinity for none (a supervised server). */
+  readonly deadlineMs: number;
+  /** Aborting it cancels the run: the whole tree is ended and the result is `cancelled`. */
+  readonly signal?: AbortSignal;
+  /** TERM to KILL escalation delay in ms (default 2000). */
+  readonly graceMs?: number;
+  /** Folder for the full-stream artifacts (created 0700 when missing, at the first output). */
+  readonly artifactsDir: string;
+  readonly sandbox?: Sandbox;
+}
+
+/** How the run ended. `timeout` and `cancelled` win over what the killed leader reported. */
+export type Ending =
+  | { readonly ended: "exited"; readonly code: number }
+  | { readonly ended: "signalled"; readonly signal: string }
+  | { readonly ended: "timeout" }
+  | { readonly ended: "cancelled" };
+
+export interface StreamReport {
+  /** The last TAIL_CHARS characters (code points) of the stream, bound secrets redacted. */
+  readonly tail: string;
+  /** Bytes the child wrote. */
+  readonly bytes: number;
+  /** Characters (code points, invalid UTF-8 counting as U+FFFD) the child wrote. */
+  readonly chars: number;
+  /** The tail is not the whole (redacted) stream. */
+  readonly truncated: boolean;
+}
+
+export type Execution = Ending & {
+  readonly pid: number;
+  readonly durationMs: number;
+  readonly stdout: StreamReport;
+  readonly stderr: StreamReport;
+  /** Absolute paths of the full (redacted) streams, mode 0600; null for a stream with no output. */
+  readonly artifacts: { readonly stdout: string | null; readonly stderr: string | null };
+  /** Processes of the tree still running after the leader ended, which the launcher then ended. */
+  readonly leftovers: number;
+  /** Pids of the tree still alive when the launcher gave up waiting (a process stuck in the kernel). */
+  readonly survivors: readonly number[];
+  /** Something outside the tracked tree still held stdout/stderr open, so reading was abandoned. */
+  readonly outputAbandoned: boolean;
+};
+
+export type LaunchRefusal =
+  | { readonly code: "launch.invalid"; readonly message: string }
+  | { readonly code: "launch.cancelled"; readonly message: string }
+  | {
+      readonly code: "launch.spawn_failed";
+      readonly message: string;
+      readonly details: { readonly errno: string; readonly program: string; readonly stderr?: string };
+    }
+  | {
+      readonly code: "launch.artifact_error";
+      readonly message: string;
+      /** The run itself: the child was drained to its end and reaped all the same. */
+      readonly details: { readonly stream: StreamName; readonly error: string; readonly execution: Execution };
+    };
+
+/** Assignable to Outcome<Execution> (result.ts): a refusal carries a stable code and how to fix it. */
+export type LaunchOutcome = { readonly ok: true; readonly value: Execution } | { readonly ok: false; readonly refusal: LaunchRefusal };
+
+/** Where one stream's artifact goes. Both methods throw on failure; the launcher records the first. */
+export interface ArtifactSink {
+  readonly path: string;
+  write(data: Uint8Array): void;
+  close(): void;
+}
+
+/** The incremental secret redactor (boundary/redact.ts StreamRedactor has this shape). */
+export interface Redactor {
+  push(chunk: string): string;
+  flush(): string;
+}
+
+export interface LauncherDeps {
+  /**
+   * Builds a redactor for the bound secret values. Injected because the boundary stage comes after
+   * the launcher: the runtime passes `(s) => new StreamRedactor(s)`.
+   */
+  readonly redactor: (secrets: readonly string[]) => Redactor;
+  /** Opens an artifact file exclusively with mode 0600 (tests inject failing sinks). */
+  readonly openSink?: (path: string) => ArtifactSink;
+  /** 128 bits of randomness as hex, for artifact names (default: crypto). */
+  readonly randomId?: () => string;
+  readonly now?: () => number;
+}
