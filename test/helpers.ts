@@ -59,3 +59,11 @@ export async function runUnprivileged(args: readonly string[], opts: { cwd: stri
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
+
+/** For tool contexts in tests whose tool starts no process: any use is a test bug. */
+export const noProcesses = {
+  sandboxMode: "off" as const,
+  run: (): never => {
+    throw new Error("this test's tool starts no process");
+  },
+};

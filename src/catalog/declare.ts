@@ -4,6 +4,7 @@
 // runtime validates against that, loading arktype only to explain a failure.
 import type { Type, type as arkType } from "arktype";
 import type { Need } from "../permission/types.ts";
+import type { Execution } from "../launcher/types.ts";
 import type { Outcome } from "../result/result.ts";
 
 export const EFFECTS = ["read", "idempotent-write", "reversible", "irreversible"] as const;
@@ -39,6 +40,31 @@ export interface LaneStore {
   writeDesk(lane: string, text: string, expectedVersion: number | undefined, now: number): { ok: true; record: DeskRecord } | { ok: false; current: DeskRecord | null };
 }
 
+export type SandboxMode = "off" | "product" | "bench";
+
+/** A process request from a handler; the runtime adds environment, sandbox and artifacts. */
+export interface ProcessRequest {
+  readonly argv: readonly string[];
+  /** Absolute, inside the workspace or scratch folder (the handler resolved it). */
+  readonly cwd: string;
+  readonly stdin?: string;
+  readonly deadlineMs: number;
+  /** Parent variables passed through by name (config-granted only). */
+  readonly allowEnv?: readonly string[];
+  /** Pass-through groups (e.g. "proxy"). */
+  readonly envGroups?: readonly "proxy"[];
+  /** Explicit values the child gets. */
+  readonly values?: Readonly<Record<string, string>>;
+  /** Run under the boot's sandbox mode (bash, dev_check, authored tools); false for none. */
+  readonly sandboxed: boolean;
+}
+
+/** The one way a handler starts a process: through the launcher, scrubbed, under the call's signal. */
+export interface ProcessRunner {
+  readonly sandboxMode: SandboxMode;
+  run(req: ProcessRequest): Promise<Outcome<Execution>>;
+}
+
 /** What a handler may use: handed in by the pipeline, already scoped to the grants. */
 export interface ToolContext {
   readonly workspace: string;
@@ -51,6 +77,8 @@ export interface ToolContext {
   readonly skillDirs: readonly string[];
   /** Opened on first use: tools that do not keep records never touch the database. */
   readonly store: () => LaneStore;
+  /** Subprocesses, through the launcher (only the launcher spawns). */
+  readonly processes: ProcessRunner;
   readonly signal: AbortSignal;
   readonly now: () => number;
 }

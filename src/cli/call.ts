@@ -11,6 +11,7 @@ import { escapeControl } from "../permission/prompt.ts";
 import { exitCodeFor, usageError } from "../result/result.ts";
 import { boot } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
+import { processRunner } from "../runtime/processes.ts";
 import { isRemembered, remember } from "../state/approvals.ts";
 import { openState } from "../state/db.ts";
 import { appendJournal } from "../state/journal.ts";
@@ -55,6 +56,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
     lane,
     skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
     store: () => laneStore(state()),
+    processes: (signal) => processRunner({ parentEnv: ctx.env, stateDir: booted.stateDir, sandboxMode: "off", sandbox: undefined, secrets: {}, signal }),
     permissions: new Permissions(booted.grants, booted.workspace, interactive ? ttyPrompter() : noPrompter),
     approval: {
       approved,

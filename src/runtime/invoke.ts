@@ -2,7 +2,7 @@
 // profile → permissions → approval → secrets → adapter under a deadline → boundary →
 // classify → journal. Nothing reaches the adapter before steps 3-5 pass.
 import type { Catalog, Entry } from "../catalog/catalog.ts";
-import type { LaneStore, ToolContext } from "../catalog/declare.ts";
+import type { LaneStore, ProcessRunner, ToolContext } from "../catalog/declare.ts";
 import { approve, type ApprovalDeps } from "../approval/approval.ts";
 import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryViolation } from "../boundary/boundary.ts";
 import { previewArgs, redactValue } from "../boundary/redact.ts";
@@ -31,6 +31,8 @@ export interface InvokeDeps {
   readonly lane: string;
   readonly skillDirs: readonly string[];
   readonly store: () => LaneStore;
+  /** The process runner for one call, bound to that call's cancellation signal. */
+  readonly processes: (signal: AbortSignal) => ProcessRunner;
   readonly permissions: PermissionGate;
   readonly approval: ApprovalDeps;
   readonly profile?: Profile | undefined;
@@ -118,6 +120,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     lane: deps.lane,
     skillDirs: deps.skillDirs,
     store: deps.store,
+    processes: deps.processes(controller.signal),
     signal: controller.signal,
     now: deps.now,
   };

@@ -6,6 +6,7 @@ import type { ApprovalDeps } from "../../src/approval/approval.ts";
 import { invoke, type InvokeDeps, type PermissionGate } from "../../src/runtime/invoke.ts";
 import type { JournalRow } from "../../src/state/journal.ts";
 import type { Need } from "../../src/permission/types.ts";
+import { noProcesses } from "../helpers.ts";
 
 interface Trace {
   steps: string[];
@@ -58,6 +59,7 @@ function setup(opts: { result?: unknown; refuse?: boolean; permit?: boolean; app
     scratch: "/w/.toolgate/scratch",
     lane: "default",
     skillDirs: [],
+    processes: () => noProcesses,
     store: () => {
       throw new Error("this test's tool keeps no records");
     },

@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fileFind, { ANSWER_BOUND_CHARS, findFiles } from "../../src/tools/file-find.ts";
 import type { ToolContext } from "../../src/catalog/declare.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir, noProcesses } from "../helpers.ts";
 
 const put = (root: string, rel: string, body = ""): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -17,7 +17,8 @@ const toolContext = (workspace: string): ToolContext => ({
   scratch: join(workspace, ".scratch"),
   lane: "default",
   skillDirs: [],
-  store: () => {
+  processes: noProcesses,
+    store: () => {
     throw new Error("file tools keep no records");
   },
   signal: new AbortController().signal,

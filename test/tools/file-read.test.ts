@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fileRead, { ANSWER_BOUND_CHARS, LINE_BOUND_CHARS, READ_BOUND_BYTES, readFile } from "../../src/tools/file-read.ts";
 import type { ToolContext } from "../../src/catalog/declare.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir, noProcesses } from "../helpers.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -20,7 +20,8 @@ const toolContext = (workspace: string): ToolContext => ({
   scratch: join(workspace, ".scratch"),
   lane: "default",
   skillDirs: [],
-  store: () => {
+  processes: noProcesses,
+    store: () => {
     throw new Error("file tools keep no records");
   },
   signal: new AbortController().signal,

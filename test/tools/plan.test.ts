@@ -9,7 +9,7 @@ import { openState } from "../../src/state/db.ts";
 import { laneStore } from "../../src/state/lanes.ts";
 import plan, { MAX_STEPS, MAX_TITLE_CHARS } from "../../src/tools/plan.ts";
 import { builtinTools } from "../../src/tools/index.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir, noProcesses } from "../helpers.ts";
 
 const built = buildCatalog(builtinSources(builtinTools));
 if (!built.ok) throw new Error(built.refusal.message);
@@ -25,6 +25,7 @@ async function call(store: LaneStore, args: unknown, lane = "default") {
     scratch: "/nonexistent/.toolgate/scratch",
     lane,
     skillDirs: [],
+    processes: () => noProcesses,
     store: () => store,
     permissions: { check: (n) => (needs.push(`${n.kind}:${n.value}`), { ok: false, code: "permission.denied", message: "nothing is granted here" }) },
     approval: { approved: new Set(), overrides: {}, isRemembered: () => false, remember: () => {}, ask: undefined },

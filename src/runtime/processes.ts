@@ -1,0 +1,47 @@
+// The process runner handed to handlers: one launcher, the scrubbed environment built from the
+// parent environment given at the entry point, bound secrets redacted from tails and artifacts,
+// artifacts under the state folder, and the boot's sandbox for calls that ask for it.
+import { join } from "node:path";
+import type { ProcessRunner, SandboxMode } from "../catalog/declare.ts";
+import { StreamRedactor } from "../boundary/redact.ts";
+import { childEnv } from "../launcher/env.ts";
+import { createLauncher } from "../launcher/launch.ts";
+import type { Sandbox } from "../launcher/types.ts";
+
+export interface ProcessRunnerDeps {
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  readonly stateDir: string;
+  readonly sandboxMode: SandboxMode;
+  /** The wrapper for `product`/`bench` (undefined for `off`). */
+  readonly sandbox: Sandbox | undefined;
+  /** Secret bindings the config grants this tool (name → value); values are never logged. */
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+}
+
+export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
+  const launcher = createLauncher({ redactor: (s) => new StreamRedactor(s) });
+  return {
+    sandboxMode: deps.sandboxMode,
+    async run(req) {
+      const env = childEnv({
+        parent: deps.parentEnv,
+        allow: [...(req.allowEnv ?? [])],
+        groups: [...(req.envGroups ?? [])],
+        values: { ...(req.values ?? {}) },
+        secrets: { ...deps.secrets },
+      });
+      if (!env.ok) return env;
+      return launcher.launch({
+        argv: req.argv,
+        env: env.value,
+        cwd: req.cwd,
+        ...(req.stdin === undefined ? {} : { stdin: req.stdin }),
+        deadlineMs: req.deadlineMs,
+        signal: deps.signal,
+        artifactsDir: join(deps.stateDir, "artifacts"),
+        ...(req.sandboxed && deps.sandbox ? { sandbox: deps.sandbox } : {}),
+      });
+    },
+  };
+}
