@@ -15,6 +15,10 @@ export interface Adapter {
   run(args: unknown, ctx: ToolContext): Promise<Outcome<unknown>>;
   /** Built-ins speak in workspace-relative paths, so the boundary's local-path rule is off for them. */
   readonly builtin: boolean;
+  /** Secret values bound to this source's calls: redacted from every view. */
+  readonly secrets?: readonly string[];
+  /** The call's own deadline, when the source has one (a remote request timeout); else the default. */
+  readonly deadlineMs?: number;
   /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */
   readonly arkInput?: (t: typeof arkType) => Type<any, any>;
 }

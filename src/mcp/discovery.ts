@@ -1,7 +1,8 @@
 // Discovery of configured MCP servers: at most four at a time, each bounded by its connect
 // timeout (a server that misses it is closed when it does arrive, never blocking the rest),
 // names assembled deterministically afterwards, and a failed server remembered for 30 s so
-// it is retried alone and not on every boot. The clock and the connector are injected.
+// it is retried alone and not on every boot (an error marked `transient`, such as a missing
+// permission, is not remembered). The clock and the connector are injected.
 import type { ListedTool } from "./session.ts";
 
 export const DISCOVERY_CONCURRENCY = 4;
@@ -14,7 +15,7 @@ export interface Connected {
 
 export type Discovered =
   | { readonly server: string; readonly ok: true; readonly tools: readonly ListedTool[]; readonly connection: Connected }
-  | { readonly server: string; readonly ok: false; readonly error: string; readonly at: number; readonly cached: boolean };
+  | { readonly server: string; readonly ok: false; readonly error: string; readonly at: number; readonly cached: boolean; readonly remembered: boolean };
 
 export interface Failure {
   readonly error: string;
@@ -38,15 +39,15 @@ export async function discover<S extends { readonly name: string; readonly conne
   const queue: S[] = [];
   for (const s of ordered) {
     const f = opts.failures.get(s.name);
-    if (f && opts.now() - f.at < NEGATIVE_TTL_MS) results.set(s.name, { server: s.name, ok: false, error: f.error, at: f.at, cached: true });
+    if (f && opts.now() - f.at < NEGATIVE_TTL_MS) results.set(s.name, { server: s.name, ok: false, error: f.error, at: f.at, cached: true, remembered: true });
     else queue.push(s);
   }
   const worker = async () => {
     for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
       const r = await bounded(s, connect);
-      if (r.ok) opts.failures.delete(s.name);
+      if (r.ok || !r.remember) opts.failures.delete(s.name);
       else opts.failures.set(s.name, { error: r.error, at: opts.now() });
-      results.set(s.name, r.ok ? { server: s.name, ok: true, tools: r.value.tools, connection: r.value } : { server: s.name, ok: false, error: r.error, at: opts.now(), cached: false });
+      results.set(s.name, r.ok ? { server: s.name, ok: true, tools: r.value.tools, connection: r.value } : { server: s.name, ok: false, error: r.error, at: opts.now(), cached: false, remembered: r.remember });
     }
   };
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? DISCOVERY_CONCURRENCY, queue.length) }, worker));
@@ -56,7 +57,7 @@ export async function discover<S extends { readonly name: string; readonly conne
 async function bounded<S extends { readonly name: string; readonly connectTimeoutMs: number }>(
   s: S,
   connect: (server: S) => Promise<Connected>,
-): Promise<{ ok: true; value: Connected } | { ok: false; error: string }> {
+): Promise<{ ok: true; value: Connected } | { ok: false; error: string; remember: boolean }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const attempt = connect(s);
   const timeout = new Promise<"timeout">((res) => {
@@ -67,11 +68,12 @@ async function bounded<S extends { readonly name: string; readonly connectTimeou
     if (r === "timeout") {
       // Whatever arrives late is closed, so a slow server never lingers.
       attempt.then((c) => c.close()).catch(() => {});
-      return { ok: false, error: `no answer within the connect timeout (${s.connectTimeoutMs / 1000} s)` };
+      return { ok: false, error: `no answer within the connect timeout (${s.connectTimeoutMs / 1000} s)`, remember: true };
     }
     return { ok: true, value: r };
   } catch (e) {
-    return { ok: false, error: (e as Error).message || String(e) };
+    // A refusal that the next run's flags may lift (a permission) is not remembered.
+    return { ok: false, error: (e as Error).message || String(e), remember: (e as { transient?: boolean }).transient !== true };
   } finally {
     clearTimeout(timer);
   }

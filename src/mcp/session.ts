@@ -36,12 +36,18 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   return {
     negotiated,
     async listTools(timeoutMs) {
+      // Parsed leniently here and checked by the catalog (name rule, object schema), so a bad
+      // descriptor fails the boot naming the tool instead of as a schema-library dump.
       const tools: ListedTool[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const r = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, types.ListToolsResultSchema, { timeout: timeoutMs });
-        for (const t of r.tools) tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema });
-        cursor = r.nextCursor;
+        const r = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, types.ResultSchema, { timeout: timeoutMs })) as { tools?: unknown; nextCursor?: unknown };
+        if (!Array.isArray(r.tools)) throw new Error("tools/list answered without a tools array");
+        for (const t of r.tools as { name?: unknown; description?: unknown; inputSchema?: unknown }[]) {
+          if (typeof t?.name !== "string") throw new Error("tools/list answered a tool without a name");
+          tools.push({ name: t.name, description: typeof t.description === "string" ? t.description : "", inputSchema: t.inputSchema });
+        }
+        cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
         if (!cursor) break;
       }
       return tools;

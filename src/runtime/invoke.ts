@@ -62,6 +62,8 @@ const formatIssues = (issues: readonly Issue[]) =>
 export async function invoke(name: string, args: unknown, deps: InvokeDeps): Promise<Invoked> {
   const started = deps.now();
   const entry = deps.catalog.entries.get(name);
+  const secrets = entry?.adapter.secrets?.length ? [...deps.secrets, ...entry.adapter.secrets] : deps.secrets;
+  const deadlineMs = entry?.adapter.deadlineMs ?? deps.deadlineMs;
   const finish = (envelope: Envelope, violation?: BoundaryViolation): Invoked => {
     const printed = JSON.stringify(envelope);
     deps.journal({
@@ -73,7 +75,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
       status: envelope.status,
       error_code: envelope.status === "success" ? null : envelope.error_code,
       duration_ms: Math.max(0, Math.round(deps.now() - started)),
-      args_preview: previewArgs(args, 240, deps.secrets),
+      args_preview: previewArgs(args, 240, secrets),
       result_bytes: Buffer.byteLength(printed),
       detail: violation ? JSON.stringify({ rule: violation.rule, where: violation.where }) : null,
     });
@@ -108,9 +110,9 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
   }
   // 5. approval
-  const approved = approve(entry, previewArgs(value, 240, deps.secrets), deps.approval);
+  const approved = approve(entry, previewArgs(value, 240, secrets), deps.approval);
   if (!approved.ok) return failed(approved.refusal);
-  // 6. secrets: built-ins are bound none; sources that bind secrets pass them in `deps.secrets`.
+  // 6. secrets: only what the config binds to this tool's source (built-ins are bound none).
   // 7. the adapter, under a deadline and cancellation
   const controller = new AbortController();
   const ctx: ToolContext = {
@@ -126,18 +128,18 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {
-    timer = setTimeout(() => res("deadline"), deps.deadlineMs);
+    timer = setTimeout(() => res("deadline"), deadlineMs);
   });
   const ran = await Promise.race([entry.adapter.run(value, ctx), deadline]).finally(() => clearTimeout(timer));
   if (ran === "deadline") {
     controller.abort();
-    return failed({ code: "deadline", message: `${name} did not finish within ${deps.deadlineMs / 1000} s` });
+    return failed({ code: "deadline", message: `${name} did not finish within ${deadlineMs / 1000} s` });
   }
   // 8. redact bound secrets, then the boundary, then classify. If redaction itself fails,
   // every view becomes a fixed failed result.
   let result: { ok: true; value: unknown } | { ok: false; refusal: Refusal };
   try {
-    result = ran.ok ? { ok: true, value: redactValue(ran.value, deps.secrets) } : { ok: false, refusal: redactValue(ran.refusal, deps.secrets) as Refusal };
+    result = ran.ok ? { ok: true, value: redactValue(ran.value, secrets) } : { ok: false, refusal: redactValue(ran.refusal, secrets) as Refusal };
   } catch {
     return finish({ status: "failed", tool: name, error_code: "redaction_failed" });
   }

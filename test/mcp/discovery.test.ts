@@ -88,3 +88,13 @@ describe("discovery", () => {
     expect(filterTools(tools, undefined, ["search"]).map((t) => t.name)).toEqual(["read_file", "write_file", "list_dir"]);
   });
 });
+
+test("a transient failure (a missing permission) is not remembered", async () => {
+  const failures = new Map<string, Failure>();
+  const connect = async (): Promise<Connected> => {
+    throw Object.assign(new Error("run access is not granted"), { transient: true });
+  };
+  const r = await discover([server("a")], connect, { now: () => 0, failures });
+  expect(r[0]).toMatchObject({ ok: false, remembered: false, cached: false });
+  expect(failures.size).toBe(0);
+});

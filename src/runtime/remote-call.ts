@@ -1,0 +1,71 @@
+// A remote tool as a catalog source: its adapter needs the connect permission, starts only its
+// own server, checks the live descriptor still matches the listed one, and maps the outcome:
+// isError → remote_tool; connection lost mid-call or no answer in time → indeterminate.
+import type { ToolSource } from "../catalog/catalog.ts";
+import type { ListedTool } from "../mcp/session.ts";
+import type { Outcome } from "../result/result.ts";
+import type { RemoteSpec } from "./remote-specs.ts";
+import { liveDigest, type RemoteSources } from "./remote.ts";
+
+const MESSAGE_CHARS = 1_000;
+
+export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources): ToolSource {
+  const secrets = spec.transport.kind === "stdio" ? Object.values(spec.transport.secrets) : [];
+  return {
+    origin: spec.origin,
+    rawName: tool.name,
+    name: spec.kind === "las" ? tool.name : `${spec.name}__${tool.name}`,
+    description: tool.description ?? "",
+    inputSchema: tool.inputSchema,
+    effect: undefined,
+    approval: "required",
+    adapter: {
+      builtin: false,
+      secrets,
+      deadlineMs: spec.timeoutMs + 2_000,
+      needs: () => ({ ok: true, value: [...spec.needs] }),
+      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal),
+    },
+  };
+}
+
+async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources, args: unknown, signal: AbortSignal): Promise<Outcome<unknown>> {
+  let conn;
+  try {
+    conn = await remote.connection(spec);
+  } catch (e) {
+    return { ok: false, refusal: { code: "mcp.connect_failed", message: `cannot reach ${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`}: ${(e as Error).message}` } };
+  }
+  if (remote.isFresh(spec.name)) {
+    const live = conn.tools.find((t) => t.name === tool.name);
+    if (!live || liveDigest(spec, live) !== liveDigest(spec, tool)) {
+      return {
+        ok: false,
+        refusal: {
+          code: "descriptor_changed",
+          message: `${tool.name} from ${spec.origin} ${live ? "changed its descriptor" : "is no longer listed"} since the catalog was cached; review it with \`toolgate tools --refresh\``,
+        },
+      };
+    }
+  }
+  const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal });
+  if (r.ok) {
+    if (r.result.isError === true) {
+      return { ok: false, refusal: { code: "remote_tool", message: textOf(r.result) || `${tool.name} answered with an error`, details: r.result } };
+    }
+    return { ok: true, value: r.result };
+  }
+  if (r.kind === "protocol") return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
+  const code = r.kind === "deadline" ? "deadline" : "transport_lost";
+  const what = r.kind === "deadline" ? `no answer within ${spec.timeoutMs / 1000} s` : "the connection failed mid-call";
+  return { ok: false, refusal: { code, indeterminate: true, message: `${tool.name}: ${what}; the remote effect is unknown and the call is not replayed` } };
+}
+
+function textOf(result: Record<string, unknown>): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  return content
+    .filter((c): c is { type: "text"; text: string } => c?.type === "text" && typeof c.text === "string")
+    .map((c) => c.text)
+    .join("\n")
+    .slice(0, MESSAGE_CHARS);
+}

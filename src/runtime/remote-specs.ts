@@ -1,0 +1,131 @@
+// What the config says about remote sources, turned into launchable specs: Las (seed 000) and
+// the `mcpServers` block in the shape MCP clients already use. Pure: the parent environment is
+// a parameter. `"${NAME}"` in an env value takes NAME from the parent and makes it a secret.
+import { isAbsolute, resolve } from "node:path";
+import type { Effective } from "../config/resolve.ts";
+import { lasEnv, type LasSettings } from "../mcp/las.ts";
+import type { Need } from "../permission/types.ts";
+import type { Refusal } from "../result/result.ts";
+
+export interface RemoteSpec {
+  readonly name: string;
+  /** "las" or "mcp:<name>": part of every tool's digest. */
+  readonly origin: string;
+  readonly kind: "las" | "mcp";
+  readonly transport:
+    | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>> }
+    | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>> };
+  /** Connecting is an effect: run of the command, or net of the host. */
+  readonly needs: readonly Need[];
+  readonly pin: boolean;
+  readonly connectTimeoutMs: number;
+  readonly timeoutMs: number;
+  readonly graceMs: number;
+  readonly required: boolean;
+  readonly include?: readonly string[];
+  readonly exclude?: readonly string[];
+  /** Las only: surfaces that must each expose a tool. */
+  readonly requiredSurfaces?: readonly string[];
+  /** Why this server cannot even be started (unset ${NAME}); reported as its failure. */
+  readonly problem?: string;
+}
+
+interface McpServerConfig {
+  type?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  include?: string[];
+  exclude?: string[];
+  connect_timeout_secs?: number;
+  timeout_secs?: number;
+  required?: boolean;
+  disabled?: boolean;
+}
+
+const DEFAULT_CONNECT_SECS = 30;
+const REF = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+export function remoteSpecs(config: Effective, parent: Readonly<Record<string, string | undefined>>): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
+  const v = config.values;
+  const workspace = v.workspace as string;
+  const las = v.las as LasSettings & { enabled: boolean };
+  const specs: RemoteSpec[] = [];
+  const timeoutMs = las.timeout_secs * 1000;
+  const graceMs = las.shutdown_grace_secs * 1000;
+  if (las.enabled) {
+    const env = lasEnv(las, parent);
+    if (!env.ok) return env;
+    const entry = isAbsolute(las.entrypoint) ? las.entrypoint : resolve(workspace, las.entrypoint);
+    specs.push({
+      name: "las",
+      origin: "las",
+      kind: "las",
+      transport: { kind: "stdio", argv: [las.command, entry], cwd: workspace, values: env.env, secrets: {} },
+      needs: [{ kind: "run", value: las.command }],
+      pin: true,
+      connectTimeoutMs: timeoutMs,
+      timeoutMs,
+      graceMs,
+      required: true,
+      requiredSurfaces: las.required_surfaces,
+    });
+  }
+  const servers = (v.mcpServers ?? {}) as Record<string, McpServerConfig>;
+  for (const name of Object.keys(servers).sort()) {
+    const s = servers[name]!;
+    if (s.disabled === true) continue;
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(name)) {
+      return { ok: false, refusal: { code: "config.invalid", message: `mcpServers."${name}": a server name is 1-40 letters, digits, "_" or "-" (it prefixes its tools' names)` } };
+    }
+    const common = {
+      name,
+      origin: `mcp:${name}`,
+      kind: "mcp" as const,
+      pin: false,
+      connectTimeoutMs: (s.connect_timeout_secs ?? DEFAULT_CONNECT_SECS) * 1000,
+      timeoutMs: (s.timeout_secs ?? las.timeout_secs) * 1000,
+      graceMs,
+      required: s.required === true,
+      ...(s.include ? { include: s.include } : {}),
+      ...(s.exclude ? { exclude: s.exclude } : {}),
+    };
+    const isHttp = s.type === "http" || s.type === "streamable-http" || (s.url !== undefined && s.command === undefined);
+    if (isHttp) {
+      if (!s.url) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: an HTTP server needs "url"` } };
+      let url: URL;
+      try {
+        url = new URL(s.url);
+      } catch {
+        return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}.url: ${JSON.stringify(s.url)} is not a URL` } };
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}.url: only http and https are allowed` } };
+      }
+      const port = url.port || (url.protocol === "https:" ? "443" : "80");
+      specs.push({ ...common, transport: { kind: "http", url: s.url, headers: s.headers ?? {} }, needs: [{ kind: "net", value: `${url.hostname}:${port}` }] });
+      continue;
+    }
+    if (!s.command) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: give "command" (stdio) or "type": "http" with "url"` } };
+    const values: Record<string, string> = {};
+    const secrets: Record<string, string> = {};
+    let problem: string | undefined;
+    for (const [k, raw] of Object.entries(s.env ?? {})) {
+      const ref = REF.exec(raw);
+      if (!ref) values[k] = raw;
+      else if (parent[ref[1]!] === undefined) problem ??= `env.${k} takes \${${ref[1]}} from the environment, and ${ref[1]} is not set`;
+      else secrets[k] = parent[ref[1]!]!;
+    }
+    const cwd = s.cwd === undefined ? workspace : isAbsolute(s.cwd) ? s.cwd : resolve(workspace, s.cwd);
+    specs.push({
+      ...common,
+      transport: { kind: "stdio", argv: [s.command, ...(s.args ?? [])], cwd, values, secrets },
+      needs: [{ kind: "run", value: s.command }],
+      ...(problem ? { problem } : {}),
+    });
+  }
+  return { ok: true, value: specs };
+}

@@ -1,0 +1,209 @@
+// Remote sources (Las and configured MCP servers) as catalog sources. Listing goes through a
+// cache in the state folder keyed by the declarations' fingerprint, so `tools` and calls of
+// other tools spawn nothing; a call of a remote tool starts only its own server. Connecting is
+// an effect: its permission passes before anything is spawned or dialled.
+import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { StreamRedactor } from "../boundary/redact.ts";
+import { canonicalJson, sha256Hex } from "../catalog/canonical.ts";
+import type { ToolSource } from "../catalog/catalog.ts";
+import { toolDigest } from "../catalog/catalog.ts";
+import { childEnv } from "../launcher/env.ts";
+import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
+import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/discovery.ts";
+import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
+import type { ListedTool } from "../mcp/session.ts";
+import type { Refusal } from "../result/result.ts";
+import type { PermissionGate } from "./invoke.ts";
+import type { RemoteSpec } from "./remote-specs.ts";
+import { remoteToolSource } from "./remote-call.ts";
+
+export const CACHE_NAME = "catalog-cache.json";
+
+export interface ServerStatus {
+  readonly name: string;
+  readonly origin: string;
+  readonly ok: boolean;
+  readonly tools: number;
+  readonly error?: string;
+  /** Listed from the cache (no process was started for it this time). */
+  readonly cached: boolean;
+}
+
+interface CacheFile {
+  readonly fingerprint: string;
+  readonly servers: Record<string, { ok: true; tools: ListedTool[]; at: number } | { ok: false; error: string; at: number }>;
+}
+
+export interface RemoteDeps {
+  readonly specs: readonly RemoteSpec[];
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  readonly cachePath: string;
+  readonly permissions: PermissionGate;
+  readonly now: () => number;
+  readonly refresh: boolean;
+  readonly version: string;
+  readonly onNoise?: (server: string, line: string) => void;
+}
+
+/** The declarations' fingerprint: everything that decides what a server lists (secret values excluded). */
+export function fingerprint(specs: readonly RemoteSpec[], version: string): string {
+  return sha256Hex(
+    canonicalJson({
+      version,
+      specs: specs.map((s) => ({ ...s, transport: s.transport.kind === "stdio" ? { ...s.transport, secrets: Object.keys(s.transport.secrets).sort() } : s.transport })),
+    }),
+  );
+}
+
+export class RemoteSources {
+  readonly #connections = new Map<string, Promise<Connection>>();
+  readonly #fresh = new Set<string>();
+  #status: ServerStatus[] = [];
+
+  constructor(private readonly deps: RemoteDeps) {}
+
+  get status(): readonly ServerStatus[] {
+    return this.#status;
+  }
+
+  /** Lists every server (cache first), returns their tools as sources, or the boot failure. */
+  async load(): Promise<{ ok: true; value: ToolSource[] } | { ok: false; refusal: Refusal }> {
+    const { specs, now } = this.deps;
+    const fp = fingerprint(specs, this.deps.version);
+    const cache = this.deps.refresh ? null : readCache(this.deps.cachePath, fp);
+    const listed = new Map<string, { tools: readonly ListedTool[]; cached: boolean }>();
+    const failures = new Map<string, Failure>();
+    const toDiscover: RemoteSpec[] = [];
+    for (const s of specs) {
+      const c = cache?.servers[s.name];
+      if (c?.ok) listed.set(s.name, { tools: c.tools, cached: true });
+      else {
+        if (c && !c.ok && now() - c.at < NEGATIVE_TTL_MS) failures.set(s.name, { error: c.error, at: c.at });
+        toDiscover.push(s);
+      }
+    }
+    const errors = new Map<string, { error: string; cached: boolean; remembered: boolean }>();
+    if (toDiscover.length > 0) {
+      const found = await discover(toDiscover, (s) => this.#connect(s).then((c) => ({ tools: c.tools, close: () => c.close(0) })), { now, failures });
+      for (const d of found) {
+        if (d.ok) listed.set(d.server, { tools: d.tools, cached: false });
+        else errors.set(d.server, { error: d.error, cached: d.cached, remembered: d.remembered });
+      }
+      this.#save(fp, cache, listed, errors);
+    }
+    const sources: ToolSource[] = [];
+    this.#status = [];
+    for (const s of specs) {
+      const l = listed.get(s.name);
+      if (!l) {
+        const e = errors.get(s.name)!;
+        this.#status.push({ name: s.name, origin: s.origin, ok: false, tools: 0, error: e.error, cached: e.cached });
+        if (s.required) {
+          return { ok: false, refusal: { code: s.kind === "las" ? "las.boot" : "mcp.required", message: `${s.kind === "las" ? "Las" : `required MCP server "${s.name}"`} failed: ${e.error}` } };
+        }
+        continue;
+      }
+      const tools = s.kind === "las" ? l.tools : filterTools(l.tools, s.include, s.exclude);
+      this.#status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached });
+      for (const t of tools) sources.push(remoteToolSource(s, t, this));
+    }
+    return { ok: true, value: sources };
+  }
+
+  /** The live connection for a server, connecting now when this process has none. */
+  connection(spec: RemoteSpec): Promise<Connection> {
+    let c = this.#connections.get(spec.name);
+    if (!c) {
+      c = this.#connect(spec);
+      this.#connections.set(spec.name, c);
+      c.catch(() => this.#connections.delete(spec.name));
+    }
+    return c;
+  }
+
+  /** Whether the connection was made in this process after the catalog was listed from the cache. */
+  isFresh(name: string): boolean {
+    return this.#fresh.has(name);
+  }
+
+  async #connect(spec: RemoteSpec): Promise<Connection> {
+    if (spec.problem) throw new Error(spec.problem);
+    for (const need of spec.needs) {
+      const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`);
+      if (!r.ok) throw Object.assign(new Error(r.message), { transient: true });
+    }
+    let target: Target;
+    if (spec.transport.kind === "http") target = { kind: "http", name: spec.name, url: spec.transport.url, headers: spec.transport.headers };
+    else {
+      const env = childEnv({ parent: this.deps.parentEnv, values: { ...spec.transport.values }, secrets: { ...spec.transport.secrets } });
+      if (!env.ok) throw new Error(env.refusal.message);
+      target = { kind: "stdio", name: spec.name, argv: spec.transport.argv, env: env.value, cwd: spec.transport.cwd };
+    }
+    const conn = await connectTarget(target, {
+      pin: spec.pin,
+      connectTimeoutMs: spec.connectTimeoutMs,
+      requestTimeoutMs: spec.timeoutMs,
+      version: this.deps.version,
+      redactor: (s) => new StreamRedactor(s),
+      ...(this.deps.onNoise ? { onNoise: this.deps.onNoise } : {}),
+    });
+    if (spec.kind === "las") {
+      const bad = checkProtocol(conn.session.negotiated) ?? checkSurfaces(conn.tools.map((t) => t.name), spec.requiredSurfaces ?? []);
+      if (bad) {
+        await conn.close(0);
+        throw new Error(bad.message);
+      }
+    }
+    this.#connections.set(spec.name, Promise.resolve(conn));
+    this.#fresh.add(spec.name);
+    return conn;
+  }
+
+  /** The seed's shutdown for every child this process started: stdin closed, grace, kill. */
+  async shutdown(): Promise<void> {
+    const all = [...this.#connections.entries()];
+    this.#connections.clear();
+    await Promise.all(
+      all.map(async ([name, p]) => {
+        const spec = this.deps.specs.find((s) => s.name === name);
+        try {
+          await (await p).close(spec?.graceMs ?? 0);
+        } catch {
+          // a connection that never came up has nothing to close
+        }
+      }),
+    );
+  }
+
+  #save(fp: string, cache: CacheFile | null, listed: Map<string, { tools: readonly ListedTool[]; cached: boolean }>, errors: Map<string, { error: string; cached: boolean; remembered: boolean }>): void {
+    const servers: CacheFile["servers"] = {};
+    const at = this.deps.now();
+    for (const s of this.deps.specs) {
+      const l = listed.get(s.name);
+      const e = errors.get(s.name);
+      if (l) servers[s.name] = l.cached && cache?.servers[s.name] ? cache.servers[s.name]! : { ok: true, tools: [...l.tools], at };
+      else if (e?.remembered) servers[s.name] = e.cached && cache?.servers[s.name] ? cache.servers[s.name]! : { ok: false, error: e.error, at };
+    }
+    try {
+      mkdirSync(dirname(this.deps.cachePath), { recursive: true, mode: 0o700 });
+      const tmp = `${this.deps.cachePath}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ fingerprint: fp, servers } satisfies CacheFile), { mode: 0o600 });
+      renameSync(tmp, this.deps.cachePath);
+    } catch {
+      // A cache that cannot be written only costs a respawn next time.
+    }
+  }
+}
+
+function readCache(path: string, fp: string): CacheFile | null {
+  try {
+    const c = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
+    return c && c.fingerprint === fp && typeof c.servers === "object" ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The digest a live descriptor would have, to compare with the cached catalog's. */
+export const liveDigest = (spec: RemoteSpec, t: ListedTool) => toolDigest(spec.origin, t.name, t.inputSchema, "irreversible");
