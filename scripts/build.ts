@@ -7,7 +7,9 @@ const root = new URL("..", import.meta.url).pathname;
 await $`bun ${root}scripts/gen-schemas.ts`;
 
 const result = await Bun.build({
-  entrypoints: [`${root}src/main.ts`],
+  // The file_search worker is a second entry: in the binary it sits at tools/search-worker.ts
+  // in the embedded file system, where search-pool.ts starts it (without it, one thread scans).
+  entrypoints: [`${root}src/main.ts`, `${root}src/tools/search-worker.ts`],
   compile: {
     outfile: `${root}dist/toolgate`,
     autoloadDotenv: false,

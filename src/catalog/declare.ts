@@ -81,6 +81,10 @@ export interface ToolContext {
   readonly processes: ProcessRunner;
   readonly signal: AbortSignal;
   readonly now: () => number;
+  /** The effective configuration's values (`toolgate config`): a tool reads its own section (bash, gates). */
+  readonly config?: Readonly<Record<string, any>>;
+  /** Writes one line to the operator view (stderr, never the result): CI annotations, for instance. */
+  readonly operator?: (line: string) => void;
 }
 
 /** What `needs()` may look at: roots to resolve argument paths against (no content reads). */
@@ -101,6 +105,11 @@ export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
   readonly approval: ApprovalPolicy;
   /** The permissions a call needs, or a refusal (a path leaving the workspace). Pure checks only. */
   readonly needs: (args: T["infer"], ctx: NeedsContext) => Outcome<Need[]>;
+  /**
+   * The tool bounds its own running time (bash, dev_check: per-process timeouts through the
+   * launcher), so the call's default deadline must not cut it short.
+   */
+  readonly ownDeadline?: true;
   readonly handler: (args: T["infer"], ctx: ToolContext) => Promise<Outcome<unknown>>;
 }
 

@@ -1,15 +1,13 @@
 // `toolgate call TOOL [ARGS_JSON | - | --arg k=v ...]`: boot, run one call through the
 // pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
-import { closeSync, openSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
 import { askTty } from "../permission/prompt.ts";
-import { Permissions } from "../permission/check.ts";
-import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
 import { escapeControl } from "../permission/prompt.ts";
-import { exitCodeFor, usageError } from "../result/result.ts";
-import { boot } from "../runtime/boot.ts";
+import { bootError, exitCodeFor, usageError } from "../result/result.ts";
+import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
+import { boot, type Booted } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
 import { processRunner } from "../runtime/processes.ts";
 import { isRemembered, remember } from "../state/approvals.ts";
@@ -18,6 +16,7 @@ import { appendJournal } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/approval.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
+import { canAsk } from "./terminal.ts";
 import { ui, writeOut } from "./ui.ts";
 import type { RunContext } from "./context.ts";
 
@@ -40,10 +39,18 @@ export async function runCall(ctx: RunContext): Promise<number> {
   const lane = str(s, "lane") ?? "default";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
   const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin);
-  const booted = await boot({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions });
   // Someone can be asked only when prompting is on and a controlling terminal exists; otherwise
   // refusals name the flag (approval.required / permission.denied) instead of a "no" at a prompt.
-  const interactive = !bool(s, "no-prompt") && ctx.env.CI !== "true" && booted.config.values.permissions?.prompt !== false && hasTerminal();
+  const interactive = canAsk(ctx, bool(s, "no-prompt"));
+  const booted = await boot({
+    cwd: ctx.cwd,
+    env: ctx.env,
+    configFlag: str(s, "config"),
+    workspaceFlag: str(s, "workspace"),
+    permissionFlags: s.permissions,
+    interactive,
+  });
+  await checkSandbox(booted, tool, bool(s, "verbose"));
   let db: Database | undefined;
   const state = () => (db ??= openState(booted.stateDir));
   const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
@@ -56,21 +63,24 @@ export async function runCall(ctx: RunContext): Promise<number> {
     lane,
     skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
     store: () => laneStore(state()),
-    processes: (signal) => processRunner({ parentEnv: ctx.env, stateDir: booted.stateDir, sandboxMode: "off", sandbox: undefined, secrets: {}, signal }),
-    permissions: new Permissions(booted.grants, booted.workspace, interactive ? ttyPrompter() : noPrompter),
+    processes: (signal) => processRunner({ parentEnv: ctx.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal }),
+    permissions: booted.permissions,
     approval: {
       approved,
       overrides: booted.config.values.approval ?? {},
       isRemembered: (t, d) => isRemembered(state(), t, d),
       remember: (t, d) => remember(state(), t, d, Date.now()),
-      ask: interactive ? askApproval : undefined,
+      ask: booted.canPrompt ? askApproval : undefined,
     },
     secrets: [],
     journal: (row) => appendJournal(state(), row),
     now: () => performance.timeOrigin + performance.now(),
     deadlineMs: DEADLINE_MS,
+    config: booted.config.values,
+    operator: (line) => void process.stderr.write(`${line}\n`),
   });
   db?.close();
+  // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.
   writeOut(JSON.stringify(envelope));
   // The operator view (stderr): failures always, unless --quiet; successes with --verbose.
   if (envelope.status !== "success" && !bool(s, "quiet")) {
@@ -78,16 +88,26 @@ export async function runCall(ctx: RunContext): Promise<number> {
   } else if (envelope.status === "success" && bool(s, "verbose")) {
     (await ui()).success(`${tool}: success`);
   }
+  await booted.remote?.shutdown();
   return exitCodeFor(envelope);
 }
 
-function hasTerminal(): boolean {
-  try {
-    closeSync(openSync("/dev/tty", "r+"));
-    return true;
-  } catch {
-    return false;
-  }
+/** Built-ins that start sandboxed processes; tools from other sources may too. */
+const SANDBOXED_BUILTINS = new Set(["bash", "dev_check"]);
+
+/**
+ * States the sandbox mode (--verbose) and, when the call may use it, probes it: bwrap takes tens of
+ * ms to start, so calls that never sandbox skip that. A mode that cannot be had fails the boot.
+ */
+async function checkSandbox(booted: Booted, tool: string, verbose: boolean): Promise<void> {
+  const sandbox = booted.sandbox;
+  if (verbose) process.stderr.write(`toolgate: sandbox: ${sandbox.summary}\n`);
+  const entry = booted.catalog.entries.get(tool);
+  if (!sandbox.wrapper || !entry || (entry.adapter.builtin && !SANDBOXED_BUILTINS.has(tool))) return;
+  const problem = await sandboxProblem(sandbox, booted.workspace);
+  if (problem === null) return;
+  await booted.remote?.shutdown();
+  throw bootError(problem, SANDBOX_HINT);
 }
 
 function askApproval(req: ApprovalRequest): ApprovalAnswer {

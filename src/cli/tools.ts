@@ -1,27 +1,47 @@
 // `toolgate tools [NAME] [--json]`: the catalog as a table on a terminal, NDJSON when piped
 // or with --json; with NAME, the whole descriptor and its input JSON Schema.
 import { defineCommand } from "citty";
-import { CliError, ExitCode } from "../result/result.ts";
+import { bootError, CliError, ExitCode } from "../result/result.ts";
+import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { renderLock, writeLock } from "../catalog/lock.ts";
-import { boot } from "../runtime/boot.ts";
+import { boot, type Booted } from "../runtime/boot.ts";
 import type { RunContext } from "./context.ts";
-import { bool, scanFlags, str } from "./flags.ts";
+import { bool, scanFlags, str, type Scanned } from "./flags.ts";
+import { canAsk } from "./terminal.ts";
 import { table, writeOut } from "./ui.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "List the catalog, or show one tool's descriptor and input schema" },
   args: {
     name: { type: "positional", description: "Show this tool's whole descriptor", required: false },
+    refresh: { type: "boolean", description: "List Las and the MCP servers again instead of using the catalog cache" },
     lock: { type: "boolean", description: "Write toolgate.lock: pin every tool's descriptor digest (renew after reviewing a change)" },
   },
 });
 
 export async function runTools(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { lock: { kind: "bool" } });
+  const s = scanFlags(ctx.argv, { lock: { kind: "bool" }, refresh: { kind: "bool" } });
   const [name, extra] = s.positionals;
   if (extra !== undefined) throw new CliError(ExitCode.usage, `unexpected argument "${extra}"`, "toolgate tools [NAME]");
-  const booted = await boot({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions, ignoreLock: bool(s, "lock") });
+  const booted = await boot({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions, ignoreLock: bool(s, "lock"), refresh: bool(s, "refresh"), interactive: canAsk(ctx, bool(s, "no-prompt")) });
+  try {
+    // The catalog holds sandboxed tools (bash, dev_check): a mode that cannot be had fails the boot.
+    const problem = await sandboxProblem(booted.sandbox, booted.workspace);
+    if (problem !== null) throw bootError(problem, SANDBOX_HINT);
+    return listTools(booted, s, name, ctx);
+  } finally {
+    await booted.remote?.shutdown();
+  }
+}
+
+function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext): number {
+  // Which servers failed and why: human text, so stderr (stdout stays one descriptor per line).
+  for (const st of booted.remote?.status ?? []) {
+    if (!st.ok && !bool(s, "quiet")) process.stderr.write(`toolgate: ${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${st.error}\n`);
+  }
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
+  // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).
+  if (json && !bool(s, "quiet")) process.stderr.write(`toolgate: sandbox: ${booted.sandbox.summary}\n`);
   const { descriptors } = booted.catalog;
   if (bool(s, "lock")) {
     writeLock(booted.lockPath, renderLock(descriptors));
@@ -41,7 +61,7 @@ export async function runTools(ctx: RunContext): Promise<number> {
   }
   const rows = [["NAME", "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
   for (const d of descriptors) rows.push([d.name, d.origin, d.effect, d.approval, d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
-  writeOut(table(rows));
+  writeOut(`${table(rows)}\n\nsandbox: ${booted.sandbox.summary}`);
   return 0;
 }
 

@@ -24,6 +24,10 @@ const DEFAULTS: Record<string, unknown> = {
   "gates.directory": ".",
   "gates.pattern": "script/check-*.sh",
   "gates.timeout_secs": 600,
+  "gates.annotations": false,
+  "bash.timeout_secs": 120,
+  "bash.max_timeout_secs": 600,
+  "authored.dir": "tools",
   "boundary.extra_secret_keys": [],
   skills: ["skills"],
 };
@@ -33,6 +37,7 @@ const MAP_SECTIONS = new Set(["approval", "profiles", "mcpServers"]);
 type Parse = (raw: string, name: string) => unknown;
 const asList: Parse = (raw) => raw.split(",").map((s) => s.trim()).filter(Boolean);
 const asString: Parse = (raw) => raw;
+const asTrue: Parse = (raw) => raw === "true";
 const asSecs: Parse = (raw, name) => {
   const n = Number(raw);
   if (raw.trim() === "" || !Number.isFinite(n) || n < 0) throw bootError(`environment variable ${name}=${JSON.stringify(raw)} is not a number of seconds`, `set ${name} to a non-negative number, or unset it`);
@@ -53,6 +58,8 @@ export const ENV_KEYS: readonly [string, string, Parse][] = [
   ["LAS_RELEASE_TRUST_STORE_FILE", "las.release_trust_store_file", asString],
   ["LAS_RELEASE_WATERMARK_FILE", "las.release_watermark_file", asString],
   ["MOST_SERVICE_TOKEN_FILE", "most.service_token_file", asString],
+  // GitHub Actions sets it: dev_check then writes ::error:: annotations for failed gates (stderr).
+  ["GITHUB_ACTIONS", "gates.annotations", asTrue],
 ];
 
 export interface Leaf {
@@ -114,7 +121,7 @@ export function resolveConfig(input: ResolveInput): Effective {
     leaves.set("workspace", { value: dirname(input.file.path), origin: `file:${input.file.path}` });
   } else leaves.set("workspace", { value: workspace, origin: ws.origin });
   const root = String(leaves.get("workspace")!.value);
-  for (const key of ["state", "scratch"]) {
+  for (const key of ["state", "scratch", "authored.dir"]) {
     const l = leaves.get(key)!;
     leaves.set(key, { value: absolute(root, String(l.value)), origin: l.origin });
   }

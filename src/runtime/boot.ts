@@ -1,16 +1,25 @@
 // Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
 // writes nothing (the state database is opened only when a call is journaled).
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
-import { buildCatalog, type Catalog } from "../catalog/catalog.ts";
+import { buildCatalog, type Catalog, type ToolSource } from "../catalog/catalog.ts";
 import { builtinSources } from "../catalog/builtin.ts";
 import { checkOverrides } from "../approval/approval.ts";
 import { locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
 import { resolveConfig, type Effective } from "../config/resolve.ts";
 import { grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
-import { PERM_KINDS, type PermissionGrants } from "../permission/types.ts";
+import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/types.ts";
+import { parseNet } from "../permission/net.ts";
+import { BASE_ENV, isExecutionControl } from "../launcher/env.ts";
 import { bootError, type Refusal } from "../result/result.ts";
+import { netGranted, sandboxFor, type BootSandbox } from "../launcher/sandbox.ts";
 import { builtinTools } from "../tools/index.ts";
+import { Permissions } from "../permission/check.ts";
+import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
+import { VERSION } from "../version.ts";
+import { remoteSpecs } from "./remote-specs.ts";
+import { CACHE_NAME, RemoteSources } from "./remote.ts";
 
 export interface BootInput {
   readonly cwd: string;
@@ -20,6 +29,10 @@ export interface BootInput {
   readonly permissionFlags: readonly PermissionFlag[];
   /** `tools --lock` renews the lock, so it does not read the old one (which may be broken). */
   readonly ignoreLock?: boolean;
+  /** Someone can be asked at a terminal (permissions of connects at boot, then of the call). */
+  readonly interactive?: boolean;
+  /** List remote servers again instead of using the catalog cache (`tools --refresh`). */
+  readonly refresh?: boolean;
 }
 
 export interface Booted {
@@ -33,6 +46,14 @@ export interface Booted {
   readonly lockPath: string;
   /** Tools the lock refuses (descriptor_changed / descriptor_unpinned), by name. */
   readonly refused: ReadonlyMap<string, Refusal>;
+  /** Whether anyone can be asked (a terminal, and prompting not turned off). */
+  readonly canPrompt: boolean;
+  /** The permission stage for this process (grants, deny, the prompter). */
+  readonly permissions: Permissions;
+  /** Las and MCP servers, when configured: their status, live connections and shutdown. */
+  readonly remote: RemoteSources | undefined;
+  /** The sandbox mode and its wrapper (not probed yet: a command probes when it will use it). */
+  readonly sandbox: BootSandbox;
 }
 
 export async function loadEffective(input: BootInput): Promise<{ config: Effective; file: ConfigFile | null }> {
@@ -62,7 +83,63 @@ function configGrants(config: Effective): PermissionGrants {
 export async function boot(input: BootInput): Promise<Booted> {
   const { config, file } = await loadEffective(input);
   const grants = mergeGrants(configGrants(config), grantsFromFlags(input.permissionFlags));
-  const built = buildCatalog(builtinSources(builtinTools));
+  const workspace = config.values.workspace as string;
+  // Prompts need a terminal (the caller knows) and prompting left on (the config may turn it off).
+  const canPrompt = input.interactive === true && config.values.permissions?.prompt !== false;
+  // Bare program names in run grants resolve on the children's fixed PATH, where they will run.
+  const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! });
+  const sandbox = sandboxFor({ mode: config.values.sandbox, workspace, stateDir: config.values.state as string, scratch: config.values.scratch as string, network: netGranted(grants) });
+  const sources = builtinSources(builtinTools);
+  const specs = remoteSpecs(config, input.env);
+  if (!specs.ok) throw bootError(specs.refusal.message, "fix the las / mcpServers section of the config");
+  let remote: RemoteSources | undefined;
+  if (specs.value.length > 0) {
+    remote = new RemoteSources({
+      specs: specs.value,
+      parentEnv: input.env,
+      cachePath: join(config.values.state as string, CACHE_NAME),
+      permissions,
+      now: () => Date.now(),
+      refresh: input.refresh === true,
+      version: VERSION,
+    });
+    const listed = await remote.load();
+    if (!listed.ok) {
+      await remote.shutdown();
+      throw bootError(listed.refusal.message, "`toolgate tools --refresh` lists the servers again once it is fixed");
+    }
+    sources.push(...listed.value);
+  }
+  try {
+    sources.push(...(await authoredTools(config, sources)));
+    return { ...finish(sources, config, file, input), config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, sandbox };
+  } catch (e) {
+    // A boot that fails after servers were started leaves none of them behind.
+    await remote?.shutdown();
+    throw e;
+  }
+}
+
+/** Authored tools (a folder per tool), read only when their folder exists: without one, start-up pays a stat. */
+async function authoredTools(config: Effective, others: readonly ToolSource[]): Promise<ToolSource[]> {
+  const dir = config.values.authored?.dir as string | undefined;
+  if (dir === undefined || !existsSync(dir)) return [];
+  const { authoredSources } = await import("../catalog/authored.ts");
+  const checkNeed = (kind: PermKind, v: string): string | null => {
+    if (kind === "net") return parseNet(v) === null ? "is not a host or host:port" : null;
+    if (kind !== "env") return null;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) return "is not an environment variable name";
+    if (v in BASE_ENV || isExecutionControl(v)) return "is fixed by the launcher or changes what a child executes; it cannot be passed to a tool";
+    return null;
+  };
+  const r = authoredSources(dir, others, { workspace: config.values.workspace as string, pathEnv: BASE_ENV.PATH!, checkNeed });
+  if (!r.ok) throw bootError(r.refusal.message, (r.refusal.details as { hint?: string } | undefined)?.hint);
+  return r.value;
+}
+
+/** The catalog's checks after every source is in: collisions, approval overrides, the lock. */
+function finish(sources: ToolSource[], config: Effective, file: ConfigFile | null, input: BootInput): Pick<Booted, "catalog" | "lockPath" | "refused"> {
+  const built = buildCatalog(sources);
   if (!built.ok) throw bootError(built.refusal.message);
   const overrides = (config.values.approval ?? {}) as Record<string, "required" | "never">;
   const loosened = checkOverrides(overrides, built.value.entries);
@@ -71,8 +148,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     const where = file ? `${file.path}${line ? `:${line}` : ""}` : "config";
     throw bootError(`${where}: ${loosened.message}`, `remove the override, or set it to "required"`);
   }
-  const workspace = config.values.workspace as string;
-  const lockPath = join(file ? dirname(file.path) : workspace, LOCK_NAME);
+  const lockPath = join(file ? dirname(file.path) : (config.values.workspace as string), LOCK_NAME);
   let refused: ReadonlyMap<string, Refusal> = new Map();
   try {
     const lock = input.ignoreLock ? null : readLock(lockPath);
@@ -80,5 +156,5 @@ export async function boot(input: BootInput): Promise<Booted> {
   } catch (e) {
     throw bootError((e as Error).message);
   }
-  return { config, file, grants, catalog: built.value, workspace, stateDir: config.values.state as string, lockPath, refused };
+  return { catalog: built.value, lockPath, refused };
 }

@@ -41,6 +41,9 @@ export interface InvokeDeps {
   readonly journal: (row: JournalRow) => void;
   readonly now: () => number;
   readonly deadlineMs: number;
+  /** Handed to handlers as ctx.config / ctx.operator (see ToolContext). */
+  readonly config?: Readonly<Record<string, any>>;
+  readonly operator?: (line: string) => void;
 }
 
 export interface Invoked {
@@ -125,6 +128,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     processes: deps.processes(controller.signal),
     signal: controller.signal,
     now: deps.now,
+    config: deps.config,
+    operator: deps.operator,
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {

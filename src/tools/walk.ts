@@ -96,14 +96,15 @@ export function walk(opts: WalkOptions): WalkResult {
   ];
   while (stack.length > 0 && !capped) {
     const dir = stack.pop()!;
-    const own = readLayer(dir.abs, dir.rel);
-    const layers = own ? [...dir.layers, own] : dir.layers;
     let entries;
     try {
       entries = readdirSync(dir.abs, { withFileTypes: true });
     } catch {
       continue;
     }
+    // Opened only when listed: a failed open per folder costs more than the whole listing.
+    const own = entries.some((e) => e.name === ".gitignore") ? readLayer(dir.abs, dir.rel) : null;
+    const layers = own ? [...dir.layers, own] : dir.layers;
     for (const ent of entries) {
       if (++visited > opts.budget) {
         capped = true;

@@ -70,6 +70,7 @@ describe("discovery", () => {
     const d = discoverCards(ws.path, [join(ws.path, "skills"), join(ws.path, "more")], BUNDLED_CARDS);
     expect(d.cards.map((c) => [c.name, c.source, c.path])).toEqual([
       ["alpha", "workspace", "more/alpha/SKILL.md"],
+      ["toolgate-authored-tools", "bundled", "bundled:toolgate-authored-tools"],
       ["toolgate-call", "workspace", "skills/mine/SKILL.md"],
       ["toolgate-journal", "bundled", "bundled:toolgate-journal"],
       ["toolgate-permissions", "bundled", "bundled:toolgate-permissions"],

@@ -1,0 +1,141 @@
+// The factory that turns authored tools (a folder per tool: tool.json and an executable) into
+// catalog sources, as builtin.ts does for built-ins. A call runs the executable through the
+// launcher (ctx.processes, sandboxed) with the JSON arguments on stdin; the one JSON value it
+// prints is the success value, so the pipeline's full output boundary checks exactly that.
+import { readFileSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { Execution } from "../launcher/types.ts";
+import type { Need, PermKind } from "../permission/types.ts";
+import { ok, refuse, type Outcome, type Refusal } from "../result/result.ts";
+import { loadManifests, NEED_KINDS, type Manifest, type ManifestOptions } from "./authored-manifest.ts";
+import { normalizeName, type ToolSource } from "./catalog.ts";
+import type { ToolContext } from "./declare.ts";
+
+export const AUTHORED_ORIGIN = "authored";
+/** stdout past this is refused unread: the output boundary allows 64 KiB, pretty-printing some more. */
+export const MAX_STDOUT_BYTES = 1024 * 1024;
+/** The end of stderr a failed run reports (code points). */
+export const STDERR_TAIL_CHARS = 2_000;
+/** The call's deadline outlasts the tool's timeout by the launcher's TERM-to-KILL grace and the reaping. */
+const DEADLINE_SLACK_MS = 10_000;
+
+/**
+ * The authored tools under `dir` as catalog sources. Fails (a boot failure) on the first invalid
+ * manifest, and when a name equals another tool's after normalization: no source has priority.
+ */
+export function authoredSources(dir: string, others: readonly ToolSource[], opts: ManifestOptions): Outcome<ToolSource[]> {
+  const loaded = loadManifests(dir, opts);
+  if (!loaded.ok) return loaded;
+  const collision = findCollision(loaded.value, others);
+  if (collision) return { ok: false, refusal: collision };
+  return ok(loaded.value.map(toSource));
+}
+
+/** Named with both provenances (the manifest path for an authored one) so the rename is obvious. */
+export function findCollision(manifests: readonly Manifest[], others: readonly ToolSource[]): Refusal | null {
+  const seen = new Map<string, { name: string; from: string; manifest?: string }>();
+  for (const s of others) seen.set(normalizeName(s.name), { name: s.name, from: s.origin });
+  for (const m of manifests) {
+    const key = normalizeName(m.name);
+    const prior = seen.get(key);
+    if (prior) {
+      const rename = prior.manifest ? `rename one of them in ${prior.manifest} or ${m.path}` : `rename the authored tool in ${m.path}`;
+      return {
+        code: "catalog.collision",
+        message: `tool name collision: "${prior.name}" from ${prior.from} and "${m.name}" from ${AUTHORED_ORIGIN} (${m.path}) are the same name after normalization ("${key}"); ${rename} (no source has priority)`,
+      };
+    }
+    seen.set(key, { name: m.name, from: `${AUTHORED_ORIGIN} (${m.path})`, manifest: m.path });
+  }
+  return null;
+}
+
+export function toSource(m: Manifest): ToolSource {
+  return {
+    origin: AUTHORED_ORIGIN,
+    rawName: m.name,
+    name: m.name,
+    description: m.description,
+    inputSchema: m.inputSchema,
+    effect: m.effect,
+    approval: m.approval,
+    adapter: {
+      builtin: false,
+      deadlineMs: m.timeoutSecs * 1000 + DEADLINE_SLACK_MS,
+      needs: (_args, ctx) => ok(needsOf(m, ctx.workspace)),
+      run: (args, ctx) => runAuthored(m, args, ctx),
+    },
+  };
+}
+
+/** Static: running the program (its real path), then what the manifest declares, in kind order. */
+export function needsOf(m: Manifest, workspace: string): Need[] {
+  const needs: Need[] = [{ kind: "run", value: m.program }];
+  for (const kind of NEED_KINDS) {
+    for (const v of m.needs[kind] ?? []) needs.push({ kind, value: isPath(kind) && !isAbsolute(v) ? resolve(workspace, v) : v });
+  }
+  return needs;
+}
+const isPath = (k: PermKind) => k === "read" || k === "write";
+
+export async function runAuthored(m: Manifest, args: unknown, ctx: ToolContext): Promise<Outcome<unknown>> {
+  const ran = await ctx.processes.run({
+    argv: m.argv,
+    cwd: ctx.workspace,
+    stdin: `${JSON.stringify(args)}\n`,
+    deadlineMs: m.timeoutSecs * 1000,
+    allowEnv: m.needs.env ?? [],
+    sandboxed: true,
+  });
+  // The launcher's details carry artifact paths; the code and message say what went wrong.
+  if (!ran.ok) return refuse(ran.refusal.code, `${m.name}: ${ran.refusal.message}`);
+  const x = ran.value;
+  switch (x.ended) {
+    case "timeout":
+      return refuse("authored.timeout", `${m.name} did not finish within ${m.timeoutSecs} s (timeout_secs in its tool.json); its process tree was ended`, {
+        timeout_secs: m.timeoutSecs, ...stderrOf(x),
+      });
+    case "cancelled":
+      return refuse("authored.cancelled", `${m.name} was cancelled; its process tree was ended`);
+    case "signalled":
+      return refuse("authored.exit", `${m.name} was ended by ${x.signal}`, { signal: x.signal, ...stderrOf(x) });
+    case "exited":
+      if (x.code !== 0) return refuse("authored.exit", `${m.name} exited with code ${x.code}`, { code: x.code, ...stderrOf(x) });
+      return readResult(m.name, x);
+  }
+}
+
+function stderrOf(x: Execution): { stderr: string; stderr_truncated: boolean } {
+  const chars = Array.from(x.stderr.tail);
+  const clipped = chars.length > STDERR_TAIL_CHARS;
+  return { stderr: clipped ? chars.slice(-STDERR_TAIL_CHARS).join("") : x.stderr.tail, stderr_truncated: clipped || x.stderr.truncated };
+}
+
+/** stdout must be exactly one JSON value; it is never echoed back when it is not. */
+function readResult(name: string, x: Execution): Outcome<unknown> {
+  const bad = (why: string) =>
+    refuse("authored.bad_output", `${name} ${why}; an authored tool prints exactly one JSON value on stdout (logs go to stderr). The output is not shown.`, { stdout_bytes: x.stdout.bytes });
+  if (x.outputAbandoned) return bad("left a process holding its stdout open, so the output may be incomplete");
+  if (x.stdout.bytes > MAX_STDOUT_BYTES) {
+    return refuse("authored.output_too_large", `${name} printed ${x.stdout.bytes} bytes on stdout; at most ${MAX_STDOUT_BYTES} are read (and a result passes the output boundary only up to 64 KiB)`, {
+      stdout_bytes: x.stdout.bytes, limit_bytes: MAX_STDOUT_BYTES,
+    });
+  }
+  let text = x.stdout.tail;
+  // The launcher keeps a tail; the whole (redacted) stream is in its 0600 artifact file.
+  if (x.stdout.truncated) {
+    if (x.artifacts.stdout === null) return bad("printed more than the launcher kept, and its stdout artifact is missing");
+    try {
+      text = readFileSync(x.artifacts.stdout, "utf8");
+    } catch {
+      return bad("printed more than the launcher kept, and its stdout artifact cannot be read");
+    }
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") return bad("printed nothing");
+  try {
+    return ok(JSON.parse(text));
+  } catch {
+    return bad(`printed ${x.stdout.bytes} bytes that are not one JSON value`);
+  }
+}

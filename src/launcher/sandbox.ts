@@ -1,0 +1,180 @@
+// The sandbox modes (SPEC "The launcher"): `off` is the scrubbed environment only; `product` and
+// `bench` wrap every sandboxed run in bubblewrap. The boot probe runs that same wrapper around
+// `true` through the launcher, so a mode that cannot be had fails the boot instead of running quieter.
+import { mkdirSync, realpathSync } from "node:fs";
+import type { SandboxMode } from "../catalog/declare.ts";
+import { childEnv } from "./env.ts";
+import { createLauncher } from "./launch.ts";
+import type { ArtifactSink, Sandbox } from "./types.ts";
+
+export interface BwrapOptions {
+  readonly mode: "product" | "bench";
+  /** Bound read-write at its own path; the rest of the system is read-only. */
+  readonly workspace: string;
+  /**
+   * Folders inside the workspace bound read-only again (the state folder: a sandboxed command must
+   * not rewrite the journal or remembered approvals). A run's own working folder stays writable.
+   */
+  readonly readOnly?: readonly string[];
+  /**
+   * Folders inside a read-only one that stay writable (the scratch folder, where commands leave
+   * what scratch_read reads). Made (0700) at a run when missing, unless `makeWritable` is false.
+   */
+  readonly writable?: readonly string[];
+  readonly makeWritable?: boolean;
+  /** product: share the host network because a net grant exists. bench always shares it. */
+  readonly network: boolean;
+  /** The bubblewrap program: a bare name is found on the child's fixed PATH. */
+  readonly program?: string;
+}
+
+/** bwrap mounts at real paths: a workspace reached through a symlink is bound where it really is. */
+const real = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+const inside = (root: string, p: string) => p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
+
+/** A folder that cannot be made is left to bwrap, which then skips it (--bind-try). */
+function makeFolder(p: string): void {
+  try {
+    mkdirSync(p, { recursive: true, mode: 0o700 });
+  } catch {
+    // Reported by what the command finds (a read-only folder), not by the launcher.
+  }
+}
+
+/** The environment passes through unchanged, except that bwrap always sets PWD to the working folder. */
+export function bwrapSandbox(o: BwrapOptions): Sandbox {
+  const program = o.program ?? "bwrap";
+  const shareNet = o.mode === "bench" || o.network;
+  const workspace = real(o.workspace);
+  const readOnly = (o.readOnly ?? []).map(real);
+  const writable = (o.writable ?? []).map(real);
+  // Order matters: later mounts cover earlier ones, so a workspace under /tmp survives the private /tmp.
+  const fixed = [
+    "--die-with-parent", // the sandbox never outlives the launcher's child
+    "--new-session", // no TIOCSTI into a terminal the sandbox could reach
+    "--unshare-all", // user, IPC, PID, network, UTS and cgroup namespaces
+    ...(shareNet ? ["--share-net"] : []),
+    "--ro-bind", "/", "/",
+    "--dev", "/dev",
+    "--proc", "/proc",
+    "--tmpfs", "/tmp",
+    "--bind", workspace, workspace,
+    ...readOnly.flatMap((p) => ["--ro-bind-try", p, p]),
+    ...writable.flatMap((p) => ["--bind-try", p, p]),
+  ];
+  return {
+    name: o.mode,
+    wrap(argv, ctx) {
+      if (o.makeWritable !== false) for (const p of writable) makeFolder(p);
+      const cwd = real(ctx.cwd);
+      const open = inside(workspace, cwd) && (!readOnly.some((p) => inside(p, cwd)) || writable.some((p) => inside(p, cwd)));
+      return [program, ...fixed, ...(open ? [] : ["--bind", cwd, cwd]), "--chdir", cwd, "--", ...argv];
+    },
+    startFailure: bwrapStartFailure,
+  };
+}
+
+/**
+ * bwrap reports its own failures as one "bwrap: ..." line and exit code 1: the program never ran.
+ * execvp failures name the errno; any other such line is a sandbox set-up failure.
+ */
+export function bwrapStartFailure(code: number, stderr: string): string | null {
+  const text = stderr.trim();
+  if (code !== 1 || !text.startsWith("bwrap: ") || text.includes("\n")) return null;
+  const exec = /^bwrap: execvp .*: (.+)$/.exec(text);
+  if (!exec) return "ESANDBOX";
+  const reason = exec[1]!;
+  return reason.startsWith("No such file") ? "ENOENT" : reason.startsWith("Permission denied") ? "EACCES" : "EEXEC";
+}
+
+/** What the boot says about the sandbox, and the wrapper handed to the process runner. */
+export interface BootSandbox {
+  readonly mode: SandboxMode;
+  /** undefined for `off`. */
+  readonly wrapper: Sandbox | undefined;
+  /** One line for people: the mode and what it isolates. */
+  readonly summary: string;
+  /** The same wrapper for the boot probe, which creates nothing. */
+  readonly probe?: Sandbox;
+}
+
+export interface SandboxInput {
+  readonly mode: SandboxMode;
+  readonly workspace: string;
+  readonly stateDir: string;
+  /** Writable even when it lies in the (read-only) state folder. */
+  readonly scratch: string;
+  /** Whether any net grant exists (product mode shares the network only then). */
+  readonly network: boolean;
+}
+
+export function sandboxFor(input: SandboxInput): BootSandbox {
+  if (input.mode === "off") return { mode: "off", wrapper: undefined, summary: "off (the scrubbed environment only: no isolation)" };
+  const net = input.mode === "bench" ? "network shared" : input.network ? "network shared: a net grant exists" : "no network";
+  const [workspace, stateDir, scratch] = [real(input.workspace), real(input.stateDir), real(input.scratch)];
+  const stateInside = inside(workspace, stateDir) && stateDir !== workspace;
+  const readOnly = stateInside ? [stateDir] : [];
+  const writable = stateInside && inside(stateDir, scratch) ? [scratch] : [];
+  const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, writable };
+  return {
+    mode: input.mode,
+    wrapper: bwrapSandbox(options),
+    probe: bwrapSandbox({ ...options, makeWritable: false }),
+    summary: `${input.mode} (bubblewrap: read-only system, writable workspace, private /tmp, new PID namespace, ${net})`,
+  };
+}
+
+/** Any allowed net grant that a blanket deny does not cancel: product mode then shares the network. */
+export function netGranted(grants: { readonly allow: { readonly net?: true | readonly string[] }; readonly deny: { readonly net?: true | readonly string[] } }): boolean {
+  const allow = grants.allow.net;
+  return grants.deny.net !== true && (allow === true || (Array.isArray(allow) && allow.length > 0));
+}
+
+const PROBE_DEADLINE_MS = 10_000;
+
+/** Output of the probe is read from its tail; nothing is written to the state folder at boot. */
+const discard = (path: string): ArtifactSink => ({ path, write() {}, close() {} });
+
+/**
+ * Runs `true` inside the wrapper through the launcher. Null when the sandbox works; otherwise the
+ * reason (bwrap missing, namespaces refused), for a boot failure.
+ */
+export async function probeSandbox(sandbox: Sandbox, cwd: string): Promise<string | null> {
+  const env = childEnv({ parent: {} });
+  if (!env.ok) return env.refusal.message;
+  const launcher = createLauncher({ redactor: () => ({ push: (s) => s, flush: () => "" }), openSink: discard });
+  const r = await launcher.launch({ argv: ["true"], env: env.value, cwd, deadlineMs: PROBE_DEADLINE_MS, graceMs: 200, artifactsDir: cwd, sandbox });
+  if (!r.ok) {
+    const { refusal } = r;
+    if (refusal.code !== "launch.spawn_failed") return refusal.message;
+    const { errno, stderr } = refusal.details;
+    if (stderr) return `bubblewrap could not set up the ${sandbox.name} sandbox: ${lastLine(stderr)}`;
+    if (errno === "ENOENT") return `bubblewrap (bwrap) is not installed: not found on the child's PATH (${env.value.vars.PATH})`;
+    return `bubblewrap (bwrap) cannot be started (${errno}): ${refusal.message}`;
+  }
+  const v = r.value;
+  if (v.ended === "exited" && v.code === 0) return null;
+  if (v.ended === "timeout") return `bubblewrap did not set up the ${sandbox.name} sandbox within ${PROBE_DEADLINE_MS / 1000} s`;
+  const how = v.ended === "exited" ? `exit code ${v.code}` : v.ended === "signalled" ? `signal ${v.signal}` : v.ended;
+  return `bubblewrap could not run a program in the ${sandbox.name} sandbox (${how})${v.stderr.tail.trim() ? `: ${lastLine(v.stderr.tail)}` : ""}`;
+}
+
+/** Probes a boot's sandbox: null when it works (or is off), else the boot failure's message. */
+export async function sandboxProblem(sb: BootSandbox, cwd: string): Promise<string | null> {
+  if (!sb.wrapper) return null;
+  const why = await probeSandbox(sb.probe ?? sb.wrapper, cwd);
+  return why === null ? null : `the sandbox mode "${sb.mode}" cannot be had: ${why}`;
+}
+
+const lastLine = (s: string) => s.trim().split("\n").pop()!.trim();
+
+/** The fix a failed probe's message ends with. */
+export const SANDBOX_HINT =
+  'install bubblewrap (`apt-get install -y bubblewrap`) and allow unprivileged user namespaces, or set "sandbox": "off" in toolgate.json';

@@ -1,0 +1,152 @@
+// End to end: MCP servers from `mcpServers` in the shape MCP clients write. Real servers:
+// @modelcontextprotocol/server-everything and server-filesystem (stdio), the fixture server,
+// and a Streamable HTTP server on loopback port 0.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { json, ROOT, run, tempDir, type RunResult } from "../helpers.ts";
+
+const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
+const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+const FILESYSTEM = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+const NODE = Bun.which("node") ?? "/usr/bin/node";
+const GRANT = ["--allow-run", "--approve", "all"];
+const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const config = (dir: string, servers: Record<string, unknown>) => writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ mcpServers: servers }));
+const fixture = (dir: string, name: string, extra: string[] = []) => ({ command: process.execPath, args: [FIXTURE, `--pid-out=${join(dir, `${name}.pid`)}`, ...extra] });
+
+describe("real servers", () => {
+  test("server-everything: tools become everything__<tool>; a call goes through", async () => {
+    await using dir = tempDir();
+    config(dir.path, { everything: { command: NODE, args: [EVERYTHING, "stdio"] } });
+    const listed = await run(["tools", "--allow-run"], { cwd: dir.path });
+    expect(listed.code).toBe(0);
+    const names = lines(listed).filter((d) => d.origin === "mcp:everything").map((d) => d.name);
+    expect(names).toEqual(expect.arrayContaining(["everything__echo", "everything__get-sum"]));
+    const echo = await run(["call", "everything__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
+    expect([echo.code, json(echo)]).toEqual([0, { status: "success", tool: "everything__echo", payload: { content: [{ type: "text", text: "Echo: hi" }] } }]);
+    const sum = await run(["call", "everything__get-sum", '{"a":2,"b":3}', ...GRANT], { cwd: dir.path });
+    expect(json(sum).payload.content[0].text).toContain("5");
+  });
+
+  test("server-filesystem answers with absolute paths: the boundary rejects such results whole", async () => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "note.txt"), "plain text\n");
+    config(dir.path, { fs: { command: NODE, args: [FILESYSTEM, dir.path] } });
+    const listing = await run(["call", "fs__list_allowed_directories", "{}", ...GRANT], { cwd: dir.path });
+    expect([listing.code, json(listing)]).toEqual([1, { status: "failed", error_code: "sensitive_output_rejected" }]);
+    const [row] = lines(await run(["log", "--json"], { cwd: dir.path }));
+    expect(JSON.parse(row.detail)).toMatchObject({ rule: "local_path" });
+    // A result without a local path passes: the file's own text.
+    const read = await run(["call", "fs__read_text_file", JSON.stringify({ path: join(dir.path, "note.txt") }), ...GRANT], { cwd: dir.path });
+    expect(json(read)).toEqual({ status: "success", tool: "fs__read_text_file", payload: { content: [{ type: "text", text: "plain text\n" }], structuredContent: { content: "plain text\n" } } });
+  });
+});
+
+describe("the mcpServers block", () => {
+  test("a block pasted from another client works; disabled servers are skipped", async () => {
+    await using dir = tempDir();
+    config(dir.path, {
+      a: { type: "stdio", ...fixture(dir.path, "a"), env: {}, autoApprove: ["x"], alwaysAllow: [], timeout: 60, disabled: false },
+      off: { ...fixture(dir.path, "off"), disabled: true },
+    });
+    const r = await run(["tools", "--allow-run"], { cwd: dir.path });
+    expect(r.code).toBe(0);
+    expect(lines(r).some((d) => d.name === "a__echo__echo")).toBe(true);
+    expect(lines(r).some((d) => d.origin === "mcp:off")).toBe(false);
+    expect(existsSync(join(dir.path, "off.pid"))).toBe(false);
+  });
+
+  test("a key no known client uses is a config error naming it", async () => {
+    await using dir = tempDir();
+    config(dir.path, { a: { ...fixture(dir.path, "a"), autoapprove: true } });
+    const r = await run(["tools"], { cwd: dir.path });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain("mcpServers.a.autoapprove");
+  });
+
+  test("include and exclude filter a server's tools", async () => {
+    await using dir = tempDir();
+    config(dir.path, { a: { ...fixture(dir.path, "a"), include: ["echo__*", "finance__balance"], exclude: ["echo__leak_*"] } });
+    const names = lines(await run(["tools", "--allow-run"], { cwd: dir.path })).filter((d) => d.origin === "mcp:a").map((d) => d.name);
+    expect(names).toContain("a__finance__balance");
+    expect(names).toContain("a__echo__echo");
+    expect(names.some((n) => n.includes("leak") || n.includes("skarbiec"))).toBe(false);
+  });
+
+  test('"${NAME}" takes NAME from the parent and makes it a secret: redacted from results and the journal', async () => {
+    await using dir = tempDir();
+    config(dir.path, { a: { ...fixture(dir.path, "a"), env: { API_TOKEN_FOR_CHILD: "${MY_SECRET}" } } });
+    const secret = "s3cr3t-value-42";
+    const r = await run(["call", "a__echo__echo", JSON.stringify({ message: `token ${secret}` }), ...GRANT], { cwd: dir.path, env: { MY_SECRET: secret } });
+    expect(json(r)).toEqual({ status: "success", tool: "a__echo__echo", payload: { content: [{ type: "text", text: "token [REDACTED]" }] } });
+    const log = await run(["log", "--json"], { cwd: dir.path });
+    expect(log.stdout).not.toContain(secret);
+  });
+
+  test("a failing server is shown with its reason without failing the boot, remembered for 30 s; required fails the boot", async () => {
+    await using dir = tempDir();
+    config(dir.path, { a: fixture(dir.path, "a"), broken: { command: "/bin/false" } });
+    const first = await run(["tools", "--allow-run"], { cwd: dir.path });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/mcp:broken failed: /);
+    expect(lines(first).some((d) => d.name === "a__echo__echo")).toBe(true);
+    const second = await run(["tools", "--allow-run"], { cwd: dir.path });
+    expect(second.stderr).toContain("mcp:broken failed (remembered, retried after 30 s)");
+    config(dir.path, { a: fixture(dir.path, "a"), broken: { command: "/bin/false", required: true } });
+    const required = await run(["tools", "--allow-run"], { cwd: dir.path });
+    expect(required.code).toBe(5);
+    expect(required.stderr).toContain('required MCP server "broken" failed');
+  });
+
+  test("connecting needs the run permission: without it nothing is spawned and the flag is named", async () => {
+    await using dir = tempDir();
+    config(dir.path, { a: fixture(dir.path, "a") });
+    const r = await run(["tools"], { cwd: dir.path });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`--allow-run=${process.execPath}`);
+    expect(existsSync(join(dir.path, "a.pid"))).toBe(false);
+  });
+
+  test("a call of an MCP tool starts only that tool's server", async () => {
+    await using dir = tempDir();
+    config(dir.path, { a: fixture(dir.path, "a"), b: fixture(dir.path, "b") });
+    expect((await run(["tools", "--allow-run"], { cwd: dir.path })).code).toBe(0);
+    const [pa, pb] = [readFileSync(join(dir.path, "a.pid"), "utf8"), readFileSync(join(dir.path, "b.pid"), "utf8")];
+    expect((await run(["call", "a__echo__echo", '{"message":"x"}', ...GRANT], { cwd: dir.path })).code).toBe(0);
+    expect(readFileSync(join(dir.path, "a.pid"), "utf8")).not.toBe(pa);
+    expect(readFileSync(join(dir.path, "b.pid"), "utf8")).toBe(pb);
+  });
+});
+
+describe("Streamable HTTP", () => {
+  let server: ReturnType<typeof Bun.serve>;
+  beforeAll(() => {
+    server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (req) => {
+        const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
+        mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object", properties: { who: { type: "string" } } } }] }));
+        mcp.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: "text", text: `hello ${(r.params.arguments as { who?: string })?.who}` }] }));
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await mcp.connect(transport);
+        return transport.handleRequest(req);
+      },
+    });
+  });
+  afterAll(() => server.stop(true));
+
+  test("lists and calls over HTTP with the net grant for its host; without it, names the flag", async () => {
+    await using dir = tempDir();
+    const hostPort = `127.0.0.1:${server.port}`;
+    config(dir.path, { web: { type: "http", url: `http://${hostPort}/mcp` } });
+    const denied = await run(["tools"], { cwd: dir.path });
+    expect(denied.stderr).toContain(`--allow-net=${hostPort}`);
+    const r = await run(["call", "web__hello", '{"who":"you"}', `--allow-net=${hostPort}`, "--approve", "all"], { cwd: dir.path });
+    expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "web__hello", payload: { content: [{ type: "text", text: "hello you" }] } }]);
+  });
+});

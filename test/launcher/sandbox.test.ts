@@ -1,0 +1,179 @@
+// The sandbox modes: the bwrap argv, how its own failures are told apart, the boot probe, and —
+// where bubblewrap works on this machine — what product and bench really isolate, through the launcher.
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BASE_ENV } from "../../src/launcher/env.ts";
+import { bwrapSandbox, bwrapStartFailure, netGranted, probeSandbox, sandboxFor, sandboxProblem } from "../../src/launcher/sandbox.ts";
+import type { LaunchSpec, Sandbox } from "../../src/launcher/types.ts";
+import { tempDir } from "../helpers.ts";
+import { env, launcherWith } from "./support.ts";
+
+const launcher = launcherWith();
+const probeDir = tempDir("toolgate-probe-");
+afterAll(() => probeDir[Symbol.asyncDispose]());
+/** Whether bubblewrap works here (installed, namespaces allowed): the isolation tests need it. */
+const BWRAP = (await probeSandbox(bwrapSandbox({ mode: "product", workspace: probeDir.path, network: false }), probeDir.path)) === null;
+
+test("bubblewrap works on this machine (.ci/run installs it; the sandbox tests need it)", () => {
+  expect(BWRAP).toBe(true);
+});
+
+describe("the bwrap argv", () => {
+  const ws = "/srv/ws";
+  const fixed = ["--die-with-parent", "--new-session", "--unshare-all"];
+  const mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", ws, ws];
+  const wrap = (s: Sandbox, cwd = ws) => s.wrap(["echo", "hi"], { cwd, env: {} });
+
+  test("product without a net grant: every namespace unshared, the network too", () => {
+    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false }))).toEqual(["bwrap", ...fixed, ...mounts, "--chdir", ws, "--", "echo", "hi"]);
+  });
+
+  test("product with a net grant, and bench always, share the network", () => {
+    const shared = ["bwrap", ...fixed, "--share-net", ...mounts, "--chdir", ws, "--", "echo", "hi"];
+    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: true }))).toEqual(shared);
+    expect(wrap(bwrapSandbox({ mode: "bench", workspace: ws, network: false }))).toEqual(shared);
+  });
+
+  test("the state folder is bound read-only again; a working folder outside the writable part is bound writable", () => {
+    const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, readOnly: [`${ws}/.toolgate`] });
+    const base = ["bwrap", ...fixed, ...mounts, "--ro-bind-try", `${ws}/.toolgate`, `${ws}/.toolgate`];
+    expect(wrap(s, `${ws}/sub`)).toEqual([...base, "--chdir", `${ws}/sub`, "--", "echo", "hi"]);
+    const copy = `${ws}/.toolgate/worktrees/abc`;
+    expect(wrap(s, copy)).toEqual([...base, "--bind", copy, copy, "--chdir", copy, "--", "echo", "hi"]);
+    expect(wrap(s, "/elsewhere")).toEqual([...base, "--bind", "/elsewhere", "/elsewhere", "--chdir", "/elsewhere", "--", "echo", "hi"]);
+  });
+
+  test.each([
+    ["an execvp ENOENT", 1, "bwrap: execvp nope: No such file or directory\n", "ENOENT"],
+    ["an execvp EACCES", 1, "bwrap: execvp ./x: Permission denied\n", "EACCES"],
+    ["a namespace refusal", 1, "bwrap: Creating new namespace failed: Operation not permitted\n", "ESANDBOX"],
+    ["the program's own exit 1", 1, "oops\n", null],
+    ["a program that printed a bwrap-looking line among others", 1, "bwrap: x\nmore\n", null],
+    ["another exit code", 2, "bwrap: execvp nope: No such file or directory\n", null],
+  ] as const)("start failures: %s", (_name, code, stderr, errno) => {
+    expect(bwrapStartFailure(code, stderr)).toBe(errno);
+  });
+});
+
+describe("the boot's sandbox", () => {
+  test.each([
+    ["nothing granted", { allow: {}, deny: {} }, false],
+    ["any net grant", { allow: { net: true as const }, deny: {} }, true],
+    ["a listed host", { allow: { net: ["127.0.0.1:8080"] }, deny: {} }, true],
+    ["an empty list", { allow: { net: [] }, deny: {} }, false],
+    ["a grant under a blanket deny", { allow: { net: true as const }, deny: { net: true as const } }, false],
+    ["a grant with a narrower deny", { allow: { net: true as const }, deny: { net: ["10.0.0.1"] } }, true],
+  ])("network shared in product: %s", (_name, grants, shared) => {
+    expect(netGranted(grants)).toBe(shared);
+  });
+
+  test("off has no wrapper and says so; product and bench name what they isolate", () => {
+    const paths = { workspace: "/w", stateDir: "/w/.toolgate", scratch: "/w/.toolgate/scratch" };
+    expect(sandboxFor({ mode: "off", ...paths, network: false })).toEqual({
+      mode: "off",
+      wrapper: undefined,
+      summary: "off (the scrubbed environment only: no isolation)",
+    });
+    const product = sandboxFor({ mode: "product", ...paths, network: false });
+    expect(product.summary).toBe("product (bubblewrap: read-only system, writable workspace, private /tmp, new PID namespace, no network)");
+    // The probe's wrapper creates nothing (the run's wrapper makes a missing scratch folder).
+    expect(product.probe?.wrap(["true"], { cwd: "/w", env: {} }).join(" ")).toContain(
+      "--bind /w /w --ro-bind-try /w/.toolgate /w/.toolgate --bind-try /w/.toolgate/scratch /w/.toolgate/scratch --chdir /w -- true",
+    );
+    expect(sandboxFor({ mode: "bench", workspace: "/w", stateDir: "/s", scratch: "/s/scratch", network: false }).summary).toContain("network shared");
+  });
+
+  test("a missing bwrap is a reason, not a quieter run; off needs no probe", async () => {
+    await using dir = tempDir();
+    const missing = bwrapSandbox({ mode: "product", workspace: dir.path, network: false, program: "no-such-bwrap-for-toolgate" });
+    expect(await probeSandbox(missing, dir.path)).toBe(`bubblewrap (bwrap) is not installed: not found on the child's PATH (${BASE_ENV.PATH})`);
+    expect(await sandboxProblem(sandboxFor({ mode: "off", workspace: dir.path, stateDir: dir.path, scratch: dir.path, network: false }), dir.path)).toBeNull();
+    // The probe writes nothing: a boot that fails leaves no state behind.
+    expect(existsSync(join(dir.path, "artifacts"))).toBe(false);
+  });
+
+  test("a wrapper that fails to set up is named with its message", async () => {
+    await using dir = tempDir();
+    // Stands in for bwrap refusing namespaces: one "bwrap: ..." line and exit 1.
+    const script = join(dir.path, "fake-bwrap");
+    writeFileSync(script, "#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n", { mode: 0o755 });
+    const broken = bwrapSandbox({ mode: "bench", workspace: dir.path, network: false, program: script });
+    expect(await probeSandbox(broken, dir.path)).toBe("bubblewrap could not set up the bench sandbox: bwrap: Creating new namespace failed: Operation not permitted");
+  });
+});
+
+describe("what the sandbox isolates (bubblewrap works here)", () => {
+  const outsideRoot = mkdtempSync("/var/tmp/toolgate-outside-");
+  afterAll(() => rmSync(outsideRoot, { recursive: true, force: true }));
+
+  /** `script` for /bin/sh -c, or a whole argv. */
+  async function inSandbox(ws: string, mode: "product" | "bench", script: string | string[], extra: Partial<LaunchSpec> & { network?: boolean } = {}) {
+    const sandbox = sandboxFor({ mode, workspace: ws, stateDir: join(ws, ".toolgate"), scratch: join(ws, ".toolgate", "scratch"), network: extra.network ?? false }).wrapper!;
+    const argv = typeof script === "string" ? ["/bin/sh", "-c", script] : script;
+    const r = await launcher.launch({ argv, env: env({ parent: { AWS_SECRET_ACCESS_KEY: "x".repeat(20) } }), cwd: ws, deadlineMs: 10_000, artifactsDir: join(ws, ".toolgate", "artifacts"), sandbox, ...extra });
+    if (!r.ok) throw new Error(`${r.refusal.code}: ${r.refusal.message}`);
+    return r.value;
+  }
+
+  test("product: the workspace is writable, nothing outside it is, and the state folder is read-only", async () => {
+    await using ws = tempDir();
+    mkdirSync(join(ws.path, ".toolgate"));
+    const outside = join(outsideRoot, "escaped.txt");
+    const v = await inSandbox(ws.path, "product", `echo in > inside.txt; echo out > ${outside}; echo x > .toolgate/forged; touch /usr/forged; true`);
+    expect(readFileSync(join(ws.path, "inside.txt"), "utf8")).toBe("in\n");
+    expect(existsSync(outside)).toBe(false);
+    expect(existsSync(join(ws.path, ".toolgate", "forged"))).toBe(false);
+    expect(v.stderr.tail.match(/Read-only file system/g)?.length).toBe(3);
+  });
+
+  test("product: the scratch folder inside the read-only state folder stays writable (made at the first run)", async () => {
+    await using ws = tempDir();
+    mkdirSync(join(ws.path, ".toolgate"));
+    const v = await inSandbox(ws.path, "product", "echo note > .toolgate/scratch/n.txt && echo ok");
+    expect(v.stdout.tail).toBe("ok\n");
+    expect(readFileSync(join(ws.path, ".toolgate", "scratch", "n.txt"), "utf8")).toBe("note\n");
+  });
+
+  test("product: /tmp is private and the PID namespace is new", async () => {
+    await using ws = tempDir();
+    const hostFile = mkdtempSync("/tmp/toolgate-host-");
+    try {
+      const v = await inSandbox(ws.path, "product", `ls -d ${hostFile} 2>/dev/null || echo hidden; echo pid $$`);
+      expect(v.stdout.tail).toBe("hidden\npid 2\n");
+    } finally {
+      rmSync(hostFile, { recursive: true, force: true });
+    }
+  });
+
+  test("the environment inside is exactly the scrubbed one, plus the PWD bwrap always sets", async () => {
+    await using ws = tempDir();
+    const v = await inSandbox(ws.path, "product", ["/usr/bin/env", "-0"]);
+    const vars = Object.fromEntries(v.stdout.tail.split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+    expect(vars).toEqual({ ...BASE_ENV, PWD: ws.path });
+  });
+
+  describe("the network", () => {
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("pong") });
+    afterAll(() => server.stop(true));
+    const fetchScript = `exec 3<>/dev/tcp/127.0.0.1/${server.port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3`;
+
+    test.each([
+      ["product without a net grant cannot reach a loopback server", "product", false, false],
+      ["product with a net grant can", "product", true, true],
+      ["bench can", "bench", false, true],
+    ] as const)("%s", async (_name, mode, network, reached) => {
+      await using ws = tempDir();
+      const v = await inSandbox(ws.path, mode, ["/bin/bash", "-c", fetchScript], { network });
+      expect(v.stdout.tail.endsWith("pong")).toBe(reached);
+      expect(v).toMatchObject({ ended: "exited", code: reached ? 0 : 1 });
+    });
+  });
+
+  test("a program missing inside the sandbox is a spawn failure, not the program's exit", async () => {
+    await using ws = tempDir();
+    const sandbox = sandboxFor({ mode: "product", workspace: ws.path, stateDir: join(ws.path, ".toolgate"), scratch: join(ws.path, ".toolgate", "scratch"), network: false }).wrapper!;
+    const r = await launcher.launch({ argv: ["no-such-program-for-toolgate"], env: env(), cwd: ws.path, deadlineMs: 10_000, artifactsDir: join(ws.path, "a"), sandbox });
+    expect(r.ok ? null : r.refusal).toMatchObject({ code: "launch.spawn_failed", details: { errno: "ENOENT", program: "no-such-program-for-toolgate" } });
+  });
+});
