@@ -60,18 +60,17 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   } catch (e) {
     throw bootError(`config file ${path} cannot be read: ${(e as Error).message}`);
   }
-  // Loaded only when there is a file to read (start-up is a hot path).
-  const { findNodeAtLocation, parseTree, printParseErrorCode } = await import("jsonc-parser");
-  const lines = lineStarts(text);
-  const errors: ParseError[] = [];
-  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0 || tree === undefined) {
-    const e = errors[0];
-    const at = e ? position(lines, e.offset) : { line: 1, column: 1 };
-    const what = e ? printParseErrorCode(e.error) : "empty file";
-    throw bootError(`${path}:${at.line}:${at.column}: invalid JSON (${what})`, "fix the syntax there; comments and trailing commas are allowed");
+  // Fast path: plain JSON parses natively, and jsonc-parser (a few ms to load) is needed only for
+  // comments, trailing commas, error positions and the line numbers `toolgate config` shows.
+  let data: unknown;
+  let tree: Node | undefined;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    tree = parseJsonc(path, text);
+    data = treeValue(tree);
   }
-  const data = treeValue(tree);
+  const withTree = (): Node => (tree ??= parseJsonc(path, text));
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw bootError(`${path}:1:1: the config must be a JSON object`, 'start from {} and add sections such as "permissions"');
   }
@@ -79,21 +78,39 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   if (!checked.ok) {
     const issues = await explainWithArktype(configType, data, checked.issues);
     const first = issues[0]!;
-    const node = nodeAt(findNodeAtLocation, tree, first.path, /must be removed/.test(first.message));
-    const at = node ? position(lines, node.offset) : { line: 1, column: 1 };
+    const node = nodeAt(withTree(), first.path, /must be removed/.test(first.message));
+    const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     const key = first.path.length ? first.path.join(".") : "(top level)";
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
     throw bootError(`${path}:${at.line}:${at.column}: ${key}: ${first.message}${more}`, hintFor(first));
   }
+  let lines: number[] | undefined;
   return {
     path,
     via,
     data: checked.value as Record<string, unknown>,
     lineOf: (p) => {
-      const n = findNodeAtLocation(tree, [...p]);
-      return n ? position(lines, n.offset).line : undefined;
+      const n = jsonc().findNodeAtLocation(withTree(), [...p]);
+      return n ? position((lines ??= lineStarts(text)), n.offset).line : undefined;
     },
   };
+}
+
+/** jsonc-parser, loaded on first use (synchronously: line numbers are asked for lazily). */
+// The ESM build: the UMD main resolves its parts at run time, which a compiled binary cannot.
+const jsonc = (): typeof import("jsonc-parser") => require("jsonc-parser/lib/esm/main.js");
+
+function parseJsonc(path: string, text: string): Node {
+  const { parseTree, printParseErrorCode } = jsonc();
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0 || tree === undefined) {
+    const e = errors[0];
+    const at = e ? position(lineStarts(text), e.offset) : { line: 1, column: 1 };
+    const what = e ? printParseErrorCode(e.error) : "empty file";
+    throw bootError(`${path}:${at.line}:${at.column}: invalid JSON (${what})`, "fix the syntax there; comments and trailing commas are allowed");
+  }
+  return tree;
 }
 
 function hintFor(issue: Issue): string {
@@ -104,8 +121,8 @@ function hintFor(issue: Issue): string {
 }
 
 /** For an unknown key the property's own node (so the column points at the key), else the value's. */
-function nodeAt(find: typeof import("jsonc-parser").findNodeAtLocation, tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
-  const n = find(tree, [...path]);
+function nodeAt(tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
+  const n = jsonc().findNodeAtLocation(tree, [...path]);
   return atKey && n?.parent?.type === "property" ? n.parent : n;
 }
 

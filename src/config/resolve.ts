@@ -99,8 +99,14 @@ export function resolveConfig(input: ResolveInput): Effective {
     const pairs: [string[], unknown][] = [];
     flatten(f.data, [], pairs);
     for (const [path, v] of pairs) {
-      const line = f.lineOf(path);
-      leaves.set(path.join("."), { value: v, origin: line ? `file:${f.path}:${line}` : `file:${f.path}` });
+      // The line is found only when someone reads the origin (`toolgate config`, an error).
+      leaves.set(path.join("."), {
+        value: v,
+        get origin() {
+          const line = f.lineOf(path);
+          return line ? `file:${f.path}:${line}` : `file:${f.path}`;
+        },
+      });
     }
   }
   for (const [name, key, parse] of ENV_KEYS) {
@@ -115,21 +121,30 @@ export function resolveConfig(input: ResolveInput): Effective {
   }
   // Relative paths: workspace against the config file's folder (or cwd), the rest against the workspace.
   const ws = leaves.get("workspace")!;
-  const wsBase = ws.origin.startsWith("file:") && input.file ? dirname(input.file.path) : input.cwd;
-  const workspace = absolute(wsBase, String(ws.value));
-  if (input.file && ws.origin === "default") {
+  const wsFromFlag = input.flags.workspace?.[0] !== undefined;
+  const wsFromFile = !wsFromFlag && input.file !== null && input.file.data.workspace !== undefined;
+  const wsBase = wsFromFile ? dirname(input.file!.path) : input.cwd;
+  if (input.file && !wsFromFlag && !wsFromFile) {
     leaves.set("workspace", { value: dirname(input.file.path), origin: `file:${input.file.path}` });
-  } else leaves.set("workspace", { value: workspace, origin: ws.origin });
+  } else leaves.set("workspace", moved(ws, absolute(wsBase, String(ws.value))));
   const root = String(leaves.get("workspace")!.value);
   for (const key of ["state", "scratch", "authored.dir"]) {
     const l = leaves.get(key)!;
-    leaves.set(key, { value: absolute(root, String(l.value)), origin: l.origin });
+    leaves.set(key, moved(l, absolute(root, String(l.value))));
   }
   const sorted = new Map([...leaves.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { values: unflatten(sorted), leaves: sorted };
 }
 
 const absolute = (base: string, p: string) => (isAbsolute(p) ? p : resolve(base, p));
+
+/** The same leaf with a new value; its origin stays lazy (reading it may look up a line). */
+const moved = (l: Leaf, value: unknown): Leaf => ({
+  value,
+  get origin() {
+    return l.origin;
+  },
+});
 
 function unflatten(leaves: ReadonlyMap<string, Leaf>): Record<string, any> {
   const out: Record<string, any> = {};
