@@ -72,6 +72,7 @@ describe("discovery", () => {
       ["alpha", "workspace", "more/alpha/SKILL.md"],
       ["toolgate-authored-tools", "bundled", "bundled:toolgate-authored-tools"],
       ["toolgate-call", "workspace", "skills/mine/SKILL.md"],
+      ["toolgate-gates", "bundled", "bundled:toolgate-gates"],
       ["toolgate-journal", "bundled", "bundled:toolgate-journal"],
       ["toolgate-permissions", "bundled", "bundled:toolgate-permissions"],
       ["zeta", "workspace", "skills/zeta/SKILL.md"],
