@@ -1,5 +1,5 @@
 // The factory that turns built-in declarations into catalog sources. Input schemas come
-// from src/generated/schemas.ts (exported from the arktype types at build time).
+// from src/generated/schemas.json (exported from the arktype types at build time).
 import { toolSchemas } from "../generated/schemas.ts";
 import type { ToolDeclaration } from "./declare.ts";
 import type { ToolSource } from "./catalog.ts";

@@ -1,6 +1,6 @@
 // The declaration API: one file per built-in tool exports `defineTool({...})`.
 // `input` is an arktype type behind a thunk, so the hot path never loads arktype:
-// the build exports each input to JSON Schema (src/generated/schemas.ts) and the
+// the build exports each input to JSON Schema (src/generated/schemas.json) and the
 // runtime validates against that, loading arktype only to explain a failure.
 import type { Type, type as arkType } from "arktype";
 import type { Need } from "../permission/types.ts";

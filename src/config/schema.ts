@@ -1,5 +1,5 @@
 // The config file's schema, in arktype, behind a thunk so the hot path never loads arktype.
-// The build exports it to JSON Schema (src/generated/schemas.ts); `toolgate config schema` prints that.
+// The build exports it to JSON Schema (src/generated/schemas.json); `toolgate config schema` prints that.
 import type { type as arkType } from "arktype";
 
 export const configType = (type: typeof arkType) => {

@@ -2,6 +2,6 @@ import { expect, test } from "bun:test";
 import { renderSchemas } from "../../scripts/gen-schemas.ts";
 import { ROOT } from "../helpers.ts";
 
-test("src/generated/schemas.ts matches the arktype declarations (run `bun run gen` if not)", async () => {
-  expect(await Bun.file(`${ROOT}/src/generated/schemas.ts`).text()).toBe(renderSchemas());
+test("src/generated/schemas.json matches the arktype declarations (run `bun run gen` if not)", async () => {
+  expect(await Bun.file(`${ROOT}/src/generated/schemas.json`).text()).toBe(renderSchemas());
 });
