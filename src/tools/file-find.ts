@@ -2,6 +2,7 @@
 import { statSync } from "node:fs";
 import { defineTool } from "../catalog/declare.ts";
 import { refuse, type Outcome } from "../result/result.ts";
+import { globMatcher } from "./glob.ts";
 import { relativeInside, resolveInside } from "./workspace.ts";
 import { ancestry, walk } from "./walk.ts";
 
@@ -44,7 +45,7 @@ export function findFiles(
   const r = resolveInside(workspace, path);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
-  const matches = matcher(pattern);
+  const matches = globMatcher(pattern);
   if (!matches.ok) return matches;
   let isDir = false;
   try {
@@ -88,25 +89,6 @@ export function findFiles(
       ...(excluded ? { pathIgnored: true } : {}),
     },
   };
-}
-
-const GLOB_META = /[*?[\]{}\\]/;
-
-/** The predicate for a pattern, relative to the listed folder; a pattern that can never match is refused. */
-function matcher(pattern: string): Outcome<(p: string) => boolean> {
-  let p = pattern;
-  while (p.startsWith("./")) p = p.slice(2);
-  if (p.startsWith("/") || p.split("/").includes("..")) {
-    return refuse("find.invalid", `pattern "${pattern}" leaves the listed folder; patterns are relative to path (give path to list another folder)`);
-  }
-  if (p === "" || p === ".") p = "**";
-  if (!GLOB_META.test(p)) {
-    // git's pathspec rule: a literal names a file, or a folder and everything under it.
-    const literal = p.replace(/\/+$/, "");
-    return { ok: true, value: (f) => f === literal || f.startsWith(`${literal}/`) };
-  }
-  const glob = new Bun.Glob(p);
-  return { ok: true, value: (f) => glob.match(f) };
 }
 
 /** First index whose path sorts after `cursor`. */

@@ -9,7 +9,7 @@ import { Helper, runPool } from "./search-pool.ts";
 import { escapeRegExp, requiredNeedles } from "./search-literal.ts";
 import type { ScanSpec } from "./search-scan.ts";
 import { ancestry, walk } from "./walk.ts";
-import { globMatcher } from "./search-glob.ts";
+import { globMatcher } from "./glob.ts";
 import { relativeInside, resolveInside } from "./workspace.ts";
 
 export const WALK_BUDGET = 200_000;
@@ -95,7 +95,7 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
   let pathIgnored = false;
   let helpers: Helper[] = [];
   if (isDir) {
-    const matches = args.glob === undefined ? null : globMatcher(args.glob);
+    const matches = args.glob === undefined ? null : globMatcher(args.glob, "glob", "searched");
     if (matches && !matches.ok) return matches;
     helpers = Helper.start(); // their start-up overlaps the walk; runPool ends them
     const relRoot = rel === "." ? "" : rel;
