@@ -83,6 +83,8 @@ export interface ToolContext {
   readonly now: () => number;
   /** The effective configuration's values (`toolgate config`): a tool reads its own section (bash, gates). */
   readonly config?: Readonly<Record<string, any>>;
+  /** toolgate's own control files (config, lock, authored-tools folder): file tools never write them. */
+  readonly controlFiles?: readonly string[];
   /** Writes one line to the operator view (stderr, never the result): CI annotations, for instance. */
   readonly operator?: (line: string) => void;
 }

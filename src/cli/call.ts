@@ -77,6 +77,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
     now: () => performance.timeOrigin + performance.now(),
     deadlineMs: DEADLINE_MS,
     config: booted.config.values,
+    controlFiles: booted.controlFiles,
     operator: (line) => void process.stderr.write(`${line}\n`),
   });
   db?.close();

@@ -113,6 +113,8 @@ export interface SandboxInput {
   readonly scratch: string;
   /** Whether any net grant exists (product mode shares the network only then). */
   readonly network: boolean;
+  /** Read-only even inside the writable workspace (.git, toolgate's config, lock, authored tools). */
+  readonly protect?: readonly string[];
 }
 
 export function sandboxFor(input: SandboxInput): BootSandbox {
@@ -120,7 +122,7 @@ export function sandboxFor(input: SandboxInput): BootSandbox {
   const net = input.mode === "bench" ? "network shared" : input.network ? "network shared: a net grant exists" : "no network";
   const [workspace, stateDir, scratch] = [real(input.workspace), real(input.stateDir), real(input.scratch)];
   const stateInside = inside(workspace, stateDir) && stateDir !== workspace;
-  const readOnly = stateInside ? [stateDir] : [];
+  const readOnly = [...(stateInside ? [stateDir] : []), ...(input.protect ?? []).map(real).filter((p) => inside(workspace, p))];
   const writable = stateInside && inside(stateDir, scratch) ? [scratch] : [];
   const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, writable };
   return {

@@ -46,6 +46,8 @@ export interface Booted {
   readonly lockPath: string;
   /** Tools the lock refuses (descriptor_changed / descriptor_unpinned), by name. */
   readonly refused: ReadonlyMap<string, Refusal>;
+  /** toolgate's own control files and folders: the config, the lock, the authored-tools folder. */
+  readonly controlFiles: readonly string[];
   /** Whether anyone can be asked (a terminal, and prompting not turned off). */
   readonly canPrompt: boolean;
   /** The permission stage for this process (grants, deny, the prompter). */
@@ -88,7 +90,17 @@ export async function boot(input: BootInput): Promise<Booted> {
   const canPrompt = input.interactive === true && config.values.permissions?.prompt !== false;
   // Bare program names in run grants resolve on the children's fixed PATH, where they will run.
   const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! });
-  const sandbox = sandboxFor({ mode: config.values.sandbox, workspace, stateDir: config.values.state as string, scratch: config.values.scratch as string, network: netGranted(grants) });
+  const lockPath = join(file ? dirname(file.path) : workspace, LOCK_NAME);
+  const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string];
+  const sandbox = sandboxFor({
+    mode: config.values.sandbox,
+    workspace,
+    stateDir: config.values.state as string,
+    scratch: config.values.scratch as string,
+    network: netGranted(grants),
+    // Read-only inside the sandbox: what decides what runs next (git hooks and config too).
+    protect: [join(workspace, ".git"), ...controlFiles],
+  });
   const sources = builtinSources(builtinTools);
   const specs = remoteSpecs(config, input.env);
   if (!specs.ok) throw bootError(specs.refusal.message, "fix the las / mcpServers section of the config");
@@ -112,7 +124,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   }
   try {
     sources.push(...(await authoredTools(config, sources)));
-    return { ...finish(sources, config, file, input), config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, sandbox };
+    return { ...finish(sources, config, file, input), config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();

@@ -44,6 +44,8 @@ export interface InvokeDeps {
   /** Handed to handlers as ctx.config / ctx.operator (see ToolContext). */
   readonly config?: Readonly<Record<string, any>>;
   readonly operator?: (line: string) => void;
+  /** toolgate's control files and folders (config, lock, authored tools), never written by tools. */
+  readonly controlFiles?: readonly string[];
 }
 
 export interface Invoked {
@@ -130,6 +132,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     now: deps.now,
     config: deps.config,
     operator: deps.operator,
+    ...(deps.controlFiles ? { controlFiles: deps.controlFiles } : {}),
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {

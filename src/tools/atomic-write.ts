@@ -19,6 +19,8 @@ export const digestOf = (bytes: Uint8Array): string => `sha256:${sha256Hex(bytes
 /** What a writer's call is scoped by: the state folder it must not write into, and (for tests) the publish step. */
 export interface WriteScope {
   readonly stateDir?: string;
+  /** Absolute paths of toolgate's control files and folders (config, lock, authored tools). */
+  readonly controlFiles?: readonly string[];
   readonly io?: PublishIo;
 }
 
@@ -31,6 +33,12 @@ export function refuseProtected(workspace: string, scope: WriteScope, abs: strin
   const state = scope.stateDir === undefined ? null : relativeInside(workspace, scope.stateDir);
   if (state !== null && state !== "." && isInside(state, rel)) {
     return refuse("path.protected", `"${rel}" is inside toolgate's state folder, which file tools never write`);
+  }
+  // The config, the lock and authored tools decide what runs and with which grants: a tool call
+  // must not rewrite them (a person edits them, with the review that implies).
+  for (const c of scope.controlFiles ?? []) {
+    const cr = relativeInside(workspace, c);
+    if (cr !== null && isInside(cr, rel)) return refuse("path.protected", `"${rel}" is toolgate's own control file (${cr}), which file tools never write`);
   }
   return null;
 }

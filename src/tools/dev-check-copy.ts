@@ -3,7 +3,7 @@
 // files copied. Git runs through the launcher; removal is plain file-system work, so it still
 // happens after a cancel (when the launcher starts nothing new).
 import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import type { ProcessRunner } from "../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { isInside } from "./workspace.ts";
@@ -63,8 +63,12 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   const root = join(base, id);
   const patch = join(base, `${id}.patch`);
   mkdirSync(base, { recursive: true, mode: 0o700 });
-  const copy: Copy = { top, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees")) };
+  // The registration folder is read once, right after the copy is made and before any gate
+  // runs: a gate can rewrite the copy's .git file, so it is never read again at removal.
+  let admin: string | null = null;
+  const copy: Copy = { top, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
   const made = await fill(p, top, root, patch, stateDir);
+  admin = registrationOf(root);
   if (!made.ok) {
     copy.remove();
     return made;
@@ -113,16 +117,20 @@ function copyEntry(from: string, to: string): void {
   }
 }
 
-function removeCopy(root: string, patch: string, registrations: string): boolean {
-  // The worktree's registration in the main repository, named by the copy's .git file.
-  let admin: string | null = null;
+/** The worktree's registration in the main repository, named by the copy's .git file (null if none). */
+function registrationOf(root: string): string | null {
   try {
-    admin = /^gitdir: (.+)$/m.exec(readFileSync(join(root, ".git"), "utf8"))?.[1]?.trim() ?? null;
+    const named = /^gitdir: (.+)$/m.exec(readFileSync(join(root, ".git"), "utf8"))?.[1]?.trim();
+    return named ? resolve(root, named) : null;
   } catch {
-    // Not made (yet): nothing registered under this copy.
+    return null; // not made: nothing registered under this copy
   }
+}
+
+function removeCopy(root: string, patch: string, registrations: string, admin: string | null): boolean {
   const gone = removeTree(root) && removeTree(patch);
-  if (admin !== null && isInside(registrations, admin) && admin !== registrations) return removeTree(admin) && gone;
+  // Only a folder directly under .git/worktrees, resolved (no `..` can climb out of it).
+  if (admin !== null && dirname(admin) === resolve(registrations)) return removeTree(admin) && gone;
   return gone;
 }
 

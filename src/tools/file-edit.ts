@@ -39,7 +39,7 @@ export default defineTool({
     const r = resolveInside(ctx.workspace, args.path);
     return r.ok ? ok([{ kind: "read", value: r.value.abs }, { kind: "write", value: r.value.abs }]) : r;
   },
-  handler: async (args, ctx) => editFile(ctx.workspace, args, { stateDir: ctx.stateDir }),
+  handler: async (args, ctx) => editFile(ctx.workspace, args, { stateDir: ctx.stateDir, ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}) }),
 });
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // a BOM stays part of the text, so it is written back

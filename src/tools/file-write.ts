@@ -35,7 +35,7 @@ export default defineTool({
     const folders = missingFolders(r.value.abs).map((value): Need => ({ kind: "write", value }));
     return ok([...folders, { kind: "write", value: r.value.abs }]);
   },
-  handler: async (args, ctx) => writeFile(ctx.workspace, args, { stateDir: ctx.stateDir }),
+  handler: async (args, ctx) => writeFile(ctx.workspace, args, { stateDir: ctx.stateDir, ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}) }),
 });
 
 /** The folders above `abs` that do not exist yet, outermost first (stops at the first existing entry). */

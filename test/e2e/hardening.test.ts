@@ -1,0 +1,46 @@
+// Regressions for the security review: what a tool call or a gate must never reach, whatever it
+// writes into the workspace (the copy's .git file, toolgate's own control files, .git itself).
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fixtureRepo } from "../fixtures/gates/make-repo.ts";
+import { json, run, tempDir } from "../helpers.ts";
+
+describe("dev_check", () => {
+  test("a gate that rewrites its copy's .git file cannot make the cleanup delete anything else", async () => {
+    await using repo = fixtureRepo();
+    await using outside = tempDir();
+    const victim = join(outside.path, "victim");
+    mkdirSync(victim);
+    writeFileSync(join(victim, "keep.txt"), "x");
+    const common = join(repo.path, ".git");
+    writeFileSync(join(repo.path, "script", "check-evil.sh"), `printf 'gitdir: ${common}/worktrees/../../../../../../..${victim}\\n' > .git\n`);
+    const r = await run(["call", "dev_check", '{"gate":"evil"}', "--allow-run=bash,git", "--approve", "dev_check"], { cwd: repo.path });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(victim, "keep.txt"), "utf8")).toBe("x");
+  });
+});
+
+describe("toolgate's control files", () => {
+  test.each([["toolgate.json"], ["toolgate.lock"], ["tools/x/tool.json"]])("file_write refuses %s (path.protected)", async (path) => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "toolgate.json"), "{}");
+    const r = await run(["call", "file_write", JSON.stringify({ path, content: "{}", overwrite: true }), "--allow-write", "--approve", "file_write"], { cwd: dir.path });
+    expect([r.code, json(r).error_code]).toEqual([1, "path.protected"]);
+    expect(readFileSync(join(dir.path, "toolgate.json"), "utf8")).toBe("{}");
+  });
+
+  test("in product mode a command cannot rewrite toolgate.json or .git, and can write the rest of the workspace", async () => {
+    await using dir = tempDir();
+    mkdirSync(join(dir.path, ".git"));
+    writeFileSync(join(dir.path, ".git", "config"), "[core]\n");
+    const config = '{"sandbox":"product"}';
+    writeFileSync(join(dir.path, "toolgate.json"), config);
+    const cmd = "echo '{}' > toolgate.json; echo pwn >> .git/config; echo ok > ordinary.txt; true";
+    const r = await run(["call", "bash", JSON.stringify({ command: cmd }), "--allow-run=bash", "--approve", "bash"], { cwd: dir.path });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir.path, "toolgate.json"), "utf8")).toBe(config);
+    expect(readFileSync(join(dir.path, ".git", "config"), "utf8")).toBe("[core]\n");
+    expect(existsSync(join(dir.path, "ordinary.txt"))).toBe(true);
+  });
+});
