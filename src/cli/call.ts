@@ -50,47 +50,51 @@ export async function runCall(ctx: RunContext): Promise<number> {
     permissionFlags: s.permissions,
     interactive,
   });
-  await checkSandbox(booted, tool, bool(s, "verbose"));
-  let db: Database | undefined;
-  const state = () => (db ??= openState(booted.stateDir));
-  const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
-  const { envelope } = await invoke(tool, args, {
-    catalog: booted.catalog,
-    refused: booted.refused,
-    workspace: booted.workspace,
-    stateDir: booted.stateDir,
-    scratch: booted.config.values.scratch as string,
-    lane,
-    skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
-    store: () => laneStore(state()),
-    processes: (signal) => processRunner({ parentEnv: ctx.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal }),
-    permissions: booted.permissions,
-    approval: {
-      approved,
-      overrides: booted.config.values.approval ?? {},
-      isRemembered: (t, d) => isRemembered(state(), t, d),
-      remember: (t, d) => remember(state(), t, d, Date.now()),
-      ask: booted.canPrompt ? askApproval : undefined,
-    },
-    secrets: [],
-    journal: (row) => appendJournal(state(), row),
-    now: () => performance.timeOrigin + performance.now(),
-    deadlineMs: DEADLINE_MS,
-    config: booted.config.values,
-    controlFiles: booted.controlFiles,
-    operator: (line) => void process.stderr.write(`${line}\n`),
-  });
-  db?.close();
-  // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.
-  writeOut(JSON.stringify(envelope));
-  // The operator view (stderr): failures always, unless --quiet; successes with --verbose.
-  if (envelope.status !== "success" && !bool(s, "quiet")) {
-    (await ui()).error(`${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
-  } else if (envelope.status === "success" && bool(s, "verbose")) {
-    (await ui()).success(`${tool}: success`);
+  // Whatever happens after the boot (even a bug), the children it started are shut down.
+  try {
+    await checkSandbox(booted, tool, bool(s, "verbose"));
+    let db: Database | undefined;
+    const state = () => (db ??= openState(booted.stateDir));
+    const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
+    const { envelope } = await invoke(tool, args, {
+      catalog: booted.catalog,
+      refused: booted.refused,
+      workspace: booted.workspace,
+      stateDir: booted.stateDir,
+      scratch: booted.config.values.scratch as string,
+      lane,
+      skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
+      store: () => laneStore(state()),
+      processes: (signal) => processRunner({ parentEnv: ctx.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal }),
+      permissions: booted.permissions,
+      approval: {
+        approved,
+        overrides: booted.config.values.approval ?? {},
+        isRemembered: (t, d) => isRemembered(state(), t, d),
+        remember: (t, d) => remember(state(), t, d, Date.now()),
+        ask: booted.canPrompt ? askApproval : undefined,
+      },
+      secrets: [],
+      journal: (row) => appendJournal(state(), row),
+      now: () => performance.timeOrigin + performance.now(),
+      deadlineMs: DEADLINE_MS,
+      config: booted.config.values,
+      controlFiles: booted.controlFiles,
+      operator: (line) => void process.stderr.write(`${line}\n`),
+    });
+    db?.close();
+    // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.
+    writeOut(JSON.stringify(envelope));
+    // The operator view (stderr): failures always, unless --quiet; successes with --verbose.
+    if (envelope.status !== "success" && !bool(s, "quiet")) {
+      (await ui()).error(`${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
+    } else if (envelope.status === "success" && bool(s, "verbose")) {
+      (await ui()).success(`${tool}: success`);
+    }
+    return exitCodeFor(envelope);
+  } finally {
+    await booted.remote?.shutdown();
   }
-  await booted.remote?.shutdown();
-  return exitCodeFor(envelope);
 }
 
 /** Built-ins that start sandboxed processes; tools from other sources may too. */

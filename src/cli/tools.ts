@@ -7,6 +7,7 @@ import { renderLock, writeLock } from "../catalog/lock.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import type { RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
+import { escapeControl } from "../permission/prompt.ts";
 import { canAsk } from "./terminal.ts";
 import { table, writeOut } from "./ui.ts";
 
@@ -37,7 +38,7 @@ export async function runTools(ctx: RunContext): Promise<number> {
 function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext): number {
   // Which servers failed and why: human text, so stderr (stdout stays one descriptor per line).
   for (const st of booted.remote?.status ?? []) {
-    if (!st.ok && !bool(s, "quiet")) process.stderr.write(`toolgate: ${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${st.error}\n`);
+    if (!st.ok && !bool(s, "quiet")) process.stderr.write(`toolgate: ${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${escapeControl(st.error ?? "")}\n`);
   }
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).
@@ -60,7 +61,7 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
     return 0;
   }
   const rows = [["NAME", "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
-  for (const d of descriptors) rows.push([d.name, d.origin, d.effect, d.approval, d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
+  for (const d of descriptors) rows.push([d.name, d.origin, d.effect, d.approval, d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), escapeControl(firstSentence(d.description))]);
   writeOut(`${table(rows)}\n\nsandbox: ${booted.sandbox.summary}`);
   return 0;
 }

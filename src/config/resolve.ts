@@ -28,7 +28,6 @@ const DEFAULTS: Record<string, unknown> = {
   "bash.timeout_secs": 120,
   "bash.max_timeout_secs": 600,
   "authored.dir": "tools",
-  "boundary.extra_secret_keys": [],
   skills: ["skills"],
 };
 

@@ -68,7 +68,8 @@ export const configType = (type: typeof arkType) => {
     "authored?": { "+": "reject", "dir?": "string > 0" },
     "sandbox?": "'off' | 'product' | 'bench'",
     "delegation?": { "+": "reject", "command?": "string[] > 0", "worktree_root?": "string > 0" },
-    "boundary?": { "+": "reject", "extra_secret_keys?": "string[]" },
+    // Reserved: the boundary's rules are fixed by seed 000 (no key loosens or extends them yet).
+    "boundary?": { "+": "reject" },
     "skills?": "string[]",
   });
 };

@@ -12,7 +12,9 @@ const NOT_IN_HOST = /[\s/?#@\\%]/;
 function canonicalHost(host: string): string | null {
   if (host === "" || NOT_IN_HOST.test(host)) return null;
   try {
-    const parsed = new URL(`http://${host}/`).hostname;
+    // One trailing dot names the same host (`localhost.` is `localhost`): strip it, so a deny
+    // cannot be stepped around by spelling the fully qualified form.
+    const parsed = new URL(`http://${host}/`).hostname.replace(/(?<=[^.])\.$/, "");
     return parsed === "" ? null : parsed;
   } catch {
     return null;

@@ -84,7 +84,9 @@ function configGrants(config: Effective): PermissionGrants {
 
 export async function boot(input: BootInput): Promise<Booted> {
   const { config, file } = await loadEffective(input);
-  const grants = mergeGrants(configGrants(config), grantsFromFlags(input.permissionFlags));
+  const fromConfig = configGrants(config);
+  const fromFlags = grantsFromFlags(input.permissionFlags);
+  const grants = mergeGrants(fromConfig, fromFlags);
   const workspace = config.values.workspace as string;
   // Prompts need a terminal (the caller knows) and prompting left on (the config may turn it off).
   const canPrompt = input.interactive === true && config.values.permissions?.prompt !== false;
@@ -110,7 +112,9 @@ export async function boot(input: BootInput): Promise<Booted> {
       specs: specs.value,
       parentEnv: input.env,
       cachePath: join(config.values.state as string, CACHE_NAME),
-      permissions,
+      // A server the config declares cannot be started on a grant the same config gives itself:
+      // connects need a flag or a yes at the prompt (the config's denies still hold).
+      permissions: new Permissions(mergeGrants({ allow: {}, deny: fromConfig.deny }, fromFlags), workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! }),
       now: () => Date.now(),
       refresh: input.refresh === true,
       version: VERSION,

@@ -96,7 +96,13 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const pinned = deps.refused?.get(name);
   if (pinned) return failed(pinned);
   // 2. validate
-  const checked = validatorFor(entry)(args);
+  let validator: Validator;
+  try {
+    validator = validatorFor(entry);
+  } catch (e) {
+    return failed({ code: "schema.unsupported", message: `${name}'s input schema cannot be checked here (${(e as Error).message}); the tool is not called` });
+  }
+  const checked = validator(args);
   if (!checked.ok) {
     const issues = entry.adapter.arkInput ? await explainWithArktype(entry.adapter.arkInput, args, checked.issues) : checked.issues;
     return failed({ code: "args.invalid", message: `invalid arguments for ${name}: ${formatIssues(issues)}`, details: { issues } });
@@ -141,7 +147,9 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const ran = await Promise.race([entry.adapter.run(value, ctx), deadline]).finally(() => clearTimeout(timer));
   if (ran === "deadline") {
     controller.abort();
-    return failed({ code: "deadline", message: `${name} did not finish within ${deadlineMs / 1000} s` });
+    // A tool outside this process may have acted: its effect is unknown, never a plain failure.
+    const remote = !entry.adapter.builtin;
+    return failed({ code: "deadline", message: `${name} did not finish within ${deadlineMs / 1000} s${remote ? "; the effect is unknown and the call is not replayed" : ""}`, ...(remote ? { indeterminate: true as const } : {}) });
   }
   // 8. redact bound secrets, then the boundary, then classify. If redaction itself fails,
   // every view becomes a fixed failed result.

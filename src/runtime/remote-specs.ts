@@ -120,10 +120,13 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
       else secrets[k] = parent[ref[1]!]!;
     }
     const cwd = s.cwd === undefined ? workspace : isAbsolute(s.cwd) ? s.cwd : resolve(workspace, s.cwd);
+    // A command with a slash is a path: resolved once against the server's cwd, so the program
+    // the run permission names is the program that starts. A bare name is looked up on PATH.
+    const command = s.command.includes("/") ? resolve(cwd, s.command) : s.command;
     specs.push({
       ...common,
-      transport: { kind: "stdio", argv: [s.command, ...(s.args ?? [])], cwd, values, secrets },
-      needs: [{ kind: "run", value: s.command }],
+      transport: { kind: "stdio", argv: [command, ...(s.args ?? [])], cwd, values, secrets },
+      needs: [{ kind: "run", value: command }],
       ...(problem ? { problem } : {}),
     });
   }

@@ -4,7 +4,7 @@
 // an effect: its permission passes before anything is spawned or dialled.
 import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { StreamRedactor } from "../boundary/redact.ts";
+import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import { canonicalJson, sha256Hex } from "../catalog/canonical.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
 import { toolDigest } from "../catalog/catalog.ts";
@@ -140,14 +140,23 @@ export class RemoteSources {
       if (!env.ok) throw new Error(env.refusal.message);
       target = { kind: "stdio", name: spec.name, argv: spec.transport.argv, env: env.value, cwd: spec.transport.cwd };
     }
-    const conn = await connectTarget(target, {
-      pin: spec.pin,
-      connectTimeoutMs: spec.connectTimeoutMs,
-      requestTimeoutMs: spec.timeoutMs,
-      version: this.deps.version,
-      redactor: (s) => new StreamRedactor(s),
-      ...(this.deps.onNoise ? { onNoise: this.deps.onNoise } : {}),
-    });
+    // Bound secrets never leave in an error message or a listed descriptor (both are printed,
+    // cached in the state folder, and shown to models).
+    const secrets = spec.transport.kind === "stdio" ? Object.values(spec.transport.secrets) : [];
+    let conn: Connection;
+    try {
+      const c = await connectTarget(target, {
+        pin: spec.pin,
+        connectTimeoutMs: spec.connectTimeoutMs,
+        requestTimeoutMs: spec.timeoutMs,
+        version: this.deps.version,
+        redactor: (s) => new StreamRedactor(s),
+        ...(this.deps.onNoise ? { onNoise: this.deps.onNoise } : {}),
+      });
+      conn = secrets.length ? { ...c, close: c.close, tools: redactValue(c.tools, secrets) as ListedTool[] } : c;
+    } catch (e) {
+      throw new Error(redactText((e as Error).message || String(e), secrets));
+    }
     if (spec.kind === "las") {
       const bad = checkProtocol(conn.session.negotiated) ?? checkSurfaces(conn.tools.map((t) => t.name), spec.requiredSurfaces ?? []);
       if (bad) {

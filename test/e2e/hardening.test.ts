@@ -44,3 +44,45 @@ describe("toolgate's control files", () => {
     expect(existsSync(join(dir.path, "ordinary.txt"))).toBe(true);
   });
 });
+
+describe("MCP servers from the config", () => {
+  test("a config cannot grant itself the start of a server it declares: connects need a flag or a prompt", async () => {
+    await using dir = tempDir();
+    const marker = join(dir.path, "PWNED");
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ permissions: { allow: { run: true } }, mcpServers: { x: { command: "/bin/sh", args: ["-c", `touch ${marker}`] } } }));
+    const r = await run(["tools"], { cwd: dir.path });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("--allow-run=");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("a secret bound with ${NAME} does not leak through a connect error", async () => {
+    await using dir = tempDir();
+    const secret = "supersecretvalue123";
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { x: { command: "/bin/sh", args: ["-c", `echo "auth failed with key $KEY" >&2; exit 1`], env: { KEY: "${MY_KEY}" } } } }));
+    const r = await run(["tools", "--allow-run"], { cwd: dir.path, env: { MY_KEY: secret } });
+    expect(r.stderr).toContain("mcp:x failed");
+    expect(r.stderr + r.stdout).not.toContain(secret);
+    const cache = join(dir.path, ".toolgate", "catalog-cache.json");
+    if (existsSync(cache)) expect(readFileSync(cache, "utf8")).not.toContain(secret);
+  });
+
+  test("a relative command is the program the run permission names (resolved against its cwd)", async () => {
+    await using dir = tempDir();
+    mkdirSync(join(dir.path, "sub"));
+    writeFileSync(join(dir.path, "sub", "srv.sh"), `#!/bin/sh\ntouch ${join(dir.path, "STARTED")}\n`, { mode: 0o755 });
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { x: { command: "./srv.sh", cwd: "sub" } } }));
+    const r = await run(["tools", "--allow-run", `--deny-run=${join(dir.path, "sub", "srv.sh")}`], { cwd: dir.path });
+    expect(r.stderr).toContain("deny");
+    expect(existsSync(join(dir.path, "STARTED"))).toBe(false);
+  });
+});
+
+describe("network names", () => {
+  test("a trailing dot does not step around a deny", async () => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { web: { type: "http", url: "http://localhost.:9/mcp" } } }));
+    const r = await run(["tools", "--allow-net", "--deny-net=localhost"], { cwd: dir.path });
+    expect(r.stderr).toContain("denied by --deny-net=localhost");
+  });
+});

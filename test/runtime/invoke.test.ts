@@ -158,8 +158,22 @@ describe("invoke", () => {
     expect((await invoke("demo__read", { path: "a" }, deps)).envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "file.missing", message: "gone" });
   });
 
-  test("an adapter past its deadline fails with `deadline`", async () => {
+  test("a remote adapter past its deadline is indeterminate: its effect is unknown", async () => {
     const { deps } = setup({ slow: true });
+    expect((await invoke("demo__read", { path: "a" }, deps)).envelope).toMatchObject({ status: "indeterminate", error_code: "deadline" });
+  });
+
+  test("a built-in past its deadline fails with `deadline`", async () => {
+    const { deps } = setup({ slow: true, builtin: true });
     expect((await invoke("demo__read", { path: "a" }, deps)).envelope).toMatchObject({ status: "failed", error_code: "deadline" });
+  });
+
+  test("a schema the validator cannot check is a typed refusal, not a crash", async () => {
+    const { trace, deps } = setup();
+    const entry = deps.catalog.entries.get("demo__read")!;
+    const bad = { ...entry, inputSchema: { type: "object", properties: { x: { $ref: "#/$defs/x" } }, $defs: { x: { type: "string" } } } };
+    const catalog = { ...deps.catalog, entries: new Map([["demo__read", bad]]) };
+    expect((await invoke("demo__read", { x: "a" }, { ...deps, catalog })).envelope).toMatchObject({ status: "failed", error_code: "schema.unsupported" });
+    expect(trace.steps).toEqual([]);
   });
 });
