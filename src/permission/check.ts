@@ -1,6 +1,6 @@
 // The permission stage of the call pipeline: granted passes, an explicit deny refuses, anything
 // else goes to the prompter; answers hold for the process lifetime. Refusals name the fix.
-import { evaluate, flagFor, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
+import { evaluate, flagFor, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
 import { escapeControl, type Prompter } from "./prompt.ts";
 import type { Need, PermissionGrants } from "./types.ts";
 
@@ -34,6 +34,13 @@ export class Permissions {
     const ev = evaluate(this.#grants, need, this.cwd, this.opts);
     const flag = flagFor(need, this.cwd);
     const what = `${need.kind} access to "${escapeControl(ev.value)}"`;
+    if (need.recursive && ev.decision !== "denied") {
+      const denied = this.#grants.deny[need.kind];
+      const inside = denied === true ? undefined : denied?.find((d) => d !== ev.value && pathCovers(ev.value, d));
+      if (inside !== undefined) {
+        return refuse(`${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`, flag);
+      }
+    }
     if (ev.decision === "granted") return { ok: true };
     if (ev.decision === "denied") {
       if (ev.invalid !== undefined) return refuse(`${what} is refused: the value ${ev.invalid}`, flag);

@@ -11,6 +11,11 @@ export type PermKind = (typeof PERM_KINDS)[number];
 export interface Need {
   kind: PermKind;
   value: string;
+  /**
+   * read/write of a whole folder (a walk): a deny anywhere below it refuses the need, since
+   * the tool would otherwise reach what was denied.
+   */
+  recursive?: boolean;
 }
 
 /** `true` grants (or denies) the whole kind; a list grants the listed values. */

@@ -26,7 +26,7 @@ export default defineTool({
   approval: "required",
   needs: (args, ctx) => {
     const r = resolveInside(ctx.workspace, args.path ?? ".");
-    return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs }] } : r;
+    return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
   },
   handler: async (args, ctx) =>
     findFiles(ctx.workspace, ctx.stateDir, args.pattern ?? "**/*", args.path ?? ".", args.cursor, args.limit ?? 1000),

@@ -52,7 +52,7 @@ export default defineTool({
   approval: "required",
   needs: (args, ctx) => {
     const r = resolveInside(ctx.workspace, args.path ?? ".");
-    return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs }] } : r;
+    return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
   },
   handler: (args, ctx) => searchFiles({ workspace: ctx.workspace, stateDir: ctx.stateDir, signal: ctx.signal }, args),
 });

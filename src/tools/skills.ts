@@ -171,7 +171,7 @@ export function skillNeeds(ctx: NeedsContext): Need[] {
   if (root === null) return [];
   const existing = (dir: string): Need[] => {
     const f = folderOf(root, dir);
-    return f.status === "read" ? [{ kind: "read", value: f.real }] : [];
+    return f.status === "read" ? [{ kind: "read", value: f.real, recursive: true }] : [];
   };
   return ctx.skillDirs.flatMap(existing);
 }

@@ -86,3 +86,24 @@ describe("network names", () => {
     expect(r.stderr).toContain("denied by --deny-net=localhost");
   });
 });
+
+describe("walks and denies", () => {
+  test.each([
+    ["file_search", { pattern: "TOPSECRET" }],
+    ["file_find", {}],
+  ])("%s over a folder with a denied path inside is refused, naming the deny", async (tool, args) => {
+    await using dir = tempDir();
+    mkdirSync(join(dir.path, "secret"));
+    writeFileSync(join(dir.path, "secret", "creds.txt"), "password=hunter2-TOPSECRET\n");
+    writeFileSync(join(dir.path, "open.txt"), "nothing here\n");
+    const r = await run(["call", tool, JSON.stringify(args), "--allow-read", "--deny-read=secret", "--approve", "all"], { cwd: dir.path });
+    expect(r.code).toBe(4);
+    expect(r.stdout).not.toContain("TOPSECRET");
+    expect(r.stdout).not.toContain("creds.txt");
+    expect(json(r).message).toContain("deny wins");
+    // a path that leaves the denied folder out still works
+    mkdirSync(join(dir.path, "docs"));
+    const ok = await run(["call", tool, JSON.stringify({ ...args, path: "docs" }), "--allow-read", "--deny-read=secret", "--approve", "all"], { cwd: dir.path });
+    expect(ok.code).toBe(0);
+  });
+});

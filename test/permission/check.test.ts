@@ -1,5 +1,6 @@
-import { expect, test } from "bun:test";
-import { rmSync, symlinkSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { Permissions } from "../../src/permission/check.ts";
 import { noPrompter, type Answer, type Prompter, type PromptRequest } from "../../src/permission/prompt.ts";
 import { tempTree } from "./helpers.ts";
@@ -113,5 +114,20 @@ test("a value that cannot be resolved is refused with the reason, never prompted
   expect(p.check({ kind: "read", value: "loop/f" }, "file_read")).toMatchObject({
     ok: false,
     message: `read access to "loop/f" is refused: the value cannot be resolved (empty, a NUL byte, or a symlink loop)`,
+  });
+});
+
+describe("recursive needs", () => {
+  test("a deny inside a folder refuses a walk of the folder; outside it or the folder itself denied behave as usual", async () => {
+    await using t = tempTree();
+    const root = t.root;
+    mkdirSync(join(root, "a", "secret"), { recursive: true });
+    mkdirSync(join(root, "b"), { recursive: true });
+    const p = new Permissions({ allow: { read: [root] }, deny: { read: [join(root, "a", "secret")] } }, root, noPrompter);
+    const walkA = p.check({ kind: "read", value: join(root, "a"), recursive: true }, "file_find");
+    expect(walkA.ok).toBe(false);
+    if (!walkA.ok) expect(walkA.message).toContain("deny wins");
+    expect(p.check({ kind: "read", value: join(root, "a") }, "file_read").ok).toBe(true);
+    expect(p.check({ kind: "read", value: join(root, "b"), recursive: true }, "file_find").ok).toBe(true);
   });
 });

@@ -278,8 +278,8 @@ describe("refusals", () => {
     mkdirSync(join(ws.path, "src"));
     symlinkSync("src", join(ws.path, "link"));
     const ctx = { workspace: ws.path, scratch: join(ws.path, ".scratch"), stateDir: join(ws.path, ".toolgate"), skillDirs: [] };
-    expect(fileSearch.needs({ pattern: "x" }, ctx)).toEqual({ ok: true, value: [{ kind: "read", value: ws.path }] });
-    expect(fileSearch.needs({ pattern: "x", path: "link" }, ctx)).toEqual({ ok: true, value: [{ kind: "read", value: join(ws.path, "src") }] });
+    expect(fileSearch.needs({ pattern: "x" }, ctx)).toEqual({ ok: true, value: [{ kind: "read", value: ws.path, recursive: true }] });
+    expect(fileSearch.needs({ pattern: "x", path: "link" }, ctx)).toEqual({ ok: true, value: [{ kind: "read", value: join(ws.path, "src"), recursive: true }] });
     expect(fileSearch.needs({ pattern: "x", path: "../.." }, ctx)).toEqual(refusal("path.outside_workspace"));
     expect([fileSearch.effect, fileSearch.approval]).toEqual(["read", "required"]);
   });

@@ -266,8 +266,8 @@ describe("needs", () => {
     mkdirSync(join(ws.path, "real-skills"));
     symlinkSync("real-skills", join(ws.path, "skills"));
     const ctx: NeedsContext = { workspace: ws.path, scratch: ws.path, stateDir: join(ws.path, ".toolgate"), skillDirs: [join(ws.path, "skills"), join(ws.path, "missing"), "/"] };
-    expect(skillNeeds(ctx)).toEqual([{ kind: "read", value: join(ws.path, "real-skills") }]);
-    expect(skillList.needs({}, ctx)).toEqual({ ok: true, value: [{ kind: "read", value: join(ws.path, "real-skills") }] });
+    expect(skillNeeds(ctx)).toEqual([{ kind: "read", value: join(ws.path, "real-skills"), recursive: true }]);
+    expect(skillList.needs({}, ctx)).toEqual({ ok: true, value: [{ kind: "read", value: join(ws.path, "real-skills"), recursive: true }] });
   });
 
   test("no configured folders: nothing to read, nothing needed", async () => {
