@@ -57,6 +57,8 @@ export default defineTool({
 });
 
 async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext): Promise<Outcome<unknown>> {
+  const checked = args.junit === undefined ? null : resolveInside(ctx.workspace, args.junit);
+  const junitChecked = checked?.ok ? checked.value.abs : undefined;
   const conf = { ...DEFAULTS, ...(ctx.config?.gates ?? {}) } as typeof DEFAULTS;
   let dir: string;
   try {
@@ -109,7 +111,13 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
   };
   let junit: string | undefined;
   if (args.junit !== undefined) {
-    const written = await writeFile(ctx.workspace, { path: args.junit, content: junitXml(outcomes), overwrite: true }, { stateDir: ctx.stateDir });
+    // The gates ran in the workspace's copy, but a gate could still have planted a symlink in
+    // the workspace: the report goes only where the write permission was checked before they ran.
+    const now = resolveInside(ctx.workspace, args.junit);
+    if (!now.ok || now.value.abs !== junitChecked) {
+      return refuse("dev_check.junit_moved", `the JUnit path "${args.junit}" resolves elsewhere than when its write permission was checked; nothing was written`);
+    }
+    const written = await writeFile(ctx.workspace, { path: args.junit, content: junitXml(outcomes), overwrite: true }, { stateDir: ctx.stateDir, ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}) });
     if (!written.ok) return refuse(written.refusal.code, `the gates ran, but the JUnit report could not be written: ${written.refusal.message}`, report);
     junit = (written.value as { path: string }).path;
   }

@@ -107,3 +107,15 @@ describe("walks and denies", () => {
     expect(ok.code).toBe(0);
   });
 });
+
+describe("dev_check's JUnit report", () => {
+  test("a gate that plants a symlink at the report path cannot redirect the write", async () => {
+    await using repo = fixtureRepo();
+    writeFileSync(join(repo.path, "victim.txt"), "keep me\n");
+    mkdirSync(join(repo.path, "reports"));
+    writeFileSync(join(repo.path, "script", "check-plant.sh"), 'main="$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)")"; ln -sf ../victim.txt "$main/reports/junit.xml"\n');
+    const r = await run(["call", "dev_check", '{"gate":"plant","junit":"reports/junit.xml"}', "--allow-run=bash,git", "--allow-write=reports/junit.xml", "--approve", "dev_check"], { cwd: repo.path });
+    expect(json(r).error_code).toBe("dev_check.junit_moved");
+    expect(readFileSync(join(repo.path, "victim.txt"), "utf8")).toBe("keep me\n");
+  });
+});
