@@ -56,7 +56,14 @@ export async function runCall(ctx: RunContext): Promise<number> {
     let db: Database | undefined;
     const state = () => (db ??= openState(booted.stateDir));
     const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
+    // Ctrl-C or TERM cancels the call: the launcher ends the child's tree, and the result
+    // (cancelled) is still printed and journaled.
+    const cancel = new AbortController();
+    const onSignal = () => cancel.abort();
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
     const { envelope } = await invoke(tool, args, {
+      signal: cancel.signal,
       catalog: booted.catalog,
       refused: booted.refused,
       workspace: booted.workspace,

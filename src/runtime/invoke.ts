@@ -41,6 +41,8 @@ export interface InvokeDeps {
   readonly journal: (row: JournalRow) => void;
   readonly now: () => number;
   readonly deadlineMs: number;
+  /** Cancellation from outside (SIGINT/SIGTERM at the entry point): the adapter's run is aborted. */
+  readonly signal?: AbortSignal;
   /** Handed to handlers as ctx.config / ctx.operator (see ToolContext). */
   readonly config?: Readonly<Record<string, any>>;
   readonly operator?: (line: string) => void;
@@ -126,6 +128,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 6. secrets: only what the config binds to this tool's source (built-ins are bound none).
   // 7. the adapter, under a deadline and cancellation
   const controller = new AbortController();
+  deps.signal?.addEventListener("abort", () => controller.abort(), { once: true });
   const ctx: ToolContext = {
     workspace: deps.workspace,
     stateDir: deps.stateDir,
