@@ -1,4 +1,5 @@
 // Shared test seams: temporary folders disposed with `await using`, and the compiled binary.
+import type { CallScope, ToolContext } from "../src/catalog/declare.ts";
 import { chmodSync, copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,3 +68,24 @@ export const noProcesses = {
     throw new Error("this test's tool starts no process");
   },
 };
+
+/** A call scope over `workspace` as `toolgate call` builds one (state in .toolgate, no records kept). */
+export function callScope(workspace: string, over: Partial<CallScope> = {}): CallScope {
+  const stateDir = join(workspace, ".toolgate");
+  return {
+    workspace,
+    stateDir,
+    scratch: join(stateDir, "scratch"),
+    lane: "default",
+    skillDirs: [],
+    store: () => {
+      throw new Error("this test's tool keeps no records");
+    },
+    ...over,
+  };
+}
+
+/** A handler's context over `workspace`: callScope plus no processes, a fresh signal and a zero clock. */
+export function toolContext(workspace: string, over: Partial<ToolContext> = {}): ToolContext {
+  return { ...callScope(workspace), processes: noProcesses, signal: new AbortController().signal, now: () => 0, ...over };
+}

@@ -65,22 +65,22 @@ export interface ProcessRunner {
   run(req: ProcessRequest): Promise<Outcome<Execution>>;
 }
 
-/** What a handler may use: handed in by the pipeline, already scoped to the grants. */
-export interface ToolContext {
+/** What `needs()` may look at: roots to resolve argument paths against (no content reads). */
+export interface NeedsContext {
   readonly workspace: string;
-  readonly stateDir: string;
   /** The scratch folder (scratch_read's whole world). */
   readonly scratch: string;
+  readonly stateDir: string;
+  /** Configured skill folders (absolute), in order. */
+  readonly skillDirs: readonly string[];
+}
+
+/** What one call is scoped to, the same for every tool: built by the entry point, passed whole. */
+export interface CallScope extends NeedsContext {
   /** The lane this call belongs to (`--lane`, default "default"). */
   readonly lane: string;
-  /** Folders holding skill cards, in order (configured ones; bundled cards come with the tool). */
-  readonly skillDirs: readonly string[];
   /** Opened on first use: tools that do not keep records never touch the database. */
   readonly store: () => LaneStore;
-  /** Subprocesses, through the launcher (only the launcher spawns). */
-  readonly processes: ProcessRunner;
-  readonly signal: AbortSignal;
-  readonly now: () => number;
   /** The effective configuration's values (`toolgate config`): a tool reads its own section (bash, gates). */
   readonly config?: Readonly<Record<string, any>>;
   /** toolgate's own control files (config, lock, authored-tools folder): file tools never write them. */
@@ -89,13 +89,12 @@ export interface ToolContext {
   readonly operator?: (line: string) => void;
 }
 
-/** What `needs()` may look at: roots to resolve argument paths against (no content reads). */
-export interface NeedsContext {
-  readonly workspace: string;
-  readonly scratch: string;
-  readonly stateDir: string;
-  /** Configured skill folders (absolute), in order. */
-  readonly skillDirs: readonly string[];
+/** What a handler may use: the call's scope plus what the pipeline binds to this one run. */
+export interface ToolContext extends CallScope {
+  /** Subprocesses, through the launcher (only the launcher spawns), under this call's signal. */
+  readonly processes: ProcessRunner;
+  readonly signal: AbortSignal;
+  readonly now: () => number;
 }
 
 export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {

@@ -16,9 +16,8 @@ import { appendJournal } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/approval.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
-import { canAsk } from "./terminal.ts";
 import { ui, writeOut } from "./ui.ts";
-import type { RunContext } from "./context.ts";
+import { bootInput, type RunContext } from "./context.ts";
 
 const DEADLINE_MS = 300_000;
 
@@ -41,15 +40,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
   const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin);
   // Someone can be asked only when prompting is on and a controlling terminal exists; otherwise
   // refusals name the flag (approval.required / permission.denied) instead of a "no" at a prompt.
-  const interactive = canAsk(ctx, bool(s, "no-prompt"));
-  const booted = await boot({
-    cwd: ctx.cwd,
-    env: ctx.env,
-    configFlag: str(s, "config"),
-    workspaceFlag: str(s, "workspace"),
-    permissionFlags: s.permissions,
-    interactive,
-  });
+  const booted = await boot(bootInput(ctx, s));
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {
     await checkSandbox(booted, tool, bool(s, "verbose"));
@@ -66,12 +57,17 @@ export async function runCall(ctx: RunContext): Promise<number> {
       signal: cancel.signal,
       catalog: booted.catalog,
       refused: booted.refused,
-      workspace: booted.workspace,
-      stateDir: booted.stateDir,
-      scratch: booted.config.values.scratch as string,
-      lane,
-      skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
-      store: () => laneStore(state()),
+      scope: {
+        workspace: booted.workspace,
+        stateDir: booted.stateDir,
+        scratch: booted.config.values.scratch as string,
+        lane,
+        skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
+        store: () => laneStore(state()),
+        config: booted.config.values,
+        controlFiles: booted.controlFiles,
+        operator: (line) => void process.stderr.write(`${line}\n`),
+      },
       processes: (signal) => processRunner({ parentEnv: ctx.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal }),
       permissions: booted.permissions,
       approval: {
@@ -85,9 +81,6 @@ export async function runCall(ctx: RunContext): Promise<number> {
       journal: (row) => appendJournal(state(), row),
       now: () => performance.timeOrigin + performance.now(),
       deadlineMs: DEADLINE_MS,
-      config: booted.config.values,
-      controlFiles: booted.controlFiles,
-      operator: (line) => void process.stderr.write(`${line}\n`),
     });
     db?.close();
     // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.

@@ -4,8 +4,8 @@ import { defineCommand } from "citty";
 import { configSchema } from "../generated/schemas.ts";
 import { usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
-import type { RunContext } from "./context.ts";
-import { bool, scanFlags, str } from "./flags.ts";
+import { bootInput, type RunContext } from "./context.ts";
+import { bool, scanFlags } from "./flags.ts";
 import { table, writeOut } from "./ui.ts";
 
 export default defineCommand({
@@ -26,7 +26,7 @@ export async function runConfig(ctx: RunContext): Promise<number> {
     writeOut(JSON.stringify(schema, null, 2));
     return 0;
   }
-  const { config } = await loadEffective({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions });
+  const { config } = await loadEffective(bootInput(ctx, s));
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     const out: Record<string, { value: unknown; origin: string }> = {};
     for (const [k, l] of config.leaves) out[k] = { value: l.value, origin: l.origin };

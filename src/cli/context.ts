@@ -1,4 +1,7 @@
 // What a command receives from the entry point: the world, injected (tests pass their own).
+import type { BootInput } from "../runtime/boot.ts";
+import { bool, str, type Scanned } from "./flags.ts";
+import { canAsk } from "./terminal.ts";
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
   readonly argv: readonly string[];
@@ -6,4 +9,16 @@ export interface RunContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdoutIsTTY: boolean;
   readonly readStdin: () => Promise<string>;
+}
+
+/** What every command hands the boot from its command line: the same flags mean the same thing. */
+export function bootInput(ctx: RunContext, s: Scanned): BootInput {
+  return {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    configFlag: str(s, "config"),
+    workspaceFlag: str(s, "workspace"),
+    permissionFlags: s.permissions,
+    interactive: canAsk(ctx, bool(s, "no-prompt")),
+  };
 }

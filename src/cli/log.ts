@@ -6,7 +6,7 @@ import { usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { DB_NAME, openState } from "../state/db.ts";
 import { lastActions } from "../state/journal.ts";
-import type { RunContext } from "./context.ts";
+import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str } from "./flags.ts";
 import { table, writeOut } from "./ui.ts";
 
@@ -25,7 +25,7 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const lastRaw = str(s, "last");
   const last = lastRaw === undefined ? ACTION_WINDOW : Number(lastRaw);
   if (!Number.isInteger(last) || last < 1) throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
-  const { config } = await loadEffective({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: [] });
+  const { config } = await loadEffective(bootInput(ctx, s));
   const stateDir = config.values.state as string;
   // Reading the log never creates a state folder.
   const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(stateDir, (db) => lastActions(db, last)) : [];

@@ -5,10 +5,9 @@ import { bootError, CliError, ExitCode } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { renderLock, writeLock } from "../catalog/lock.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
-import type { RunContext } from "./context.ts";
+import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { escapeControl } from "../permission/prompt.ts";
-import { canAsk } from "./terminal.ts";
 import { table, writeOut } from "./ui.ts";
 
 export default defineCommand({
@@ -24,7 +23,7 @@ export async function runTools(ctx: RunContext): Promise<number> {
   const s = scanFlags(ctx.argv, { lock: { kind: "bool" }, refresh: { kind: "bool" } });
   const [name, extra] = s.positionals;
   if (extra !== undefined) throw new CliError(ExitCode.usage, `unexpected argument "${extra}"`, "toolgate tools [NAME]");
-  const booted = await boot({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: s.permissions, ignoreLock: bool(s, "lock"), refresh: bool(s, "refresh"), interactive: canAsk(ctx, bool(s, "no-prompt")) });
+  const booted = await boot({ ...bootInput(ctx, s), ignoreLock: bool(s, "lock"), refresh: bool(s, "refresh") });
   try {
     // The catalog holds sandboxed tools (bash, dev_check): a mode that cannot be had fails the boot.
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);

@@ -128,7 +128,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   }
   try {
     sources.push(...(await authoredTools(config, sources)));
-    return { ...finish(sources, config, file, input), config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox };
+    return { ...finish(sources, config, file, input, lockPath), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();
@@ -154,7 +154,7 @@ async function authoredTools(config: Effective, others: readonly ToolSource[]): 
 }
 
 /** The catalog's checks after every source is in: collisions, approval overrides, the lock. */
-function finish(sources: ToolSource[], config: Effective, file: ConfigFile | null, input: BootInput): Pick<Booted, "catalog" | "lockPath" | "refused"> {
+function finish(sources: ToolSource[], config: Effective, file: ConfigFile | null, input: BootInput, lockPath: string): Pick<Booted, "catalog" | "refused"> {
   const built = buildCatalog(sources);
   if (!built.ok) throw bootError(built.refusal.message);
   const overrides = (config.values.approval ?? {}) as Record<string, "required" | "never">;
@@ -164,7 +164,6 @@ function finish(sources: ToolSource[], config: Effective, file: ConfigFile | nul
     const where = file ? `${file.path}${line ? `:${line}` : ""}` : "config";
     throw bootError(`${where}: ${loosened.message}`, `remove the override, or set it to "required"`);
   }
-  const lockPath = join(file ? dirname(file.path) : (config.values.workspace as string), LOCK_NAME);
   let refused: ReadonlyMap<string, Refusal> = new Map();
   try {
     const lock = input.ignoreLock ? null : readLock(lockPath);
@@ -172,5 +171,5 @@ function finish(sources: ToolSource[], config: Effective, file: ConfigFile | nul
   } catch (e) {
     throw bootError((e as Error).message);
   }
-  return { catalog: built.value, lockPath, refused };
+  return { catalog: built.value, refused };
 }

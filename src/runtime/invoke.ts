@@ -2,7 +2,7 @@
 // profile → permissions → approval → secrets → adapter under a deadline → boundary →
 // classify → journal. Nothing reaches the adapter before steps 3-5 pass.
 import type { Catalog, Entry } from "../catalog/catalog.ts";
-import type { LaneStore, ProcessRunner, ToolContext } from "../catalog/declare.ts";
+import type { CallScope, ProcessRunner, ToolContext } from "../catalog/declare.ts";
 import { approve, type ApprovalDeps } from "../approval/approval.ts";
 import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryViolation } from "../boundary/boundary.ts";
 import { previewArgs, redactValue } from "../boundary/redact.ts";
@@ -25,12 +25,8 @@ export interface InvokeDeps {
   readonly catalog: Catalog;
   /** Tools toolgate.lock refuses this boot (descriptor_changed / descriptor_unpinned). */
   readonly refused?: ReadonlyMap<string, Refusal>;
-  readonly workspace: string;
-  readonly stateDir: string;
-  readonly scratch: string;
-  readonly lane: string;
-  readonly skillDirs: readonly string[];
-  readonly store: () => LaneStore;
+  /** The call's scope (workspace, folders, lane, store, config, …), handed to needs() and the handler. */
+  readonly scope: CallScope;
   /** The process runner for one call, bound to that call's cancellation signal. */
   readonly processes: (signal: AbortSignal) => ProcessRunner;
   readonly permissions: PermissionGate;
@@ -43,11 +39,6 @@ export interface InvokeDeps {
   readonly deadlineMs: number;
   /** Cancellation from outside (SIGINT/SIGTERM at the entry point): the adapter's run is aborted. */
   readonly signal?: AbortSignal;
-  /** Handed to handlers as ctx.config / ctx.operator (see ToolContext). */
-  readonly config?: Readonly<Record<string, any>>;
-  readonly operator?: (line: string) => void;
-  /** toolgate's control files and folders (config, lock, authored tools), never written by tools. */
-  readonly controlFiles?: readonly string[];
 }
 
 export interface Invoked {
@@ -116,7 +107,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     return failed({ code: "profile.excluded", message: `${name} is not offered in this profile` });
   }
   // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
-  const needs = entry.adapter.needs(value, { workspace: deps.workspace, scratch: deps.scratch, stateDir: deps.stateDir, skillDirs: deps.skillDirs });
+  const needs = entry.adapter.needs(value, deps.scope);
   if (!needs.ok) return failed(needs.refusal);
   for (const need of needs.value) {
     const r = deps.permissions.check(need, name);
@@ -129,20 +120,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 7. the adapter, under a deadline and cancellation
   const controller = new AbortController();
   deps.signal?.addEventListener("abort", () => controller.abort(), { once: true });
-  const ctx: ToolContext = {
-    workspace: deps.workspace,
-    stateDir: deps.stateDir,
-    scratch: deps.scratch,
-    lane: deps.lane,
-    skillDirs: deps.skillDirs,
-    store: deps.store,
-    processes: deps.processes(controller.signal),
-    signal: controller.signal,
-    now: deps.now,
-    config: deps.config,
-    operator: deps.operator,
-    ...(deps.controlFiles ? { controlFiles: deps.controlFiles } : {}),
-  };
+  const ctx: ToolContext = { ...deps.scope, processes: deps.processes(controller.signal), signal: controller.signal, now: deps.now };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {
     timer = setTimeout(() => res("deadline"), deadlineMs);

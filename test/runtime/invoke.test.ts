@@ -6,7 +6,7 @@ import type { ApprovalDeps } from "../../src/approval/approval.ts";
 import { invoke, type InvokeDeps, type PermissionGate } from "../../src/runtime/invoke.ts";
 import type { JournalRow } from "../../src/state/journal.ts";
 import type { Need } from "../../src/permission/types.ts";
-import { noProcesses } from "../helpers.ts";
+import { callScope, noProcesses } from "../helpers.ts";
 
 interface Trace {
   steps: string[];
@@ -54,15 +54,8 @@ function setup(opts: { result?: unknown; refuse?: boolean; permit?: boolean; app
   };
   const deps: InvokeDeps = {
     catalog: built.value as Catalog,
-    workspace: "/w",
-    stateDir: "/w/.toolgate",
-    scratch: "/w/.toolgate/scratch",
-    lane: "default",
-    skillDirs: [],
+    scope: callScope("/w"),
     processes: () => noProcesses,
-    store: () => {
-      throw new Error("this test's tool keeps no records");
-    },
     permissions,
     approval,
     secrets: ["hunter2-secret"],

@@ -8,7 +8,7 @@ import { processRunner } from "../../src/runtime/processes.ts";
 import bash from "../../src/tools/bash.ts";
 import { clipEnd, streamView } from "../../src/tools/run-report.ts";
 import { gone } from "../launcher/support.ts";
-import { noProcesses, tempDir } from "../helpers.ts";
+import { noProcesses, tempDir, toolContext } from "../helpers.ts";
 
 /** What the entry point's parent environment may hold; none of it reaches the command. */
 const PARENT = { AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", NODE_OPTIONS: "--require /tmp/evil.js", LD_PRELOAD: "/tmp/evil.so", HOME: "/home/x" };
@@ -16,20 +16,8 @@ const PARENT = { AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKE
 function context(ws: string, config: Record<string, unknown> = {}, processes?: ToolContext["processes"]): ToolContext {
   const signal = new AbortController().signal;
   const stateDir = join(ws, ".toolgate");
-  return {
-    workspace: ws,
-    stateDir,
-    scratch: join(stateDir, "scratch"),
-    lane: "default",
-    skillDirs: [],
-    store: () => {
-      throw new Error("bash keeps no records");
-    },
-    processes: processes ?? processRunner({ parentEnv: PARENT, stateDir, sandboxMode: "off", sandbox: undefined, secrets: {}, signal }),
-    signal,
-    now: () => performance.now(),
-    config,
-  };
+  const runner = processes ?? processRunner({ parentEnv: PARENT, stateDir, sandboxMode: "off", sandbox: undefined, secrets: {}, signal });
+  return toolContext(ws, { processes: runner, signal, now: () => performance.now(), config });
 }
 
 const run = (ws: string, args: { command: string; timeout_secs?: number }, config?: Record<string, unknown>) => bash.handler(args, context(ws, config)) as Promise<any>;

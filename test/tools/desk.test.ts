@@ -9,7 +9,7 @@ import { openState } from "../../src/state/db.ts";
 import { laneStore } from "../../src/state/lanes.ts";
 import desk, { DESK_BOUND_BYTES } from "../../src/tools/desk.ts";
 import { builtinTools } from "../../src/tools/index.ts";
-import { tempDir, noProcesses } from "../helpers.ts";
+import { callScope, noProcesses, tempDir } from "../helpers.ts";
 
 const built = buildCatalog(builtinSources(builtinTools));
 if (!built.ok) throw new Error(built.refusal.message);
@@ -20,13 +20,8 @@ async function call(store: LaneStore, args: unknown, lane = "default") {
   const needs: string[] = [];
   const { envelope } = await invoke("desk", args, {
     catalog,
-    workspace: "/nonexistent",
-    stateDir: "/nonexistent/.toolgate",
-    scratch: "/nonexistent/.toolgate/scratch",
-    lane,
-    skillDirs: [],
+    scope: callScope("/nonexistent", { lane, store: () => store }),
     processes: () => noProcesses,
-    store: () => store,
     permissions: { check: (n) => (needs.push(`${n.kind}:${n.value}`), { ok: false, code: "permission.denied", message: "nothing is granted here" }) },
     approval: { approved: new Set(), overrides: {}, isRemembered: () => false, remember: () => {}, ask: undefined },
     secrets: [],

@@ -11,26 +11,13 @@ import { annotation, findGates, junitXml, type GateOutcome } from "../../src/too
 import { extraWorktrees, fixtureRepo, git } from "../fixtures/gates/make-repo.ts";
 import { parseXml } from "../fixtures/gates/xml.ts";
 import { gone } from "../launcher/support.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir, toolContext } from "../helpers.ts";
 
 function context(ws: string, gates: Record<string, unknown> = {}, lines: string[] = []): ToolContext {
   const signal = new AbortController().signal;
-  const stateDir = join(ws, ".toolgate");
-  return {
-    workspace: ws,
-    stateDir,
-    scratch: join(stateDir, "scratch"),
-    lane: "default",
-    skillDirs: [],
-    store: () => {
-      throw new Error("dev_check keeps no records");
-    },
-    processes: processRunner({ parentEnv: { GITHUB_ACTIONS: "true", AWS_SECRET_ACCESS_KEY: "x".repeat(20) }, stateDir, sandboxMode: "off", sandbox: undefined, secrets: {}, signal }),
-    signal,
-    now: () => performance.now(),
-    config: { gates },
-    operator: (line) => void lines.push(line),
-  };
+  const parentEnv = { GITHUB_ACTIONS: "true", AWS_SECRET_ACCESS_KEY: "x".repeat(20) };
+  const processes = processRunner({ parentEnv, stateDir: join(ws, ".toolgate"), sandboxMode: "off", sandbox: undefined, secrets: {}, signal });
+  return toolContext(ws, { processes, signal, now: () => performance.now(), config: { gates }, operator: (line) => void lines.push(line) });
 }
 
 const check = (ws: string, args: { gate: string; junit?: string }, gates?: Record<string, unknown>, lines?: string[]) =>

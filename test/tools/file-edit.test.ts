@@ -6,7 +6,7 @@ import { atomicWrite, realIo } from "../../src/tools/atomic-write.ts";
 import fileEdit, { editFile, type EditArgs } from "../../src/tools/file-edit.ts";
 import { readFile } from "../../src/tools/file-read.ts";
 import { DIFF_BOUND_BYTES, unifiedDiff } from "../../src/tools/unified-diff.ts";
-import { ROOT, tempDir, noProcesses } from "../helpers.ts";
+import { ROOT, tempDir, toolContext } from "../helpers.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -75,8 +75,7 @@ describe("file_edit: the happy path", () => {
   test("the handler works from the tool context's workspace", async () => {
     await using ws = tempDir();
     put(ws.path, "a.txt", "a\n");
-    const ctx = { workspace: ws.path, stateDir: ws.path, scratch: ws.path, lane: "default", skillDirs: [], processes: noProcesses,
-    store: () => { throw new Error("unused"); }, signal: new AbortController().signal, now: () => 0 };
+    const ctx = toolContext(ws.path);
     const r = (await fileEdit.handler({ path: "a.txt", digest: digestOf("a\n"), old_string: "a", new_string: "b" }, ctx)) as any;
     expect([r.ok, body(ws.path, "a.txt")]).toEqual([true, "b\n"]);
   });

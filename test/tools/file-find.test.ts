@@ -2,8 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fileFind, { ANSWER_BOUND_CHARS, findFiles } from "../../src/tools/file-find.ts";
-import type { ToolContext } from "../../src/catalog/declare.ts";
-import { tempDir, noProcesses } from "../helpers.ts";
+import { tempDir, toolContext } from "../helpers.ts";
 
 const put = (root: string, rel: string, body = ""): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -11,19 +10,6 @@ const put = (root: string, rel: string, body = ""): void => {
 };
 const refusal = (code: string) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const toolContext = (workspace: string): ToolContext => ({
-  workspace,
-  stateDir: join(workspace, ".toolgate"),
-  scratch: join(workspace, ".scratch"),
-  lane: "default",
-  skillDirs: [],
-  processes: noProcesses,
-    store: () => {
-    throw new Error("file tools keep no records");
-  },
-  signal: new AbortController().signal,
-  now: () => 0,
-});
 /** Every path a listing reaches, page by page with nextCursor; each page checked against the bounds. */
 function allPages(ws: string, pattern: string, limit: number): { paths: string[]; pages: number } {
   const paths: string[] = [];

@@ -3,8 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fileRead, { ANSWER_BOUND_CHARS, LINE_BOUND_CHARS, READ_BOUND_BYTES, readFile } from "../../src/tools/file-read.ts";
-import type { ToolContext } from "../../src/catalog/declare.ts";
-import { tempDir, noProcesses } from "../helpers.ts";
+import { tempDir, toolContext } from "../helpers.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -14,19 +13,6 @@ const digestOf = (body: string | Uint8Array) => `sha256:${createHash("sha256").u
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1));
 const refusal = (code: string) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
-const toolContext = (workspace: string): ToolContext => ({
-  workspace,
-  stateDir: join(workspace, ".toolgate"),
-  scratch: join(workspace, ".scratch"),
-  lane: "default",
-  skillDirs: [],
-  processes: noProcesses,
-    store: () => {
-    throw new Error("file tools keep no records");
-  },
-  signal: new AbortController().signal,
-  now: () => 0,
-});
 /** UTF-8 bytes of a string once JSON-serialized, without the quotes: what the output boundary measures. */
 const jsonBytes = (s: string) => Buffer.byteLength(JSON.stringify(s)) - 2;
 /** The line numbers an answer's content shows, in order. */

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { realIo } from "../../src/tools/atomic-write.ts";
 import fileWrite, { missingFolders, writeFile } from "../../src/tools/file-write.ts";
 import { readFile } from "../../src/tools/file-read.ts";
-import { runUnprivileged, tempDir, noProcesses } from "../helpers.ts";
+import { runUnprivileged, tempDir, toolContext } from "../helpers.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -77,8 +77,7 @@ describe("file_write: the happy path", () => {
 
   test("the handler works from the tool context's workspace", async () => {
     await using ws = tempDir();
-    const ctx = { workspace: ws.path, stateDir: ws.path, scratch: ws.path, lane: "default", skillDirs: [], processes: noProcesses,
-    store: () => { throw new Error("unused"); }, signal: new AbortController().signal, now: () => 0 };
+    const ctx = toolContext(ws.path);
     expect(((await fileWrite.handler({ path: "h.txt", content: "h" }, ctx)) as any).ok).toBe(true);
     expect(body(ws.path, "h.txt")).toBe("h");
   });

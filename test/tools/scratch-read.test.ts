@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { ToolContext } from "../../src/catalog/declare.ts";
 import { processRunner } from "../../src/runtime/processes.ts";
 import scratchRead, { checkArgv } from "../../src/tools/scratch-read.ts";
-import { noProcesses, tempDir } from "../helpers.ts";
+import { noProcesses, tempDir, toolContext } from "../helpers.ts";
 
 const ws = tempDir("toolgate-scratch-");
 const scratch = join(ws.path, ".toolgate", "scratch");
@@ -25,20 +25,8 @@ afterAll(() => ws[Symbol.asyncDispose]());
 
 function context(processes?: ToolContext["processes"]): ToolContext {
   const signal = new AbortController().signal;
-  const stateDir = join(ws.path, ".toolgate");
-  return {
-    workspace: ws.path,
-    stateDir,
-    scratch,
-    lane: "default",
-    skillDirs: [],
-    store: () => {
-      throw new Error("scratch_read keeps no records");
-    },
-    processes: processes ?? processRunner({ parentEnv: { AWS_SECRET_ACCESS_KEY: "x".repeat(20) }, stateDir, sandboxMode: "off", sandbox: undefined, secrets: {}, signal }),
-    signal,
-    now: () => 0,
-  };
+  const runner = processes ?? processRunner({ parentEnv: { AWS_SECRET_ACCESS_KEY: "x".repeat(20) }, stateDir: join(ws.path, ".toolgate"), sandboxMode: "off", sandbox: undefined, secrets: {}, signal });
+  return toolContext(ws.path, { scratch, processes: runner, signal });
 }
 
 const call = (argv: string[]) => scratchRead.handler({ argv }, context()) as Promise<any>;
