@@ -1,13 +1,16 @@
 // A remote tool as a catalog source: its adapter needs the connect permission, starts only its
 // own server, checks the live descriptor still matches the listed one, and maps the outcome:
 // isError → remote_tool; connection lost mid-call or no answer in time → indeterminate.
-import type { ToolSource } from "../catalog/catalog.ts";
+import { toolDigest, type ToolSource } from "../catalog/catalog.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Outcome } from "../result/result.ts";
 import type { RemoteSpec } from "./remote-specs.ts";
-import { liveDigest, type RemoteSources } from "./remote.ts";
+import type { RemoteSources } from "./remote.ts";
 
 const MESSAGE_CHARS = 1_000;
+
+/** The digest a live descriptor has as a catalog entry (remote tools are irreversible), to compare with the listed one's. */
+const liveDigest = (spec: RemoteSpec, t: ListedTool) => toolDigest(spec.origin, t.name, t.inputSchema, "irreversible");
 
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources): ToolSource {
   const secrets = spec.transport.kind === "stdio" ? Object.values(spec.transport.secrets) : [];

@@ -7,7 +7,6 @@ import { dirname } from "node:path";
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import { canonicalJson, sha256Hex } from "../catalog/canonical.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
-import { toolDigest } from "../catalog/catalog.ts";
 import { childEnv } from "../launcher/env.ts";
 import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
 import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/discovery.ts";
@@ -213,6 +212,3 @@ function readCache(path: string, fp: string): CacheFile | null {
     return null;
   }
 }
-
-/** The digest a live descriptor would have, to compare with the cached catalog's. */
-export const liveDigest = (spec: RemoteSpec, t: ListedTool) => toolDigest(spec.origin, t.name, t.inputSchema, "irreversible");

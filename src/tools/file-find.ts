@@ -2,6 +2,7 @@
 import { statSync } from "node:fs";
 import { defineTool } from "../catalog/declare.ts";
 import { refuse, type Outcome } from "../result/result.ts";
+import { bisect } from "./bisect.ts";
 import { globMatcher } from "./glob.ts";
 import { relativeInside, resolveInside } from "./workspace.ts";
 import { ancestry, walk } from "./walk.ts";
@@ -63,7 +64,7 @@ export function findFiles(
   const matched = res.files
     .filter((f) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1)))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const start = cursor === undefined ? 0 : upperBound(matched, cursor);
+  const start = cursor === undefined ? 0 : bisect(matched, cursor, true);
   const paths: string[] = [];
   let bytes = 0;
   for (let i = start; i < matched.length && paths.length < limit; i++) {
@@ -89,16 +90,4 @@ export function findFiles(
       ...(excluded ? { pathIgnored: true } : {}),
     },
   };
-}
-
-/** First index whose path sorts after `cursor`. */
-function upperBound(sorted: readonly string[], cursor: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! <= cursor) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

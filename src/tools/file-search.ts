@@ -9,6 +9,7 @@ import { Helper, runPool } from "./search-pool.ts";
 import { escapeRegExp, requiredNeedles } from "./search-literal.ts";
 import type { ScanSpec } from "./search-scan.ts";
 import { ancestry, walk } from "./walk.ts";
+import { bisect } from "./bisect.ts";
 import { globMatcher } from "./glob.ts";
 import { relativeInside, resolveInside } from "./workspace.ts";
 
@@ -111,7 +112,7 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
     files = [rel]; // a file named as path is searched even if ignored, as ripgrep does
   }
   const [cursorPath, cursorLine] = cursor ? [cursor[1]!, Number(cursor[2])] : ["", 0];
-  if (cursor) files = files.slice(lowerBound(files, cursorPath));
+  if (cursor) files = files.slice(bisect(files, cursorPath, false));
 
   const limit = args.limit ?? DEFAULT_LIMIT;
   const spec: ScanSpec = { source, ignoreCase, needles: requiredNeedles(source, ignoreCase), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: limit + 1 };
@@ -144,16 +145,4 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
       ...(pathIgnored ? { pathIgnored: true } : {}),
     },
   };
-}
-
-/** First index whose path does not sort before `path`. */
-function lowerBound(sorted: readonly string[], path: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < path) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
