@@ -24,7 +24,7 @@ const globalArgs = {
   "deny-read": { type: "string", description: "Refuse these paths, whatever else grants them; also --deny-write/-run/-net/-env", valueHint: "LIST" },
   "allow-all": { type: "boolean", alias: "A", description: "Grant every permission" },
   approve: { type: "string", description: "Approve these tools for this run (repeatable; `all` approves every tool)", valueHint: "TOOL[,TOOL]" },
-  "no-prompt": { type: "boolean", description: "Never prompt (also when CI=true): ungranted permissions and approvals are refused" },
+  "no-prompt": { type: "boolean", description: "Never prompt (also when CI is set, unless empty, false or 0): ungranted permissions and approvals are refused" },
   lane: { type: "string", description: "The lane whose plan and desk page a call uses (default: default)", valueHint: "NAME" },
   version: { type: "boolean", description: "Print the version" },
 } as const;

@@ -20,7 +20,7 @@ export interface ApprovalDeps {
   readonly overrides: Readonly<Record<string, "required" | "never">>;
   readonly isRemembered: (tool: string, digest: string) => boolean;
   readonly remember: (tool: string, digest: string) => void;
-  /** Undefined when nobody can be asked (no terminal, --no-prompt, CI=true). */
+  /** Undefined when nobody can be asked (no terminal, --no-prompt, CI set). */
   readonly ask: ((req: ApprovalRequest) => ApprovalAnswer) | undefined;
 }
 

@@ -2,6 +2,7 @@
 // remembering where it came from (`toolgate config` shows it). Pure but for the file it is given.
 import { isAbsolute, dirname, resolve } from "node:path";
 import { bootError } from "../result/result.ts";
+import { isCI } from "./ci.ts";
 import type { ConfigFile } from "./file.ts";
 
 export const DEFAULT_LAS_ONLY = "weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance".split(",");
@@ -114,7 +115,7 @@ export function resolveConfig(input: ResolveInput): Effective {
     leaves.set(key, { value: parse(raw, name), origin: `env:${name}` });
     if (key === "las.command" || key === "las.entrypoint") leaves.set("las.enabled", { value: true, origin: `env:${name}` });
   }
-  if (input.env.CI === "true") leaves.set("permissions.prompt", { value: false, origin: "env:CI" });
+  if (isCI(input.env)) leaves.set("permissions.prompt", { value: false, origin: "env:CI" });
   for (const [key, [value, flag]] of Object.entries(input.flags)) {
     if (value !== undefined) leaves.set(key, { value, origin: `flag:${flag}` });
   }
