@@ -2,7 +2,7 @@
 // cache in the state folder keyed by the declarations' fingerprint, so `tools` and calls of
 // other tools spawn nothing; a call of a remote tool starts only its own server. Connecting is
 // an effect: its permission passes before anything is spawned or dialled.
-import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import { canonicalJson, sha256Hex } from "../catalog/canonical.ts";
@@ -13,6 +13,7 @@ import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/dis
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Refusal } from "../result/result.ts";
+import { makeStateFolder } from "../state/folder.ts";
 import type { PermissionGate } from "./invoke.ts";
 import type { RemoteSpec } from "./remote-specs.ts";
 import { remoteToolSource } from "./remote-call.ts";
@@ -194,7 +195,7 @@ export class RemoteSources {
       else if (e?.remembered) servers[s.name] = e.cached && cache?.servers[s.name] ? cache.servers[s.name]! : { ok: false, error: e.error, at };
     }
     try {
-      mkdirSync(dirname(this.deps.cachePath), { recursive: true, mode: 0o700 });
+      makeStateFolder(dirname(this.deps.cachePath));
       const tmp = `${this.deps.cachePath}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify({ fingerprint: fp, servers } satisfies CacheFile), { mode: 0o600 });
       renameSync(tmp, this.deps.cachePath);

@@ -1,15 +1,15 @@
 // The one SQLite database in the state folder (WAL, busy timeout, bundled migrations).
 // Only this module opens SQLite; it is safe under many concurrent `toolgate call` processes.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { makeStateFolder } from "./folder.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
 export const DB_NAME = "toolgate.db";
 const BUSY_TIMEOUT_MS = 10_000;
 
 export function openState(stateDir: string): Database {
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  makeStateFolder(stateDir);
   const db = new Database(join(stateDir, DB_NAME), { create: true, strict: true });
   db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.run("PRAGMA journal_mode = WAL");
