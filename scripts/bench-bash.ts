@@ -1,13 +1,15 @@
 // bash benchmark (on demand): `toolgate call bash '{"command":"true"}'` (granted and approved
 // by flags, sandbox off) against `bash -lc true`, interleaved in one run; medians.
-// Target (issue 4): at most 30 ms above `bash -lc true`.
-import { mkdtempSync, rmSync } from "node:fs";
+// Target (issue 4): at most 30 ms above `bash -lc true`. BENCH_SANDBOX=product (or bench) runs the
+// call in that sandbox mode (a workspace toolgate.json), BENCH_BIN another binary (a comparison).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const bin = join(import.meta.dir, "..", "dist", "toolgate");
+const bin = process.env.BENCH_BIN ?? join(import.meta.dir, "..", "dist", "toolgate");
 const runs = Number(process.env.BENCH_RUNS ?? 40);
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-bash-"));
+if (process.env.BENCH_SANDBOX) writeFileSync(join(work, "toolgate.json"), JSON.stringify({ sandbox: process.env.BENCH_SANDBOX }));
 const env = { PATH: "/usr/bin:/bin", HOME: work, CI: "true" };
 const cases: [string, string[]][] = [
   ["bash -lc true", ["/bin/bash", "-lc", "true"]],

@@ -57,6 +57,8 @@ export interface ProcessRequest {
   readonly values?: Readonly<Record<string, string>>;
   /** Run under the boot's sandbox mode (bash, dev_check, authored tools); false for none. */
   readonly sandboxed: boolean;
+  /** Sandboxed: the only writable folders, the workspace read-only (a gate writes only its copy). */
+  readonly writable?: readonly string[];
 }
 
 /** The one way a handler starts a process: through the launcher, scrubbed, under the call's signal. */

@@ -26,7 +26,17 @@ export async function launch(spec: LaunchSpec, deps: LauncherDeps): Promise<Laun
   if (spec.signal?.aborted) return fail({ code: "launch.cancelled", message: "the call was cancelled before the process started" });
 
   const env = spec.env.vars;
-  const argv = spec.sandbox ? [...spec.sandbox.wrap(spec.argv, { cwd: spec.cwd, env })] : [...spec.argv];
+  const sandbox = spec.sandbox;
+  const argv = sandbox ? [...sandbox.wrap(spec.argv, { cwd: spec.cwd, env, ...(spec.sandboxWritable ? { writable: spec.sandboxWritable } : {}) })] : [...spec.argv];
+  try {
+    return await launchWrapped(spec, deps, argv, now);
+  } finally {
+    sandbox?.release?.();
+  }
+}
+
+async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[], now: () => number): Promise<LaunchOutcome> {
+  const env = spec.env.vars;
   if (argv.length === 0 || argv.some((a) => typeof a !== "string" || a.includes("\0"))) {
     return fail({ code: "launch.invalid", message: "the sandbox produced an empty argv or an argument with a NUL character" });
   }

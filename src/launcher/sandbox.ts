@@ -1,10 +1,11 @@
 // The sandbox modes (SPEC "The launcher"): `off` is the scrubbed environment only; `product` and
 // `bench` wrap every sandboxed run in bubblewrap. The boot probe runs that same wrapper around
 // `true` through the launcher, so a mode that cannot be had fails the boot instead of running quieter.
-import { mkdirSync, realpathSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import type { SandboxMode } from "../catalog/declare.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
+import { controlMounts, inside, real, realHost, releasePlaceholders, systemMounts, type Host } from "./sandbox-mounts.ts";
 import type { ArtifactSink, Sandbox } from "./types.ts";
 
 export interface BwrapOptions {
@@ -17,6 +18,11 @@ export interface BwrapOptions {
    */
   readonly readOnly?: readonly string[];
   /**
+   * Control paths inside the workspace (.git, the config, the lock, the authored-tools folder):
+   * read-only whether or not they exist yet (see controlMounts).
+   */
+  readonly protect?: readonly string[];
+  /**
    * Folders inside a read-only one that stay writable (the scratch folder, where commands leave
    * what scratch_read reads). Made (0700) at a run when missing, unless `makeWritable` is false.
    */
@@ -26,18 +32,9 @@ export interface BwrapOptions {
   readonly network: boolean;
   /** The bubblewrap program: a bare name is found on the child's fixed PATH. */
   readonly program?: string;
+  /** The host as the mounts see it (tests inject one); default: this process's euid and the real files. */
+  readonly host?: Partial<Host>;
 }
-
-/** bwrap mounts at real paths: a workspace reached through a symlink is bound where it really is. */
-const real = (p: string) => {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-};
-
-const inside = (root: string, p: string) => p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
 
 /** A folder that cannot be made is left to bwrap, which then skips it (--bind-try). */
 function makeFolder(p: string): void {
@@ -55,27 +52,41 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
   const workspace = real(o.workspace);
   const readOnly = (o.readOnly ?? []).map(real);
   const writable = (o.writable ?? []).map(real);
-  // Order matters: later mounts cover earlier ones, so a workspace under /tmp survives the private /tmp.
-  const fixed = [
-    "--die-with-parent", // the sandbox never outlives the launcher's child
-    "--new-session", // no TIOCSTI into a terminal the sandbox could reach
-    "--unshare-all", // user, IPC, PID, network, UTS and cgroup namespaces
-    ...(shareNet ? ["--share-net"] : []),
-    "--ro-bind", "/", "/",
-    "--dev", "/dev",
-    "--proc", "/proc",
-    "--tmpfs", "/tmp",
-    "--bind", workspace, workspace,
-    ...readOnly.flatMap((p) => ["--ro-bind-try", p, p]),
-    ...writable.flatMap((p) => ["--bind-try", p, p]),
-  ];
+  const protect = (o.protect ?? []).map(real).filter((p) => inside(workspace, p) && p !== workspace);
+  const host = { ...realHost, ...o.host };
+  // Built once: the system's view is the same for every run of this process.
+  let system: readonly string[] | undefined;
+  // Placeholders this sandbox's runs hold, removed by release() when the last run using one ends.
+  const held: string[][] = [];
   return {
     name: o.mode,
     wrap(argv, ctx) {
+      system ??= systemMounts({ workspace, shareNet, host });
       if (o.makeWritable !== false) for (const p of writable) makeFolder(p);
       const cwd = real(ctx.cwd);
-      const open = inside(workspace, cwd) && (!readOnly.some((p) => inside(p, cwd)) || writable.some((p) => inside(p, cwd)));
-      return [program, ...fixed, ...(open ? [] : ["--bind", cwd, cwd]), "--chdir", cwd, "--", ...argv];
+      // A run may narrow the workspace to read-only with only its own folders writable (a gate's copy).
+      const only = ctx.writable?.map(real);
+      const open = only
+        ? only.some((p) => inside(p, cwd))
+        : inside(workspace, cwd) && (!readOnly.some((p) => inside(p, cwd)) || writable.some((p) => inside(p, cwd)));
+      // A read-only workspace holds its missing control paths already: no placeholder is made.
+      const control = only ? { args: [], placeholders: [] } : controlMounts(protect, workspace, host);
+      held.push(control.placeholders);
+      return [
+        program,
+        ...system,
+        only ? "--ro-bind" : "--bind", workspace, workspace,
+        ...readOnly.flatMap((p) => ["--ro-bind-try", p, p]),
+        ...control.args,
+        ...(only ? [] : writable).flatMap((p) => ["--bind-try", p, p]),
+        ...(only ?? []).flatMap((p) => ["--bind", p, p]),
+        ...(open ? [] : ["--bind", cwd, cwd]),
+        "--chdir", cwd, "--", ...argv,
+      ];
+    },
+    release() {
+      const placeholders = held.shift();
+      if (placeholders) releasePlaceholders(placeholders, host);
     },
     startFailure: bwrapStartFailure,
   };
@@ -122,9 +133,10 @@ export function sandboxFor(input: SandboxInput): BootSandbox {
   const net = input.mode === "bench" ? "network shared" : input.network ? "network shared: a net grant exists" : "no network";
   const [workspace, stateDir, scratch] = [real(input.workspace), real(input.stateDir), real(input.scratch)];
   const stateInside = inside(workspace, stateDir) && stateDir !== workspace;
-  const readOnly = [...(stateInside ? [stateDir] : []), ...(input.protect ?? []).map(real).filter((p) => inside(workspace, p))];
+  const readOnly = stateInside ? [stateDir] : [];
   const writable = stateInside && inside(stateDir, scratch) ? [scratch] : [];
-  const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, writable };
+  const protect = input.protect ?? [];
+  const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, protect, writable };
   return {
     mode: input.mode,
     wrapper: bwrapSandbox(options),

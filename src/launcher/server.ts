@@ -44,6 +44,7 @@ export function startServer(spec: ServerSpec): StartOutcome {
   try {
     proc = Bun.spawn(argv, { cwd: spec.cwd, env: { ...env }, detached: true, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   } catch (e) {
+    spec.sandbox?.release?.();
     const errno = (e as { code?: string }).code ?? "EUNKNOWN";
     return { ok: false, refusal: { code: "launch.spawn_failed", message: `cannot start "${spec.argv[0]}" (${errno}) in ${spec.cwd}` } };
   }
@@ -69,6 +70,8 @@ export function startServer(spec: ServerSpec): StartOutcome {
     }
   };
   const exited = proc.exited.then((code) => (proc.signalCode ? null : code));
+  // The wrapper leads the sandbox's PID namespace: once it is gone, so is every process inside.
+  if (spec.sandbox?.release) void exited.then(() => spec.sandbox!.release!());
   let done = false;
   void exited.then(() => (done = true));
   return {

@@ -12,13 +12,28 @@ export interface Sandbox {
    * Rewrites the argv about to be spawned, typically by prefixing the wrapper. It sees the final
    * cwd and environment but cannot change them; it runs once per launch, before the spawn.
    */
-  wrap(argv: readonly string[], ctx: { readonly cwd: string; readonly env: Readonly<Record<string, string>> }): readonly string[];
+  wrap(argv: readonly string[], ctx: WrapContext): readonly string[];
+  /**
+   * Called once for every wrap, after the wrapped run (or server) ended and its tree is gone:
+   * undoes what the wrap left on the host (the placeholders of missing control paths).
+   */
+  release?(): void;
   /**
    * When the wrapper itself could not exec the program, it exits with its own code and message.
    * Given the exit code and the stderr tail, say which errno that was ("ENOENT"), or null when
    * the program did run: the launcher then reports a spawn failure carrying that stderr.
    */
   startFailure?(code: number, stderr: string): string | null;
+}
+
+export interface WrapContext {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  /**
+   * When given, the workspace is read-only for this run and only these folders are writable (a
+   * gate's disposable copy: a gate never writes the real checkout).
+   */
+  readonly writable?: readonly string[];
 }
 
 export interface LaunchSpec {
@@ -38,6 +53,8 @@ export interface LaunchSpec {
   /** Folder for the full-stream artifacts (created 0700 when missing, at the first output). */
   readonly artifactsDir: string;
   readonly sandbox?: Sandbox;
+  /** With a sandbox: the only writable folders (the workspace is then read-only). See WrapContext. */
+  readonly sandboxWritable?: readonly string[];
 }
 
 /** How the run ended. `timeout` and `cancelled` win over what the killed leader reported. */

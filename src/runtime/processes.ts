@@ -40,7 +40,7 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
         deadlineMs: req.deadlineMs,
         signal: deps.signal,
         artifactsDir: join(deps.stateDir, "artifacts"),
-        ...(req.sandboxed && deps.sandbox ? { sandbox: deps.sandbox } : {}),
+        ...(req.sandboxed && deps.sandbox ? { sandbox: deps.sandbox, ...(req.writable ? { sandboxWritable: req.writable } : {}) } : {}),
       });
     },
   };

@@ -18,6 +18,8 @@ const GIT_DEADLINE_MS = 120_000;
 export interface Copy {
   /** The repository's top folder (real path) the copy was made from. */
   readonly top: string;
+  /** The copy's own top folder (the only folder a gate may write). */
+  readonly root: string;
   /** The copy's folder matching the gates directory: where gates run. */
   readonly cwd: string;
   /** Removes the copy and its worktree registration; false when something was left behind. */
@@ -66,7 +68,7 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   // The registration folder is read once, right after the copy is made and before any gate
   // runs: a gate can rewrite the copy's .git file, so it is never read again at removal.
   let admin: string | null = null;
-  const copy: Copy = { top, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
+  const copy: Copy = { top, root, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
   const made = await fill(p, top, root, patch, stateDir);
   admin = registrationOf(root);
   if (!made.ok) {

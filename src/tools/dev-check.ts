@@ -87,7 +87,8 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
     top = copy.value.top;
     let run;
     try {
-      run = await ctx.processes.run({ argv: ["bash", gate.script], cwd: copy.value.cwd, deadlineMs, sandboxed: true, values: { TOOLGATE_GATE: gate.name } });
+      // Only the copy is writable: a gate cannot write the real checkout or plant a gate in it.
+      run = await ctx.processes.run({ argv: ["bash", gate.script], cwd: copy.value.cwd, deadlineMs, sandboxed: true, writable: [copy.value.root], values: { TOOLGATE_GATE: gate.name } });
     } finally {
       if (!copy.value.remove()) copiesLeft.push(gate.name);
     }

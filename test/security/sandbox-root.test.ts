@@ -1,0 +1,111 @@
+// Issue 8, finding 1: the product sandbox holds when toolgate runs as root (and as nobody): the
+// attacker is a sandboxed `bash` call through dist/toolgate. No capability, no remount, no
+// unmounting a protected bind, no write to .git, the config, the lock, the state folder or a
+// not-yet-existing tools/ folder, no /etc/shadow, no host socket under /run, no home folder.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { git } from "../fixtures/gates/make-repo.ts";
+import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
+
+const asRoot = process.getuid?.() === 0;
+const tag = `toolgate-sec-${process.pid}`;
+// A host listener under /run and a home folder with a secret: both must be invisible inside.
+const socketDir = `/run/${tag}`;
+const socketPath = join(socketDir, "host.sock");
+const homeDir = `/home/${tag}`;
+let listener: ReturnType<typeof Bun.listen> | undefined;
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!asRoot) throw new Error("these tests run as root (CI does): they prove what root's sandbox hides");
+  mkdirSync(socketDir, { recursive: true, mode: 0o755 });
+  listener = Bun.listen({ unix: socketPath, socket: { data() {} } });
+  chmodSync(socketPath, 0o777);
+  mkdirSync(homeDir, { recursive: true, mode: 0o755 });
+  writeFileSync(join(homeDir, "secret.txt"), "home secret\n", { mode: 0o644 });
+});
+
+afterAll(() => {
+  listener?.stop(true);
+  rmSync(socketDir, { recursive: true, force: true });
+  rmSync(homeDir, { recursive: true, force: true });
+});
+
+/** Each line prints a marker only when the attack worked (or, for listings, what it saw). */
+const ATTACK = [
+  "grep '^CapEff' /proc/self/status",
+  "mount -o remount,rw / 2>/dev/null && echo ESCAPE:remount",
+  "umount .git 2>/dev/null && echo ESCAPE:umount-git",
+  "umount .toolgate 2>/dev/null && echo ESCAPE:umount-state",
+  "echo '[core]' >> .git/config 2>/dev/null && echo ESCAPE:git-config",
+  "echo '{}' > toolgate.json 2>/dev/null && echo ESCAPE:config",
+  "echo planted > .toolgate/planted 2>/dev/null && echo ESCAPE:state",
+  `mkdir -p tools/x 2>/dev/null && echo '{"command":["true"]}' > tools/x/tool.json 2>/dev/null && echo ESCAPE:tools`,
+  "echo '{}' > toolgate.lock 2>/dev/null && echo ESCAPE:lock",
+  "cat /etc/shadow 2>/dev/null | grep -q '^root:' && echo ESCAPE:shadow",
+  `test -e ${socketPath} && echo ESCAPE:socket`,
+  "echo home=$(ls -A /home | tr '\\n' ' ')",
+  "echo root=$(ls -A /root 2>/dev/null | tr '\\n' ' ')",
+  "echo ran",
+].join("\n");
+
+/** A committed workspace that asks for the product sandbox (a narrowing key: fine untrusted). */
+function workspace(path: string): string {
+  const ws = join(path, "ws");
+  mkdirSync(ws);
+  writeFileSync(join(ws, "toolgate.json"), '{"sandbox":"product"}\n');
+  git(ws, "init", "-q", "-b", "main");
+  git(ws, "add", "-A");
+  git(ws, "commit", "-q", "-m", "fixture");
+  return ws;
+}
+
+const ARGS = ["call", "bash", JSON.stringify({ command: ATTACK }), "--allow-run=bash", "--approve", "bash"];
+
+function checkHeld(ws: string, r: { code: number; stdout: string; stderr: string }, gitConfig: string) {
+  expect(r.stderr).toBe("");
+  const out = json(r);
+  expect(out).toMatchObject({ status: "success", payload: { sandbox: "product", exitCode: 0 } });
+  const tail: string = out.payload.stdout.tail;
+  expect(tail).toContain("ran");
+  expect(tail).toMatch(/^CapEff:\s+0000000000000000$/m);
+  expect(tail.split("\n").filter((l) => l.startsWith("ESCAPE:"))).toEqual([]);
+  expect(tail).toMatch(/^home=\s*$/m);
+  expect(tail).toMatch(/^root=\s*$/m);
+  // And on the host: nothing changed, nothing planted, no placeholder left behind.
+  expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(gitConfig);
+  expect(readFileSync(join(ws, "toolgate.json"), "utf8")).toBe('{"sandbox":"product"}\n');
+  expect(existsSync(join(ws, ".toolgate", "planted"))).toBe(false);
+  expect(readdirSync(ws).sort()).toEqual([".git", ".toolgate", "toolgate.json"]);
+}
+
+describe("the product sandbox against a hostile bash call", () => {
+  test("as root: no capability, no remount, protected binds stay, control files and secrets out of reach", async () => {
+    await using dir = tempDir();
+    const ws = workspace(dir.path);
+    const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
+    // The host really has what must be hidden (else the test proves nothing).
+    expect(readdirSync("/home")).toContain(tag);
+    expect(readFileSync("/etc/shadow", "utf8")).toMatch(/^root:/m);
+    const r = await run(ARGS, { cwd: ws, env: { HOME: dir.path } });
+    checkHeld(ws, r, gitConfig);
+  });
+
+  test("as nobody (setpriv): the same attacks fail", async () => {
+    await using dir = tempDir();
+    chmodSync(dir.path, 0o755);
+    const ws = workspace(dir.path);
+    const chownAll = (p: string) => {
+      chownSync(p, 65534, 65534);
+      for (const e of readdirSync(p, { withFileTypes: true })) {
+        if (e.isDirectory()) chownAll(join(p, e.name));
+        else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
+      }
+    };
+    chownAll(ws);
+    const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
+    const r = await runUnprivileged(ARGS, { cwd: ws });
+    checkHeld(ws, r, gitConfig);
+  });
+});
