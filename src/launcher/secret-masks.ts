@@ -63,7 +63,8 @@ export function walkSecrets(roots: readonly string[] = SECRET_ROOTS, skip?: stri
   walk("/", ctimeOf("/") ?? 0);
   for (const root of roots) {
     const c = ctimeOf(root);
-    if (c !== null && !out.masks.some((m) => m.path === root)) walk(root, c);
+    const skipped = skip !== undefined && (root === skip || root.startsWith(`${skip}/`));
+    if (c !== null && !skipped && !out.masks.some((m) => m.path === root)) walk(root, c);
   }
   return out;
 }

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { BASE_ENV } from "../../src/launcher/env.ts";
 import { bwrapSandbox, bwrapStartFailure, netGranted, probeSandbox, sandboxFor, sandboxProblem } from "../../src/launcher/sandbox.ts";
+import type { Host } from "../../src/launcher/sandbox-mounts.ts";
 import type { LaunchSpec, Sandbox } from "../../src/launcher/types.ts";
 import { tempDir } from "../helpers.ts";
 import { env, launcherWith } from "./support.ts";
@@ -21,22 +22,75 @@ test("bubblewrap works on this machine (.ci/run installs it; the sandbox tests n
 
 describe("the bwrap argv", () => {
   const ws = "/srv/ws";
+  // A host where /run, /home and /root are folders and /var/run is a link to /run.
+  const dirs = new Set(["/run", "/home", "/root", ws, `${ws}/.git`]);
+  const host = (over: Partial<Host> = {}): Partial<Host> => ({
+    asRoot: false,
+    masks: () => [],
+    kind: (p) => (dirs.has(p) ? "dir" : p === "/var/run" ? "link" : null),
+    realpath: (p) => p,
+    ...over,
+  });
   const fixed = ["--die-with-parent", "--new-session", "--unshare-all"];
-  const mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", ws, ws];
-  const wrap = (s: Sandbox, cwd = ws) => s.wrap(["echo", "hi"], { cwd, env: {} });
+  const system = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/home", "--tmpfs", "/root"];
+  const mounts = [...system, "--bind", ws, ws];
+  const wrap = (s: Sandbox, cwd = ws, writable?: string[]) => s.wrap(["echo", "hi"], { cwd, env: {}, ...(writable ? { writable } : {}) });
 
-  test("product without a net grant: every namespace unshared, the network too", () => {
-    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false }))).toEqual(["bwrap", ...fixed, ...mounts, "--chdir", ws, "--", "echo", "hi"]);
+  test("product without a net grant: every namespace unshared, the network too; no capability; sockets and homes hidden", () => {
+    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: host() }))).toEqual(["bwrap", ...fixed, ...mounts, "--chdir", ws, "--", "echo", "hi"]);
   });
 
   test("product with a net grant, and bench always, share the network", () => {
     const shared = ["bwrap", ...fixed, "--share-net", ...mounts, "--chdir", ws, "--", "echo", "hi"];
-    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: true }))).toEqual(shared);
-    expect(wrap(bwrapSandbox({ mode: "bench", workspace: ws, network: false }))).toEqual(shared);
+    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: true, host: host() }))).toEqual(shared);
+    expect(wrap(bwrapSandbox({ mode: "bench", workspace: ws, network: false, host: host() }))).toEqual(shared);
+  });
+
+  test("as root: a user namespace, and every file closed to others masked (a folder by an empty read-only tmpfs)", () => {
+    const masks = () => [
+      { path: "/etc/shadow", dir: false },
+      { path: "/etc/ssl/private", dir: true },
+      { path: `${ws}/secret`, dir: false }, // the workspace is visible by design
+    ];
+    const argv = wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: host({ asRoot: true, masks }) }));
+    expect(argv).toEqual([
+      "bwrap", ...fixed, "--unshare-user", ...system,
+      "--ro-bind", "/dev/null", "/etc/shadow", "--tmpfs", "/etc/ssl/private", "--remount-ro", "/etc/ssl/private",
+      "--bind", ws, ws, "--chdir", ws, "--", "echo", "hi",
+    ]);
+  });
+
+  test("with the network shared, a resolver file under the hidden /run is bound back", () => {
+    const resolv = "/run/systemd/resolve/stub-resolv.conf";
+    const h = host({ kind: (p) => (p === resolv ? "file" : dirs.has(p) ? "dir" : null), realpath: (p) => (p === "/etc/resolv.conf" ? resolv : p) });
+    expect(wrap(bwrapSandbox({ mode: "bench", workspace: ws, network: false, host: h }))).toContain(resolv);
+    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: h }))).not.toContain(resolv);
+  });
+
+  test("control paths: one that exists is bound read-only over itself, a missing one is held by a read-only placeholder", () => {
+    const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, host: host(), protect: [`${ws}/.git`, `${ws}/tools`, `${ws}/conf/deep/tools`] });
+    expect(wrap(s)).toEqual([
+      "bwrap", ...fixed, ...mounts,
+      "--ro-bind-try", `${ws}/.git`, `${ws}/.git`,
+      "--tmpfs", `${ws}/tools`, "--remount-ro", `${ws}/tools`,
+      // Held at the topmost missing folder: nothing is created under the workspace but that one.
+      "--tmpfs", `${ws}/conf`, "--remount-ro", `${ws}/conf`,
+      "--chdir", ws, "--", "echo", "hi",
+    ]);
+    s.release!();
+  });
+
+  test("a run that names its writable folders gets the workspace read-only (a gate's copy)", () => {
+    const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, host: host(), readOnly: [`${ws}/.toolgate`], protect: [`${ws}/tools`] });
+    const copy = `${ws}/.toolgate/worktrees/abc`;
+    expect(wrap(s, `${copy}/script`, [copy])).toEqual([
+      "bwrap", ...fixed, ...system, "--ro-bind", ws, ws, "--ro-bind-try", `${ws}/.toolgate`, `${ws}/.toolgate`,
+      "--bind", copy, copy, "--chdir", `${copy}/script`, "--", "echo", "hi",
+    ]);
   });
 
   test("the state folder is bound read-only again; a working folder outside the writable part is bound writable", () => {
-    const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, readOnly: [`${ws}/.toolgate`] });
+    const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, readOnly: [`${ws}/.toolgate`], host: host() });
     const base = ["bwrap", ...fixed, ...mounts, "--ro-bind-try", `${ws}/.toolgate`, `${ws}/.toolgate`];
     expect(wrap(s, `${ws}/sub`)).toEqual([...base, "--chdir", `${ws}/sub`, "--", "echo", "hi"]);
     const copy = `${ws}/.toolgate/worktrees/abc`;

@@ -38,5 +38,5 @@ test("a gate writes its own copy, never the real checkout", async () => {
   expect(tail).toContain("copy-ok");
   expect(readdirSync(join(real, "src"))).toEqual(["a.txt"]);
   expect(readdirSync(join(real, "script"))).toEqual(["check-evil.sh"]);
-  expect(git(real, "status", "--porcelain")).toBe("");
+  expect(git(real, "status", "--porcelain", "--", "src", "script", "toolgate.json")).toBe("");
 });
