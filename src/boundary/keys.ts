@@ -1,5 +1,6 @@
-// The secret-key rule of the output boundary (SPEC "Boundary readings", Keys). Pure. ASCII keys,
-// nearly all of them, take a char-code path with the same result as the normalising one.
+// The secret-key rule of the output boundary (SPEC "Boundary readings", Keys). Pure. Printable
+// ASCII keys, nearly all of them, take a char-code path with the same result as the normalising one.
+import { foldForMatch } from "./format.ts";
 
 /** The seed's list plus `apikey`, the one deliberate addition. Compared by equality or suffix. */
 export const SECRET_KEY_SUFFIXES: readonly string[] = [
@@ -14,15 +15,21 @@ for (const suffix of SECRET_KEY_SUFFIXES) {
   BY_LAST_CHAR.set(last, [...(BY_LAST_CHAR.get(last) ?? []), suffix]);
 }
 
-/** The SPEC's normalisation: NFKC, toLowerCase, trim, then `-` and every whitespace char → `_`. */
+/**
+ * The SPEC's normalisation: NFKC, format characters (Cf) removed and each whitespace run folded
+ * to one space (so `to\u200bken` and `private \n key` are caught), toLowerCase, trim, then `-`
+ * and the space → `_`.
+ */
 export function normalizeKey(key: string): string {
-  return key.normalize("NFKC").toLowerCase().trim().replace(/[\s-]/g, "_");
+  return foldForMatch(key.normalize("NFKC")).toLowerCase().trim().replace(/[\s-]/g, "_");
 }
 
 /** True when the normalised key equals or ends with a listed name (no word boundary). */
 export function isSecretKey(key: string): boolean {
   for (let i = 0; i < key.length; i++) {
-    if (key.charCodeAt(i) > 127) return slowIsSecretKey(key);
+    const c = key.charCodeAt(i);
+    // Non-ASCII may hold format characters or NFKC forms; whitespace may come in runs to fold.
+    if (c > 127 || c <= 32) return slowIsSecretKey(key);
   }
   return asciiIsSecretKey(key);
 }

@@ -138,6 +138,30 @@ export const mustReject: RejectSample[] = [
   { name: "duplicate keys holding escaped quotes", value: { t: '{"q\\"x":1,"q\\"x":2}' }, rule: "duplicate_key", where: '$.t<json>["q\\"x"]' },
   { name: "an escaped slash is a path once parsed", value: { t: '{"p":"\\/etc\\/shadow"}' }, rule: "local_path", where: "$.t<json>.p" },
 
+  // format characters (Cf) and whitespace runs: removed / folded before keys, PEM markers and path tokens
+  { name: "to\\u200bken (zero-width space in a key)", value: { "to\u200bken": "x" }, rule: "secret_key", where: '$["to\u200bken"]' },
+  { name: "pass\\u00adword (soft hyphen in a key)", value: { "pass\u00adword": "x" }, rule: "secret_key", where: '$["pass\u00adword"]' },
+  { name: "api\\u2060_key (word joiner)", value: { "api\u2060_key": "x" }, rule: "secret_key", where: '$["api\u2060_key"]' },
+  { name: "private, a newline run, key", value: { "private \n key": "x" }, rule: "secret_key", where: '$["private \\n key"]' },
+  { name: "a tag character (astral Cf) in a key", value: { "tok\u{E0020}en": "x" }, rule: "secret_key", where: '$["tok\u{E0020}en"]' },
+  { name: "format character in a key inside a JSON string", value: mcp('{"pass\\u00adword":1}'), rule: "secret_key", where: '$.content[0].text<json>["pass\u00adword"]' },
+  { name: "BEGIN PRI\\u200bVATE KEY", value: { k: "-----BEGIN PRI\u200bVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "a newline between the marker's words", value: { k: "-----BEGIN RSA PRIVATE\nKEY-----\nMIIE" }, rule: "pem", where: "$.k" },
+  { name: "a newline after BEGIN", value: { k: "-----BEGIN\nPRIVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "a no-break space between the marker's words", value: { k: "-----BEGIN\u00a0OPENSSH PRIVATE\u00a0KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "dashes split by a zero-width space", value: { k: "--\u200b---BEGIN EC PRIVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "dashes split by soft hyphens, each", value: ["-\u00ad-\u00ad-\u00ad- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"], rule: "pem", where: "$[0]" },
+  { name: "split dashes escaped inside a JSON string", value: mcp('{"k":"--\\u200b---BEGIN PRIVATE KEY-----"}'), rule: "pem", where: "$.content[0].text<json>.k" },
+  { name: "split marker in a long log", value: { log: `${"ok ".repeat(200)}-----BEGIN PRIVATE\u200b KEY-----` }, rule: "pem", where: "$.log" },
+  { name: "\\u200b/etc/shadow", value: { a: "\u200b/etc/shadow" }, rule: "local_path", where: "$.a" },
+  { name: "a format character between an opener and the path", value: { a: "see (\u2060/root/x)" }, rule: "local_path", where: "$.a" },
+  { name: "a bidi override before the path", value: { a: "at \u202e/home/u" }, rule: "local_path", where: "$.a" },
+  { name: "an astral tag character before the path", value: { a: "\u{E0001}/etc/passwd" }, rule: "local_path", where: "$.a" },
+  { name: "fi\\u200ble: split scheme", value: { a: "fi\u200ble:///x" }, rule: "local_path", where: "$.a" },
+  { name: "format character before a path in a long text", value: { log: `${"word ".repeat(100)}\u200b/var/log/x` }, rule: "local_path", where: "$.log" },
+  { name: "split scheme in a long text", value: { log: `${"word ".repeat(100)}FI\u00adLE:x` }, rule: "local_path", where: "$.log" },
+  { name: "a format character in a key before a path", value: { "\u200b/home/u": 1 }, rule: "local_path", where: "$<key#0>" },
+
   // JSON.stringify semantics
   { name: "toJSON is honoured", value: { x: { toJSON: () => ({ token: 1 }) } }, rule: "secret_key", where: "$.x.token" },
 ];
@@ -196,6 +220,16 @@ export const mustAccept: AcceptSample[] = [
   { name: "starts with [ but is not JSON", value: { t: "[WARN] disk at 91%" } },
   { name: "a quoted phrase that is not one JSON string", value: { t: '"hello" she said' } },
   { name: "escaped slashes in a URL stay a URL once parsed", value: { t: '{"u":"https:\\/\\/h\\/x"}' } },
+
+  // format characters: removed, not turned into separators
+  { name: "token\\u200b_count", value: { "token\u200b_count": 1 } },
+  { name: "a zero-width space inside a relative path", value: { a: "a\u200b/b" } },
+  { name: "a soft hyphen in prose", value: { a: "hyphen\u00adation and pass\u00adword_hint" } },
+  { name: "a public key marker with a zero-width space", value: { k: "-----BEGIN PUBLIC\u200b KEY-----" } },
+  { name: "a certificate marker split by a newline", value: { k: "-----BEGIN\nCERTIFICATE-----" } },
+  { name: "an URL with a format character in its path", value: { a: "https://h/\u200betc/passwd" } },
+  { name: "profi\\u200ble: is not file:", value: { a: "profi\u200ble:x" } },
+  { name: "dashes and format characters without a marker", value: { a: "--\u200b-- divider" } },
 
   // JSON.stringify semantics
   { name: "undefined-valued secret key is not serialized", value: { token: undefined, ok: 1 } },

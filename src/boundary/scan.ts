@@ -1,6 +1,8 @@
 // Character-level scanners for the output boundary: the NUL, PEM and local-path rules on one
 // string, and the duplicate-key scan of JSON text. Pure; used only by boundary.ts. Short strings
 // get one JS pass (no native-call overhead per string); long ones get native indexOf jumps.
+// Format characters (Cf) are transparent: they neither split a dash run nor start a token.
+import { foldForMatch, formatEndsAt, formatLength, hasFormat } from "./format.ts";
 
 export type TextRule = "nul" | "pem" | "local_path";
 
@@ -10,8 +12,13 @@ export const SHORT_TEXT = 96;
 /**
  * A private-key BEGIN marker: four or five dashes, BEGIN, any label, PRIVATE KEY. The label may
  * not contain `-`, so a certificate's `-----END CERTIFICATE-----` cannot run into later prose.
+ * Matched in the folded reading (format characters removed, each whitespace run one space), so
+ * `BEGIN PRI\u200bVATE KEY` and a newline or NBSP between the words are caught.
  */
-const PEM_BEGIN = /----[ \t]*BEGIN[ \t]+[\w \t]{0,64}?PRIVATE[ \t]+KEY/i;
+const PEM_BEGIN = /----[ ]?BEGIN[ ][\w ]{0,64}?PRIVATE[ ]KEY/i;
+
+/** The PEM rule on one string whose dashes already suggested a marker. */
+const hasPemBegin = (s: string): boolean => PEM_BEGIN.test(foldForMatch(s));
 
 /** JavaScript `\s` (what the SPEC splits path tokens on), as a char-code test. */
 export function isSpace(c: number): boolean {
@@ -28,13 +35,29 @@ function isOpener(c: number): boolean {
   return c === 40 || c === 91 || c === 123 || c === 60 || c === 34 || c === 39 || c === 96;
 }
 
-/** `file:` in any letter case at i. */
+const FILE_SCHEME = [102, 105, 108, 101, 58]; // f i l e :
+
+/** `file:` in any letter case at i, format characters between its letters skipped. */
 function isFileScheme(s: string, i: number): boolean {
-  return (
-    (s.charCodeAt(i) | 32) === 102 && (s.charCodeAt(i + 1) | 32) === 105 &&
-    (s.charCodeAt(i + 2) | 32) === 108 && (s.charCodeAt(i + 3) | 32) === 101 &&
-    s.charCodeAt(i + 4) === 58
-  );
+  if ((s.charCodeAt(i) | 32) !== 102) return false;
+  let j = i + 1;
+  for (let k = 1; k < FILE_SCHEME.length; k++) {
+    for (let f = formatLength(s, j); f !== 0; f = formatLength(s, j)) j += f;
+    const c = s.charCodeAt(j++);
+    if ((k === 4 ? c : c | 32) !== FILE_SCHEME[k]) return false;
+  }
+  return true;
+}
+
+/** Where a `file:` ending at the colon p begins (format characters skipped), or -1. */
+function fileSchemeBefore(s: string, p: number): number {
+  let q = p - 1;
+  for (let k = 3; k >= 0; k--) {
+    for (let f = q >= 0 ? formatEndsAt(s, q) : 0; f !== 0; f = q >= 0 ? formatEndsAt(s, q) : 0) q -= f;
+    if (q < 0 || (s.charCodeAt(q) | 32) !== FILE_SCHEME[k]) return -1;
+    if (k > 0) q--;
+  }
+  return q;
 }
 
 /** The first rule the string breaks, by precedence nul > pem > local_path; null when clean. */
@@ -49,11 +72,13 @@ export function textRule(s: string, localPaths: boolean): TextRule | null {
  */
 export function scanText(s: string, localPaths: boolean, nulOrPem: boolean): TextRule | "json" | null {
   if (nulOrPem || !localPaths) {
-    const rule = nulOrPem ? textRule(s, localPaths) : null;
+    const rule = nulOrPem ? textRule(s, localPaths) : hasFormat(s) ? pemRule(s) : null;
     if (rule !== null) return rule;
     return startsLikeJson(s) ? "json" : null;
   }
   if (s.length > SHORT_TEXT) {
+    // A format character may split a PEM marker's dashes, which the caller's gate cannot see.
+    if (hasFormat(s)) return textRule(s, true) ?? (startsLikeJson(s) ? "json" : null);
     if (hasLocalPathToken(s)) return "local_path";
     return startsLikeJson(s) ? "json" : null;
   }
@@ -63,12 +88,15 @@ export function scanText(s: string, localPaths: boolean, nulOrPem: boolean): Tex
     const c = s.charCodeAt(i);
     if (tokenStart) {
       if (isSpace(c)) continue;
+      if (c >= 0xad && formatLength(s, i) !== 0) return textRule(s, true) ?? (startsLikeJson(s) ? "json" : null);
       if (first < 0) first = c;
       if (isOpener(c)) continue;
       if (c === 47 || isFileScheme(s, i)) return "local_path";
       tokenStart = false;
     } else if (c <= 32 ? c === 32 || (c >= 9 && c <= 13) : c >= 160 && isSpace(c)) {
       tokenStart = true;
+    } else if (c >= 0xad && formatLength(s, i) !== 0) {
+      return textRule(s, true) ?? (first === 123 || first === 91 || first === 34 ? "json" : null);
     }
   }
   return first === 123 || first === 91 || first === 34 ? "json" : null;
@@ -78,11 +106,15 @@ export function scanText(s: string, localPaths: boolean, nulOrPem: boolean): Tex
  * Can any string in a result hold a NUL or a PEM marker, judged from its compact serialization?
  * stringify writes a NUL as `\u0000` and dashes as they are; a JSON text nested in a string can
  * spell them only as `\u0000`, `-` or `\u002d`, which survive in the outer serialization. So
- * when none of `u0000`, `----`, `u002d` occurs, neither rule can fire at any nesting.
+ * when none of `u0000`, `----`, `u002d` occurs, neither rule can fire at any nesting, except
+ * for dashes split by format characters: scanText checks every string holding one in full.
  */
 export function mayHoldNulOrPem(json: string): boolean {
   return ["u0000", "----", "u002d", "u002D"].some((needle) => json.indexOf(needle) !== -1);
 }
+
+/** The PEM rule alone, for a string holding format characters that the dash gate could not see. */
+const pemRule = (s: string): TextRule | null => (hasPemBegin(s) ? "pem" : null);
 
 /** One pass over the characters; the PEM regex runs only when four dashes in a row were seen. */
 export function shortTextRule(s: string, localPaths: boolean): TextRule | null {
@@ -98,6 +130,13 @@ export function shortTextRule(s: string, localPaths: boolean): TextRule | null {
       tokenStart = false;
       continue;
     }
+    if (c >= 0xad) {
+      const f = formatLength(s, i);
+      if (f !== 0) {
+        i += f - 1;
+        continue;
+      }
+    }
     dashes = 0;
     if (isSpace(c)) {
       tokenStart = true;
@@ -107,14 +146,14 @@ export function shortTextRule(s: string, localPaths: boolean): TextRule | null {
       tokenStart = false;
     }
   }
-  if (maybePem && PEM_BEGIN.test(s)) return "pem";
+  if (maybePem && hasPemBegin(s)) return "pem";
   return path ? "local_path" : null;
 }
 
 /** Native jumps: indexOf for NUL and dashes, then every `/` and `:` is checked for a token start. */
 export function longTextRule(s: string, localPaths: boolean): TextRule | null {
   if (s.indexOf("\0") !== -1) return "nul";
-  if (s.indexOf("----") !== -1 && PEM_BEGIN.test(s)) return "pem";
+  if ((s.indexOf("----") !== -1 || hasFormat(s)) && hasPemBegin(s)) return "pem";
   if (localPaths && hasLocalPathToken(s)) return "local_path";
   return null;
 }
@@ -124,16 +163,24 @@ function hasLocalPathToken(s: string): boolean {
     if (startsToken(s, p)) return true;
   }
   for (let p = s.indexOf(":", 4); p !== -1; p = s.indexOf(":", p + 1)) {
-    if (isFileScheme(s, p - 4) && startsToken(s, p - 4)) return true;
+    const start = fileSchemeBefore(s, p);
+    if (start >= 0 && startsToken(s, start)) return true;
   }
   return false;
 }
 
-/** True when only opening punctuation lies between p and the previous whitespace (or the start). */
+/** True when only opening punctuation and format characters lie between p and the previous whitespace (or the start). */
 function startsToken(s: string, p: number): boolean {
   let q = p - 1;
-  while (q >= 0 && isOpener(s.charCodeAt(q))) q--;
-  return q < 0 || isSpace(s.charCodeAt(q));
+  for (;;) {
+    if (q < 0) return true;
+    if (isOpener(s.charCodeAt(q))) q--;
+    else {
+      const f = formatEndsAt(s, q);
+      if (f === 0) return isSpace(s.charCodeAt(q));
+      q -= f;
+    }
+  }
 }
 
 /** Does the string, once trimmed (BOM included, it is JS whitespace), start with `{`, `[` or `"`? */
