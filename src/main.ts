@@ -1,6 +1,7 @@
 // The entry point: finds the command, loads it lazily, maps errors to exit codes.
 // Only this file sets the exit code.
 import { defineCommand, renderUsage, type CommandDef } from "citty";
+import { escapeControl } from "./result/escape.ts";
 import { CliError, ExitCode } from "./result/result.ts";
 import { VERSION } from "./version.ts";
 import type { RunContext } from "./cli/context.ts";
@@ -94,10 +95,10 @@ if (import.meta.main) {
     process.exitCode = await main(process.argv.slice(2));
   } catch (e) {
     if (e instanceof CliError) {
-      process.stderr.write(`toolgate: ${e.message}\n${e.hint ? `  hint: ${e.hint}\n` : ""}`);
+      process.stderr.write(`toolgate: ${escapeControl(e.message)}\n${e.hint ? `  hint: ${escapeControl(e.hint)}\n` : ""}`);
       process.exitCode = e.exitCode;
     } else {
-      process.stderr.write(`toolgate: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.stderr.write(`toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`);
       process.exitCode = ExitCode.failed;
     }
   }

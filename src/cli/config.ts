@@ -2,6 +2,7 @@
 // `toolgate config schema` prints the config's JSON Schema (exported from arktype) for editors.
 import { defineCommand } from "citty";
 import { configSchema } from "../generated/schemas.ts";
+import { jsonForTerminal } from "../result/escape.ts";
 import { usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
@@ -30,7 +31,7 @@ export async function runConfig(ctx: RunContext): Promise<number> {
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     const out: Record<string, { value: unknown; origin: string }> = {};
     for (const [k, l] of config.leaves) out[k] = { value: l.value, origin: l.origin };
-    writeOut(JSON.stringify(out, null, 2));
+    writeOut(jsonForTerminal(out, 2));
     return 0;
   }
   const rows = [["KEY", "VALUE", "ORIGIN"]];

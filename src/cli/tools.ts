@@ -7,8 +7,8 @@ import { renderLock, writeLock } from "../catalog/lock.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
-import { escapeControl } from "../permission/prompt.ts";
-import { table, writeOut } from "./ui.ts";
+import { escapeControl, jsonForTerminal } from "../result/escape.ts";
+import { note, table, writeOut } from "./ui.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "List the catalog, or show one tool's descriptor and input schema" },
@@ -37,31 +37,31 @@ export async function runTools(ctx: RunContext): Promise<number> {
 function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext): number {
   // Which servers failed and why: human text, so stderr (stdout stays one descriptor per line).
   for (const st of booted.remote?.status ?? []) {
-    if (!st.ok && !bool(s, "quiet")) process.stderr.write(`toolgate: ${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${escapeControl(st.error ?? "")}\n`);
+    if (!st.ok && !bool(s, "quiet")) note(`${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${st.error ?? ""}`);
   }
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).
-  if (json && !bool(s, "quiet")) process.stderr.write(`toolgate: sandbox: ${booted.sandbox.summary}\n`);
+  if (json && !bool(s, "quiet")) note(`sandbox: ${booted.sandbox.summary}`);
   const { descriptors } = booted.catalog;
   if (bool(s, "lock")) {
     writeLock(booted.lockPath, renderLock(descriptors));
-    process.stderr.write(`toolgate: wrote ${booted.lockPath} (${descriptors.length} tools pinned)\n`);
+    note(`wrote ${booted.lockPath} (${descriptors.length} tools pinned)`);
     return 0;
   }
   const pin = (n: string) => booted.refused.get(n)?.code;
   if (name !== undefined) {
     const d = descriptors.find((x) => x.name === name);
     if (!d) throw new CliError(ExitCode.failed, `unknown_tool: no tool named "${name}" in this catalog`, "run `toolgate tools` for the list");
-    writeOut(JSON.stringify(d, null, json && !bool(s, "json") ? 0 : 2));
+    writeOut(jsonForTerminal(d, json && !bool(s, "json") ? 0 : 2));
     return 0;
   }
   if (json) {
-    writeOut(descriptors.map(({ inputSchema: _, ...d }) => JSON.stringify(pin(d.name) ? { ...d, refused: pin(d.name) } : d)).join("\n"));
+    writeOut(descriptors.map(({ inputSchema: _, ...d }) => jsonForTerminal(pin(d.name) ? { ...d, refused: pin(d.name) } : d)).join("\n"));
     return 0;
   }
   const rows = [["NAME", "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
-  for (const d of descriptors) rows.push([d.name, d.origin, d.effect, d.approval, d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), escapeControl(firstSentence(d.description))]);
-  writeOut(`${table(rows)}\n\nsandbox: ${booted.sandbox.summary}`);
+  for (const d of descriptors) rows.push([d.name, d.origin, d.effect, d.approval, d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
+  writeOut(`${table(rows)}\n\nsandbox: ${escapeControl(booted.sandbox.summary)}`);
   return 0;
 }
 

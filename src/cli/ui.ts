@@ -1,22 +1,35 @@
 // Human-facing output: always stderr (stdout carries only results), via consola, created lazily.
+// Every human line is escaped (src/result/escape.ts): untrusted text never drives the terminal.
 import type { ConsolaInstance } from "consola";
+import { escapeControl } from "../result/escape.ts";
 
 let instance: ConsolaInstance | undefined;
 
 /** Loaded on first use: a successful call prints nothing for humans and never pays for it. */
-export async function ui(): Promise<ConsolaInstance> {
+async function ui(): Promise<ConsolaInstance> {
   if (instance) return instance;
   const { createConsola } = await import("consola/basic");
   return (instance = createConsola({ stdout: process.stderr, stderr: process.stderr, formatOptions: { date: false } }));
+}
+
+/** One message for the operator (stderr), its control characters made visible. */
+export async function tell(kind: "error" | "warn" | "success", text: string): Promise<void> {
+  (await ui())[kind](escapeControl(text));
+}
+
+/** One plain `toolgate: ...` line on stderr, escaped. */
+export function note(text: string): void {
+  process.stderr.write(`toolgate: ${escapeControl(text)}\n`);
 }
 
 export function writeOut(text: string): void {
   process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 }
 
-/** Pads columns for a plain table (no colours: it may be copied into a bug report). */
+/** Pads columns for a plain table (no colours: it may be copied into a bug report); every cell escaped. */
 export function table(rows: readonly (readonly string[])[]): string {
+  const safe = rows.map((r) => r.map(escapeControl));
   const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
+  for (const r of safe) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return safe.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
 }

@@ -1,7 +1,8 @@
 // The permission stage of the call pipeline: granted passes, an explicit deny refuses, anything
 // else goes to the prompter; answers hold for the process lifetime. Refusals name the fix.
 import { evaluate, flagFor, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
-import { escapeControl, type Prompter } from "./prompt.ts";
+import { escapeControl } from "../result/escape.ts";
+import type { Prompter } from "./prompt.ts";
 import type { Need, PermissionGrants } from "./types.ts";
 
 export interface PermissionRefusal {

@@ -1,7 +1,7 @@
 // Permission flags (`--allow-read=a,b`, `--deny-net`, `-A`) to grants, and the merge of
 // config grants with flag grants. Malformed flags come back as values for the CLI to report.
 import { parseNet } from "./net.ts";
-import { escapeControl } from "./prompt.ts";
+import { escapeControl } from "../result/escape.ts";
 import { PERM_KINDS, type GrantValue, type PermKind, type PermissionGrants } from "./types.ts";
 
 export type FlagEffect = "allow" | "deny";

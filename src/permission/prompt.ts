@@ -1,6 +1,7 @@
 // The prompter: asks the person at the controlling terminal (never stdin/stdout, which may be
 // pipes or JSON-RPC) whether to grant one permission, in Deno's format. No terminal means no.
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { escapeControl } from "../result/escape.ts";
 import type { PermKind } from "./types.ts";
 
 export type Answer = "y" | "n" | "A";
@@ -18,14 +19,6 @@ export type Prompter = (req: PromptRequest) => Answer;
 /** The non-interactive prompter (`--no-prompt`, CI, no terminal): always no, prints nothing. */
 export const noPrompter: Prompter = () => "n";
 
-// C0/C1 controls and DEL, plus the bidi and line-separator characters that can make text on a
-// terminal read differently from what it is (a path that "looks" granted, a fake outcome line).
-const CONTROL = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
-
-/** Makes control characters visible, Deno style: ESC becomes `\u{1b}`. */
-export function escapeControl(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
-}
 
 const MAX_LINE = 1024;
 

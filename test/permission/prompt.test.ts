@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { askTty, escapeControl, noPrompter, promptText, ttyPrompter, type PromptRequest } from "../../src/permission/prompt.ts";
+import { escapeControl } from "../../src/result/escape.ts";
+import { askTty, noPrompter, promptText, ttyPrompter, type PromptRequest } from "../../src/permission/prompt.ts";
 
 const req: PromptRequest = { kind: "read", value: "/x", reason: "file_read", flag: "--allow-read=/x" };
 
