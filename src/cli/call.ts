@@ -4,20 +4,20 @@ import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
 import { askTty } from "../permission/prompt.ts";
-import { escapeControl } from "../permission/prompt.ts";
+import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { bootError, exitCodeFor, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
 import { processRunner } from "../runtime/processes.ts";
 import { isRemembered, remember } from "../state/approvals.ts";
-import { openState } from "../state/db.ts";
-import { appendJournal } from "../state/journal.ts";
+import { callJournal, selfMark } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/approval.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
-import { ui, writeOut } from "./ui.ts";
+import { note, tell, writeOut } from "./ui.ts";
 import { bootInput, type RunContext } from "./context.ts";
+import { openChecked, stateError } from "./state.ts";
 
 const DEADLINE_MS = 300_000;
 
@@ -40,12 +40,15 @@ export async function runCall(ctx: RunContext): Promise<number> {
   const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin);
   // Someone can be asked only when prompting is on and a controlling terminal exists; otherwise
   // refusals name the flag (approval.required / permission.denied) instead of a "no" at a prompt.
-  const booted = await boot(bootInput(ctx, s));
+  // The state is opened and checked before anything starts: a call toolgate cannot journal never runs.
+  let db: Database | undefined;
+  const booted = await boot({ ...bootInput(ctx, s), beforeStart: (config) => void (db = openChecked(config)) });
+  const state = () => db!;
+  const journal = callJournal(state, selfMark);
+  let unjournaled: unknown;
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {
     await checkSandbox(booted, tool, bool(s, "verbose"));
-    let db: Database | undefined;
-    const state = () => (db ??= openState(booted.stateDir));
     const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
     // Ctrl-C or TERM cancels the call: the launcher ends the child's tree, and the result
     // (cancelled) is still printed and journaled.
@@ -66,7 +69,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
         store: () => laneStore(state()),
         config: booted.config.values,
         controlFiles: booted.controlFiles,
-        operator: (line) => void process.stderr.write(`${line}\n`),
+        operator: (line) => void process.stderr.write(`${escapeControl(line)}\n`),
       },
       processes: (signal) => processRunner({ parentEnv: ctx.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal }),
       permissions: booted.permissions,
@@ -78,18 +81,37 @@ export async function runCall(ctx: RunContext): Promise<number> {
         ask: booted.canPrompt ? askApproval : undefined,
       },
       secrets: [],
-      journal: (row) => appendJournal(state(), row),
+      // The write-ahead row: if it cannot be written, the call does not run (exit 5).
+      started: (row) => {
+        try {
+          journal.started(row);
+        } catch (e) {
+          throw stateError(booted.config, e, "the call was not run");
+        }
+      },
+      // After the call, a row that cannot be finished must not hide the result: it is printed,
+      // the operator is told, and the row stays "started" (indeterminate in `toolgate log`).
+      journal: (row) => {
+        try {
+          journal.finished(row);
+        } catch (e) {
+          unjournaled = e;
+        }
+      },
       now: () => performance.timeOrigin + performance.now(),
       deadlineMs: DEADLINE_MS,
     });
     db?.close();
     // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.
-    writeOut(JSON.stringify(envelope));
+    writeOut(jsonForTerminal(envelope));
+    if (unjournaled !== undefined) {
+      await tell("warn", stateError(booted.config, unjournaled, "this call's journal row was not finished; `toolgate log` shows it as indeterminate").message);
+    }
     // The operator view (stderr): failures always, unless --quiet; successes with --verbose.
     if (envelope.status !== "success" && !bool(s, "quiet")) {
-      (await ui()).error(`${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
+      await tell("error", `${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
     } else if (envelope.status === "success" && bool(s, "verbose")) {
-      (await ui()).success(`${tool}: success`);
+      await tell("success", `${tool}: success`);
     }
     return exitCodeFor(envelope);
   } finally {
@@ -106,7 +128,7 @@ const SANDBOXED_BUILTINS = new Set(["bash", "dev_check"]);
  */
 async function checkSandbox(booted: Booted, tool: string, verbose: boolean): Promise<void> {
   const sandbox = booted.sandbox;
-  if (verbose) process.stderr.write(`toolgate: sandbox: ${sandbox.summary}\n`);
+  if (verbose) note(`sandbox: ${sandbox.summary}`);
   const entry = booted.catalog.entries.get(tool);
   if (!sandbox.wrapper || !entry || (entry.adapter.builtin && !SANDBOXED_BUILTINS.has(tool))) return;
   const problem = await sandboxProblem(sandbox, booted.workspace);

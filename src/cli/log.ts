@@ -2,12 +2,16 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
+import type { Database } from "bun:sqlite";
+import type { Effective } from "../config/resolve.ts";
+import { jsonForTerminal } from "../result/escape.ts";
 import { usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { DB_NAME, openState } from "../state/db.ts";
 import { lastActions } from "../state/journal.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str } from "./flags.ts";
+import { stateError } from "./state.ts";
 import { table, writeOut } from "./ui.ts";
 
 export const ACTION_WINDOW = 100;
@@ -27,10 +31,11 @@ export async function runLog(ctx: RunContext): Promise<number> {
   if (!Number.isInteger(last) || last < 1) throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
   const { config } = await loadEffective(bootInput(ctx, s));
   const stateDir = config.values.state as string;
-  // Reading the log never creates a state folder.
-  const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(stateDir, (db) => lastActions(db, last)) : [];
+  // Reading the log never creates a state folder. A call started and never finished (its
+  // process is gone) reads as indeterminate; one still running, as running.
+  const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last)) : [];
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
-    if (rows.length) writeOut(rows.map((r) => JSON.stringify(r)).join("\n"));
+    if (rows.length) writeOut(rows.map((r) => jsonForTerminal(r)).join("\n"));
     return 0;
   }
   const out = [["TIME", "TOOL", "STATUS", "CODE", "MS", "ARGUMENTS"]];
@@ -39,8 +44,13 @@ export async function runLog(ctx: RunContext): Promise<number> {
   return 0;
 }
 
-function withDb<T>(dir: string, f: (db: ReturnType<typeof openState>) => T): T {
-  const db = openState(dir);
+function withDb<T>(config: Effective, f: (db: Database) => T): T {
+  let db: Database;
+  try {
+    db = openState(config.values.state as string);
+  } catch (e) {
+    throw stateError(config, e, "the journal cannot be read");
+  }
   try {
     return f(db);
   } finally {

@@ -1,5 +1,5 @@
 // Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
-// writes nothing (the state database is opened only when a call is journaled).
+// writes nothing but what the caller's beforeStart does (`call` opens its state there).
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
@@ -33,6 +33,8 @@ export interface BootInput {
   readonly interactive?: boolean;
   /** List remote servers again instead of using the catalog cache (`tools --refresh`). */
   readonly refresh?: boolean;
+  /** Runs once the configuration is known, before anything starts (`call` opens and checks its state here). */
+  readonly beforeStart?: (config: Effective) => void;
 }
 
 export interface Booted {
@@ -84,6 +86,7 @@ function configGrants(config: Effective): PermissionGrants {
 
 export async function boot(input: BootInput): Promise<Booted> {
   const { config, file } = await loadEffective(input);
+  input.beforeStart?.(config);
   const fromConfig = configGrants(config);
   const fromFlags = grantsFromFlags(input.permissionFlags);
   const grants = mergeGrants(fromConfig, fromFlags);

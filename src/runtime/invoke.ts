@@ -1,6 +1,7 @@
 // The call pipeline, written once (SPEC.md "The call pipeline"): resolve → validate →
 // profile → permissions → approval → secrets → adapter under a deadline → boundary →
-// classify → journal. Nothing reaches the adapter before steps 3-5 pass.
+// classify → journal. Nothing reaches the adapter before steps 3-5 pass and its journal row
+// is written (started); the same row is finished after.
 import type { Catalog, Entry } from "../catalog/catalog.ts";
 import type { CallScope, ProcessRunner, ToolContext } from "../catalog/declare.ts";
 import { approve, type ApprovalDeps } from "../approval/approval.ts";
@@ -34,6 +35,9 @@ export interface InvokeDeps {
   readonly profile?: Profile | undefined;
   /** Secret values bound to this call: redacted from every view. */
   readonly secrets: readonly string[];
+  /** Writes the call's row as started, after steps 1-5 and before the adapter; throws when it cannot (the call does not run). */
+  readonly started: (row: JournalRow) => void;
+  /** The call's one row, final: finishes the started row, or is the whole row of a call refused before it started. */
   readonly journal: (row: JournalRow) => void;
   readonly now: () => number;
   readonly deadlineMs: number;
@@ -62,21 +66,23 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const entry = deps.catalog.entries.get(name);
   const secrets = entry?.adapter.secrets?.length ? [...deps.secrets, ...entry.adapter.secrets] : deps.secrets;
   const deadlineMs = entry?.adapter.deadlineMs ?? deps.deadlineMs;
+  const row = (status: string, error_code: string | null, result_bytes: number, detail: string | null): JournalRow => ({
+    time_ms: started,
+    tool: name,
+    origin: entry?.origin ?? null,
+    digest: entry?.digest ?? null,
+    effect: entry?.effect ?? null,
+    status,
+    error_code,
+    duration_ms: Math.max(0, Math.round(deps.now() - started)),
+    args_preview: previewArgs(args, 240, secrets),
+    result_bytes,
+    detail,
+  });
   const finish = (envelope: Envelope, violation?: BoundaryViolation): Invoked => {
     const printed = JSON.stringify(envelope);
-    deps.journal({
-      time_ms: started,
-      tool: name,
-      origin: entry?.origin ?? null,
-      digest: entry?.digest ?? null,
-      effect: entry?.effect ?? null,
-      status: envelope.status,
-      error_code: envelope.status === "success" ? null : envelope.error_code,
-      duration_ms: Math.max(0, Math.round(deps.now() - started)),
-      args_preview: previewArgs(args, 240, secrets),
-      result_bytes: Buffer.byteLength(printed),
-      detail: violation ? JSON.stringify({ rule: violation.rule, where: violation.where }) : null,
-    });
+    const detail = violation ? JSON.stringify({ rule: violation.rule, where: violation.where }) : null;
+    deps.journal(row(envelope.status, envelope.status === "success" ? null : envelope.error_code, Buffer.byteLength(printed), detail));
     return violation ? { envelope, violation } : { envelope };
   };
   const failed = (r: Refusal): Invoked =>
@@ -116,6 +122,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 5. approval
   const approved = approve(entry, previewArgs(value, 240, secrets), deps.approval);
   if (!approved.ok) return failed(approved.refusal);
+  // The write-ahead row, before any effect: a call killed from here on shows as indeterminate.
+  deps.started(row("started", null, 0, null));
   // 6. secrets: only what the config binds to this tool's source (built-ins are bound none).
   // 7. the adapter, under a deadline and cancellation
   const controller = new AbortController();

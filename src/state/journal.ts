@@ -1,6 +1,9 @@
-// The journal: one `tool_finished` row per call, refused and denied calls included,
-// so it answers "what was tried, and what was stopped". Never a value the boundary refused.
+// The journal: one row per call, refused and denied calls included, so it answers "what was
+// tried, and what was stopped". A call that reaches its adapter is written first ("tool_started",
+// before any effect) and finished in place after; one never finished shows as indeterminate.
+// Never a value the boundary refused.
 import type { Database } from "bun:sqlite";
+import { isLive, readStat } from "../launcher/proc-tree.ts";
 
 export interface JournalRow {
   readonly time_ms: number;
@@ -17,11 +20,54 @@ export interface JournalRow {
   readonly detail: string | null;
 }
 
-export function appendJournal(db: Database, row: JournalRow): void {
-  db.query(
-    `INSERT INTO journal (time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail)
-     VALUES ($time_ms, 'tool_finished', $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, $result_bytes, $detail)`,
-  ).run(row as unknown as Record<string, string | number | null>);
+/** A process, named so that a reused pid is never mistaken for it. */
+export interface ProcessMark {
+  readonly pid: number;
+  /** Start time in clock ticks since boot (/proc/PID/stat); null where there is no /proc. */
+  readonly start: number | null;
+}
+
+export const selfMark = (): ProcessMark => ({ pid: process.pid, start: readStat(process.pid)?.start ?? null });
+
+/** Whether the process that wrote a started row still runs (same pid, same start time). */
+export function stillRunning(mark: ProcessMark): boolean {
+  const s = readStat(mark.pid);
+  return s !== null && isLive(s) && (mark.start === null || s.start === mark.start);
+}
+
+const COLUMNS = "time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start";
+const VALUES = "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, $result_bytes, $detail, $pid, $pid_start";
+
+type Params = Record<string, string | number | null>;
+
+export function appendJournal(db: Database, row: JournalRow, event = "tool_finished", mark: ProcessMark | null = null): number {
+  const r = db.query(`INSERT INTO journal (${COLUMNS}) VALUES (${VALUES})`).run({ ...row, event, pid: mark?.pid ?? null, pid_start: mark?.start ?? null } as unknown as Params);
+  return Number(r.lastInsertRowid);
+}
+
+/** One call's row: `started` before the adapter, `finished` after (or alone, for a refused call). */
+export interface CallJournal {
+  /** Throws when the row cannot be written: then the call must not run. */
+  started(row: JournalRow): void;
+  finished(row: JournalRow): void;
+}
+
+export function callJournal(db: () => Database, mark: () => ProcessMark): CallJournal {
+  let id: number | undefined;
+  return {
+    started: (row) => {
+      id = appendJournal(db(), { ...row, status: "started" }, "tool_started", mark());
+    },
+    finished: (row) => {
+      if (id === undefined) return void appendJournal(db(), row);
+      db()
+        .query(
+          `UPDATE journal SET event = 'tool_finished', status = $status, error_code = $error_code, duration_ms = $duration_ms,
+             result_bytes = $result_bytes, detail = $detail, pid = NULL, pid_start = NULL WHERE id = $id`,
+        )
+        .run({ id, status: row.status, error_code: row.error_code, duration_ms: row.duration_ms, result_bytes: row.result_bytes, detail: row.detail });
+    },
+  };
 }
 
 export interface JournalEntry extends JournalRow {
@@ -29,8 +75,18 @@ export interface JournalEntry extends JournalRow {
   readonly event: string;
 }
 
-/** The action window: the last `n` rows, oldest first. */
-export function lastActions(db: Database, n: number): JournalEntry[] {
-  const rows = db.query(`SELECT * FROM journal ORDER BY id DESC LIMIT $n`).all({ n }) as JournalEntry[];
-  return rows.reverse();
+/** The error code of a call started and never finished: its process ended mid-call. */
+export const UNFINISHED = "journal.unfinished";
+
+/**
+ * The action window: the last `n` rows, oldest first. A started row is "running" while its
+ * process runs, else indeterminate: the effect is unknown (killed mid-call).
+ */
+export function lastActions(db: Database, n: number, running: (m: ProcessMark) => boolean = stillRunning): JournalEntry[] {
+  const rows = db.query(`SELECT * FROM journal ORDER BY id DESC LIMIT $n`).all({ n }) as (JournalEntry & { pid: number | null; pid_start: number | null })[];
+  return rows.reverse().map(({ pid, pid_start, ...r }) => {
+    if (r.event !== "tool_started") return r;
+    const alive = pid !== null && running({ pid, start: pid_start });
+    return alive ? { ...r, status: "running" } : { ...r, status: "indeterminate", error_code: UNFINISHED };
+  });
 }

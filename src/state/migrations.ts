@@ -33,4 +33,8 @@ export const MIGRATIONS: readonly string[] = [
      text TEXT NOT NULL,
      updated_ms INTEGER NOT NULL
    );`,
+  // The write-ahead row: a call's row is written "tool_started" before its adapter runs, then
+  // finished in place. The process (pid and start time) tells a running call from a dead one.
+  `ALTER TABLE journal ADD COLUMN pid INTEGER;
+   ALTER TABLE journal ADD COLUMN pid_start INTEGER;`,
 ];

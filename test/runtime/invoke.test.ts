@@ -1,5 +1,6 @@
 // The pipeline in process: its order, and that nothing reaches the adapter before
-// validation, permissions and approval pass. Every call leaves exactly one journal row.
+// validation, permissions and approval pass, and not before its row is written as started.
+// Every call leaves exactly one journal row (a started one is finished in place).
 import { describe, expect, test } from "bun:test";
 import { buildCatalog, type Adapter, type Catalog, type ToolSource } from "../../src/catalog/catalog.ts";
 import type { ApprovalDeps } from "../../src/approval/approval.ts";
@@ -11,10 +12,11 @@ import { callScope, noProcesses } from "../helpers.ts";
 interface Trace {
   steps: string[];
   rows: JournalRow[];
+  started: JournalRow[];
 }
 
 function setup(opts: { result?: unknown; refuse?: boolean; permit?: boolean; approve?: boolean; builtin?: boolean; approval?: "required" | "never"; slow?: boolean } = {}) {
-  const trace: Trace = { steps: [], rows: [] };
+  const trace: Trace = { steps: [], rows: [], started: [] };
   const adapter: Adapter = {
     builtin: opts.builtin ?? false,
     needs: (args) => {
@@ -59,6 +61,10 @@ function setup(opts: { result?: unknown; refuse?: boolean; permit?: boolean; app
     permissions,
     approval,
     secrets: ["hunter2-secret"],
+    started: (row) => {
+      trace.steps.push("started");
+      trace.started.push(row);
+    },
     journal: (row) => trace.rows.push(row),
     now: (() => {
       let t = 1000;
@@ -74,9 +80,11 @@ describe("invoke", () => {
     const { trace, deps } = setup();
     const r = await invoke("demo__read", { path: "a" }, deps);
     expect(r.envelope).toEqual({ status: "success", tool: "demo__read", payload: { ok: 1 } });
-    expect(trace.steps).toEqual(["needs", "permission:read:/w/a", "run"]);
+    expect(trace.steps).toEqual(["needs", "permission:read:/w/a", "started", "run"]);
+    const { time_ms, tool, origin, digest, effect, args_preview } = trace.rows[0]!;
+    expect(trace.started).toEqual([{ time_ms, tool, origin, digest, effect, args_preview, status: "started", error_code: null, duration_ms: 5, result_bytes: 0, detail: null }]);
     expect(trace.rows).toHaveLength(1);
-    expect(trace.rows[0]).toMatchObject({ tool: "demo__read", origin: "mcp:demo", status: "success", error_code: null, effect: "read", duration_ms: 5 });
+    expect(trace.rows[0]).toMatchObject({ tool: "demo__read", origin: "mcp:demo", status: "success", error_code: null, effect: "read", duration_ms: 10 });
   });
 
   test("unknown_tool reaches no stage", async () => {
@@ -108,6 +116,16 @@ describe("invoke", () => {
     const r = await invoke("demo__read", { path: "a" }, deps);
     expect(r.envelope).toMatchObject({ status: "failed", error_code: "approval.required" });
     expect(trace.steps).not.toContain("run");
+    expect(trace.started).toEqual([]);
+    expect(trace.rows.map((x) => x.status)).toEqual(["failed"]);
+  });
+
+  test("a started row that cannot be written stops the call before the adapter", async () => {
+    const { trace, deps } = setup();
+    const full = new Error("database or disk is full");
+    await expect(invoke("demo__read", { path: "a" }, { ...deps, started: () => { throw full; } })).rejects.toBe(full);
+    expect(trace.steps).toEqual(["needs", "permission:read:/w/a"]);
+    expect(trace.rows).toEqual([]);
   });
 
   test("approval never: runs without --approve", async () => {

@@ -25,6 +25,7 @@ async function call(store: LaneStore, args: unknown, lane = "default") {
     permissions: { check: (n) => (needs.push(`${n.kind}:${n.value}`), { ok: false, code: "permission.denied", message: "nothing is granted here" }) },
     approval: { approved: new Set(), overrides: {}, isRemembered: () => false, remember: () => {}, ask: undefined },
     secrets: [],
+    started: () => {},
     journal: () => {},
     now: () => 1_000,
     deadlineMs: 5_000,

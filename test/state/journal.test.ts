@@ -1,0 +1,59 @@
+// The journal's rows in a real SQLite file: a call's row written started, finished in place,
+// and a started row whose process is gone read as indeterminate.
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { openState } from "../../src/state/db.ts";
+import { MIGRATIONS } from "../../src/state/migrations.ts";
+import { callJournal, lastActions, selfMark, stillRunning, type JournalRow } from "../../src/state/journal.ts";
+import { tempDir } from "../helpers.ts";
+
+const row = (over: Partial<JournalRow> = {}): JournalRow => ({
+  time_ms: 1, tool: "bash", origin: "builtin", digest: "d", effect: "irreversible", status: "success",
+  error_code: null, duration_ms: 7, args_preview: "{}", result_bytes: 10, detail: null, ...over,
+});
+
+describe("call journal", () => {
+  test("started then finished is one row, finished in place", async () => {
+    await using dir = tempDir();
+    const db = openState(dir.path);
+    const j = callJournal(() => db, selfMark);
+    j.started(row({ status: "started" }));
+    expect(lastActions(db, 10).map((r) => [r.event, r.status])).toEqual([["tool_started", "running"]]);
+    j.finished(row({ status: "failed", error_code: "bash.exit" }));
+    expect(lastActions(db, 10).map((r) => [r.event, r.status, r.error_code, r.duration_ms])).toEqual([["tool_finished", "failed", "bash.exit", 7]]);
+    db.close();
+  });
+
+  test("a refused call (never started) is one finished row", async () => {
+    await using dir = tempDir();
+    const db = openState(dir.path);
+    callJournal(() => db, selfMark).finished(row({ status: "failed", error_code: "unknown_tool" }));
+    expect(lastActions(db, 10).map((r) => [r.event, r.error_code])).toEqual([["tool_finished", "unknown_tool"]]);
+    db.close();
+  });
+
+  test("a started row whose process is gone is indeterminate; a reused pid is not the same process", async () => {
+    await using dir = tempDir();
+    const db = openState(dir.path);
+    callJournal(() => db, () => ({ pid: process.pid, start: -1 })).started(row({ status: "started" }));
+    expect(lastActions(db, 10).map((r) => [r.status, r.error_code])).toEqual([["indeterminate", "journal.unfinished"]]);
+    expect(stillRunning(selfMark())).toBe(true);
+    expect(stillRunning({ pid: process.pid, start: -1 })).toBe(false);
+    db.close();
+  });
+
+  test("a database from before the started row is migrated in place", async () => {
+    await using dir = tempDir();
+    const old = new Database(join(dir.path, "toolgate.db"), { create: true });
+    for (const [i, m] of MIGRATIONS.slice(0, 2).entries()) {
+      old.run(m);
+      old.run(`PRAGMA user_version = ${i + 1}`);
+    }
+    old.run("INSERT INTO journal (time_ms, tool, status, duration_ms, args_preview, result_bytes) VALUES (1, 'file_read', 'success', 3, '{}', 5)");
+    old.close();
+    const db = openState(dir.path);
+    expect(lastActions(db, 10).map((r) => [r.event, r.tool, r.status])).toEqual([["tool_finished", "file_read", "success"]]);
+    db.close();
+  });
+});
