@@ -7,6 +7,7 @@ import { configSchema } from "../generated/schemas.ts";
 import { bootError } from "../result/result.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import { explainWithArktype } from "../schema/explain.ts";
+import { findInertKey } from "./inert.ts";
 import { configType } from "./schema.ts";
 
 export const CONFIG_NAME = "toolgate.json";
@@ -83,6 +84,12 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
     const key = first.path.length ? first.path.join(".") : "(top level)";
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
     throw bootError(`${path}:${at.line}:${at.column}: ${key}: ${first.message}${more}`, hintFor(first));
+  }
+  const inert = findInertKey(checked.value as Record<string, unknown>);
+  if (inert) {
+    const node = nodeAt(withTree(), inert.path, true);
+    const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
+    throw bootError(`${path}:${at.line}:${at.column}: ${inert.path.join(".")}: ${inert.missing}, so the key would do nothing`, `remove "${inert.path.join(".")}" from the config (it is refused until its feature exists)`);
   }
   let lines: number[] | undefined;
   return {

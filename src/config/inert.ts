@@ -1,0 +1,31 @@
+// Config keys the schema accepts (they are the SPEC's section names) but whose feature this
+// version does not have yet. A file that sets one is refused at boot naming the key, instead of
+// booting as if the feature were there (`rails.require: true` used to boot and exit 0). Pure.
+
+export interface InertKey {
+  /** The key path in the file. */
+  readonly path: readonly string[];
+  /** What is missing, for the message. */
+  readonly missing: string;
+}
+
+/** Each section: the predicate on its value that sets something the missing feature would read. */
+const INERT: readonly { section: string; sets: (v: Record<string, unknown>) => string | undefined; missing: string }[] = [
+  { section: "rails", sets: (v) => (v.require === true ? "require" : undefined), missing: "the rails (bank_search, bank_get, librarian, research) do not exist yet" },
+  { section: "most", sets: (v) => firstKey(v), missing: "the Most tools (most_health, most_create_chat, most_send_message) do not exist yet" },
+  { section: "delegation", sets: (v) => firstKey(v), missing: "delegation (the task and apply_change tools) does not exist yet" },
+  { section: "profiles", sets: (v) => firstKey(v), missing: "profiles are chosen by `toolgate serve --profile`, which does not exist yet: no command reads them" },
+];
+
+const firstKey = (v: Record<string, unknown>): string | undefined => Object.keys(v)[0];
+
+/** The first key the file sets for a feature that does not exist yet, or null. */
+export function findInertKey(data: Readonly<Record<string, unknown>>): InertKey | null {
+  for (const { section, sets, missing } of INERT) {
+    const v = data[section];
+    if (v === null || typeof v !== "object" || Array.isArray(v)) continue;
+    const key = sets(v as Record<string, unknown>);
+    if (key !== undefined) return { path: [section, key], missing };
+  }
+  return null;
+}

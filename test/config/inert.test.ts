@@ -1,0 +1,16 @@
+import { describe, expect, test } from "bun:test";
+import { findInertKey } from "../../src/config/inert.ts";
+
+describe("findInertKey", () => {
+  test.each([
+    [{ rails: { require: true } }, ["rails", "require"]],
+    [{ most: { service_token_file: "t" } }, ["most", "service_token_file"]],
+    [{ delegation: { worktree_root: "w" } }, ["delegation", "worktree_root"]],
+    [{ profiles: { scout: {} } }, ["profiles", "scout"]],
+  ])("%j sets %j", (data, path) => expect(findInertKey(data)?.path).toEqual(path));
+
+  test.each([[{}], [{ rails: { require: false } }], [{ most: {}, delegation: {}, profiles: {}, boundary: {} }], [{ permissions: {}, sandbox: "product" }]])(
+    "%j sets nothing inert",
+    (data) => expect(findInertKey(data)).toBeNull(),
+  );
+});

@@ -1,0 +1,44 @@
+// Finding 12 (inert config): sections the schema accepts but whose feature does not exist yet
+// used to boot as if it did (`rails.require: true` booted and exited 0). Each is refused at boot
+// (exit 5) naming the key and saying the feature does not exist yet; harmless values still boot.
+import { beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN, run, tempDir } from "../helpers.ts";
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
+});
+
+const INERT: [string, unknown][] = [
+  ["rails.require", { rails: { require: true } }],
+  ["most.service_token_file", { most: { service_token_file: "/run/most.token" } }],
+  ["delegation.command", { delegation: { command: ["claude", "-p"] } }],
+  ["delegation.worktree_root", { delegation: { worktree_root: "../wt" } }],
+  ["profiles.scout", { profiles: { scout: { include: ["file_read"] } } }],
+];
+
+async function withConfig(config: unknown, args: string[]) {
+  await using ws = tempDir();
+  const file = join(ws.path, "given.json");
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  writeFileSync(join(ws.path, "a.txt"), "hello\n");
+  return await run(["--config", file, ...args], { cwd: ws.path });
+}
+
+describe("config keys whose feature does not exist yet", () => {
+  test.each(INERT)("%s is refused at boot (exit 5) naming the key", async (key, config) => {
+    for (const args of [["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"], ["tools", "--json"]]) {
+      const r = await withConfig(config, args);
+      expect(r.code).toBe(5);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(`${key}: `);
+      expect(r.stderr).toContain("not exist yet");
+    }
+  });
+
+  test("values that claim nothing still boot: rails.require false, empty sections", async () => {
+    const r = await withConfig({ rails: { require: false }, most: {}, delegation: {}, profiles: {}, boundary: {} }, ["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"]);
+    expect([r.code, JSON.parse(r.stdout).status]).toEqual([0, "success"]);
+  });
+});
