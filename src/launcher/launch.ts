@@ -4,6 +4,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { fileSink, openArtifact, randomHex } from "./artifacts.ts";
+import { becomeSubreaper, ownChildren } from "./subreaper.ts";
 import { supervise } from "./supervise.ts";
 import type { LaunchOutcome, LaunchRefusal, LaunchSpec, LauncherDeps } from "./types.ts";
 
@@ -41,6 +42,8 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
     return fail({ code: "launch.invalid", message: "the sandbox produced an empty argv or an argument with a NUL character" });
   }
 
+  // Unsandboxed, nothing but toolgate can catch an orphan (sandboxed: the PID namespace ends it).
+  if (!spec.sandbox && deps.subreaper !== false) await becomeSubreaper();
   const startedAt = now();
   let proc;
   try {
@@ -57,6 +60,7 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
     return fail(spawnFailure(e, argv[0]!, spec.cwd, env.PATH ?? ""));
   }
 
+  ownChildren.add(proc.pid);
   const id = (deps.randomId ?? randomHex)();
   const open = deps.openSink ?? fileSink;
   const secrets = spec.env.secrets;
@@ -73,6 +77,7 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
       now,
     });
   } catch (e) {
+    ownChildren.delete(proc.pid);
     // A bug, not a result: still leave nothing of the run's group behind.
     try {
       process.kill(-proc.pid, "SIGKILL");
@@ -81,6 +86,7 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
     }
     throw e;
   }
+  ownChildren.delete(proc.pid);
   return wrapperFailure(outcome, spec) ?? outcome;
 }
 

@@ -3,6 +3,7 @@
 // parent is a member, and the sessions and groups members create (setsid, setpgid). A pid is
 // remembered with its start time, so a reused pid is never mistaken for a member.
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { ownChildren, subreaping } from "./subreaper.ts";
 
 export interface ProcStat {
   readonly pid: number;
@@ -55,13 +56,15 @@ export function scan(): ProcStat[] | null {
 export const isLive = (s: ProcStat) => s.state !== "Z" && s.state !== "X" && s.state !== "x";
 
 const HAS_PROCFS = existsSync("/proc/self/stat");
+let sid: number | undefined;
+const ownSid = () => (sid ??= readStat(process.pid)?.sid ?? -1);
 /** The unit of starttime in /proc/PID/stat: sysconf(_SC_CLK_TCK), 100 on every Linux port in use. */
 const USER_HZ = 100;
 
 /**
- * Limits (no cgroup, so membership is inferred): a process that leaves the session and group, is
- * orphaned before any sample sees it, and no longer holds the child's stdout or stderr cannot be
- * found; a pid can be reused between a scan and its kill(2) (no pidfd); without /proc (macOS)
+ * Limits (no cgroup, so membership is inferred): without the subreaper (subreaper.ts), a process
+ * that leaves the session and group, is orphaned before any sample sees it, and no longer holds
+ * the child's stdout or stderr cannot be found; a pid can be reused between a scan and its kill(2) (no pidfd); without /proc (macOS)
  * only the root's group is signalled.
  */
 export class ProcessTree {
@@ -70,6 +73,7 @@ export class ProcessTree {
   readonly #known = new Map<number, number>();
   readonly #sids = new Set<number>();
   readonly #pgids = new Set<number>();
+  readonly #orphans = new Set<number>();
   /** A member outside the root's group was seen: kill(-root, 0) alone no longer tells if any is alive. */
   #spread = false;
 
@@ -84,6 +88,11 @@ export class ProcessTree {
     this.#pgids.add(root);
   }
 
+  /** Orphans re-parented to toolgate that were taken as members (to reap once ended). */
+  get orphans(): number[] {
+    return [...this.#orphans];
+  }
+
   /** Scans /proc and returns the members alive now (zombies excluded), remembering each. */
   sample(): ProcStat[] {
     const all = HAS_PROCFS ? scan() : null;
@@ -92,12 +101,21 @@ export class ProcessTree {
     const children = new Map<number, ProcStat[]>();
     const members: ProcStat[] = [];
     const seen = new Set<number>();
+    // toolgate a subreaper: an orphan re-parented to it that it did not spawn itself, started
+    // since this run's spawn, left some run's tree (with concurrent runs: the one ending first).
+    let spawnTick: number | null | undefined;
+    // Children toolgate spawned itself share its session (helpers) or are registered (runs, servers).
+    const orphan = (s: ProcStat) => {
+      if (s.ppid !== self || s.pid === this.root || ownChildren.has(s.pid) || s.sid === ownSid()) return false;
+      spawnTick ??= this.#spawnTick();
+      return spawnTick !== null && s.start >= spawnTick;
+    };
     for (const s of all) {
       if (s.pid === self || s.pid === 1) continue;
       const list = children.get(s.ppid);
       if (list) list.push(s);
       else children.set(s.ppid, [s]);
-      if (this.#known.get(s.pid) === s.start || this.#sids.has(s.sid) || this.#pgids.has(s.pgid)) {
+      if (this.#known.get(s.pid) === s.start || this.#sids.has(s.sid) || this.#pgids.has(s.pgid) || orphan(s)) {
         members.push(s);
         seen.add(s.pid);
       }
@@ -111,7 +129,11 @@ export class ProcessTree {
         }
       }
     }
-    for (const m of members) this.#remember(m);
+    for (const m of members) {
+      this.#remember(m);
+      // However it was found, a member re-parented to toolgate is toolgate's to reap once ended.
+      if (m.ppid === self && m.pid !== this.root && !ownChildren.has(m.pid)) this.#orphans.add(m.pid);
+    }
     return members.filter(isLive);
   }
 
@@ -161,7 +183,8 @@ export class ProcessTree {
   anyLive(): boolean {
     const groupExists = sendSignal(-this.root, 0);
     if (!HAS_PROCFS) return groupExists;
-    if (!groupExists && !this.#spread) return false;
+    // A subreaper's orphans can only be found by a scan: they may never have been sampled.
+    if (!groupExists && !this.#spread && !subreaping()) return false;
     return this.sample().length > 0;
   }
 }

@@ -4,6 +4,7 @@
 import type { ChildEnv } from "./env.ts";
 import { endTree, waitUntil } from "./end-tree.ts";
 import { ProcessTree } from "./proc-tree.ts";
+import { ownChildren } from "./subreaper.ts";
 import type { Redactor, Sandbox } from "./types.ts";
 
 const STDERR_TAIL_CHARS = 4_000;
@@ -48,6 +49,8 @@ export function startServer(spec: ServerSpec): StartOutcome {
     const errno = (e as { code?: string }).code ?? "EUNKNOWN";
     return { ok: false, refusal: { code: "launch.spawn_failed", message: `cannot start "${spec.argv[0]}" (${errno}) in ${spec.cwd}` } };
   }
+  // Registered: a run's end never takes a server for one of its orphans.
+  ownChildren.add(proc.pid);
   const tree = new ProcessTree(proc.pid);
   const redactor = spec.env.secrets.length > 0 ? spec.redactor(spec.env.secrets) : null;
   let tail = "";
@@ -73,7 +76,10 @@ export function startServer(spec: ServerSpec): StartOutcome {
   // The wrapper leads the sandbox's PID namespace: once it is gone, so is every process inside.
   if (spec.sandbox?.release) void exited.then(() => spec.sandbox!.release!());
   let done = false;
-  void exited.then(() => (done = true));
+  void exited.then(() => {
+    done = true;
+    ownChildren.delete(proc.pid);
+  });
   return {
     ok: true,
     value: {

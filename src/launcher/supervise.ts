@@ -5,6 +5,7 @@ import type { Subprocess } from "bun";
 import { StreamCapture } from "./capture.ts";
 import { endTree, type TreeEnded } from "./end-tree.ts";
 import { holdersOf, outputIds, ProcessTree } from "./proc-tree.ts";
+import { reap } from "./subreaper.ts";
 import type { ArtifactSink, Ending, Execution, LaunchOutcome, Redactor, StreamName } from "./types.ts";
 
 /** After the tree is gone, how long the streams may take to reach their end before looking for holders. */
@@ -82,6 +83,9 @@ export async function supervise(run: Supervised): Promise<LaunchOutcome> {
       await drained;
     }
   }
+
+  // Ended orphans are toolgate's zombies now (it is their subreaper): collect them.
+  if (tree.orphans.length > 0) await reap(tree.orphans);
 
   const stdout = out.end();
   const stderr = err.end();

@@ -132,4 +132,6 @@ export interface LauncherDeps {
   /** 128 bits of randomness as hex, for artifact names (default: crypto). */
   readonly randomId?: () => string;
   readonly now?: () => number;
+  /** Become a child subreaper for unsandboxed runs (default true; subreaper.ts). */
+  readonly subreaper?: boolean;
 }
