@@ -23,12 +23,12 @@ const DEADLINE_SLACK_MS = 10_000;
  * The authored tools under `dir` as catalog sources. Fails (a boot failure) on the first invalid
  * manifest, and when a name equals another tool's after normalization: no source has priority.
  */
-export function authoredSources(dir: string, others: readonly ToolSource[], opts: ManifestOptions): Outcome<ToolSource[]> {
+export function authoredSources(dir: string, others: readonly ToolSource[], opts: ManifestOptions, parentEnv: Readonly<Record<string, string | undefined>> = {}): Outcome<ToolSource[]> {
   const loaded = loadManifests(dir, opts);
   if (!loaded.ok) return loaded;
   const collision = findCollision(loaded.value, others);
   if (collision) return { ok: false, refusal: collision };
-  return ok(loaded.value.map(toSource));
+  return ok(loaded.value.map((m) => withSecrets(toSource(m), envSecrets(m, parentEnv))));
 }
 
 /** Named with both provenances (the manifest path for an authored one) so the rename is obvious. */
@@ -49,6 +49,16 @@ export function findCollision(manifests: readonly Manifest[], others: readonly T
   }
   return null;
 }
+
+/**
+ * The parent's values of the variables a manifest's `needs.env` passes to the tool: secrets, like
+ * a server's `${NAME}` bindings, so they are redacted from its result, refusals and the journal.
+ */
+export function envSecrets(m: Manifest, parentEnv: Readonly<Record<string, string | undefined>>): string[] {
+  return (m.needs.env ?? []).map((n) => parentEnv[n]).filter((v): v is string => v !== undefined && v !== "");
+}
+
+const withSecrets = (s: ToolSource, secrets: readonly string[]): ToolSource => (secrets.length > 0 ? { ...s, adapter: { ...s.adapter, secrets } } : s);
 
 export function toSource(m: Manifest): ToolSource {
   return {

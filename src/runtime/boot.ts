@@ -130,7 +130,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     sources.push(...listed.value);
   }
   try {
-    sources.push(...(await authoredTools(config, sources)));
+    sources.push(...(await authoredTools(config, sources, input.env)));
     return { ...finish(sources, config, file, input, lockPath), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
@@ -140,7 +140,7 @@ export async function boot(input: BootInput): Promise<Booted> {
 }
 
 /** Authored tools (a folder per tool), read only when their folder exists: without one, start-up pays a stat. */
-async function authoredTools(config: Effective, others: readonly ToolSource[]): Promise<ToolSource[]> {
+async function authoredTools(config: Effective, others: readonly ToolSource[], parentEnv: BootInput["env"]): Promise<ToolSource[]> {
   const dir = config.values.authored?.dir as string | undefined;
   if (dir === undefined || !existsSync(dir)) return [];
   const { authoredSources } = await import("../catalog/authored.ts");
@@ -151,7 +151,7 @@ async function authoredTools(config: Effective, others: readonly ToolSource[]): 
     if (v in BASE_ENV || isExecutionControl(v)) return "is fixed by the launcher or changes what a child executes; it cannot be passed to a tool";
     return null;
   };
-  const r = authoredSources(dir, others, { workspace: config.values.workspace as string, pathEnv: BASE_ENV.PATH!, checkNeed });
+  const r = authoredSources(dir, others, { workspace: config.values.workspace as string, pathEnv: BASE_ENV.PATH!, checkNeed }, parentEnv);
   if (!r.ok) throw bootError(r.refusal.message, (r.refusal.details as { hint?: string } | undefined)?.hint);
   return r.value;
 }

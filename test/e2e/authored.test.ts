@@ -102,7 +102,7 @@ describe("a working authored tool", () => {
     expect([r.code, json(r).error_code, json(r).details]).toEqual([4, "permission.denied", { flag: "--allow-env=DEMO_VISIBLE" }]);
   });
 
-  test("the child's environment is exactly the scrubbed set plus the granted env needs", async () => {
+  test("the child's environment is exactly the scrubbed set plus the granted env needs (whose values are redacted from the result)", async () => {
     await using ws = tempDir();
     install(ws.path, "env");
     const parent = { DEMO_VISIBLE: "shown", DEMO_HIDDEN: "not declared", AWS_SECRET_ACCESS_KEY: "AKIAXXXXSECRET", NODE_OPTIONS: "--require=/nope.js", LD_PRELOAD: "libnope.so", HOME: ws.path };
@@ -113,7 +113,7 @@ describe("a working authored tool", () => {
       PATH: "/usr/bin:/bin:/usr/sbin:/sbin:/opt/homebrew/bin:/usr/local/bin",
       LANG: "C.UTF-8",
       LC_ALL: "C.UTF-8",
-      DEMO_VISIBLE: "shown",
+      DEMO_VISIBLE: "[REDACTED]",
     });
   });
 });
