@@ -1,7 +1,8 @@
 // Artifact files for a launch's full stdout and stderr: a folder of mode 0700, files of mode 0600
 // opened exclusively (never through a symlink), named by 128 random bits: nothing in a name comes
 // from the command, the caller or the child. A file is made only for a stream that has output.
-import { closeSync, constants, mkdirSync, openSync, writeSync } from "node:fs";
+// Each is capped (capture.ts); the folder is pruned by age and total size after a run that wrote one.
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { ArtifactSink } from "./types.ts";
 
@@ -45,4 +46,56 @@ export function openArtifact(dir: string, name: string, open: (path: string) => 
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return open(path);
+}
+
+/** Artifacts older than this are removed (README "bash and scratch_read"). */
+export const ARTIFACT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+/** The artifacts folder is kept under this many bytes, oldest removed first. */
+export const ARTIFACTS_MAX_BYTES = 1024 * 1024 * 1024;
+/** Only files named as the launcher names them are ever removed. */
+const ARTIFACT_NAME = /^[0-9a-f]{32}\.(stdout|stderr)\.log$/;
+
+export interface PruneLimits {
+  readonly maxAgeMs: number;
+  readonly maxBytes: number;
+}
+
+/**
+ * Removes artifacts past the age limit, then the oldest until the folder is under the size limit;
+ * `keep` (the run's own) is never removed. Best effort: a file that cannot be removed is skipped.
+ */
+export function pruneArtifacts(dir: string, keep: readonly string[], now: number, limits: PruneLimits = { maxAgeMs: ARTIFACT_MAX_AGE_MS, maxBytes: ARTIFACTS_MAX_BYTES }): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  const files: { path: string; mtime: number; size: number }[] = [];
+  let total = 0;
+  for (const name of names) {
+    if (!ARTIFACT_NAME.test(name)) continue;
+    const path = join(dir, name);
+    try {
+      const st = lstatSync(path);
+      if (!st.isFile()) continue;
+      total += st.size;
+      if (!keep.includes(path)) files.push({ path, mtime: st.mtimeMs, size: st.size });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  files.sort((a, b) => a.mtime - b.mtime);
+  let removed = 0;
+  for (const f of files) {
+    if (now - f.mtime <= limits.maxAgeMs && total <= limits.maxBytes) break;
+    try {
+      unlinkSync(f.path);
+      total -= f.size;
+      removed++;
+    } catch {
+      // Left for the next run.
+    }
+  }
+  return removed;
 }

@@ -5,6 +5,8 @@ import type { ArtifactSink, Redactor, StreamReport } from "./types.ts";
 
 /** Characters (code points) of each stream kept for the tail. */
 export const TAIL_CHARS = 12_000;
+/** Bytes of each stream kept in its artifact (one run left a 3 GB file): past it only a note is added. */
+export const ARTIFACT_CAP_BYTES = 64 * 1024 * 1024;
 /** Tail pieces are joined and cut back once they hold this many UTF-16 units. */
 const COMPACT_AT = TAIL_CHARS * 4;
 
@@ -46,15 +48,27 @@ export class StreamCapture {
   #parts: string[] = [];
   #units = 0;
   #truncated = false;
+  readonly #cap: number;
+  /** Bytes written to the artifact; past the cap the rest is counted only. */
+  #written = 0;
+  #cut = false;
 
   /**
    * `open` makes the artifact, called at the first output (no output, no file); null keeps none.
    * Without a redactor the artifact gets the raw bytes; with one, the redacted text as UTF-8.
+   * The artifact keeps the first `cap` bytes, then a note saying where it was cut and how long the
+   * stream was; the tail and the counts always cover the whole stream.
    */
-  constructor(open: (() => ArtifactSink) | null, redactor: Redactor | null) {
+  constructor(open: (() => ArtifactSink) | null, redactor: Redactor | null, cap: number = ARTIFACT_CAP_BYTES) {
     this.#open = open;
     this.#sink = open ? undefined : null;
     this.#redactor = redactor;
+    this.#cap = cap;
+  }
+
+  /** Whether the artifact stopped at the cap. */
+  get artifactCut(): boolean {
+    return this.#cut;
   }
 
   /** The first artifact failure (open, write or close), if any: the stream is drained regardless. */
@@ -93,6 +107,10 @@ export class StreamCapture {
       // The raw bytes are in the artifact already; only the tail shows the decoder's U+FFFD.
       this.#append(rest);
     }
+    if (this.#sink && this.#cut) {
+      const note = `\n[toolgate: this artifact holds the first ${this.#written} bytes of the stream (the cap per stream); the stream had ${this.#bytes} bytes in all, and the result's tail shows its end]\n`;
+      this.#writeRaw(this.#encoder.encode(note));
+    }
     if (this.#sink) {
       try {
         this.#sink.close();
@@ -105,7 +123,7 @@ export class StreamCapture {
     this.#parts = [text];
     this.#units = text.length;
     this.#truncated ||= cut;
-    return { tail: text, bytes: this.#bytes, chars: this.#chars, truncated: this.#truncated };
+    return { tail: text, bytes: this.#bytes, chars: this.#chars, truncated: this.#truncated, ...(this.#cut ? { artifactCut: true as const } : {}) };
   }
 
   #append(text: string): void {
@@ -124,7 +142,19 @@ export class StreamCapture {
   }
 
   #writeBytes(bytes: Uint8Array): void {
-    if (this.#sink === null || bytes.byteLength === 0) return;
+    if (this.#sink === null || bytes.byteLength === 0 || this.#cut) return;
+    const room = this.#cap - this.#written;
+    if (bytes.byteLength > room) {
+      this.#cut = true;
+      bytes = bytes.subarray(0, room);
+      if (bytes.byteLength === 0) return;
+    }
+    this.#written += bytes.byteLength;
+    this.#writeRaw(bytes);
+  }
+
+  #writeRaw(bytes: Uint8Array): void {
+    if (this.#sink === null) return;
     if (this.#sink === undefined) {
       try {
         this.#sink = this.#open!();

@@ -3,7 +3,7 @@
 // signalled) and hands it to supervise(). Every spawn goes through here.
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { fileSink, openArtifact, randomHex } from "./artifacts.ts";
+import { fileSink, openArtifact, pruneArtifacts, randomHex } from "./artifacts.ts";
 import { becomeSubreaper, ownChildren } from "./subreaper.ts";
 import { supervise } from "./supervise.ts";
 import type { LaunchOutcome, LaunchRefusal, LaunchSpec, LauncherDeps } from "./types.ts";
@@ -87,7 +87,20 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
     throw e;
   }
   ownChildren.delete(proc.pid);
+  pruneOnce(spec.artifactsDir, outcome, deps);
   return wrapperFailure(outcome, spec) ?? outcome;
+}
+
+/** Folders pruned by this process: once each is enough for a call (and cheap for a server). */
+const pruned = new Set<string>();
+
+/** After a run that wrote an artifact: old and excess artifacts go (artifacts.ts pruneArtifacts). */
+function pruneOnce(dir: string, outcome: LaunchOutcome, deps: LauncherDeps): void {
+  const e = outcome.ok ? outcome.value : outcome.refusal.code === "launch.artifact_error" ? outcome.refusal.details.execution : null;
+  const own = e ? [e.artifacts.stdout, e.artifacts.stderr].filter((p): p is string => p !== null) : [];
+  if (own.length === 0 || pruned.has(dir)) return;
+  pruned.add(dir);
+  pruneArtifacts(dir, own, (deps.wallClock ?? Date.now)());
 }
 
 /** A run whose sandbox wrapper says the program never started is a spawn failure, with its stderr. */

@@ -73,6 +73,8 @@ export interface StreamReport {
   readonly chars: number;
   /** The tail is not the whole (redacted) stream. */
   readonly truncated: boolean;
+  /** Present when the artifact stopped at its cap (capture.ts ARTIFACT_CAP_BYTES) and says so. */
+  readonly artifactCut?: true;
 }
 
 export type Execution = Ending & {
@@ -132,6 +134,8 @@ export interface LauncherDeps {
   /** 128 bits of randomness as hex, for artifact names (default: crypto). */
   readonly randomId?: () => string;
   readonly now?: () => number;
+  /** Wall-clock ms for artifact ages (default Date.now). */
+  readonly wallClock?: () => number;
   /** Become a child subreaper for unsandboxed runs (default true; subreaper.ts). */
   readonly subreaper?: boolean;
 }

@@ -11,6 +11,8 @@ export interface StreamView {
   readonly chars: number;
   /** The tail is not the whole stream. */
   readonly truncated: boolean;
+  /** The stream's artifact holds only its first bytes (the cap), then a note saying so. */
+  readonly artifactCut?: true;
 }
 
 /** Bytes one code point costs inside a JSON string. */
@@ -44,7 +46,7 @@ export function clipEnd(text: string, maxBytes: number): { text: string; cut: bo
 
 export function streamView(r: StreamReport, maxBytes: number): StreamView {
   const { text, cut } = clipEnd(r.tail.replaceAll("\0", "\u2400"), maxBytes);
-  return { tail: text, bytes: r.bytes, chars: r.chars, truncated: r.truncated || cut };
+  return { tail: text, bytes: r.bytes, chars: r.chars, truncated: r.truncated || cut, ...(r.artifactCut ? { artifactCut: true as const } : {}) };
 }
 
 /** Where the full streams are, relative to the workspace; null for none or outside the workspace. */

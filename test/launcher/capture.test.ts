@@ -141,3 +141,29 @@ describe("artifact failures", () => {
     expect(gone(execution.pid)).toBe(true);
   });
 });
+
+describe("the artifact cap", () => {
+  test.each([
+    ["raw", null],
+    ["redacting", new StreamRedactor(["never-printed-value"])],
+  ])("%s: the artifact keeps the first bytes and a note; the tail and totals cover the whole stream", async (_name, redactor) => {
+    await using dir = tempDir();
+    const path = join(dir.path, "out.log");
+    const capture = new StreamCapture(() => fileSink(path), redactor, 10);
+    capture.push(new TextEncoder().encode("0123456"));
+    capture.push(new TextEncoder().encode("789abcdef"));
+    expect(capture.end()).toEqual({ tail: "0123456789abcdef", bytes: 16, chars: 16, truncated: false, artifactCut: true });
+    expect(readFileSync(path, "utf8")).toBe(
+      "0123456789\n[toolgate: this artifact holds the first 10 bytes of the stream (the cap per stream); the stream had 16 bytes in all, and the result's tail shows its end]\n",
+    );
+  });
+
+  test("a stream exactly at the cap is not cut", async () => {
+    await using dir = tempDir();
+    const path = join(dir.path, "out.log");
+    const capture = new StreamCapture(() => fileSink(path), null, 4);
+    capture.push(new TextEncoder().encode("abcd"));
+    expect(capture.end()).toEqual({ tail: "abcd", bytes: 4, chars: 4, truncated: false });
+    expect(readFileSync(path, "utf8")).toBe("abcd");
+  });
+});
