@@ -9,8 +9,8 @@ export interface ApprovalRequest {
   readonly tool: string;
   readonly effect: string;
   readonly digest: string;
-  /** Bounded, redacted preview of the arguments. */
-  readonly preview: string;
+  /** The whole arguments, pretty-printed JSON, secrets redacted: the prompt shows what fits and says when it is partial. */
+  readonly args: string;
 }
 
 export interface ApprovalDeps {
@@ -27,7 +27,7 @@ export interface ApprovalDeps {
 export const effectivePolicy = (entry: Pick<Entry, "name" | "approval">, overrides: ApprovalDeps["overrides"]) =>
   overrides[entry.name] === "required" ? "required" : entry.approval;
 
-export function approve(entry: Entry, preview: string, deps: ApprovalDeps): Outcome<"policy" | "flag" | "remembered" | "prompt"> {
+export function approve(entry: Entry, args: () => string, deps: ApprovalDeps): Outcome<"policy" | "flag" | "remembered" | "prompt"> {
   if (effectivePolicy(entry, deps.overrides) === "never") return { ok: true, value: "policy" };
   if (deps.approved.has("all") || deps.approved.has(entry.name)) return { ok: true, value: "flag" };
   if (deps.isRemembered(entry.name, entry.digest)) return { ok: true, value: "remembered" };
@@ -37,7 +37,7 @@ export function approve(entry: Entry, preview: string, deps: ApprovalDeps): Outc
       `${entry.name} (${entry.effect}) needs approval and nobody can be asked here; run again with --approve ${entry.name} (or --approve all), or answer the prompt on a terminal`,
     );
   }
-  const answer = deps.ask({ tool: entry.name, effect: entry.effect, digest: entry.digest, preview });
+  const answer = deps.ask({ tool: entry.name, effect: entry.effect, digest: entry.digest, args: args() });
   if (answer === "n") return refuse("approval.denied", `${entry.name} was not approved at the prompt`);
   if (answer === "A") deps.remember(entry.name, entry.digest);
   return { ok: true, value: "prompt" };

@@ -177,6 +177,23 @@ export function previewArgs(args: unknown, maxChars = 240, secrets: readonly str
   return visible.slice(0, cut) + "…";
 }
 
+/** How deep the approval prompt shows nested arguments (deeper containers and cycles: "…"). */
+const APPROVAL_DEPTH = 64;
+
+/**
+ * The whole arguments for the approval prompt: pretty-printed JSON, never clipped (the prompt
+ * decides what fits), redacted as the preview is, invisible characters as \uXXXX escapes.
+ */
+export function argsForApproval(args: unknown, secrets: readonly string[] = []): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(redactDeep(args, usable(secrets), true, APPROVAL_DEPTH), null, 2);
+  } catch {
+    json = "[unserializable arguments]";
+  }
+  return json === undefined ? "" : json.replace(INVISIBLE, escapeUnits);
+}
+
 function escapeUnits(ch: string): string {
   let out = "";
   for (let i = 0; i < ch.length; i++) out += "\\u" + ch.charCodeAt(i).toString(16).padStart(4, "0");

@@ -3,7 +3,6 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
-import { askTty } from "../permission/prompt.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { bootError, exitCodeFor, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
@@ -13,9 +12,9 @@ import { processRunner } from "../runtime/processes.ts";
 import { isRemembered, remember } from "../state/approvals.ts";
 import { callJournal, selfMark } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
-import type { ApprovalAnswer, ApprovalRequest } from "../approval/approval.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
 import { note, tell, writeOut } from "./ui.ts";
+import { approvalPrompter } from "./approval-prompt.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { openChecked, stateError } from "./state.ts";
 
@@ -78,7 +77,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
         overrides: booted.config.values.approval ?? {},
         isRemembered: (t, d) => isRemembered(state(), t, d),
         remember: (t, d) => remember(state(), t, d, Date.now()),
-        ask: booted.canPrompt ? askApproval : undefined,
+        ask: booted.canPrompt ? approvalPrompter(booted.stateDir) : undefined,
       },
       secrets: [],
       // The write-ahead row: if it cannot be written, the call does not run (exit 5).
@@ -135,19 +134,6 @@ async function checkSandbox(booted: Booted, tool: string, verbose: boolean): Pro
   if (problem === null) return;
   await booted.remote?.shutdown();
   throw bootError(problem, SANDBOX_HINT);
-}
-
-function askApproval(req: ApprovalRequest): ApprovalAnswer {
-  const text =
-    `┏ ⚠️  toolgate: ${escapeControl(req.tool)} needs approval.\n` +
-    `┠─ Effect: ${req.effect}. Digest: ${req.digest.slice(0, 12)}.\n` +
-    `┠─ Arguments: ${escapeControl(req.preview)}\n` +
-    `┠─ Run again with --approve ${escapeControl(req.tool)} to bypass this prompt.\n` +
-    `┗ Approve? [y/n/A] (y = yes, this call; n = no; A = always, for this digest) > `;
-  const line = askTty("/dev/tty", text, ["y", "Y", "n", "N", "A"], {
-    outcome: (a) => (a === "y" || a === "Y" || a === "A" ? `✅ Approved ${req.tool}.\n` : `❌ Not approved: ${req.tool}.\n`),
-  });
-  return line === "A" ? "A" : line === "y" || line === "Y" ? "y" : "n";
 }
 
 /** JSON positional, `-` (stdin), and/or `--arg k=v` pairs (values parse as JSON when they can). */

@@ -6,7 +6,7 @@ import type { Catalog, Entry } from "../catalog/catalog.ts";
 import type { CallScope, ProcessRunner, ToolContext } from "../catalog/declare.ts";
 import { approve, type ApprovalDeps } from "../approval/approval.ts";
 import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryViolation } from "../boundary/boundary.ts";
-import { previewArgs, redactValue } from "../boundary/redact.ts";
+import { argsForApproval, previewArgs, redactValue } from "../boundary/redact.ts";
 import type { Need } from "../permission/types.ts";
 import type { Envelope, Refusal } from "../result/result.ts";
 import { explainWithArktype } from "../schema/explain.ts";
@@ -120,7 +120,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
   }
   // 5. approval
-  const approved = approve(entry, previewArgs(value, 240, secrets), deps.approval);
+  // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
+  const approved = approve(entry, () => argsForApproval(value, secrets), deps.approval);
   if (!approved.ok) return failed(approved.refusal);
   // The write-ahead row, before any effect: a call killed from here on shows as indeterminate.
   deps.started(row("started", null, 0, null));

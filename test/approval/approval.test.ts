@@ -22,47 +22,47 @@ function deps(over: Partial<ApprovalDeps> = {}) {
 describe("approval", () => {
   test("never passes without asking", () => {
     const { d } = deps();
-    expect(approve(entry({ approval: "never" }), "{}", d)).toEqual({ ok: true, value: "policy" });
+    expect(approve(entry({ approval: "never" }), () => "{}", d)).toEqual({ ok: true, value: "policy" });
   });
 
   test("a config override makes a never tool required", () => {
     const { d } = deps({ overrides: { file_read: "required" } });
-    const r = approve(entry({ approval: "never" }), "{}", d);
+    const r = approve(entry({ approval: "never" }), () => "{}", d);
     expect(r.ok ? "" : r.refusal.code).toBe("approval.required");
   });
 
   test.each([[["file_read"]], [["all"]]])("--approve %p passes", (names) => {
     const { d } = deps({ approved: new Set(names) });
-    expect(approve(entry(), "{}", d)).toEqual({ ok: true, value: "flag" });
+    expect(approve(entry(), () => "{}", d)).toEqual({ ok: true, value: "flag" });
   });
 
   test("non-interactive without approval: approval.required naming the flag", () => {
     const { d } = deps();
-    const r = approve(entry(), "{}", d);
+    const r = approve(entry(), () => "{}", d);
     expect(r).toMatchObject({ ok: false, refusal: { code: "approval.required" } });
     expect(r.ok ? "" : r.refusal.message).toContain("--approve file_read");
   });
 
-  test("the prompt sees tool, effect, digest and the preview; A is remembered for this digest only", () => {
+  test("the prompt sees tool, effect, digest and the whole arguments; A is remembered for this digest only", () => {
     const asked: ApprovalRequest[] = [];
     const { d, remembered } = deps({ ask: (req) => (asked.push(req), "A") });
-    expect(approve(entry(), '{"path":"a"}', d)).toEqual({ ok: true, value: "prompt" });
-    expect(asked).toEqual([{ tool: "file_read", effect: "read", digest: "a".repeat(64), preview: '{"path":"a"}' }]);
+    expect(approve(entry(), () => '{"path":"a"}', d)).toEqual({ ok: true, value: "prompt" });
+    expect(asked).toEqual([{ tool: "file_read", effect: "read", digest: "a".repeat(64), args: '{"path":"a"}' }]);
     expect([...remembered]).toEqual([`file_read@${"a".repeat(64)}`]);
     // remembered: no second prompt for the same digest
-    expect(approve(entry(), "{}", d)).toEqual({ ok: true, value: "remembered" });
+    expect(approve(entry(), () => "{}", d)).toEqual({ ok: true, value: "remembered" });
     expect(asked).toHaveLength(1);
     // a changed digest forgets it: asked again
-    approve(entry({ digest: "b".repeat(64) }), "{}", d);
+    approve(entry({ digest: "b".repeat(64) }), () => "{}", d);
     expect(asked).toHaveLength(2);
   });
 
   test("y approves once without remembering; n refuses approval.denied", () => {
     const yes = deps({ ask: () => "y" });
-    expect(approve(entry(), "{}", yes.d).ok).toBe(true);
+    expect(approve(entry(), () => "{}", yes.d).ok).toBe(true);
     expect(yes.remembered.size).toBe(0);
     const no = deps({ ask: () => "n" });
-    expect(approve(entry(), "{}", no.d)).toMatchObject({ ok: false, refusal: { code: "approval.denied" } });
+    expect(approve(entry(), () => "{}", no.d)).toMatchObject({ ok: false, refusal: { code: "approval.denied" } });
   });
 
   test("overrides may only make a tool stricter", () => {
