@@ -93,6 +93,11 @@ export interface CallScope extends NeedsContext {
 
 /** What a handler may use: the call's scope plus what the pipeline binds to this one run. */
 export interface ToolContext extends CallScope {
+  /**
+   * The needs as the permission stage checked them, in needs() order, each read/write value the
+   * real path it matched: a file tool opens exactly these (src/fs/opened.ts). Absent outside the pipeline.
+   */
+  readonly checked?: readonly Need[];
   /** Subprocesses, through the launcher (only the launcher spawns), under this call's signal. */
   readonly processes: ProcessRunner;
   readonly signal: AbortSignal;

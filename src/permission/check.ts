@@ -15,7 +15,8 @@ export interface PermissionRefusal {
   deniedBy?: string;
 }
 
-export type PermissionResult = { ok: true } | PermissionRefusal;
+/** Granted, with the canonical value that was matched (a real path for read/write): what a handler must then open. */
+export type PermissionResult = { ok: true; value: string } | PermissionRefusal;
 
 export class Permissions {
   readonly #grants: ResolvedGrants;
@@ -42,7 +43,7 @@ export class Permissions {
         return refuse(`${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`, flag);
       }
     }
-    if (ev.decision === "granted") return { ok: true };
+    if (ev.decision === "granted") return { ok: true, value: ev.value };
     if (ev.decision === "denied") {
       if (ev.invalid !== undefined) return refuse(`${what} is refused: the value ${ev.invalid}`, flag);
       const by = escapeControl(ev.deniedBy!);
@@ -53,12 +54,12 @@ export class Permissions {
     const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag });
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
-      return { ok: true };
+      return { ok: true, value: ev.value };
     }
     if (answer === "y") {
       const allowed = this.#grants.allow[need.kind];
       if (allowed !== true) this.#grants.allow[need.kind] = [...(allowed ?? []), ev.value];
-      return { ok: true };
+      return { ok: true, value: ev.value };
     }
     // Remembered so an agent retrying in a loop does not re-prompt for what was just refused.
     this.#declined.add(key);
@@ -66,7 +67,7 @@ export class Permissions {
   }
 
   /** Checks every need in order; the first refusal wins. */
-  checkAll(needs: readonly Need[], reason: string): PermissionResult {
+  checkAll(needs: readonly Need[], reason: string): { ok: true } | PermissionRefusal {
     for (const need of needs) {
       const result = this.check(need, reason);
       if (!result.ok) return result;

@@ -14,7 +14,8 @@ import { compileSchema, type Issue, type Validator } from "../schema/validate.ts
 import type { JournalRow } from "../state/journal.ts";
 
 export interface PermissionGate {
-  check(need: Need, reason: string): { ok: true } | { ok: false; code: string; message: string; flag?: string };
+  /** Granted with the canonical value it matched (read/write: the real path), or refused. */
+  check(need: Need, reason: string): { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
 }
 
 export interface Profile {
@@ -115,9 +116,12 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
   const needs = entry.adapter.needs(value, deps.scope);
   if (!needs.ok) return failed(needs.refusal);
+  // The handler works on what was checked here (its real paths), never on a second resolution of the names.
+  const checkedNeeds: Need[] = [];
   for (const need of needs.value) {
     const r = deps.permissions.check(need, name);
     if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+    checkedNeeds.push(r.value === undefined ? need : { ...need, value: r.value });
   }
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
@@ -129,7 +133,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 7. the adapter, under a deadline and cancellation
   const controller = new AbortController();
   deps.signal?.addEventListener("abort", () => controller.abort(), { once: true });
-  const ctx: ToolContext = { ...deps.scope, processes: deps.processes(controller.signal), signal: controller.signal, now: deps.now };
+  const ctx: ToolContext = { ...deps.scope, checked: checkedNeeds, processes: deps.processes(controller.signal), signal: controller.signal, now: deps.now };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {
     timer = setTimeout(() => res("deadline"), deadlineMs);

@@ -2,11 +2,13 @@
 // replace or create one atomically — a temporary file in the same folder, fsync, rename (or link,
 // when nothing may be replaced), fsync of the folder, then a read-back whose digest must match.
 // A crash at any point leaves the old file or the new one at the target, never a partial one.
+// Every step goes through the folder's verified descriptor (src/fs/opened.ts), never its name again.
 import { randomBytes } from "node:crypto";
 import {
   closeSync, constants, fchmodSync, fchownSync, fstatSync, fsyncSync, linkSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync,
   type BigIntStats,
 } from "node:fs";
+import { CHANGED, changedMessage, inDir, O_DIR, O_FILE, openChecked } from "../fs/opened.ts";
 import { basename, dirname } from "node:path";
 import { sha256Hex } from "../catalog/canonical.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
@@ -22,6 +24,11 @@ export interface WriteScope {
   /** Absolute paths of toolgate's control files and folders (config, lock, authored tools). */
   readonly controlFiles?: readonly string[];
   readonly io?: PublishIo;
+  /**
+   * The real paths the permission stage checked for this call, in needs() order (the pipeline's
+   * `ctx.checked`): the writer works on exactly these. Absent (callers outside the pipeline): resolved now.
+   */
+  readonly checked?: readonly string[];
 }
 
 /**
@@ -60,17 +67,20 @@ const identity = (s: BigIntStats) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:$
 
 const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? "EIO";
 
-/** A whole regular file (at most READ_BOUND_BYTES, as file_read), or the refusal file_read would give. */
+/** A whole regular file (at most READ_BOUND_BYTES, as file_read), or the refusal file_read would give. `abs` is a checked real path. */
 export function readRegular(abs: string, rel: string): Outcome<ReadFile> {
-  let fd: number;
-  try {
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK); // a FIFO must not block; fstat refuses it
-  } catch (e) {
-    const code = errCode(e);
+  const opened = openChecked(abs, O_FILE);
+  if (!opened.ok) {
+    const code = opened.code;
+    if (code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was read or written"));
     if (code === "ENOENT" || code === "ENOTDIR") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
-    if (code === "EISDIR") return refuse("file.not_a_file", `"${rel}" is a directory, not a file`);
     return refuse("file.unreadable", `"${rel}" cannot be read (${code})`);
   }
+  return readOpened(opened.fd, rel);
+}
+
+/** Reads (and closes) an open descriptor: regular files only, within the bound. */
+function readOpened(fd: number, rel: string): Outcome<ReadFile> {
   try {
     const stat = fstatSync(fd, { bigint: true });
     if (stat.isDirectory()) return refuse("file.not_a_file", `"${rel}" is a directory, not a file`);
@@ -91,6 +101,17 @@ export function readRegular(abs: string, rel: string): Outcome<ReadFile> {
   }
 }
 
+/**
+ * Opens the folder that holds `target` (a checked real path) as a verified descriptor: the folder
+ * at exactly that path, reached without a symlink swapped in. The caller closes it.
+ */
+export function openParent(target: string, rel: string): Outcome<number> {
+  const dir = openChecked(dirname(target), O_DIR);
+  if (dir.ok) return ok(dir.fd);
+  if (dir.code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was written"));
+  return refuse("file.unwritable", `"${rel}" cannot be written: its folder cannot be opened (${dir.code})`);
+}
+
 export interface AtomicWriteOptions {
   /** "replace" renames over whatever is there; "create" links, so an existing target refuses (`file.exists`) without a race. */
   readonly publish: "replace" | "create";
@@ -101,6 +122,8 @@ export interface AtomicWriteOptions {
   /** The target as the caller read it: re-checked just before publishing, so a writer in between is `file.stale`, not lost. */
   readonly unchangedSince?: BigIntStats;
   readonly io?: PublishIo;
+  /** The target's folder, already opened and verified (openParent); absent, it is opened here. */
+  readonly dirFd?: number;
 }
 
 export interface Written {
@@ -108,11 +131,23 @@ export interface Written {
   readonly bytes: number;
 }
 
-/** Writes `data` to `target` (a real path inside the workspace) atomically and verifies it by reading it back. */
+/** Writes `data` to `target` (a checked real path inside the workspace) atomically and verifies it by reading it back. */
 export function atomicWrite(target: string, rel: string, data: Uint8Array, opts: AtomicWriteOptions): Outcome<Written> {
+  if (opts.dirFd !== undefined) return writeIn(opts.dirFd, basename(target), rel, data, opts);
+  const dir = openParent(target, rel);
+  if (!dir.ok) return dir;
+  try {
+    return writeIn(dir.value, basename(target), rel, data, opts);
+  } finally {
+    closeSync(dir.value);
+  }
+}
+
+/** The atomic write of `name` inside the open folder `dirFd`: temp file, rename or link, and fsync all through it. */
+function writeIn(dirFd: number, name: string, rel: string, data: Uint8Array, opts: AtomicWriteOptions): Outcome<Written> {
   const io = opts.io ?? realIo;
-  const dir = dirname(target);
-  const opened = openTemp(dir, basename(target), opts.mode);
+  const target = inDir(dirFd, name);
+  const opened = openTemp(dirFd, name, opts.mode);
   if (!opened.ok) return refuse("file.unwritable", `"${rel}" cannot be written: a temporary file in its folder could not be created (${opened.code})`);
   const { fd, path: temp } = opened;
   let published = false;
@@ -151,7 +186,7 @@ export function atomicWrite(target: string, rel: string, data: Uint8Array, opts:
     if (!closed) closeSync(fd);
     if (!published) unlinkQuietly(temp); // after a link, the temp name is the second name of the new file
   }
-  fsyncDir(dir);
+  fsyncDir(dirFd);
   return verify(target, rel, data);
 }
 
@@ -175,12 +210,12 @@ function existsNoFollow(p: string): boolean {
   }
 }
 
-function openTemp(dir: string, name: string, mode: number | undefined): { ok: true; fd: number; path: string } | { ok: false; code: string } {
+function openTemp(dirFd: number, name: string, mode: number | undefined): { ok: true; fd: number; path: string } | { ok: false; code: string } {
   // Hidden, unique, and short enough for NAME_MAX whatever the target's name; O_EXCL never opens an existing file or link.
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   let code = "EEXIST";
   for (let attempt = 0; attempt < 8 && code === "EEXIST"; attempt++) {
-    const path = `${dir}/.${name.slice(0, 64)}.${randomBytes(8).toString("hex")}.toolgate-tmp`;
+    const path = inDir(dirFd, `.${name.slice(0, 64)}.${randomBytes(8).toString("hex")}.toolgate-tmp`);
     try {
       return { ok: true, fd: openSync(path, flags, mode === undefined ? 0o666 : 0o600), path };
     } catch (e) {
@@ -198,23 +233,24 @@ function stillSame(target: string, before: BigIntStats): boolean {
   }
 }
 
+/** Reads the target back through the folder's descriptor (never a symlink) and compares digests. */
 function verify(target: string, rel: string, data: Uint8Array): Outcome<Written> {
   const want = digestOf(data);
-  const back = readRegular(target, rel);
+  let back: Outcome<ReadFile>;
+  try {
+    back = readOpened(openSync(target, O_FILE), rel);
+  } catch {
+    back = refuse("file.unreadable", "");
+  }
   if (!back.ok || digestOf(back.value.bytes) !== want) {
     return refuse("file.verify_failed", `"${rel}" was written, but reading it back did not give the written content (another writer?); read it again with file_read`);
   }
   return ok({ digest: want, bytes: data.length });
 }
 
-function fsyncDir(dir: string): void {
+function fsyncDir(dirFd: number): void {
   try {
-    const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    fsyncSync(dirFd);
   } catch {
     // Some file systems refuse fsync on a folder; the rename itself is still atomic.
   }

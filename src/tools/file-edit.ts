@@ -5,7 +5,7 @@ import { defineTool } from "../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { atomicWrite, digestOf, readRegular, refuseProtected, type WriteScope } from "./atomic-write.ts";
 import { unifiedDiff } from "./unified-diff.ts";
-import { resolveInside } from "./workspace.ts";
+import { resolveInside, targetInside } from "./workspace.ts";
 
 export interface EditArgs {
   readonly path: string;
@@ -39,14 +39,18 @@ export default defineTool({
     const r = resolveInside(ctx.workspace, args.path);
     return r.ok ? ok([{ kind: "read", value: r.value.abs }, { kind: "write", value: r.value.abs }]) : r;
   },
-  handler: async (args, ctx) => editFile(ctx.workspace, args, { stateDir: ctx.stateDir, ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}) }),
+  handler: async (args, ctx) =>
+    editFile(ctx.workspace, args, { stateDir: ctx.stateDir, ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}), ...(ctx.checked ? { checked: ctx.checked.map((n) => n.value) } : {}) }),
 });
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // a BOM stays part of the text, so it is written back
 
 export async function editFile(workspace: string, args: EditArgs, scope: WriteScope = {}): Promise<Outcome<unknown>> {
   if (args.old_string === args.new_string) return refuse("file.no_change", "old_string and new_string are identical: the edit would change nothing");
-  const r = resolveInside(workspace, args.path);
+  // Read and write were checked for one real path; two different ones mean the name moved in between.
+  const [readPath, writePath] = scope.checked ?? [];
+  if (readPath !== writePath) return refuse("path.changed", `"${args.path}" changed while its permissions were being checked; nothing was written; call again`);
+  const r = targetInside(workspace, args.path, writePath);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
   const protectedPath = refuseProtected(workspace, scope, abs, rel);

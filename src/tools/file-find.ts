@@ -1,10 +1,10 @@
 // file_find: a sorted, bounded glob listing of workspace-relative paths; .gitignore respected.
-import { statSync } from "node:fs";
 import { defineTool } from "../catalog/declare.ts";
 import { refuse, type Outcome } from "../result/result.ts";
 import { bisect } from "./bisect.ts";
 import { globMatcher } from "./glob.ts";
-import { relativeInside, resolveInside } from "./workspace.ts";
+import { CHANGED, changedMessage, kindAt } from "../fs/opened.ts";
+import { relativeInside, resolveInside, targetInside } from "./workspace.ts";
 import { ancestry, walk } from "./walk.ts";
 
 export const WALK_BUDGET = 200_000;
@@ -30,10 +30,10 @@ export default defineTool({
     return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
   },
   handler: async (args, ctx) =>
-    findFiles(ctx.workspace, ctx.stateDir, args.pattern ?? "**/*", args.path ?? ".", args.cursor, args.limit ?? 1000),
+    findFiles(ctx.workspace, ctx.stateDir, args.pattern ?? "**/*", args.path ?? ".", args.cursor, args.limit ?? 1000, WALK_BUDGET, ctx.checked?.[0]?.value),
 });
 
-/** `budget` is the walk's entry budget; only tests pass anything but the default. */
+/** `budget` is the walk's entry budget; only tests pass anything but the default. `checked`: the real path the permission stage checked. */
 export function findFiles(
   workspace: string,
   stateDir: string,
@@ -42,19 +42,17 @@ export function findFiles(
   cursor: string | undefined,
   limit: number,
   budget: number = WALK_BUDGET,
+  checked?: string,
 ): Outcome<unknown> {
-  const r = resolveInside(workspace, path);
+  const r = targetInside(workspace, path, checked);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
   const matches = globMatcher(pattern);
   if (!matches.ok) return matches;
-  let isDir = false;
-  try {
-    isDir = statSync(abs).isDirectory();
-  } catch {
-    return refuse("file.missing", `"${rel}" does not exist`);
-  }
-  if (!isDir) return refuse("file.not_a_directory", `"${rel}" is a file; give a folder as path`);
+  const kind = kindAt(abs);
+  if (kind === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was listed"));
+  if (kind === "file" || kind === "other") return refuse("file.not_a_directory", `"${rel}" is a file; give a folder as path`);
+  if (kind !== "dir") return refuse("file.missing", `"${rel}" does not exist`);
   const relRoot = rel === "." ? "" : rel;
   // stateDir is absolute (the config makes it so): compare it as a workspace-relative path.
   const stateRel = relativeInside(workspace, stateDir);

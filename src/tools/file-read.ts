@@ -1,9 +1,10 @@
 // file_read: a bounded, line-numbered read of one workspace file, with the whole file's digest.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import { defineTool } from "../catalog/declare.ts";
 import { sha256Hex } from "../catalog/canonical.ts";
 import { refuse, type Outcome } from "../result/result.ts";
-import { resolveInside } from "./workspace.ts";
+import { CHANGED, changedMessage, O_FILE, openChecked } from "../fs/opened.ts";
+import { resolveInside, targetInside } from "./workspace.ts";
 
 /** Files above this are refused whole: the digest covers the whole file. */
 export const READ_BOUND_BYTES = 8 * 1024 * 1024;
@@ -33,20 +34,20 @@ export default defineTool({
     const r = resolveInside(ctx.workspace, args.path);
     return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs }] } : r;
   },
-  handler: async (args, ctx) => readFile(ctx.workspace, args.path, args.offset ?? 1, args.limit ?? DEFAULT_LIMIT),
+  handler: async (args, ctx) => readFile(ctx.workspace, args.path, args.offset ?? 1, args.limit ?? DEFAULT_LIMIT, ctx.checked?.[0]?.value),
 });
 
 function readWhole(abs: string, rel: string): Outcome<Buffer> {
-  let fd: number;
-  try {
-    // O_NONBLOCK: opening a named pipe must not wait for a writer; fstat below refuses it.
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+  // The checked path itself, never through a symlink, and only if the descriptor is that object.
+  const opened = openChecked(abs, O_FILE);
+  if (!opened.ok) {
+    const code = opened.code;
+    if (code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was read"));
     if (code === "ENOENT" || code === "ENOTDIR") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
     if (code === "EISDIR") return refuse("file.not_a_file", `"${rel}" is a directory, not a file; use file_find to list it`);
     return refuse("file.unreadable", `"${rel}" cannot be read (${code})`);
   }
+  const fd = opened.fd;
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) return refuse("file.not_a_file", `"${rel}" is a directory, not a file; use file_find to list it`);
@@ -69,8 +70,9 @@ function readWhole(abs: string, rel: string): Outcome<Buffer> {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-export function readFile(workspace: string, path: string, offset: number, limit: number): Outcome<unknown> {
-  const r = resolveInside(workspace, path);
+/** `checked`: the real path the permission stage checked (the pipeline passes it); absent, `path` is resolved now. */
+export function readFile(workspace: string, path: string, offset: number, limit: number, checked?: string): Outcome<unknown> {
+  const r = targetInside(workspace, path, checked);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
   const whole = readWhole(abs, rel);

@@ -1,7 +1,6 @@
 // file_search: content search of workspace files, line by line, .gitignore respected. Answers
 // path + line number + the clipped line, never a body; skipped and clipped things are counted.
 // The per-file work is in search-scan.ts, spread over threads by search-pool.ts.
-import { statSync } from "node:fs";
 import { defineTool } from "../catalog/declare.ts";
 import { refuse, type Outcome } from "../result/result.ts";
 import { assemblePage } from "./search-page.ts";
@@ -11,7 +10,8 @@ import type { ScanSpec } from "./search-scan.ts";
 import { ancestry, walk } from "./walk.ts";
 import { bisect } from "./bisect.ts";
 import { globMatcher } from "./glob.ts";
-import { relativeInside, resolveInside } from "./workspace.ts";
+import { CHANGED, changedMessage, kindAt } from "../fs/opened.ts";
+import { relativeInside, resolveInside, targetInside } from "./workspace.ts";
 
 export const WALK_BUDGET = 200_000;
 /** Files above this are not read (`skippedLarge`). */
@@ -55,7 +55,8 @@ export default defineTool({
     const r = resolveInside(ctx.workspace, args.path ?? ".");
     return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
   },
-  handler: (args, ctx) => searchFiles({ workspace: ctx.workspace, stateDir: ctx.stateDir, signal: ctx.signal }, args),
+  handler: (args, ctx) =>
+    searchFiles({ workspace: ctx.workspace, stateDir: ctx.stateDir, signal: ctx.signal, ...(ctx.checked ? { checked: ctx.checked[0]?.value } : {}) }, args),
 });
 
 /** Where a search runs; the budgets are the defaults except in tests. */
@@ -65,6 +66,8 @@ export interface SearchScope {
   readonly signal: AbortSignal;
   readonly walkBudget?: number;
   readonly readBudget?: number;
+  /** The real path the permission stage checked for `path` (the pipeline passes it). */
+  readonly checked?: string | undefined;
 }
 
 export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise<Outcome<unknown>> {
@@ -79,15 +82,13 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
   }
   const cursor = args.cursor === undefined ? null : /^(.*):(\d+)$/s.exec(args.cursor);
   if (args.cursor !== undefined && !cursor) return refuse("args.invalid", `cursor ${JSON.stringify(args.cursor)} is not one file_search returned (nextCursor)`);
-  const r = resolveInside(workspace, args.path ?? ".");
+  const r = targetInside(workspace, args.path ?? ".", scope.checked);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
-  let isDir: boolean;
-  try {
-    isDir = statSync(abs).isDirectory();
-  } catch {
-    return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
-  }
+  const kind = kindAt(abs);
+  if (kind === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was searched"));
+  if (kind !== "dir" && kind !== "file" && kind !== "other") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
+  const isDir = kind === "dir";
   const root = resolveInside(workspace, ".");
   if (!root.ok) return root;
 

@@ -3,6 +3,7 @@
 // Bytes are searched for a required literal first; only candidate lines are decoded.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
+import { fdPath } from "../fs/opened.ts";
 import { hasLookaround, type Needle } from "./search-literal.ts";
 
 /** What a worker needs to search: plain data, so it crosses a thread as is. */
@@ -45,7 +46,7 @@ export class Scanner {
     this.whole = hasLookaround(spec.source) ? null : new RegExp(spec.source, `g${flags}m`);
   }
 
-  /** Searches one file; `after`: report only lines past this one (the page cursor). */
+  /** Searches one file (`abs`: the real path the walk verified its folder at); `after`: report only lines past this one (the page cursor). */
   scan(abs: string, after = 0): FileResult {
     let fd: number;
     try {
@@ -55,6 +56,8 @@ export class Scanner {
     }
     let size = 0;
     try {
+      // A folder above it swapped for a symlink since the walk: the descriptor is elsewhere; not read.
+      if (fdPath(fd) !== abs) return { status: Status.unreadable, bytes: 0, matches: [] };
       const st = fstatSync(fd);
       if (!st.isFile()) return { status: Status.unreadable, bytes: 0, matches: [] };
       if (st.size > this.spec.largeBytes) return { status: Status.large, bytes: 0, matches: [] };

@@ -1,9 +1,13 @@
 // A bounded walk of the workspace that respects .gitignore files (nested ones too),
 // never descends into .git or the state folder, and never follows directory symlinks.
 // It lists what `git ls-files --others` would consider: regular files and symlinks.
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync } from "node:fs";
+// Each folder is opened and verified (src/fs/opened.ts) before it is listed, and listed through
+// its descriptor: a folder swapped for a symlink mid-walk is skipped, never walked out of the tree.
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { inDir, O_DIR, O_FILE, openChecked } from "../fs/opened.ts";
+import { resolveReal } from "../fs/real-path.ts";
 
 export interface WalkOptions {
   /** Real path of the directory to start in. */
@@ -29,19 +33,26 @@ export interface WalkResult {
   readonly scanCapped: boolean;
 }
 
-function readLayer(absDir: string, relDir: string): Layer | null {
-  const text = readGitignore(join(absDir, ".gitignore"));
+/** The .gitignore layer of a folder, read by its real path (verified) or through its open descriptor. */
+function readLayer(dir: string | number, relDir: string): Layer | null {
+  const text = readGitignore(dir);
   // Case-sensitive, as git is by default (core.ignoreCase=false); the library's default is not.
   return text === null ? null : { base: relDir, rules: ignore({ ignorecase: false }).add(text) };
 }
 
 /** Like git: a symlinked .gitignore is not followed (it could lead out), and a pipe is not waited on. */
-function readGitignore(p: string): string | null {
+function readGitignore(dir: string | number): string | null {
   let fd: number;
-  try {
-    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
+  if (typeof dir === "number") {
+    try {
+      fd = openSync(inDir(dir, ".gitignore"), O_FILE);
+    } catch {
+      return null;
+    }
+  } else {
+    const opened = openChecked(join(dir, ".gitignore"), O_FILE);
+    if (!opened.ok) return null;
+    fd = opened.fd;
   }
   try {
     return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : null;
@@ -76,6 +87,7 @@ export function ancestorLayers(workspace: string, relDir: string): Layer[] {
  */
 export function ancestry(workspace: string, relDir: string, skip: ReadonlySet<string>): { layers: Layer[]; excluded: boolean } {
   const layers: Layer[] = [];
+  workspace = resolveReal(workspace, "/") ?? workspace; // the .gitignore files are opened by real path, then verified
   const parts = relDir === "" || relDir === "." ? [] : relDir.split("/");
   for (let i = 0; i < parts.length; i++) {
     const parent = parts.slice(0, i).join("/");
@@ -96,14 +108,20 @@ export function walk(opts: WalkOptions): WalkResult {
   ];
   while (stack.length > 0 && !capped) {
     const dir = stack.pop()!;
-    let entries;
+    // The folder at exactly this path (no link swapped in since it was listed), or it is skipped.
+    const opened = openChecked(dir.abs, O_DIR);
+    if (!opened.ok) continue;
+    let entries: Dirent[];
+    let own: Layer | null = null;
     try {
-      entries = readdirSync(dir.abs, { withFileTypes: true });
+      entries = readdirSync(`/proc/self/fd/${opened.fd}`, { withFileTypes: true });
+      // Opened only when listed: a failed open per folder costs more than the whole listing.
+      if (entries.some((e) => e.name === ".gitignore")) own = readLayer(opened.fd, dir.rel);
     } catch {
       continue;
+    } finally {
+      closeSync(opened.fd);
     }
-    // Opened only when listed: a failed open per folder costs more than the whole listing.
-    const own = entries.some((e) => e.name === ".gitignore") ? readLayer(dir.abs, dir.rel) : null;
     const layers = own ? [...dir.layers, own] : dir.layers;
     for (const ent of entries) {
       if (++visited > opts.budget) {

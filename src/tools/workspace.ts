@@ -3,7 +3,7 @@
 // workspace root, whatever the grants. Paths shown back are workspace-relative.
 import { isAbsolute, relative, sep } from "node:path";
 import { resolveReal } from "../fs/real-path.ts";
-import { refuse, type Outcome } from "../result/result.ts";
+import { ok, refuse, type Outcome } from "../result/result.ts";
 
 export interface Resolved {
   /** Real absolute path (what permissions and I/O use). */
@@ -28,6 +28,20 @@ export function resolveInside(workspace: string, path: string): Outcome<Resolved
     return refuse("path.outside_workspace", `"${path}" resolves outside the workspace (file tools never leave it, whatever the grants)`);
   }
   return { ok: true, value: { abs, rel: relativeTo(root, abs) } };
+}
+
+/**
+ * What a handler works on: the real path the permission stage checked (`checked`, from the call's
+ * checked needs), which must lie inside the workspace; without one (a caller outside the
+ * pipeline), `path` resolved now. Either way the handler then opens it with src/fs/opened.ts.
+ */
+export function targetInside(workspace: string, path: string, checked: string | undefined): Outcome<Resolved> {
+  if (checked === undefined) return resolveInside(workspace, path);
+  const root = resolveReal(workspace, "/");
+  if (root === null || !isInside(root, checked)) {
+    return refuse("path.changed", `"${path}" changed between its check and its use: it now resolves outside the workspace; nothing was done`);
+  }
+  return ok({ abs: checked, rel: relativeTo(root, checked) });
 }
 
 /** The workspace-relative path of an absolute path (symlinks followed), or null when it lies outside. */

@@ -19,7 +19,7 @@ function scripted(...answers: Answer[]): Prompter & { asked: PromptRequest[] } {
 test("granted needs pass without asking", async () => {
   await using t = tempTree();
   const p = new Permissions({ allow: { read: [t.root] }, deny: {} }, t.root, scripted());
-  expect(p.check({ kind: "read", value: "f" }, "file_read")).toEqual({ ok: true });
+  expect(p.check({ kind: "read", value: "f" }, "file_read")).toEqual({ ok: true, value: t.path("f") });
 });
 
 test("y grants this need for the process lifetime, and only this need", async () => {
@@ -27,9 +27,9 @@ test("y grants this need for the process lifetime, and only this need", async ()
   t.dir("a");
   const prompter = scripted("y", "n");
   const p = new Permissions({ allow: {}, deny: {} }, t.root, prompter);
-  expect(p.check({ kind: "read", value: "a" }, "file_read")).toEqual({ ok: true });
-  expect(p.check({ kind: "read", value: "a" }, "file_read")).toEqual({ ok: true });
-  expect(p.check({ kind: "read", value: "a/inside" }, "file_read")).toEqual({ ok: true });
+  expect(p.check({ kind: "read", value: "a" }, "file_read")).toEqual({ ok: true, value: t.path("a") });
+  expect(p.check({ kind: "read", value: "a" }, "file_read")).toEqual({ ok: true, value: t.path("a") });
+  expect(p.check({ kind: "read", value: "a/inside" }, "file_read")).toEqual({ ok: true, value: t.path("a/inside") });
   expect(p.check({ kind: "read", value: "b" }, "file_read").ok).toBe(false);
   expect(prompter.asked).toEqual([
     { kind: "read", value: t.path("a"), reason: "file_read", flag: `--allow-read=${t.path("a")}` },
@@ -41,8 +41,8 @@ test("A grants the whole kind, but an explicit deny still wins", async () => {
   await using t = tempTree();
   const prompter = scripted("A", "n");
   const p = new Permissions({ allow: {}, deny: { net: ["evil.com"] } }, t.root, prompter);
-  expect(p.check({ kind: "net", value: "a.com:443" }, "web_fetch")).toEqual({ ok: true });
-  expect(p.check({ kind: "net", value: "b.com:80" }, "web_fetch")).toEqual({ ok: true });
+  expect(p.check({ kind: "net", value: "a.com:443" }, "web_fetch")).toEqual({ ok: true, value: "a.com:443" });
+  expect(p.check({ kind: "net", value: "b.com:80" }, "web_fetch")).toEqual({ ok: true, value: "b.com:80" });
   expect(p.check({ kind: "env", value: "HOME" }, "web_fetch").ok).toBe(false); // other kinds still ask
   expect(p.check({ kind: "net", value: "evil.com:443" }, "web_fetch")).toEqual({
     ok: false,
@@ -90,7 +90,7 @@ test("grants are pinned at start-up: re-pointing a symlink later does not widen 
   rmSync(t.path("granted"));
   symlinkSync(t.path("secret"), t.path("granted"));
   expect(p.check({ kind: "read", value: "secret/key" }, "file_read").ok).toBe(false);
-  expect(p.check({ kind: "read", value: "safe/f" }, "file_read")).toEqual({ ok: true });
+  expect(p.check({ kind: "read", value: "safe/f" }, "file_read")).toEqual({ ok: true, value: t.path("safe/f") });
 });
 
 test("refusal messages make control characters visible", async () => {
@@ -130,4 +130,12 @@ describe("recursive needs", () => {
     expect(p.check({ kind: "read", value: join(root, "a") }, "file_read").ok).toBe(true);
     expect(p.check({ kind: "read", value: join(root, "b"), recursive: true }, "file_find").ok).toBe(true);
   });
+});
+
+test("a granted need reports the real path it was matched as: what the handler must then open", async () => {
+  await using t = tempTree();
+  t.dir("real");
+  t.link("alias", t.path("real"));
+  const p = new Permissions({ allow: { read: [t.root] }, deny: {} }, t.root, noPrompter);
+  expect(p.check({ kind: "read", value: "alias/x" }, "file_read")).toEqual({ ok: true, value: t.path("real/x") });
 });

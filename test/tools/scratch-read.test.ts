@@ -1,7 +1,7 @@
 // scratch_read in process, through the real process runner: each command, and every refusal
 // (a command or flag off the list, an absolute path, `..` and symlinks leading out).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolContext } from "../../src/catalog/declare.ts";
 import { processRunner } from "../../src/runtime/processes.ts";
@@ -71,11 +71,36 @@ describe("each command", () => {
     });
   });
 
-  test("a non-zero exit is the refusal scratch.exit with the tails", async () => {
-    const r = await call(["cat", "missing.txt"]);
+  test("a non-zero exit is the refusal scratch.exit with the tails, naming the path (not the descriptor)", async () => {
+    const r = await call(["cat", "sub"]);
     expect(r.refusal.code).toBe("scratch.exit");
     expect(r.refusal.details).toMatchObject({ exitCode: 1, ended: "exited" });
-    expect(r.refusal.details.stderr.tail).toContain("missing.txt");
+    expect(r.refusal.details.stderr.tail).toBe("cat: sub: Is a directory\n");
+  });
+
+  test("a missing path is refused before anything runs: the child is never handed a name", async () => {
+    const r = await call(["cat", "missing.txt"]);
+    expect(r.refusal.code).toBe("scratch.path_missing");
+  });
+
+  test("ls -R is not offered: it would descend by name", async () => {
+    expect((await call(["ls", "-R"])).refusal.code).toBe("scratch.flag_refused");
+  });
+
+  test("each path reaches the child as a descriptor of what was checked: a file swapped for a link after the check is refused", async () => {
+    await using t = tempDir("toolgate-scratch-swap-");
+    writeFileSync(join(t.path, "f"), "inside\n");
+    const ctx = { ...context(), scratch: t.path, checked: [{ kind: "read" as const, value: join(t.path, "f") }] };
+    rmSync(join(t.path, "f"));
+    symlinkSync(join(ws.path, "secret.txt"), join(t.path, "f"));
+    // The handler works on the path the permission stage checked (f), never on a new lookup of a name.
+    writeFileSync(join(t.path, "g"), "other\n");
+    const r = (await scratchRead.handler({ argv: ["cat", "g"] }, ctx)) as any;
+    expect(r.refusal.code).toBe("path.changed");
+  });
+
+  test("head of two files names both paths in its headers", async () => {
+    expect(await stdout(["head", "-n", "1", "a.txt", "sub/b.txt"])).toBe("==> a.txt <==\none\n\n==> sub/b.txt <==\nbee\n");
   });
 });
 

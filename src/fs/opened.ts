@@ -1,0 +1,72 @@
+// Opening what was checked (SPEC "Trust": what is checked is what is opened). A checked real path
+// is opened without following its last component, and the descriptor's own path (/proc/self/fd/N)
+// must equal it: a symlink or folder swapped in after the check is refused, never followed.
+import { closeSync, constants, fstatSync, openSync, readlinkSync } from "node:fs";
+
+/** Linux's O_PATH (the same value on every architecture Bun ships for): an fd naming an object, no I/O. */
+export const O_PATH = 0o10000000;
+export const O_DIR = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+export const O_FILE = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK; // a FIFO must not block; fstat refuses it
+
+/** The path the kernel reports for an open descriptor, or null (no /proc). */
+export function fdPath(fd: number): string | null {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `name` inside the folder open as `dirFd`: the kernel looks the name up in that very folder, so
+ * open, mkdir, link and rename through it act where the descriptor was verified, not where a
+ * path now leads.
+ */
+export const inDir = (dirFd: number, name: string): string => `/proc/self/fd/${dirFd}/${name}`;
+
+/** An open descriptor, or why not: an errno code, or CHANGED when it is not the object at `path`. */
+export type Opened = { readonly ok: true; readonly fd: number } | { readonly ok: false; readonly code: string };
+
+/**
+ * Opens `path` (a checked real path) with O_NOFOLLOW added, and keeps the descriptor only if it is
+ * the object at exactly `path`. A last component turned symlink (ELOOP) is reported as CHANGED too.
+ */
+export function openChecked(path: string, flags: number, mode?: number): Opened {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | constants.O_NOFOLLOW, mode);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "EIO";
+    return { ok: false, code: code === "ELOOP" ? CHANGED : code };
+  }
+  const actual = fdPath(fd);
+  if (actual === path) return { ok: true, fd };
+  closeSync(fd);
+  return { ok: false, code: actual === null ? "ENOPROC" : CHANGED }; // ENOPROC: no /proc to verify against
+}
+
+export const CHANGED = "CHANGED";
+
+/** The words of a `path.changed` refusal, for a tool that names what it did not do. */
+export const changedMessage = (rel: string, nothing: string): string =>
+  `"${rel}" changed while it was being opened (a symlink or folder was swapped in after the check), so ${nothing}; check what it is now and call again`;
+
+export function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/** What is at a checked path, seen through a descriptor of exactly it: "dir", "file", "other", or the failure code. */
+export function kindAt(path: string): "dir" | "file" | "other" | string {
+  const opened = openChecked(path, O_PATH);
+  if (!opened.ok) return opened.code;
+  try {
+    const st = fstatSync(opened.fd);
+    return st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
+  } finally {
+    closeSync(opened.fd);
+  }
+}
