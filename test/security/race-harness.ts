@@ -69,6 +69,7 @@ export function inProcess(workspace: string, grants: PermissionGrants, scratch?:
         permissions,
         approval: { approved, overrides: {}, isRemembered: () => false, remember: () => {}, ask: undefined },
         secrets: [],
+        started: () => {},
         journal: () => {},
         now: () => performance.now(),
         deadlineMs: 30_000,
