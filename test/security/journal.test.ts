@@ -82,6 +82,23 @@ describe("a state that cannot be written: exit 5 before anything runs", () => {
 });
 
 describe("started, then finished", () => {
+  test("a disk that fills during the call: the result is still printed, the operator told, the row indeterminate", async () => {
+    await using dir = tempDir();
+    const fill = JSON.stringify({ command: "dd if=/dev/zero of=.toolgate/fill bs=4k 2>/dev/null; echo filled" });
+    const r = await inMountNamespace(
+      dir.path,
+      `mkdir .toolgate && mount -t tmpfs -o size=512k tmpfs .toolgate || exit 99
+       "$TG" call bash '${fill}' ${BASH.join(" ")}; echo "rc=$?"
+       rm .toolgate/fill
+       "$TG" log --json`,
+    );
+    const [result, rc, row] = r.stdout.trim().split("\n");
+    expect(JSON.parse(result!)).toMatchObject({ tool: "bash" });
+    expect(rc).toMatch(/^rc=[0-9]$/);
+    expect(r.stderr).toContain("this call's journal row was not finished; `toolgate log` shows it as indeterminate");
+    expect(JSON.parse(row!)).toMatchObject({ event: "tool_started", tool: "bash", status: "indeterminate", error_code: "journal.unfinished" });
+  });
+
   test("a call that ran leaves one finished row; refused calls one row each, as before", async () => {
     await using dir = tempDir();
     expect((await run(["call", "bash", MARK, ...BASH], { cwd: dir.path })).code).toBe(0);
