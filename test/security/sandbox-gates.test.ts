@@ -1,18 +1,28 @@
 // Issue 8, finding 1 (gates): a gate runs in a disposable copy, and under the product sandbox only
 // that copy is writable: a hostile gate cannot write the real checkout or plant a new gate in it.
 import { beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
-import { BIN, json, run, tempDir } from "../helpers.ts";
+import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
-test("a gate writes its own copy, never the real checkout", async () => {
+const chownAll = (p: string) => {
+  chownSync(p, 65534, 65534);
+  for (const e of readdirSync(p, { withFileTypes: true })) {
+    if (e.isDirectory()) chownAll(join(p, e.name));
+    else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
+  }
+};
+
+test.each(["root", "nobody"] as const)("as %s: a gate writes its own copy, never the real checkout", async (who) => {
   await using dir = tempDir();
-  const real = dir.path;
+  chmodSync(dir.path, 0o755);
+  const real = join(dir.path, "repo");
+  mkdirSync(real);
   mkdirSync(join(real, "script"));
   mkdirSync(join(real, "src"));
   writeFileSync(join(real, "src", "a.txt"), "a\n");
@@ -30,7 +40,9 @@ test("a gate writes its own copy, never the real checkout", async () => {
   git(real, "init", "-q", "-b", "main");
   git(real, "add", "-A");
   git(real, "commit", "-q", "-m", "fixture");
-  const r = await run(["call", "dev_check", '{"gate":"evil"}', "--allow-run=bash,git", "--approve", "dev_check"], { cwd: real, env: { HOME: real } });
+  const args = ["call", "dev_check", '{"gate":"evil"}', "--allow-run=bash,git", "--approve", "dev_check"];
+  if (who === "nobody") chownAll(real);
+  const r = who === "root" ? await run(args, { cwd: real, env: { HOME: dir.path } }) : await runUnprivileged(args, { cwd: real });
   const out = json(r);
   expect(out).toMatchObject({ status: "success", payload: { sandbox: "product", passed: 1, failed: 0 } });
   const tail: string = out.payload.gates[0].stdout.tail;
@@ -38,5 +50,5 @@ test("a gate writes its own copy, never the real checkout", async () => {
   expect(tail).toContain("copy-ok");
   expect(readdirSync(join(real, "src"))).toEqual(["a.txt"]);
   expect(readdirSync(join(real, "script"))).toEqual(["check-evil.sh"]);
-  expect(git(real, "status", "--porcelain", "--", "src", "script", "toolgate.json")).toBe("");
+  expect(git(real, "-c", "safe.directory=*", "status", "--porcelain", "--", "src", "script", "toolgate.json")).toBe("");
 });
