@@ -13,42 +13,9 @@ import { basename, dirname } from "node:path";
 import { sha256Hex } from "../catalog/canonical.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { READ_BOUND_BYTES } from "./file-read.ts";
-import { isInside, relativeInside } from "./workspace.ts";
 
 /** The digest file_read reports and file_edit binds to: sha256 of the whole file's bytes. */
 export const digestOf = (bytes: Uint8Array): string => `sha256:${sha256Hex(bytes)}`;
-
-/** What a writer's call is scoped by: the state folder it must not write into, and (for tests) the publish step. */
-export interface WriteScope {
-  readonly stateDir?: string;
-  /** Absolute paths of toolgate's control files and folders (config, lock, authored tools). */
-  readonly controlFiles?: readonly string[];
-  readonly io?: PublishIo;
-  /**
-   * The real paths the permission stage checked for this call, in needs() order (the pipeline's
-   * `ctx.checked`): the writer works on exactly these. Absent (callers outside the pipeline): resolved now.
-   */
-  readonly checked?: readonly string[];
-}
-
-/**
- * Whatever the grants, file_edit and file_write do not write into the state folder (the journal and
- * remembered approvals: the gate's own record) or into any .git folder (hooks and config run code).
- */
-export function refuseProtected(workspace: string, scope: WriteScope, abs: string, rel: string): Outcome<never> | null {
-  if (rel.split("/").includes(".git")) return refuse("path.protected", `"${rel}" is inside a .git folder, which file tools never write (its hooks and config run code)`);
-  const state = scope.stateDir === undefined ? null : relativeInside(workspace, scope.stateDir);
-  if (state !== null && state !== "." && isInside(state, rel)) {
-    return refuse("path.protected", `"${rel}" is inside toolgate's state folder, which file tools never write`);
-  }
-  // The config, the lock and authored tools decide what runs and with which grants: a tool call
-  // must not rewrite them (a person edits them, with the review that implies).
-  for (const c of scope.controlFiles ?? []) {
-    const cr = relativeInside(workspace, c);
-    if (cr !== null && isInside(cr, rel)) return refuse("path.protected", `"${rel}" is toolgate's own control file (${cr}), which file tools never write`);
-  }
-  return null;
-}
 
 /** The step that makes a write visible; injectable so a test can fail or crash right before it. */
 export interface PublishIo {

@@ -3,7 +3,8 @@
 // before success is reported, with a unified diff and the new digest.
 import { defineTool } from "../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
-import { atomicWrite, digestOf, readRegular, refuseProtected, type WriteScope } from "./atomic-write.ts";
+import { atomicWrite, digestOf, readRegular } from "./atomic-write.ts";
+import { refuseProtected, type WriteScope } from "./protected.ts";
 import { unifiedDiff } from "./unified-diff.ts";
 import { resolveInside, targetInside } from "./workspace.ts";
 
@@ -23,7 +24,7 @@ const MAX_LISTED_MATCHES = 20;
 export default defineTool({
   name: "file_edit",
   description:
-    "Replace old_string with new_string in a workspace file, exactly (whitespace included). digest must be the one file_read returned for the file's current content; old_string must occur once unless replace_all is true. In a CRLF file, \\n in both strings means CRLF. Never writes inside .git or the state folder. Returns a unified diff and the new digest.",
+    "Replace old_string with new_string in a workspace file, exactly (whitespace included). digest must be the one file_read returned for the file's current content; old_string must occur once unless replace_all is true. In a CRLF file, \\n in both strings means CRLF. Never writes .git, the state folder, toolgate.json at the workspace root, toolgate.lock or the authored-tools folder (tools/), whether they exist or not. Returns a unified diff and the new digest.",
   input: (type) =>
     type({
       "+": "reject",
@@ -53,7 +54,7 @@ export async function editFile(workspace: string, args: EditArgs, scope: WriteSc
   const r = targetInside(workspace, args.path, writePath);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
-  const protectedPath = refuseProtected(workspace, scope, abs, rel);
+  const protectedPath = refuseProtected(workspace, scope, rel);
   if (protectedPath) return protectedPath;
   const read = readRegular(abs, rel);
   if (!read.ok) return read;

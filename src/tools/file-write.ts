@@ -8,7 +8,8 @@ import { defineTool } from "../catalog/declare.ts";
 import type { Need } from "../permission/types.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { CHANGED, changedMessage, inDir, O_DIR, openChecked } from "../fs/opened.ts";
-import { atomicWrite, refuseProtected, type WriteScope } from "./atomic-write.ts";
+import { atomicWrite } from "./atomic-write.ts";
+import { refuseProtected, type WriteScope } from "./protected.ts";
 import { relativeInside, resolveInside, targetInside } from "./workspace.ts";
 
 export interface WriteArgs {
@@ -20,7 +21,7 @@ export interface WriteArgs {
 export default defineTool({
   name: "file_write",
   description:
-    "Write a whole workspace file (UTF-8 text), creating missing parent folders. Replacing an existing file needs overwrite: true; to change part of a file use file_edit. Never writes inside .git or the state folder. Returns the new digest, the byte count and whether the file was created.",
+    "Write a whole workspace file (UTF-8 text), creating missing parent folders. Replacing an existing file needs overwrite: true; to change part of a file use file_edit. Never writes .git, the state folder, toolgate.json at the workspace root, toolgate.lock or the authored-tools folder (tools/), whether they exist or not. Returns the new digest, the byte count and whether the file was created.",
   input: (type) =>
     type({
       "+": "reject",
@@ -72,7 +73,7 @@ export async function writeFile(workspace: string, args: WriteArgs, scope: Write
   const r = targetInside(workspace, args.path, scope.checked?.at(-1));
   if (!r.ok) return r;
   const { abs, rel } = r.value;
-  const protectedPath = refuseProtected(workspace, scope, abs, rel);
+  const protectedPath = refuseProtected(workspace, scope, rel);
   if (protectedPath) return protectedPath;
   const parent = openParentCreating(workspace, abs, rel, checkedFolders ?? missingFolders(abs));
   if (!parent.ok) return parent;
