@@ -47,7 +47,19 @@ const HIDDEN = ["/run", "/var/run", "/home", "/root"];
  * Everything before the workspace's own binds. Order matters: later mounts cover earlier ones,
  * so a workspace under /tmp, /home or /root is bound again over the empty folder that hid it.
  */
-export function systemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): string[] {
+export function systemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): readonly string[] {
+  // The run's wrapper and the boot probe share one view of the system (the masks are read once).
+  const key = `${o.workspace}\0${o.shareNet}`;
+  const known = o.host === realHost ? systems.get(key) : undefined;
+  if (known) return known;
+  const built = buildSystemMounts(o);
+  if (o.host === realHost) systems.set(key, built);
+  return built;
+}
+
+const systems = new Map<string, readonly string[]>();
+
+function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): string[] {
   const { host, workspace } = o;
   const hidden = HIDDEN.filter((p) => host.kind(p) === "dir"); // a /var/run link to /run is covered by /run
   // With the network shared, the resolver file may live under /run (systemd-resolved): keep that one file.

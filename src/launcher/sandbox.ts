@@ -53,7 +53,7 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
   const readOnly = (o.readOnly ?? []).map(real);
   const writable = (o.writable ?? []).map(real);
   const protect = (o.protect ?? []).map(real).filter((p) => inside(workspace, p) && p !== workspace);
-  const host = { ...realHost, ...o.host };
+  const host = o.host ? { ...realHost, ...o.host } : realHost;
   // Built once: the system's view is the same for every run of this process.
   let system: readonly string[] | undefined;
   // Placeholders this sandbox's runs hold, removed by release() when the last run using one ends.

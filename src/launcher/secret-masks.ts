@@ -4,8 +4,8 @@
 // every folder an ordinary user could not enter, under the system's configuration and data roots
 // is masked instead. The walk (~70 ms) is cached; a cache entry is reused only while no folder it
 // walked changed (its ctime: entries added, removed, renamed, or the folder's own mode), ~5 ms.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 export interface Mask {
   readonly path: string;
@@ -82,14 +82,19 @@ function ctimeOf(p: string): number | null {
  * again and cached (a cache that cannot be written costs only the walk on every call).
  */
 export function secretMasks(workspace: string, cacheDir: string = MASK_CACHE_DIR, roots: readonly string[] = SECRET_ROOTS): readonly Mask[] {
-  const key = JSON.stringify({ v: 1, roots, workspace });
+  // The workspace is left out of the walk only when a root holds it: else one cache serves all.
+  const skip = roots.some((r) => workspace === r || workspace.startsWith(`${r}/`)) ? workspace : undefined;
+  const key = JSON.stringify({ v: 1, roots, skip: skip ?? null });
   const cachePath = join(cacheDir, `secret-masks.${Bun.hash(key).toString(16)}.json`);
   const cached = readCache(cachePath, key);
   if (cached) return cached;
-  const walked = walkSecrets(roots, workspace);
+  const walked = walkSecrets(roots, skip);
   writeCache(cachePath, key, walked);
   return walked.masks;
 }
+
+/** Cache files kept (one per workspace that lies under a walked root, plus the shared one). */
+const MAX_CACHES = 16;
 
 function readCache(path: string, key: string): Mask[] | null {
   let data: { key?: unknown; masks?: Mask[]; dirs?: [string, number][] };
@@ -105,11 +110,21 @@ function readCache(path: string, key: string): Mask[] | null {
 
 function writeCache(path: string, key: string, walked: Walk): void {
   try {
-    mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ key, ...walked }), { mode: 0o600 });
     renameSync(tmp, path);
+    pruneCaches(dirname(path));
   } catch {
     // Not cached: the next call walks again.
   }
+}
+
+/** The oldest cache files past MAX_CACHES go. */
+function pruneCaches(dir: string): void {
+  const files = readdirSync(dir)
+    .filter((n) => /^secret-masks\.[0-9a-f]+\.json$/.test(n))
+    .map((n) => ({ path: join(dir, n), mtime: statSync(join(dir, n)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const f of files.slice(MAX_CACHES)) unlinkSync(f.path);
 }

@@ -1,7 +1,7 @@
 // What root's sandbox masks: every file closed to others and every folder others cannot enter,
 // under the walked roots; the cache is reused only while no walked folder changed.
 import { expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { secretMasks, walkSecrets } from "../../src/launcher/secret-masks.ts";
 import { tempDir } from "../helpers.ts";
@@ -39,4 +39,16 @@ test("the cache answers while nothing changed, and is walked again when a folder
   expect(ours(secretMasks("/nowhere", cache, roots))).toEqual(first);
   writeFileSync(join(dir.path, "etc", "open", "new-secret"), "s\n", { mode: 0o600 });
   expect(ours(secretMasks("/nowhere", cache, roots))).toEqual([...first, join(dir.path, "etc", "open", "new-secret")].sort());
+});
+
+test("a workspace under a walked root is left out of the walk (its own cache); elsewhere one cache serves every workspace", async () => {
+  await using dir = tempDir();
+  tree(dir.path);
+  const cache = join(dir.path, "cache");
+  const roots = [dir.path];
+  const ws = join(dir.path, "ws");
+  expect(secretMasks(ws, cache, roots).some((m) => m.path.startsWith(`${ws}/`))).toBe(false);
+  expect(secretMasks("/elsewhere/a", cache, roots).some((m) => m.path === join(ws, "sub", ".env"))).toBe(true);
+  secretMasks("/elsewhere/b", cache, roots);
+  expect(readdirSync(cache).length).toBe(2);
 });
