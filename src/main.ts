@@ -13,10 +13,11 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   tools: () => import("./cli/tools.ts").then((m) => ({ def: m.default, run: m.runTools })),
   config: () => import("./cli/config.ts").then((m) => ({ def: m.default, run: m.runConfig })),
   log: () => import("./cli/log.ts").then((m) => ({ def: m.default, run: m.runLog })),
+  trust: () => import("./cli/trust.ts").then((m) => ({ def: m.default, run: m.runTrust })),
 };
 
 const globalArgs = {
-  config: { type: "string", description: "Config file (default: $TOOLGATE_CONFIG, else the nearest toolgate.json up to the repository root)", valueHint: "FILE" },
+  config: { type: "string", description: "Config file, yours and so trusted (default: $TOOLGATE_CONFIG, else the nearest toolgate.json up to the repository root, which may only narrow until `toolgate trust`)", valueHint: "FILE" },
   workspace: { type: "string", description: "Workspace root (default: the config file's folder, else the current directory)", valueHint: "DIR" },
   json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
   quiet: { type: "boolean", alias: "q", description: "No human messages on stderr" },

@@ -9,7 +9,7 @@ const SRC = join(import.meta.dir, "..", "src");
 /** Stage of each top folder; a module may import (values) only from its own stage or earlier ones. */
 const STAGE: Record<string, number> = {
   result: 0, schema: 0, generated: 0, fs: 0, "version.ts": 0,
-  config: 1,
+  config: 1, trust: 1,
   catalog: 2, tools: 2,
   permission: 3,
   approval: 4,

@@ -1,6 +1,7 @@
 // Shared test seams: temporary folders disposed with `await using`, and the compiled binary.
 import type { CallScope, ToolContext } from "../src/catalog/declare.ts";
-import { chmodSync, copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -88,4 +89,9 @@ export function callScope(workspace: string, over: Partial<CallScope> = {}): Cal
 /** A handler's context over `workspace`: callScope plus no processes, a fresh signal and a zero clock. */
 export function toolContext(workspace: string, over: Partial<ToolContext> = {}): ToolContext {
   return { ...callScope(workspace), processes: noProcesses, signal: new AbortController().signal, now: () => 0, ...over };
+}
+
+/** The environment that trusts exactly this config's content (as CI does with `toolgate trust --print`). */
+export function trustEnv(configPath: string): { TOOLGATE_TRUST: string } {
+  return { TOOLGATE_TRUST: createHash("sha256").update(readFileSync(configPath)).digest("hex") };
 }

@@ -29,6 +29,8 @@ export interface Manifest {
   /** Undeclared means irreversible (the catalog fills it in). */
   readonly effect: EffectClass | undefined;
   readonly approval: ApprovalPolicy;
+  /** The manifest said "approval": "never" and the config is not trusted: it needs approval anyway. */
+  readonly waiverIgnored?: true;
   /** Declared static needs; read/write paths as written (relative ones are workspace-relative). */
   readonly needs: Readonly<Partial<Record<PermKind, readonly string[]>>>;
   /** What is spawned: folder files workspace-relative when inside the workspace (so errors carry no absolute path). */
@@ -45,6 +47,11 @@ export interface ManifestOptions {
   readonly pathEnv: string;
   /** A problem with one declared need value (a reserved variable, a malformed host), or null. Injected by boot. */
   readonly checkNeed?: (kind: PermKind, value: string) => string | null;
+  /**
+   * The config is trusted: a manifest's own "approval": "never" holds. Otherwise the repository
+   * supplied the tool and cannot waive its approval (SPEC "Trust").
+   */
+  readonly waiverHonoured?: boolean;
 }
 
 const strings = { type: "array", items: { type: "string", minLength: 1 } };
@@ -156,7 +163,9 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
   const { argv, program } = resolveCommand(m.command, folder, opts);
   return {
     path, folder, name: m.name, description: m.description, inputSchema: m.input_schema, effect: m.effect,
-    approval: m.approval ?? "required", needs: m.needs ?? {}, argv, program, timeoutSecs: m.timeout_secs ?? DEFAULT_TIMEOUT_SECS,
+    approval: m.approval === "never" && opts.waiverHonoured === true ? "never" : "required",
+    ...(m.approval === "never" && opts.waiverHonoured !== true ? { waiverIgnored: true as const } : {}),
+    needs: m.needs ?? {}, argv, program, timeoutSecs: m.timeout_secs ?? DEFAULT_TIMEOUT_SECS,
   };
 }
 

@@ -16,6 +16,8 @@ export const AUTHORED_ORIGIN = "authored";
 export const MAX_STDOUT_BYTES = 1024 * 1024;
 /** The end of stderr a failed run reports (code points). */
 export const STDERR_TAIL_CHARS = 2_000;
+/** What `toolgate tools` says for a tool whose manifest's own "never" was ignored. */
+export const WAIVER_IGNORED = 'its tool.json says "approval": "never", which holds only under a trusted config (`toolgate trust`): approval is required';
 /** The call's deadline outlasts the tool's timeout by the launcher's TERM-to-KILL grace and the reaping. */
 const DEADLINE_SLACK_MS = 10_000;
 
@@ -69,6 +71,7 @@ export function toSource(m: Manifest): ToolSource {
     inputSchema: m.inputSchema,
     effect: m.effect,
     approval: m.approval,
+    ...(m.waiverIgnored ? { note: WAIVER_IGNORED } : {}),
     adapter: {
       builtin: false,
       deadlineMs: m.timeoutSecs * 1000 + DEADLINE_SLACK_MS,

@@ -32,6 +32,8 @@ export interface ToolSource {
   readonly inputSchema: unknown;
   readonly effect?: string | undefined;
   readonly approval: ApprovalPolicy;
+  /** Something the user should know about this tool's policy (a waiver ignored), shown by `tools`. */
+  readonly note?: string;
   readonly adapter: Adapter;
 }
 
@@ -43,6 +45,7 @@ export interface Descriptor {
   readonly approval: ApprovalPolicy;
   readonly digest: string;
   readonly inputSchema: JsonSchema;
+  readonly note?: string;
 }
 
 export interface Entry extends Descriptor {
@@ -88,10 +91,10 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
     const effect = effectOf(s.effect);
     const inputSchema = schema as JsonSchema;
     const digest = toolDigest(s.origin, s.rawName, inputSchema, effect);
-    entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, digest, inputSchema, rawName: s.rawName, adapter: s.adapter });
+    entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, digest, inputSchema, ...(s.note ? { note: s.note } : {}), rawName: s.rawName, adapter: s.adapter });
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const descriptors = entries.map(({ name, origin, description, effect, approval, digest, inputSchema }) =>
-    ({ name, origin, description, effect, approval, digest, inputSchema }));
+  const descriptors = entries.map(({ name, origin, description, effect, approval, digest, inputSchema, note }) =>
+    ({ name, origin, description, effect, approval, digest, inputSchema, ...(note ? { note } : {}) }));
   return { ok: true, value: { descriptors, entries: new Map(entries.map((e) => [e.name, e])) } };
 }

@@ -1,5 +1,6 @@
 // Finding, parsing (JSON with comments) and validating toolgate.json. Every error names
 // the file, the line and column or key path, what was expected and how to fix it.
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Node, ParseError } from "jsonc-parser";
@@ -16,6 +17,8 @@ export interface ConfigFile {
   readonly path: string;
   readonly via: "flag" | "env" | "search";
   readonly data: Record<string, unknown>;
+  /** sha256 (hex) of the file's bytes as read: what `toolgate trust` records and TOOLGATE_TRUST names. */
+  readonly digest: string;
   /** 1-based line of the value at a key path ("a.b.c"), for origins. */
   lineOf(path: readonly (string | number)[]): number | undefined;
 }
@@ -44,7 +47,7 @@ function mustExist(path: string, via: string): string {
 }
 
 /** The nearest folder up from cwd holding .git; null outside a repository (then only cwd is searched). */
-function repositoryRoot(cwd: string): string | null {
+export function repositoryRoot(cwd: string): string | null {
   for (let dir = cwd; ; dir = dirname(dir)) {
     if (existsSync(join(dir, ".git"))) return dir;
     if (dirname(dir) === dir) return null;
@@ -55,12 +58,15 @@ function repositoryRoot(cwd: string): string | null {
 let validateConfig: Validator | undefined;
 
 export async function readConfig(path: string, via: ConfigFile["via"]): Promise<ConfigFile> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (e) {
     throw bootError(`config file ${path} cannot be read: ${(e as Error).message}`);
   }
+  // The digest is of the very bytes parsed here: what is trusted is what is read.
+  const digest = createHash("sha256").update(bytes).digest("hex");
+  const text = bytes.toString("utf8");
   // Fast path: plain JSON parses natively, and jsonc-parser (a few ms to load) is needed only for
   // comments, trailing commas, error positions and the line numbers `toolgate config` shows.
   let data: unknown;
@@ -95,6 +101,7 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   return {
     path,
     via,
+    digest,
     data: checked.value as Record<string, unknown>,
     lineOf: (p) => {
       const n = jsonc().findNodeAtLocation(withTree(), [...p]);

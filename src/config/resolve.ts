@@ -8,7 +8,7 @@ import type { ConfigFile } from "./file.ts";
 export const DEFAULT_LAS_ONLY = "weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance".split(",");
 
 /** Leaf path → default value. Maps (approval, profiles, mcpServers) have one leaf per entry. */
-const DEFAULTS: Record<string, unknown> = {
+export const DEFAULTS: Readonly<Record<string, unknown>> = {
   workspace: ".",
   state: ".toolgate",
   scratch: ".toolgate/scratch",

@@ -20,6 +20,8 @@ import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
 import { VERSION } from "../version.ts";
 import { remoteSpecs } from "./remote-specs.ts";
 import { CACHE_NAME, RemoteSources } from "./remote.ts";
+import { trustGate, type TrustVerdict } from "../trust/gate.ts";
+import { userStateDir } from "../trust/paths.ts";
 
 export interface BootInput {
   readonly cwd: string;
@@ -58,6 +60,10 @@ export interface Booted {
   readonly remote: RemoteSources | undefined;
   /** The sandbox mode and its wrapper (not probed yet: a command probes when it will use it). */
   readonly sandbox: BootSandbox;
+  /** Whether the config is the user's own (flag, trusted digest); an untrusted one only narrows. */
+  readonly trust: TrustVerdict;
+  /** The user's state folder (trust records, remembered approvals), outside every checkout; null without HOME. */
+  readonly userState: string | null;
 }
 
 export async function loadEffective(input: BootInput): Promise<{ config: Effective; file: ConfigFile | null }> {
@@ -86,6 +92,13 @@ function configGrants(config: Effective): PermissionGrants {
 
 export async function boot(input: BootInput): Promise<Booted> {
   const { config, file } = await loadEffective(input);
+  // Before anything from the config is used: what an untrusted config would widen fails the boot.
+  const trust = trustGate(
+    { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined },
+    { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag },
+  );
+  const userState = userStateDir(input.env);
+  // Only then the caller's first effect (call opens the state folder): never in a folder an untrusted config chose.
   input.beforeStart?.(config);
   const fromConfig = configGrants(config);
   const fromFlags = grantsFromFlags(input.permissionFlags);
@@ -96,7 +109,8 @@ export async function boot(input: BootInput): Promise<Booted> {
   // Bare program names in run grants resolve on the children's fixed PATH, where they will run.
   const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! });
   const lockPath = join(file ? dirname(file.path) : workspace, LOCK_NAME);
-  const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string];
+  // The user's state folder too: when it lies in the workspace (workspace = $HOME), no tool writes it.
+  const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string, ...(userState ? [userState] : [])];
   const sandbox = sandboxFor({
     mode: config.values.sandbox,
     workspace,
@@ -130,8 +144,8 @@ export async function boot(input: BootInput): Promise<Booted> {
     sources.push(...listed.value);
   }
   try {
-    sources.push(...(await authoredTools(config, sources, input.env)));
-    return { ...finish(sources, config, file, input, lockPath), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox };
+    sources.push(...(await authoredTools(config, sources, input.env, trust)));
+    return { ...finish(sources, config, file, input, lockPath), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();
@@ -140,7 +154,7 @@ export async function boot(input: BootInput): Promise<Booted> {
 }
 
 /** Authored tools (a folder per tool), read only when their folder exists: without one, start-up pays a stat. */
-async function authoredTools(config: Effective, others: readonly ToolSource[], parentEnv: BootInput["env"]): Promise<ToolSource[]> {
+async function authoredTools(config: Effective, others: readonly ToolSource[], parentEnv: BootInput["env"], trust: TrustVerdict): Promise<ToolSource[]> {
   const dir = config.values.authored?.dir as string | undefined;
   if (dir === undefined || !existsSync(dir)) return [];
   const { authoredSources } = await import("../catalog/authored.ts");
@@ -151,7 +165,8 @@ async function authoredTools(config: Effective, others: readonly ToolSource[], p
     if (v in BASE_ENV || isExecutionControl(v)) return "is fixed by the launcher or changes what a child executes; it cannot be passed to a tool";
     return null;
   };
-  const r = authoredSources(dir, others, { workspace: config.values.workspace as string, pathEnv: BASE_ENV.PATH!, checkNeed }, parentEnv);
+  // The repository supplies these: a manifest's own "approval": "never" holds only under a trusted config.
+  const r = authoredSources(dir, others, { workspace: config.values.workspace as string, pathEnv: BASE_ENV.PATH!, checkNeed, waiverHonoured: trust.trustedBy !== null }, parentEnv);
   if (!r.ok) throw bootError(r.refusal.message, (r.refusal.details as { hint?: string } | undefined)?.hint);
   return r.value;
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import type { ConfigFile } from "../../src/config/file.ts";
 
-const file = (data: Record<string, unknown>, path = "/repo/toolgate.json"): ConfigFile => ({ path, via: "search", data, lineOf: (p) => p.length + 1 });
+const file = (data: Record<string, unknown>, path = "/repo/toolgate.json"): ConfigFile => ({ path, via: "search", data, digest: "0".repeat(64), lineOf: (p) => p.length + 1 });
 
 describe("resolveConfig", () => {
   test("the embedded default: built-ins over the current directory, nothing else", () => {

@@ -106,7 +106,7 @@ describe("a working authored tool", () => {
     await using ws = tempDir();
     install(ws.path, "env");
     const parent = { DEMO_VISIBLE: "shown", DEMO_HIDDEN: "not declared", AWS_SECRET_ACCESS_KEY: "AKIAXXXXSECRET", NODE_OPTIONS: "--require=/nope.js", LD_PRELOAD: "libnope.so", HOME: ws.path };
-    const r = await run(["call", "show_env", "--allow-run", "--allow-env=DEMO_VISIBLE"], { cwd: ws.path, env: parent });
+    const r = await run(["call", "show_env", "--allow-run", "--allow-env=DEMO_VISIBLE", "--approve", "show_env"], { cwd: ws.path, env: parent });
     expect(r.code).toBe(0);
     const env = Object.fromEntries(Object.entries(json(r).payload.env as Record<string, string>).map(([k, v]) => [k, decodeURIComponent(v)]));
     expect(env).toEqual({

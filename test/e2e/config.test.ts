@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { json, run, tempDir } from "../helpers.ts";
+import { json, run, tempDir, trustEnv } from "../helpers.ts";
 
 describe("toolgate config", () => {
   test("shows each value with its origin: default, file:line, env, flag", async () => {
@@ -83,15 +83,16 @@ describe("bad config: exit 5, what, where, how to fix, nothing written", () => {
 });
 
 describe("config permissions", () => {
-  test("the config's permissions grant like flags; a config deny beats a flag allow", async () => {
+  test("a trusted config's permissions grant like flags; a config deny beats a flag allow", async () => {
     await using dir = tempDir();
     mkdirSync(join(dir.path, "private"));
     writeFileSync(join(dir.path, "a.txt"), "x\n");
     writeFileSync(join(dir.path, "private", "b.txt"), "y\n");
     writeFileSync(join(dir.path, "toolgate.json"), '{"permissions": {"allow": {"read": ["."]}, "deny": {"read": ["private"]}}}');
-    const ok = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: dir.path });
+    const env = trustEnv(join(dir.path, "toolgate.json"));
+    const ok = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: dir.path, env });
     expect(ok.code).toBe(0);
-    const denied = await run(["call", "file_read", '{"path":"private/b.txt"}', "--approve", "file_read", "--allow-read"], { cwd: dir.path });
+    const denied = await run(["call", "file_read", '{"path":"private/b.txt"}', "--approve", "file_read", "--allow-read"], { cwd: dir.path, env });
     expect(denied.code).toBe(4);
     expect(json(denied).message).toContain("deny wins");
   });

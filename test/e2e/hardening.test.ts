@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixtureRepo } from "../fixtures/gates/make-repo.ts";
-import { BIN, json, run, tempDir } from "../helpers.ts";
+import { BIN, json, run, tempDir, trustEnv } from "../helpers.ts";
 
 describe("dev_check", () => {
   test("a gate that rewrites its copy's .git file cannot make the cleanup delete anything else", async () => {
@@ -50,7 +50,8 @@ describe("MCP servers from the config", () => {
     await using dir = tempDir();
     const marker = join(dir.path, "PWNED");
     writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ permissions: { allow: { run: true } }, mcpServers: { x: { command: "/bin/sh", args: ["-c", `touch ${marker}`] } } }));
-    const r = await run(["tools"], { cwd: dir.path });
+    // Even trusted: the grant in the config does not start the server it declares.
+    const r = await run(["tools"], { cwd: dir.path, env: trustEnv(join(dir.path, "toolgate.json")) });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("--allow-run=");
     expect(existsSync(marker)).toBe(false);

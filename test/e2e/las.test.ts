@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { json, run, tempDir, type RunResult } from "../helpers.ts";
+import { BIN, json, run, tempDir, type RunResult } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 const GRANT = ["--allow-run", "--approve", "all"];
@@ -15,6 +15,8 @@ function lasWorkspace(dir: string, flags: string[] = [], las: Record<string, unk
   // `env -u PWD`: the wrapper shell exports PWD itself; the fixture must see only what toolgate gave.
   writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/env -u PWD ${process.execPath} ${FIXTURE} --env-out=${files.env} --pid-out=${files.pid} --calls-out=${files.calls} ${flags.join(" ")}\n`);
   writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ las: { enabled: true, command: "/bin/sh", entrypoint: wrapper, agent_id: "being-7", timeout_secs: 10, shutdown_grace_secs: 1, ...las } }));
+  // las.agent_id and the release files grant: the user trusts this config (run() sets HOME to the workspace).
+  Bun.spawnSync([BIN, "trust"], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir }, stdout: "ignore", stderr: "ignore" });
   return files;
 }
 

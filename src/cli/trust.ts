@@ -1,0 +1,100 @@
+// `toolgate trust [FILE]`: record that this config's content is the user's (like `direnv allow`);
+// `--revoke` forgets it, `--list` shows every record, `--print` prints the digest TOOLGATE_TRUST takes.
+// Records live in the user's state folder, never in the checkout.
+import { defineCommand } from "citty";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { locateConfig, readConfig } from "../config/file.ts";
+import { bootError, usageError } from "../result/result.ts";
+import { loadEffective } from "../runtime/boot.ts";
+import { NO_USER_STATE, userStateDir } from "../trust/paths.ts";
+import { widenings } from "../trust/rule.ts";
+import { listRecords, removeRecord, writeRecord } from "../trust/store.ts";
+import { realPathOf } from "../trust/trust.ts";
+import { escapeControl } from "../permission/prompt.ts";
+import { bootInput, type RunContext } from "./context.ts";
+import { bool, scanFlags, str, type Scanned } from "./flags.ts";
+import { table, writeOut } from "./ui.ts";
+
+export default defineCommand({
+  meta: {
+    name: "trust",
+    description:
+      "Trust a workspace config (default: the one toolgate would use here) so it may widen grants; records its sha256 in the user's state folder ($XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate). Any edit makes it untrusted again.",
+  },
+  args: {
+    file: { type: "positional", description: "The config file (default: $TOOLGATE_CONFIG, else the nearest toolgate.json)", required: false },
+    revoke: { type: "boolean", description: "Forget the trust recorded for this file" },
+    list: { type: "boolean", description: "List every trusted file, and whether it still matches what was trusted" },
+    print: { type: "boolean", description: "Print the file's sha256 (for TOOLGATE_TRUST in CI); records nothing" },
+  },
+});
+
+export async function runTrust(ctx: RunContext): Promise<number> {
+  const s = scanFlags(ctx.argv, { revoke: { kind: "bool" }, list: { kind: "bool" }, print: { kind: "bool" } });
+  const [fileArg, extra] = s.positionals;
+  if (extra !== undefined) throw usageError(`unexpected argument "${extra}"`, "toolgate trust [FILE] [--revoke | --list | --print]");
+  const actions = ["revoke", "list", "print"].filter((a) => bool(s, a));
+  if (actions.length > 1) throw usageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
+  const json = bool(s, "json") || !ctx.stdoutIsTTY;
+  const say = (line: string) => void (bool(s, "quiet") || process.stderr.write(`toolgate: ${escapeControl(line)}\n`));
+  const stateDir = userStateDir(ctx.env);
+  if (bool(s, "list")) {
+    if (fileArg !== undefined) throw usageError("--list takes no FILE");
+    return list(stateDir, json);
+  }
+  const explicit = fileArg ?? str(s, "config");
+  if (bool(s, "revoke")) {
+    const path = explicit !== undefined ? realPathOf(resolve(ctx.cwd, explicit)) : realPathOf(located(ctx, undefined).path);
+    if (stateDir === null) throw bootError(NO_USER_STATE, "set HOME (or XDG_STATE_HOME) to where your records live");
+    const had = removeRecord(stateDir, path);
+    say(had ? `${path} is no longer trusted` : `${path} was not trusted`);
+    if (json) writeOut(JSON.stringify({ path, revoked: had }));
+    return 0;
+  }
+  const found = located(ctx, explicit);
+  const file = await readConfig(found.path, found.via);
+  if (bool(s, "print")) {
+    writeOut(file.digest);
+    return 0;
+  }
+  if (stateDir === null) throw bootError(NO_USER_STATE, `set HOME (or XDG_STATE_HOME), or in CI set TOOLGATE_TRUST=${file.digest}`);
+  const path = realPathOf(file.path);
+  const { config } = await loadEffective({ ...bootInput(ctx, s), configFlag: file.path });
+  const widens = widenings({ file, values: config.values, workspaceFlag: str(s, "workspace") !== undefined });
+  const record = { path, digest: file.digest, trusted_ms: Date.now() };
+  writeRecord(stateDir, record);
+  say(`trusted ${path} (sha256 ${file.digest})`);
+  for (const w of widens) say(`  it may now: ${w.key}: ${w.why}`);
+  if (json) writeOut(JSON.stringify({ ...record, widens: widens.map((w) => w.key) }));
+  return 0;
+}
+
+/** FILE, else where the boot would look ($TOOLGATE_CONFIG, the nearest toolgate.json). */
+function located(ctx: RunContext, explicit: string | undefined): { path: string; via: "flag" | "env" | "search" } {
+  const found = locateConfig(explicit, ctx.env.TOOLGATE_CONFIG, ctx.cwd);
+  if (!found) throw bootError(`no toolgate.json here (looked from ${ctx.cwd} up to the repository root)`, "name the file: toolgate trust FILE");
+  return found;
+}
+
+function list(stateDir: string | null, json: boolean): number {
+  const records = stateDir === null ? [] : listRecords(stateDir);
+  const rows = records.map((r) => ({ ...r, state: stateOf(r.path, r.digest) }));
+  if (json) {
+    if (rows.length) writeOut(rows.map((r) => JSON.stringify(r)).join("\n"));
+    return 0;
+  }
+  const out = [["PATH", "SHA256", "STATE"], ...rows.map((r) => [escapeControl(r.path), r.digest.slice(0, 12), r.state])];
+  writeOut(rows.length ? table(out) : "nothing is trusted");
+  return 0;
+}
+
+/** "trusted" while the file still holds the content trusted; "changed" after an edit; "missing". */
+function stateOf(path: string, digest: string): "trusted" | "changed" | "missing" {
+  try {
+    return createHash("sha256").update(readFileSync(path)).digest("hex") === digest ? "trusted" : "changed";
+  } catch {
+    return "missing";
+  }
+}

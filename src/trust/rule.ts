@@ -1,0 +1,110 @@
+// What a config would widen (SPEC "Trust: who may widen what"): an untrusted config may only
+// narrow. Pure but for real-path lookups: a path inside the workspace by name may be a symlink
+// the checkout carries, so containment is decided on real paths.
+import { dirname, isAbsolute, resolve } from "node:path";
+import type { ConfigFile } from "../config/file.ts";
+import { DEFAULT_LAS_ONLY, DEFAULTS } from "../config/resolve.ts";
+import { resolveReal } from "../fs/real-path.ts";
+
+export interface Widening {
+  /** The config key, dotted ("permissions.allow.read", "mcpServers.x.timeout_secs"). */
+  readonly key: string;
+  /** Its path in the file (for the line); absent when the value is the default (a symlink did it). */
+  readonly path?: readonly (string | number)[];
+  readonly why: string;
+}
+
+export interface RuleInput {
+  readonly file: ConfigFile | null;
+  /** The effective values (paths already absolute). */
+  readonly values: Readonly<Record<string, any>>;
+  /** --workspace was given: the file's `workspace` key is not used. */
+  readonly workspaceFlag: boolean;
+  /** The user's own sandbox setting; the file may not go below it. */
+  readonly userSandbox?: "off" | "product" | "bench";
+}
+
+const SANDBOX_STRENGTH = { off: 0, bench: 1, product: 2 } as const;
+
+/** Keys that grant whatever their value: they choose identities, credentials or trust anchors. */
+const GRANTING: readonly [string[], string][] = [
+  [["las", "agent_id"], "chooses the agent identity Las acts as (and whose vault it opens)"],
+  [["las", "release_manifest_file"], "chooses the release manifest Las trusts"],
+  [["las", "release_manifest_signature_file"], "chooses the release signature Las trusts"],
+  [["las", "release_trust_store_file"], "chooses the keys Las trusts for its releases"],
+  [["las", "release_watermark_file"], "chooses the release watermark Las trusts"],
+  [["most", "service_token_file"], "names a credential file toolgate reads and sends"],
+  [["delegation", "command"], "chooses the program the task tool starts"],
+  [["delegation", "worktree_root"], "chooses where write children's worktrees live and apply_change applies from"],
+];
+
+/** Time limits: an untrusted config may shorten them, not lengthen them past the default. */
+const LIMITS: readonly [string[], number][] = [
+  [["bash", "timeout_secs"], DEFAULTS["bash.timeout_secs"] as number],
+  [["bash", "max_timeout_secs"], DEFAULTS["bash.max_timeout_secs"] as number],
+  [["gates", "timeout_secs"], DEFAULTS["gates.timeout_secs"] as number],
+  [["las", "timeout_secs"], DEFAULTS["las.timeout_secs"] as number],
+  [["las", "shutdown_grace_secs"], DEFAULTS["las.shutdown_grace_secs"] as number],
+];
+const MCP_LIMITS: readonly [string, number][] = [
+  ["connect_timeout_secs", 30],
+  ["timeout_secs", DEFAULTS["las.timeout_secs"] as number],
+];
+
+const PERM_KINDS = ["read", "write", "run", "net", "env"] as const;
+
+const at = (o: unknown, path: readonly string[]): unknown =>
+  path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), o);
+
+const inside = (root: string, p: string) => p === root || p.startsWith(root === "/" ? "/" : `${root}/`);
+const real = (p: string) => resolveReal(p, "/") ?? p;
+
+/** Every widening in the config, in key order of the schema. Empty: the config only narrows. */
+export function widenings(input: RuleInput): Widening[] {
+  const out: Widening[] = [];
+  const data = input.file?.data ?? {};
+  const v = input.values;
+  const allow = at(data, ["permissions", "allow"]) as Record<string, unknown> | undefined;
+  for (const kind of PERM_KINDS) {
+    const g = allow?.[kind];
+    if (g === true || (Array.isArray(g) && g.length > 0)) {
+      out.push({ key: `permissions.allow.${kind}`, path: ["permissions", "allow", kind], why: `grants ${kind} permission${g === true ? "" : ` (${(g as string[]).join(", ")})`}` });
+    }
+  }
+  const ws = real(v.workspace as string);
+  if (input.file && data.workspace !== undefined && !input.workspaceFlag) {
+    const home = real(dirname(input.file.path));
+    if (!inside(home, ws)) out.push({ key: "workspace", path: ["workspace"], why: `moves the workspace to ${ws}, outside the config's own folder ${home}` });
+  }
+  // Folders toolgate reads, writes or runs from: inside the workspace, also after symlinks.
+  const folder = (key: string, path: (string | number)[], value: string, fromFile: boolean) => {
+    const abs = real(isAbsolute(value) ? value : resolve(v.workspace as string, value));
+    if (inside(ws, abs)) return;
+    out.push(fromFile
+      ? { key, path, why: `${abs} lies outside the workspace ${ws}` }
+      : { key, why: `the default ${JSON.stringify(value)} resolves to ${abs}, outside the workspace ${ws} (a symlink in the checkout)` });
+  };
+  folder("state", ["state"], v.state as string, data.state !== undefined);
+  folder("scratch", ["scratch"], v.scratch as string, data.scratch !== undefined);
+  ((v.skills ?? []) as string[]).forEach((s, i) => folder(`skills.${i}`, ["skills", i], s, data.skills !== undefined));
+  folder("authored.dir", ["authored", "dir"], v.authored.dir as string, at(data, ["authored", "dir"]) !== undefined);
+  folder("gates.directory", ["gates", "directory"], v.gates.directory as string, at(data, ["gates", "directory"]) !== undefined);
+  const sandbox = data.sandbox as keyof typeof SANDBOX_STRENGTH | undefined;
+  const user = input.userSandbox ?? "off";
+  if (sandbox !== undefined && SANDBOX_STRENGTH[sandbox] < SANDBOX_STRENGTH[user]) {
+    out.push({ key: "sandbox", path: ["sandbox"], why: `"${sandbox}" is weaker than your own setting "${user}"` });
+  }
+  for (const [path, why] of GRANTING) if (at(data, path) !== undefined) out.push({ key: path.join("."), path, why });
+  const only = at(data, ["las", "only"]) as string[] | undefined;
+  const extra = (only ?? []).filter((s) => !DEFAULT_LAS_ONLY.includes(s));
+  if (extra.length > 0) out.push({ key: "las.only", path: ["las", "only"], why: `selects surfaces beyond the default list (${extra.join(", ")})` });
+  const longer = (key: string, path: (string | number)[], value: unknown, limit: number) => {
+    if (typeof value === "number" && value > limit) out.push({ key, path, why: `raises a time limit to ${value} s, past its default ${limit} s` });
+  };
+  for (const [path, limit] of LIMITS) longer(path.join("."), path, at(data, path), limit);
+  const servers = (data.mcpServers ?? {}) as Record<string, Record<string, unknown>>;
+  for (const name of Object.keys(servers).sort()) {
+    for (const [k, limit] of MCP_LIMITS) longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], servers[name]?.[k], limit);
+  }
+  return out;
+}
