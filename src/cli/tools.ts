@@ -62,11 +62,7 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
   const rows = [["NAME", "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
   for (const d of descriptors) rows.push([d.name, d.origin, d.effect, d.approval + (d.note ? "*" : ""), d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
   const notes = descriptors.filter((d) => d.note).map((d) => `* ${escapeControl(d.name)}: ${d.note}`);
-  writeOut(`${table(rows)}
-
-${notes.length ? `${notes.join("
-")}
-` : ""}sandbox: ${escapeControl(booted.sandbox.summary)}`);
+  writeOut(`${table(rows)}\n\n${notes.length ? `${notes.join("\n")}\n` : ""}sandbox: ${escapeControl(booted.sandbox.summary)}`);
   return 0;
 }
 

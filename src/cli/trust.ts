@@ -12,7 +12,7 @@ import { NO_USER_STATE, userStateDir } from "../trust/paths.ts";
 import { widenings } from "../trust/rule.ts";
 import { listRecords, removeRecord, writeRecord } from "../trust/store.ts";
 import { realPathOf } from "../trust/trust.ts";
-import { escapeControl } from "../permission/prompt.ts";
+import { escapeControl } from "../result/escape.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { table, writeOut } from "./ui.ts";
@@ -85,7 +85,7 @@ function list(stateDir: string | null, json: boolean): number {
     if (rows.length) writeOut(rows.map((r) => JSON.stringify(r)).join("\n"));
     return 0;
   }
-  const out = [["PATH", "SHA256", "STATE"], ...rows.map((r) => [escapeControl(r.path), r.digest.slice(0, 12), r.state])];
+  const out = [["PATH", "SHA256", "STATE"], ...rows.map((r) => [r.path, r.digest.slice(0, 12), r.state])];
   writeOut(rows.length ? table(out) : "nothing is trusted");
   return 0;
 }
