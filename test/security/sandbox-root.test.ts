@@ -92,6 +92,22 @@ describe("the product sandbox against a hostile bash call", () => {
     checkHeld(ws, r, gitConfig);
   });
 
+  test("a workspace under /home stays visible and writable; the rest of /home is not there", async () => {
+    const home = `/home/${tag}-ws`;
+    mkdirSync(home, { recursive: true, mode: 0o755 });
+    try {
+      const ws = workspace(home);
+      const command = "echo made > made.txt && cat made.txt; echo home=$(ls -A /home | tr '\\n' ' '); ls /home/" + tag + " 2>&1 | head -1";
+      const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: ws } });
+      const tail: string = json(r).payload.stdout.tail;
+      expect(tail.split("\n").slice(0, 2)).toEqual(["made", `home=${tag}-ws`]);
+      expect(tail).not.toContain("secret.txt");
+      expect(readFileSync(join(ws, "made.txt"), "utf8")).toBe("made\n");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   test("as nobody (setpriv): the same attacks fail", async () => {
     await using dir = tempDir();
     chmodSync(dir.path, 0o755);
