@@ -1,7 +1,7 @@
 // Opening what was checked (SPEC "Trust": what is checked is what is opened). A checked real path
 // is opened without following its last component, and the descriptor's own path (/proc/self/fd/N)
 // must equal it: a symlink or folder swapped in after the check is refused, never followed.
-import { closeSync, constants, fstatSync, openSync, readlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from "node:fs";
 
 /** Linux's O_PATH (the same value on every architecture Bun ships for): an fd naming an object, no I/O. */
 export const O_PATH = 0o10000000;
@@ -36,8 +36,7 @@ export function openChecked(path: string, flags: number, mode?: number): Opened 
   try {
     fd = openSync(path, flags | constants.O_NOFOLLOW, mode);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? "EIO";
-    return { ok: false, code: code === "ELOOP" ? CHANGED : code };
+    return { ok: false, code: openError(e, path) };
   }
   const actual = fdPath(fd);
   if (actual === path) return { ok: true, fd };
@@ -46,6 +45,23 @@ export function openChecked(path: string, flags: number, mode?: number): Opened 
 }
 
 export const CHANGED = "CHANGED";
+
+/**
+ * The errno of a failed O_NOFOLLOW open, CHANGED when the last component is a symlink: ELOOP, or
+ * ENOTDIR with O_DIRECTORY (Linux reports a symlink to a folder that way).
+ */
+export function openError(e: unknown, path: string): string {
+  const code = (e as NodeJS.ErrnoException).code ?? "EIO";
+  if (code === "ELOOP") return CHANGED;
+  if (code === "ENOTDIR") {
+    try {
+      if (lstatSync(path).isSymbolicLink()) return CHANGED;
+    } catch {
+      // gone as well: ENOTDIR stands
+    }
+  }
+  return code;
+}
 
 /** The words of a `path.changed` refusal, for a tool that names what it did not do. */
 export const changedMessage = (rel: string, nothing: string): string =>
@@ -59,13 +75,14 @@ export function closeQuietly(fd: number): void {
   }
 }
 
-/** What is at a checked path, seen through a descriptor of exactly it: "dir", "file", "other", or the failure code. */
+/** What is at a checked path, seen through a descriptor of exactly it: "dir", "file", "other", or the failure code (CHANGED for a symlink). */
 export function kindAt(path: string): "dir" | "file" | "other" | string {
   const opened = openChecked(path, O_PATH);
   if (!opened.ok) return opened.code;
   try {
     const st = fstatSync(opened.fd);
-    return st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
+    // O_PATH with O_NOFOLLOW opens a symlink itself: a checked path is resolved, so a link here is new.
+    return st.isSymbolicLink() ? CHANGED : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
   } finally {
     closeSync(opened.fd);
   }

@@ -7,7 +7,7 @@ import { basename, dirname } from "node:path";
 import { defineTool } from "../catalog/declare.ts";
 import type { Need } from "../permission/types.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
-import { CHANGED, changedMessage, inDir, O_DIR, openChecked } from "../fs/opened.ts";
+import { CHANGED, changedMessage, inDir, O_DIR, openChecked, openError } from "../fs/opened.ts";
 import { atomicWrite } from "./atomic-write.ts";
 import { refuseProtected, type WriteScope } from "./protected.ts";
 import { relativeInside, resolveInside, targetInside } from "./workspace.ts";
@@ -133,9 +133,9 @@ function openParentCreating(workspace: string, abs: string, rel: string, folders
     try {
       next = openSync(name, O_DIR); // O_NOFOLLOW: a symlink put here meanwhile is not entered
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
+      const code = openError(e, name);
       closeSync(fd);
-      if (code === "ELOOP") return refuse("path.changed", changedMessage(rel, "nothing was written"));
+      if (code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was written"));
       if (code === "ENOTDIR") return refuse("file.parent_not_a_folder", `"${rel}" cannot be created: "${shown(dir)}" is not a folder`);
       return refuse("file.unwritable", `"${rel}" cannot be created: folder "${shown(dir)}" (${code})`);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { atomicWrite, realIo } from "../../src/tools/atomic-write.ts";
 import fileEdit, { editFile, type EditArgs } from "../../src/tools/file-edit.ts";
@@ -388,5 +388,28 @@ describe("file_edit: the unified diff", () => {
       applied++;
     }
     expect(applied).toBeGreaterThan(20);
+  });
+});
+
+describe("file_edit: what was checked is what is edited", () => {
+  test("read and write checked as two different real paths (the name moved between the checks) is path.changed", async () => {
+    await using ws = tempDir();
+    put(ws.path, "a.txt", "x\n");
+    put(ws.path, "b.txt", "x\n");
+    const checked = [join(ws.path, "a.txt"), join(ws.path, "b.txt")];
+    expect(await editFile(ws.path, { path: "a.txt", digest: digestOf("x\n"), old_string: "x", new_string: "y" }, { checked })).toEqual(refusal("path.changed"));
+    expect([body(ws.path, "a.txt"), body(ws.path, "b.txt")]).toEqual(["x\n", "x\n"]);
+  });
+
+  test("a folder swapped for a symlink after the check is path.changed; the outside file is untouched", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    put(ws, "d/a.txt", "x\n");
+    put(top.path, "out/a.txt", "x\n");
+    const checked = [join(ws, "d", "a.txt"), join(ws, "d", "a.txt")];
+    renameSync(join(ws, "d"), join(ws, "real"));
+    symlinkSync(join(top.path, "out"), join(ws, "d"));
+    expect(await editFile(ws, { path: "d/a.txt", digest: digestOf("x\n"), old_string: "x", new_string: "y" }, { checked })).toEqual(refusal("path.changed"));
+    expect([readdirSync(join(top.path, "out")), body(top.path, "out/a.txt")]).toEqual([["a.txt"], "x\n"]);
   });
 });

@@ -329,3 +329,14 @@ describe("agrees with git ls-files --cached --others --exclude-standard", () => 
     expect((findFiles(ws, join(ws, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([".gitignore", "src/a.ts"]);
   });
 });
+
+describe("file_find: what was checked is what is walked", () => {
+  test("a walked folder swapped for a symlink after the check is path.changed, never listed", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    put(top.path, "out/outside.txt");
+    mkdirSync(ws);
+    symlinkSync(join(top.path, "out"), join(ws, "d"));
+    expect(findFiles(ws, join(ws, ".toolgate"), "**/*", "d", undefined, 100, 1000, join(ws, "d"))).toEqual(refusal("path.changed"));
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fileRead, { ANSWER_BOUND_CHARS, LINE_BOUND_CHARS, READ_BOUND_BYTES, readFile } from "../../src/tools/file-read.ts";
 import { tempDir, toolContext } from "../helpers.ts";
@@ -279,5 +279,34 @@ describe("the workspace wall", () => {
       ok: true,
       value: { path: "real/real.txt", digest: digestOf("hello\n"), totalLines: 1, offset: 1, lineCount: 1, content: "1\thello", clippedLines: 0, truncated: false },
     });
+  });
+});
+
+describe("file_read: what was checked is what is read", () => {
+  test("the checked path is read, not the name given again; a file swapped for a symlink after the check is path.changed", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    put(top.path, "secret.txt", "outside\n");
+    put(ws, "f", "inside\n");
+    expect((readFile(ws, "f", 1, 10, join(ws, "f")) as any).value.content).toBe("1\tinside");
+    rmSync(join(ws, "f"));
+    symlinkSync(join(top.path, "secret.txt"), join(ws, "f"));
+    expect(readFile(ws, "f", 1, 10, join(ws, "f"))).toEqual(refusal("path.changed"));
+  });
+
+  test("a folder above it swapped for a symlink is path.changed", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    put(top.path, "out/f", "outside\n");
+    mkdirSync(ws);
+    symlinkSync(join(top.path, "out"), join(ws, "d"));
+    expect(readFile(ws, "d/f", 1, 10, join(ws, "d", "f"))).toEqual(refusal("path.changed"));
+  });
+
+  test("a checked path outside the workspace (re-resolved elsewhere by the gate) is path.changed", async () => {
+    await using top = tempDir();
+    put(top.path, "out.txt", "outside\n");
+    mkdirSync(join(top.path, "ws"));
+    expect(readFile(join(top.path, "ws"), "f", 1, 10, join(top.path, "out.txt"))).toEqual(refusal("path.changed"));
   });
 });

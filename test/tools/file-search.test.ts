@@ -5,6 +5,8 @@ import { findFiles } from "../../src/tools/file-find.ts";
 import fileSearch, { ANSWER_BOUND_BYTES, LARGE_BYTES, LINE_CHARS, searchFiles, type SearchArgs } from "../../src/tools/file-search.ts";
 import { requiredNeedles } from "../../src/tools/search-literal.ts";
 import { CHUNK_FILES, Helper, runPool } from "../../src/tools/search-pool.ts";
+import { Scanner, Status } from "../../src/tools/search-scan.ts";
+import { walk } from "../../src/tools/walk.ts";
 import { tempDir } from "../helpers.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
@@ -429,5 +431,29 @@ describe("worker threads", () => {
     put(ws.path, "dying-worker.ts", "self.onmessage = (e) => { Atomics.add(e.data.control, 0, 1); throw new Error('boom'); };\n");
     const lines = await poolLines(ws.path, files, Helper.start(join(ws.path, "dying-worker.ts"), 1));
     expect(lines).toEqual(files.map((f) => `${f}:2`));
+  });
+});
+
+describe("file_search: what was checked is what is read", () => {
+  test("a searched folder swapped for a symlink after the check is path.changed", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    put(top.path, "out/outside.txt", "needle\n");
+    mkdirSync(ws);
+    symlinkSync(join(top.path, "out"), join(ws, "d"));
+    const r = (await searchFiles({ workspace: ws, stateDir: join(ws, ".toolgate"), signal: never, checked: join(ws, "d") }, { pattern: "needle", path: "d" })) as any;
+    expect(r.refusal.code).toBe("path.changed");
+  });
+
+  test("the walk lists no folder whose path now leads through a symlink, and the scanner reads no file whose descriptor is elsewhere", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    put(top.path, "out/outside.txt", "needle\n");
+    mkdirSync(ws);
+    symlinkSync(join(top.path, "out"), join(ws, "d"));
+    expect(walk({ root: join(ws, "d"), relRoot: "d", skip: new Set(), budget: 100 }).files).toEqual([]);
+    const scanner = new Scanner({ source: "needle", ignoreCase: false, needles: requiredNeedles("needle", false), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: 10 });
+    expect(scanner.scan(join(ws, "d", "outside.txt")).status).toBe(Status.unreadable);
+    expect(scanner.scan(join(top.path, "out", "outside.txt")).matches).toEqual([[1, "needle", false]]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { realIo } from "../../src/tools/atomic-write.ts";
 import fileWrite, { missingFolders, writeFile } from "../../src/tools/file-write.ts";
@@ -230,4 +230,36 @@ describe("file_write: atomicity and races", () => {
   });
 
 
+});
+
+describe("file_write: what was checked is what is written", () => {
+  test("a missing folder the gate checked, made a symlink leading out meanwhile, is never written through", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    mkdirSync(ws);
+    mkdirSync(join(top.path, "out"));
+    const checked = [join(ws, "d"), join(ws, "d", "new.txt")]; // what needs() listed and the gate checked
+    symlinkSync(join(top.path, "out"), join(ws, "d"));
+    expect(await writeFile(ws, { path: "d/new.txt", content: "x" }, { checked })).toEqual(refusal("path.changed"));
+    expect(readdirSync(join(top.path, "out"))).toEqual([]);
+  });
+
+  test("an existing folder swapped for a symlink after the check is path.changed, and nothing lands outside", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    mkdirSync(join(ws, "d"), { recursive: true });
+    mkdirSync(join(top.path, "out"));
+    const checked = [join(ws, "d", "new.txt")];
+    renameSync(join(ws, "d"), join(ws, "real"));
+    symlinkSync(join(top.path, "out"), join(ws, "d"));
+    expect(await writeFile(ws, { path: "d/new.txt", content: "x" }, { checked })).toEqual(refusal("path.changed"));
+    expect(readdirSync(join(top.path, "out"))).toEqual([]);
+  });
+
+  test("missing folders are made one level at a time inside the checked parent", async () => {
+    await using ws = tempDir();
+    const checked = [join(ws.path, "a"), join(ws.path, "a", "b"), join(ws.path, "a", "b", "c.txt")];
+    expect(((await writeFile(ws.path, { path: "a/b/c.txt", content: "deep" }, { checked })) as any).value).toMatchObject({ path: "a/b/c.txt", created: true });
+    expect(body(ws.path, "a/b/c.txt")).toBe("deep");
+  });
 });
