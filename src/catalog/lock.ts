@@ -68,7 +68,9 @@ export function readLock(path: string): Lock | null {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    // A folder of that name is what a product sandbox holds a missing lock with while it runs.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "EISDIR") return null;
     throw new Error(`${path} cannot be read: ${(e as Error).message}`);
   }
   let data: unknown;

@@ -30,8 +30,17 @@ export function locateConfig(flag: string | undefined, env: string | undefined, 
   const top = repositoryRoot(cwd);
   for (let dir = cwd; ; dir = dirname(dir)) {
     const candidate = join(dir, CONFIG_NAME);
-    if (existsSync(candidate)) return { path: candidate, via: "search" };
+    // A folder of that name is no config (a product sandbox holds a missing one with a folder while it runs).
+    if (isFileAt(candidate)) return { path: candidate, via: "search" };
     if (top === null || dir === top || dirname(dir) === dir) return null;
+  }
+}
+
+function isFileAt(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -125,3 +125,21 @@ describe("the product sandbox against a hostile bash call", () => {
     checkHeld(ws, r, gitConfig);
   });
 });
+
+test("while a sandboxed command runs, its placeholders do not break a concurrent call in the same workspace", async () => {
+  await using dir = tempDir();
+  const ws = workspace(dir.path);
+  writeFileSync(join(ws, "a.txt"), "a\n");
+  const marker = join(ws, "started");
+  // The sandboxed command holds the placeholders (no lock, no tools/ yet) until it is told to stop.
+  const command = "touch started; for i in $(seq 1000); do [ -e stop ] && break; sleep 0.01; done";
+  const long = run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: dir.path } });
+  for (let i = 0; i < 1000 && !existsSync(marker); i++) await Bun.sleep(10);
+  expect(existsSync(join(ws, "toolgate.lock"))).toBe(true); // the placeholder, on the host
+  const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws, env: { HOME: dir.path } });
+  writeFileSync(join(ws, "stop"), "");
+  expect([r.code, r.stderr]).toEqual([0, ""]);
+  expect(json(r).payload.content).toBe("1\ta");
+  expect(json(await long)).toMatchObject({ status: "success" });
+  expect(existsSync(join(ws, "toolgate.lock"))).toBe(false);
+});
