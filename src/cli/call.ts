@@ -9,7 +9,7 @@ import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
 import { processRunner } from "../runtime/processes.ts";
-import { isRemembered, remember } from "../state/approvals.ts";
+import { userApprovals } from "../state/approvals.ts";
 import { callJournal, selfMark } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
@@ -48,6 +48,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {
     await checkSandbox(booted, tool, bool(s, "verbose"));
+    // Remembered approvals are the user's, outside the checkout (never the workspace's database).
+    const memory = userApprovals(booted.userState, booted.workspace);
     const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
     // Ctrl-C or TERM cancels the call: the launcher ends the child's tree, and the result
     // (cancelled) is still printed and journaled.
@@ -75,8 +77,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
       approval: {
         approved,
         overrides: booted.config.values.approval ?? {},
-        isRemembered: (t, d) => isRemembered(state(), t, d),
-        remember: (t, d) => remember(state(), t, d, Date.now()),
+        isRemembered: (t, d) => memory.isRemembered(t, d),
+        remember: (t, d) => void (memory.remember(t, d, Date.now()) || process.stderr.write("toolgate: the approval is not remembered: set HOME or XDG_STATE_HOME for a user state folder\n")),
         ask: booted.canPrompt ? approvalPrompter(booted.stateDir) : undefined,
       },
       secrets: [],

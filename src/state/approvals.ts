@@ -1,10 +1,48 @@
-// Remembered "always" approvals, bound to the tool's digest: a changed digest forgets them.
-import type { Database } from "bun:sqlite";
+// Remembered "always" approvals, in the user's own database (the user's state folder), keyed by
+// the workspace's real path, the tool and its digest: a changed digest or another checkout is
+// asked again. The workspace's toolgate.db approvals table is never read (a checkout could ship
+// one): nothing in the checkout can pre-approve anything.
+import { existsSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { openUserState, USER_DB_NAME } from "./db.ts";
 
-export function isRemembered(db: Database, tool: string, digest: string): boolean {
-  return db.query("SELECT 1 FROM approvals WHERE tool = $tool AND digest = $digest").get({ tool, digest }) !== null;
+export interface ApprovalMemory {
+  isRemembered(tool: string, digest: string): boolean;
+  /** False when there is no user state folder to remember in. */
+  remember(tool: string, digest: string, now: number): boolean;
 }
 
-export function remember(db: Database, tool: string, digest: string, now: number): void {
-  db.query("INSERT OR REPLACE INTO approvals (tool, digest, granted_ms) VALUES ($tool, $digest, $now)").run({ tool, digest, now });
+export function userApprovals(userStateDir: string | null, workspace: string): ApprovalMemory {
+  let ws: string | undefined;
+  const key = () => (ws ??= realOr(workspace));
+  return {
+    isRemembered(tool, digest) {
+      // Nothing remembered yet: no folder or file is made just to look.
+      if (userStateDir === null || !existsSync(join(userStateDir, USER_DB_NAME))) return false;
+      const db = openUserState(userStateDir);
+      try {
+        return db.query("SELECT 1 FROM approvals WHERE workspace = $ws AND tool = $tool AND digest = $digest").get({ ws: key(), tool, digest }) !== null;
+      } finally {
+        db.close();
+      }
+    },
+    remember(tool, digest, now) {
+      if (userStateDir === null) return false;
+      const db = openUserState(userStateDir);
+      try {
+        db.query("INSERT OR REPLACE INTO approvals (workspace, tool, digest, granted_ms) VALUES ($ws, $tool, $digest, $now)").run({ ws: key(), tool, digest, now });
+        return true;
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }

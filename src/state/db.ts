@@ -1,30 +1,44 @@
 // The one SQLite database in the state folder (WAL, busy timeout, bundled migrations).
 // Only this module opens SQLite; it is safe under many concurrent `toolgate call` processes.
 import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeStateFolder } from "./folder.ts";
 import { MIGRATIONS } from "./migrations.ts";
+import { USER_MIGRATIONS } from "./user-migrations.ts";
 
 export const DB_NAME = "toolgate.db";
+/** The user's own database, in the user's state folder (remembered approvals). */
+export const USER_DB_NAME = "approvals.db";
 const BUSY_TIMEOUT_MS = 10_000;
 
 export function openState(stateDir: string): Database {
   makeStateFolder(stateDir);
-  const db = new Database(join(stateDir, DB_NAME), { create: true, strict: true });
+  return open(join(stateDir, DB_NAME), MIGRATIONS);
+}
+
+/** The user's database (outside every checkout), in a 0700 folder made on first use. */
+export function openUserState(userStateDir: string): Database {
+  mkdirSync(userStateDir, { recursive: true, mode: 0o700 });
+  return open(join(userStateDir, USER_DB_NAME), USER_MIGRATIONS);
+}
+
+function open(path: string, migrations: readonly string[]): Database {
+  const db = new Database(path, { create: true, strict: true });
   db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = NORMAL");
-  migrate(db);
+  migrate(db, migrations);
   return db;
 }
 
-function migrate(db: Database): void {
+function migrate(db: Database, migrations: readonly string[]): void {
   const version = () => (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (version() >= MIGRATIONS.length) return;
+  if (version() >= migrations.length) return;
   // IMMEDIATE takes the write lock first, so two processes never run the same step twice.
   db.transaction(() => {
-    for (let v = version(); v < MIGRATIONS.length; v++) {
-      db.run(MIGRATIONS[v]!);
+    for (let v = version(); v < migrations.length; v++) {
+      db.run(migrations[v]!);
       db.run(`PRAGMA user_version = ${v + 1}`);
     }
   }).immediate();

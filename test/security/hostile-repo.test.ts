@@ -2,10 +2,12 @@
 // symlinks), committed and then cloned with `git clone` as a user would. Nothing it carries may
 // widen what toolgate does until the user runs `toolgate trust`; after that the grants work.
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
 import { json, run, tempDir, type TempDir } from "../helpers.ts";
+import { onTty } from "./tty.ts";
 
 const SECRET = "outside-secret-4711";
 
@@ -32,14 +34,17 @@ function put(root: string, rel: string, text: string, mode = 0o644): void {
 }
 
 /** Commits `files` (and symlinks) in a fresh repository, then clones it: the user's checkout. */
-function cloned(files: Record<string, string>, links: Record<string, string> = {}): TempDir {
+async function cloned(files: Record<string, string>, links: Record<string, string> = {}, prepare?: (src: string) => Promise<void>): Promise<TempDir> {
   const src = tempDir("toolgate-hostile-src-");
   const dest = tempDir("toolgate-hostile-");
   put(src.path, "a.txt", "ordinary\n");
   for (const [rel, text] of Object.entries(files)) put(src.path, rel, text, rel.endsWith("/run") ? 0o755 : 0o644);
   for (const [rel, target] of Object.entries(links)) symlinkSync(target, join(src.path, rel));
+  await prepare?.(src.path);
   git(src.path, "init", "-q", "-b", "main");
   git(src.path, "add", "-A");
+  // Committed on purpose, past the .gitignore toolgate writes there.
+  if (existsSync(join(src.path, ".toolgate"))) git(src.path, "add", "-f", ".toolgate");
   git(src.path, "commit", "-q", "-m", "hostile");
   git(dirname(dest.path), "clone", "-q", src.path, dest.path);
   return { path: dest.path, [Symbol.asyncDispose]: async () => (await src[Symbol.asyncDispose](), await dest[Symbol.asyncDispose]()) };
@@ -61,7 +66,7 @@ describe("a cloned repository's toolgate.json only narrows until trusted", () =>
   test.each(cases)("%s: exit 5 naming the key, the file and line, and `toolgate trust`", async (_name, config, args, key) => {
     await using out = outsideWorld();
     await using home = tempDir("toolgate-home-");
-    await using ws = cloned({ "toolgate.json": `{\n  "$schema": "x",\n${JSON.stringify(config(out.path)).slice(1, -1)}\n}\n` });
+    await using ws = await cloned({ "toolgate.json": `{\n  "$schema": "x",\n${JSON.stringify(config(out.path)).slice(1, -1)}\n}\n` });
     const r = await run(args(out.path), { cwd: ws.path, env: userEnv(home.path) });
     expect([r.code, r.stdout]).toEqual([5, ""]);
     expect(r.stderr).toContain(`${join(ws.path, "toolgate.json")}:3: ${key}:`);
@@ -74,7 +79,7 @@ describe("a cloned repository's toolgate.json only narrows until trusted", () =>
   test("a symlinked default (.toolgate → outside) does not move the scratch folder out", async () => {
     await using out = outsideWorld();
     await using home = tempDir("toolgate-home-");
-    await using ws = cloned({}, { ".toolgate": out.path });
+    await using ws = await cloned({}, { ".toolgate": out.path });
     const r = await run(["call", "scratch_read", '{"argv":["cat","secret.txt"]}', "--approve", "scratch_read"], { cwd: ws.path, env: userEnv(home.path) });
     expect([r.code, r.stdout]).toEqual([5, ""]);
     expect(r.stderr).toContain("scratch: the default");
@@ -84,7 +89,7 @@ describe("a cloned repository's toolgate.json only narrows until trusted", () =>
   test("narrowing keys need no trust: deny, a stricter sandbox, stricter approval, shorter timeouts", async () => {
     await using home = tempDir("toolgate-home-");
     const config = { permissions: { deny: { read: ["secret"] } }, sandbox: "off", approval: { plan: "required" }, bash: { timeout_secs: 5 }, gates: { timeout_secs: 30 } };
-    await using ws = cloned({ "toolgate.json": JSON.stringify(config) });
+    await using ws = await cloned({ "toolgate.json": JSON.stringify(config) });
     const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws.path, env: userEnv(home.path) });
     expect([r.code, json(r).payload.content]).toEqual([0, "1\tordinary"]);
   });
@@ -102,7 +107,7 @@ describe("toolgate trust", () => {
   test("every widening key is named at once; after `toolgate trust` the grants work; an edit or --revoke untrusts", async () => {
     await using out = outsideWorld();
     await using home = tempDir("toolgate-home-");
-    await using ws = cloned({ "toolgate.json": JSON.stringify(HOSTILE(out.path), null, 2) });
+    await using ws = await cloned({ "toolgate.json": JSON.stringify(HOSTILE(out.path), null, 2) });
     const env = userEnv(home.path);
     const read = ["call", "file_read", JSON.stringify({ path: `${out.path.slice(1)}/secret.txt` }), "--approve", "file_read"];
     const before = await run(read, { cwd: ws.path, env });
@@ -134,7 +139,7 @@ describe("toolgate trust", () => {
   test("TOOLGATE_TRUST trusts exactly the content `--print` names; --config FILE is the user's own", async () => {
     await using out = outsideWorld();
     await using home = tempDir("toolgate-home-");
-    await using ws = cloned({ "toolgate.json": JSON.stringify(HOSTILE(out.path)) });
+    await using ws = await cloned({ "toolgate.json": JSON.stringify(HOSTILE(out.path)) });
     const env = userEnv(home.path);
     const read = ["call", "file_read", JSON.stringify({ path: `${out.path.slice(1)}/secret.txt` }), "--approve", "file_read"];
     const printed = await run(["trust", "--print"], { cwd: ws.path, env });
@@ -150,7 +155,7 @@ describe("toolgate trust", () => {
 
   test("$TOOLGATE_CONFIG pointing into the checkout is untrusted; pointing at the user's own file is trusted", async () => {
     await using home = tempDir("toolgate-home-");
-    await using ws = cloned({ "conf/toolgate.json": JSON.stringify({ workspace: "..", permissions: { allow: { read: true } } }) });
+    await using ws = await cloned({ "conf/toolgate.json": JSON.stringify({ workspace: "..", permissions: { allow: { read: true } } }) });
     const read = ["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"];
     const inRepo = await run(read, { cwd: ws.path, env: { ...userEnv(home.path), TOOLGATE_CONFIG: "conf/toolgate.json" } });
     expect(inRepo.code).toBe(5);
@@ -166,7 +171,7 @@ describe("repository-supplied authored tools cannot waive their approval", () =>
 
   test('"approval": "never" in a planted tool.json is ignored without a trusted config, and `tools` says so', async () => {
     await using home = tempDir("toolgate-home-");
-    await using ws = cloned(files);
+    await using ws = await cloned(files);
     const env = userEnv(home.path);
     const r = await run(["call", "planted", "{}", "--allow-run"], { cwd: ws.path, env });
     expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
@@ -178,11 +183,47 @@ describe("repository-supplied authored tools cannot waive their approval", () =>
 
   test("a trusted config lets the manifest's own policy hold", async () => {
     await using home = tempDir("toolgate-home-");
-    await using ws = cloned({ ...files, "toolgate.json": "{}\n" });
+    await using ws = await cloned({ ...files, "toolgate.json": "{}\n" });
     const env = userEnv(home.path);
     expect((await run(["call", "planted", "{}", "--allow-run"], { cwd: ws.path, env })).code).toBe(4);
     expect((await run(["trust"], { cwd: ws.path, env })).code).toBe(0);
     const r = await run(["call", "planted", "{}", "--allow-run"], { cwd: ws.path, env });
     expect([r.code, json(r).payload]).toEqual([0, { ran: true }]);
+  });
+});
+
+describe("approvals are the user's, never the checkout's", () => {
+  test("a committed .toolgate/toolgate.db with an approvals row for bash at the right digest approves nothing", async () => {
+    await using home = tempDir("toolgate-home-");
+    const marker = "PLANTED_APPROVAL_RAN";
+    await using ws = await cloned({}, {}, async (src) => {
+      // The attacker makes the database the way toolgate does, then adds the row toolgate's own "A" would write.
+      const listed = await run(["tools", "bash", "--json"], { cwd: src, env: userEnv(home.path) });
+      const digest = json(listed).digest as string;
+      await run(["call", "plan", '{"steps":[]}'], { cwd: src, env: userEnv(home.path) });
+      const db = new Database(join(src, ".toolgate", "toolgate.db"));
+      db.run("INSERT INTO approvals (tool, digest, granted_ms) VALUES ('bash', ?, 0)", [digest]);
+      db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+      db.close();
+    });
+    expect(existsSync(join(ws.path, ".toolgate", "toolgate.db"))).toBe(true);
+    const r = await run(["call", "bash", JSON.stringify({ command: `touch ${marker}` }), "--allow-run=bash"], { cwd: ws.path, env: userEnv(home.path) });
+    expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
+    expect(existsSync(join(ws.path, marker))).toBe(false);
+  });
+
+  test('"A" at the prompt is remembered in the user\'s state folder for this checkout only', async () => {
+    await using home = tempDir("toolgate-home-");
+    await using one = await cloned({});
+    await using two = await cloned({});
+    const env = userEnv(home.path);
+    const first = await onTty(one.path, ["call", "file_read", '{"path":"a.txt"}', "--allow-read"], "A\n", env);
+    expect(first.out).toContain('"status":"success"');
+    expect(existsSync(join(home.path, ".local", "state", "toolgate", "approvals.db"))).toBe(true);
+    const again = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read"], { cwd: one.path, env });
+    expect(again.code).toBe(0);
+    // Another checkout of the same repository is asked again.
+    const other = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read"], { cwd: two.path, env });
+    expect([other.code, json(other).error_code]).toEqual([4, "approval.required"]);
   });
 });
