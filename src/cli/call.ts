@@ -41,7 +41,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
   // refusals name the flag (approval.required / permission.denied) instead of a "no" at a prompt.
   // The state is opened and checked before anything starts: a call toolgate cannot journal never runs.
   let db: Database | undefined;
-  const booted = await boot({ ...bootInput(ctx, s), beforeStart: (config) => void (db = openChecked(config)) });
+  // call: tool limits which servers a catalog-cache miss may start (none for a built-in).
+  const booted = await boot({ ...bootInput(ctx, s), call: tool, beforeStart: (config) => void (db = openChecked(config)) });
   const state = () => db!;
   const journal = callJournal(state, selfMark);
   let unjournaled: unknown;
@@ -61,6 +62,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       signal: cancel.signal,
       catalog: booted.catalog,
       refused: booted.refused,
+      unknown: (name) => booted.remote?.whyUnlisted(name),
       scope: {
         workspace: booted.workspace,
         stateDir: booted.stateDir,

@@ -28,6 +28,9 @@ export async function runTools(ctx: RunContext): Promise<number> {
     // The catalog holds sandboxed tools (bash, dev_check): a mode that cannot be had fails the boot.
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
+    // Listing needs no live server: they end first (a sandboxed one holds the paths of missing
+    // control files, such as the lock --lock writes, with placeholders while it runs).
+    await booted.remote?.shutdown();
     return listTools(booted, s, name, ctx);
   } finally {
     await booted.remote?.shutdown();
@@ -37,7 +40,9 @@ export async function runTools(ctx: RunContext): Promise<number> {
 function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext): number {
   // Which servers failed and why: human text, so stderr (stdout stays one descriptor per line).
   for (const st of booted.remote?.status ?? []) {
-    if (!st.ok && !bool(s, "quiet")) note(`${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${st.error ?? ""}`);
+    if (bool(s, "quiet")) break;
+    if (st.withheld !== undefined) note(`${st.origin} withheld (none of its tools is offered): ${st.withheld}`);
+    else if (!st.ok) note(`${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${st.error ?? ""}`);
   }
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).

@@ -25,6 +25,8 @@ export const configType = (type: typeof arkType) => {
     "connect_timeout_secs?": "number > 0",
     "timeout_secs?": "number > 0",
     "required?": "boolean",
+    // The server needs the network: in the product sandbox it gets it only with --allow-net.
+    "network?": "boolean",
     // Keys other MCP clients write into an entry; accepted so a block pastes unchanged.
     "disabled?": "boolean",
     "autoApprove?": "string[]",
@@ -55,6 +57,7 @@ export const configType = (type: typeof arkType) => {
       "agent_id?": "string > 0",
       "timeout_secs?": "number > 0",
       "shutdown_grace_secs?": "number >= 0",
+      "network?": "boolean",
       "release_manifest_file?": "string > 0",
       "release_manifest_signature_file?": "string > 0",
       "release_trust_store_file?": "string > 0",

@@ -13,7 +13,8 @@ import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/
 import { parseNet } from "../permission/net.ts";
 import { BASE_ENV, isExecutionControl } from "../launcher/env.ts";
 import { bootError, type Refusal } from "../result/result.ts";
-import { netGranted, sandboxFor, type BootSandbox } from "../launcher/sandbox.ts";
+import { netGranted, sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
+import { selectedSurfaces } from "../mcp/las.ts";
 import { builtinTools } from "../tools/index.ts";
 import { Permissions } from "../permission/check.ts";
 import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
@@ -22,6 +23,7 @@ import { remoteSpecs } from "./remote-specs.ts";
 import { CACHE_NAME, RemoteSources } from "./remote.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
 import { userStateDir } from "../trust/paths.ts";
+import { mayDiscover, withholdBadServers } from "./remote-boot.ts";
 
 export interface BootInput {
   readonly cwd: string;
@@ -37,6 +39,11 @@ export interface BootInput {
   readonly refresh?: boolean;
   /** Runs once the configuration is known, before anything starts (`call` opens and checks its state here). */
   readonly beforeStart?: (config: Effective) => void;
+  /**
+   * The tool a `call` will run. On a catalog-cache miss only the server that can own it is
+   * started to list it (none for a built-in); without it (`tools`) every server may be.
+   */
+  readonly call?: string;
 }
 
 export interface Booted {
@@ -111,7 +118,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   const lockPath = join(file ? dirname(file.path) : workspace, LOCK_NAME);
   // The user's state folder too: when it lies in the workspace (workspace = $HOME), no tool writes it.
   const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string, ...(userState ? [userState] : [])];
-  const sandbox = sandboxFor({
+  const sandboxInput: SandboxInput = {
     mode: config.values.sandbox,
     workspace,
     stateDir: config.values.state as string,
@@ -119,33 +126,56 @@ export async function boot(input: BootInput): Promise<Booted> {
     network: netGranted(grants),
     // Read-only inside the sandbox: what decides what runs next (git hooks and config too).
     protect: [join(workspace, ".git"), ...controlFiles],
-  });
+  };
+  const sandbox = sandboxFor(sandboxInput);
   const sources = builtinSources(builtinTools);
+  // Read before any server starts: a sandboxed server holds a missing lock's path with a placeholder.
+  let lock: ReturnType<typeof readLock>;
+  try {
+    lock = input.ignoreLock ? null : readLock(lockPath);
+  } catch (e) {
+    throw bootError((e as Error).message);
+  }
   const specs = remoteSpecs(config, input.env);
   if (!specs.ok) throw bootError(specs.refusal.message, "fix the las / mcpServers section of the config");
   let remote: RemoteSources | undefined;
+  let remoteTools: ToolSource[] = [];
   if (specs.value.length > 0) {
+    // A server the config declares cannot be started on a grant the same config gives itself:
+    // connects need a flag or a yes at the prompt (the config's denies still hold).
+    const connectGrants = mergeGrants({ allow: {}, deny: fromConfig.deny }, fromFlags);
+    const builtinNames = new Set(sources.map((t) => t.name));
+    const lasSurfaces = selectedSurfaces(config.values.las);
     remote = new RemoteSources({
       specs: specs.value,
       parentEnv: input.env,
       cachePath: join(config.values.state as string, CACHE_NAME),
-      // A server the config declares cannot be started on a grant the same config gives itself:
-      // connects need a flag or a yes at the prompt (the config's denies still hold).
-      permissions: new Permissions(mergeGrants({ allow: {}, deny: fromConfig.deny }, fromFlags), workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! }),
+      permissions: new Permissions(connectGrants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! }),
       now: () => Date.now(),
       refresh: input.refresh === true,
       version: VERSION,
+      discover: (spec) => mayDiscover(spec, input.call, (n) => builtinNames.has(n), lasSurfaces),
+      // Servers and Las run in the boot's sandbox mode; the network only for one that declares it.
+      sandboxMode: sandbox.mode,
+      sandbox: (network) => (sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper),
+      networkGranted: connectGrants.allow.net === true && connectGrants.deny.net === undefined,
     });
     const listed = await remote.load();
     if (!listed.ok) {
       await remote.shutdown();
       throw bootError(listed.refusal.message, "`toolgate tools --refresh` lists the servers again once it is fixed");
     }
-    sources.push(...listed.value);
+    remoteTools = listed.value;
   }
   try {
-    sources.push(...(await authoredTools(config, sources, input.env, trust)));
-    return { ...finish(sources, config, file, input, lockPath), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState };
+    // Authored tools may not collide with a built-in, Las or a required server (a boot failure);
+    // an optional server that collides with anything, or lists a bad name, is withheld instead.
+    const optional = new Set(specs.value.filter((s) => s.kind === "mcp" && !s.required).map((s) => s.origin));
+    const authored = await authoredTools(config, [...sources, ...remoteTools.filter((t) => !optional.has(t.origin))], input.env, trust);
+    const { keep, withheld } = withholdBadServers(remoteTools, specs.value, [...sources, ...authored]);
+    for (const w of withheld) remote?.withhold(w.server, w.reason);
+    sources.push(...keep, ...authored);
+    return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();
@@ -172,7 +202,7 @@ async function authoredTools(config: Effective, others: readonly ToolSource[], p
 }
 
 /** The catalog's checks after every source is in: collisions, approval overrides, the lock. */
-function finish(sources: ToolSource[], config: Effective, file: ConfigFile | null, input: BootInput, lockPath: string): Pick<Booted, "catalog" | "refused"> {
+function finish(sources: ToolSource[], config: Effective, file: ConfigFile | null, lock: ReturnType<typeof readLock>): Pick<Booted, "catalog" | "refused"> {
   const built = buildCatalog(sources);
   if (!built.ok) throw bootError(built.refusal.message);
   const overrides = (config.values.approval ?? {}) as Record<string, "required" | "never">;
@@ -184,7 +214,6 @@ function finish(sources: ToolSource[], config: Effective, file: ConfigFile | nul
   }
   let refused: ReadonlyMap<string, Refusal> = new Map();
   try {
-    const lock = input.ignoreLock ? null : readLock(lockPath);
     if (lock) refused = checkLock(lock, built.value.descriptors);
   } catch (e) {
     throw bootError((e as Error).message);

@@ -25,6 +25,8 @@ export interface Profile {
 
 export interface InvokeDeps {
   readonly catalog: Catalog;
+  /** Why a name is not in the catalog, when a source knows (its server was not started, failed or was withheld). */
+  readonly unknown?: (name: string) => Refusal | undefined;
   /** Tools toolgate.lock refuses this boot (descriptor_changed / descriptor_unpinned). */
   readonly refused?: ReadonlyMap<string, Refusal>;
   /** The call's scope (workspace, folders, lane, store, config, …), handed to needs() and the handler. */
@@ -92,7 +94,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
       : finish({ status: "failed", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) });
 
   // 1. resolve from this boot's catalog (never a second lookup by name)
-  if (!entry) return failed({ code: "unknown_tool", message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them` });
+  if (!entry) return failed(deps.unknown?.(name) ?? { code: "unknown_tool", message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them` });
   const pinned = deps.refused?.get(name);
   if (pinned) return failed(pinned);
   // 2. validate

@@ -15,8 +15,10 @@ export interface RemoteSpec {
   readonly transport:
     | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>> }
     | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>> };
-  /** Connecting is an effect: run of the command, or net of the host. */
+  /** Connecting is an effect: run of the command (and env of each `${NAME}` it is given), or net of the host. */
   readonly needs: readonly Need[];
+  /** stdio: the server says it needs the network (`"network": true`); the product sandbox shares it only with --allow-net. */
+  readonly network: boolean;
   readonly pin: boolean;
   readonly connectTimeoutMs: number;
   readonly timeoutMs: number;
@@ -44,6 +46,7 @@ interface McpServerConfig {
   timeout_secs?: number;
   required?: boolean;
   disabled?: boolean;
+  network?: boolean;
 }
 
 const DEFAULT_CONNECT_SECS = 30;
@@ -60,12 +63,14 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
     const env = lasEnv(las, parent);
     if (!env.ok) return env;
     const entry = isAbsolute(las.entrypoint) ? las.entrypoint : resolve(workspace, las.entrypoint);
+    const lasNetwork = (las as { network?: boolean }).network === true;
     specs.push({
       name: "las",
       origin: "las",
       kind: "las",
       transport: { kind: "stdio", argv: [las.command, entry], cwd: workspace, values: env.env, secrets: {} },
       needs: [{ kind: "run", value: las.command }],
+      network: lasNetwork,
       pin: true,
       connectTimeoutMs: timeoutMs,
       timeoutMs,
@@ -90,6 +95,7 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
       timeoutMs: (s.timeout_secs ?? las.timeout_secs) * 1000,
       graceMs,
       required: s.required === true,
+      network: s.network === true,
       ...(s.include ? { include: s.include } : {}),
       ...(s.exclude ? { exclude: s.exclude } : {}),
     };
@@ -106,18 +112,24 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
         return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}.url: only http and https are allowed` } };
       }
       const port = url.port || (url.protocol === "https:" ? "443" : "80");
-      specs.push({ ...common, transport: { kind: "http", url: s.url, headers: s.headers ?? {} }, needs: [{ kind: "net", value: `${url.hostname}:${port}` }] });
+      specs.push({ ...common, network: true, transport: { kind: "http", url: s.url, headers: s.headers ?? {} }, needs: [{ kind: "net", value: `${url.hostname}:${port}` }] });
       continue;
     }
     if (!s.command) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: give "command" (stdio) or "type": "http" with "url"` } };
     const values: Record<string, string> = {};
     const secrets: Record<string, string> = {};
+    // Each `${NAME}` hands the parent's NAME to the server: an env need (--allow-env=NAME or a
+    // yes at the prompt, never the config), checked before the server starts.
+    const envNeeds: Need[] = [];
     let problem: string | undefined;
     for (const [k, raw] of Object.entries(s.env ?? {})) {
       const ref = REF.exec(raw);
       if (!ref) values[k] = raw;
-      else if (parent[ref[1]!] === undefined) problem ??= `env.${k} takes \${${ref[1]}} from the environment, and ${ref[1]} is not set`;
-      else secrets[k] = parent[ref[1]!]!;
+      else {
+        if (!envNeeds.some((n) => n.value === ref[1])) envNeeds.push({ kind: "env", value: ref[1]! });
+        if (parent[ref[1]!] === undefined) problem ??= `env.${k} takes \${${ref[1]}} from the environment, and ${ref[1]} is not set`;
+        else secrets[k] = parent[ref[1]!]!;
+      }
     }
     const cwd = s.cwd === undefined ? workspace : isAbsolute(s.cwd) ? s.cwd : resolve(workspace, s.cwd);
     // A command with a slash is a path: resolved once against the server's cwd, so the program
@@ -126,7 +138,7 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
     specs.push({
       ...common,
       transport: { kind: "stdio", argv: [command, ...(s.args ?? [])], cwd, values, secrets },
-      needs: [{ kind: "run", value: command }],
+      needs: [{ kind: "run", value: command }, ...envNeeds],
       ...(problem ? { problem } : {}),
     });
   }

@@ -1,7 +1,8 @@
 // Remote sources (Las and configured MCP servers) as catalog sources. Listing goes through a
-// cache in the state folder keyed by the declarations' fingerprint, so `tools` and calls of
-// other tools spawn nothing; a call of a remote tool starts only its own server. Connecting is
-// an effect: its permission passes before anything is spawned or dialled.
+// cache in the state folder keyed by the declarations' fingerprint; on a miss only the servers
+// the boot names are discovered (all for `tools`, the owner of the tool for a call, none for a
+// built-in), so a call of another tool spawns nothing. Connecting is an effect: its permissions
+// pass before anything is spawned or dialled, and a stdio child runs in the boot's sandbox.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
@@ -12,6 +13,8 @@ import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
 import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/discovery.ts";
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
 import type { ListedTool } from "../mcp/session.ts";
+import type { SandboxMode } from "../catalog/declare.ts";
+import type { Sandbox } from "../launcher/types.ts";
 import type { Refusal } from "../result/result.ts";
 import { makeStateFolder } from "../state/folder.ts";
 import type { PermissionGate } from "./invoke.ts";
@@ -28,6 +31,8 @@ export interface ServerStatus {
   readonly error?: string;
   /** Listed from the cache (no process was started for it this time). */
   readonly cached: boolean;
+  /** Why its tools are kept out of the catalog (a bad or colliding name), when they are. */
+  readonly withheld?: string;
 }
 
 interface CacheFile {
@@ -44,6 +49,13 @@ export interface RemoteDeps {
   readonly refresh: boolean;
   readonly version: string;
   readonly onNoise?: (server: string, line: string) => void;
+  /** Which servers may be started to list them when the cache has nothing (default: all). */
+  readonly discover?: (spec: RemoteSpec) => boolean;
+  /** The boot's sandbox mode, and its wrapper for a stdio child with or without the network. */
+  readonly sandboxMode?: SandboxMode;
+  readonly sandbox?: (network: boolean) => Sandbox | undefined;
+  /** Whether the whole network is granted (--allow-net with no list): what `"network": true` needs in product mode. */
+  readonly networkGranted?: boolean;
 }
 
 /** The declarations' fingerprint: everything that decides what a server lists (secret values excluded). */
@@ -59,6 +71,8 @@ export function fingerprint(specs: readonly RemoteSpec[], version: string): stri
 export class RemoteSources {
   readonly #connections = new Map<string, Promise<Connection>>();
   readonly #fresh = new Set<string>();
+  /** A connect refused by a permission this boot (the flag that would grant it), by server. */
+  readonly #refusals = new Map<string, Refusal>();
   #status: ServerStatus[] = [];
 
   constructor(private readonly deps: RemoteDeps) {}
@@ -78,7 +92,7 @@ export class RemoteSources {
     for (const s of specs) {
       const c = cache?.servers[s.name];
       if (c?.ok) listed.set(s.name, { tools: c.tools, cached: true });
-      else {
+      else if (this.deps.discover?.(s) ?? true) {
         if (c && !c.ok && now() - c.at < NEGATIVE_TTL_MS) failures.set(s.name, { error: c.error, at: c.at });
         toDiscover.push(s);
       }
@@ -96,11 +110,12 @@ export class RemoteSources {
     this.#status = [];
     for (const s of specs) {
       const l = listed.get(s.name);
+      const e = errors.get(s.name);
+      if (!l && !e) continue; // not in the cache, and not this boot's to start
       if (!l) {
-        const e = errors.get(s.name)!;
-        this.#status.push({ name: s.name, origin: s.origin, ok: false, tools: 0, error: e.error, cached: e.cached });
+        this.#status.push({ name: s.name, origin: s.origin, ok: false, tools: 0, error: e!.error, cached: e!.cached });
         if (s.required) {
-          return { ok: false, refusal: { code: s.kind === "las" ? "las.boot" : "mcp.required", message: `${s.kind === "las" ? "Las" : `required MCP server "${s.name}"`} failed: ${e.error}` } };
+          return { ok: false, refusal: { code: s.kind === "las" ? "las.boot" : "mcp.required", message: `${s.kind === "las" ? "Las" : `required MCP server "${s.name}"`} failed: ${e!.error}` } };
         }
         continue;
       }
@@ -109,6 +124,28 @@ export class RemoteSources {
       for (const t of tools) sources.push(remoteToolSource(s, t, this));
     }
     return { ok: true, value: sources };
+  }
+
+  /**
+   * Why `name` is not in the catalog when a configured server would own it: the connect was
+   * refused (the permission's refusal, naming the flag), failed, or its tools were withheld.
+   */
+  whyUnlisted(name: string): Refusal | undefined {
+    const sep = name.indexOf("__");
+    if (sep <= 0) return undefined;
+    const prefix = name.slice(0, sep);
+    const spec = this.deps.specs.find((s) => s.kind === "mcp" && s.name === prefix) ?? this.deps.specs.find((s) => s.kind === "las");
+    const st = spec && this.#status.find((x) => x.name === spec.name);
+    if (!spec || !st) return undefined;
+    const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
+    if (st.withheld !== undefined) return { code: "mcp.withheld", message: `${name}: the tools of ${who} are withheld: ${st.withheld}` };
+    if (st.ok) return undefined;
+    return this.#refusals.get(spec.name) ?? { code: "mcp.connect_failed", message: `${name}: ${who} failed: ${st.error ?? "unknown error"}` };
+  }
+
+  /** Records that a server's tools are kept out of the catalog, and why (shown by `tools`). */
+  withhold(name: string, reason: string): void {
+    this.#status = this.#status.map((st) => (st.name === name ? { ...st, ok: false, tools: 0, withheld: reason } : st));
   }
 
   /** The live connection for a server, connecting now when this process has none. */
@@ -128,17 +165,26 @@ export class RemoteSources {
   }
 
   async #connect(spec: RemoteSpec): Promise<Connection> {
-    if (spec.problem) throw new Error(spec.problem);
     for (const need of spec.needs) {
       const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`);
-      if (!r.ok) throw Object.assign(new Error(r.message), { transient: true });
+      if (!r.ok) {
+        const message = `${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} is not started: ${r.message}`;
+        this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+        throw Object.assign(new Error(message), { transient: true });
+      }
     }
+    if (spec.problem) throw new Error(spec.problem);
     let target: Target;
     if (spec.transport.kind === "http") target = { kind: "http", name: spec.name, url: spec.transport.url, headers: spec.transport.headers };
     else {
+      // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
+      if (spec.network && this.deps.sandboxMode === "product" && this.deps.networkGranted !== true) {
+        throw Object.assign(new Error(`${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`), { transient: true });
+      }
       const env = childEnv({ parent: this.deps.parentEnv, values: { ...spec.transport.values }, secrets: { ...spec.transport.secrets } });
       if (!env.ok) throw new Error(env.refusal.message);
-      target = { kind: "stdio", name: spec.name, argv: spec.transport.argv, env: env.value, cwd: spec.transport.cwd };
+      const sandbox = this.deps.sandbox?.(spec.network);
+      target = { kind: "stdio", name: spec.name, argv: spec.transport.argv, env: env.value, cwd: spec.transport.cwd, ...(sandbox ? { sandbox } : {}) };
     }
     // Bound secrets never leave in an error message or a listed descriptor (both are printed,
     // cached in the state folder, and shown to models).

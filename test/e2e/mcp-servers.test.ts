@@ -77,11 +77,11 @@ describe("the mcpServers block", () => {
     expect(names.some((n) => n.includes("leak") || n.includes("skarbiec"))).toBe(false);
   });
 
-  test('"${NAME}" takes NAME from the parent and makes it a secret: redacted from results and the journal', async () => {
+  test('"${NAME}" takes NAME from the parent (with --allow-env=NAME) and makes it a secret: redacted from results and the journal', async () => {
     await using dir = tempDir();
     config(dir.path, { a: { ...fixture(dir.path, "a"), env: { API_TOKEN_FOR_CHILD: "${MY_SECRET}" } } });
     const secret = "s3cr3t-value-42";
-    const r = await run(["call", "a__echo__echo", JSON.stringify({ message: `token ${secret}` }), ...GRANT], { cwd: dir.path, env: { MY_SECRET: secret } });
+    const r = await run(["call", "a__echo__echo", JSON.stringify({ message: `token ${secret}` }), ...GRANT, "--allow-env=MY_SECRET"], { cwd: dir.path, env: { MY_SECRET: secret } });
     expect(json(r)).toEqual({ status: "success", tool: "a__echo__echo", payload: { content: [{ type: "text", text: "token [REDACTED]" }] } });
     const log = await run(["log", "--json"], { cwd: dir.path });
     expect(log.stdout).not.toContain(secret);

@@ -1,0 +1,49 @@
+import { describe, expect, test } from "bun:test";
+import type { ToolSource } from "../../src/catalog/catalog.ts";
+import { mayDiscover, withholdBadServers } from "../../src/runtime/remote-boot.ts";
+import type { RemoteSpec } from "../../src/runtime/remote-specs.ts";
+
+const spec = (name: string, kind: "las" | "mcp" = "mcp", required = false): RemoteSpec => ({
+  name, origin: kind === "las" ? "las" : `mcp:${name}`, kind, required, network: false, pin: false, needs: [],
+  transport: { kind: "stdio", argv: ["x"], cwd: "/", values: {}, secrets: {} }, connectTimeoutMs: 1, timeoutMs: 1, graceMs: 0,
+});
+const tool = (origin: string, name: string, inputSchema: unknown = { type: "object" }): ToolSource => ({
+  origin, rawName: name, name, description: "", inputSchema, approval: "required",
+  adapter: { builtin: false, needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) },
+});
+const builtin = (n: string) => n === "file_read";
+
+describe("mayDiscover", () => {
+  test.each([
+    [undefined, "gh", true], // tools: every server
+    ["file_read", "gh", false], // a built-in starts none
+    ["gh__issue", "gh", true],
+    ["gh__issue", "web", false],
+    ["plain", "gh", false],
+  ] as const)("call %p, server %p: %p", (call, server, want) => expect(mayDiscover(spec(server), call, builtin, ["finance"])).toBe(want));
+
+  test("Las only for its selected surfaces", () => {
+    expect(mayDiscover(spec("las", "las"), "finance__balance", builtin, ["finance"])).toBe(true);
+    expect(mayDiscover(spec("las", "las"), "skarbiec__x", builtin, ["finance"])).toBe(false);
+    expect(mayDiscover(spec("las", "las"), "file_read", builtin, ["finance"])).toBe(false);
+  });
+});
+
+describe("withholdBadServers", () => {
+  test("an optional server colliding with a required one is withheld; the required one stays", () => {
+    const remote = [tool("mcp:a", "a_b__x"), tool("mcp:a-b", "a-b__x")];
+    const r = withholdBadServers(remote, [spec("a", "mcp", true), spec("a-b")], []);
+    expect(r.keep.map((t) => t.origin)).toEqual(["mcp:a"]);
+    expect(r.withheld).toEqual([{ server: "a-b", reason: expect.stringContaining("a tool from mcp:a") }]);
+  });
+
+  test("a collision with an authored tool withholds the server", () => {
+    const r = withholdBadServers([tool("mcp:gh", "gh__x")], [spec("gh")], [tool("authored", "GH__X")]);
+    expect([r.keep, r.withheld.map((w) => w.server)]).toEqual([[], ["gh"]]);
+  });
+
+  test("a clean server is kept whole", () => {
+    const r = withholdBadServers([tool("mcp:gh", "gh__x"), tool("mcp:gh", "gh__y")], [spec("gh")], [tool("builtin", "file_read")]);
+    expect([r.keep.length, r.withheld]).toEqual([2, []]);
+  });
+});
