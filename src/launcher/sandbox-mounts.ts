@@ -2,7 +2,7 @@
 // launcher"): no capabilities, a user namespace (mounts it inherits are locked: they cannot be
 // unmounted to uncover what lies beneath), host sockets, homes and root's secrets hidden, and
 // control paths read-only whether or not they exist yet.
-import { lstatSync, realpathSync, rmdirSync } from "node:fs";
+import { lstatSync, mkdirSync, realpathSync, rmdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { secretMasks, type Mask } from "./secret-masks.ts";
 
@@ -24,6 +24,12 @@ export interface Host {
   /** "dir", "file", "link" or null (nothing there); never follows the last link. */
   readonly kind: (p: string) => "dir" | "file" | "link" | null;
   readonly realpath: (p: string) => string;
+  /** The owner of a path (null when it cannot be read). */
+  readonly owner: (p: string) => { readonly uid: number; readonly gid: number } | null;
+  /** mkdir (not recursive, mode 0755); false when it could not be made (it exists already, or no access). */
+  readonly makeDir: (p: string) => boolean;
+  /** rmdir; false when it is not an empty folder. */
+  readonly removeDir: (p: string) => boolean;
 }
 
 export const realHost: Host = {
@@ -38,6 +44,30 @@ export const realHost: Host = {
     }
   },
   realpath: real,
+  owner(p) {
+    try {
+      const st = lstatSync(p);
+      return { uid: st.uid, gid: st.gid };
+    } catch {
+      return null;
+    }
+  },
+  makeDir(p) {
+    try {
+      mkdirSync(p, { mode: 0o755 });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  removeDir(p) {
+    try {
+      rmdirSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  },
 };
 
 /** Hidden whole: host sockets (/run, /var/run) and every home folder. */
@@ -47,7 +77,15 @@ const HIDDEN = ["/run", "/var/run", "/home", "/root"];
  * Everything before the workspace's own binds. Order matters: later mounts cover earlier ones,
  * so a workspace under /tmp, /home or /root is bound again over the empty folder that hid it.
  */
-export function systemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): readonly string[] {
+/** What comes before the bwrap program (running it as another user), and bwrap's system mounts. */
+export interface SystemView {
+  readonly before: readonly string[];
+  readonly args: readonly string[];
+  /** The uid and gid the child runs as when toolgate (root) runs it as the workspace's owner. */
+  readonly runAs: { readonly uid: number; readonly gid: number } | null;
+}
+
+export function systemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): SystemView {
   // The run's wrapper and the boot probe share one view of the system (the masks are read once).
   const key = `${o.workspace}\0${o.shareNet}`;
   const known = o.host === realHost ? systems.get(key) : undefined;
@@ -57,21 +95,28 @@ export function systemMounts(o: { readonly workspace: string; readonly shareNet:
   return built;
 }
 
-const systems = new Map<string, readonly string[]>();
+const systems = new Map<string, SystemView>();
 
-function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): string[] {
+function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): SystemView {
   const { host, workspace } = o;
+  // Root with a workspace another user owns (a CI container over a mounted checkout): without
+  // capabilities root could not write it, so the child runs as that owner, an ordinary user,
+  // whose view needs no masks (util-linux setpriv drops to it before bwrap starts).
+  const owner = host.asRoot ? host.owner(workspace) : null;
+  const runAs = owner && owner.uid !== 0 ? owner : null;
+  const asRoot = host.asRoot && runAs === null;
   const hidden = HIDDEN.filter((p) => host.kind(p) === "dir"); // a /var/run link to /run is covered by /run
   // With the network shared, the resolver file may live under /run (systemd-resolved): keep that one file.
   const resolv = o.shareNet ? host.realpath("/etc/resolv.conf") : "";
   const keepResolv = resolv !== "/etc/resolv.conf" && hidden.some((h) => inside(h, resolv)) && host.kind(resolv) === "file";
-  const masks = host.asRoot ? host.masks(workspace).filter((m) => !inside(workspace, m.path)) : [];
-  return [
+  const masks = asRoot ? host.masks(workspace).filter((m) => !inside(workspace, m.path)) : [];
+  const before = runAs ? ["setpriv", `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, "--clear-groups", "--"] : [];
+  const args = [
     "--die-with-parent", // the sandbox never outlives the launcher's child
     "--new-session", // no TIOCSTI into a terminal the sandbox could reach
     "--unshare-all", // user (unless root: see below), IPC, PID, network, UTS and cgroup namespaces
     // As root bwrap skips the user namespace; with one, the mounts it inherits are locked.
-    ...(host.asRoot ? ["--unshare-user"] : []),
+    ...(asRoot ? ["--unshare-user"] : []),
     ...(o.shareNet ? ["--share-net"] : []),
     "--cap-drop", "ALL", // also as root: no mount, no unmount, no reading past permissions
     "--ro-bind", "/", "/",
@@ -82,16 +127,37 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
     ...(keepResolv ? ["--ro-bind", resolv, resolv] : []),
     ...masks.flatMap((m) => (m.dir ? ["--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", "/dev/null", m.path])),
   ];
+  return { before, args, runAs };
 }
 
-/** Placeholders held by this process's running sandboxes, by path: the last run out removes one. */
+/**
+ * Whether `uid`/`gid` can reach `p` (search every folder from `root` down to it). Running as the
+ * workspace's owner, a bind whose source that owner cannot reach (toolgate's own 0700 state
+ * folder) is left out: bwrap could not open it, and the child cannot reach it either.
+ */
+export function reachable(p: string, root: string, who: { readonly uid: number; readonly gid: number }): boolean {
+  for (let dir = dirname(p); inside(root, dir); dir = dirname(dir)) {
+    try {
+      const st = lstatSync(dir);
+      const bit = st.uid === who.uid ? 0o100 : st.gid === who.gid ? 0o010 : 0o001;
+      if ((st.mode & bit) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (dir === root) break;
+  }
+  return true;
+}
+
+/** Placeholders this process made and its running sandboxes hold, by path: the last run out removes one. */
 const holders = new Map<string, number>();
 
 /**
  * Control paths read-only inside the sandbox. One that exists is bound over itself; one that does
- * not is held by an empty read-only mount point at its topmost missing folder (bwrap creates it,
- * as an empty folder, in the real workspace: a name cannot be kept free any other way), so it can
- * be neither created nor replaced. The placeholder is removed when the run ends.
+ * not is held by an empty read-only mount at its topmost missing folder, so it can be neither
+ * created nor replaced. The mount point must exist: toolgate makes it (an empty folder in the
+ * real workspace: a name cannot be kept free any other way; bwrap could not make it as root in a
+ * workspace another user owns) and removes it when the last run holding it ends.
  */
 export function controlMounts(protect: readonly string[], workspace: string, host: Host): { args: string[]; placeholders: string[] } {
   const args: string[] = [];
@@ -103,9 +169,16 @@ export function controlMounts(protect: readonly string[], workspace: string, hos
     }
     let top = p;
     while (dirname(top) !== workspace && host.kind(dirname(top)) === null) top = dirname(top);
-    if (placeholders.includes(top)) continue;
+    if (placeholders.includes(top) || args.includes(top)) continue;
+    const held = holders.get(top);
+    if (held !== undefined) holders.set(top, held + 1);
+    else if (host.makeDir(top)) holders.set(top, 1);
+    else {
+      // Made meanwhile by someone else: then it exists, and is bound over itself.
+      args.push("--ro-bind-try", top, top);
+      continue;
+    }
     placeholders.push(top);
-    holders.set(top, (holders.get(top) ?? 0) + 1);
     args.push("--tmpfs", top, "--remount-ro", top);
   }
   return { args, placeholders };
@@ -120,11 +193,6 @@ export function releasePlaceholders(placeholders: readonly string[], host: Host)
       continue;
     }
     holders.delete(p);
-    if (host.kind(p) !== "dir") continue;
-    try {
-      rmdirSync(p); // fails on a folder that is not empty: then it is not ours
-    } catch {
-      // Left as it is.
-    }
+    host.removeDir(p); // an empty folder only: if something was put in it, it is left as it is
   }
 }

@@ -1,11 +1,11 @@
 // The sandbox modes (SPEC "The launcher"): `off` is the scrubbed environment only; `product` and
 // `bench` wrap every sandboxed run in bubblewrap. The boot probe runs that same wrapper around
 // `true` through the launcher, so a mode that cannot be had fails the boot instead of running quieter.
-import { mkdirSync } from "node:fs";
+import { chownSync, mkdirSync } from "node:fs";
 import type { SandboxMode } from "../catalog/declare.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
-import { controlMounts, inside, real, realHost, releasePlaceholders, systemMounts, type Host } from "./sandbox-mounts.ts";
+import { controlMounts, inside, reachable, real, realHost, releasePlaceholders, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
 import type { ArtifactSink, Sandbox } from "./types.ts";
 
 export interface BwrapOptions {
@@ -36,10 +36,10 @@ export interface BwrapOptions {
   readonly host?: Partial<Host>;
 }
 
-/** A folder that cannot be made is left to bwrap, which then skips it (--bind-try). */
-function makeFolder(p: string): void {
+/** A folder that cannot be made is left to bwrap, which then skips it (--bind-try). Made for `owner` when given. */
+function makeFolder(p: string, owner: { readonly uid: number; readonly gid: number } | null): void {
   try {
-    mkdirSync(p, { recursive: true, mode: 0o700 });
+    if (mkdirSync(p, { recursive: true, mode: 0o700 }) !== undefined && owner) chownSync(p, owner.uid, owner.gid);
   } catch {
     // Reported by what the command finds (a read-only folder), not by the launcher.
   }
@@ -55,14 +55,16 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
   const protect = (o.protect ?? []).map(real).filter((p) => inside(workspace, p) && p !== workspace);
   const host = o.host ? { ...realHost, ...o.host } : realHost;
   // Built once: the system's view is the same for every run of this process.
-  let system: readonly string[] | undefined;
+  let system: SystemView | undefined;
   // Placeholders this sandbox's runs hold, removed by release() when the last run using one ends.
   const held: string[][] = [];
   return {
     name: o.mode,
     wrap(argv, ctx) {
       system ??= systemMounts({ workspace, shareNet, host });
-      if (o.makeWritable !== false) for (const p of writable) makeFolder(p);
+      if (o.makeWritable !== false) for (const p of writable) makeFolder(p, system.runAs);
+      const runAs = system.runAs;
+      const canReach = (p: string) => runAs === null || reachable(p, workspace, runAs);
       const cwd = real(ctx.cwd);
       // A run may narrow the workspace to read-only with only its own folders writable (a gate's copy).
       const only = ctx.writable?.map(real);
@@ -73,12 +75,13 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
       const control = only ? { args: [], placeholders: [] } : controlMounts(protect, workspace, host);
       held.push(control.placeholders);
       return [
+        ...system.before,
         program,
-        ...system,
+        ...system.args,
         only ? "--ro-bind" : "--bind", workspace, workspace,
-        ...readOnly.flatMap((p) => ["--ro-bind-try", p, p]),
+        ...readOnly.filter(canReach).flatMap((p) => ["--ro-bind-try", p, p]),
         ...control.args,
-        ...(only ? [] : writable).flatMap((p) => ["--bind-try", p, p]),
+        ...(only ? [] : writable).filter(canReach).flatMap((p) => ["--bind-try", p, p]),
         ...(only ?? []).flatMap((p) => ["--bind", p, p]),
         ...(open ? [] : ["--bind", cwd, cwd]),
         "--chdir", cwd, "--", ...argv,

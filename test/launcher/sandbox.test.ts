@@ -29,8 +29,12 @@ describe("the bwrap argv", () => {
     masks: () => [],
     kind: (p) => (dirs.has(p) ? "dir" : p === "/var/run" ? "link" : null),
     realpath: (p) => p,
+    makeDir: (p) => (made.push(p), true),
+    removeDir: (p) => (removed.push(p), true),
     ...over,
   });
+  const made: string[] = [];
+  const removed: string[] = [];
   const fixed = ["--die-with-parent", "--new-session", "--unshare-all"];
   const system = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/home", "--tmpfs", "/root"];
   const mounts = [...system, "--bind", ws, ws];
@@ -60,6 +64,15 @@ describe("the bwrap argv", () => {
     ]);
   });
 
+  test("as root with a workspace another user owns: the child runs as that owner (setpriv), an ordinary user needing no masks", () => {
+    const masks = () => [{ path: "/etc/shadow", dir: false }];
+    const h = host({ asRoot: true, masks, owner: (p) => (p === ws ? { uid: 1000, gid: 1001 } : { uid: 0, gid: 0 }) });
+    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: h }))).toEqual([
+      "setpriv", "--reuid=1000", "--regid=1001", "--clear-groups", "--",
+      "bwrap", ...fixed, ...mounts, "--chdir", ws, "--", "echo", "hi",
+    ]);
+  });
+
   test("with the network shared, a resolver file under the hidden /run is bound back", () => {
     const resolv = "/run/systemd/resolve/stub-resolv.conf";
     const h = host({ kind: (p) => (p === resolv ? "file" : dirs.has(p) ? "dir" : null), realpath: (p) => (p === "/etc/resolv.conf" ? resolv : p) });
@@ -77,7 +90,10 @@ describe("the bwrap argv", () => {
       "--tmpfs", `${ws}/conf`, "--remount-ro", `${ws}/conf`,
       "--chdir", ws, "--", "echo", "hi",
     ]);
+    // toolgate makes the placeholders itself, and removes them when the run is over.
+    expect(made.splice(0)).toEqual([`${ws}/tools`, `${ws}/conf`]);
     s.release!();
+    expect(removed.splice(0)).toEqual([`${ws}/tools`, `${ws}/conf`]);
   });
 
   test("a run that names its writable folders gets the workspace read-only (a gate's copy)", () => {

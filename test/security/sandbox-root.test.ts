@@ -61,6 +61,15 @@ function workspace(path: string): string {
   return ws;
 }
 
+/** The whole tree owned by nobody (65534). */
+function chownTree(p: string): void {
+  chownSync(p, 65534, 65534);
+  for (const e of readdirSync(p, { withFileTypes: true })) {
+    if (e.isDirectory()) chownTree(join(p, e.name));
+    else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
+  }
+}
+
 const ARGS = ["call", "bash", JSON.stringify({ command: ATTACK }), "--allow-run=bash", "--approve", "bash"];
 
 function checkHeld(ws: string, r: { code: number; stdout: string; stderr: string }, gitConfig: string) {
@@ -108,18 +117,26 @@ describe("the product sandbox against a hostile bash call", () => {
     }
   });
 
+  test("as root over a workspace another user owns: the command runs as that owner, writes it, and the attacks still fail", async () => {
+    await using dir = tempDir();
+    chmodSync(dir.path, 0o755);
+    const ws = workspace(dir.path);
+    chownTree(ws);
+    const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
+    const command = `echo made > made.txt && echo wrote; id -u\n${ATTACK}`;
+    const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: dir.path } });
+    const tail: string = json(r).payload.stdout.tail;
+    expect(tail.split("\n").slice(0, 2)).toEqual(["wrote", "65534"]);
+    expect(readFileSync(join(ws, "made.txt"), "utf8")).toBe("made\n");
+    rmSync(join(ws, "made.txt"));
+    checkHeld(ws, r, gitConfig);
+  });
+
   test("as nobody (setpriv): the same attacks fail", async () => {
     await using dir = tempDir();
     chmodSync(dir.path, 0o755);
     const ws = workspace(dir.path);
-    const chownAll = (p: string) => {
-      chownSync(p, 65534, 65534);
-      for (const e of readdirSync(p, { withFileTypes: true })) {
-        if (e.isDirectory()) chownAll(join(p, e.name));
-        else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
-      }
-    };
-    chownAll(ws);
+    chownTree(ws);
     const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
     const r = await runUnprivileged(ARGS, { cwd: ws });
     checkHeld(ws, r, gitConfig);
