@@ -16,7 +16,7 @@ import { bool, multi, scanFlags, str } from "./flags.ts";
 import { note, tell, writeOut } from "./ui.ts";
 import { approvalPrompter } from "./approval-prompt.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { openChecked, stateError } from "./state.ts";
+import { checkState, openChecked, stateError } from "./state.ts";
 
 const DEADLINE_MS = 300_000;
 
@@ -39,16 +39,18 @@ export async function runCall(ctx: RunContext): Promise<number> {
   const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin);
   // Someone can be asked only when prompting is on and a controlling terminal exists; otherwise
   // refusals name the flag (approval.required / permission.denied) instead of a "no" at a prompt.
-  // The state is opened and checked before anything starts: a call toolgate cannot journal never runs.
-  let db: Database | undefined;
+  // The state is checked before anything starts (without writing: a failed boot writes nothing),
+  // and opened before the call: a call toolgate cannot journal never runs.
   // call: tool limits which servers a catalog-cache miss may start (none for a built-in).
-  const booted = await boot({ ...bootInput(ctx, s), call: tool, beforeStart: (config) => void (db = openChecked(config)) });
+  const booted = await boot({ ...bootInput(ctx, s), call: tool, beforeStart: checkState });
+  let db: Database | undefined;
   const state = () => db!;
   const journal = callJournal(state, selfMark);
   let unjournaled: unknown;
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {
     await checkSandbox(booted, tool, bool(s, "verbose"));
+    db = openChecked(booted.config);
     // Remembered approvals are the user's, outside the checkout (never the workspace's database).
     const memory = userApprovals(booted.userState, booted.workspace);
     const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));

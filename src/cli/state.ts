@@ -1,10 +1,11 @@
-// The state database for a command: opened and checked before anything runs. A state that
-// cannot be written is a boot failure (exit 5) naming the folder, why, and where it was set.
+// The state database for a command: probed before anything starts, opened before the call
+// runs. A state that cannot be written is a boot failure (exit 5) naming the folder, why, and
+// where it was set.
 import type { Database } from "bun:sqlite";
 import type { Effective } from "../config/resolve.ts";
 import { bootError, type CliError } from "../result/result.ts";
 import { openState } from "../state/db.ts";
-import { whyUnusable } from "../state/unusable.ts";
+import { probeState, whyUnusable } from "../state/unusable.ts";
 
 export function stateError(config: Effective, e: unknown, doing: string): CliError {
   const dir = config.values.state as string;
@@ -13,6 +14,12 @@ export function stateError(config: Effective, e: unknown, doing: string): CliErr
     `the state folder ${dir} cannot be written (${whyUnusable(e)}); ${doing}`,
     `toolgate keeps its journal there (state, from ${origin}): make it a writable folder with free space, or set "state" in the config to one`,
   );
+}
+
+/** Before anything starts: a state that cannot be used fails the boot, and nothing is written. */
+export function checkState(config: Effective): void {
+  const problem = probeState(config.values.state as string);
+  if (problem) throw stateError(config, problem, "nothing was run");
 }
 
 export function openChecked(config: Effective): Database {
