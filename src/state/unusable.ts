@@ -49,8 +49,9 @@ export function probeState(dir: string, uid: number | undefined = process.getuid
   try {
     accessSync(at, constants.W_OK | constants.X_OK);
     const fs = statfsSync(at);
-    // root may use the blocks reserved for it; others only the available ones.
-    if ((uid === 0 ? fs.bfree : fs.bavail) === 0) return { code: "ENOSPC", message: `no free space under ${at}` };
+    // root may use the blocks reserved for it; others only the available ones. A file system
+    // that reports no blocks at all (some FUSE ones) is left to the open.
+    if (fs.blocks > 0 && (uid === 0 ? fs.bfree : fs.bavail) === 0) return { code: "ENOSPC", message: `no free space under ${at}` };
   } catch (e) {
     return { code: (e as { code?: string }).code ?? "EIO", message: (e as Error).message };
   }
