@@ -4,7 +4,8 @@
 // shadow bundled ones (the user controls them); the losers are reported, never silently dropped.
 // Reads never leave a configured folder, and configured folders never leave the workspace
 // (results speak in workspace-relative paths, like the file tools, whatever the grants).
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, fstatSync, readdirSync, readSync, statSync } from "node:fs";
+import { CHANGED, O_DIR, O_FILE, openChecked } from "../fs/opened.ts";
 import { relative, sep } from "node:path";
 import type { NeedsContext } from "../catalog/declare.ts";
 import { resolveReal } from "../fs/real-path.ts";
@@ -206,11 +207,16 @@ export function discoverCards(workspace: string, skillDirs: readonly string[], b
     folders.push({ path: f.path, status: f.status });
     if (f.status !== "read") continue;
     let entries: string[];
+    // Listed through a verified descriptor: a folder swapped for a symlink is not listed.
+    const opened = openChecked(f.real, O_DIR);
     try {
-      entries = readdirSync(f.real).filter((e) => !e.startsWith(".")).sort(byCodeUnit);
+      if (!opened.ok) throw Object.assign(new Error(opened.code), { code: opened.code === CHANGED ? "a symlink was swapped in" : opened.code });
+      entries = readdirSync(`/proc/self/fd/${opened.fd}`).filter((e) => !e.startsWith(".")).sort(byCodeUnit);
     } catch (e) {
       skipped.push({ path: f.path!, reason: `the folder cannot be listed (${(e as NodeJS.ErrnoException).code})` });
       continue;
+    } finally {
+      if (opened.ok) closeSync(opened.fd);
     }
     if (entries.length > FOLDER_SCAN_BOUND) {
       scanCapped = true;
@@ -248,14 +254,14 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The card's text; "absent" when there is no SKILL.md file; a reason when it cannot be a card. */
 function readCard(abs: string): string | "absent" | { reason: string } {
-  let fd: number;
-  try {
-    // NOFOLLOW: the path was resolved already; a symlink swapped in since is refused, not followed.
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+  // The resolved path itself (src/fs/opened.ts): a symlink swapped in since, at the card or a folder above it, is refused.
+  const opened = openChecked(abs, O_FILE);
+  if (!opened.ok) {
+    const code = opened.code;
+    if (code === CHANGED) return { reason: "SKILL.md changed while it was being read (a symlink was swapped in)" };
     return code === "ENOENT" || code === "ENOTDIR" ? "absent" : { reason: `SKILL.md cannot be read (${code})` };
   }
+  const fd = opened.fd;
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return { reason: "SKILL.md is not a regular file" };
