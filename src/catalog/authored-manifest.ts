@@ -9,6 +9,7 @@ import type { PermKind } from "../permission/types.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { compileSchema } from "../schema/validate.ts";
 import { EFFECTS, type ApprovalPolicy, type EffectClass } from "./declare.ts";
+import { authoredIdentity } from "./authored-identity.ts";
 
 export const MANIFEST_NAME = "tool.json";
 export const DEFAULT_COMMAND = ["./run"] as const;
@@ -38,6 +39,8 @@ export interface Manifest {
   /** The real path of the program argv[0] starts: the run permission a call needs. */
   readonly program: string;
   readonly timeoutSecs: number;
+  /** What runs (manifest, argv, program, file digests): part of the tool's digest. */
+  readonly identity: Record<string, unknown>;
 }
 
 export interface ManifestOptions {
@@ -161,8 +164,9 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
     });
   }
   const { argv, program } = resolveCommand(m.command, folder, opts);
+  const identity = authoredIdentity(data, m.command ?? DEFAULT_COMMAND, argv, program, folder, opts.workspace);
   return {
-    path, folder, name: m.name, description: m.description, inputSchema: m.input_schema, effect: m.effect,
+    path, folder, identity, name: m.name, description: m.description, inputSchema: m.input_schema, effect: m.effect,
     approval: m.approval === "never" && opts.waiverHonoured === true ? "never" : "required",
     ...(m.approval === "never" && opts.waiverHonoured !== true ? { waiverIgnored: true as const } : {}),
     needs: m.needs ?? {}, argv, program, timeoutSecs: m.timeout_secs ?? DEFAULT_TIMEOUT_SECS,

@@ -72,6 +72,7 @@ export function toSource(m: Manifest): ToolSource {
     effect: m.effect,
     approval: m.approval,
     ...(m.waiverIgnored ? { note: WAIVER_IGNORED } : {}),
+    executable: m.identity,
     adapter: {
       builtin: false,
       deadlineMs: m.timeoutSecs * 1000 + DEADLINE_SLACK_MS,

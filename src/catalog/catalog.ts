@@ -34,6 +34,11 @@ export interface ToolSource {
   readonly approval: ApprovalPolicy;
   /** Something the user should know about this tool's policy (a waiver ignored), shown by `tools`. */
   readonly note?: string;
+  /**
+   * What runs when the tool is called, as JSON (an authored tool's manifest, argv and file digests;
+   * a server's command line or URL). Part of the digest: approvals and the lock follow the code.
+   */
+  readonly executable?: unknown;
   readonly adapter: Adapter;
 }
 
@@ -61,9 +66,20 @@ export interface Catalog {
 const NAME_RULE = /^[A-Za-z0-9_-]{1,64}$/;
 export const normalizeName = (name: string): string => name.toLowerCase().replaceAll("-", "_");
 
-export function toolDigest(origin: string, rawName: string, schema: unknown, effect: EffectClass): string {
-  return sha256Hex(canonicalJson({ origin, name: rawName, schema, effect }));
+/** Everything a tool's identity covers (SPEC "The approval digest covers what runs"). */
+export interface ToolIdentity {
+  readonly origin: string;
+  /** The name as its source knows it. */
+  readonly name: string;
+  readonly schema: unknown;
+  readonly effect: EffectClass;
+  readonly description: string;
+  /** Absent for built-ins: what runs is this binary. */
+  readonly executable?: unknown;
 }
+
+export const toolDigest = (id: ToolIdentity): string =>
+  sha256Hex(canonicalJson({ origin: id.origin, name: id.name, schema: id.schema, effect: id.effect, description: id.description, executable: id.executable }));
 
 const effectOf = (e: string | undefined): EffectClass =>
   (EFFECTS as readonly string[]).includes(e ?? "") ? (e as EffectClass) : "irreversible";
@@ -90,7 +106,7 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
     }
     const effect = effectOf(s.effect);
     const inputSchema = schema as JsonSchema;
-    const digest = toolDigest(s.origin, s.rawName, inputSchema, effect);
+    const digest = toolDigest({ origin: s.origin, name: s.rawName, schema: inputSchema, effect, description: s.description, executable: s.executable });
     entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, digest, inputSchema, ...(s.note ? { note: s.note } : {}), rawName: s.rawName, adapter: s.adapter });
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -15,6 +15,8 @@ export interface LockEntry {
   readonly effect: string;
   /** sha256 of the canonical input schema, so a refusal can say *what* changed. */
   readonly schema: string;
+  /** sha256 of the description (absent in locks written before it was part of the digest). */
+  readonly description?: string;
 }
 
 export interface Lock {
@@ -27,6 +29,7 @@ export const lockEntry = (d: Descriptor): LockEntry => ({
   origin: d.origin,
   effect: d.effect,
   schema: sha256Hex(canonicalJson(d.inputSchema)),
+  description: sha256Hex(d.description),
 });
 
 /** Stable text: tools sorted by name, two-space JSON, trailing newline. */
@@ -52,7 +55,9 @@ export function checkLock(lock: Lock, descriptors: readonly Descriptor[]): Map<s
     if (pinned.origin !== now.origin) what.push(`origin ${pinned.origin} → ${now.origin}`);
     if (pinned.effect !== now.effect) what.push(`effect ${pinned.effect} → ${now.effect}`);
     if (pinned.schema !== now.schema) what.push("input schema changed");
-    if (what.length === 0) what.push("descriptor changed");
+    if (pinned.description !== undefined && pinned.description !== now.description) what.push("description changed");
+    // The digest also covers what runs (an authored tool's manifest, command and files; a server's command line or URL).
+    if (what.length === 0) what.push(pinned.description === undefined ? "descriptor changed (or the lock predates the digest covering descriptions and executables)" : "what runs changed (manifest, command, program file, or the server's command line or URL)");
     out.set(d.name, {
       code: "descriptor_changed",
       message: `${d.name}: ${what.join(", ")} (pinned ${pinned.digest.slice(0, 12)}, now ${d.digest.slice(0, 12)}); ${renew}`,
@@ -85,8 +90,8 @@ export function readLock(path: string): Lock | null {
   }
   for (const [name, e] of Object.entries(tools as Record<string, unknown>)) {
     const x = e as Partial<LockEntry>;
-    if (typeof x?.digest !== "string" || typeof x.origin !== "string" || typeof x.effect !== "string" || typeof x.schema !== "string") {
-      throw new Error(`${path}: tools.${name} must hold digest, origin, effect and schema strings; renew it with \`toolgate tools --lock\``);
+    if (typeof x?.digest !== "string" || typeof x.origin !== "string" || typeof x.effect !== "string" || typeof x.schema !== "string" || (x.description !== undefined && typeof x.description !== "string")) {
+      throw new Error(`${path}: tools.${name} must hold digest, origin, effect and schema strings (and optionally description); renew it with \`toolgate tools --lock\``);
     }
   }
   return data as Lock;

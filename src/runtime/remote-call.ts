@@ -9,8 +9,13 @@ import type { RemoteSources } from "./remote.ts";
 
 const MESSAGE_CHARS = 1_000;
 
+/** What a server runs, for its tools' digests: the command line and folder, or the URL (never secrets). */
+export const executableOf = (spec: RemoteSpec): unknown =>
+  spec.transport.kind === "stdio" ? { argv: spec.transport.argv, cwd: spec.transport.cwd } : { url: spec.transport.url };
+
 /** The digest a live descriptor has as a catalog entry (remote tools are irreversible), to compare with the listed one's. */
-const liveDigest = (spec: RemoteSpec, t: ListedTool) => toolDigest(spec.origin, t.name, t.inputSchema, "irreversible");
+const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
+  toolDigest({ origin: spec.origin, name: t.name, schema: t.inputSchema, effect: "irreversible", description: t.description ?? "", executable: executableOf(spec) });
 
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources): ToolSource {
   const secrets = spec.transport.kind === "stdio" ? Object.values(spec.transport.secrets) : [];
@@ -22,6 +27,7 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
     inputSchema: tool.inputSchema,
     effect: undefined,
     approval: "required",
+    executable: executableOf(spec),
     adapter: {
       builtin: false,
       secrets,

@@ -49,6 +49,12 @@ describe("reading manifests", () => {
       argv: ["tools/hello/run"],
       program: join(ws.path, "tools/hello/run"),
       timeoutSecs: 60,
+      identity: {
+        manifest: { name: "hello", description: "says hello", input_schema: { type: "object" } },
+        argv: ["tools/hello/run"],
+        program: "tools/hello/run",
+        files: { "tools/hello/run": new Bun.CryptoHasher("sha256").update("#!/bin/sh\ncat\n").digest("hex") },
+      },
     });
     const built = buildCatalog([toSource(m!)]);
     expect(built.ok && built.value.descriptors.map((d) => [d.name, d.origin, d.effect, d.approval])).toEqual([["hello", "authored", "irreversible", "required"]]);
@@ -172,19 +178,43 @@ describe("sources and collisions", () => {
     expect(findCollision([m], [other])?.message).toStartWith('tool name collision: "srv__X" from mcp:srv and "srv__x" from authored (/w/tools/x/tool.json)');
   });
 
-  test("the digest depends on the manifest's schema and effect, not on where the folder is", async () => {
+  test("the digest covers the whole manifest and the executable's content, not where the checkout is", async () => {
     await using a = tempDir();
     await using b = tempDir();
     const m = { name: "same", description: "d", input_schema: { type: "object" }, effect: "read" };
     tool(a.path, "one", m);
-    tool(b.path, "two", { ...m, description: "other words" });
     const digest = (ws: string) => {
       const built = buildCatalog(load(ws).map(toSource));
       return built.ok ? built.value.descriptors[0]!.digest : "";
     };
+    tool(b.path, "one", m);
     expect(digest(a.path)).toBe(digest(b.path));
-    tool(b.path, "two", { ...m, effect: "irreversible" });
-    expect(digest(a.path)).not.toBe(digest(b.path));
+    for (const [changed, run] of [
+      [{ ...m, effect: "irreversible" }, undefined],
+      [{ ...m, description: "other words" }, undefined],
+      [{ ...m, approval: "never" }, undefined],
+      [{ ...m, needs: { net: ["example.org:443"] } }, undefined],
+      [{ ...m, command: ["./run", "--evil"] }, undefined],
+      [{ ...m, timeout_secs: 5 }, undefined],
+      [m, "#!/bin/sh\necho pwned\n"],
+    ] as const) {
+      tool(b.path, "one", changed, run);
+      expect(digest(b.path)).not.toBe(digest(a.path));
+      tool(b.path, "one", m);
+      expect(digest(b.path)).toBe(digest(a.path));
+    }
+  });
+
+  test("a script handed to an interpreter is covered too", async () => {
+    await using ws = tempDir();
+    const m = { name: "py", description: "d", input_schema: { type: "object" }, command: ["sh", "./main.sh"] };
+    tool(ws.path, "py", m);
+    writeFileSync(join(ws.path, "tools/py/main.sh"), "echo '{}'\n");
+    const before = load(ws.path)[0]!.identity;
+    writeFileSync(join(ws.path, "tools/py/main.sh"), "echo '{\"pwned\":1}'\n");
+    const after = load(ws.path)[0]!.identity;
+    expect(Object.keys(after.files as object)).toEqual(["tools/py/main.sh"]);
+    expect(after.files).not.toEqual(before.files);
   });
 });
 

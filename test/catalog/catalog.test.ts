@@ -66,18 +66,24 @@ describe("catalog", () => {
     expect(r.ok && r.value.descriptors.map((d) => d.effect)).toEqual(["irreversible", "irreversible"]);
   });
 
-  test("digest is sha256 of canonical JSON of origin, raw name, schema and effect", async () => {
+  test("digest is sha256 of canonical JSON of origin, raw name, schema, effect, description and what runs", async () => {
     const schema = { type: "object", properties: { b: { type: "string" }, a: { type: "number" } } };
+    const id = { origin: "mcp:alpha", name: "search", schema, effect: "read" as const, description: "d", executable: { argv: ["node", "s.js"] } };
     const expected = new Bun.CryptoHasher("sha256")
-      .update(canonicalJson({ effect: "read", name: "search", origin: "mcp:alpha", schema }))
+      .update(canonicalJson({ description: "d", effect: "read", executable: { argv: ["node", "s.js"] }, name: "search", origin: "mcp:alpha", schema }))
       .digest("hex");
-    expect(toolDigest("mcp:alpha", "search", schema, "read")).toBe(expected);
+    expect(toolDigest(id)).toBe(expected);
     // key order inside the schema does not matter; any material change does
     const reordered = { properties: { a: { type: "number" }, b: { type: "string" } }, type: "object" };
-    expect(toolDigest("mcp:alpha", "search", reordered, "read")).toBe(expected);
-    expect(toolDigest("mcp:beta", "search", schema, "read")).not.toBe(expected);
-    expect(toolDigest("mcp:alpha", "search", schema, "irreversible")).not.toBe(expected);
-    expect(toolDigest("mcp:alpha", "search", { ...schema, required: ["a"] }, "read")).not.toBe(expected);
+    expect(toolDigest({ ...id, schema: reordered })).toBe(expected);
+    for (const changed of [
+      { origin: "mcp:beta" },
+      { effect: "irreversible" as const },
+      { schema: { ...schema, required: ["a"] } },
+      { description: "d2" },
+      { executable: { argv: ["node", "evil.js"] } },
+      { executable: undefined },
+    ]) expect(toolDigest({ ...id, ...changed })).not.toBe(expected);
   });
 
   test("normalization lowercases and maps - to _", () => {
