@@ -18,7 +18,7 @@ const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
   toolDigest({ origin: spec.origin, name: t.name, schema: t.inputSchema, effect: "irreversible", description: t.description ?? "", executable: executableOf(spec) });
 
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources): ToolSource {
-  const secrets = spec.transport.kind === "stdio" ? Object.values(spec.transport.secrets) : [];
+  const secrets = Object.values(spec.transport.secrets);
   return {
     origin: spec.origin,
     rawName: tool.name,

@@ -14,7 +14,8 @@ export interface RemoteSpec {
   readonly kind: "las" | "mcp";
   readonly transport:
     | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>> }
-    | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>> };
+    /** `headers` as written (`${NAME}` unexpanded); `secrets` holds each NAME's value, put in at connect time. */
+    | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>> };
   /** Connecting is an effect: run of the command (and env of each `${NAME}` it is given), or net of the host. */
   readonly needs: readonly Need[];
   /** stdio: the server says it needs the network (`"network": true`); the product sandbox shares it only with --allow-net. */
@@ -51,6 +52,10 @@ interface McpServerConfig {
 
 const DEFAULT_CONNECT_SECS = 30;
 const REF = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+const REF_ANY = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** A header value with each `${NAME}` replaced by its bound value. */
+export const expandHeader = (raw: string, bound: Readonly<Record<string, string>>): string => raw.replace(REF_ANY, (m, name: string) => bound[name] ?? m);
 
 export function remoteSpecs(config: Effective, parent: Readonly<Record<string, string | undefined>>): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
   const v = config.values;
@@ -112,7 +117,25 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
         return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}.url: only http and https are allowed` } };
       }
       const port = url.port || (url.protocol === "https:" ? "443" : "80");
-      specs.push({ ...common, network: true, transport: { kind: "http", url: s.url, headers: s.headers ?? {} }, needs: [{ kind: "net", value: `${url.hostname}:${port}` }] });
+      // `${NAME}` anywhere in a header value ("Bearer ${TOKEN}"): an env need and a secret, like env's.
+      const headerNeeds: Need[] = [];
+      const bound: Record<string, string> = {};
+      let problem: string | undefined;
+      for (const [k, raw] of Object.entries(s.headers ?? {})) {
+        for (const m of raw.matchAll(REF_ANY)) {
+          const name = m[1]!;
+          if (!headerNeeds.some((n) => n.value === name)) headerNeeds.push({ kind: "env", value: name });
+          if (parent[name] === undefined) problem ??= `headers.${k} takes \${${name}} from the environment, and ${name} is not set`;
+          else bound[name] = parent[name]!;
+        }
+      }
+      specs.push({
+        ...common,
+        network: true,
+        transport: { kind: "http", url: s.url, headers: s.headers ?? {}, secrets: bound },
+        needs: [{ kind: "net", value: `${url.hostname}:${port}` }, ...headerNeeds],
+        ...(problem ? { problem } : {}),
+      });
       continue;
     }
     if (!s.command) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: give "command" (stdio) or "type": "http" with "url"` } };

@@ -18,7 +18,7 @@ import type { Sandbox } from "../launcher/types.ts";
 import type { Refusal } from "../result/result.ts";
 import { makeStateFolder } from "../state/folder.ts";
 import type { PermissionGate } from "./invoke.ts";
-import type { RemoteSpec } from "./remote-specs.ts";
+import { expandHeader, type RemoteSpec } from "./remote-specs.ts";
 import { remoteToolSource } from "./remote-call.ts";
 
 export const CACHE_NAME = "catalog-cache.json";
@@ -63,7 +63,7 @@ export function fingerprint(specs: readonly RemoteSpec[], version: string): stri
   return sha256Hex(
     canonicalJson({
       version,
-      specs: specs.map((s) => ({ ...s, transport: s.transport.kind === "stdio" ? { ...s.transport, secrets: Object.keys(s.transport.secrets).sort() } : s.transport })),
+      specs: specs.map((s) => ({ ...s, transport: { ...s.transport, secrets: Object.keys(s.transport.secrets).sort() } })),
     }),
   );
 }
@@ -175,7 +175,10 @@ export class RemoteSources {
     }
     if (spec.problem) throw new Error(spec.problem);
     let target: Target;
-    if (spec.transport.kind === "http") target = { kind: "http", name: spec.name, url: spec.transport.url, headers: spec.transport.headers };
+    if (spec.transport.kind === "http") {
+      const { headers, secrets: bound } = spec.transport;
+      target = { kind: "http", name: spec.name, url: spec.transport.url, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])) };
+    }
     else {
       // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
       if (spec.network && this.deps.sandboxMode === "product" && this.deps.networkGranted !== true) {
@@ -188,7 +191,7 @@ export class RemoteSources {
     }
     // Bound secrets never leave in an error message or a listed descriptor (both are printed,
     // cached in the state folder, and shown to models).
-    const secrets = spec.transport.kind === "stdio" ? Object.values(spec.transport.secrets) : [];
+    const secrets = Object.values(spec.transport.secrets);
     let conn: Connection;
     try {
       const c = await connectTarget(target, {

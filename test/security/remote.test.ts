@@ -126,3 +126,58 @@ describe("a call of a built-in never starts a server", () => {
     expect(existsSync(marker)).toBe(true);
   });
 });
+
+describe('"${NAME}" in an HTTP server\'s headers needs --allow-env=NAME', () => {
+  let web: ReturnType<typeof Bun.serve>;
+  const seen: (string | null)[] = [];
+  beforeAll(async () => {
+    const { Server } = await import("@modelcontextprotocol/sdk/server/index.js");
+    const { WebStandardStreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
+    const { CallToolRequestSchema, ListToolsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    web = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (req) => {
+        seen.push(req.headers.get("authorization"));
+        const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
+        mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object" } }] }));
+        mcp.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "hello" }] }));
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await mcp.connect(transport);
+        return transport.handleRequest(req);
+      },
+    });
+  });
+  afterAll(() => web.stop(true));
+
+  test("without it nothing is dialled; with it the header carries the value, which no view shows", async () => {
+    await using ws = tempDir();
+    const hostPort = `127.0.0.1:${web.port}`;
+    const config = join(ws.path, "toolgate.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { web: { type: "http", url: `http://${hostPort}/mcp`, headers: { Authorization: "Bearer ${WEB_TOKEN}" } } } }));
+    const grant = ["--config", config, `--allow-net=${hostPort}`, "--approve", "all"];
+    const refused = await run(["call", "web__hello", "{}", ...grant], { cwd: ws.path, env: { WEB_TOKEN: TOKEN } });
+    expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=WEB_TOKEN" }]);
+    expect(seen).toEqual([]);
+    const r = await run(["call", "web__hello", "{}", ...grant, "--allow-env=WEB_TOKEN"], { cwd: ws.path, env: { WEB_TOKEN: TOKEN } });
+    expect([r.code, json(r).status]).toEqual([0, "success"]);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((h) => h === `Bearer ${TOKEN}`)).toBe(true);
+    expect(r.stdout + r.stderr).not.toContain(TOKEN);
+  });
+});
+
+describe("Las runs under the boot's sandbox mode too", () => {
+  test("product: the probe as Las has no network and cannot write the host", async () => {
+    await using ws = tempDir();
+    const config = join(ws.path, "toolgate.json");
+    const las = { enabled: true, command: process.execPath, entrypoint: PROBE, only: ["echo"], required_surfaces: [], timeout_secs: 30 };
+    writeFileSync(config, JSON.stringify({ sandbox: "product", las }));
+    const listed = await run(["tools", "--json", "--config", config, "--allow-run"], { cwd: ws.path });
+    expect([listed.code, listed.stdout]).toEqual([0, expect.stringContaining('"name":"report"')]);
+    const args = JSON.stringify({ port: listener.port, dir: hostDir, file: "las.txt" });
+    const r = await run(["call", "report", args, "--config", config, "--allow-run", "--allow-net", "--approve", "all"], { cwd: ws.path });
+    expect([r.code, report(r)]).toMatchObject([0, { net: false, host_write: false }]);
+    expect(existsSync(join(hostDir, "las.txt"))).toBe(false);
+  });
+});
