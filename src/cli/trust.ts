@@ -12,7 +12,7 @@ import { NO_USER_STATE, userStateDir } from "../trust/paths.ts";
 import { widenings } from "../trust/rule.ts";
 import { listRecords, removeRecord, writeRecord } from "../trust/store.ts";
 import { realPathOf } from "../trust/trust.ts";
-import { escapeControl } from "../result/escape.ts";
+import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { table, writeOut } from "./ui.ts";
@@ -50,7 +50,7 @@ export async function runTrust(ctx: RunContext): Promise<number> {
     if (stateDir === null) throw bootError(NO_USER_STATE, "set HOME (or XDG_STATE_HOME) to where your records live");
     const had = removeRecord(stateDir, path);
     say(had ? `${path} is no longer trusted` : `${path} was not trusted`);
-    if (json) writeOut(JSON.stringify({ path, revoked: had }));
+    if (json) writeOut(jsonForTerminal({ path, revoked: had }));
     return 0;
   }
   const found = located(ctx, explicit);
@@ -67,7 +67,7 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   writeRecord(stateDir, record);
   say(`trusted ${path} (sha256 ${file.digest})`);
   for (const w of widens) say(`  it may now: ${w.key}: ${w.why}`);
-  if (json) writeOut(JSON.stringify({ ...record, widens: widens.map((w) => w.key) }));
+  if (json) writeOut(jsonForTerminal({ ...record, widens: widens.map((w) => w.key) }));
   return 0;
 }
 
@@ -82,7 +82,7 @@ function list(stateDir: string | null, json: boolean): number {
   const records = stateDir === null ? [] : listRecords(stateDir);
   const rows = records.map((r) => ({ ...r, state: stateOf(r.path, r.digest) }));
   if (json) {
-    if (rows.length) writeOut(rows.map((r) => JSON.stringify(r)).join("\n"));
+    if (rows.length) writeOut(rows.map((r) => jsonForTerminal(r)).join("\n"));
     return 0;
   }
   const out = [["PATH", "SHA256", "STATE"], ...rows.map((r) => [r.path, r.digest.slice(0, 12), r.state])];
