@@ -15,6 +15,11 @@ const socketDir = `/run/${tag}`;
 const socketPath = join(socketDir, "host.sock");
 const homeDir = `/home/${tag}`;
 let listener: ReturnType<typeof Bun.listen> | undefined;
+// An abstract Unix socket has no path to hide: only the network namespace keeps it out of reach.
+const abstractName = `\0${tag}-abstract`;
+let abstractListener: ReturnType<typeof Bun.listen> | undefined;
+/** Connects to the abstract socket with this test's own bun (not under /root or /home, so visible inside). */
+const CONNECT_ABSTRACT = `${process.execPath} -e 'Bun.connect({ unix: "\\0${tag}-abstract", socket: { open() { console.log("ESCAPE:abstract"); process.exit(0); }, data() {} } }).catch(() => process.exit(0))'`;
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
@@ -22,12 +27,14 @@ beforeAll(() => {
   mkdirSync(socketDir, { recursive: true, mode: 0o755 });
   listener = Bun.listen({ unix: socketPath, socket: { data() {} } });
   chmodSync(socketPath, 0o777);
+  abstractListener = Bun.listen({ unix: abstractName, socket: { data() {} } });
   mkdirSync(homeDir, { recursive: true, mode: 0o755 });
   writeFileSync(join(homeDir, "secret.txt"), "home secret\n", { mode: 0o644 });
 });
 
 afterAll(() => {
   listener?.stop(true);
+  abstractListener?.stop(true);
   rmSync(socketDir, { recursive: true, force: true });
   rmSync(homeDir, { recursive: true, force: true });
 });
@@ -45,6 +52,7 @@ const ATTACK = [
   "echo '{}' > toolgate.lock 2>/dev/null && echo ESCAPE:lock",
   "cat /etc/shadow 2>/dev/null | grep -q '^root:' && echo ESCAPE:shadow",
   `test -e ${socketPath} && echo ESCAPE:socket`,
+  CONNECT_ABSTRACT,
   "echo home=$(ls -A /home | tr '\\n' ' ')",
   "echo root=$(ls -A /root 2>/dev/null | tr '\\n' ' ')",
   "echo ran",
@@ -97,6 +105,7 @@ describe("the product sandbox against a hostile bash call", () => {
     // The host really has what must be hidden (else the test proves nothing).
     expect(readdirSync("/home")).toContain(tag);
     expect(readFileSync("/etc/shadow", "utf8")).toMatch(/^root:/m);
+    expect(Bun.spawnSync(["/bin/bash", "-c", CONNECT_ABSTRACT]).stdout.toString()).toBe("ESCAPE:abstract\n");
     const r = await run(ARGS, { cwd: ws, env: { HOME: dir.path } });
     checkHeld(ws, r, gitConfig);
   });
