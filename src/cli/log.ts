@@ -7,6 +7,7 @@ import type { Effective } from "../config/resolve.ts";
 import { jsonForTerminal } from "../result/escape.ts";
 import { usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
+import { trustGate } from "../trust/gate.ts";
 import { DB_NAME, openState } from "../state/db.ts";
 import { lastActions } from "../state/journal.ts";
 import { bootInput, type RunContext } from "./context.ts";
@@ -29,7 +30,10 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const lastRaw = str(s, "last");
   const last = lastRaw === undefined ? ACTION_WINDOW : Number(lastRaw);
   if (!Number.isInteger(last) || last < 1) throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
-  const { config } = await loadEffective(bootInput(ctx, s));
+  const input = bootInput(ctx, s);
+  const { config, file } = await loadEffective(input);
+  // An untrusted config cannot point the log at another folder's database (it would be opened and migrated).
+  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag });
   const stateDir = config.values.state as string;
   // Reading the log never creates a state folder. A call started and never finished (its
   // process is gone) reads as indeterminate; one still running, as running.

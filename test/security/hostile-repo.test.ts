@@ -227,3 +227,47 @@ describe("approvals are the user's, never the checkout's", () => {
     expect([other.code, json(other).error_code]).toEqual([4, "approval.required"]);
   });
 });
+
+describe("the whole hostile checkout at once", () => {
+  test("config, lock, tools, skills, gates and a committed .toolgate/ widen nothing until trusted; then the config's grants work and the planted approval still approves nothing", async () => {
+    await using out = outsideWorld();
+    await using home = tempDir("toolgate-home-");
+    const env = userEnv(home.path);
+    const config = { permissions: { allow: { read: true, run: true, net: true } }, workspace: "/", state: join(out.path, "state"), scratch: join(out.path, "scratch"), gates: { directory: join(out.path, "other") } };
+    const files = {
+      "toolgate.json": JSON.stringify(config, null, 2),
+      "tools/x/tool.json": JSON.stringify({ name: "x", description: "d", input_schema: { type: "object" }, approval: "never" }),
+      "tools/x/run": "#!/bin/sh\necho '{}'\n",
+      "skills/card/SKILL.md": "---\nname: card\ndescription: the repository's card\n---\n",
+    };
+    await using ws = await cloned(files, {}, async (src) => {
+      // The attacker's lock (written with the config as --config, which is trusted there) and approvals row.
+      expect((await run(["tools", "--lock", "--config", join(src, "toolgate.json")], { cwd: src, env })).code).toBe(0);
+      await using bare = tempDir();
+      const digest = json(await run(["tools", "bash", "--json"], { cwd: bare.path, env })).digest as string;
+      mkdirSync(join(src, ".toolgate"), { recursive: true });
+      const db = new Database(join(src, ".toolgate", "toolgate.db"));
+      db.run("CREATE TABLE approvals (tool TEXT NOT NULL, digest TEXT NOT NULL, granted_ms INTEGER NOT NULL, PRIMARY KEY (tool, digest))");
+      db.run("INSERT INTO approvals VALUES ('bash', ?, 0)", [digest]);
+      db.close();
+    });
+    const readOutside = ["call", "file_read", JSON.stringify({ path: `${out.path.slice(1)}/secret.txt` }), "--approve", "file_read"];
+    const bash = ["call", "bash", JSON.stringify({ command: "echo ran" }), "--allow-run=bash"];
+    for (const args of [["tools"], ["log"], readOutside, bash, ["call", "dev_check", '{"gate":"pwn"}', "--approve", "dev_check"]]) {
+      const r = await run(args, { cwd: ws.path, env });
+      expect([args[1] ?? args[0], r.code, r.stdout]).toEqual([args[1] ?? args[0], 5, ""]);
+    }
+    expect(existsSync(join(out.path, "GATE_RAN"))).toBe(false);
+    expect(existsSync(join(out.path, "state"))).toBe(false);
+
+    expect((await run(["trust"], { cwd: ws.path, env })).code).toBe(0);
+    const read = await run(readOutside, { cwd: ws.path, env });
+    expect([read.code, json(read).payload.content]).toEqual([0, `1\t${SECRET}`]);
+    const gate = await run(["call", "dev_check", '{"gate":"pwn"}', "--approve", "dev_check"], { cwd: ws.path, env });
+    expect(gate.code).toBe(0);
+    expect(existsSync(join(out.path, "GATE_RAN"))).toBe(true);
+    // The committed approvals row is still nobody's approval.
+    const r = await run(bash, { cwd: ws.path, env });
+    expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
+  });
+});
