@@ -30,17 +30,17 @@ const where = (file: ConfigFile, w: Widening) => {
   return `${file.path}${line ? `:${line}` : ""}`;
 };
 
+// One line: the error printer escapes control characters, newlines included.
 function untrusted(file: ConfigFile, found: readonly Widening[]) {
-  const lines = found.map((w) => `  ${where(file, w)}: ${w.key}: ${w.why}`).join("\n");
+  const list = found.map((w) => `${where(file, w)}: ${w.key}: ${w.why}`).join("; ");
   return bootError(
-    `${file.path} is not trusted, and it would widen what toolgate may do:\n${lines}\n` +
-      "  (a config found in the workspace may only narrow until you trust it)",
+    `${file.path} is not trusted, and it would widen what toolgate may do (a config found in the workspace may only narrow until you trust it): ${list}`,
     `review the file, then run \`toolgate trust ${file.path}\` (any later edit needs trusting again); ` +
       "in CI set TOOLGATE_TRUST to what `toolgate trust --print` shows, or pass your own file with --config FILE",
   );
 }
 
 function checkoutLinks(found: readonly Widening[]) {
-  const lines = found.map((w) => `  ${w.key}: ${w.why}`).join("\n");
-  return bootError(`the checkout would widen what toolgate may do:\n${lines}`, "remove the symlink, or choose the folder yourself in a config passed with --config FILE");
+  const list = found.map((w) => `${w.key}: ${w.why}`).join("; ");
+  return bootError(`the checkout would widen what toolgate may do: ${list}`, "remove the symlink, or choose the folder yourself in a config passed with --config FILE");
 }
