@@ -88,15 +88,17 @@ export function scanText(s: string, localPaths: boolean, nulOrPem: boolean): Tex
     const c = s.charCodeAt(i);
     if (tokenStart) {
       if (isSpace(c)) continue;
-      if (c >= 0xad && formatLength(s, i) !== 0) return textRule(s, true) ?? (startsLikeJson(s) ? "json" : null);
       if (first < 0) first = c;
       if (isOpener(c)) continue;
-      if (c === 47 || isFileScheme(s, i)) return "local_path";
+      if (c === 47 || ((c | 32) === 102 && isFileScheme(s, i))) return "local_path";
+      // A format character may hide what follows it (a path, a split marker): the full check.
+      if (c >= 0xad && formatLength(s, i) !== 0) return textRule(s, true) ?? (startsLikeJson(s) ? "json" : null);
       tokenStart = false;
-    } else if (c <= 32 ? c === 32 || (c >= 9 && c <= 13) : c >= 160 && isSpace(c)) {
-      tokenStart = true;
-    } else if (c >= 0xad && formatLength(s, i) !== 0) {
-      return textRule(s, true) ?? (first === 123 || first === 91 || first === 34 ? "json" : null);
+    } else if (c <= 32) {
+      if (c === 32 || (c >= 9 && c <= 13)) tokenStart = true;
+    } else if (c >= 160) {
+      if (isSpace(c)) tokenStart = true;
+      else if (formatLength(s, i) !== 0) return textRule(s, true) ?? (first === 123 || first === 91 || first === 34 ? "json" : null);
     }
   }
   return first === 123 || first === 91 || first === 34 ? "json" : null;
@@ -142,7 +144,7 @@ export function shortTextRule(s: string, localPaths: boolean): TextRule | null {
       tokenStart = true;
     } else if (tokenStart) {
       if (isOpener(c)) continue;
-      if (localPaths && (c === 47 || isFileScheme(s, i))) path = true;
+      if (localPaths && (c === 47 || ((c | 32) === 102 && isFileScheme(s, i)))) path = true;
       tokenStart = false;
     }
   }
