@@ -91,12 +91,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
 }
 
+/**
+ * A message of several lines keeps its lines, each escaped and indented under the first, so text
+ * inside it can neither move the cursor nor start a line that reads as toolgate's own.
+ */
+const humanLines = (text: string) => text.split("\n").map(escapeControl).join("\n  ");
+
 if (import.meta.main) {
   try {
     process.exitCode = await main(process.argv.slice(2));
   } catch (e) {
     if (e instanceof CliError) {
-      process.stderr.write(`toolgate: ${escapeControl(e.message)}\n${e.hint ? `  hint: ${escapeControl(e.hint)}\n` : ""}`);
+      process.stderr.write(`toolgate: ${humanLines(e.message)}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`);
       process.exitCode = e.exitCode;
     } else {
       process.stderr.write(`toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`);

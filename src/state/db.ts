@@ -23,13 +23,28 @@ export function openUserState(userStateDir: string): Database {
   return open(join(userStateDir, USER_DB_NAME), USER_MIGRATIONS);
 }
 
-function open(path: string, migrations: readonly string[]): Database {
-  const db = new Database(path, { create: true, strict: true });
-  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.run("PRAGMA journal_mode = WAL");
-  db.run("PRAGMA synchronous = NORMAL");
-  migrate(db, migrations);
-  return db;
+/**
+ * SQLite answers SQLITE_BUSY at once, without its busy handler, in a few cases (a WAL another
+ * process is recovering or creating, a journal-mode switch racing another opener): opening is
+ * retried for as long as the busy timeout would have waited, so concurrent first calls never fail.
+ */
+function open(path: string, migrations: readonly string[], now = () => performance.now()): Database {
+  const until = now() + BUSY_TIMEOUT_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
+    let db: Database | undefined;
+    try {
+      db = new Database(path, { create: true, strict: true });
+      db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.run("PRAGMA journal_mode = WAL");
+      db.run("PRAGMA synchronous = NORMAL");
+      migrate(db, migrations);
+      return db;
+    } catch (e) {
+      db?.close();
+      if (!String((e as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY") || now() >= until) throw e;
+      Bun.sleepSync(pause);
+    }
+  }
 }
 
 function migrate(db: Database, migrations: readonly string[]): void {

@@ -64,3 +64,21 @@ describe("control characters are made visible on every human-facing line", () =>
     expect(d.description).toBe(`Looks harmless${EVIL}`);
   });
 });
+
+describe("a message of several lines keeps its lines", () => {
+  test("an untrusted config's refusal lists each widening key on its own line, escaped and indented", async () => {
+    await using dir = tempDir();
+    await using home = tempDir();
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ permissions: { allow: { read: true, run: [`x${EVIL}`] } } }));
+    const r = await run(["call", "file_read", '{"path":"a"}'], { cwd: dir.path, env: { XDG_STATE_HOME: home.path } });
+    expect(r.code).toBe(5);
+    expect(r.stderr).not.toMatch(RAW);
+    expect(r.stderr).not.toContain("\\u{a}");
+    const lines = r.stderr.split("\n");
+    expect(lines[0]).toStartWith("toolgate: ");
+    // Every line after the first is indented under it: nothing in the message starts a line of its own.
+    expect(lines.slice(1).filter((l) => l !== "").every((l) => l.startsWith("  "))).toBe(true);
+    expect(lines.some((l) => l.includes("permissions.allow.read"))).toBe(true);
+    expect(lines.some((l) => l.includes("permissions.allow.run"))).toBe(true);
+  });
+});
