@@ -2,7 +2,8 @@
 // thread claims chunks of the sorted file list from a shared counter, so a worker that starts
 // late (or never: a binary built without the worker entry) only means this thread does more.
 // Chunks complete in order form a prefix; once it holds enough, everyone stops claiming.
-import { claimChunks, NEXT, Scanner, scanChunk, STOP, type ChunkResult, type Job, type JobMessage, type ScanSpec } from "./search-scan.ts";
+import { loadBeneath } from "../fs/beneath.ts";
+import { claimChunks, NEXT, OPEN_FLAGS, Scanner, scanChunk, STOP, type ChunkResult, type Job, type JobMessage, type ScanSpec } from "./search-scan.ts";
 
 export const CHUNK_FILES = 64;
 /** Below this many files the job stays on this thread: handing it over costs more than it saves. */
@@ -105,13 +106,16 @@ export async function runPool(input: PoolInput, helpers: readonly Helper[]): Pro
   };
   if (input.signal.aborted) abort();
   input.signal.addEventListener("abort", abort);
+  const scanners: Scanner[] = [];
   try {
     if (workers.length > 0) {
       // One string crosses a thread far faster than an array of many (NUL never occurs in a path).
       const message: JobMessage = { ...job, files: job.files.join("\0") };
       for (const h of workers) h.give(message, record);
     }
-    const scanner = new Scanner(input.spec);
+    // Many files: each is opened by openat2 below the root (no symlink on the way), worth loading bun:ffi for.
+    const scanner = new Scanner(input.spec, input.base, input.files.length >= WORKER_MIN_FILES ? await loadBeneath(OPEN_FLAGS) : null);
+    scanners.push(scanner);
     let yielded = performance.now();
     await claimChunks(job, scanner, (r) => {
       record(r);
@@ -127,5 +131,6 @@ export async function runPool(input: PoolInput, helpers: readonly Helper[]): Pro
   } finally {
     input.signal.removeEventListener("abort", abort);
     for (const h of workers) h.stop();
+    for (const sc of scanners) sc.close();
   }
 }

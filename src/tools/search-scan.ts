@@ -1,9 +1,10 @@
 // file_search's per-file work, shared by the handler's thread and the search worker: read a
 // file (never through a symlink), classify it (large, binary), find its matching lines.
 // Bytes are searched for a required literal first; only candidate lines are decoded.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
-import { fdPath } from "../fs/opened.ts";
+import type { OpenBeneath } from "../fs/beneath.ts";
+import { fdPath, O_DIR, openChecked } from "../fs/opened.ts";
 import { hasLookaround, type Needle } from "./search-literal.ts";
 
 /** What a worker needs to search: plain data, so it crosses a thread as is. */
@@ -31,7 +32,7 @@ export interface FileResult {
   readonly matches: LineMatch[];
 }
 
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+export const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const NL = 10;
 
 export class Scanner {
@@ -39,25 +40,63 @@ export class Scanner {
   private readonly whole: RegExp | null;
   private buf = Buffer.allocUnsafe(1 << 16);
 
-  constructor(private readonly spec: ScanSpec) {
+  /** The root's verified descriptor (-1: not opened yet, -2: could not be). */
+  private rootFd = -1;
+
+  /**
+   * `root`: the workspace's real path, below which the walk verified every folder; with `beneath`
+   * (openat2), files below it are opened with no symlink allowed on the way, in one call.
+   */
+  constructor(
+    private readonly spec: ScanSpec,
+    private readonly root?: string,
+    private readonly beneath?: OpenBeneath | null,
+  ) {
     const flags = spec.ignoreCase ? "iu" : "u";
     this.line = new RegExp(spec.source, flags);
     // Across a whole text, `m` makes ^ and $ see lines; a lookaround could see past one.
     this.whole = hasLookaround(spec.source) ? null : new RegExp(spec.source, `g${flags}m`);
   }
 
-  /** Searches one file (`abs`: the real path the walk verified its folder at); `after`: report only lines past this one (the page cursor). */
-  scan(abs: string, after = 0): FileResult {
+  /** Ends the scanner's use of the root descriptor. */
+  close(): void {
+    if (this.rootFd >= 0) closeSync(this.rootFd);
+    this.rootFd = -2;
+  }
+
+  /**
+   * Opens `abs` as the walk saw it: never through a symlink (a folder above it swapped for one since
+   * the walk included). A descriptor, or the status of a file not read.
+   */
+  private open(abs: string): number | { status: number } {
+    const root = this.root;
+    if (this.beneath && root !== undefined && abs.startsWith(`${root}/`)) {
+      if (this.rootFd === -1) {
+        const o = openChecked(root, O_DIR);
+        this.rootFd = o.ok ? o.fd : -2;
+      }
+      if (this.rootFd >= 0) {
+        const fd = this.beneath(this.rootFd, abs.slice(root.length + 1));
+        return fd >= 0 ? fd : { status: isLink(abs) ? Status.link : Status.unreadable };
+      }
+    }
     let fd: number;
     try {
       fd = openSync(abs, OPEN_FLAGS);
     } catch (e) {
-      return { status: (e as NodeJS.ErrnoException).code === "ELOOP" ? Status.link : Status.unreadable, bytes: 0, matches: [] };
+      return { status: (e as NodeJS.ErrnoException).code === "ELOOP" ? Status.link : Status.unreadable };
     }
+    if (fdPath(fd) === abs) return fd;
+    closeSync(fd); // the descriptor is elsewhere: not read
+    return { status: Status.unreadable };
+  }
+
+  /** Searches one file (`abs`: the real path the walk verified its folder at); `after`: report only lines past this one (the page cursor). */
+  scan(abs: string, after = 0): FileResult {
+    const fd = this.open(abs);
+    if (typeof fd !== "number") return { status: fd.status, bytes: 0, matches: [] };
     let size = 0;
     try {
-      // A folder above it swapped for a symlink since the walk: the descriptor is elsewhere; not read.
-      if (fdPath(fd) !== abs) return { status: Status.unreadable, bytes: 0, matches: [] };
       const st = fstatSync(fd);
       if (!st.isFile()) return { status: Status.unreadable, bytes: 0, matches: [] };
       if (st.size > this.spec.largeBytes) return { status: Status.large, bytes: 0, matches: [] };
@@ -153,6 +192,14 @@ export class Scanner {
     let to = Math.min(line.length, from + bound);
     if (isLowSurrogate(line.charCodeAt(to))) to--;
     out.push([lineNo, `${from > 0 ? "…" : ""}${line.slice(from, to)}${to < line.length ? "…" : ""}`, true]);
+  }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

@@ -5,7 +5,8 @@ import { findFiles } from "../../src/tools/file-find.ts";
 import fileSearch, { ANSWER_BOUND_BYTES, LARGE_BYTES, LINE_CHARS, searchFiles, type SearchArgs } from "../../src/tools/file-search.ts";
 import { requiredNeedles } from "../../src/tools/search-literal.ts";
 import { CHUNK_FILES, Helper, runPool } from "../../src/tools/search-pool.ts";
-import { Scanner, Status } from "../../src/tools/search-scan.ts";
+import { OPEN_FLAGS, Scanner, Status } from "../../src/tools/search-scan.ts";
+import { loadBeneath } from "../../src/fs/beneath.ts";
 import { walk } from "../../src/tools/walk.ts";
 import { tempDir } from "../helpers.ts";
 
@@ -455,5 +456,23 @@ describe("file_search: what was checked is what is read", () => {
     const scanner = new Scanner({ source: "needle", ignoreCase: false, needles: requiredNeedles("needle", false), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: 10 });
     expect(scanner.scan(join(ws, "d", "outside.txt")).status).toBe(Status.unreadable);
     expect(scanner.scan(join(top.path, "out", "outside.txt")).matches).toEqual([[1, "needle", false]]);
+  });
+});
+
+describe("file_search: files opened below the root (openat2)", () => {
+  test("a file reached through a symlinked folder is not read; a symlinked file is counted as a link", async () => {
+    await using top = tempDir();
+    const ws = join(top.path, "ws");
+    put(top.path, "out/outside.txt", "needle\n");
+    put(ws, "in.txt", "needle\n");
+    symlinkSync(join(top.path, "out"), join(ws, "d"));
+    symlinkSync("in.txt", join(ws, "l.txt"));
+    const spec = { source: "needle", ignoreCase: false, needles: requiredNeedles("needle", false), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: 10 };
+    const scanner = new Scanner(spec, ws, await loadBeneath(OPEN_FLAGS));
+    try {
+      expect([scanner.scan(join(ws, "in.txt")).status, scanner.scan(join(ws, "d", "outside.txt")).status, scanner.scan(join(ws, "l.txt")).status]).toEqual([Status.searched, Status.unreadable, Status.link]);
+    } finally {
+      scanner.close();
+    }
   });
 });
