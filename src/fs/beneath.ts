@@ -40,9 +40,10 @@ async function load(flags: number): Promise<OpenBeneath | null> {
     // once would outlive a buffer the collector is free to reclaim.
     const how = new BigUint64Array([BigInt(flags | O_CLOEXEC), 0n, BigInt(RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH)]);
     const path = new Uint8Array(4097);
+    const room = path.subarray(0, 4096); // one byte kept for the NUL
     const encoder = new TextEncoder();
     const open: OpenBeneath = (dirFd, rel) => {
-      const { read, written } = encoder.encodeInto(rel, path.subarray(0, 4096));
+      const { read, written } = encoder.encodeInto(rel, room);
       if (read !== rel.length) return -1; // longer than PATH_MAX
       path[written] = 0;
       return lib.symbols.syscall(SYS_OPENAT2, dirFd, ptr(path), ptr(how), 24) as number;

@@ -5,9 +5,12 @@ import { claimChunks, OPEN_FLAGS, Scanner, type ChunkResult, type JobMessage } f
 
 declare const self: Worker;
 
+// Loaded while the other thread walks the tree, before this worker's job arrives.
+const beneath = loadBeneath(OPEN_FLAGS);
+
 self.onmessage = async (e: MessageEvent<JobMessage>) => {
   const job = { ...e.data, files: e.data.files.split("\0") };
-  const scanner = new Scanner(job.spec, job.base, await loadBeneath(OPEN_FLAGS));
+  const scanner = new Scanner(job.spec, job.base, await beneath);
   await claimChunks(job, scanner, (r: ChunkResult) => self.postMessage(r));
   scanner.close();
   self.postMessage("done");
