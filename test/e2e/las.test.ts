@@ -117,11 +117,14 @@ describe("Las calls", () => {
     expect(lines(log).map((x) => [x.tool, x.status, x.error_code, x.origin])).toEqual([["echo__crash", "indeterminate", "transport_lost", "las"]]);
   });
 
+  // The deadline covers initialize and tools/list too: long enough for a loaded 2-core machine to
+  // start the fixture server, short enough to keep the test quick.
+  const HANG_DEADLINE_SECS = "4";
   test("a hang hits the deadline (SINGULARITY_MCP_TIMEOUT_SECS): indeterminate, and the child is gone", async () => {
     await using dir = tempDir();
     const f = lasWorkspace(dir.path, [], { timeout_secs: undefined });
-    await run(["tools", "--allow-run"], { cwd: dir.path, env: { SINGULARITY_MCP_TIMEOUT_SECS: "1" } });
-    const r = await run(["call", "echo__hang", "{}", ...GRANT], { cwd: dir.path, env: { SINGULARITY_MCP_TIMEOUT_SECS: "1" } });
+    await run(["tools", "--allow-run"], { cwd: dir.path, env: { SINGULARITY_MCP_TIMEOUT_SECS: HANG_DEADLINE_SECS } });
+    const r = await run(["call", "echo__hang", "{}", ...GRANT], { cwd: dir.path, env: { SINGULARITY_MCP_TIMEOUT_SECS: HANG_DEADLINE_SECS } });
     expect(r.code).toBe(3);
     expect(json(r)).toMatchObject({ status: "indeterminate", error_code: "deadline" });
     expect(alive(Number(readFileSync(f.pid, "utf8")))).toBe(false);
