@@ -27,6 +27,10 @@ try {
     ["toolgate tools --json", [bin, "tools", "--json"]],
     ["toolgate call file_read README.md", [bin, "call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"]],
     ["toolgate --version", [bin, "--version"]],
+    // BENCH_BASELINE=path/to/an/older/toolgate: the same call by that binary, in the same run (before/after).
+    ...(process.env.BENCH_BASELINE
+      ? [["baseline: call file_read README.md", [process.env.BENCH_BASELINE, "call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"]] as [string, string[]]]
+      : []),
   ];
   const env = { PATH: "/usr/bin:/bin", HOME: work, CI: "true" };
   const samples = new Map<string, { wall: number[]; rss: number[] }>(cases.map(([n]) => [n, { wall: [], rss: [] }]));
