@@ -7,13 +7,19 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, run, tempDir, type RunResult } from "../helpers.ts";
 
-const PROBE = join(import.meta.dir, "..", "fixtures", "mcp", "probe-server.ts");
+const PROBE_SOURCE = join(import.meta.dir, "..", "fixtures", "mcp", "probe-server.ts");
 const TOKEN = "ghp_probeSecretValue0123456789";
 const AWS = "aws-secret-probe-value-9876543210";
 
 let listener: Bun.TCPSocketListener<undefined>;
 let hostDir: string;
-beforeAll(() => {
+let probeBundle: string;
+beforeAll(async () => {
+  // The sandbox shows the workspace, not the checkout (which may sit under /tmp or /root): the probe
+  // runs as one self-contained file written into each workspace.
+  const built = await Bun.build({ entrypoints: [PROBE_SOURCE], target: "bun" });
+  if (!built.success) throw new Error(`could not bundle the probe server: ${built.logs.join("\n")}`);
+  probeBundle = await built.outputs[0]!.text();
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
   listener = Bun.listen<undefined>({ hostname: "127.0.0.1", port: 0, socket: { data() {}, open(s) { s.end(); } } });
   // A host folder outside the workspace (and outside /tmp, which the sandbox replaces).
@@ -29,11 +35,18 @@ interface Setup {
   server?: Record<string, unknown>;
 }
 
+/** The probe server as one file inside `ws`, where every sandbox mode can see it. */
+function probeIn(ws: string): string {
+  const path = join(ws, "probe-server.js");
+  writeFileSync(path, probeBundle);
+  return path;
+}
+
 /** A workspace whose toolgate.json declares the probe server; the config is passed with --config (the user's own). */
 function workspace(ws: string, o: Setup): { config: string; marker: string } {
   const marker = join(ws, "probe-started");
   const config = join(ws, "toolgate.json");
-  const probe = { command: process.execPath, args: [PROBE, `--marker=${marker}`, "--secret-name=GITHUB_TOKEN"], ...o.server };
+  const probe = { command: process.execPath, args: [probeIn(ws), `--marker=${marker}`, "--secret-name=GITHUB_TOKEN"], ...o.server };
   writeFileSync(config, JSON.stringify({ sandbox: o.sandbox, mcpServers: { probe } }, null, 2));
   writeFileSync(join(ws, "a.txt"), "hello\n");
   return { config, marker };
@@ -171,7 +184,7 @@ describe("Las runs under the boot's sandbox mode too", () => {
   test("product: the probe as Las has no network and cannot write the host", async () => {
     await using ws = tempDir();
     const config = join(ws.path, "toolgate.json");
-    const las = { enabled: true, command: process.execPath, entrypoint: PROBE, only: ["echo"], required_surfaces: [], timeout_secs: 30 };
+    const las = { enabled: true, command: process.execPath, entrypoint: probeIn(ws.path), only: ["echo"], required_surfaces: [], timeout_secs: 30 };
     writeFileSync(config, JSON.stringify({ sandbox: "product", las }));
     const listed = await run(["tools", "--json", "--config", config, "--allow-run"], { cwd: ws.path });
     expect([listed.code, listed.stdout]).toEqual([0, expect.stringContaining('"name":"report"')]);
