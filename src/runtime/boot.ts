@@ -23,6 +23,8 @@ import { remoteSpecs } from "./remote-specs.ts";
 import { CACHE_NAME, RemoteSources } from "./remote.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
 import { userStateDir } from "../trust/paths.ts";
+import { shadowGate } from "../trust/shadow.ts";
+import { escapeControl } from "../result/escape.ts";
 import { mayDiscover, withholdBadServers } from "./remote-boot.ts";
 
 export interface BootInput {
@@ -104,6 +106,9 @@ export async function boot(input: BootInput): Promise<Booted> {
     { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined },
     { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag },
   );
+  // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
+  const shadowNote = shadowGate(file, () => trust.trustedBy !== null);
+  if (shadowNote !== null) process.stderr.write(`toolgate: ${escapeControl(shadowNote)}\n`);
   const userState = userStateDir(input.env);
   // Only then the caller's first effect (call opens the state folder): never in a folder an untrusted config chose.
   input.beforeStart?.(config);

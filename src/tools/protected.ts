@@ -1,7 +1,8 @@
 // What file_edit and file_write never write, whatever the grants (SPEC "Trust": control files are
-// protected where they would be, not only where they are): .git, the state folder, the config file
-// name at the workspace root, toolgate.lock, the authored-tools folder. Judged on the checked real
-// path, so every spelling (./, .., a symlink, another case where names fold) is the same path.
+// protected where they would be, not only where they are): .git, the state folder, the config and
+// lock names in any folder (toolgate run there finds the nearest first), the authored-tools folder.
+// Judged on the checked real path, so every spelling (./, .., a symlink, another case where names
+// fold) is the same path.
 import { lstatSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { LOCK_NAME } from "../catalog/lock.ts";
@@ -33,6 +34,12 @@ export function refuseProtected(workspace: string, scope: WriteScope, rel: strin
   const state = scope.stateDir === undefined ? null : relativeInside(workspace, scope.stateDir);
   if (state !== null && state !== "." && isInside(state, rel)) {
     return refuse("path.protected", `"${rel}" is inside toolgate's state folder, which file tools never write`);
+  }
+  // Anywhere in the workspace, not only at the root: toolgate run from a subfolder finds the nearest
+  // config (and its lock) first, so a planted `sub/toolgate.json` would replace the root's whole.
+  const base = (rel.split("/").pop() ?? "").toLowerCase();
+  if (base === CONFIG_NAME || base === LOCK_NAME) {
+    return refuse("path.protected", `"${rel}" is named like toolgate's own control file (${base}), which file tools never create or change in any folder: toolgate run from there would use it instead of the one above; a person writes it`);
   }
   // The config, the lock and authored tools decide what runs and with which grants: a tool call
   // must not write them, nor create them where toolgate would find them (a person does, with review).
