@@ -33,7 +33,7 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const input = bootInput(ctx, s);
   const { config, file } = await loadEffective(input);
   // An untrusted config cannot point the log at another folder's database (it would be opened and migrated).
-  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag });
+  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string });
   const stateDir = config.values.state as string;
   // Reading the log never creates a state folder. A call started and never finished (its
   // process is gone) reads as indeterminate; one still running, as running.

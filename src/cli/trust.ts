@@ -46,7 +46,8 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   }
   const explicit = fileArg ?? str(s, "config");
   if (bool(s, "revoke")) {
-    const path = explicit !== undefined ? realPathOf(resolve(ctx.cwd, explicit)) : realPathOf(located(ctx, undefined).path);
+    // Records are keyed by the path as found (a symlink is not resolved), as the boot looks them up.
+    const path = explicit !== undefined ? resolve(ctx.cwd, explicit) : located(ctx, undefined).path;
     if (stateDir === null) throw bootError(NO_USER_STATE, "set HOME (or XDG_STATE_HOME) to where your records live");
     const had = removeRecord(stateDir, path);
     say(had ? `${path} is no longer trusted` : `${path} was not trusted`);
@@ -60,12 +61,14 @@ export async function runTrust(ctx: RunContext): Promise<number> {
     return 0;
   }
   if (stateDir === null) throw bootError(NO_USER_STATE, `set HOME (or XDG_STATE_HOME), or in CI set TOOLGATE_TRUST=${file.digest}`);
-  const path = realPathOf(file.path);
   const { config } = await loadEffective({ ...bootInput(ctx, s), configFlag: file.path });
+  // Bound to where it was found, what it really is and the workspace it is used with.
+  const binding = { path: file.path, real: realPathOf(file.path), workspace: realPathOf(config.values.workspace as string) };
   const widens = widenings({ file, values: config.values, workspaceFlag: str(s, "workspace") !== undefined });
-  const record = { path, digest: file.digest, trusted_ms: Date.now() };
+  const record = { ...binding, digest: file.digest, trusted_ms: Date.now() };
   writeRecord(stateDir, record);
-  say(`trusted ${path} (sha256 ${file.digest})`);
+  const via = binding.real === binding.path ? "" : ` (a link to ${binding.real})`;
+  say(`trusted ${binding.path}${via} for the workspace ${binding.workspace} (sha256 ${file.digest})`);
   for (const w of widens) say(`  it may now: ${w.key}: ${w.why}`);
   if (json) writeOut(jsonForTerminal({ ...record, widens: widens.map((w) => w.key) }));
   return 0;

@@ -104,7 +104,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   // Before anything from the config is used: what an untrusted config would widen fails the boot.
   const trust = trustGate(
     { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined },
-    { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag },
+    { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string },
   );
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
   const shadowNote = shadowGate(file, () => trust.trustedBy !== null);

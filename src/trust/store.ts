@@ -1,33 +1,51 @@
 // Trust records: one small file per trusted config under <user state>/trust/, named by the
-// sha256 of the config's real path and holding the content digest trusted (like `direnv allow`).
-// Checking one is a single read; an edited file no longer matches its record.
+// sha256 of the config's path as found and holding the content digest trusted (like `direnv allow`).
+// A record binds the path as found, its real path and the workspace's real path: a checkout that
+// links its toolgate.json to a trusted project's file borrows nothing (another found path, another
+// workspace). Checking one is a single read; an edited file no longer matches its record.
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export interface TrustRecord {
-  /** The config's real path. */
+/** Where a config was found and what it is: all three must match the record. */
+export interface TrustBinding {
+  /** The config's path as found (absolute, symlinks not resolved). */
   readonly path: string;
+  /** The config's real path. */
+  readonly real: string;
+  /** The real path of the workspace the config was trusted for. */
+  readonly workspace: string;
+}
+
+export interface TrustRecord extends TrustBinding {
   /** sha256 (hex) of the content trusted. */
   readonly digest: string;
   readonly trusted_ms: number;
 }
 
 const hex = (s: string) => createHash("sha256").update(s).digest("hex");
-const recordPath = (stateDir: string, realPath: string) => join(stateDir, "trust", `${hex(realPath)}.json`);
+const recordPath = (stateDir: string, path: string) => join(stateDir, "trust", `${hex(path)}.json`);
 
-/** The record for this config path, or null (none, or unreadable: untrusted either way). */
-export function readRecord(stateDir: string, realPath: string): TrustRecord | null {
+const isRecord = (r: unknown): r is TrustRecord => {
+  const o = r as Partial<TrustRecord> | null;
+  return typeof o?.path === "string" && typeof o.real === "string" && typeof o.workspace === "string" && typeof o.digest === "string";
+};
+
+/** The record for this found path, or null (none, unreadable or of an older shape: untrusted either way). */
+export function readRecord(stateDir: string, path: string): TrustRecord | null {
   try {
-    const r = JSON.parse(readFileSync(recordPath(stateDir, realPath), "utf8")) as TrustRecord;
-    return r && r.path === realPath && typeof r.digest === "string" ? r : null;
+    const r: unknown = JSON.parse(readFileSync(recordPath(stateDir, path), "utf8"));
+    return isRecord(r) && r.path === path ? r : null;
   } catch {
     return null;
   }
 }
 
-export const isRecorded = (stateDir: string, realPath: string, digest: string): boolean =>
-  readRecord(stateDir, realPath)?.digest === digest;
+/** Whether this content was trusted for this found path, this real file and this workspace. */
+export function isRecorded(stateDir: string, at: TrustBinding, digest: string): boolean {
+  const r = readRecord(stateDir, at.path);
+  return r !== null && r.real === at.real && r.workspace === at.workspace && r.digest === digest;
+}
 
 /** Records (replacing any earlier record for the same path): atomic, 0600 in a 0700 folder. */
 export function writeRecord(stateDir: string, record: TrustRecord): void {
@@ -39,10 +57,10 @@ export function writeRecord(stateDir: string, record: TrustRecord): void {
   renameSync(tmp, path);
 }
 
-/** Removes the record for this path; whether there was one. */
-export function removeRecord(stateDir: string, realPath: string): boolean {
-  const had = readRecord(stateDir, realPath) !== null;
-  rmSync(recordPath(stateDir, realPath), { force: true });
+/** Removes the record for this found path; whether there was one. */
+export function removeRecord(stateDir: string, path: string): boolean {
+  const had = readRecord(stateDir, path) !== null;
+  rmSync(recordPath(stateDir, path), { force: true });
   return had;
 }
 
@@ -57,8 +75,8 @@ export function listRecords(stateDir: string): TrustRecord[] {
   const out: TrustRecord[] = [];
   for (const n of names) {
     try {
-      const r = JSON.parse(readFileSync(join(stateDir, "trust", n), "utf8")) as TrustRecord;
-      if (typeof r?.path === "string" && typeof r.digest === "string") out.push(r);
+      const r: unknown = JSON.parse(readFileSync(join(stateDir, "trust", n), "utf8"));
+      if (isRecord(r)) out.push(r);
     } catch {
       // a torn or foreign file is not a record
     }
