@@ -2,8 +2,9 @@
 // with the uncommitted changes applied (`git diff --binary HEAD`) and the untracked, not ignored
 // files copied. Git runs through the launcher; removal is plain file-system work, so it still
 // happens after a cancel (when the launcher starts nothing new).
-import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { copyUntracked } from "./dev-check-untracked.ts";
 import type { ProcessRunner } from "../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { isInside } from "./workspace.ts";
@@ -96,27 +97,9 @@ async function fill(p: ProcessRunner, top: string, root: string, patch: string, 
   // The state folder (the copy itself, the journal) is never part of the copy.
   const state = relative(top, stateDir);
   const skipState = state !== "" && !state.startsWith("..");
-  for (const rel of untracked.value.out.split("\0")) {
-    if (rel === "" || (skipState && isInside(state, rel))) continue;
-    copyEntry(join(top, rel), join(root, rel));
-  }
+  const names = untracked.value.out.split("\0").filter((rel) => rel !== "" && !(skipState && isInside(state, rel)));
+  copyUntracked(top, root, names);
   return ok(null);
-}
-
-/** A regular file keeps its mode; a symlink is recreated as the same link (never followed). */
-function copyEntry(from: string, to: string): void {
-  let st;
-  try {
-    st = lstatSync(from);
-  } catch {
-    return; // gone since git listed it
-  }
-  mkdirSync(dirname(to), { recursive: true });
-  if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
-  else if (st.isFile()) {
-    copyFileSync(from, to);
-    chmodSync(to, st.mode & 0o7777);
-  }
 }
 
 /** The worktree's registration in the main repository, named by the copy's .git file (null if none). */
