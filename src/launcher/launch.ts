@@ -4,6 +4,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { fileSink, openArtifact, pruneArtifacts, randomHex } from "./artifacts.ts";
+import { closeQuietly } from "./seccomp.ts";
 import { becomeSubreaper, ownChildren } from "./subreaper.ts";
 import { supervise } from "./supervise.ts";
 import type { LaunchOutcome, LaunchRefusal, LaunchSpec, LauncherDeps } from "./types.ts";
@@ -46,18 +47,22 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
   if (!spec.sandbox && deps.subreaper !== false) await becomeSubreaper();
   const startedAt = now();
   let proc;
+  let fds: readonly number[] = [];
   try {
+    fds = spec.sandbox?.openFds?.() ?? [];
+    const stdin = spec.stdin === undefined ? "ignore" : typeof spec.stdin === "string" ? new TextEncoder().encode(spec.stdin) : spec.stdin;
     proc = Bun.spawn(argv, {
       cwd: spec.cwd,
       env: { ...env },
       // setsid(2): the child leads a new session and process group, so TERM/KILL reach its tree.
       detached: true,
-      stdin: spec.stdin === undefined ? "ignore" : typeof spec.stdin === "string" ? new TextEncoder().encode(spec.stdin) : spec.stdin,
-      stdout: "pipe",
-      stderr: "pipe",
+      // The wrapper's own descriptors follow stdin, stdout and stderr (fd 3, 4, ...).
+      stdio: [stdin, "pipe", "pipe", ...fds],
     });
   } catch (e) {
     return fail(spawnFailure(e, argv[0]!, spec.cwd, env.PATH ?? ""));
+  } finally {
+    fds.forEach(closeQuietly);
   }
 
   ownChildren.add(proc.pid);

@@ -5,6 +5,7 @@ import { chownSync, mkdirSync } from "node:fs";
 import type { SandboxMode } from "../catalog/declare.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
+import { openSeccomp, seccompSupported } from "./seccomp.ts";
 import { controlMounts, inside, reachable, real, realHost, releasePlaceholders, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
 import type { ArtifactSink, Sandbox } from "./types.ts";
 
@@ -34,6 +35,11 @@ export interface BwrapOptions {
   readonly program?: string;
   /** The host as the mounts see it (tests inject one); default: this process's euid and the real files. */
   readonly host?: Partial<Host>;
+  /**
+   * Run the child under the seccomp filter that refuses setuid and setgid bits (seccomp.ts),
+   * handed to bwrap as fd 3. Default: whenever this architecture has one.
+   */
+  readonly seccomp?: boolean;
 }
 
 /** A folder that cannot be made is left to bwrap, which then skips it (--bind-try). Made for `owner` when given. */
@@ -54,6 +60,8 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
   const writable = (o.writable ?? []).map(real);
   const protect = (o.protect ?? []).map(real).filter((p) => inside(workspace, p) && p !== workspace);
   const host = o.host ? { ...realHost, ...o.host } : realHost;
+  // Always, not only as root: the cost is one open per run, and every mode behaves the same.
+  const seccomp = o.seccomp ?? seccompSupported();
   // Built once: the system's view is the same for every run of this process.
   let system: SystemView | undefined;
   // Placeholders this sandbox's runs hold, removed by release() when the last run using one ends.
@@ -84,9 +92,11 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
         ...(only ? [] : writable).filter(canReach).flatMap((p) => ["--bind-try", p, p]),
         ...(only ?? []).flatMap((p) => ["--bind", p, p]),
         ...(open ? [] : ["--bind", cwd, cwd]),
+        ...(seccomp ? ["--seccomp", "3"] : []),
         "--chdir", cwd, "--", ...argv,
       ];
     },
+    ...(seccomp ? { openFds: () => [openSeccomp()] } : {}),
     release() {
       const placeholders = held.shift();
       if (placeholders) releasePlaceholders(placeholders, host);
@@ -186,6 +196,10 @@ export async function probeSandbox(sandbox: Sandbox, cwd: string): Promise<strin
 /** Probes a boot's sandbox: null when it works (or is off), else the boot failure's message. */
 export async function sandboxProblem(sb: BootSandbox, cwd: string): Promise<string | null> {
   if (!sb.wrapper) return null;
+  // As root without the filter, a child could leave a setuid-root program in the workspace.
+  if (realHost.asRoot && !seccompSupported()) {
+    return `the sandbox mode "${sb.mode}" cannot be had as root on ${process.arch}: toolgate has a seccomp filter against setuid and setgid bits only for x64 and arm64; run toolgate as an ordinary user, or set "sandbox": "off" in toolgate.json`;
+  }
   const why = await probeSandbox(sb.probe ?? sb.wrapper, cwd);
   return why === null ? null : `the sandbox mode "${sb.mode}" cannot be had: ${why}`;
 }

@@ -4,6 +4,7 @@
 import type { ChildEnv } from "./env.ts";
 import { endTree, waitUntil } from "./end-tree.ts";
 import { ProcessTree } from "./proc-tree.ts";
+import { closeQuietly } from "./seccomp.ts";
 import { ownChildren } from "./subreaper.ts";
 import type { Redactor, Sandbox } from "./types.ts";
 
@@ -42,12 +43,17 @@ export function startServer(spec: ServerSpec): StartOutcome {
   const env = spec.env.vars;
   const argv = spec.sandbox ? [...spec.sandbox.wrap(spec.argv, { cwd: spec.cwd, env })] : [...spec.argv];
   let proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
+  let fds: readonly number[] = [];
   try {
-    proc = Bun.spawn(argv, { cwd: spec.cwd, env: { ...env }, detached: true, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    fds = spec.sandbox?.openFds?.() ?? [];
+    // The wrapper's own descriptors (the seccomp program) follow stdin, stdout and stderr.
+    proc = Bun.spawn(argv, { cwd: spec.cwd, env: { ...env }, detached: true, stdio: ["pipe", "pipe", "pipe", ...fds] }) as Bun.Subprocess<"pipe", "pipe", "pipe">;
   } catch (e) {
     spec.sandbox?.release?.();
     const errno = (e as { code?: string }).code ?? "EUNKNOWN";
     return { ok: false, refusal: { code: "launch.spawn_failed", message: `cannot start "${spec.argv[0]}" (${errno}) in ${spec.cwd}` } };
+  } finally {
+    fds.forEach(closeQuietly);
   }
   // Registered: a run's end never takes a server for one of its orphans.
   ownChildren.add(proc.pid);

@@ -24,6 +24,12 @@ export interface Sandbox {
    * the program did run: the launcher then reports a spawn failure carrying that stderr.
    */
   startFailure?(code: number, stderr: string): string | null;
+  /**
+   * Descriptors the wrapper reads (bwrap's seccomp program), opened for one spawn: the child gets
+   * them as fd 3, 4, ... in this order (the wrapped argv names them); the launcher closes its own
+   * copies once the child is spawned.
+   */
+  openFds?(): readonly number[];
 }
 
 export interface WrapContext {

@@ -41,11 +41,11 @@ describe("the bwrap argv", () => {
   const wrap = (s: Sandbox, cwd = ws, writable?: string[]) => s.wrap(["echo", "hi"], { cwd, env: {}, ...(writable ? { writable } : {}) });
 
   test("product without a net grant: every namespace unshared, the network too; no capability; sockets and homes hidden", () => {
-    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: host() }))).toEqual(["bwrap", ...fixed, ...mounts, "--chdir", ws, "--", "echo", "hi"]);
+    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: host() }))).toEqual(["bwrap", ...fixed, ...mounts, "--seccomp", "3", "--chdir", ws, "--", "echo", "hi"]);
   });
 
   test("product with a net grant, and bench always, share the network", () => {
-    const shared = ["bwrap", ...fixed, "--share-net", ...mounts, "--chdir", ws, "--", "echo", "hi"];
+    const shared = ["bwrap", ...fixed, "--share-net", ...mounts, "--seccomp", "3", "--chdir", ws, "--", "echo", "hi"];
     expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: true, host: host() }))).toEqual(shared);
     expect(wrap(bwrapSandbox({ mode: "bench", workspace: ws, network: false, host: host() }))).toEqual(shared);
   });
@@ -60,7 +60,7 @@ describe("the bwrap argv", () => {
     expect(argv).toEqual([
       "bwrap", ...fixed, "--unshare-user", ...system,
       "--ro-bind", "/dev/null", "/etc/shadow", "--tmpfs", "/etc/ssl/private", "--remount-ro", "/etc/ssl/private",
-      "--bind", ws, ws, "--chdir", ws, "--", "echo", "hi",
+      "--bind", ws, ws, "--seccomp", "3", "--chdir", ws, "--", "echo", "hi",
     ]);
   });
 
@@ -69,7 +69,7 @@ describe("the bwrap argv", () => {
     const h = host({ asRoot: true, masks, owner: (p) => (p === ws ? { uid: 1000, gid: 1001 } : { uid: 0, gid: 0 }) });
     expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: h }))).toEqual([
       "setpriv", "--reuid=1000", "--regid=1001", "--clear-groups", "--",
-      "bwrap", ...fixed, ...mounts, "--chdir", ws, "--", "echo", "hi",
+      "bwrap", ...fixed, ...mounts, "--seccomp", "3", "--chdir", ws, "--", "echo", "hi",
     ]);
   });
 
@@ -88,7 +88,7 @@ describe("the bwrap argv", () => {
       "--tmpfs", `${ws}/tools`, "--remount-ro", `${ws}/tools`,
       // Held at the topmost missing folder: nothing is created under the workspace but that one.
       "--tmpfs", `${ws}/conf`, "--remount-ro", `${ws}/conf`,
-      "--chdir", ws, "--", "echo", "hi",
+      "--seccomp", "3", "--chdir", ws, "--", "echo", "hi",
     ]);
     // toolgate makes the placeholders itself, and removes them when the run is over.
     expect(made.splice(0)).toEqual([`${ws}/tools`, `${ws}/conf`]);
@@ -101,17 +101,17 @@ describe("the bwrap argv", () => {
     const copy = `${ws}/.toolgate/worktrees/abc`;
     expect(wrap(s, `${copy}/script`, [copy])).toEqual([
       "bwrap", ...fixed, ...system, "--ro-bind", ws, ws, "--ro-bind-try", `${ws}/.toolgate`, `${ws}/.toolgate`,
-      "--bind", copy, copy, "--chdir", `${copy}/script`, "--", "echo", "hi",
+      "--bind", copy, copy, "--seccomp", "3", "--chdir", `${copy}/script`, "--", "echo", "hi",
     ]);
   });
 
   test("the state folder is bound read-only again; a working folder outside the writable part is bound writable", () => {
     const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, readOnly: [`${ws}/.toolgate`], host: host() });
     const base = ["bwrap", ...fixed, ...mounts, "--ro-bind-try", `${ws}/.toolgate`, `${ws}/.toolgate`];
-    expect(wrap(s, `${ws}/sub`)).toEqual([...base, "--chdir", `${ws}/sub`, "--", "echo", "hi"]);
+    expect(wrap(s, `${ws}/sub`)).toEqual([...base, "--seccomp", "3", "--chdir", `${ws}/sub`, "--", "echo", "hi"]);
     const copy = `${ws}/.toolgate/worktrees/abc`;
-    expect(wrap(s, copy)).toEqual([...base, "--bind", copy, copy, "--chdir", copy, "--", "echo", "hi"]);
-    expect(wrap(s, "/elsewhere")).toEqual([...base, "--bind", "/elsewhere", "/elsewhere", "--chdir", "/elsewhere", "--", "echo", "hi"]);
+    expect(wrap(s, copy)).toEqual([...base, "--bind", copy, copy, "--seccomp", "3", "--chdir", copy, "--", "echo", "hi"]);
+    expect(wrap(s, "/elsewhere")).toEqual([...base, "--bind", "/elsewhere", "/elsewhere", "--seccomp", "3", "--chdir", "/elsewhere", "--", "echo", "hi"]);
   });
 
   test.each([
@@ -149,7 +149,7 @@ describe("the boot's sandbox", () => {
     expect(product.summary).toBe("product (bubblewrap: read-only system, writable workspace, private /tmp, new PID namespace, no network)");
     // The probe's wrapper creates nothing (the run's wrapper makes a missing scratch folder).
     expect(product.probe?.wrap(["true"], { cwd: "/w", env: {} }).join(" ")).toContain(
-      "--bind /w /w --ro-bind-try /w/.toolgate /w/.toolgate --bind-try /w/.toolgate/scratch /w/.toolgate/scratch --chdir /w -- true",
+      "--bind /w /w --ro-bind-try /w/.toolgate /w/.toolgate --bind-try /w/.toolgate/scratch /w/.toolgate/scratch --seccomp 3 --chdir /w -- true",
     );
     expect(sandboxFor({ mode: "bench", workspace: "/w", stateDir: "/s", scratch: "/s/scratch", network: false }).summary).toContain("network shared");
   });
