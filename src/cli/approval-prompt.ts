@@ -16,9 +16,9 @@ export const SHOW_CHARS = 4_000;
 const visible = (text: string) => text.split("\n").map(escapeControl).join("\n");
 
 /** The arguments as the prompt shows them; writes the overflow file when they do not fit. */
-export function argumentsBlock(args: string, stateDir: string): string {
+export function argumentsBlock(args: string, stateDir: string, label = "Arguments"): string {
   const shown = visible(args);
-  if (shown.length <= SHOW_CHARS) return `┠─ Arguments:\n${indent(shown)}\n`;
+  if (shown.length <= SHOW_CHARS) return `┠─ ${label}:\n${indent(shown)}\n`;
   const sha = createHash("sha256").update(args).digest("hex");
   const dir = join(stateDir, "prompts");
   const file = join(dir, `args-${sha.slice(0, 16)}.json`);
@@ -27,9 +27,9 @@ export function argumentsBlock(args: string, stateDir: string): string {
   let cut = SHOW_CHARS;
   if (/[\ud800-\udbff]/.test(shown.charAt(cut - 1))) cut--;
   return (
-    `┠─ Arguments (PARTIAL: the first ${SHOW_CHARS.toLocaleString("en")} of ${shown.length.toLocaleString("en")} characters; read the whole before answering):\n` +
+    `┠─ ${label} (PARTIAL: the first ${SHOW_CHARS.toLocaleString("en")} of ${shown.length.toLocaleString("en")} characters; read the whole before answering):\n` +
     `${indent(shown.slice(0, cut))}\n` +
-    `┠─ … the preview is partial. The whole arguments: ${escapeControl(file)}\n` +
+    `┠─ … the preview is partial. The whole ${label.toLowerCase()}: ${escapeControl(file)}\n` +
     `┠─   sha256 ${sha}\n`
   );
 }

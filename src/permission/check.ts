@@ -32,7 +32,8 @@ export class Permissions {
     this.#grants = resolveGrants(grants, cwd);
   }
 
-  check(need: Need, reason: string): PermissionResult {
+  /** `detail`: what the prompt shows besides the need (built only when a prompt is shown). */
+  check(need: Need, reason: string, detail?: () => string): PermissionResult {
     const ev = evaluate(this.#grants, need, this.cwd, this.opts);
     const flag = flagFor(need, this.cwd);
     const what = `${need.kind} access to "${escapeControl(ev.value)}"`;
@@ -51,7 +52,7 @@ export class Permissions {
       return { ...refuse(message, flag), deniedBy: ev.deniedBy! };
     }
     const key = `${need.kind}\0${ev.value}`;
-    const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag });
+    const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag, ...(detail ? { detail: detail() } : {}) });
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
       return { ok: true, value: ev.value };

@@ -12,6 +12,8 @@ export interface PromptRequest {
   /** Who asks, e.g. the tool name. Untrusted: escaped before display. */
   reason: string;
   flag: string;
+  /** Lines shown under the request ("┠─ …\n" each), built and escaped by toolgate itself: what the grant would start. */
+  detail?: string;
 }
 
 export type Prompter = (req: PromptRequest) => Answer;
@@ -92,6 +94,7 @@ function access(req: PromptRequest): string {
 export function promptText(req: PromptRequest): string {
   return (
     `┏ ⚠️  toolgate requests ${access(req)}.\n` +
+    (req.detail ?? "") +
     `┠─ Requested by tool \`${escapeControl(req.reason)}\`.\n` +
     `┠─ Run again with ${escapeControl(req.flag)} to bypass this prompt.\n` +
     `┗ ${allowLine(req.kind)}`

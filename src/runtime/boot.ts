@@ -24,6 +24,7 @@ import { CACHE_NAME, RemoteSources } from "./remote.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
 import { userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
+import { serverDetail } from "./server-prompt.ts";
 import { escapeControl } from "../result/escape.ts";
 import { mayDiscover, withholdBadServers } from "./remote-boot.ts";
 
@@ -164,6 +165,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       sandboxMode: sandbox.mode,
       sandbox: (network) => (sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper),
       networkGranted: connectGrants.allow.net === true && connectGrants.deny.net === undefined,
+      describe: (spec) => serverDetail(spec, { config, file, trustedBy: () => trust.trustedBy, stateDir: config.values.state as string }),
     });
     const listed = await remote.load();
     if (!listed.ok) {

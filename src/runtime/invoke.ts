@@ -15,7 +15,7 @@ import type { JournalRow } from "../state/journal.ts";
 
 export interface PermissionGate {
   /** Granted with the canonical value it matched (read/write: the real path), or refused. */
-  check(need: Need, reason: string): { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
+  check(need: Need, reason: string, detail?: () => string): { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
 }
 
 export interface Profile {

@@ -56,6 +56,8 @@ export interface RemoteDeps {
   readonly sandbox?: (network: boolean) => Sandbox | undefined;
   /** Whether the whole network is granted (--allow-net with no list): what `"network": true` needs in product mode. */
   readonly networkGranted?: boolean;
+  /** What the start prompt shows of a server: its whole command line and where it was declared. */
+  readonly describe?: (spec: RemoteSpec) => string;
 }
 
 /** The declarations' fingerprint: everything that decides what a server lists (secret values excluded). */
@@ -166,7 +168,8 @@ export class RemoteSources {
 
   async #connect(spec: RemoteSpec): Promise<Connection> {
     for (const need of spec.needs) {
-      const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`);
+      const describe = this.deps.describe;
+      const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`, describe ? () => describe(spec) : undefined);
       if (!r.ok) {
         const message = `${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} is not started: ${r.message}`;
         this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag } } : {}) });

@@ -1,0 +1,71 @@
+// The permission prompt for starting an MCP server shows what would start (review of issue 8):
+// not only `run access to "bash"`, but the server's whole command line (escaped, bounded like the
+// approval prompt's arguments) and where it was declared, with whether that config is trusted.
+import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir, trustEnv } from "../helpers.ts";
+import { onTty } from "./tty.ts";
+
+const promptOf = (out: string) => out.slice(0, out.indexOf("Allow? [y/n/A]"));
+
+function repoWith(dir: string, server: Record<string, unknown>): string {
+  mkdirSync(join(dir, ".git"));
+  const config = join(dir, "toolgate.json");
+  writeFileSync(config, JSON.stringify({ sandbox: "off", mcpServers: { x: server } }, null, 2));
+  return config;
+}
+
+const envOf = (home: string, more: Record<string, string> = {}) => ({ XDG_STATE_HOME: join(home, "state"), ...more });
+
+describe("the server start prompt shows the whole command line and its declaration", () => {
+  test("a harmless program with a hidden tail: the tail, file:line and NOT trusted are on screen; n starts nothing", async () => {
+    await using dir = tempDir();
+    const config = repoWith(dir.path, { command: "bash", args: ["-c", `echo harmless; ${"x".repeat(300)} >/dev/null; touch pwned`] });
+    const r = await onTty(dir.path, ["tools"], "n\n", envOf(dir.path));
+    const prompt = promptOf(r.out);
+    expect(prompt).toContain('run access to "bash"');
+    expect(prompt).toContain('MCP server "x"');
+    expect(prompt).toContain("touch pwned'");
+    expect(prompt).toContain(`Declared in ${config}:4`);
+    expect(prompt).toContain("NOT trusted");
+    expect(prompt).not.toContain("PARTIAL");
+    expect(existsSync(join(dir.path, "pwned"))).toBe(false);
+  });
+
+  test("a trusted config says so", async () => {
+    await using dir = tempDir();
+    const config = repoWith(dir.path, { command: "bash", args: ["-c", "touch pwned"] });
+    const r = await onTty(dir.path, ["tools"], "n\n", envOf(dir.path, trustEnv(config)));
+    const prompt = promptOf(r.out);
+    expect(prompt).toContain(`Declared in ${config}:4, trusted (by TOOLGATE_TRUST)`);
+    expect(existsSync(join(dir.path, "pwned"))).toBe(false);
+  });
+
+  test("a command line past 4,000 characters: partial, said plainly; the whole is in a 0600 file with its sha256", async () => {
+    await using dir = tempDir();
+    repoWith(dir.path, { command: "bash", args: ["-c", `echo harmless; : ${"y".repeat(5000)}; touch pwned-tail`] });
+    const r = await onTty(dir.path, ["tools"], "n\n", envOf(dir.path));
+    const prompt = promptOf(r.out);
+    expect(prompt).toContain("PARTIAL");
+    expect(prompt).not.toContain("pwned-tail");
+    const file = /The whole command line: (\S+)/.exec(prompt)?.[1];
+    const sha = /sha256 ([0-9a-f]{64})/.exec(prompt)?.[1];
+    const text = readFileSync(file!, "utf8");
+    expect(statSync(file!).mode & 0o777).toBe(0o600);
+    expect(createHash("sha256").update(text).digest("hex")).toBe(sha!);
+    expect(text).toContain("touch pwned-tail");
+    expect(existsSync(join(dir.path, "pwned-tail"))).toBe(false);
+  });
+
+  test("control characters in the command line are visible, not acted on", async () => {
+    await using dir = tempDir();
+    repoWith(dir.path, { command: "bash", args: ["-c", "echo \u001b]52;c;cm0gLXJm\u0007 \u202eevil"] });
+    const r = await onTty(dir.path, ["tools"], "n\n", envOf(dir.path));
+    const prompt = promptOf(r.out);
+    expect(prompt).toContain("Command line");
+    expect(prompt).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(prompt).toContain("\\u{1b}]52;c;cm0gLXJm\\u{7}");
+  });
+});
