@@ -164,7 +164,7 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
     });
   }
   const { argv, program } = resolveCommand(m.command, folder, opts);
-  const identity = authoredIdentity(data, m.command ?? DEFAULT_COMMAND, argv, program, folder, opts.workspace);
+  const identity = authoredIdentity(data, argv, program, opts.workspace);
   return {
     path, folder, identity, name: m.name, description: m.description, inputSchema: m.input_schema, effect: m.effect,
     approval: m.approval === "never" && opts.waiverHonoured === true ? "never" : "required",

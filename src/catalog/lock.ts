@@ -56,8 +56,9 @@ export function checkLock(lock: Lock, descriptors: readonly Descriptor[]): Map<s
     if (pinned.effect !== now.effect) what.push(`effect ${pinned.effect} → ${now.effect}`);
     if (pinned.schema !== now.schema) what.push("input schema changed");
     if (pinned.description !== undefined && pinned.description !== now.description) what.push("description changed");
-    // The digest also covers what runs (an authored tool's manifest, command and files; a server's command line or URL).
-    if (what.length === 0) what.push(pinned.description === undefined ? "descriptor changed (or the lock predates the digest covering descriptions and executables)" : "what runs changed (manifest, command, program file, or the server's command line or URL)");
+    // The digest also covers what runs (an authored tool's manifest, command and the workspace files
+    // its arguments name; a server's command line, env as written and the files it names, or URL).
+    if (what.length === 0) what.push(pinned.description === undefined ? "descriptor changed (or the lock predates the digest covering descriptions and executables)" : "what runs changed (manifest, command, a file the command names, or the server's command line, env or URL)");
     out.set(d.name, {
       code: "descriptor_changed",
       message: `${d.name}: ${what.join(", ")} (pinned ${pinned.digest.slice(0, 12)}, now ${d.digest.slice(0, 12)}); ${renew}`,

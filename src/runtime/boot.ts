@@ -19,6 +19,7 @@ import { builtinTools } from "../tools/index.ts";
 import { Permissions } from "../permission/check.ts";
 import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
 import { VERSION } from "../version.ts";
+import { namedFileDigests } from "../catalog/named-files.ts";
 import { remoteSpecs } from "./remote-specs.ts";
 import { CACHE_NAME, RemoteSources } from "./remote.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
@@ -142,7 +143,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   } catch (e) {
     throw bootError((e as Error).message);
   }
-  const specs = remoteSpecs(config, input.env);
+  const specs = remoteSpecs(config, input.env, (argv, cwd) => namedFileDigests(argv, cwd, config.values.workspace as string));
   if (!specs.ok) throw bootError(specs.refusal.message, "fix the las / mcpServers section of the config");
   let remote: RemoteSources | undefined;
   let remoteTools: ToolSource[] = [];

@@ -9,9 +9,14 @@ import type { RemoteSources } from "./remote.ts";
 
 const MESSAGE_CHARS = 1_000;
 
-/** What a server runs, for its tools' digests: the command line and folder, or the URL (never secrets). */
+/**
+ * What a server runs, for its tools' digests: the command line, folder, env as written and the
+ * workspace files it names, or the URL (never secrets).
+ */
 export const executableOf = (spec: RemoteSpec): unknown =>
-  spec.transport.kind === "stdio" ? { argv: spec.transport.argv, cwd: spec.transport.cwd } : { url: spec.transport.url };
+  spec.transport.kind === "stdio"
+    ? { argv: spec.transport.argv, cwd: spec.transport.cwd, env: spec.runs?.env ?? {}, files: spec.runs?.files ?? {} }
+    : { url: spec.transport.url };
 
 /** The digest a live descriptor has as a catalog entry (remote tools are irreversible), to compare with the listed one's. */
 const liveDigest = (spec: RemoteSpec, t: ListedTool) =>

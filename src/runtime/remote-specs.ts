@@ -29,6 +29,12 @@ export interface RemoteSpec {
   readonly exclude?: readonly string[];
   /** Las only: surfaces that must each expose a tool. */
   readonly requiredSurfaces?: readonly string[];
+  /**
+   * What the server runs beyond its command line, for its tools' digests: each env entry (a literal's
+   * value; for `${NAME}` only the reference, never the secret) and the sha256 of each workspace file
+   * its command or arguments name (stdio only).
+   */
+  readonly runs?: { readonly env: Readonly<Record<string, string>>; readonly files: Readonly<Record<string, string>> };
   /** Why this server cannot even be started (unset ${NAME}); reported as its failure. */
   readonly problem?: string;
 }
@@ -57,7 +63,10 @@ const REF_ANY = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** A header value with each `${NAME}` replaced by its bound value. */
 export const expandHeader = (raw: string, bound: Readonly<Record<string, string>>): string => raw.replace(REF_ANY, (m, name: string) => bound[name] ?? m);
 
-export function remoteSpecs(config: Effective, parent: Readonly<Record<string, string | undefined>>): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
+/** The content digests of workspace files a command line names, keyed by path (named-files.ts); injected so this stays pure. */
+export type NamedFiles = (argv: readonly string[], cwd: string) => Readonly<Record<string, string>>;
+
+export function remoteSpecs(config: Effective, parent: Readonly<Record<string, string | undefined>>, namedFiles: NamedFiles = () => ({})): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
   const v = config.values;
   const workspace = v.workspace as string;
   const las = v.las as LasSettings & { enabled: boolean };
@@ -69,11 +78,16 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
     if (!env.ok) return env;
     const entry = isAbsolute(las.entrypoint) ? las.entrypoint : resolve(workspace, las.entrypoint);
     const lasNetwork = (las as { network?: boolean }).network === true;
+    // SKARBIEC_* taken from the parent are the operator's (maybe secrets): digested by name only.
+    const lasEnvRuns = Object.fromEntries(
+      Object.entries(env.env).map(([k, val]) => [k, k.startsWith("SKARBIEC_") && k !== "SKARBIEC_MCP_AGENT_ID" && parent[k] === val ? `\${${k}}` : val]),
+    );
     specs.push({
       name: "las",
       origin: "las",
       kind: "las",
       transport: { kind: "stdio", argv: [las.command, entry], cwd: workspace, values: env.env, secrets: {} },
+      runs: { env: lasEnvRuns, files: namedFiles([las.command, entry], workspace) },
       needs: [{ kind: "run", value: las.command }],
       network: lasNetwork,
       pin: true,
@@ -158,9 +172,12 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
     // A command with a slash is a path: resolved once against the server's cwd, so the program
     // the run permission names is the program that starts. A bare name is looked up on PATH.
     const command = s.command.includes("/") ? resolve(cwd, s.command) : s.command;
+    const argv = [command, ...(s.args ?? [])];
     specs.push({
       ...common,
-      transport: { kind: "stdio", argv: [command, ...(s.args ?? [])], cwd, values, secrets },
+      transport: { kind: "stdio", argv, cwd, values, secrets },
+      // As written: a literal's value, `${NAME}` itself (the secret it names never enters a digest).
+      runs: { env: { ...(s.env ?? {}) }, files: namedFiles(argv, cwd) },
       needs: [{ kind: "run", value: command }, ...envNeeds],
       ...(problem ? { problem } : {}),
     });
