@@ -82,7 +82,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
         approved,
         overrides: booted.config.values.approval ?? {},
         isRemembered: (t, d) => memory.isRemembered(t, d),
-        remember: (t, d) => void (memory.remember(t, d, Date.now()) || process.stderr.write("toolgate: the approval is not remembered: set HOME or XDG_STATE_HOME for a user state folder\n")),
+        remember: (t, d) => void (memory.remember(t, d, Date.now()) || process.stderr.write("toolgate: the approval is not remembered: there is no user state folder outside the workspace (set XDG_STATE_HOME, or HOME, to a folder outside it)\n")),
         ask: booted.canPrompt ? approvalPrompter(booted.stateDir) : undefined,
       },
       secrets: [],

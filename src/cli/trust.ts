@@ -8,10 +8,10 @@ import { resolve } from "node:path";
 import { locateConfig, readConfig } from "../config/file.ts";
 import { bootError, usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
-import { NO_USER_STATE, userStateDir } from "../trust/paths.ts";
+import { NO_USER_STATE, stateInWorkspace, stateInWorkspaceHint, userStateDir } from "../trust/paths.ts";
 import { widenings } from "../trust/rule.ts";
 import { listRecords, removeRecord, writeRecord } from "../trust/store.ts";
-import { realPathOf } from "../trust/trust.ts";
+import { checkoutFolders, realPathOf } from "../trust/trust.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
@@ -64,6 +64,10 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   const { config } = await loadEffective({ ...bootInput(ctx, s), configFlag: file.path });
   // Bound to where it was found, what it really is and the workspace it is used with.
   const binding = { path: file.path, real: realPathOf(file.path), workspace: realPathOf(config.values.workspace as string) };
+  // A record inside the workspace would be ignored (the repository could have shipped it): say so now.
+  if (stateInWorkspace(stateDir, ...checkoutFolders(file, { workspace: binding.workspace, workspaceFlag: str(s, "workspace") }))) {
+    throw bootError(`your state folder ${stateDir} lies inside the workspace ${binding.workspace} (or the config's folder), where toolgate ignores trust records (the repository could have put them there)`, `${stateInWorkspaceHint}, then run toolgate trust again; or pass the file with --config FILE`);
+  }
   const widens = widenings({ file, values: config.values, workspaceFlag: str(s, "workspace") !== undefined });
   const record = { ...binding, digest: file.digest, trusted_ms: Date.now() };
   writeRecord(stateDir, record);

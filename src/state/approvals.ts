@@ -1,14 +1,16 @@
 // Remembered "always" approvals, in the user's own database (the user's state folder), keyed by
 // the workspace's real path, the tool and its digest: a changed digest or another checkout is
 // asked again. The workspace's toolgate.db approvals table is never read (a checkout could ship
-// one): nothing in the checkout can pre-approve anything.
+// one): nothing in the checkout can pre-approve anything, nor can a user state folder that lies
+// inside the workspace (HOME is the checkout): it is neither read nor written.
 import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { stateInWorkspace, tellIgnored } from "../trust/paths.ts";
 import { openUserState, USER_DB_NAME } from "./db.ts";
 
 export interface ApprovalMemory {
   isRemembered(tool: string, digest: string): boolean;
-  /** False when there is no user state folder to remember in. */
+  /** False when there is no user state folder to remember in (none, or one inside the workspace). */
   remember(tool: string, digest: string, now: number): boolean;
 }
 
@@ -19,6 +21,7 @@ export function userApprovals(userStateDir: string | null, workspace: string): A
     isRemembered(tool, digest) {
       // Nothing remembered yet: no folder or file is made just to look.
       if (userStateDir === null || !existsSync(join(userStateDir, USER_DB_NAME))) return false;
+      if (stateInWorkspace(userStateDir, workspace)) return (tellIgnored(userStateDir, "remembered approvals"), false);
       const db = openUserState(userStateDir);
       try {
         return db.query("SELECT 1 FROM approvals WHERE workspace = $ws AND tool = $tool AND digest = $digest").get({ ws: key(), tool, digest }) !== null;
@@ -27,7 +30,7 @@ export function userApprovals(userStateDir: string | null, workspace: string): A
       }
     },
     remember(tool, digest, now) {
-      if (userStateDir === null) return false;
+      if (userStateDir === null || stateInWorkspace(userStateDir, workspace)) return false;
       const db = openUserState(userStateDir);
       try {
         db.query("INSERT OR REPLACE INTO approvals (workspace, tool, digest, granted_ms) VALUES ($ws, $tool, $digest, $now)").run({ ws: key(), tool, digest, now });

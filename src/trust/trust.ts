@@ -3,11 +3,12 @@
 // TOOLGATE_TRUST names its content digest or `toolgate trust` recorded this content for this path
 // as found, this real file and this workspace (a symlinked toolgate.json borrows no other project's trust).
 import { realpathSync } from "node:fs";
+import { dirname } from "node:path";
 import type { ConfigFile } from "../config/file.ts";
 import { repositoryRoot } from "../config/file.ts";
 import { resolveReal } from "../fs/real-path.ts";
-import { userStateDir } from "./paths.ts";
-import { isRecorded } from "./store.ts";
+import { stateInWorkspace, tellIgnored, userStateDir } from "./paths.ts";
+import { isRecorded, readRecord } from "./store.ts";
 
 export type TrustedBy = "flag" | "user-env" | "TOOLGATE_TRUST" | "record";
 
@@ -29,6 +30,16 @@ export function realPathOf(path: string): string {
   }
 }
 
+/**
+ * The folders the config's repository could have written: the config's own folder and the
+ * workspace, unless the file's own `workspace` key chose it (that key is then itself a widening
+ * that needs trust, and `"workspace": "/"` would otherwise contain every user's state folder).
+ */
+export function checkoutFolders(file: ConfigFile, input: Pick<TrustInput, "workspace" | "workspaceFlag">): string[] {
+  const movedByFile = file.data.workspace !== undefined && input.workspaceFlag === undefined;
+  return [dirname(file.path), ...(movedByFile ? [] : [input.workspace])];
+}
+
 /** How this config is trusted, or null when it is not. Reads at most one small record file. */
 export function trustedBy(file: ConfigFile, input: TrustInput): TrustedBy | null {
   if (file.via === "flag") return "flag";
@@ -42,6 +53,12 @@ export function trustedBy(file: ConfigFile, input: TrustInput): TrustedBy | null
   const pinned = input.env.TOOLGATE_TRUST?.trim().toLowerCase();
   if (pinned && pinned === file.digest) return "TOOLGATE_TRUST";
   const dir = userStateDir(input.env);
-  if (dir !== null && isRecorded(dir, { path: file.path, real, workspace: realPathOf(input.workspace) }, file.digest)) return "record";
+  if (dir === null) return null;
+  // A state folder inside the checkout may hold records the repository shipped: none is read.
+  if (stateInWorkspace(dir, ...checkoutFolders(file, input))) {
+    if (readRecord(dir, file.path) !== null) tellIgnored(dir, "trust records");
+    return null;
+  }
+  if (isRecorded(dir, { path: file.path, real, workspace: realPathOf(input.workspace) }, file.digest)) return "record";
   return null;
 }

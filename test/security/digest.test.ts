@@ -40,12 +40,15 @@ describe("an authored tool's digest covers its manifest and executable", () => {
 
   test('a remembered "always" approval does not carry a changed executable', async () => {
     await using ws = tempDir();
+    // The user's state folder lies outside the workspace (one inside it is ignored).
+    await using home = tempDir("toolgate-home-");
+    const env = { HOME: home.path };
     tool(ws.path);
-    const first = await onTty(ws.path, ["call", "t", "{}", "--allow-run"], "A\n");
+    const first = await onTty(ws.path, ["call", "t", "{}", "--allow-run"], "A\n", env);
     expect(first.out).toContain('"status":"success"');
-    expect((await run(["call", "t", "{}", "--allow-run"], { cwd: ws.path })).code).toBe(0);
+    expect((await run(["call", "t", "{}", "--allow-run"], { cwd: ws.path, env })).code).toBe(0);
     tool(ws.path, MANIFEST, "#!/bin/sh\necho '{\"pwned\":true}'\n");
-    const r = await run(["call", "t", "{}", "--allow-run"], { cwd: ws.path });
+    const r = await run(["call", "t", "{}", "--allow-run"], { cwd: ws.path, env });
     expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
   });
 });

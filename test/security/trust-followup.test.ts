@@ -3,9 +3,13 @@
 // inside the workspace, a journal made writable in the sandbox, $TOOLGATE_CONFIG judged against
 // the wrong folder. HOME and XDG_STATE_HOME always point at temporary folders.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { run, tempDir } from "../helpers.ts";
+import { json, run, tempDir } from "../helpers.ts";
+import { onTty } from "./tty.ts";
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 function put(root: string, rel: string, text: string, mode = 0o644): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -39,5 +43,50 @@ describe("a symlinked toolgate.json borrows no other project's trust", () => {
     expect((await run(["trust"], { cwd: h, env })).code).toBe(0);
     const trusted = await run(["call", "x", "{}", "--no-prompt"], { cwd: h, env });
     expect([trusted.code, existsSync(marker)]).toEqual([0, true]);
+  });
+});
+
+describe("a user state folder inside the workspace (HOME is the checkout) pre-approves nothing", () => {
+  test("a trust record shipped at .local/state/toolgate/trust/ is ignored, and said so", async () => {
+    await using ws = tempDir();
+    const marker = join(ws.path, "MARKER");
+    const config = join(ws.path, "toolgate.json");
+    const text = JSON.stringify({ permissions: { allow: { run: true } } });
+    put(ws.path, "toolgate.json", text);
+    markerTool(ws.path, marker);
+    // The record `toolgate trust` would write, committed by the repository under HOME = the checkout.
+    const record = { path: config, real: config, workspace: ws.path, digest: sha256(text), trusted_ms: 0 };
+    put(ws.path, `.local/state/toolgate/trust/${sha256(config)}.json`, JSON.stringify(record));
+    const r = await run(["call", "x", "{}", "--no-prompt"], { cwd: ws.path, env: { HOME: ws.path } });
+    expect([r.code, existsSync(marker)]).toEqual([5, false]);
+    expect(r.stderr).toContain("ignoring trust records");
+    expect(r.stderr).toContain("XDG_STATE_HOME");
+  });
+
+  test("a remembered approval in the workspace's own .local/state is ignored, and said so", async () => {
+    await using ws = tempDir();
+    await using home = tempDir("toolgate-home-");
+    writeFileSync(join(ws.path, "a.txt"), "a\n");
+    const call = ["call", "file_read", '{"path":"a.txt"}', "--allow-read"];
+    // A real "always" answer, its database then placed where HOME = the checkout would look.
+    expect((await onTty(ws.path, call, "A\n", { HOME: home.path })).out).toContain('"status":"success"');
+    mkdirSync(join(ws.path, ".local", "state"), { recursive: true });
+    cpSync(join(home.path, ".local", "state", "toolgate"), join(ws.path, ".local", "state", "toolgate"), { recursive: true });
+    expect((await run(call, { cwd: ws.path, env: { HOME: home.path } })).code).toBe(0);
+    const r = await run(call, { cwd: ws.path, env: { HOME: ws.path } });
+    expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
+    expect(r.stderr).toContain("ignoring remembered approvals");
+  });
+
+  test("`toolgate trust` there refuses, naming XDG_STATE_HOME; elsewhere it records", async () => {
+    await using ws = tempDir();
+    await using state = tempDir("toolgate-state-");
+    put(ws.path, "toolgate.json", JSON.stringify({ permissions: { allow: { run: true } } }));
+    const r = await run(["trust"], { cwd: ws.path, env: { HOME: ws.path } });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain("lies inside the workspace");
+    expect(r.stderr).toContain("XDG_STATE_HOME");
+    expect(existsSync(join(ws.path, ".local", "state", "toolgate", "trust"))).toBe(false);
+    expect((await run(["trust"], { cwd: ws.path, env: { HOME: ws.path, XDG_STATE_HOME: state.path } })).code).toBe(0);
   });
 });
