@@ -24,11 +24,21 @@ export const SECRET_MIN_LENGTH = 4;
  * value or allowlist entry naming one is refused: it would turn configuration into code injection.
  */
 const EXECUTION_CONTROL = new Set([
-  "NODE_OPTIONS", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS", "CDPATH", "GLOBIGNORE",
-  "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "PYTHONSTARTUP", "PYTHONINSPECT", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-  "GIT_EXEC_PATH", "GIT_SSH_COMMAND", "GIT_CONFIG_PARAMETERS",
+  // Shells
+  "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS", "CDPATH", "GLOBIGNORE",
+  // Interpreters: options and module search paths load code before the script's own
+  "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
+  "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONWARNINGS", "PYTHONUSERBASE", "PYTHONBREAKPOINT",
+  "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+  // git: config (core.pager, core.fsmonitor, aliases), the repository and the programs it starts
+  "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG",
+  "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR",
+  "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND",
+  // Programs other programs start by name
+  "PAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS",
 ]);
-const EXECUTION_CONTROL_PREFIXES = ["LD_", "DYLD_", "BASH_FUNC_"];
+/** GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n> are config entries (with GIT_CONFIG_COUNT). */
+const EXECUTION_CONTROL_PREFIXES = ["LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"];
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

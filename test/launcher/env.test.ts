@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { MIN_SECRET_LENGTH } from "../../src/boundary/redact.ts";
-import { BASE_ENV, childEnv, PASS_GROUPS, redactProxyUrl, SECRET_MIN_LENGTH } from "../../src/launcher/env.ts";
+import { BASE_ENV, childEnv, isExecutionControl, PASS_GROUPS, redactProxyUrl, SECRET_MIN_LENGTH } from "../../src/launcher/env.ts";
 import { tempDir } from "../helpers.ts";
 import { env, launcherWith } from "./support.ts";
 
@@ -106,5 +106,25 @@ describe("redactProxyUrl", () => {
     ["localhost,127.0.0.1", "localhost,127.0.0.1"],
   ])("%s → %s", (url, shown) => {
     expect(redactProxyUrl(url)).toBe(shown);
+  });
+});
+
+describe("names that change what a child runs before its own code", () => {
+  // Review follow-up: module paths, interpreter options, git's config/repository/pager and the
+  // programs other programs start by name were accepted as env values and needs.env names.
+  test.each([
+    "PYTHONPATH", "PYTHONHOME", "PYTHONWARNINGS", "PYTHONSTARTUP", "NODE_PATH", "NODE_OPTIONS", "RUBYLIB", "RUBYOPT",
+    "PERL5LIB", "PERL5OPT", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_12", "GIT_CONFIG_PARAMETERS",
+    "GIT_DIR", "GIT_EXEC_PATH", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "LESSOPEN", "BASH_ENV", "ENV", "LD_PRELOAD",
+  ])("%s is refused as a value, a secret and an allowlist entry", (name) => {
+    expect(isExecutionControl(name)).toBe(true);
+    for (const input of [{ values: { [name]: "x" } }, { secrets: { [name]: "secret-value" } }, { allow: [name] }]) {
+      const r = childEnv({ parent: { [name]: "x" }, ...input });
+      expect(r.ok ? null : r.refusal.code).toBe("env.execution_control");
+    }
+  });
+
+  test.each(["PYTHONUNBUFFERED", "NODE_ENV", "GIT_AUTHOR_NAME", "EDITOR_THEME", "TOKEN"])("%s stays allowed", (name) => {
+    expect(isExecutionControl(name)).toBe(false);
   });
 });
