@@ -8,6 +8,7 @@ import { builtinSources } from "../catalog/builtin.ts";
 import { checkOverrides } from "../approval/approval.ts";
 import { locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
 import { resolveConfig, type Effective } from "../config/resolve.ts";
+import { checkLayout } from "../config/layout.ts";
 import { grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
 import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/types.ts";
 import { parseNet } from "../permission/net.ts";
@@ -103,6 +104,8 @@ function configGrants(config: Effective): PermissionGrants {
 
 export async function boot(input: BootInput): Promise<Booted> {
   const { config, file } = await loadEffective(input);
+  // Trusted or not: a layout that would make the journal writable in the sandbox is refused.
+  checkLayout(config);
   // Before anything from the config is used: what an untrusted config would widen fails the boot.
   const trust = trustGate(
     { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined },

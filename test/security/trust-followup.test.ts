@@ -90,3 +90,33 @@ describe("a user state folder inside the workspace (HOME is the checkout) pre-ap
     expect((await run(["trust"], { cwd: ws.path, env: { HOME: ws.path, XDG_STATE_HOME: state.path } })).code).toBe(0);
   });
 });
+
+describe("no config makes the journal writable inside the sandbox, trusted or not", () => {
+  test.each([
+    ["scratch is the state folder", { sandbox: "product", scratch: ".toolgate" }, "scratch: "],
+    ["scratch holds the state folder", { sandbox: "product", scratch: "." }, "scratch: "],
+    ["state is the workspace root", { sandbox: "product", state: "." }, "state: "],
+    ["state lies above the workspace", { sandbox: "product", state: ".." }, "state: "],
+  ])("%s: refused at boot (exit 5) naming the key; nothing ran", async (_what, config, key) => {
+    await using ws = tempDir();
+    await using home = tempDir("toolgate-home-");
+    put(ws.path, "toolgate.json", JSON.stringify(config));
+    writeFileSync(join(ws.path, "a.txt"), "a\n");
+    const call = ["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"];
+    const r = await run(call, { cwd: ws.path, env: { HOME: home.path } });
+    expect([r.code, r.stdout]).toEqual([5, ""]);
+    expect(r.stderr).toContain(key);
+    // The user's own --config is refused the same way.
+    const own = await run([...call, "--config", join(ws.path, "toolgate.json")], { cwd: ws.path, env: { HOME: home.path } });
+    expect([own.code, own.stderr.includes(key)]).toEqual([5, true]);
+  });
+
+  test("scratch inside the state folder (the default) and state inside the workspace still boot", async () => {
+    await using ws = tempDir();
+    await using home = tempDir("toolgate-home-");
+    put(ws.path, "toolgate.json", JSON.stringify({ state: ".tg", scratch: ".tg/scratch" }));
+    writeFileSync(join(ws.path, "a.txt"), "a\n");
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws.path, env: { HOME: home.path } });
+    expect(r.code).toBe(0);
+  });
+});
