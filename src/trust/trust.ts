@@ -1,9 +1,10 @@
 // Whether the config in use is the user's (SPEC "Trust"): `--config FILE` is; $TOOLGATE_CONFIG is
-// unless it points into the checkout; a config found in the workspace is trusted only when
-// TOOLGATE_TRUST names its content digest or `toolgate trust` recorded this content for this path
-// as found, this real file and this workspace (a symlinked toolgate.json borrows no other project's trust).
+// unless it lies in the current repository or in the workspace it would be used with; a config
+// found in the workspace is trusted only when TOOLGATE_TRUST names its content digest or
+// `toolgate trust` recorded this content for this path as found, this real file and this
+// workspace (a symlinked toolgate.json borrows no other project's trust).
 import { realpathSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { ConfigFile } from "../config/file.ts";
 import { repositoryRoot } from "../config/file.ts";
 import { resolveReal } from "../fs/real-path.ts";
@@ -44,11 +45,14 @@ export function checkoutFolders(file: ConfigFile, input: Pick<TrustInput, "works
 export function trustedBy(file: ConfigFile, input: TrustInput): TrustedBy | null {
   if (file.via === "flag") return "flag";
   const real = realPathOf(file.path);
-  const path = real;
   if (file.via === "env") {
-    // The user's own file, unless it lies in the checkout being worked on.
-    const roots = [repositoryRoot(input.cwd) ?? input.cwd, ...(input.workspaceFlag ? [input.workspaceFlag] : [])].map((r) => resolveReal(r, input.cwd) ?? r);
-    if (!roots.some((r) => inside(r, path))) return "user-env";
+    // The user's own file, unless it lies in the checkout being worked on: the current folder's
+    // repository, or the workspace it would be used with (its own `workspace` key resolved, so
+    // `"workspace": "/"` puts it inside), where a tool or the model could have written it.
+    // Both the path as given and its real path count: a link in the checkout is the checkout's.
+    const roots = [repositoryRoot(input.cwd) ?? input.cwd, input.workspace, ...(input.workspaceFlag ? [input.workspaceFlag] : [])].map((r) => resolveReal(r, input.cwd) ?? r);
+    const at = [real, resolve(input.cwd, file.path)];
+    if (!roots.some((r) => at.some((p) => inside(r, p)))) return "user-env";
   }
   const pinned = input.env.TOOLGATE_TRUST?.trim().toLowerCase();
   if (pinned && pinned === file.digest) return "TOOLGATE_TRUST";

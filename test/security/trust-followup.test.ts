@@ -120,3 +120,29 @@ describe("no config makes the journal writable inside the sandbox, trusted or no
     expect(r.code).toBe(0);
   });
 });
+
+describe("$TOOLGATE_CONFIG is judged against the workspace it would use", () => {
+  test('a file with "workspace": "/" lies inside its own workspace: untrusted, its grants and workspace refused', async () => {
+    await using cfg = tempDir("toolgate-cfg-");
+    await using cwd = tempDir();
+    await using out = tempDir("toolgate-outside-");
+    await using home = tempDir("toolgate-home-");
+    const config = join(cfg.path, "toolgate.json");
+    put(cfg.path, "toolgate.json", JSON.stringify({ workspace: "/", permissions: { allow: { run: true, write: true } } }));
+    const marker = join(out.path, "MARKER");
+    const write = ["call", "file_write", JSON.stringify({ path: marker.slice(1), content: "x" }), "--approve", "file_write"];
+    const r = await run(write, { cwd: cwd.path, env: { HOME: home.path, TOOLGATE_CONFIG: config } });
+    expect([r.code, existsSync(marker)]).toEqual([5, false]);
+    for (const key of ["permissions.allow.write", "workspace"]) expect(r.stderr).toContain(` ${key}:`);
+  });
+
+  test("a file outside the workspace and outside the current repository stays the user's own", async () => {
+    await using cfg = tempDir("toolgate-cfg-");
+    await using ws = tempDir();
+    await using home = tempDir("toolgate-home-");
+    put(cfg.path, "toolgate.json", JSON.stringify({ workspace: ws.path, permissions: { allow: { read: true } } }));
+    writeFileSync(join(ws.path, "a.txt"), "a\n");
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: ws.path, env: { HOME: home.path, TOOLGATE_CONFIG: join(cfg.path, "toolgate.json") } });
+    expect(r.code).toBe(0);
+  });
+});

@@ -35,5 +35,7 @@ describe("trustedBy", () => {
     expect(trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: ws.path })).toBe("user-env");
     expect(trustedBy(fileAt(join(ws.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: ws.path })).toBeNull();
     expect(trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: ws.path, workspaceFlag: mine.path, workspace: mine.path })).toBeNull();
+    // The workspace it would use (its own "workspace" key resolved) holds it: not the user's own.
+    expect(trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: "/" })).toBeNull();
   });
 });
