@@ -5,11 +5,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 
-async function onTty(cwd: string, args: string[], answers: string) {
+async function onTty(cwd: string, args: string[], answers: string, env: Record<string, string> = {}) {
   const cmd = [BIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
   const proc = Bun.spawn(["script", "-qec", cmd, "/dev/null"], {
     cwd,
-    env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: "dumb" },
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: "dumb", ...env },
     stdin: new Blob([answers]),
     stdout: "pipe",
     stderr: "pipe",
@@ -21,8 +21,11 @@ async function onTty(cwd: string, args: string[], answers: string) {
 describe("prompts on the controlling terminal", () => {
   test("permission y, then approval A; the next run is approved by memory", async () => {
     await using dir = tempDir();
+    // Remembered in the user's state folder, which must lie outside the workspace to be read.
+    await using home = tempDir("toolgate-home-");
+    const env = { HOME: home.path };
     writeFileSync(join(dir.path, "a.txt"), "hello\n");
-    const first = await onTty(dir.path, ["call", "file_read", '{"path":"a.txt"}'], "y\nA\n");
+    const first = await onTty(dir.path, ["call", "file_read", '{"path":"a.txt"}'], "y\nA\n", env);
     expect(first.out).toContain(`toolgate requests read access to "${join(dir.path, "a.txt")}"`);
     expect(first.out).toContain("Requested by tool `file_read`");
     expect(first.out).toContain("file_read needs approval");
@@ -30,7 +33,7 @@ describe("prompts on the controlling terminal", () => {
     expect(first.out).toContain('"status":"success"');
     expect(first.code).toBe(0);
     // no prompt, no --approve: the remembered approval for this digest carries it
-    const second = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read"], { cwd: dir.path });
+    const second = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read"], { cwd: dir.path, env });
     expect(second.code).toBe(0);
     expect(json(second).payload.content).toBe("1\thello");
   });

@@ -70,12 +70,15 @@ describe.each(Object.entries(CASES))("a change of %s", (_what, c) => {
 
   test('makes a remembered "always" approval no longer apply', async () => {
     await using ws = tempDir();
+    // The user's state folder lies outside the workspace (one inside it is ignored).
+    await using home = tempDir("toolgate-home-");
+    const env = { HOME: home.path };
     c.setup(ws.path);
-    const first = await onTty(ws.path, ["call", c.tool, c.args, "--allow-run"], "A\n");
+    const first = await onTty(ws.path, ["call", c.tool, c.args, "--allow-run"], "A\n", env);
     expect(first.out).toContain('"status":"success"');
-    expect((await run(["call", c.tool, c.args, "--allow-run"], { cwd: ws.path })).code).toBe(0);
+    expect((await run(["call", c.tool, c.args, "--allow-run"], { cwd: ws.path, env })).code).toBe(0);
     c.change(ws.path);
-    const r = await run(["call", c.tool, c.args, "--allow-run"], { cwd: ws.path });
+    const r = await run(["call", c.tool, c.args, "--allow-run"], { cwd: ws.path, env });
     expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
   });
 });
