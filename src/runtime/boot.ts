@@ -27,6 +27,7 @@ import { trustGate, type TrustVerdict } from "../trust/gate.ts";
 import { userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
 import { serverDetail } from "./server-prompt.ts";
+import { serverJournal } from "./server-journal.ts";
 import { escapeControl } from "../result/escape.ts";
 import { mayDiscover, withholdBadServers } from "./remote-boot.ts";
 
@@ -156,6 +157,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     const connectGrants = mergeGrants({ allow: {}, deny: fromConfig.deny }, fromFlags);
     const builtinNames = new Set(sources.map((t) => t.name));
     const lasSurfaces = selectedSurfaces(config.values.las);
+    const declaredIn = { config, file, trustedBy: () => trust.trustedBy, stateDir: config.values.state as string };
     remote = new RemoteSources({
       specs: specs.value,
       parentEnv: input.env,
@@ -169,7 +171,8 @@ export async function boot(input: BootInput): Promise<Booted> {
       sandboxMode: sandbox.mode,
       sandbox: (network) => (sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper),
       networkGranted: connectGrants.allow.net === true && connectGrants.deny.net === undefined,
-      describe: (spec) => serverDetail(spec, { config, file, trustedBy: () => trust.trustedBy, stateDir: config.values.state as string }),
+      describe: (spec) => serverDetail(spec, declaredIn),
+      journal: serverJournal(declaredIn),
     });
     const listed = await remote.load();
     if (!listed.ok) {

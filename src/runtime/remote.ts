@@ -58,6 +58,11 @@ export interface RemoteDeps {
   readonly networkGranted?: boolean;
   /** What the start prompt shows of a server: its whole command line and where it was declared. */
   readonly describe?: (spec: RemoteSpec) => string;
+  /**
+   * Leaves a journal row for a server start ("started", before the spawn or dial) or its refusal.
+   * Throws when the row cannot be written: then the server is not started.
+   */
+  readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "refused"; code?: string; message?: string }) => void;
 }
 
 /** The declarations' fingerprint: everything that decides what a server lists (secret values excluded). */
@@ -173,6 +178,7 @@ export class RemoteSources {
       if (!r.ok) {
         const message = `${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} is not started: ${r.message}`;
         this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+        this.#journal(spec, { status: "refused", code: r.code, message });
         throw Object.assign(new Error(message), { transient: true });
       }
     }
@@ -192,6 +198,8 @@ export class RemoteSources {
       const sandbox = this.deps.sandbox?.(spec.network);
       target = { kind: "stdio", name: spec.name, argv: spec.transport.argv, env: env.value, cwd: spec.transport.cwd, ...(sandbox ? { sandbox } : {}) };
     }
+    // Journal before effect: no row, no start.
+    this.deps.journal?.(spec, { status: "started" });
     // Bound secrets never leave in an error message or a listed descriptor (both are printed,
     // cached in the state folder, and shown to models).
     const secrets = Object.values(spec.transport.secrets);
@@ -219,6 +227,15 @@ export class RemoteSources {
     this.#connections.set(spec.name, Promise.resolve(conn));
     this.#fresh.add(spec.name);
     return conn;
+  }
+
+  /** A refusal's row is best effort: the refusal itself already stops the start. */
+  #journal(spec: RemoteSpec, outcome: { status: "refused"; code: string; message: string }): void {
+    try {
+      this.deps.journal?.(spec, outcome);
+    } catch {
+      // nothing started, so nothing is lost but the record of a refusal
+    }
   }
 
   /** The seed's shutdown for every child this process started: stdin closed, grace, kill. */

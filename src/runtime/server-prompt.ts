@@ -21,7 +21,7 @@ export interface DeclaredIn {
 }
 
 /** Where the spec was declared: `file:line` for mcpServers, the leaf's origin for Las. */
-function declaredAt(spec: RemoteSpec, d: DeclaredIn): string {
+export function declaredAt(spec: RemoteSpec, d: DeclaredIn): string {
   if (spec.kind === "las") {
     const origin = d.config.leaves.get("las.command")?.origin ?? "default";
     return origin.startsWith("file:") ? origin.slice(5) : origin;

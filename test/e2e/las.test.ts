@@ -21,6 +21,8 @@ function lasWorkspace(dir: string, flags: string[] = [], las: Record<string, unk
 }
 
 const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+/** The journal's call rows: a server's own start has a row of its own (server_started), left out here. */
+const callRows = (r: RunResult) => lines(r).filter((x) => !String(x.event).startsWith("server_"));
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 
 describe("Las boot", () => {
@@ -73,7 +75,10 @@ describe("Las boot", () => {
     expect(r.code).toBe(5);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(message);
-    expect(existsSync(join(dir.path, ".toolgate", "toolgate.db"))).toBe(false);
+    // No call was journaled: at most the row of Las's own start (server_started, written before it ran).
+    const log = await run(["log", "--json"], { cwd: dir.path, env });
+    const events = log.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).event);
+    expect(events.filter((e: string) => e !== "server_started")).toEqual([]);
   });
 
   test("skarbiec without an agent id is refused before any process starts", async () => {
@@ -114,7 +119,7 @@ describe("Las calls", () => {
     expect(json(r)).toMatchObject({ status: "indeterminate", tool: "echo__crash", error_code: "transport_lost" });
     expect(readFileSync(f.calls, "utf8")).toBe("echo__crash\n");
     const log = await run(["log", "--json"], { cwd: dir.path });
-    expect(lines(log).map((x) => [x.tool, x.status, x.error_code, x.origin])).toEqual([["echo__crash", "indeterminate", "transport_lost", "las"]]);
+    expect(callRows(log).map((x) => [x.tool, x.status, x.error_code, x.origin])).toEqual([["echo__crash", "indeterminate", "transport_lost", "las"]]);
   });
 
   // The deadline covers initialize and tools/list too: long enough for a loaded 2-core machine to
@@ -152,7 +157,7 @@ describe("Las calls", () => {
     lasWorkspace(dir.path);
     const r = await run(["call", tool, "{}", ...GRANT], { cwd: dir.path });
     expect([r.code, json(r)]).toEqual([1, { status: "failed", error_code: "sensitive_output_rejected" }]);
-    const [row] = lines(await run(["log", "--json"], { cwd: dir.path }));
+    const [row] = callRows(await run(["log", "--json"], { cwd: dir.path }));
     expect(JSON.parse(row.detail).rule).toBe(rule);
   });
 });

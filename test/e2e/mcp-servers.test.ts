@@ -38,7 +38,8 @@ describe("real servers", () => {
     config(dir.path, { fs: { command: NODE, args: [FILESYSTEM, dir.path] } });
     const listing = await run(["call", "fs__list_allowed_directories", "{}", ...GRANT], { cwd: dir.path });
     expect([listing.code, json(listing)]).toEqual([1, { status: "failed", error_code: "sensitive_output_rejected" }]);
-    const [row] = lines(await run(["log", "--json"], { cwd: dir.path }));
+    // The server's start has its own row (server_started) before the call's.
+    const row = lines(await run(["log", "--json"], { cwd: dir.path })).find((r: { tool: string }) => r.tool === "fs__list_allowed_directories");
     expect(JSON.parse(row.detail)).toMatchObject({ rule: "local_path" });
     // A result without a local path passes: the file's own text.
     const read = await run(["call", "fs__read_text_file", JSON.stringify({ path: join(dir.path, "note.txt") }), ...GRANT], { cwd: dir.path });

@@ -1,11 +1,12 @@
 // The permission prompt for starting an MCP server shows what would start (review of issue 8):
 // not only `run access to "bash"`, but the server's whole command line (escaped, bounded like the
-// approval prompt's arguments) and where it was declared, with whether that config is trusted.
+// approval prompt's arguments) and where it was declared, with whether that config is trusted;
+// and every start (written before it) and refused start leaves a journal row `toolgate log` shows.
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir, trustEnv } from "../helpers.ts";
+import { run, tempDir, trustEnv } from "../helpers.ts";
 import { onTty } from "./tty.ts";
 
 const promptOf = (out: string) => out.slice(0, out.indexOf("Allow? [y/n/A]"));
@@ -67,5 +68,37 @@ describe("the server start prompt shows the whole command line and its declarati
     expect(prompt).toContain("Command line");
     expect(prompt).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(prompt).toContain("\\u{1b}]52;c;cm0gLXJm\\u{7}");
+  });
+});
+
+describe("server starts and refusals leave a journal row", () => {
+  const logOf = async (cwd: string) => (await run(["log", "--json"], { cwd, env: envOf(cwd) })).stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+
+  test("a start refused at the prompt: a server_refused row; a start granted: a server_started row with the command line", async () => {
+    await using dir = tempDir();
+    const config = repoWith(dir.path, { command: "bash", args: ["-c", "touch started; exit 0"] });
+    await onTty(dir.path, ["tools"], "n\n", envOf(dir.path));
+    expect(existsSync(join(dir.path, "started"))).toBe(false);
+    await run(["tools", "--allow-run=bash"], { cwd: dir.path, env: envOf(dir.path) });
+    expect(existsSync(join(dir.path, "started"))).toBe(true);
+    const rows = (await logOf(dir.path)).filter((r) => r.tool === "mcp.connect:x");
+    expect(rows.map((r) => [r.event, r.status])).toEqual([
+      ["server_refused", "refused"],
+      ["server_started", "started"],
+    ]);
+    expect(rows[1].args_preview).toContain("touch started");
+    expect(JSON.parse(rows[1].detail).declared).toBe(`${config}:4`);
+    const human = await onTty(dir.path, ["log"], "", envOf(dir.path));
+    expect(human.out).toContain("mcp.connect:x");
+  });
+
+  test("a state folder that cannot hold the row: the server is not started", async () => {
+    await using dir = tempDir();
+    mkdirSync(join(dir.path, ".git"));
+    writeFileSync(join(dir.path, "st"), "a file, not a folder");
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ sandbox: "off", state: "st", mcpServers: { x: { command: "bash", args: ["-c", "touch started; exit 0"] } } }));
+    const r = await run(["tools", "--allow-run=bash"], { cwd: dir.path, env: envOf(dir.path) });
+    expect(existsSync(join(dir.path, "started"))).toBe(false);
+    expect(r.stderr).toContain("journal row cannot be written");
   });
 });

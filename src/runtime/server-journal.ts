@@ -1,0 +1,42 @@
+// Server starts in the journal: every start of an MCP server or Las leaves a `server_started` row
+// (written before the spawn or dial: no row, no start) and every refused start a `server_refused`
+// row, so `toolgate log` answers "what ran" for servers as it does for tool calls.
+import { previewArgs } from "../boundary/redact.ts";
+import { openState } from "../state/db.ts";
+import { appendJournal } from "../state/journal.ts";
+import { declaredAt, type DeclaredIn } from "./server-prompt.ts";
+import type { RemoteSpec } from "./remote-specs.ts";
+
+export function serverJournal(d: DeclaredIn) {
+  return (spec: RemoteSpec, outcome: { status: "started" | "refused"; code?: string }): void => {
+    const what = spec.transport.kind === "stdio" ? spec.transport.argv : spec.transport.url;
+    let db;
+    try {
+      db = openState(d.stateDir);
+    } catch (e) {
+      throw new Error(`its journal row cannot be written (state folder ${d.stateDir}: ${(e as Error).message}), so it is not started; fix the folder or choose another with "state"`);
+    }
+    try {
+      appendJournal(
+        db,
+        {
+          time_ms: Date.now(),
+          tool: `mcp.connect:${spec.name}`,
+          origin: spec.origin,
+          digest: null,
+          effect: null,
+          status: outcome.status,
+          error_code: outcome.code ?? null,
+          duration_ms: 0,
+          // Bounded like a call's preview; bound secrets are in the env or headers, never here.
+          args_preview: previewArgs(what, 240),
+          result_bytes: 0,
+          detail: JSON.stringify({ declared: declaredAt(spec, d) }),
+        },
+        outcome.status === "started" ? "server_started" : "server_refused",
+      );
+    } finally {
+      db.close();
+    }
+  };
+}
