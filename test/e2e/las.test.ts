@@ -13,7 +13,8 @@ function lasWorkspace(dir: string, flags: string[] = [], las: Record<string, unk
   const wrapper = join(dir, "las.sh");
   const files = { env: join(dir, "env.json"), pid: join(dir, "las.pid"), calls: join(dir, "calls.txt") };
   // `env -u PWD`: the wrapper shell exports PWD itself; the fixture must see only what toolgate gave.
-  writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/env -u PWD ${process.execPath} ${FIXTURE} --env-out=${files.env} --pid-out=${files.pid} --calls-out=${files.calls} ${flags.join(" ")}\n`);
+  // las.flags: more flags the wrapper reads itself, a change behind it no declaration names.
+  writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/env -u PWD ${process.execPath} ${FIXTURE} --env-out=${files.env} --pid-out=${files.pid} --calls-out=${files.calls} ${flags.join(" ")} $(cat ${join(dir, "las.flags")} 2>/dev/null)\n`);
   writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ las: { enabled: true, command: "/bin/sh", entrypoint: wrapper, agent_id: "being-7", timeout_secs: 10, shutdown_grace_secs: 1, ...las } }));
   // las.agent_id and the release files grant: the user trusts this config (run() sets HOME to the workspace).
   Bun.spawnSync([BIN, "trust"], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir }, stdout: "ignore", stderr: "ignore" });
@@ -195,8 +196,9 @@ describe("the catalog cache and pinning", () => {
     await using dir = tempDir();
     const f = lasWorkspace(dir.path);
     expect((await run(["tools", "--allow-run"], { cwd: dir.path })).code).toBe(0);
-    // Same config text, different behaviour behind the wrapper: the fingerprint cannot see it.
-    writeFileSync(join(dir.path, "las.sh"), readFileSync(join(dir.path, "las.sh"), "utf8").replace("--calls-out", "--schema-v2 --calls-out"));
+    // Same config and wrapper, different behaviour behind them (a file only the wrapper reads):
+    // neither the fingerprint nor the digest can see it. (A changed wrapper changes both.)
+    writeFileSync(join(dir.path, "las.flags"), "--schema-v2");
     const r = await run(["call", "echo__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
     expect([r.code, json(r).error_code]).toEqual([5, "descriptor_changed"]);
     expect(existsSync(f.calls)).toBe(false);
