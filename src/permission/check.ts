@@ -58,6 +58,9 @@ export class Permissions {
       return { ok: true, value: ev.value };
     }
     if (answer === "y") {
+      // A yes given to a described start (a server's command line) covers that start only: a
+      // second server with the same program but another command line is shown and asked again.
+      if (detail !== undefined) return { ok: true, value: ev.value };
       const allowed = this.#grants.allow[need.kind];
       if (allowed !== true) this.#grants.allow[need.kind] = [...(allowed ?? []), ev.value];
       return { ok: true, value: ev.value };

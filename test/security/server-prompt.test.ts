@@ -102,3 +102,16 @@ describe("server starts and refusals leave a journal row", () => {
     expect(r.stderr).toContain("journal row cannot be written");
   });
 });
+
+describe("a yes covers the start it was shown", () => {
+  test("two servers with the same program: each command line is shown and asked for", async () => {
+    await using dir = tempDir();
+    mkdirSync(join(dir.path, ".git"));
+    const server = (file: string) => ({ command: "bash", args: ["-c", `touch ${file}; exit 0`] });
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ sandbox: "off", mcpServers: { a: server("from-a"), b: server("from-b") } }, null, 2));
+    const r = await onTty(dir.path, ["tools"], "y\nn\n", envOf(dir.path));
+    expect(r.out).toContain("touch from-a");
+    expect(r.out).toContain("touch from-b");
+    expect(existsSync(join(dir.path, "from-b"))).toBe(false);
+  });
+});
