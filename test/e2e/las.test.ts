@@ -1,9 +1,15 @@
 // End to end: Las, the supervised MCP child, against the fixture Las (a real MCP stdio server
 // written with the SDK). Every boot check of seed 000, outcomes, the boundary, the cache, pinning.
-import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, json, run, tempDir, type RunResult } from "../helpers.ts";
+import { BIN, json, run as runBin, tempDir, type RunResult } from "../helpers.ts";
+
+// The user's state folder (trust records) lies outside every workspace: one inside is not read.
+const STATE = mkdtempSync(join(tmpdir(), "toolgate-las-state-"));
+afterAll(() => rmSync(STATE, { recursive: true, force: true }));
+const run: typeof runBin = (args, opts) => runBin(args, { ...opts, env: { XDG_STATE_HOME: STATE, ...opts.env } });
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 const GRANT = ["--allow-run", "--approve", "all"];
@@ -16,8 +22,8 @@ function lasWorkspace(dir: string, flags: string[] = [], las: Record<string, unk
   // las.flags: more flags the wrapper reads itself, a change behind it no declaration names.
   writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/env -u PWD ${process.execPath} ${FIXTURE} --env-out=${files.env} --pid-out=${files.pid} --calls-out=${files.calls} ${flags.join(" ")} $(cat ${join(dir, "las.flags")} 2>/dev/null)\n`);
   writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ las: { enabled: true, command: "/bin/sh", entrypoint: wrapper, agent_id: "being-7", timeout_secs: 10, shutdown_grace_secs: 1, ...las } }));
-  // las.agent_id and the release files grant: the user trusts this config (run() sets HOME to the workspace).
-  Bun.spawnSync([BIN, "trust"], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir }, stdout: "ignore", stderr: "ignore" });
+  // las.agent_id and the release files grant: the user trusts this config (records in STATE, where run() looks).
+  Bun.spawnSync([BIN, "trust"], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, XDG_STATE_HOME: STATE }, stdout: "ignore", stderr: "ignore" });
   return files;
 }
 
