@@ -2,7 +2,7 @@
 // "bash"`: the server's WHOLE command line (a harmless program name can carry any script in its
 // arguments), bounded and escaped as the approval prompt's arguments are, and where it was
 // declared, with whether that config is trusted (a repository's own config is not).
-import { argumentsBlock } from "../cli/approval-prompt.ts";
+import { argumentsBlock } from "../permission/prompt-block.ts";
 import type { ConfigFile } from "../config/file.ts";
 import type { Effective } from "../config/resolve.ts";
 import { escapeControl } from "../result/escape.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { argumentsBlock, SHOW_CHARS } from "../../src/cli/approval-prompt.ts";
+import { argumentsBlock, SHOW_CHARS } from "../../src/permission/prompt-block.ts";
 import { argsForApproval } from "../../src/boundary/redact.ts";
 import { tempDir } from "../helpers.ts";
 
