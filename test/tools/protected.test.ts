@@ -18,7 +18,9 @@ describe("refuseProtected", () => {
     [".git in another case (git reads it as .git)", ".GIT/config", "path.protected"],
     ["a nested .git", "vendor/lib/.Git/hooks/post-checkout", "path.protected"],
     ["the state folder", ".toolgate/toolgate.db", "path.protected"],
-    ["a config name below the root (not where toolgate looks)", "docs/toolgate.json", null],
+    // toolgate run from docs/ would find it first: the config and lock names are control files in every folder.
+    ["a config name below the root (found when toolgate runs from there)", "docs/toolgate.json", "path.protected"],
+    ["a lock name below the root", "docs/toolgate.lock", "path.protected"],
     ["a name that only starts like a control folder", "tools-old/x.ts", null],
     ["an ordinary file", "src/a.ts", null],
   ])("%s: %s", async (_what, rel, expected) => {
@@ -36,9 +38,10 @@ describe("refuseProtected", () => {
 
   test("where names are case-sensitive another case is another file; where they fold it is refused", async () => {
     await using ws = tempDir();
-    // This folder is case-sensitive (Linux): TOOLGATE.JSON is not the config, and "Tools" is not "tools".
+    // This folder is case-sensitive (Linux): "Tools" is not "tools". The config and lock names are
+    // refused in any case and any folder, which costs nothing where names are case-sensitive.
     writeFileSync(join(ws.path, "Makefile"), "");
-    expect(code(refuseProtected(ws.path, { controlFiles: [join(ws.path, "tools")] }, "TOOLGATE.JSON"))).toBe(null);
+    expect(code(refuseProtected(ws.path, { controlFiles: [join(ws.path, "tools")] }, "TOOLGATE.JSON"))).toBe("path.protected");
     expect(code(refuseProtected(ws.path, { controlFiles: [join(ws.path, "tools")] }, "Tools/x/tool.json"))).toBe(null);
     // With nothing in the folder to tell, folding is assumed: the case variant is refused.
     await using empty = tempDir();
