@@ -2,11 +2,10 @@
 // session and group and loses its parent (`(setsid cmd &)`) is re-parented to toolgate instead
 // of init, so the tree can still find it by its parent (SPEC "The launcher": with `sandbox: off`
 // nothing outlives the call). Loaded on the first unsandboxed launch only: bun:ffi costs ~4 ms.
+import { openLibc } from "../fs/libc.ts";
 
 const PR_SET_CHILD_SUBREAPER = 36;
 const WNOHANG = 1;
-/** glibc, then musl's names. */
-const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"];
 
 interface Libc {
   prctl(option: number, arg: number): number;
@@ -21,29 +20,16 @@ export const subreaping = () => active;
 export const ownChildren = new Set<number>();
 
 async function load(): Promise<Libc | null> {
-  if (process.platform !== "linux") return null;
-  let ffi: typeof import("bun:ffi");
-  try {
-    ffi = await import("bun:ffi");
-  } catch {
-    return null;
-  }
-  const { dlopen, FFIType } = ffi;
-  for (const name of LIBC) {
-    try {
-      const lib = dlopen(name, {
-        prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
-        waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
-      });
-      return {
-        prctl: (option, arg) => lib.symbols.prctl(option, arg, 0, 0, 0) as number,
-        waitpid: (pid) => lib.symbols.waitpid(pid, null, WNOHANG) as number,
-      };
-    } catch {
-      // Not this libc.
-    }
-  }
-  return null;
+  const opened = await openLibc({
+    prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" },
+    waitpid: { args: ["i32", "ptr", "i32"], returns: "i32" },
+  });
+  if (!opened) return null;
+  const { lib } = opened;
+  return {
+    prctl: (option, arg) => lib.symbols.prctl(option, arg, 0, 0, 0) as number,
+    waitpid: (pid) => lib.symbols.waitpid(pid, null, WNOHANG) as number,
+  };
 }
 
 /** Makes this process a subreaper (once); false where that cannot be had (no Linux, no libc found). */
