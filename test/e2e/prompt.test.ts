@@ -3,20 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, json, run, tempDir } from "../helpers.ts";
-
-async function onTty(cwd: string, args: string[], answers: string, env: Record<string, string> = {}) {
-  const cmd = [BIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
-  const proc = Bun.spawn(["script", "-qec", cmd, "/dev/null"], {
-    cwd,
-    env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: "dumb", ...env },
-    stdin: new Blob([answers]),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  return { out: out.replaceAll("\r", ""), code };
-}
+import { json, onTty, run, tempDir } from "../helpers.ts";
 
 describe("prompts on the controlling terminal", () => {
   test("permission y, then approval A; the next run is approved by memory", async () => {

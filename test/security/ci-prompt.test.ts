@@ -3,8 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { onTty } from "./tty.ts";
-import { tempDir } from "../helpers.ts";
+import { onTty, tempDir } from "../helpers.ts";
 
 describe("CI turns prompting off", () => {
   test.each(["1", "true", "TRUE", "yes", "github"])("CI=%s: no prompt on a terminal, permission.denied (exit 4)", async (ci) => {

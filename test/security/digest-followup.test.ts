@@ -5,8 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { json, run, tempDir } from "../helpers.ts";
-import { onTty } from "./tty.ts";
+import { json, onTty, run, tempDir } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 

@@ -4,8 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { json, run, tempDir } from "../helpers.ts";
-import { onTty } from "./tty.ts";
+import { json, onTty, run, tempDir } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 const MANIFEST = { name: "t", description: "Answers with an empty object.", input_schema: { type: "object" }, effect: "read", approval: "required" };

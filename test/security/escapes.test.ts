@@ -4,9 +4,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, tempDir } from "../helpers.ts";
+import { onTty, run, tempDir } from "../helpers.ts";
 import { EVIL, VISIBLE } from "../fixtures/mcp/evil.ts";
-import { onTty } from "./tty.ts";
 
 const HOSTILE = join(import.meta.dir, "..", "fixtures", "mcp", "hostile.ts");
 // Anything that drives a terminal: C0 but newline, DEL, C1, bidi overrides and isolates.

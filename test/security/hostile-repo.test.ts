@@ -6,8 +6,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
-import { json, run, tempDir, type TempDir } from "../helpers.ts";
-import { onTty } from "./tty.ts";
+import { json, onTty, run, tempDir, type TempDir } from "../helpers.ts";
 
 const SECRET = "outside-secret-4711";
 

@@ -5,8 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, run, tempDir } from "../helpers.ts";
-import { onTty } from "./tty.ts";
+import { BIN, onTty, run, tempDir } from "../helpers.ts";
 
 const BASH = ["--allow-run=bash", "--approve", "bash"];
 const MARK = JSON.stringify({ command: "touch marker" });

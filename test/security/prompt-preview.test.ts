@@ -5,8 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { tempDir } from "../helpers.ts";
-import { onTty } from "./tty.ts";
+import { onTty, tempDir } from "../helpers.ts";
 
 const promptOf = (out: string) => out.slice(0, out.indexOf("Approve? [y/n/A]"));
 

@@ -6,8 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, tempDir, trustEnv } from "../helpers.ts";
-import { onTty } from "./tty.ts";
+import { onTty, run, tempDir, trustEnv } from "../helpers.ts";
 
 const promptOf = (out: string) => out.slice(0, out.indexOf("Allow? [y/n/A]"));
 

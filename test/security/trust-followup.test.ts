@@ -6,8 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { json, run, tempDir } from "../helpers.ts";
-import { onTty } from "./tty.ts";
+import { json, onTty, run, tempDir } from "../helpers.ts";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
