@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { git } from "../fixtures/gates/make-repo.ts";
+import { productWorkspace } from "./product-workspace.ts";
 import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 const asRoot = process.getuid?.() === 0;
@@ -58,17 +58,6 @@ const ATTACK = [
   "echo ran",
 ].join("\n");
 
-/** A committed workspace that asks for the product sandbox (a narrowing key: fine untrusted). */
-function workspace(path: string): string {
-  const ws = join(path, "ws");
-  mkdirSync(ws);
-  writeFileSync(join(ws, "toolgate.json"), '{"sandbox":"product"}\n');
-  git(ws, "init", "-q", "-b", "main");
-  git(ws, "add", "-A");
-  git(ws, "commit", "-q", "-m", "fixture");
-  return ws;
-}
-
 /** The whole tree owned by nobody (65534). */
 function chownTree(p: string): void {
   chownSync(p, 65534, 65534);
@@ -100,7 +89,7 @@ function checkHeld(ws: string, r: { code: number; stdout: string; stderr: string
 describe("the product sandbox against a hostile bash call", () => {
   test("as root: no capability, no remount, protected binds stay, control files and secrets out of reach", async () => {
     await using dir = tempDir();
-    const ws = workspace(dir.path);
+    const ws = productWorkspace(dir.path);
     const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
     // The host really has what must be hidden (else the test proves nothing).
     expect(readdirSync("/home")).toContain(tag);
@@ -114,7 +103,7 @@ describe("the product sandbox against a hostile bash call", () => {
     const home = `/home/${tag}-ws`;
     mkdirSync(home, { recursive: true, mode: 0o755 });
     try {
-      const ws = workspace(home);
+      const ws = productWorkspace(home);
       const command = "echo made > made.txt && cat made.txt; echo home=$(ls -A /home | tr '\\n' ' '); ls /home/" + tag + " 2>&1 | head -1";
       const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: ws } });
       const tail: string = json(r).payload.stdout.tail;
@@ -129,7 +118,7 @@ describe("the product sandbox against a hostile bash call", () => {
   test("as root over a workspace another user owns: the command runs as that owner, writes it, and the attacks still fail", async () => {
     await using dir = tempDir();
     chmodSync(dir.path, 0o755);
-    const ws = workspace(dir.path);
+    const ws = productWorkspace(dir.path);
     chownTree(ws);
     const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
     const command = `echo made > made.txt && echo wrote; id -u\n${ATTACK}`;
@@ -144,7 +133,7 @@ describe("the product sandbox against a hostile bash call", () => {
   test("as nobody (setpriv): the same attacks fail", async () => {
     await using dir = tempDir();
     chmodSync(dir.path, 0o755);
-    const ws = workspace(dir.path);
+    const ws = productWorkspace(dir.path);
     chownTree(ws);
     const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
     const r = await runUnprivileged(ARGS, { cwd: ws });
@@ -154,7 +143,7 @@ describe("the product sandbox against a hostile bash call", () => {
 
 test("while a sandboxed command runs, its placeholders do not break a concurrent call in the same workspace", async () => {
   await using dir = tempDir();
-  const ws = workspace(dir.path);
+  const ws = productWorkspace(dir.path);
   writeFileSync(join(ws, "a.txt"), "a\n");
   const marker = join(ws, "started");
   // The sandboxed command holds the placeholders (no lock, no tools/ yet) until it is told to stop.

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { git } from "../fixtures/gates/make-repo.ts";
+import { productWorkspace } from "./product-workspace.ts";
 import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 const asRoot = process.getuid?.() === 0;
@@ -38,16 +38,6 @@ const ATTACK = [
 
 const ARGS = ["call", "bash", JSON.stringify({ command: ATTACK }), "--allow-run=bash", "--approve", "bash"];
 
-function workspace(path: string): string {
-  const ws = join(path, "ws");
-  mkdirSync(ws);
-  writeFileSync(join(ws, "toolgate.json"), '{"sandbox":"product"}\n');
-  git(ws, "init", "-q", "-b", "main");
-  git(ws, "add", "-A");
-  git(ws, "commit", "-q", "-m", "fixture");
-  return ws;
-}
-
 /** Every file and folder under `p` with a setuid or setgid bit, seen from the host. */
 function setIdFiles(p: string): string[] {
   const found: string[] = [];
@@ -75,21 +65,21 @@ function checkRefused(ws: string, r: { code: number; stdout: string; stderr: str
 describe("the product sandbox refuses setuid and setgid bits", () => {
   test("as root: chmod 4755/2755/2777, install -m 4755 and open(O_CREAT, 04755) leave no setid file; 755/644 work", async () => {
     await using dir = tempDir();
-    const ws = workspace(dir.path);
+    const ws = productWorkspace(dir.path);
     checkRefused(ws, await run(ARGS, { cwd: ws, env: { HOME: dir.path } }));
   });
 
   test("as nobody (setpriv): ordinary modes work, and no setid file is left either", async () => {
     await using dir = tempDir();
     chmodSync(dir.path, 0o755);
-    const ws = workspace(dir.path);
+    const ws = productWorkspace(dir.path);
     Bun.spawnSync(["chown", "-R", "65534:65534", ws]);
     checkRefused(ws, await runUnprivileged(ARGS, { cwd: ws }));
   });
 
   test("two calls in a row both run (each bwrap reads the filter through a descriptor of its own)", async () => {
     await using dir = tempDir();
-    const ws = workspace(dir.path);
+    const ws = productWorkspace(dir.path);
     for (const n of [1, 2]) {
       const r = await run(["call", "bash", JSON.stringify({ command: `touch f${n} && chmod 600 f${n} && stat -c %a f${n}` }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: dir.path } });
       expect(json(r).payload.stdout.tail.trim()).toBe("600");
