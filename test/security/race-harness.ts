@@ -97,6 +97,9 @@ export function throughBinary(workspace: string, home: string, flags: readonly s
   };
 }
 
+/** How many times the planned attempts a race may make while it has no success yet. */
+export const EXTRA = 5;
+
 export interface Tally {
   /** Attempts whose result (or whose effect) reached outside what was checked. */
   escapes: number;
@@ -108,13 +111,19 @@ export interface Tally {
 
 /**
  * Makes `attempts` calls, `parallel` at a time; `escaped` judges each result (and may look at the
- * file system). Returns the tally; the caller asserts zero escapes.
+ * file system). Returns the tally; the caller asserts zero escapes and some successes. On a loaded
+ * machine a tight swap loop can make every one of `attempts` calls see a swapped name, so without a
+ * success it goes on, up to `EXTRA` times as many calls in all (each judged the same way): the
+ * success proves the tool still works under the race, and the bound keeps the loop finite.
  */
 export async function race(attempts: number, parallel: number, attempt: (i: number) => Promise<Envelope>, escaped: (e: Envelope, i: number) => boolean): Promise<Tally> {
-  const tally: Tally = { escapes: 0, successes: 0, attempts, refused: {} };
+  const tally: Tally = { escapes: 0, successes: 0, attempts: 0, refused: {} };
+  const most = attempts * EXTRA;
   let next = 0;
+  const more = (i: number) => i < attempts || (i < most && tally.successes === 0);
   const lane = async () => {
-    for (let i = next++; i < attempts; i = next++) {
+    for (let i = next++; more(i); i = next++) {
+      tally.attempts++;
       const e = await attempt(i);
       if (escaped(e, i)) tally.escapes++;
       if (e.status === "success") tally.successes++;
