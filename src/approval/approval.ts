@@ -1,5 +1,6 @@
 // The approval stage: `never` passes; `required` needs --approve, a remembered "always"
-// bound to this digest, or a yes at the terminal prompt. Non-interactive: approval.required.
+// bound to this digest, or a yes at the prompt (the terminal's, or the MCP client's elicitation).
+// Non-interactive: approval.required; an unattended child (serve --child): approval.child_unattended.
 import type { Entry } from "../catalog/catalog.ts";
 import { refuse, type Outcome } from "../result/result.ts";
 
@@ -20,24 +21,36 @@ export interface ApprovalDeps {
   readonly overrides: Readonly<Record<string, "required" | "never">>;
   readonly isRemembered: (tool: string, digest: string) => boolean;
   readonly remember: (tool: string, digest: string) => void;
-  /** Undefined when nobody can be asked (no terminal, --no-prompt, CI set). */
-  readonly ask: ((req: ApprovalRequest) => ApprovalAnswer) | undefined;
+  /** Undefined when nobody can be asked (no terminal, --no-prompt, CI set, a client without elicitation). */
+  readonly ask: ((req: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>) | undefined;
+  /** No human behind this session (serve --child): only --approve grants; nothing is ever asked or remembered. */
+  readonly unattended?: boolean;
+  /** How to grant when nobody can be asked, for the refusal (default: the --approve flag or a terminal prompt). */
+  readonly howToGrant?: (tool: string) => string;
 }
 
 export const effectivePolicy = (entry: Pick<Entry, "name" | "approval">, overrides: ApprovalDeps["overrides"]) =>
   overrides[entry.name] === "required" ? "required" : entry.approval;
 
-export function approve(entry: Entry, args: () => string, deps: ApprovalDeps): Outcome<"policy" | "flag" | "remembered" | "prompt"> {
+/** Whether a call of `entry` passes without asking anyone: its policy, or --approve. */
+export const preApproved = (entry: Pick<Entry, "name" | "approval">, deps: Pick<ApprovalDeps, "approved" | "overrides">): boolean =>
+  effectivePolicy(entry, deps.overrides) === "never" || deps.approved.has("all") || deps.approved.has(entry.name);
+
+export async function approve(entry: Entry, args: () => string, deps: ApprovalDeps): Promise<Outcome<"policy" | "flag" | "remembered" | "prompt">> {
   if (effectivePolicy(entry, deps.overrides) === "never") return { ok: true, value: "policy" };
   if (deps.approved.has("all") || deps.approved.has(entry.name)) return { ok: true, value: "flag" };
-  if (deps.isRemembered(entry.name, entry.digest)) return { ok: true, value: "remembered" };
-  if (!deps.ask) {
+  if (deps.unattended) {
     return refuse(
-      "approval.required",
-      `${entry.name} (${entry.effect}) needs approval and nobody can be asked here; run again with --approve ${entry.name} (or --approve all), or answer the prompt on a terminal`,
+      "approval.child_unattended",
+      `${entry.name} (${entry.effect}) needs approval and this is an unattended child session (serve --child): nobody can approve it here; the session that starts the child may pass --approve ${entry.name}`,
     );
   }
-  const answer = deps.ask({ tool: entry.name, effect: entry.effect, digest: entry.digest, args: args() });
+  if (deps.isRemembered(entry.name, entry.digest)) return { ok: true, value: "remembered" };
+  if (!deps.ask) {
+    const how = deps.howToGrant?.(entry.name) ?? `run again with --approve ${entry.name} (or --approve all), or answer the prompt on a terminal`;
+    return refuse("approval.required", `${entry.name} (${entry.effect}) needs approval and nobody can be asked here; ${how}`);
+  }
+  const answer = await deps.ask({ tool: entry.name, effect: entry.effect, digest: entry.digest, args: args() });
   if (answer === "n") return refuse("approval.denied", `${entry.name} was not approved at the prompt`);
   if (answer === "A") deps.remember(entry.name, entry.digest);
   return { ok: true, value: "prompt" };

@@ -127,7 +127,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   }
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
-  const approved = approve(entry, () => argsForApproval(value, secrets), deps.approval);
+  const approved = await approve(entry, () => argsForApproval(value, secrets), deps.approval);
   if (!approved.ok) return failed(approved.refusal);
   // The write-ahead row, before any effect: a call killed from here on shows as indeterminate.
   deps.started(row("started", null, 0, null));
