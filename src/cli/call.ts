@@ -1,24 +1,18 @@
 // `toolgate call TOOL [ARGS_JSON | - | --arg k=v ...]`: boot, run one call through the
 // pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
-import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
-import { escapeControl, jsonForTerminal } from "../result/escape.ts";
+import { jsonForTerminal } from "../result/escape.ts";
 import { bootError, exitCodeFor, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
-import { processRunner } from "../runtime/processes.ts";
-import { userApprovals } from "../state/approvals.ts";
-import { callJournal, selfMark } from "../state/journal.ts";
-import { laneStore } from "../state/lanes.ts";
+import { approvedSet, callDeps, type CallWiring } from "../runtime/call-deps.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
 import { note, tell, writeOut } from "./ui.ts";
 import { approvalPrompter } from "./approval-prompt.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { checkState, openChecked, stateError } from "./state.ts";
-
-const DEADLINE_MS = 300_000;
 
 export default defineCommand({
   meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
@@ -44,68 +38,31 @@ export async function runCall(ctx: RunContext): Promise<number> {
   // call: tool limits which servers a catalog-cache miss may start (none for a built-in).
   const booted = await boot({ ...bootInput(ctx, s), call: tool, beforeStart: checkState });
   let db: Database | undefined;
-  const state = () => db!;
-  const journal = callJournal(state, selfMark);
   let unjournaled: unknown;
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {
     await checkSandbox(booted, tool, bool(s, "verbose"));
     db = openChecked(booted.config);
-    // Remembered approvals are the user's, outside the checkout (never the workspace's database).
-    const memory = userApprovals(booted.userState, booted.workspace);
-    const approved = new Set(multi(s, "approve").flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
     // Ctrl-C or TERM cancels the call: the launcher ends the child's tree, and the result
     // (cancelled) is still printed and journaled.
     const cancel = new AbortController();
     const onSignal = () => cancel.abort();
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
-    const { envelope } = await invoke(tool, args, {
-      signal: cancel.signal,
-      catalog: booted.catalog,
-      refused: booted.refused,
-      unknown: (name) => booted.remote?.whyUnlisted(name),
-      scope: {
-        workspace: booted.workspace,
-        stateDir: booted.stateDir,
-        scratch: booted.config.values.scratch as string,
-        lane,
-        skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
-        store: () => laneStore(state()),
-        config: booted.config.values,
-        controlFiles: booted.controlFiles,
-        operator: (line) => void process.stderr.write(`${escapeControl(line)}\n`),
+    const wiring: CallWiring = {
+      booted,
+      env: ctx.env,
+      db: () => db!,
+      lane,
+      approved: approvedSet(multi(s, "approve")),
+      ask: booted.canPrompt ? approvalPrompter(booted.stateDir) : undefined,
+      operator: (line) => void process.stderr.write(`${line}\n`),
+      unstarted: (e) => {
+        throw stateError(booted.config, e, "the call was not run");
       },
-      processes: (signal) => processRunner({ parentEnv: ctx.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal }),
-      permissions: booted.permissions,
-      approval: {
-        approved,
-        overrides: booted.config.values.approval ?? {},
-        isRemembered: (t, d) => memory.isRemembered(t, d),
-        remember: (t, d) => void (memory.remember(t, d, Date.now()) || process.stderr.write("toolgate: the approval is not remembered: there is no user state folder outside the workspace (set XDG_STATE_HOME, or HOME, to a folder outside it)\n")),
-        ask: booted.canPrompt ? approvalPrompter(booted.stateDir) : undefined,
-      },
-      secrets: [],
-      // The write-ahead row: if it cannot be written, the call does not run (exit 5).
-      started: (row) => {
-        try {
-          journal.started(row);
-        } catch (e) {
-          throw stateError(booted.config, e, "the call was not run");
-        }
-      },
-      // After the call, a row that cannot be finished must not hide the result: it is printed,
-      // the operator is told, and the row stays "started" (indeterminate in `toolgate log`).
-      journal: (row) => {
-        try {
-          journal.finished(row);
-        } catch (e) {
-          unjournaled = e;
-        }
-      },
-      now: () => performance.timeOrigin + performance.now(),
-      deadlineMs: DEADLINE_MS,
-    });
+      unfinished: (e) => void (unjournaled = e),
+    };
+    const { envelope } = await invoke(tool, args, callDeps(wiring, cancel.signal));
     db?.close();
     // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.
     writeOut(jsonForTerminal(envelope));

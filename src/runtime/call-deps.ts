@@ -1,0 +1,98 @@
+// What every caller of the pipeline hands `invoke` for one booted catalog: the call's scope, the
+// launcher, the permission stage, the approval memory, the journal. `call` (once) and `serve` (per
+// request) build it here, so a served call and a shell call run with exactly the same wiring.
+import type { Database } from "bun:sqlite";
+import { resolve } from "node:path";
+import type { ApprovalDeps } from "../approval/approval.ts";
+import { escapeControl } from "../result/escape.ts";
+import { userApprovals } from "../state/approvals.ts";
+import { callJournal, selfMark } from "../state/journal.ts";
+import { laneStore } from "../state/lanes.ts";
+import type { Booted } from "./boot.ts";
+import type { InvokeDeps } from "./invoke.ts";
+import { processRunner } from "./processes.ts";
+
+export const DEADLINE_MS = 300_000;
+
+export interface CallWiring {
+  readonly booted: Booted;
+  /** The parent environment: the launcher takes only what it passes on from it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The state database, opened by the caller before any call runs. */
+  readonly db: () => Database;
+  readonly lane: string;
+  /** Names from --approve (or "all"). */
+  readonly approved: ReadonlySet<string>;
+  /** Who is asked when nothing else approves (the terminal, the client's elicitation), if anyone. */
+  readonly ask: ApprovalDeps["ask"];
+  readonly unattended?: boolean;
+  readonly howToGrant?: (tool: string) => string;
+  readonly profile?: InvokeDeps["profile"];
+  /** One line for the operator (stderr). */
+  readonly operator: (line: string) => void;
+  /** What to do when the started row cannot be written (the call then does not run): throw. */
+  readonly unstarted: (e: unknown) => never;
+  /** A finished row that cannot be written: the result still goes out; the caller tells the operator. */
+  readonly unfinished: (e: unknown) => void;
+}
+
+/** The invoke dependencies for one call (each call gets its own journal row). */
+export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
+  const { booted } = w;
+  const memory = userApprovals(booted.userState, booted.workspace);
+  const journal = callJournal(w.db, selfMark);
+  return {
+    ...(signal ? { signal } : {}),
+    catalog: booted.catalog,
+    refused: booted.refused,
+    unknown: (name) => booted.remote?.whyUnlisted(name),
+    profile: w.profile,
+    scope: {
+      workspace: booted.workspace,
+      stateDir: booted.stateDir,
+      scratch: booted.config.values.scratch as string,
+      lane: w.lane,
+      skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
+      store: () => laneStore(w.db()),
+      config: booted.config.values,
+      controlFiles: booted.controlFiles,
+      operator: (line) => w.operator(escapeControl(line)),
+    },
+    processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal: s }),
+    permissions: booted.permissions,
+    approval: {
+      approved: w.approved,
+      overrides: booted.config.values.approval ?? {},
+      isRemembered: (t, d) => memory.isRemembered(t, d),
+      remember: (t, d) =>
+        void (memory.remember(t, d, Date.now()) ||
+          w.operator("toolgate: the approval is not remembered: there is no user state folder outside the workspace (set XDG_STATE_HOME, or HOME, to a folder outside it)")),
+      ask: w.ask,
+      ...(w.unattended ? { unattended: true } : {}),
+      ...(w.howToGrant ? { howToGrant: w.howToGrant } : {}),
+    },
+    secrets: [],
+    // The write-ahead row: if it cannot be written, the call does not run.
+    started: (row) => {
+      try {
+        journal.started(row);
+      } catch (e) {
+        w.unstarted(e);
+      }
+    },
+    // After the call, a row that cannot be finished must not hide the result: it stays "started"
+    // (indeterminate in `toolgate log`), and the caller tells the operator.
+    journal: (row) => {
+      try {
+        journal.finished(row);
+      } catch (e) {
+        w.unfinished(e);
+      }
+    },
+    now: () => performance.timeOrigin + performance.now(),
+    deadlineMs: DEADLINE_MS,
+  };
+}
+
+/** --approve values, each possibly a comma list, as one set. */
+export const approvedSet = (values: readonly string[]): Set<string> => new Set(values.flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
