@@ -17,7 +17,8 @@ const STAGE: Record<string, number> = {
   boundary: 6,
   state: 7,
   runtime: 8,
-  cli: 9, "main.ts": 9,
+  serve: 9,
+  cli: 10, "main.ts": 10,
 };
 
 function files(dir: string): string[] {

@@ -1,7 +1,8 @@
-// `toolgate tools [NAME] [--json]`: the catalog as a table on a terminal, NDJSON when piped
-// or with --json; with NAME, the whole descriptor and its input JSON Schema.
+// `toolgate tools [NAME] [--json] [--profile P]`: the catalog as a table on a terminal, NDJSON
+// when piped or with --json; with NAME, the whole descriptor and its input JSON Schema. --profile
+// shows what a session with that profile is offered (the same narrowing `serve --profile` applies).
 import { defineCommand } from "citty";
-import { bootError, CliError, ExitCode } from "../result/result.ts";
+import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { renderLock, writeLock } from "../catalog/lock.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
@@ -9,6 +10,7 @@ import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { note, table, writeOut } from "./ui.ts";
+import { resolveProfile, type Profile, type ProfileConfig } from "../serve/profiles.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "List the catalog, or show one tool's descriptor and input schema" },
@@ -16,28 +18,38 @@ export default defineCommand({
     name: { type: "positional", description: "Show this tool's whole descriptor", required: false },
     refresh: { type: "boolean", description: "List Las and the MCP servers again instead of using the catalog cache" },
     lock: { type: "boolean", description: "Write toolgate.lock: pin every tool's descriptor digest (renew after reviewing a change)" },
+    profile: { type: "string", description: "Only the tools this profile offers: full (default), scout, writer, or one from toolgate.json \"profiles\"" },
   },
 });
 
 export async function runTools(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { lock: { kind: "bool" }, refresh: { kind: "bool" } });
+  const s = scanFlags(ctx.argv, { lock: { kind: "bool" }, refresh: { kind: "bool" }, profile: { kind: "string" } });
   const [name, extra] = s.positionals;
   if (extra !== undefined) throw new CliError(ExitCode.usage, `unexpected argument "${extra}"`, "toolgate tools [NAME]");
+  if (bool(s, "lock") && str(s, "profile") !== undefined) throw usageError("--lock pins the whole catalog: it does not go with --profile", "drop --profile");
   const booted = await boot({ ...bootInput(ctx, s), ignoreLock: bool(s, "lock"), refresh: bool(s, "refresh") });
   try {
+    const profile = profileFor(booted, str(s, "profile"));
     // The catalog holds sandboxed tools (bash, dev_check): a mode that cannot be had fails the boot.
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
     // Listing needs no live server: they end first (a sandboxed one holds the paths of missing
     // control files, such as the lock --lock writes, with placeholders while it runs).
     await booted.remote?.shutdown();
-    return listTools(booted, s, name, ctx);
+    return listTools(booted, s, name, ctx, profile);
   } finally {
     await booted.remote?.shutdown();
   }
 }
 
-function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext): number {
+/** The profile named on the command line (none: full); an unknown name is a usage error listing the known ones. */
+function profileFor(booted: Booted, name: string | undefined): Profile {
+  const r = resolveProfile(name, booted.config.values.profiles as Record<string, ProfileConfig> | undefined);
+  if (!r.ok) throw r.refusal.code === "profile.unknown" ? usageError(r.refusal.message, "pass one of those to --profile") : bootError(r.refusal.message);
+  return r.value;
+}
+
+function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext, profile: Profile): number {
   // Which servers failed and why: human text, so stderr (stdout stays one descriptor per line).
   for (const st of booted.remote?.status ?? []) {
     if (bool(s, "quiet")) break;
@@ -47,7 +59,9 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).
   if (json && !bool(s, "quiet")) note(`sandbox: ${booted.sandbox.summary}`);
-  const { descriptors } = booted.catalog;
+  const all = booted.catalog.descriptors;
+  const descriptors = all.filter((d) => profile.offers(d.name));
+  if (json && !bool(s, "quiet") && profile.name !== "full") note(`profile: ${profile.name} (${descriptors.length} of ${all.length} tools)`);
   if (bool(s, "lock")) {
     writeLock(booted.lockPath, renderLock(descriptors));
     note(`wrote ${booted.lockPath} (${descriptors.length} tools pinned)`);
@@ -56,6 +70,7 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
   const pin = (n: string) => booted.refused.get(n)?.code;
   if (name !== undefined) {
     const d = descriptors.find((x) => x.name === name);
+    if (!d && all.some((x) => x.name === name)) throw new CliError(ExitCode.failed, `profile.excluded: ${name} is not offered in profile "${profile.name}"`, "run `toolgate tools --profile " + profile.name + "` for what it offers");
     if (!d) throw new CliError(ExitCode.failed, `unknown_tool: no tool named "${name}" in this catalog`, "run `toolgate tools` for the list");
     writeOut(jsonForTerminal(d, json && !bool(s, "json") ? 0 : 2));
     return 0;
@@ -67,7 +82,8 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
   const rows = [["NAME", "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
   for (const d of descriptors) rows.push([d.name, d.origin, d.effect, d.approval + (d.note ? "*" : ""), d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
   const notes = descriptors.filter((d) => d.note).map((d) => `* ${escapeControl(d.name)}: ${d.note}`);
-  writeOut(`${table(rows)}\n\n${notes.length ? `${notes.join("\n")}\n` : ""}sandbox: ${escapeControl(booted.sandbox.summary)}`);
+  const shown = profile.name === "full" ? "" : `profile: ${escapeControl(profile.name)} (${descriptors.length} of ${all.length} tools)\n`;
+  writeOut(`${table(rows)}\n\n${notes.length ? `${notes.join("\n")}\n` : ""}${shown}sandbox: ${escapeControl(booted.sandbox.summary)}`);
   return 0;
 }
 

@@ -9,6 +9,7 @@ import { bootError } from "../result/result.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import { explainWithArktype } from "../schema/explain.ts";
 import { findInertKey } from "./inert.ts";
+import { BUILTIN_PROFILE_NAMES, redefinedProfile } from "./profiles.ts";
 import { configType } from "./schema.ts";
 
 export const CONFIG_NAME = "toolgate.json";
@@ -105,6 +106,12 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
     const node = nodeAt(withTree(), inert.path, true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     throw bootError(`${path}:${at.line}:${at.column}: ${inert.path.join(".")}: ${inert.missing}, so the key would do nothing`, `remove "${inert.path.join(".")}" from the config (it is refused until its feature exists)`);
+  }
+  const redefined = redefinedProfile(checked.value as Record<string, unknown>);
+  if (redefined) {
+    const node = nodeAt(withTree(), redefined, true);
+    const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
+    throw bootError(`${path}:${at.line}:${at.column}: ${redefined.join(".")}: "${redefined[1]}" is a built-in profile (${BUILTIN_PROFILE_NAMES.join(", ")}) and cannot be redefined`, `rename the profile (e.g. "my-${redefined[1]}") and pass that name to --profile`);
   }
   let lines: number[] | undefined;
   return {

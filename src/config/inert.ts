@@ -14,7 +14,6 @@ const INERT: readonly { section: string; sets: (v: Record<string, unknown>) => s
   { section: "rails", sets: (v) => (v.require === true ? "require" : undefined), missing: "the rails (bank_search, bank_get, librarian, research) do not exist yet" },
   { section: "most", sets: (v) => firstKey(v), missing: "the Most tools (most_health, most_create_chat, most_send_message) do not exist yet" },
   { section: "delegation", sets: (v) => firstKey(v), missing: "delegation (the task and apply_change tools) does not exist yet" },
-  { section: "profiles", sets: (v) => firstKey(v), missing: "profiles are chosen by `toolgate serve --profile`, which does not exist yet: no command reads them" },
 ];
 
 const firstKey = (v: Record<string, unknown>): string | undefined => Object.keys(v)[0];

@@ -18,9 +18,11 @@ export interface PermissionGate {
   check(need: Need, reason: string, detail?: () => string): { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
 }
 
+/** Which tools a session offers (src/serve/profiles.ts builds them): it only narrows. */
 export interface Profile {
-  readonly include?: readonly string[];
-  readonly exclude?: readonly string[];
+  readonly name: string;
+  /** Without args: is the tool listed at all; with the validated args: is this call offered. */
+  offers(tool: string, args?: unknown): boolean;
 }
 
 export interface InvokeDeps {
@@ -112,8 +114,9 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const value = checked.value;
   // 3. profile
   const p = deps.profile;
-  if (p && ((p.include && !p.include.includes(name)) || p.exclude?.includes(name))) {
-    return failed({ code: "profile.excluded", message: `${name} is not offered in this profile` });
+  if (p && !p.offers(name, value)) {
+    const which = p.offers(name) ? `this call of ${name} is not offered in profile "${p.name}" (it offers only some calls of ${name})` : `${name} is not offered in profile "${p.name}"`;
+    return failed({ code: "profile.excluded", message: `${which}; a session with another profile can call it` });
   }
   // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
   const needs = entry.adapter.needs(value, deps.scope);

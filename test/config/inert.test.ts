@@ -6,10 +6,9 @@ describe("findInertKey", () => {
     [{ rails: { require: true } }, ["rails", "require"]],
     [{ most: { service_token_file: "t" } }, ["most", "service_token_file"]],
     [{ delegation: { worktree_root: "w" } }, ["delegation", "worktree_root"]],
-    [{ profiles: { scout: {} } }, ["profiles", "scout"]],
   ])("%j sets %j", (data, path) => expect(findInertKey(data)?.path).toEqual(path));
 
-  test.each([[{}], [{ rails: { require: false } }], [{ most: {}, delegation: {}, profiles: {}, boundary: {} }], [{ permissions: {}, sandbox: "product" }]])(
+  test.each([[{}], [{ rails: { require: false } }], [{ most: {}, delegation: {}, profiles: {}, boundary: {} }], [{ permissions: {}, sandbox: "product" }], [{ profiles: { mine: { include: ["file_*"] } } }]])(
     "%j sets nothing inert",
     (data) => expect(findInertKey(data)).toBeNull(),
   );

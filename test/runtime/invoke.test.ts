@@ -134,11 +134,23 @@ describe("invoke", () => {
     expect(trace.steps).toContain("run");
   });
 
-  test("a profile that does not offer the tool refuses before permissions", async () => {
+  test("a profile that does not offer the tool refuses before permissions, naming the profile", async () => {
     const { trace, deps } = setup();
-    const r = await invoke("demo__read", { path: "a" }, { ...deps, profile: { include: ["other"] } });
-    expect(r.envelope).toMatchObject({ error_code: "profile.excluded" });
+    const r = await invoke("demo__read", { path: "a" }, { ...deps, profile: { name: "narrow", offers: (t) => t === "other" } });
+    expect(r.envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "profile.excluded", message: 'demo__read is not offered in profile "narrow"; a session with another profile can call it' });
     expect(trace.steps).toEqual([]);
+    expect(trace.rows.map((x) => [x.tool, x.status, x.error_code])).toEqual([["demo__read", "failed", "profile.excluded"]]);
+  });
+
+  test("a profile sees the validated arguments: it may offer a tool for some calls only", async () => {
+    const { trace, deps } = setup();
+    const seen: unknown[] = [];
+    const profile = { name: "half", offers: (_t: string, args?: unknown) => (seen.push(args), args === undefined || (args as { path: string }).path === "a") };
+    expect((await invoke("demo__read", { path: "a" }, { ...deps, profile })).envelope.status).toBe("success");
+    const r = await invoke("demo__read", { path: "b" }, { ...deps, profile });
+    expect(r.envelope).toMatchObject({ error_code: "profile.excluded", message: 'this call of demo__read is not offered in profile "half" (it offers only some calls of demo__read); a session with another profile can call it' });
+    expect(seen).toEqual([{ path: "a" }, { path: "b" }, undefined]);
+    expect(trace.steps.filter((s) => s === "run")).toHaveLength(1);
   });
 
   test("a boundary violation replaces the result whole and journals rule and place, not the value", async () => {

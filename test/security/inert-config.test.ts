@@ -15,7 +15,6 @@ const INERT: [string, unknown][] = [
   ["most.service_token_file", { most: { service_token_file: "/run/most.token" } }],
   ["delegation.command", { delegation: { command: ["claude", "-p"] } }],
   ["delegation.worktree_root", { delegation: { worktree_root: "../wt" } }],
-  ["profiles.scout", { profiles: { scout: { include: ["file_read"] } } }],
 ];
 
 async function withConfig(config: unknown, args: string[]) {
