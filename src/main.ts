@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   config: () => import("./cli/config.ts").then((m) => ({ def: m.default, run: m.runConfig })),
   log: () => import("./cli/log.ts").then((m) => ({ def: m.default, run: m.runLog })),
   trust: () => import("./cli/trust.ts").then((m) => ({ def: m.default, run: m.runTrust })),
+  serve: () => import("./cli/serve.ts").then((m) => ({ def: m.default, run: m.runServe })),
 };
 
 const globalArgs = {

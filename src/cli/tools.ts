@@ -10,7 +10,8 @@ import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { note, table, writeOut } from "./ui.ts";
-import { resolveProfile, type Profile, type ProfileConfig } from "../serve/profiles.ts";
+import type { Profile } from "../serve/profiles.ts";
+import { profileFor } from "./serve-choices.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "List the catalog, or show one tool's descriptor and input schema" },
@@ -40,13 +41,6 @@ export async function runTools(ctx: RunContext): Promise<number> {
   } finally {
     await booted.remote?.shutdown();
   }
-}
-
-/** The profile named on the command line (none: full); an unknown name is a usage error listing the known ones. */
-function profileFor(booted: Booted, name: string | undefined): Profile {
-  const r = resolveProfile(name, booted.config.values.profiles as Record<string, ProfileConfig> | undefined);
-  if (!r.ok) throw r.refusal.code === "profile.unknown" ? usageError(r.refusal.message, "pass one of those to --profile") : bootError(r.refusal.message);
-  return r.value;
 }
 
 function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext, profile: Profile): number {

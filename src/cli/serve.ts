@@ -1,0 +1,89 @@
+// `toolgate serve`: this boot's catalog as an MCP server (stdio by default). Every tools/call runs
+// the pipeline `call` runs; stdout carries JSON-RPC only; permissions come from the flags and the
+// config (never asked), approvals from --approve or the client's elicitation. Stops on stdin EOF,
+// SIGINT or SIGTERM: new calls refused, calls in flight get the grace, then every child ends.
+import type { Database } from "bun:sqlite";
+import { defineCommand } from "citty";
+import { bootError, usageError } from "../result/result.ts";
+import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
+import { boot } from "../runtime/boot.ts";
+import { approvedSet } from "../runtime/call-deps.ts";
+import { Hub } from "../serve/hub.ts";
+import { claimStdout } from "../serve/stdout.ts";
+import { VERSION } from "../version.ts";
+import { bool, multi, scanFlags, str } from "./flags.ts";
+import { note } from "./ui.ts";
+import { bootInput, type RunContext } from "./context.ts";
+import { checkState, openChecked, stateError } from "./state.ts";
+import { servingChoices } from "./serve-choices.ts";
+
+export default defineCommand({
+  meta: { name: "serve", description: "Serve the catalog as an MCP server over stdio: the same pipeline as call, narrowed by --profile and --child" },
+  args: {
+    profile: { type: "string", description: "Offer only this profile's tools: full (default), scout, writer, or one from the config's profiles", valueHint: "NAME" },
+    child: { type: "boolean", description: "No human behind this session: tools that need approval are offered only when --approve covers them, and nothing is ever asked" },
+    "name-budget": { type: "string", description: "Longest served name (16-64, default 44: room for a 20-character client prefix); longer or non-conforming names are shortened reversibly (toolgate tools --served shows the mapping)", valueHint: "N" },
+  },
+});
+
+export async function runServe(ctx: RunContext): Promise<number> {
+  // Before anything else can write: stdout is the protocol's alone.
+  const stdout = claimStdout();
+  const s = scanFlags(ctx.argv, { profile: { kind: "string" }, child: { kind: "bool" }, "name-budget": { kind: "string" } });
+  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate serve [--profile NAME] [--child] [--approve TOOL]");
+  const lane = str(s, "lane") ?? "default";
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
+  // Nobody is asked at a terminal: permissions come from the flags and the config only.
+  const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
+  let db: Database | undefined;
+  try {
+    const problem = await sandboxProblem(booted.sandbox, booted.workspace);
+    if (problem !== null) throw bootError(problem, SANDBOX_HINT);
+    const choices = servingChoices(booted, str(s, "profile"), str(s, "name-budget"));
+    db = openChecked(booted.config);
+    const hub = new Hub({
+      wiring: {
+        booted,
+        env: ctx.env,
+        db: () => db!,
+        lane,
+        approved: approvedSet(multi(s, "approve")),
+        operator: (line) => void process.stderr.write(`${line}\n`),
+        unstarted: (e) => {
+          throw stateError(booted.config, e, "the call was not run");
+        },
+        unfinished: (e) => note(stateError(booted.config, e, "a call's journal row was not finished; `toolgate log` shows it as indeterminate").message),
+      },
+      profile: choices.profile,
+      child: bool(s, "child"),
+      names: choices.names,
+      version: VERSION,
+    });
+    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+    const transport = new StdioServerTransport(process.stdin, stdout as never);
+    await hub.connect(transport, { sessionApprovals: false });
+    if (bool(s, "verbose")) note(`serving ${hub.tools().length} tools over stdio (profile ${choices.profile.name}${bool(s, "child") ? ", child" : ""})`);
+    await stopSignal();
+    const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
+    await hub.drain(graceMs);
+    await hub.close();
+    return 0;
+  } finally {
+    await booted.remote?.shutdown();
+    db?.close();
+    process.stdin.destroy();
+  }
+}
+
+/** Resolves on the first of stdin's end, SIGINT or SIGTERM. */
+function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.stdin.off("end", stop).off("close", stop);
+      process.off("SIGINT", stop).off("SIGTERM", stop);
+      resolve();
+    };
+    process.stdin.once("end", stop).once("close", stop);
+    process.once("SIGINT", stop).once("SIGTERM", stop);
+  });
+}

@@ -1,0 +1,149 @@
+// The served catalog for one `toolgate serve` process: each client connection (stdio, or an HTTP
+// session) gets its own SDK Server over the same boot, and every tools/call runs the one pipeline
+// (runtime/invoke.ts) with the same wiring as `toolgate call`. The hub tracks calls in flight so a
+// shutdown can refuse new ones, let the rest finish within the grace, then cancel them.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { effectivePolicy, preApproved, type ApprovalAnswer, type ApprovalRequest } from "../approval/approval.ts";
+import type { Descriptor } from "../catalog/catalog.ts";
+import type { Refusal } from "../result/result.ts";
+import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
+import { invoke, type Profile } from "../runtime/invoke.ts";
+import { elicitApproval } from "./elicit.ts";
+import { renderResult, renderTool, type CallResult, type ServedTool } from "./render.ts";
+
+export interface ServedNames {
+  readonly toServed: ReadonlyMap<string, string>;
+  readonly fromServed: ReadonlyMap<string, string>;
+}
+
+export interface HubDeps {
+  /** The wiring `call` uses, minus who is asked (each connection asks its own client). */
+  readonly wiring: Omit<CallWiring, "ask" | "unattended" | "howToGrant" | "profile">;
+  readonly profile: Profile & { readonly name: string };
+  /** No human behind this session (--child): approval-required tools not covered by --approve are withheld. */
+  readonly child: boolean;
+  readonly names: ServedNames;
+  /** Tools refused right now by a supervised source (a changed descriptor after a restart), by name. */
+  readonly refusedNow?: (name: string) => Refusal | undefined;
+  readonly version: string;
+}
+
+export interface ConnectOptions {
+  /** An "always" answer is kept for this connection only (HTTP sessions never share approvals). */
+  readonly sessionApprovals: boolean;
+}
+
+export class Hub {
+  readonly #servers = new Set<Server>();
+  readonly #inflight = new Set<{ cancel: AbortController; done: Promise<unknown> }>();
+  #closing = false;
+
+  constructor(private readonly deps: HubDeps) {}
+
+  /** Whether a tool is offered to clients now: in the profile, not refused, and approvable here. */
+  #offered(d: Descriptor): boolean {
+    const { wiring, profile } = this.deps;
+    if (!profile.offers(d.name)) return false;
+    if (wiring.booted.refused.has(d.name) || this.deps.refusedNow?.(d.name)) return false;
+    if (this.deps.child && !preApproved(d, { approved: wiring.approved, overrides: wiring.booted.config.values.approval ?? {} })) return false;
+    return true;
+  }
+
+  /** The served list, in catalog order. */
+  tools(): ServedTool[] {
+    const overrides = this.deps.wiring.booted.config.values.approval ?? {};
+    return this.deps.wiring.booted.catalog.descriptors
+      .filter((d) => this.#offered(d))
+      .map((d) => renderTool(d, this.deps.names.toServed.get(d.name) ?? d.name, effectivePolicy(d, overrides)));
+  }
+
+  /** Connects one client: a new SDK Server over `transport`, its handlers bound to this hub. */
+  async connect(transport: Transport, opts: ConnectOptions): Promise<Server> {
+    const [{ Server }, types] = await Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+    const server = new Server(
+      { name: "toolgate", version: this.deps.version },
+      { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: instructionsFor(this.deps) },
+    );
+    const remembered = new Set<string>();
+    server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.tools() }));
+    server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
+      const served = request.params.name;
+      const name = this.deps.names.fromServed.get(served) ?? served;
+      const canElicit = !this.deps.child && server.getClientCapabilities()?.elicitation !== undefined;
+      const ask = canElicit ? (req: ApprovalRequest) => elicitApproval(req, served, extra.sendRequest, types.ElicitResultSchema) : undefined;
+      return this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, remembered: opts.sessionApprovals ? remembered : undefined });
+    });
+    server.onclose = () => void this.#servers.delete(server);
+    await server.connect(transport);
+    this.#servers.add(server);
+    return server;
+  }
+
+  async #call(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; remembered: Set<string> | undefined }): Promise<CallResult> {
+    if (this.#closing) return renderResult({ status: "failed", tool: name, error_code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" }, undefined);
+    const entry = this.deps.wiring.booted.catalog.entries.get(name);
+    const now = entry && this.deps.refusedNow?.(name);
+    if (now) return renderResult({ status: "failed", tool: name, error_code: now.code, message: now.message }, entry.origin);
+    const cancel = new AbortController();
+    const onAbort = () => cancel.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const deps = callDeps(
+      {
+        ...this.deps.wiring,
+        ask: how.ask,
+        unattended: this.deps.child,
+        profile: this.deps.profile,
+        howToGrant: (t) =>
+          this.deps.child
+            ? `start the child with --approve ${t}`
+            : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve with --approve ${t} (or --approve all)`,
+      },
+      cancel.signal,
+    );
+    const session = how.remembered;
+    const approval = session
+      ? { ...deps.approval, isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || deps.approval.isRemembered(t, d), remember: (t: string, d: string) => void session.add(`${t}@${d}`) }
+      : deps.approval;
+    const done = invoke(name, args, { ...deps, approval });
+    const flight = { cancel, done };
+    this.#inflight.add(flight);
+    try {
+      const { envelope } = await done;
+      return renderResult(envelope, entry?.origin);
+    } finally {
+      this.#inflight.delete(flight);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Tells every connected client the served list changed. */
+  async listChanged(): Promise<void> {
+    await Promise.all([...this.#servers].map((s) => s.sendToolListChanged().catch(() => {})));
+  }
+
+  /** New calls are refused from now on; calls in flight get `graceMs` to finish, then are cancelled and awaited. */
+  async drain(graceMs: number): Promise<void> {
+    this.#closing = true;
+    const all = () => Promise.allSettled([...this.#inflight].map((f) => f.done));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = await Promise.race([all().then(() => false), new Promise<boolean>((res) => (timer = setTimeout(() => res(true), graceMs)))]);
+    clearTimeout(timer);
+    if (late) {
+      for (const f of this.#inflight) f.cancel.abort();
+      await all();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#servers].map((s) => s.close().catch(() => {})));
+  }
+}
+
+/** What the client is told at initialize: the profile, and how approvals work here. */
+function instructionsFor(d: HubDeps): string {
+  const approvals = d.child
+    ? "This is an unattended child session: tools that need approval and were not approved when it was started are not offered."
+    : "Tools that need approval are approved with --approve when serve starts, or asked through the client's elicitation when it supports it.";
+  return `toolgate serves its catalog (profile ${d.profile.name}) through one pipeline: permissions, approval, the output boundary and the journal. ${approvals}`;
+}

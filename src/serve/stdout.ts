@@ -1,0 +1,25 @@
+// Over stdio, stdout carries JSON-RPC and nothing else. Claiming it keeps a private writer for the
+// transport and sends every other way this process writes to stdout (console.*, process.stdout)
+// to stderr, whichever module writes. Children never share it: the launcher gives each its own pipes.
+import { format } from "node:util";
+
+export interface StdoutSink {
+  /** The transport's writer: true when written, false when it must wait for "drain". */
+  write(data: string): boolean;
+  once(event: "drain", listener: () => void): void;
+}
+
+const CONSOLE_TO_STDOUT = ["log", "info", "debug", "dir", "dirxml", "table", "trace", "group", "groupCollapsed", "groupEnd", "count", "countReset", "time", "timeLog", "timeEnd"] as const;
+
+let claimed: StdoutSink | undefined;
+
+/** Takes stdout for the protocol (once per process) and returns the only writer left on it. */
+export function claimStdout(): StdoutSink {
+  if (claimed) return claimed;
+  const out = process.stdout;
+  const realWrite = out.write.bind(out) as (data: string) => boolean;
+  const toStderr = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
+  for (const k of CONSOLE_TO_STDOUT) (console as unknown as Record<string, unknown>)[k] = toStderr;
+  (out as unknown as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest);
+  return (claimed = { write: realWrite, once: (event, listener) => void out.once(event, listener) });
+}

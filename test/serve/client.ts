@@ -1,0 +1,51 @@
+// The SDK's own Client driving dist/toolgate serve over stdio: a real MCP client nobody here wrote.
+// The child's stderr is collected; HOME and the user state live outside the workspace.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { BIN } from "../helpers.ts";
+
+export interface Served extends AsyncDisposable {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  /** The serve process's pid. */
+  readonly pid: number;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  readonly cwd: string;
+  /** HOME (and the user state under it): outside the workspace. */
+  readonly home: string;
+  readonly env?: Record<string, string>;
+  /** Declares elicitation and answers each request with this. */
+  readonly elicit?: (req: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+}
+
+export async function serve(args: readonly string[], o: ServeOptions): Promise<Served> {
+  mkdirSync(o.home, { recursive: true });
+  const transport = new StdioClientTransport({
+    command: BIN,
+    args: ["serve", ...args],
+    cwd: o.cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: o.home, XDG_STATE_HOME: join(o.home, "state"), ...o.env },
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (d: Buffer) => void (err += d.toString()));
+  const client = new Client({ name: "toolgate-test", version: "1.0.0" }, { capabilities: o.elicit ? { elicitation: { form: {} } } : {} });
+  if (o.elicit) client.setRequestHandler(ElicitRequestSchema, (req) => o.elicit!(req));
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    throw new Error(`serve did not start: ${(e as Error).message}; stderr: ${err}`);
+  }
+  const close = () => client.close();
+  return { client, transport, pid: transport.pid!, stderr: () => err, close, [Symbol.asyncDispose]: close };
+}
+
+/** The JSON text of a call's first content item, parsed. */
+export const textJson = (r: object): any => JSON.parse(((r as { content: { text: string }[] }).content)[0]!.text);
