@@ -1,6 +1,7 @@
 // `toolgate tools [NAME] [--json] [--profile P]`: the catalog as a table on a terminal, NDJSON
 // when piped or with --json; with NAME, the whole descriptor and its input JSON Schema. --profile
-// shows what a session with that profile is offered (the same narrowing `serve --profile` applies).
+// shows what a session with that profile is offered (the same narrowing `serve --profile` applies);
+// --served the name each tool is served under (`serve --name-budget`).
 import { defineCommand } from "citty";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
@@ -11,6 +12,7 @@ import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { note, table, writeOut } from "./ui.ts";
 import type { Profile } from "../serve/profiles.ts";
+import { parseNameBudget, servedNames, type ServedNames } from "../serve/names.ts";
 import { profileFor } from "./serve-choices.ts";
 
 export default defineCommand({
@@ -20,14 +22,19 @@ export default defineCommand({
     refresh: { type: "boolean", description: "List Las and the MCP servers again instead of using the catalog cache" },
     lock: { type: "boolean", description: "Write toolgate.lock: pin every tool's descriptor digest (renew after reviewing a change)" },
     profile: { type: "string", description: "Only the tools this profile offers: full (default), scout, writer, or one from toolgate.json \"profiles\"" },
+    served: { type: "boolean", description: "Show the name each tool is served under by `toolgate serve` (NDJSON: a \"served\" field)" },
+    "name-budget": { type: "string", description: "With --served: the longest served name, 16-64 (default 44: 64 minus a 20-character client prefix)" },
   },
 });
 
 export async function runTools(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { lock: { kind: "bool" }, refresh: { kind: "bool" }, profile: { kind: "string" } });
+  const s = scanFlags(ctx.argv, { lock: { kind: "bool" }, refresh: { kind: "bool" }, profile: { kind: "string" }, served: { kind: "bool" }, "name-budget": { kind: "string" } });
   const [name, extra] = s.positionals;
   if (extra !== undefined) throw new CliError(ExitCode.usage, `unexpected argument "${extra}"`, "toolgate tools [NAME]");
-  if (bool(s, "lock") && str(s, "profile") !== undefined) throw usageError("--lock pins the whole catalog: it does not go with --profile", "drop --profile");
+  if (bool(s, "lock") && (str(s, "profile") !== undefined || bool(s, "served"))) throw usageError("--lock pins the whole catalog: it does not go with --profile or --served", "drop them");
+  if (str(s, "name-budget") !== undefined && !bool(s, "served")) throw usageError("--name-budget goes with --served", "toolgate tools --served --name-budget N");
+  const budget = parseNameBudget(str(s, "name-budget"));
+  if (!budget.ok) throw usageError(budget.refusal.message);
   const booted = await boot({ ...bootInput(ctx, s), ignoreLock: bool(s, "lock"), refresh: bool(s, "refresh") });
   try {
     const profile = profileFor(booted, str(s, "profile"));
@@ -37,13 +44,15 @@ export async function runTools(ctx: RunContext): Promise<number> {
     // Listing needs no live server: they end first (a sandboxed one holds the paths of missing
     // control files, such as the lock --lock writes, with placeholders while it runs).
     await booted.remote?.shutdown();
-    return listTools(booted, s, name, ctx, profile);
+    // Over the whole catalog, so a tool's served name does not depend on the profile.
+    const served = bool(s, "served") ? servedNames(booted.catalog.descriptors.map((d) => d.name), budget.value) : undefined;
+    return listTools(booted, s, name, ctx, profile, served);
   } finally {
     await booted.remote?.shutdown();
   }
 }
 
-function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext, profile: Profile): number {
+function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: RunContext, profile: Profile, served: ServedNames | undefined): number {
   // Which servers failed and why: human text, so stderr (stdout stays one descriptor per line).
   for (const st of booted.remote?.status ?? []) {
     if (bool(s, "quiet")) break;
@@ -62,19 +71,21 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
     return 0;
   }
   const pin = (n: string) => booted.refused.get(n)?.code;
+  // The served name right after the catalog name, when asked for.
+  const withServed = <T extends { name: string }>({ name: n, ...rest }: T) => (served ? { name: n, served: served.toServed.get(n)!, ...rest } : { name: n, ...rest });
   if (name !== undefined) {
     const d = descriptors.find((x) => x.name === name);
     if (!d && all.some((x) => x.name === name)) throw new CliError(ExitCode.failed, `profile.excluded: ${name} is not offered in profile "${profile.name}"`, "run `toolgate tools --profile " + profile.name + "` for what it offers");
     if (!d) throw new CliError(ExitCode.failed, `unknown_tool: no tool named "${name}" in this catalog`, "run `toolgate tools` for the list");
-    writeOut(jsonForTerminal(d, json && !bool(s, "json") ? 0 : 2));
+    writeOut(jsonForTerminal(withServed(d), json && !bool(s, "json") ? 0 : 2));
     return 0;
   }
   if (json) {
-    writeOut(descriptors.map(({ inputSchema: _, ...d }) => jsonForTerminal(pin(d.name) ? { ...d, refused: pin(d.name) } : d)).join("\n"));
+    writeOut(descriptors.map(({ inputSchema: _, ...d }) => jsonForTerminal(withServed(pin(d.name) ? { ...d, refused: pin(d.name) } : d))).join("\n"));
     return 0;
   }
-  const rows = [["NAME", "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
-  for (const d of descriptors) rows.push([d.name, d.origin, d.effect, d.approval + (d.note ? "*" : ""), d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
+  const rows = [["NAME", ...(served ? ["SERVED"] : []), "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
+  for (const d of descriptors) rows.push([d.name, ...(served ? [served.toServed.get(d.name)!] : []), d.origin, d.effect, d.approval + (d.note ? "*" : ""), d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
   const notes = descriptors.filter((d) => d.note).map((d) => `* ${escapeControl(d.name)}: ${d.note}`);
   const shown = profile.name === "full" ? "" : `profile: ${escapeControl(profile.name)} (${descriptors.length} of ${all.length} tools)\n`;
   writeOut(`${table(rows)}\n\n${notes.length ? `${notes.join("\n")}\n` : ""}${shown}sandbox: ${escapeControl(booted.sandbox.summary)}`);
