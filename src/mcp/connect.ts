@@ -15,6 +15,11 @@ export interface Connection {
   readonly tools: readonly ListedTool[];
   /** The child, for stdio (its pid and stderr); absent for HTTP. */
   readonly child?: RunningServer;
+  /**
+   * stdio: resolves with why the connection is gone (the child exited, or its stdout closed while
+   * it lives on), whoever closed it; calls in flight on it have failed as `transport`. Absent for HTTP.
+   */
+  readonly lost?: Promise<string>;
   /** Closes the session; for a child, the seed's shutdown (stdin closed, grace, kill). */
   close(graceMs: number): Promise<void>;
 }
@@ -49,7 +54,10 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
   try {
     const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version });
     const tools = await session.listTools(opts.requestTimeoutMs);
-    return { session, tools, child, close };
+    const exit = child.exited.then((code) => (code === null ? "was killed by a signal" : `exited with status ${code}`));
+    // stdout usually closes a moment before the exit is reaped: wait briefly to say which it was.
+    const lost = Promise.race([exit, transport.closed.then(() => Promise.race([exit, Bun.sleep(200).then(() => "closed its stdout")]))]);
+    return { session, tools, child, close, lost };
   } catch (e) {
     await close(0);
     const tail = child.stderrTail().trim();

@@ -22,6 +22,11 @@ export class PipeTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   #closed = false;
+  #resolveClosed!: () => void;
+  /** Resolves once the pipe is closed (the child's stdout ended, or close() was called): a supervisor watches it. */
+  readonly closed = new Promise<void>((res) => {
+    this.#resolveClosed = res;
+  });
 
   constructor(
     private readonly pipes: ChildPipes,
@@ -74,6 +79,7 @@ export class PipeTransport implements Transport {
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#resolveClosed();
     this.onclose?.();
   }
 

@@ -1,6 +1,7 @@
 // A remote tool as a catalog source: its adapter needs the connect permission, starts only its
 // own server, checks the live descriptor still matches the listed one, and maps the outcome:
-// isError → remote_tool; connection lost mid-call or no answer in time → indeterminate.
+// isError → remote_tool; connection lost mid-call or no answer in time → indeterminate. Under
+// supervision (src/runtime/supervisor.ts) what the supervisor refuses now is refused first.
 import { toolDigest, type ToolSource } from "../catalog/catalog.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Outcome } from "../result/result.ts";
@@ -19,7 +20,7 @@ export const executableOf = (spec: RemoteSpec): unknown =>
     : { url: spec.transport.url };
 
 /** The digest a live descriptor has as a catalog entry (remote tools are irreversible), to compare with the listed one's. */
-const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
+export const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
   toolDigest({ origin: spec.origin, name: t.name, schema: t.inputSchema, effect: "irreversible", description: t.description ?? "", executable: executableOf(spec) });
 
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources): ToolSource {
@@ -44,6 +45,9 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
 }
 
 async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources, args: unknown, signal: AbortSignal): Promise<Outcome<unknown>> {
+  // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
+  const now = remote.refusedNow(spec.kind === "las" ? tool.name : `${spec.name}__${tool.name}`);
+  if (now) return { ok: false, refusal: now };
   let conn;
   try {
     conn = await remote.connection(spec);

@@ -3,6 +3,7 @@
 // the boot names are discovered (all for `tools`, the owner of the tool for a call, none for a
 // built-in), so a call of another tool spawns nothing. Connecting is an effect: its permissions
 // pass before anything is spawned or dialled, and a stdio child runs in the boot's sandbox.
+// supervise() (serve) keeps the children for the process's lifetime: src/runtime/supervisor.ts.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
@@ -18,6 +19,7 @@ import type { Sandbox } from "../launcher/types.ts";
 import type { Refusal } from "../result/result.ts";
 import { makeStateFolder } from "../state/folder.ts";
 import type { PermissionGate } from "./invoke.ts";
+import type { RestartPolicy, Supervisor, SupervisorHooks } from "./supervisor.ts";
 import { expandHeader, type RemoteSpec } from "./remote-specs.ts";
 import { remoteToolSource } from "./remote-call.ts";
 
@@ -60,9 +62,10 @@ export interface RemoteDeps {
   readonly describe?: (spec: RemoteSpec) => string;
   /**
    * Leaves a journal row for a server start ("started", before the spawn or dial) or its refusal.
-   * Throws when the row cannot be written: then the server is not started.
+   * Throws when the row cannot be written: then the server is not started. "restarted" is a
+   * supervised restart's start; "exited" a supervised child's death (best effort).
    */
-  readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "refused"; code?: string; message?: string }) => void;
+  readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }) => void;
 }
 
 /** The declarations' fingerprint: everything that decides what a server lists (secret values excluded). */
@@ -81,6 +84,12 @@ export class RemoteSources {
   /** A connect refused by a permission this boot (the flag that would grant it), by server. */
   readonly #refusals = new Map<string, Refusal>();
   #status: ServerStatus[] = [];
+  /** The tools the catalog took from each server (after include/exclude), for the supervisor's re-checks. */
+  readonly #listed = new Map<string, readonly ListedTool[]>();
+  /** Servers whose start passed the permission stage this process: a restart does not ask again. */
+  readonly #approved = new Set<string>();
+  #supervisor: Supervisor | undefined;
+  #closing = false;
 
   constructor(private readonly deps: RemoteDeps) {}
 
@@ -128,6 +137,7 @@ export class RemoteSources {
       }
       const tools = s.kind === "las" ? l.tools : filterTools(l.tools, s.include, s.exclude);
       this.#status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached });
+      this.#listed.set(s.name, tools);
       for (const t of tools) sources.push(remoteToolSource(s, t, this));
     }
     return { ok: true, value: sources };
@@ -152,6 +162,7 @@ export class RemoteSources {
 
   /** Records that a server's tools are kept out of the catalog, and why (shown by `tools`). */
   withhold(name: string, reason: string): void {
+    this.#listed.delete(name);
     this.#status = this.#status.map((st) => (st.name === name ? { ...st, ok: false, tools: 0, withheld: reason } : st));
   }
 
@@ -166,13 +177,57 @@ export class RemoteSources {
     return c;
   }
 
+  /**
+   * From now on keep the children for this process's lifetime: Las and `required` servers are
+   * started now, others on first use; a child that dies is restarted with backoff and re-checked
+   * against the catalog (src/runtime/supervisor.ts). Resolves once the eager starts were tried.
+   */
+  async supervise(hooks: SupervisorHooks, policy?: RestartPolicy): Promise<Supervisor> {
+    if (this.#supervisor) return this.#supervisor;
+    const { Supervisor } = await import("./supervisor.ts");
+    const sup = new Supervisor(
+      {
+        specs: this.deps.specs,
+        listedTools: (n) => this.#listed.get(n),
+        connection: (s) => this.connection(s),
+        drop: (n, conn) => void this.#drop(n, conn),
+        journalExit: (s, code, message) => this.#journal(s, { status: "exited", code, message }),
+      },
+      hooks,
+      policy,
+      this.deps.now,
+    );
+    this.#supervisor = sup;
+    // Children the boot already started (discovery) are watched from here on.
+    for (const [name, p] of [...this.#connections]) {
+      const spec = this.deps.specs.find((s) => s.name === name);
+      const conn = await p.catch(() => undefined);
+      if (spec && conn && this.#connections.get(name) === p) sup.connected(spec, conn);
+    }
+    await sup.start();
+    return sup;
+  }
+
+  /** Under supervision: why a catalog tool cannot be served now (see Supervisor.refusedNow); else undefined. */
+  refusedNow(name: string): Refusal | undefined {
+    return this.#supervisor?.refusedNow(name);
+  }
+
+  async #drop(name: string, conn: Connection): Promise<void> {
+    const p = this.#connections.get(name);
+    if (p && (await p.catch(() => undefined)) === conn && this.#connections.get(name) === p) this.#connections.delete(name);
+  }
+
   /** Whether the connection was made in this process after the catalog was listed from the cache. */
   isFresh(name: string): boolean {
     return this.#fresh.has(name);
   }
 
   async #connect(spec: RemoteSpec): Promise<Connection> {
-    for (const need of spec.needs) {
+    if (this.#closing) throw new Error("toolgate is shutting down");
+    // A restart runs the command line whose start was approved (same spec): it is not asked again.
+    const restart = this.#approved.has(spec.name);
+    for (const need of restart ? [] : spec.needs) {
       const describe = this.deps.describe;
       const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`, describe ? () => describe(spec) : undefined);
       if (!r.ok) {
@@ -198,8 +253,9 @@ export class RemoteSources {
       const sandbox = this.deps.sandbox?.(spec.network);
       target = { kind: "stdio", name: spec.name, argv: spec.transport.argv, env: env.value, cwd: spec.transport.cwd, ...(sandbox ? { sandbox } : {}) };
     }
+    this.#approved.add(spec.name);
     // Journal before effect: no row, no start.
-    this.deps.journal?.(spec, { status: "started" });
+    this.deps.journal?.(spec, { status: restart ? "restarted" : "started" });
     // Bound secrets never leave in an error message or a listed descriptor (both are printed,
     // cached in the state folder, and shown to models).
     const secrets = Object.values(spec.transport.secrets);
@@ -224,13 +280,19 @@ export class RemoteSources {
         throw new Error(bad.message);
       }
     }
+    // A start that finished while shutting down is closed at once: nothing is left running.
+    if (this.#closing) {
+      await conn.close(0);
+      throw new Error("toolgate is shutting down");
+    }
     this.#connections.set(spec.name, Promise.resolve(conn));
     this.#fresh.add(spec.name);
+    this.#supervisor?.connected(spec, conn);
     return conn;
   }
 
   /** A refusal's row is best effort: the refusal itself already stops the start. */
-  #journal(spec: RemoteSpec, outcome: { status: "refused"; code: string; message: string }): void {
+  #journal(spec: RemoteSpec, outcome: { status: "refused" | "exited"; code: string; message: string }): void {
     try {
       this.deps.journal?.(spec, outcome);
     } catch {
@@ -240,6 +302,9 @@ export class RemoteSources {
 
   /** The seed's shutdown for every child this process started: stdin closed, grace, kill. */
   async shutdown(): Promise<void> {
+    // No restart is scheduled or started from here on; one already starting is awaited and closed below.
+    this.#closing = true;
+    this.#supervisor?.stop();
     const all = [...this.#connections.entries()];
     this.#connections.clear();
     await Promise.all(

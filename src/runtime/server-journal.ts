@@ -1,6 +1,8 @@
 // Server starts in the journal: every start of an MCP server or Las leaves a `server_started` row
 // (written before the spawn or dial: no row, no start) and every refused start a `server_refused`
-// row, so `toolgate log` answers "what ran" for servers as it does for tool calls.
+// row, so `toolgate log` answers "what ran" for servers as it does for tool calls. Under
+// supervision a restart is a `server_restarted` row (also before the spawn) and a child's death
+// a `server_exited` row with the reason (error_code mcp.exited, or mcp.server_down past the bound).
 import { previewArgs } from "../boundary/redact.ts";
 import { openState } from "../state/db.ts";
 import { appendJournal } from "../state/journal.ts";
@@ -8,7 +10,7 @@ import { declaredAt, type DeclaredIn } from "./server-prompt.ts";
 import type { RemoteSpec } from "./remote-specs.ts";
 
 export function serverJournal(d: DeclaredIn) {
-  return (spec: RemoteSpec, outcome: { status: "started" | "refused"; code?: string }): void => {
+  return (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }): void => {
     const what = spec.transport.kind === "stdio" ? spec.transport.argv : spec.transport.url;
     let db;
     try {
@@ -31,12 +33,15 @@ export function serverJournal(d: DeclaredIn) {
           // Bounded like a call's preview; bound secrets are in the env or headers, never here.
           args_preview: previewArgs(what, 240),
           result_bytes: 0,
-          detail: JSON.stringify({ declared: declaredAt(spec, d) }),
+          detail: JSON.stringify({ declared: declaredAt(spec, d), ...(outcome.status === "exited" ? { reason: reasonOf(outcome.message) } : {}) }),
         },
-        outcome.status === "started" ? "server_started" : "server_refused",
+        `server_${outcome.status}`,
       );
     } finally {
       db.close();
     }
   };
 }
+
+/** A death's reason without the child's stderr tail (the server's own words stay out of the journal), bounded. */
+const reasonOf = (message = ""): string => message.split("; its stderr ends with:")[0]!.slice(0, 300);

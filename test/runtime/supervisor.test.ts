@@ -1,0 +1,221 @@
+// Supervision with real children (test/fixtures/mcp/mortal.ts) driven through RemoteSources in
+// process: a child killed mid-call (indeterminate, never replayed), restarted with backoff,
+// re-listed against the catalog (descriptor_changed), given up past the bound, and shut down
+// with nothing left running, a restart in progress included.
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ToolSource } from "../../src/catalog/catalog.ts";
+import { waitUntil } from "../../src/launcher/end-tree.ts";
+import type { PermissionGate } from "../../src/runtime/invoke.ts";
+import type { RemoteSpec } from "../../src/runtime/remote-specs.ts";
+import { RemoteSources } from "../../src/runtime/remote.ts";
+import type { RestartPolicy } from "../../src/runtime/supervisor.ts";
+import { tempDir, toolContext } from "../helpers.ts";
+
+const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "mortal.ts");
+const FAST: RestartPolicy = { initialMs: 20, maxMs: 50, attempts: 5, stableMs: 60_000 };
+const TOOLS = ["mortal__echo", "mortal__slow", "mortal__die"];
+
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);
+
+function spec(dir: string, required = true): RemoteSpec {
+  return {
+    name: "mortal",
+    origin: "mcp:mortal",
+    kind: "mcp",
+    required,
+    network: false,
+    pin: false,
+    needs: [{ kind: "run", value: process.execPath }],
+    transport: {
+      kind: "stdio",
+      argv: [process.execPath, FIXTURE, `--pids-out=${dir}/pids`, `--calls-out=${dir}/calls`, `--variant=${dir}/variant`, `--die-at-start=${dir}/die`],
+      cwd: dir,
+      values: {},
+      secrets: {},
+    },
+    connectTimeoutMs: 10_000,
+    timeoutMs: 10_000,
+    graceMs: 2_000,
+  };
+}
+
+/** RemoteSources over the fixture, loaded, with its hooks recorded: each onChange snapshots what refusedNow says of every tool. */
+async function supervised(dir: string, opts: { required?: boolean; refresh?: boolean; policy?: RestartPolicy } = {}) {
+  const asked: string[] = [];
+  const journal: { status: string; code?: string; message?: string }[] = [];
+  const permissions: PermissionGate = {
+    check: (need) => {
+      asked.push(`${need.kind}:${need.value}`);
+      return { ok: true, value: need.value };
+    },
+  };
+  const s = spec(dir, opts.required ?? true);
+  const remote = new RemoteSources({
+    specs: [s],
+    parentEnv: {},
+    cachePath: join(dir, "cache.json"),
+    permissions,
+    now: () => Date.now(),
+    refresh: opts.refresh ?? true,
+    version: "test",
+    journal: (_spec, outcome) => journal.push(outcome),
+  });
+  const loaded = await remote.load();
+  if (!loaded.ok) throw new Error(loaded.refusal.message);
+  const tools = new Map<string, ToolSource>(loaded.value.map((t) => [t.name, t]));
+  const events: string[] = [];
+  const changes: Record<string, string>[] = [];
+  const waiters: { test: () => boolean; resolve: () => void }[] = [];
+  const poke = () => {
+    for (const w of [...waiters]) if (w.test()) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+  };
+  const sup = await remote.supervise(
+    {
+      onChange: () => {
+        changes.push(Object.fromEntries(TOOLS.map((n) => [n, remote.refusedNow(n)?.code ?? "ok"])));
+        poke();
+      },
+      onEvent: (line) => {
+        events.push(line);
+        poke();
+      },
+    },
+    opts.policy ?? FAST,
+  );
+  /** Resolves once `test` holds after a hook fired (bounded: fails after 15 s). */
+  const until = (what: string, t: () => boolean) =>
+    t()
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}`)), 15_000);
+          waiters.push({ test: t, resolve: () => (clearTimeout(timer), resolve()) });
+        });
+  const call = (name: string, args: unknown = {}) => tools.get(name)!.adapter.run(args, toolContext(dir));
+  const pid = async () => (await remote.connection(s)).child!.pid;
+  return { remote, sup, spec: s, asked, journal, events, changes, until, call, pid, [Symbol.asyncDispose]: () => remote.shutdown() };
+}
+
+describe("a supervised child that dies", () => {
+  test("a call in flight ends indeterminate and is not replayed; the child is restarted (not asked again) and the next call works; onChange fires both ways", async () => {
+    await using dir = tempDir();
+    await using s = await supervised(dir.path);
+    const first = await s.pid();
+    const inFlight = s.call("mortal__slow");
+    expect(await waitUntil(() => lines(join(dir.path, "calls")).includes("slow"), 10_000)).toBe(true);
+    process.kill(first, "SIGKILL");
+    expect(await inFlight).toEqual({
+      ok: false,
+      refusal: { code: "transport_lost", indeterminate: true, message: "slow: the connection failed mid-call; the remote effect is unknown and the call is not replayed" },
+    });
+    await s.until("the restart", () => s.events.length >= 2);
+    const second = await s.pid();
+    expect(second).not.toBe(first);
+    expect(s.events).toEqual([`MCP server "mortal" was killed by a signal; restarting in 0.02 s (restart 1 of at most 5)`, `MCP server "mortal" restarted (pid ${second})`]);
+    expect(await s.call("mortal__echo", { message: "again" })).toEqual({ ok: true, value: { content: [{ type: "text", text: "again" }] } });
+    // The fixture saw the slow call once, then the echo: nothing was replayed.
+    expect(lines(join(dir.path, "calls"))).toEqual(["slow", "echo"]);
+    expect(lines(join(dir.path, "pids")).map(Number)).toEqual([first, second]);
+    // Down (every tool refused while it restarts), then back.
+    const down = { "mortal__echo": "mcp.restarting", "mortal__slow": "mcp.restarting", "mortal__die": "mcp.restarting" };
+    expect(s.changes).toEqual([down, { "mortal__echo": "ok", "mortal__slow": "ok", "mortal__die": "ok" }]);
+    // The start's permission was asked once; the restart ran the approved command line.
+    expect(s.asked).toEqual([`run:${process.execPath}`]);
+    expect(s.journal).toEqual([
+      { status: "started" },
+      { status: "exited", code: "mcp.exited", message: "was killed by a signal" },
+      { status: "restarted" },
+    ]);
+    expect(alive(first)).toBe(false);
+  }, 30_000);
+
+  test("a restarted child that lists another descriptor: that tool is refused descriptor_changed, the others still run", async () => {
+    await using dir = tempDir();
+    await using s = await supervised(dir.path);
+    writeFileSync(join(dir.path, "variant"), "v2");
+    expect(await s.call("mortal__die")).toMatchObject({ ok: false, refusal: { code: "transport_lost", indeterminate: true } });
+    await s.until("the restart", () => s.events.some((e) => e.includes("restarted")));
+    expect(s.events[0]).toBe(`MCP server "mortal" exited with status 9; restarting in 0.02 s (restart 1 of at most 5)`);
+    expect(s.events[1]).toBe(`MCP server "mortal" restarted (pid ${await s.pid()}); withheld as changed: mortal__echo`);
+    const changed = s.remote.refusedNow("mortal__echo");
+    expect(changed).toMatchObject({ code: "descriptor_changed", message: expect.stringContaining("mortal__echo from mcp:mortal changed its descriptor since MCP server \"mortal\" restarted") });
+    expect(s.changes.at(-1)).toEqual({ "mortal__echo": "descriptor_changed", "mortal__slow": "ok", "mortal__die": "ok" });
+    // A call of it is refused before it reaches the child; the boot's catalog entry is left as it was.
+    expect(await s.call("mortal__echo", { message: "x", loud: true })).toEqual({ ok: false, refusal: changed! });
+    expect(lines(join(dir.path, "calls"))).toEqual(["die"]);
+  }, 30_000);
+
+  test("a tool that disappeared at a restart is refused", async () => {
+    await using dir = tempDir();
+    await using s = await supervised(dir.path);
+    writeFileSync(join(dir.path, "variant"), "gone");
+    process.kill(await s.pid(), "SIGKILL");
+    await s.until("the restart", () => s.events.some((e) => e.includes("restarted")));
+    expect(s.remote.refusedNow("mortal__echo")).toMatchObject({ code: "descriptor_changed", message: expect.stringContaining("is no longer listed") });
+    expect(s.remote.refusedNow("mortal__slow")).toBeUndefined();
+  }, 30_000);
+
+  test("a child that keeps dying is restarted at most `attempts` times, with growing delays, then refused mcp.server_down with the reason", async () => {
+    await using dir = tempDir();
+    await using s = await supervised(dir.path);
+    writeFileSync(join(dir.path, "die"), "");
+    process.kill(await s.pid(), "SIGKILL");
+    await s.until("the give-up", () => s.events.some((e) => e.includes("not restarted again")));
+    expect(s.events.map((e) => e.replace(/did not come back: .*told to die at start\n?/s, "did not come back: …told to die at start"))).toEqual([
+      `MCP server "mortal" was killed by a signal; restarting in 0.02 s (restart 1 of at most 5)`,
+      `MCP server "mortal" did not come back: …told to die at start; restarting in 0.04 s (restart 2 of at most 5)`,
+      `MCP server "mortal" did not come back: …told to die at start; restarting in 0.05 s (restart 3 of at most 5)`,
+      `MCP server "mortal" did not come back: …told to die at start; restarting in 0.05 s (restart 4 of at most 5)`,
+      `MCP server "mortal" did not come back: …told to die at start; restarting in 0.05 s (restart 5 of at most 5)`,
+      `MCP server "mortal" did not come back: …told to die at start; not restarted again (5 restarts in a row failed); its tools are refused until toolgate restarts`,
+    ]);
+    const down = s.remote.refusedNow("mortal__echo");
+    expect(down).toMatchObject({ code: "mcp.server_down", message: expect.stringContaining("told to die at start; 5 restarts in a row failed") });
+    expect(await s.call("mortal__echo", { message: "x" })).toEqual({ ok: false, refusal: down! });
+    expect(s.changes.at(-1)).toEqual({ "mortal__echo": "mcp.server_down", "mortal__slow": "mcp.server_down", "mortal__die": "mcp.server_down" });
+    expect(s.journal.map((j) => `${j.status}${j.code ? ` ${j.code}` : ""}`)).toEqual([
+      "started",
+      "exited mcp.exited",
+      ...Array.from({ length: 4 }, () => ["restarted", "exited mcp.exited"]).flat(),
+      "restarted",
+      "exited mcp.server_down",
+    ]);
+    // Only the first life got far enough to write its pid.
+    expect(lines(join(dir.path, "pids")).length).toBe(1);
+  }, 30_000);
+});
+
+describe("shutdown under supervision", () => {
+  test("leaves no process, with a restart in progress", async () => {
+    await using dir = tempDir();
+    const s = await supervised(dir.path, { policy: { ...FAST, initialMs: 1 } });
+    const first = await s.pid();
+    process.kill(first, "SIGKILL");
+    // The next child has started (its pid is written) but its connection may not be up yet.
+    expect(await waitUntil(() => lines(join(dir.path, "pids")).length === 2, 10_000)).toBe(true);
+    await s.remote.shutdown();
+    const pids = lines(join(dir.path, "pids")).map(Number);
+    expect(pids.length).toBe(2);
+    expect(pids.filter(alive)).toEqual([]);
+    // And nothing is started after it.
+    expect(await s.call("mortal__echo", { message: "late" })).toMatchObject({ ok: false, refusal: { code: "mcp.connect_failed", message: expect.stringContaining("shutting down") } });
+    expect(lines(join(dir.path, "pids")).length).toBe(2);
+  }, 30_000);
+
+  test("a non-required server is started on first use under supervision, then kept and supervised", async () => {
+    await using dir = tempDir();
+    // A first process lists and caches the catalog; the supervised one starts nothing at boot.
+    await (await supervised(dir.path, { required: false })).remote.shutdown();
+    await using s = await supervised(dir.path, { required: false, refresh: false });
+    expect(lines(join(dir.path, "pids")).length).toBe(1);
+    expect(await s.call("mortal__echo", { message: "a" })).toMatchObject({ ok: true });
+    expect(await s.call("mortal__echo", { message: "b" })).toMatchObject({ ok: true });
+    const pids = lines(join(dir.path, "pids")).map(Number);
+    expect(pids.length).toBe(2);
+    process.kill(pids[1]!, "SIGKILL");
+    await s.until("the restart", () => s.events.some((e) => e.includes("restarted")));
+    expect(lines(join(dir.path, "pids")).length).toBe(3);
+  }, 30_000);
+});
