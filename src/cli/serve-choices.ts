@@ -3,7 +3,7 @@
 // error listing the known ones; a config profile that redefines a built-in one fails the boot.
 import { bootError, usageError } from "../result/result.ts";
 import type { Booted } from "../runtime/boot.ts";
-import type { ServedNames } from "../serve/hub.ts";
+import { parseNameBudget, servedNames, type ServedNames } from "../serve/names.ts";
 import { resolveProfile, type Profile, type ProfileConfig } from "../serve/profiles.ts";
 
 /** The profile named on the command line (none: full). */
@@ -13,8 +13,12 @@ export function profileFor(booted: Booted, name: string | undefined): Profile {
   return r.value;
 }
 
-export function servingChoices(booted: Booted, profile: string | undefined, _budget: string | undefined): { profile: Profile; names: ServedNames } {
-  const names = booted.catalog.descriptors.map((d) => d.name);
-  const same = new Map(names.map((n) => [n, n]));
-  return { profile: profileFor(booted, profile), names: { toServed: same, fromServed: same } };
+/**
+ * The profile and the served names. Names are minted over the whole catalog (as `tools --served`
+ * shows them), so a tool's served name does not depend on the profile.
+ */
+export function servingChoices(booted: Booted, profile: string | undefined, budget: string | undefined): { profile: Profile; names: ServedNames } {
+  const b = parseNameBudget(budget);
+  if (!b.ok) throw usageError(b.refusal.message, "for example --name-budget 44");
+  return { profile: profileFor(booted, profile), names: servedNames(booted.catalog.descriptors.map((d) => d.name), b.value) };
 }

@@ -63,8 +63,9 @@ export async function runServe(ctx: RunContext): Promise<number> {
     const transport = new StdioServerTransport(process.stdin, stdout as never);
     await hub.connect(transport, { sessionApprovals: false });
     if (bool(s, "verbose")) note(`serving ${hub.tools().length} tools over stdio (profile ${choices.profile.name}${bool(s, "child") ? ", child" : ""})`);
-    await stopSignal();
+    const why = await stopSignal();
     const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
+    if (!bool(s, "quiet")) note(`stopping (${why}): new calls are refused; calls in flight get ${graceMs / 1000} s`);
     await hub.drain(graceMs);
     await hub.close();
     return 0;
@@ -75,15 +76,18 @@ export async function runServe(ctx: RunContext): Promise<number> {
   }
 }
 
-/** Resolves on the first of stdin's end, SIGINT or SIGTERM. */
-function stopSignal(): Promise<void> {
+/** Resolves on the first of stdin's end, SIGINT or SIGTERM, saying which. */
+function stopSignal(): Promise<string> {
   return new Promise((resolve) => {
-    const stop = () => {
-      process.stdin.off("end", stop).off("close", stop);
-      process.off("SIGINT", stop).off("SIGTERM", stop);
-      resolve();
+    const eof = () => stop("stdin closed");
+    const int = () => stop("SIGINT");
+    const term = () => stop("SIGTERM");
+    const stop = (why: string) => {
+      process.stdin.off("end", eof).off("close", eof);
+      process.off("SIGINT", int).off("SIGTERM", term);
+      resolve(why);
     };
-    process.stdin.once("end", stop).once("close", stop);
-    process.once("SIGINT", stop).once("SIGTERM", stop);
+    process.stdin.once("end", eof).once("close", eof);
+    process.once("SIGINT", int).once("SIGTERM", term);
   });
 }

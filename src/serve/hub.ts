@@ -10,12 +10,8 @@ import type { Refusal } from "../result/result.ts";
 import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
 import { invoke, type Profile } from "../runtime/invoke.ts";
 import { elicitApproval } from "./elicit.ts";
+import type { ServedNames } from "./names.ts";
 import { renderResult, renderTool, type CallResult, type ServedTool } from "./render.ts";
-
-export interface ServedNames {
-  readonly toServed: ReadonlyMap<string, string>;
-  readonly fromServed: ReadonlyMap<string, string>;
-}
 
 export interface HubDeps {
   /** The wiring `call` uses, minus who is asked (each connection asks its own client). */
@@ -37,6 +33,8 @@ export interface ConnectOptions {
 export class Hub {
   readonly #servers = new Set<Server>();
   readonly #inflight = new Set<{ cancel: AbortController; done: Promise<unknown> }>();
+  /** Messages handed to a transport and not yet written: a shutdown waits for the last answers. */
+  readonly #sending = new Set<Promise<void>>();
   #closing = false;
 
   constructor(private readonly deps: HubDeps) {}
@@ -75,6 +73,13 @@ export class Hub {
       return this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, remembered: opts.sessionApprovals ? remembered : undefined });
     });
     server.onclose = () => void this.#servers.delete(server);
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const p = send(message, options);
+      this.#sending.add(p);
+      void p.finally(() => this.#sending.delete(p)).catch(() => {});
+      return p;
+    };
     await server.connect(transport);
     this.#servers.add(server);
     return server;
@@ -133,6 +138,9 @@ export class Hub {
       for (const f of this.#inflight) f.cancel.abort();
       await all();
     }
+    // The SDK hands each answer to the transport a few microtasks after its handler settles.
+    await new Promise((res) => setImmediate(res));
+    await Promise.allSettled([...this.#sending]);
   }
 
   async close(): Promise<void> {

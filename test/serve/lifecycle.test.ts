@@ -1,0 +1,135 @@
+// End to end: serve's lifetime. Raw newline JSON-RPC over the binary's stdin/stdout (no client
+// library in between), so stdin EOF, signals and the exact stdout bytes are the test's to control:
+// stdin EOF and SIGTERM end it with exit 0 and no process left; a call in flight gets the grace and
+// is then cancelled; 100 concurrent calls give 100 results and 100 journal rows.
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN, ROOT, run, tempDir } from "../helpers.ts";
+
+const FIXTURE = join(ROOT, "test", "fixtures", "las", "server.ts");
+
+class Raw {
+  readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
+  readonly lines: any[] = [];
+  readonly #waiters = new Map<number, (m: any) => void>();
+  #id = 0;
+  stderr = "";
+
+  constructor(args: readonly string[], cwd: string, home: string) {
+    const proc = Bun.spawn([BIN, "serve", ...args], { cwd, env: { PATH: "/usr/bin:/bin", HOME: home, XDG_STATE_HOME: join(home, "state"), CI: "true" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    this.proc = proc;
+    void this.#read();
+    void (async () => {
+      for await (const chunk of proc.stderr) this.stderr += new TextDecoder().decode(chunk);
+    })();
+  }
+
+  /** Waits (bounded) until stderr holds `text`. */
+  async said(text: string) {
+    for (let i = 0; i < 400 && !this.stderr.includes(text); i++) await Bun.sleep(25);
+    expect(this.stderr).toContain(text);
+  }
+
+  async #read() {
+    let buf = "";
+    for await (const chunk of this.proc.stdout) {
+      buf += new TextDecoder().decode(chunk);
+      for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        const msg = JSON.parse(line); // anything but JSON on stdout fails here
+        this.lines.push(msg);
+        if (typeof msg.id === "number") this.#waiters.get(msg.id)?.(msg);
+      }
+    }
+  }
+
+  request(method: string, params: unknown = {}): Promise<any> {
+    const id = ++this.#id;
+    const answered = new Promise((res) => this.#waiters.set(id, res));
+    this.proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    this.proc.stdin.flush();
+    return answered;
+  }
+
+  async init() {
+    const r = await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } });
+    this.proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    return r;
+  }
+
+  call(name: string, args: unknown) {
+    return this.request("tools/call", { name, arguments: args });
+  }
+}
+
+function site(root: string) {
+  const ws = join(root, "ws");
+  const home = join(root, "home");
+  mkdirSync(ws);
+  mkdirSync(home);
+  writeFileSync(join(ws, "a.txt"), "alpha\n");
+  return { ws, home };
+}
+
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+
+describe("shutdown", () => {
+  test("stdin EOF: exit 0, and the MCP server it started is gone", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const pidFile = join(root.path, "server.pid");
+    writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE, `--pid-out=${pidFile}`] } } }));
+    const raw = new Raw(["--allow-run", "--approve", "all"], s.ws, s.home);
+    expect((await raw.init()).result.serverInfo.name).toBe("toolgate");
+    const echo = await raw.call("fx__echo__echo", { message: "hi" });
+    expect(echo.result.isError).toBeUndefined();
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(alive(pid)).toBe(true);
+    raw.proc.stdin.end();
+    expect(await raw.proc.exited).toBe(0);
+    expect(alive(pid)).toBe(false);
+  });
+
+  test("SIGTERM with a call in flight: the call gets the grace, is cancelled, answered; exit 0, nothing left running", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const cfg = join(root.path, "toolgate.json");
+    writeFileSync(cfg, JSON.stringify({ workspace: s.ws, las: { shutdown_grace_secs: 1 } }));
+    const raw = new Raw(["--config", cfg, "--allow-run", "--approve", "bash"], s.ws, s.home);
+    await raw.init();
+    const pidFile = join(s.ws, "sleep.pid");
+    const inflight = raw.call("bash", { command: `echo $$ > sleep.pid; exec sleep 30` });
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await Bun.sleep(25);
+    const sleeper = Number(readFileSync(pidFile, "utf8"));
+    const t0 = performance.now();
+    raw.proc.kill("SIGTERM");
+    await raw.said("stopping (SIGTERM)");
+    // A call that arrives during the shutdown is refused, not run.
+    const late = await raw.call("plan", {});
+    expect(late.result._meta).toEqual({ toolgate: { status: "failed", error_code: "serve.shutting_down" } });
+    const answer = await inflight;
+    expect(answer.result.isError).toBe(true);
+    expect(await raw.proc.exited).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(alive(sleeper)).toBe(false);
+    // The call's row is finished, not left started.
+    const rows = (await run(["log", "--json", "--config", cfg], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.filter((r) => r.tool === "bash").map((r) => r.event)).toEqual(["tool_finished"]);
+  }, 30_000);
+});
+
+test("100 concurrent calls: 100 answers, each its own, and 100 journal rows", async () => {
+  await using root = tempDir();
+  const s = site(root.path);
+  for (let i = 0; i < 100; i++) writeFileSync(join(s.ws, `f${i}.txt`), `content ${i}\n`);
+  const raw = new Raw(["--allow-read", "--approve", "file_read"], s.ws, s.home);
+  await raw.init();
+  const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => raw.call("file_read", { path: `f${i}.txt` })));
+  expect(answers.map((a, i) => a.result.structuredContent.content.includes(`content ${i}`))).toEqual(Array(100).fill(true));
+  raw.proc.stdin.end();
+  expect(await raw.proc.exited).toBe(0);
+  const rows = (await run(["log", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+  expect(rows.filter((r) => r.tool === "file_read" && r.event === "tool_finished" && r.status === "success")).toHaveLength(100);
+});
