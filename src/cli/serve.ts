@@ -57,8 +57,12 @@ export async function runServe(ctx: RunContext): Promise<number> {
       profile: choices.profile,
       child: bool(s, "child"),
       names: choices.names,
+      refusedNow: (name) => booted.remote?.refusedNow(name),
       version: VERSION,
     });
+    // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
+    // and clients hear of every change in what is served.
+    await booted.remote?.supervise({ onChange: () => void hub.listChanged(), onEvent: (line) => note(line) });
     const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
     const transport = new StdioServerTransport(process.stdin, stdout as never);
     await hub.connect(transport, { sessionApprovals: false });

@@ -3,9 +3,9 @@
 // refusals are isError with their code, approvals come from --approve or the client's elicitation,
 // --child and --profile narrow, and MCP-sourced results pass through as the server's own.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { json, ROOT, run, tempDir } from "../helpers.ts";
 import { serve, textJson } from "./client.ts";
 
@@ -199,4 +199,33 @@ describe("an MCP server's results pass through as its own", () => {
     expect(structured.structuredContent).toMatchObject({ temperature: expect.any(Number) });
     expect(structured.isError).toBeUndefined();
   });
+});
+
+describe("supervised sources", () => {
+  test("a killed MCP child: the call in flight is indeterminate (not replayed), clients hear list_changed, the child is restarted and serves again", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const pidFile = join(root.path, "fx.pid");
+    const callsFile = join(root.path, "calls.txt");
+    const fixture = join(ROOT, "test", "fixtures", "las", "server.ts");
+    writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [fixture, `--pid-out=${pidFile}`, `--calls-out=${callsFile}`] } } }));
+    await using served = await serve(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+    let changed = 0;
+    served.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    expect((await served.client.callTool({ name: "fx__echo__echo", arguments: { message: "one" } })).isError).toBeUndefined();
+    const first = Number(readFileSync(pidFile, "utf8"));
+    const hanging = served.client.callTool({ name: "fx__echo__hang", arguments: {} });
+    for (let i = 0; i < 200 && !readFileSync(callsFile, "utf8").includes("echo__hang"); i++) await Bun.sleep(25);
+    process.kill(first, "SIGKILL");
+    const lost = await hanging;
+    expect(lost._meta).toEqual({ toolgate: { status: "indeterminate", error_code: "transport_lost" } });
+    // Restarted (a new pid), and the tools serve again; clients were told twice (down, back).
+    for (let i = 0; i < 400 && (changed < 2 || Number(readFileSync(pidFile, "utf8")) === first); i++) await Bun.sleep(25);
+    expect(changed).toBeGreaterThanOrEqual(2);
+    expect(Number(readFileSync(pidFile, "utf8"))).not.toBe(first);
+    expect((await served.client.callTool({ name: "fx__echo__echo", arguments: { message: "two" } })).isError).toBeUndefined();
+    // The lost call was never replayed on the new child.
+    expect(readFileSync(callsFile, "utf8").split("\n").filter((l) => l === "echo__hang")).toHaveLength(1);
+    expect(served.stderr()).toContain("fx");
+  }, 30_000);
 });
