@@ -16,8 +16,9 @@ export interface Connection {
   /** The child, for stdio (its pid and stderr); absent for HTTP. */
   readonly child?: RunningServer;
   /**
-   * stdio: resolves with why the connection is gone (the child exited, or its stdout closed while
-   * it lives on), whoever closed it; calls in flight on it have failed as `transport`. Absent for HTTP.
+   * Resolves with why the connection is gone, as a phrase after the server's name ("exited with
+   * status 3", "was killed by a signal", "closed its stdout"; HTTP: "cannot be reached (...)", "no
+   * longer knows this session (HTTP 404)"), whoever closed it. A supervisor watches it.
    */
   readonly lost?: Promise<string>;
   /** Closes the session; for a child, the seed's shutdown (stdin closed, grace, kill). */
@@ -35,11 +36,24 @@ export interface ConnectOptions {
 
 export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Connection> {
   if (t.kind === "http") {
-    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const { StreamableHTTPClientTransport, StreamableHTTPError } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     const transport = new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: { ...t.headers } } });
+    // No process to watch: the session is lost when the endpoint cannot be reached, or answers
+    // 404 to the session id (the server restarted). The SDK chains this before its own handler.
+    let markLost!: (why: string) => void;
+    // Resolved on the next turn: the request that failed settles with its own error first (a
+    // supervisor closing the session at once would turn a 404's plain failure into "connection closed").
+    const lost = new Promise<string>((res) => (markLost = (why) => void setTimeout(() => res(why), 0)));
+    transport.onerror = (e) => {
+      if (e instanceof StreamableHTTPError) {
+        if (e.code === 404) markLost("no longer knows this session (HTTP 404)");
+      } else if (e instanceof TypeError || typeof (e as { code?: unknown }).code === "string") {
+        markLost(`cannot be reached (${e.message.slice(0, 200)})`);
+      }
+    };
     const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version });
     const tools = await session.listTools(opts.requestTimeoutMs);
-    return { session, tools, close: () => session.close().catch(() => {}) };
+    return { session, tools, lost, close: () => session.close().catch(() => {}) };
   }
   const started = startServer({ argv: t.argv, env: t.env, cwd: t.cwd, redactor: opts.redactor, ...(t.sandbox ? { sandbox: t.sandbox } : {}) });
   if (!started.ok) throw new Error(started.refusal.message);

@@ -4,10 +4,7 @@
 // built-in), so a call of another tool spawns nothing. Connecting is an effect: its permissions
 // pass before anything is spawned or dialled, and a stdio child runs in the boot's sandbox.
 // supervise() (serve) keeps the children for the process's lifetime: src/runtime/supervisor.ts.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
-import { canonicalJson, sha256Hex } from "../catalog/canonical.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
 import { childEnv } from "../launcher/env.ts";
 import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
@@ -17,13 +14,13 @@ import type { ListedTool } from "../mcp/session.ts";
 import type { SandboxMode } from "../catalog/declare.ts";
 import type { Sandbox } from "../launcher/types.ts";
 import type { Refusal } from "../result/result.ts";
-import { makeStateFolder } from "../state/folder.ts";
 import type { PermissionGate } from "./invoke.ts";
 import type { RestartPolicy, Supervisor, SupervisorHooks } from "./supervisor.ts";
 import { expandHeader, type RemoteSpec } from "./remote-specs.ts";
 import { remoteToolSource } from "./remote-call.ts";
+import { fingerprint, readCache, saveCache } from "./remote-cache.ts";
 
-export const CACHE_NAME = "catalog-cache.json";
+export { CACHE_NAME, fingerprint } from "./remote-cache.ts";
 
 export interface ServerStatus {
   readonly name: string;
@@ -35,11 +32,6 @@ export interface ServerStatus {
   readonly cached: boolean;
   /** Why its tools are kept out of the catalog (a bad or colliding name), when they are. */
   readonly withheld?: string;
-}
-
-interface CacheFile {
-  readonly fingerprint: string;
-  readonly servers: Record<string, { ok: true; tools: ListedTool[]; at: number } | { ok: false; error: string; at: number }>;
 }
 
 export interface RemoteDeps {
@@ -66,16 +58,6 @@ export interface RemoteDeps {
    * supervised restart's start; "exited" a supervised child's death (best effort).
    */
   readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }) => void;
-}
-
-/** The declarations' fingerprint: everything that decides what a server lists (secret values excluded). */
-export function fingerprint(specs: readonly RemoteSpec[], version: string): string {
-  return sha256Hex(
-    canonicalJson({
-      version,
-      specs: specs.map((s) => ({ ...s, transport: { ...s.transport, secrets: Object.keys(s.transport.secrets).sort() } })),
-    }),
-  );
 }
 
 export class RemoteSources {
@@ -120,7 +102,7 @@ export class RemoteSources {
         if (d.ok) listed.set(d.server, { tools: d.tools, cached: false });
         else errors.set(d.server, { error: d.error, cached: d.cached, remembered: d.remembered });
       }
-      this.#save(fp, cache, listed, errors);
+      saveCache(this.deps.cachePath, specs, now(), fp, cache, listed, errors);
     }
     const sources: ToolSource[] = [];
     this.#status = [];
@@ -319,31 +301,4 @@ export class RemoteSources {
     );
   }
 
-  #save(fp: string, cache: CacheFile | null, listed: Map<string, { tools: readonly ListedTool[]; cached: boolean }>, errors: Map<string, { error: string; cached: boolean; remembered: boolean }>): void {
-    const servers: CacheFile["servers"] = {};
-    const at = this.deps.now();
-    for (const s of this.deps.specs) {
-      const l = listed.get(s.name);
-      const e = errors.get(s.name);
-      if (l) servers[s.name] = l.cached && cache?.servers[s.name] ? cache.servers[s.name]! : { ok: true, tools: [...l.tools], at };
-      else if (e?.remembered) servers[s.name] = e.cached && cache?.servers[s.name] ? cache.servers[s.name]! : { ok: false, error: e.error, at };
-    }
-    try {
-      makeStateFolder(dirname(this.deps.cachePath));
-      const tmp = `${this.deps.cachePath}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ fingerprint: fp, servers } satisfies CacheFile), { mode: 0o600 });
-      renameSync(tmp, this.deps.cachePath);
-    } catch {
-      // A cache that cannot be written only costs a respawn next time.
-    }
-  }
-}
-
-function readCache(path: string, fp: string): CacheFile | null {
-  try {
-    const c = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
-    return c && c.fingerprint === fp && typeof c.servers === "object" ? c : null;
-  } catch {
-    return null;
-  }
 }

@@ -2,9 +2,12 @@
 // process: a child killed mid-call (indeterminate, never replayed), restarted with backoff,
 // re-listed against the catalog (descriptor_changed), given up past the bound, and shut down
 // with nothing left running, a restart in progress included.
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSource } from "../../src/catalog/catalog.ts";
 import { waitUntil } from "../../src/launcher/end-tree.ts";
 import type { PermissionGate } from "../../src/runtime/invoke.ts";
@@ -15,7 +18,6 @@ import { tempDir, toolContext } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "mortal.ts");
 const FAST: RestartPolicy = { initialMs: 20, maxMs: 50, attempts: 5, stableMs: 60_000 };
-const TOOLS = ["mortal__echo", "mortal__slow", "mortal__die"];
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);
@@ -43,7 +45,7 @@ function spec(dir: string, required = true): RemoteSpec {
 }
 
 /** RemoteSources over the fixture, loaded, with its hooks recorded: each onChange snapshots what refusedNow says of every tool. */
-async function supervised(dir: string, opts: { required?: boolean; refresh?: boolean; policy?: RestartPolicy } = {}) {
+async function supervised(dir: string, opts: { required?: boolean; refresh?: boolean; policy?: RestartPolicy; spec?: RemoteSpec } = {}) {
   const asked: string[] = [];
   const journal: { status: string; code?: string; message?: string }[] = [];
   const permissions: PermissionGate = {
@@ -52,7 +54,7 @@ async function supervised(dir: string, opts: { required?: boolean; refresh?: boo
       return { ok: true, value: need.value };
     },
   };
-  const s = spec(dir, opts.required ?? true);
+  const s = opts.spec ?? spec(dir, opts.required ?? true);
   const remote = new RemoteSources({
     specs: [s],
     parentEnv: {},
@@ -75,7 +77,7 @@ async function supervised(dir: string, opts: { required?: boolean; refresh?: boo
   const sup = await remote.supervise(
     {
       onChange: () => {
-        changes.push(Object.fromEntries(TOOLS.map((n) => [n, remote.refusedNow(n)?.code ?? "ok"])));
+        changes.push(Object.fromEntries([...tools.keys()].map((n) => [n, remote.refusedNow(n)?.code ?? "ok"])));
         poke();
       },
       onEvent: (line) => {
@@ -140,7 +142,7 @@ describe("a supervised child that dies", () => {
     expect(s.events[0]).toBe(`MCP server "mortal" exited with status 9; restarting in 0.02 s (restart 1 of at most 5)`);
     expect(s.events[1]).toBe(`MCP server "mortal" restarted (pid ${await s.pid()}); withheld as changed: mortal__echo`);
     const changed = s.remote.refusedNow("mortal__echo");
-    expect(changed).toMatchObject({ code: "descriptor_changed", message: expect.stringContaining("mortal__echo from mcp:mortal changed its descriptor since MCP server \"mortal\" restarted") });
+    expect(changed).toMatchObject({ code: "descriptor_changed", message: expect.stringContaining("mortal__echo from mcp:mortal changed its descriptor since MCP server \"mortal\" was restarted") });
     expect(s.changes.at(-1)).toEqual({ "mortal__echo": "descriptor_changed", "mortal__slow": "ok", "mortal__die": "ok" });
     // A call of it is refused before it reaches the child; the boot's catalog entry is left as it was.
     expect(await s.call("mortal__echo", { message: "x", loud: true })).toEqual({ ok: false, refusal: changed! });
@@ -217,5 +219,56 @@ describe("shutdown under supervision", () => {
     process.kill(pids[1]!, "SIGKILL");
     await s.until("the restart", () => s.events.some((e) => e.includes("restarted")));
     expect(lines(join(dir.path, "pids")).length).toBe(3);
+  }, 30_000);
+});
+
+describe("a supervised HTTP server", () => {
+  // Stateful (session ids); forget() plays a restart of the server: every old session id gets 404.
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  let server: ReturnType<typeof Bun.serve>;
+  beforeAll(() => {
+    server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (req) => {
+        const id = req.headers.get("mcp-session-id");
+        if (id) return sessions.get(id)?.handleRequest(req) ?? new Response("unknown session", { status: 404 });
+        const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
+        mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object", properties: {} } }] }));
+        mcp.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "hello" }] }));
+        const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          enableJsonResponse: true,
+          onsessioninitialized: (sid) => void sessions.set(sid, transport),
+        });
+        await mcp.connect(transport);
+        return transport.handleRequest(req);
+      },
+    });
+  });
+  afterAll(() => server.stop(true));
+
+  test("a session the server no longer knows (it restarted) is reconnected; the next call works", async () => {
+    await using dir = tempDir();
+    const hostPort = `127.0.0.1:${server.port}`;
+    const web: RemoteSpec = {
+      name: "web", origin: "mcp:web", kind: "mcp", required: true, network: true, pin: false,
+      needs: [{ kind: "net", value: hostPort }],
+      transport: { kind: "http", url: `http://${hostPort}/mcp`, headers: {}, secrets: {} },
+      connectTimeoutMs: 10_000, timeoutMs: 10_000, graceMs: 2_000,
+    };
+    await using s = await supervised(dir.path, { spec: web });
+    const ok = { ok: true as const, value: { content: [{ type: "text", text: "hello" }] } };
+    expect(await s.call("web__hello")).toEqual(ok);
+    sessions.clear();
+    // Refused by the server before it ran: a failure, not indeterminate.
+    expect(await s.call("web__hello")).toMatchObject({ ok: false, refusal: { code: "remote_tool" } });
+    await s.until("the reconnect", () => s.events.length >= 2);
+    expect(s.events).toEqual([
+      `MCP server "web" no longer knows this session (HTTP 404); reconnecting in 0.02 s (reconnect 1 of at most 5)`,
+      `MCP server "web" reconnected`,
+    ]);
+    expect(await s.call("web__hello")).toEqual(ok);
+    expect(s.asked).toEqual([`net:${hostPort}`]);
   }, 30_000);
 });
