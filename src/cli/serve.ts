@@ -1,7 +1,7 @@
-// `toolgate serve`: this boot's catalog as an MCP server (stdio by default). Every tools/call runs
+// `toolgate serve`: this boot's catalog as an MCP server (stdio by default, --http: serve-http.ts). Every tools/call runs
 // the pipeline `call` runs; stdout carries JSON-RPC only; permissions come from the flags and the
 // config (never asked), approvals from --approve or the client's elicitation. Stops on stdin EOF,
-// SIGINT or SIGTERM: new calls refused, calls in flight get the grace, then every child ends.
+// SIGINT or SIGTERM (HTTP: signals only): new calls refused, calls in flight get the grace, then every child ends.
 import type { Database } from "bun:sqlite";
 import { defineCommand } from "citty";
 import { bootError, usageError } from "../result/result.ts";
@@ -9,6 +9,7 @@ import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { boot } from "../runtime/boot.ts";
 import { approvedSet } from "../runtime/call-deps.ts";
 import { Hub } from "../serve/hub.ts";
+import { HTTP_ARGS, HTTP_FLAGS, httpChoice, startHttp } from "./serve-http.ts";
 import { claimStdout } from "../serve/stdout.ts";
 import { VERSION } from "../version.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
@@ -18,21 +19,23 @@ import { checkState, openChecked, stateError } from "./state.ts";
 import { servingChoices } from "./serve-choices.ts";
 
 export default defineCommand({
-  meta: { name: "serve", description: "Serve the catalog as an MCP server over stdio: the same pipeline as call, narrowed by --profile and --child" },
+  meta: { name: "serve", description: "Serve the catalog as an MCP server over stdio (or Streamable HTTP with --http): the same pipeline as call, narrowed by --profile and --child" },
   args: {
     profile: { type: "string", description: "Offer only this profile's tools: full (default), scout, writer, or one from the config's profiles", valueHint: "NAME" },
     child: { type: "boolean", description: "No human behind this session: tools that need approval are offered only when --approve covers them, and nothing is ever asked" },
     "name-budget": { type: "string", description: "Longest served name (16-64, default 44: room for a 20-character client prefix); longer or non-conforming names are shortened reversibly (toolgate tools --served shows the mapping)", valueHint: "N" },
+    ...HTTP_ARGS,
   },
 });
 
 export async function runServe(ctx: RunContext): Promise<number> {
   // Before anything else can write: stdout is the protocol's alone.
   const stdout = claimStdout();
-  const s = scanFlags(ctx.argv, { profile: { kind: "string" }, child: { kind: "bool" }, "name-budget": { kind: "string" } });
+  const s = scanFlags(ctx.argv, { profile: { kind: "string" }, child: { kind: "bool" }, "name-budget": { kind: "string" }, ...HTTP_FLAGS });
   if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate serve [--profile NAME] [--child] [--approve TOOL]");
   const lane = str(s, "lane") ?? "default";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
+  const http = httpChoice(s);
   // Nobody is asked at a terminal: permissions come from the flags and the config only.
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
   let db: Database | undefined;
@@ -63,15 +66,21 @@ export async function runServe(ctx: RunContext): Promise<number> {
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
     // and clients hear of every change in what is served.
     await booted.remote?.supervise({ onChange: () => void hub.listChanged(), onEvent: (line) => note(line) });
-    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-    const transport = new StdioServerTransport(process.stdin, stdout as never);
-    await hub.connect(transport, { sessionApprovals: false });
-    if (bool(s, "verbose")) note(`serving ${hub.tools().length} tools over stdio (profile ${choices.profile.name}${bool(s, "child") ? ", child" : ""})`);
-    const why = await stopSignal();
+    const listening = http ? await startHttp(hub, http) : undefined;
+    if (!listening) {
+      const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+      const transport = new StdioServerTransport(process.stdin, stdout as never);
+      await hub.connect(transport, { sessionApprovals: false });
+    }
+    if (bool(s, "verbose")) note(`serving ${hub.tools().length} tools over ${listening ? "HTTP" : "stdio"} (profile ${choices.profile.name}${bool(s, "child") ? ", child" : ""})`);
+    // An HTTP server may run with stdin closed: only a signal stops it.
+    const why = await stopSignal(!listening);
+    listening?.refuseNewSessions();
     const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
     if (!bool(s, "quiet")) note(`stopping (${why}): new calls are refused; calls in flight get ${graceMs / 1000} s`);
     await hub.drain(graceMs);
     await hub.close();
+    await listening?.stop();
     return 0;
   } finally {
     await booted.remote?.shutdown();
@@ -80,8 +89,8 @@ export async function runServe(ctx: RunContext): Promise<number> {
   }
 }
 
-/** Resolves on the first of stdin's end, SIGINT or SIGTERM, saying which. */
-function stopSignal(): Promise<string> {
+/** Resolves on the first of SIGINT, SIGTERM or (when `stdin`) stdin's end, saying which. */
+function stopSignal(stdin: boolean): Promise<string> {
   return new Promise((resolve) => {
     const eof = () => stop("stdin closed");
     const int = () => stop("SIGINT");
@@ -91,7 +100,7 @@ function stopSignal(): Promise<string> {
       process.off("SIGINT", int).off("SIGTERM", term);
       resolve(why);
     };
-    process.stdin.once("end", eof).once("close", eof);
+    if (stdin) process.stdin.once("end", eof).once("close", eof);
     process.once("SIGINT", int).once("SIGTERM", term);
   });
 }

@@ -1,0 +1,88 @@
+// What `serve --http` was asked for, checked before the boot: the address to bind (an IP literal or
+// localhost, loopback unless --http-public), and the bearer token (from --token-file, generated,
+// or none with --no-token on loopback only). Every problem is a refusal naming the flag to change.
+import { randomBytes } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { isIP } from "node:net";
+import { ok, refuse, type Outcome } from "../result/result.ts";
+
+export interface HttpFlags {
+  readonly http: string;
+  readonly httpPublic: boolean;
+  readonly noToken: boolean;
+  readonly tokenFile: string | undefined;
+}
+
+export interface HttpOptions {
+  /** The address Bun binds: an IPv4 or IPv6 literal (localhost is 127.0.0.1). */
+  readonly host: string;
+  /** 0 lets the system pick a free port. */
+  readonly port: number;
+  readonly loopback: boolean;
+  /** null: --no-token. */
+  readonly token: string | null;
+  /** Where the token came from: shown once on stderr when generated, never otherwise. */
+  readonly tokenSource: "file" | "generated" | "none";
+}
+
+const USAGE = "write --http HOST:PORT with an IP address or localhost, e.g. --http 127.0.0.1:8808 (port 0 picks a free one)";
+
+/** Splits `HOST:PORT` (`[v6]:PORT` for IPv6) into a bindable address and a port. */
+export function parseBind(spec: string): Outcome<{ host: string; port: number }> {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(spec);
+  if (!m) return refuse("usage", `--http ${JSON.stringify(spec)} is not HOST:PORT`, USAGE);
+  const port = Number(m[3]);
+  if (port > 65_535) return refuse("usage", `--http ${JSON.stringify(spec)}: port ${port} is past 65535`, USAGE);
+  const raw = (m[1] ?? m[2]!).toLowerCase();
+  const host = raw === "localhost" ? "127.0.0.1" : raw;
+  const family = isIP(host);
+  if (family === 0 || (m[1] !== undefined) !== (family === 6)) return refuse("usage", `--http ${JSON.stringify(spec)}: "${raw}" is not an IP address or localhost`, USAGE);
+  return ok({ host, port });
+}
+
+/** 127.0.0.0/8 and ::1 (also as an IPv4-mapped address); 0.0.0.0 and :: mean every interface. */
+export function isLoopback(host: string): boolean {
+  const v4 = host.startsWith("::ffff:") ? host.slice(7) : host;
+  if (isIP(v4) === 4) return v4.split(".")[0] === "127";
+  return host === "::1" || host === "0:0:0:0:0:0:0:1";
+}
+
+/** Reads a token file: trimmed, non-empty, and not readable by others (it is a password). */
+export function readTokenFile(path: string, stat = statSync, read = readFileSync): Outcome<string> {
+  let mode: number;
+  let text: string;
+  try {
+    mode = stat(path).mode;
+    text = read(path, "utf8") as string;
+  } catch (e) {
+    return refuse("usage", `--token-file ${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "give the path of a file holding the bearer token");
+  }
+  if ((mode & 0o004) !== 0) return refuse("usage", `--token-file ${path} is readable by every user on this machine`, `make it private: chmod 600 ${path}`);
+  const token = text.trim();
+  if (token === "") return refuse("usage", `--token-file ${path} is empty`, "write the bearer token into it (one line), or leave --token-file out to have one generated");
+  if (/[\s\x00-\x1f\x7f]/.test(token)) return refuse("usage", `--token-file ${path}: the token has a space or a control character inside it`, "a bearer token is one word on one line");
+  return ok(token);
+}
+
+/** A fresh token: 32 random bytes, base64url (43 characters). */
+export const generateToken = (random: (n: number) => Uint8Array = randomBytes): string => Buffer.from(random(32)).toString("base64url");
+
+export function httpOptions(f: HttpFlags, random?: (n: number) => Uint8Array): Outcome<HttpOptions> {
+  const bind = parseBind(f.http);
+  if (!bind.ok) return bind;
+  const { host, port } = bind.value;
+  const loopback = isLoopback(host);
+  if (!loopback && !f.httpPublic) {
+    return refuse("usage", `--http ${f.http} is not a loopback address: other machines could reach it`, `bind 127.0.0.1 (or [::1]), or add --http-public to serve other machines (a bearer token is then required)`);
+  }
+  if (f.noToken && f.tokenFile !== undefined) return refuse("usage", "--no-token and --token-file were both given", "keep one of them");
+  if (f.noToken) {
+    if (!loopback) return refuse("usage", `--no-token is allowed only on a loopback address, not ${f.http}`, "give --token-file FILE, or leave both out to have a token generated");
+    return ok({ host, port, loopback, token: null, tokenSource: "none" });
+  }
+  if (f.tokenFile !== undefined) {
+    const t = readTokenFile(f.tokenFile);
+    return t.ok ? ok({ host, port, loopback, token: t.value, tokenSource: "file" }) : t;
+  }
+  return ok({ host, port, loopback, token: generateToken(random), tokenSource: "generated" });
+}

@@ -1,0 +1,171 @@
+// `toolgate serve --http`: MCP over Streamable HTTP at /mcp with Bun.serve and the SDK's web-standard
+// transport. Every request passes the Host/Origin check and the bearer token first (http-guard.ts);
+// each initialize opens one session (Mcp-Session-Id): its own transport and its own Server from the
+// hub, so approvals answered "always" stay in that session. Sessions and request bodies are bounded.
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { randomUUID } from "node:crypto";
+import { networkInterfaces } from "node:os";
+import { ok, refuse, type Outcome } from "../result/result.ts";
+import { bearerMatches, bracketed, guardFor, rebindingProblem, type Guard } from "./http-guard.ts";
+import type { HttpOptions } from "./http-options.ts";
+import type { Hub } from "./hub.ts";
+
+export const MCP_PATH = "/mcp";
+/** Open sessions at once; past it an initialize is answered 503 (idle ones are reclaimed first). */
+export const MAX_SESSIONS = 32;
+/** A session with no request for this long may be reclaimed when the table is full. */
+export const SESSION_IDLE_MS = 30 * 60_000;
+/** The largest request body (JSON-RPC message or batch) read; larger is 413 before parsing. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Seconds a connection may stay silent; SSE streams send a keep-alive comment more often (15 s). */
+const IDLE_TIMEOUT_SECS = 120;
+
+export interface HttpDeps {
+  readonly hub: Hub;
+  readonly options: HttpOptions;
+  /** One operator line (stderr). */
+  readonly log: (line: string) => void;
+  readonly now?: () => number;
+  readonly interfaces?: () => readonly string[];
+}
+
+export interface HttpServer {
+  readonly url: string;
+  /** From now on no session is opened (existing ones go on until the hub closes them). */
+  refuseNewSessions(): void;
+  /** Closes every session's transport, then the listening socket and its connections. */
+  stop(): Promise<void>;
+}
+
+interface Session {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "Content-Type": "application/json", ...headers } });
+
+const hostAddresses = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .flatMap((i) => (i ? [i.address] : []));
+
+export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
+  const [{ WebStandardStreamableHTTPServerTransport: Transport }, { isInitializeRequest }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  const { options: o, hub } = d;
+  const now = d.now ?? Date.now;
+  const sessions = new Map<string, Session>();
+  let opening = 0;
+  let refusing = false;
+  // Set once listening: with port 0, the Host a client sends carries the port the system picked.
+  let guard!: Guard;
+
+  /** Room for the sessions being opened (this one counted), after closing sessions idle past SESSION_IDLE_MS if needed. */
+  async function room(): Promise<boolean> {
+    if (sessions.size + opening <= MAX_SESSIONS) return true;
+    const idle = [...sessions.values()].filter((s) => now() - s.lastSeen > SESSION_IDLE_MS);
+    await Promise.all(idle.map((s) => s.transport.close()));
+    return sessions.size + opening <= MAX_SESSIONS;
+  }
+
+  async function open(req: Request): Promise<Response> {
+    const body = await readBounded(req, MAX_BODY_BYTES);
+    if (body === "too large") return rpcError(413, -32000, `Payload Too Large: a request body may be at most ${MAX_BODY_BYTES} bytes`);
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      return rpcError(400, -32700, "Parse error: Invalid JSON");
+    }
+    if (!isInitializeRequest(message)) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    if (refusing) return rpcError(503, -32000, "Service Unavailable: toolgate serve is shutting down");
+    opening++;
+    try {
+      if (!(await room())) return rpcError(503, -32000, `Service Unavailable: ${MAX_SESSIONS} sessions are open; end one (HTTP DELETE) and retry`, { "Retry-After": "5" });
+      const session: Session = {
+        lastSeen: now(),
+        transport: new Transport({ sessionIdGenerator: randomUUID, maxRequestBodySize: MAX_BODY_BYTES, onsessioninitialized: (id) => void sessions.set(id, session) }),
+      };
+      session.transport.onclose = () => void (session.transport.sessionId && sessions.delete(session.transport.sessionId));
+      await hub.connect(session.transport, { sessionApprovals: true });
+      const res = await session.transport.handleRequest(req, { parsedBody: message });
+      // Refused before a session began (Accept, Content-Type, protocol version): nothing to keep.
+      if (session.transport.sessionId === undefined) await session.transport.close();
+      return res;
+    } finally {
+      opening--;
+    }
+  }
+
+  async function handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const problem = rebindingProblem(guard, req.headers.get("host"), req.headers.get("origin"));
+    if (problem !== null) return rpcError(403, -32000, `Forbidden: ${problem}`);
+    if (o.token !== null && !bearerMatches(req.headers.get("authorization"), o.token)) {
+      return rpcError(401, -32000, "Unauthorized: send the bearer token serve printed (or the one in --token-file) as Authorization: Bearer TOKEN", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
+    }
+    if (url.pathname !== MCP_PATH) return rpcError(404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
+    if (req.method !== "POST" && req.method !== "GET" && req.method !== "DELETE") return rpcError(405, -32000, "Method not allowed.", { Allow: "GET, POST, DELETE" });
+    const id = req.headers.get("mcp-session-id");
+    if (id === null) return req.method === "POST" ? open(req) : rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    const session = sessions.get(id);
+    if (!session) return rpcError(404, -32001, "Session not found");
+    session.lastSeen = now();
+    return session.transport.handleRequest(req);
+  }
+
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: o.host,
+      port: o.port,
+      development: false,
+      idleTimeout: IDLE_TIMEOUT_SECS,
+      // A backstop only: the bound itself is checked below and by the transport, answered as JSON-RPC.
+      maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024,
+      fetch: handle,
+      error: () => rpcError(500, -32603, "Internal error"),
+    });
+  } catch (e) {
+    return refuse("serve.http_bind", `cannot listen on ${bracketed(o.host)}:${o.port}: ${(e as Error).message}`);
+  }
+  const port = server.port!;
+  guard = guardFor(o.host, port, o.loopback, d.interfaces ?? hostAddresses);
+  const url = `http://${bracketed(o.host)}:${port}${MCP_PATH}`;
+  if (o.tokenSource === "generated") d.log(`bearer token (shown once): ${o.token}`);
+  if (o.tokenSource === "none") d.log("no bearer token (--no-token): every process on this machine may call this server");
+  d.log(`serving MCP at ${url}`);
+  return ok({
+    url,
+    refuseNewSessions: () => void (refusing = true),
+    stop: async () => {
+      refusing = true;
+      await Promise.all([...sessions.values()].map((s) => s.transport.close()));
+      await server.stop(true);
+    },
+  });
+}
+
+/** The body as text, or "too large" past `max` bytes (declared or counted while reading). */
+async function readBounded(req: Request, max: number): Promise<string | "too large"> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > max) return "too large";
+  if (!req.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return "too large";
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,230 @@
+// End to end: dist/toolgate serve --http, driven by the SDK's Client over Streamable HTTP and by raw
+// requests for the status codes. The bearer token is required (generated or from a private file),
+// Host and Origin must name this server, sessions are separate (approvals too), bodies and the
+// session table are bounded, and SIGTERM ends the server and its children with exit 0.
+import { describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_BODY_BYTES, MAX_SESSIONS } from "../../src/serve/http.ts";
+import { ROOT, run, tempDir } from "../helpers.ts";
+import { textJson } from "./client.ts";
+import { alive, connect, descendantsOf, initializeBody, POST_HEADERS, serveHttp } from "./http-client.ts";
+
+const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+const NODE = Bun.which("node") ?? "/usr/bin/node";
+
+function site(root: string) {
+  const ws = join(root, "ws");
+  const home = join(root, "home");
+  mkdirSync(ws);
+  mkdirSync(home);
+  writeFileSync(join(ws, "a.txt"), "alpha\n");
+  return { ws, home };
+}
+
+const journal = async (ws: string, home: string) =>
+  (await run(["log", "--json"], { cwd: ws, env: { HOME: home } })).stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.event === "tool_finished");
+
+const post = (url: string, headers: Record<string, string>, body = initializeBody) => fetch(url, { method: "POST", headers: { ...POST_HEADERS, ...headers }, body });
+
+describe("serve --http with the SDK's client", () => {
+  test("lists, calls and journals with the generated token; stdin closed does not stop it", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp(["--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home });
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(served.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(served.stderr().split(served.token!)).toHaveLength(2);
+    {
+      await using client = await connect(served.url, { token: served.token });
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("file_read");
+      const r = await client.callTool({ name: "file_read", arguments: { path: "a.txt" } });
+      expect(r.isError).toBeUndefined();
+      expect(textJson(r)).toMatchObject({ content: expect.stringContaining("alpha") });
+    }
+    expect(await served.stop()).toBe(0);
+    expect((await journal(s.ws, s.home)).map((x) => [x.tool, x.status])).toEqual([["file_read", "success"]]);
+  });
+
+  test("--token-file: the file's token is required and never printed", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const file = join(root.path, "token");
+    writeFileSync(file, "  s3cret-token-for-tests\n", { mode: 0o600 });
+    await using served = await serveHttp(["--token-file", file], { cwd: s.ws, home: s.home });
+    expect(served.token).toBeNull();
+    expect(served.stderr()).not.toContain("s3cret");
+    await using client = await connect(served.url, { token: "s3cret-token-for-tests" });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await post(served.url, { Authorization: "Bearer s3cret-token-for-test" })).status).toBe(401);
+  });
+
+  test("--no-token on loopback: a client without a header works", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp(["--no-token"], { cwd: s.ws, home: s.home });
+    expect(served.token).toBeNull();
+    await using client = await connect(served.url);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("file_read");
+  });
+});
+
+describe("who may call", () => {
+  test("no token or a wrong one: 401 with WWW-Authenticate: Bearer, and the SDK client cannot connect", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp([], { cwd: s.ws, home: s.home });
+    for (const headers of [{} as Record<string, string>, { Authorization: `Bearer ${served.token}x` }, { Authorization: `Basic ${served.token}` }, { Authorization: "Bearer " }]) {
+      const r = await post(served.url, headers);
+      expect([r.status, r.headers.get("www-authenticate")]).toEqual([401, 'Bearer realm="toolgate"']);
+    }
+    await expect(connect(served.url)).rejects.toMatchObject({ code: 401 });
+    await expect(connect(served.url, { token: "wrong" })).rejects.toMatchObject({ code: 401 });
+  });
+
+  test("a Host or Origin that is not this server's: 403 (DNS-rebinding protection), even with the token", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp([], { cwd: s.ws, home: s.home });
+    const port = new URL(served.url).port;
+    const auth = { Authorization: `Bearer ${served.token}` };
+    const status = async (h: Record<string, string>) => (await post(served.url, { ...auth, ...h })).status;
+    expect(await status({ Host: `evil.example:${port}` })).toBe(403);
+    expect(await status({ Host: "127.0.0.1:1" })).toBe(403);
+    expect(await status({ Host: `192.168.1.1:${port}` })).toBe(403);
+    expect(await status({ Origin: "http://evil.example" })).toBe(403);
+    expect(await status({ Origin: `http://evil.example:${port}` })).toBe(403);
+    expect(await status({ Origin: "null" })).toBe(403);
+    expect(await status({ Origin: "file://localhost" })).toBe(403);
+    // Loopback names with this port, and loopback origins, are this server.
+    for (const h of [{ Host: `localhost:${port}` } as Record<string, string>, { Host: `[::1]:${port}` }, { Origin: "http://localhost:5173" }, { Origin: `https://127.0.0.1:${port}` }]) expect(await status(h)).toBe(200);
+  });
+});
+
+describe("the Streamable HTTP status codes", () => {
+  test("unknown session 404, missing session 400, other methods 405, another path 404", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp([], { cwd: s.ws, home: s.home });
+    const auth = { Authorization: `Bearer ${served.token}` };
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+    expect((await post(served.url, { ...auth, "Mcp-Session-Id": "no-such-session" }, list)).status).toBe(404);
+    expect((await fetch(served.url, { headers: { ...auth, Accept: "text/event-stream", "Mcp-Session-Id": "no-such-session" } })).status).toBe(404);
+    expect((await post(served.url, auth, list)).status).toBe(400);
+    expect((await fetch(served.url, { headers: { ...auth, Accept: "text/event-stream" } })).status).toBe(400);
+    expect((await fetch(served.url, { method: "DELETE", headers: auth })).status).toBe(400);
+    const put = await fetch(served.url, { method: "PUT", headers: auth, body: "{}" });
+    expect([put.status, put.headers.get("allow")]).toEqual([405, "GET, POST, DELETE"]);
+    expect((await post(served.url.replace(/\/mcp$/, "/other"), auth)).status).toBe(404);
+    expect((await post(served.url, auth, "{not json")).status).toBe(400);
+  });
+
+  test("DELETE ends a session: its id is then unknown (404)", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp([], { cwd: s.ws, home: s.home });
+    const auth = { Authorization: `Bearer ${served.token}` };
+    const init = await post(served.url, auth);
+    const id = init.headers.get("mcp-session-id")!;
+    await init.body?.cancel();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const session = { ...auth, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" };
+    expect((await fetch(served.url, { method: "DELETE", headers: session })).status).toBe(200);
+    expect((await fetch(served.url, { method: "DELETE", headers: session })).status).toBe(404);
+  });
+
+  test(`a body over ${MAX_BODY_BYTES} bytes is 413; past ${MAX_SESSIONS} open sessions an initialize is 503`, async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp([], { cwd: s.ws, home: s.home });
+    const auth = { Authorization: `Bearer ${served.token}` };
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(MAX_BODY_BYTES) } });
+    const tooBig = await post(served.url, auth, big);
+    expect([tooBig.status, ((await tooBig.json()) as any).error.message]).toEqual([413, `Payload Too Large: a request body may be at most ${MAX_BODY_BYTES} bytes`]);
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_SESSIONS; i++) {
+      const r = await post(served.url, auth);
+      expect(r.status).toBe(200);
+      ids.push(r.headers.get("mcp-session-id")!);
+      await r.body?.cancel();
+    }
+    const full = await post(served.url, auth);
+    expect([full.status, ((await full.json()) as any).error.message]).toEqual([503, `Service Unavailable: ${MAX_SESSIONS} sessions are open; end one (HTTP DELETE) and retry`]);
+    await fetch(served.url, { method: "DELETE", headers: { ...auth, "Mcp-Session-Id": ids[0]! } });
+    const again = await post(served.url, auth);
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+  });
+});
+
+describe("sessions are independent", () => {
+  test("an 'always' answered in one session is not seen by another: the second is asked again", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp(["--allow-read"], { cwd: s.ws, home: s.home });
+    const askedA: ElicitRequest[] = [];
+    const askedB: ElicitRequest[] = [];
+    await using a = await connect(served.url, { token: served.token, elicit: (r) => (askedA.push(r), { action: "accept", content: { approve: "always" } }) });
+    await using b = await connect(served.url, { token: served.token, elicit: (r) => (askedB.push(r), { action: "decline" }) });
+    for (let i = 0; i < 3; i++) expect((await a.callTool({ name: "file_read", arguments: { path: "a.txt" } })).isError).toBeUndefined();
+    expect(askedA).toHaveLength(1);
+    const refused = await b.callTool({ name: "file_read", arguments: { path: "a.txt" } });
+    expect(refused._meta).toEqual({ toolgate: { status: "failed", error_code: "approval.denied" } });
+    expect(askedB).toHaveLength(1);
+    expect(askedB[0]!.params.message).toContain("file_read needs approval");
+  });
+});
+
+describe("shutdown", () => {
+  test("SIGTERM: exit 0, and the server's MCP child is gone with it", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }));
+    const served = await serveHttp(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+    await using client = await connect(served.url, { token: served.token });
+    const echo = await client.callTool({ name: "everything__echo", arguments: { message: "hi" } });
+    expect(echo.content).toEqual([{ type: "text", text: "Echo: hi" }]);
+    const below = descendantsOf(served.pid);
+    expect(below.length).toBeGreaterThan(0);
+    expect(await served.stop()).toBe(0);
+    expect(below.filter(alive)).toEqual([]);
+    expect(served.stderr()).not.toContain("rror");
+  });
+});
+
+describe("refused before anything starts (exit 2)", () => {
+  const cases: [string, string[], string][] = [
+    ["a non-loopback address without --http-public", ["--http", "0.0.0.0:0"], "--http-public"],
+    ["--no-token off loopback (without --http-public)", ["--http", "0.0.0.0:0", "--no-token"], "--http-public"],
+    ["--no-token off loopback (with --http-public)", ["--http", "0.0.0.0:0", "--http-public", "--no-token"], "--no-token is allowed only on a loopback address"],
+    ["a host name", ["--http", "example.com:80"], "is not an IP address or localhost"],
+    ["no port", ["--http", "127.0.0.1"], "is not HOST:PORT"],
+    ["--token-file without --http", ["--token-file", "x"], "--token-file applies only to --http"],
+  ];
+  test.each(cases)("%s", async (_, args, message) => {
+    await using root = tempDir();
+    const r = await run(["serve", ...args], { cwd: root.path });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  test("an empty or world-readable token file", async () => {
+    await using root = tempDir();
+    const empty = join(root.path, "empty");
+    writeFileSync(empty, " \n", { mode: 0o600 });
+    const open = join(root.path, "open");
+    writeFileSync(open, "tok\n");
+    chmodSync(open, 0o644);
+    const e = await run(["serve", "--http", "127.0.0.1:0", "--token-file", empty], { cwd: root.path });
+    expect([e.code, e.stderr]).toEqual([2, expect.stringContaining(`--token-file ${empty} is empty`)]);
+    const o = await run(["serve", "--http", "127.0.0.1:0", "--token-file", open], { cwd: root.path });
+    expect([o.code, o.stderr]).toEqual([2, expect.stringContaining(`chmod 600 ${open}`)]);
+  });
+});
