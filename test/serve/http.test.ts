@@ -199,6 +199,12 @@ describe("shutdown", () => {
   });
 });
 
+test("serve --help lists the HTTP flags", async () => {
+  await using root = tempDir();
+  const r = await run(["serve", "--help"], { cwd: root.path });
+  for (const flag of ["--http=<HOST:PORT>", "--token-file=<FILE>", "--no-token", "--http-public"]) expect(r.stdout + r.stderr).toContain(flag);
+});
+
 describe("refused before anything starts (exit 2)", () => {
   const cases: [string, string[], string][] = [
     ["a non-loopback address without --http-public", ["--http", "0.0.0.0:0"], "--http-public"],
