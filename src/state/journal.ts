@@ -27,7 +27,9 @@ export interface ProcessMark {
   readonly start: number | null;
 }
 
-export const selfMark = (): ProcessMark => ({ pid: process.pid, start: readStat(process.pid)?.start ?? null });
+let self: ProcessMark | undefined;
+/** This process's mark, read once: a process's pid and start time never change, and serve writes a row per call. */
+export const selfMark = (): ProcessMark => (self ??= { pid: process.pid, start: readStat(process.pid)?.start ?? null });
 
 /** Whether the process that wrote a started row still runs (same pid, same start time). */
 export function stillRunning(mark: ProcessMark): boolean {

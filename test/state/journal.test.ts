@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { openState } from "../../src/state/db.ts";
 import { MIGRATIONS } from "../../src/state/migrations.ts";
+import { readStat } from "../../src/launcher/proc-tree.ts";
 import { callJournal, lastActions, selfMark, stillRunning, type JournalRow } from "../../src/state/journal.ts";
 import { tempDir } from "../helpers.ts";
 
@@ -41,6 +42,12 @@ describe("call journal", () => {
     expect(stillRunning(selfMark())).toBe(true);
     expect(stillRunning({ pid: process.pid, start: -1 })).toBe(false);
     db.close();
+  });
+
+  test("selfMark is this process's pid and start time, read from /proc once (not once per row)", () => {
+    const mark = selfMark();
+    expect(mark).toEqual({ pid: process.pid, start: readStat(process.pid)!.start });
+    expect(selfMark()).toBe(mark);
   });
 
   test("a database from before the started row is migrated in place", async () => {
