@@ -1,0 +1,264 @@
+// `toolgate serve` benchmark (run on demand, not in `bun test`), side by side with a floor built in
+// the same run: scripts/bench-serve-floor.ts (the SDK's low-level Server answering `echo`) compiled
+// with toolgate's build flags. One client: raw newline-delimited JSON-RPC over the child's pipes
+// (no SDK Client, so the client's own overhead stays out of both figures).
+//   1. 1,000 sequential tools/call (after 50 warm-up calls) per process: serve runs file_read
+//      (--allow-read --approve file_read, journaling on), the floor echo; calls/s, p50, p99.
+//      BENCH_ROUNDS rounds (default 3), alternating; the median round is reported.
+//   2. Peak RSS (VmHWM of /proc/PID/status) of serve's own process: after those calls with
+//      built-ins only, and with the fixture Las and two server-everything children attached.
+//   3. Cold spawn → initialize → tools/list answered, serve with built-ins vs the floor: medians
+//      of BENCH_RUNS (default 20) interleaved runs.
+//   4. Where serve's per-call time goes, in this process (same code, not the binary): the whole
+//      pipeline (invoke with serve's wiring, no transport), and its journal rows alone.
+// Targets (issue 9): serve ≥ 70% of the floor's calls/s, p99 < 2 ms, RSS < 80 MB, cold within 30 ms.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { scanFlags } from "../src/cli/flags.ts";
+import { boot } from "../src/runtime/boot.ts";
+import { approvedSet, callDeps } from "../src/runtime/call-deps.ts";
+import { invoke } from "../src/runtime/invoke.ts";
+import { openState } from "../src/state/db.ts";
+import { callJournal, selfMark } from "../src/state/journal.ts";
+
+const root = join(import.meta.dir, "..");
+const bin = join(root, "dist", "toolgate");
+const everything = join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+const las = join(root, "test", "fixtures", "las", "server.ts");
+const node = Bun.which("node") ?? "/usr/bin/node";
+const runs = Number(process.env.BENCH_RUNS ?? 20);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
+const WARMUP = 50;
+const work = mkdtempSync(join(tmpdir(), "toolgate-bench-serve-"));
+
+/** One MCP peer over newline JSON-RPC: requests are answered by id, in any order. */
+class Peer {
+  readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
+  private next = 1;
+  private readonly pending = new Map<number, (m: any) => void>();
+  private err = "";
+
+  constructor(cmd: string[], cwd: string, env: Record<string, string>) {
+    this.proc = Bun.spawn(cmd, { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    void this.read();
+    void this.collect(this.proc.stderr);
+  }
+
+  private async collect(stderr: ReadableStream<Uint8Array>) {
+    for await (const c of stderr) this.err += new TextDecoder().decode(c);
+  }
+
+  private async read() {
+    const decoder = new TextDecoder();
+    let buf = "";
+    for await (const chunk of this.proc.stdout) {
+      buf += decoder.decode(chunk, { stream: true });
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.trim() === "") continue;
+        const m = JSON.parse(line);
+        if (typeof m.id === "number" && ("result" in m || "error" in m)) this.pending.get(m.id)?.(m);
+        this.pending.delete(m.id);
+      }
+    }
+    for (const [, settle] of this.pending) settle({ error: { message: `the process ended; stderr: ${this.err}` } });
+  }
+
+  request(method: string, params: object = {}): Promise<any> {
+    const id = this.next++;
+    const answer = new Promise<any>((resolve) => this.pending.set(id, resolve));
+    this.proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    this.proc.stdin.flush();
+    return answer.then((m) => {
+      if (m.error) throw new Error(`${method}: ${JSON.stringify(m.error)}`);
+      return m.result;
+    });
+  }
+
+  notify(method: string) {
+    this.proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method })}\n`);
+    this.proc.stdin.flush();
+  }
+
+  async initialize() {
+    await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } });
+    this.notify("notifications/initialized");
+  }
+
+  /** Peak resident set of this process so far, in MB. */
+  peakRssMb(): number {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.proc.pid}/status`, "utf8"));
+    return Number(m![1]) / 1024;
+  }
+
+  async close() {
+    this.proc.stdin.end();
+    const code = await this.proc.exited;
+    if (code !== 0) throw new Error(`exited ${code}: ${this.err}`);
+  }
+}
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
+const pct = (xs: number[], f: number) => sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * f))]!;
+
+interface Case {
+  readonly name: string;
+  readonly cmd: string[];
+  readonly tool: string;
+  readonly args: object;
+}
+
+interface Round {
+  readonly callsPerSec: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly rssMb: number;
+}
+
+/** Warm-up, then CALLS sequential calls, each awaited before the next is sent. */
+async function throughput(c: Case, cwd: string, env: Record<string, string>): Promise<Round> {
+  const peer = new Peer(c.cmd, cwd, env);
+  await peer.initialize();
+  const params = { name: c.tool, arguments: c.args };
+  const first = await peer.request("tools/call", params);
+  if (first.isError) throw new Error(`${c.name}: ${JSON.stringify(first)}`);
+  for (let i = 1; i < WARMUP; i++) await peer.request("tools/call", params);
+  const lat: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < CALLS; i++) {
+    const t = performance.now();
+    const r = await peer.request("tools/call", params);
+    lat.push(performance.now() - t);
+    if (r.isError) throw new Error(`${c.name} call ${i}: ${JSON.stringify(r)}`);
+  }
+  const total = performance.now() - t0;
+  const rssMb = peer.peakRssMb();
+  await peer.close();
+  return { callsPerSec: (CALLS * 1000) / total, p50: pct(lat, 0.5), p99: pct(lat, 0.99), rssMb };
+}
+
+/** Spawn to tools/list answered; the exit is waited for but not counted. */
+async function cold(cmd: string[], cwd: string, env: Record<string, string>): Promise<number> {
+  const t0 = performance.now();
+  const peer = new Peer(cmd, cwd, env);
+  await peer.initialize();
+  const { tools } = await peer.request("tools/list");
+  const ms = performance.now() - t0;
+  if (tools.length === 0) throw new Error(`${cmd.join(" ")}: no tools`);
+  await peer.close();
+  return ms;
+}
+
+try {
+  // Built in a child process, like scripts/bench.ts: the bundler would grow this process.
+  const floor = join(work, "floor");
+  const built = Bun.spawnSync(
+    [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(import.meta.dir, "bench-serve-floor.ts"), "--outfile", floor],
+    { stdout: "ignore", stderr: "pipe" },
+  );
+  if (built.exitCode !== 0) throw new Error(`could not build the floor: ${built.stderr.toString()}`);
+  const ws = join(work, "ws");
+  Bun.spawnSync(["mkdir", "-p", ws, join(work, "home")]);
+  writeFileSync(join(ws, "README.md"), "# bench\n\nsome text\n".repeat(20));
+  const env = { PATH: "/usr/bin:/bin", HOME: join(work, "home"), XDG_STATE_HOME: join(work, "home", "state"), CI: "true" };
+  const serveArgs = [bin, "serve", "--allow-read", "--approve", "file_read"];
+  const cases: Case[] = [
+    { name: "floor: bare SDK server, echo", cmd: [floor], tool: "echo", args: { text: "hello" } },
+    { name: "toolgate serve, file_read", cmd: serveArgs, tool: "file_read", args: { path: "README.md" } },
+  ];
+
+  console.log(`1. ${CALLS} sequential tools/call per process (after ${WARMUP} warm-up calls), ${rounds} rounds alternating; the median round (by calls/s):`);
+  const results = new Map<string, Round[]>(cases.map((c) => [c.name, []]));
+  for (let r = 0; r < rounds; r++) for (const c of cases) results.get(c.name)!.push(await throughput(c, ws, env));
+  const report: Record<string, unknown> = {};
+  const mid = (name: string) => sorted(results.get(name)!.map((x) => x.callsPerSec)).map((cps) => results.get(name)!.find((x) => x.callsPerSec === cps)!)[Math.floor(rounds / 2)]!;
+  for (const c of cases) {
+    const m = mid(c.name);
+    console.log(`   ${c.name.padEnd(32)} ${m.callsPerSec.toFixed(0).padStart(6)} calls/s  p50 ${(m.p50 * 1000).toFixed(0).padStart(5)} µs  p99 ${(m.p99 * 1000).toFixed(0).padStart(5)} µs  peak RSS ${m.rssMb.toFixed(1)} MB`);
+    report[c.name] = { calls_per_s: +m.callsPerSec.toFixed(0), p50_us: +(m.p50 * 1000).toFixed(0), p99_us: +(m.p99 * 1000).toFixed(0), peak_rss_mb: +m.rssMb.toFixed(1) };
+  }
+  const ratio = mid(cases[1]!.name).callsPerSec / mid(cases[0]!.name).callsPerSec;
+  console.log(`   serve / floor: ${(ratio * 100).toFixed(0)}% of the floor's calls/s (target ≥ 70%); serve p99 ${(mid(cases[1]!.name).p99).toFixed(2)} ms (target < 2 ms)`);
+  report.ratio = +ratio.toFixed(3);
+
+  // 2. With children attached: the fixture Las (under bun) and two server-everything (node).
+  const cfg = join(work, "attached.json");
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      las: { enabled: true, command: process.execPath, entrypoint: las, agent_id: "bench", timeout_secs: 10, shutdown_grace_secs: 1, required_surfaces: ["echo"] },
+      mcpServers: { everything: { command: node, args: [everything, "stdio"] }, more: { command: node, args: [everything, "stdio"] } },
+    }),
+  );
+  const attached = new Peer([...serveArgs, "--config", cfg, "--workspace", ws, "--allow-run", "--approve", "all"], ws, env);
+  await attached.initialize();
+  const { tools } = await attached.request("tools/list");
+  const calls: [string, object][] = [["echo__echo", { message: "hi" }], ["everything__echo", { message: "hi" }], ["more__echo", { message: "hi" }], ["file_read", { path: "README.md" }]];
+  for (const [name] of calls) if (!tools.some((t: { name: string }) => t.name === name)) throw new Error(`attached: ${name} is not served`);
+  for (let i = 0; i < 250; i++) {
+    for (const [name, args] of calls) {
+      const r = await attached.request("tools/call", { name, arguments: args });
+      if (r.isError) throw new Error(`attached ${name}: ${JSON.stringify(r)}`);
+    }
+  }
+  const attachedRss = attached.peakRssMb();
+  await attached.close();
+  console.log(`2. peak RSS of serve's own process: ${mid(cases[1]!.name).rssMb.toFixed(1)} MB with built-ins only; ${attachedRss.toFixed(1)} MB with Las and two MCP servers attached (${tools.length} tools, 1,000 calls across the four sources) (target < 80 MB)`);
+  report.attached_peak_rss_mb = +attachedRss.toFixed(1);
+
+  // 3. Cold start to a listed catalog, interleaved.
+  const coldCases: [string, string[]][] = [["floor", [floor]], ["serve", [bin, "serve"]]];
+  const samples = new Map<string, number[]>(coldCases.map(([n]) => [n, []]));
+  for (let i = 0; i <= runs; i++) {
+    for (const [name, cmd] of coldCases) {
+      const ms = await cold(cmd, ws, env);
+      if (i > 0) samples.get(name)!.push(ms);
+    }
+  }
+  const cf = median(samples.get("floor")!);
+  const cs = median(samples.get("serve")!);
+  console.log(`3. cold spawn → initialize → tools/list, median of ${runs}: floor ${cf.toFixed(1)} ms (${pct(samples.get("floor")!, 0.1).toFixed(1)}..${pct(samples.get("floor")!, 0.9).toFixed(1)}), serve ${cs.toFixed(1)} ms (${pct(samples.get("serve")!, 0.1).toFixed(1)}..${pct(samples.get("serve")!, 0.9).toFixed(1)}): +${(cs - cf).toFixed(1)} ms (target within 30 ms)`);
+  report.cold = { floor_ms: +cf.toFixed(1), serve_ms: +cs.toFixed(1), over_floor_ms: +(cs - cf).toFixed(1) };
+
+  // 4. The pipeline without the transport, and the journal's share of it, in µs per call.
+  const booted = await boot({ cwd: ws, env, permissionFlags: scanFlags(["--allow-read"], {}).permissions, interactive: false });
+  const db = openState(booted.stateDir);
+  const wiring = {
+    booted, env, db: () => db, lane: "default", approved: approvedSet(["file_read"]), ask: undefined, operator: () => {},
+    unstarted: (e: unknown): never => { throw e; }, unfinished: (e: unknown) => { throw e; },
+  };
+  const row = { time_ms: Date.now(), tool: "file_read", origin: "builtin", digest: "0".repeat(64), effect: "read", status: "success", error_code: null, duration_ms: 1, args_preview: '{"path":"README.md"}', result_bytes: 245, detail: null };
+  const perCall = async (f: () => unknown) => {
+    const xs: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const t = performance.now();
+      for (let i = 0; i < CALLS; i++) await f();
+      xs.push(((performance.now() - t) * 1000) / CALLS);
+    }
+    return median(xs);
+  };
+  const parts = {
+    invoke_us: await perCall(async () => {
+      const { envelope } = await invoke("file_read", { path: "README.md" }, callDeps(wiring));
+      if (envelope.status !== "success") throw new Error(JSON.stringify(envelope));
+    }),
+    journal_rows_us: await perCall(() => {
+      const j = callJournal(() => db, selfMark);
+      j.started(row);
+      j.finished(row);
+    }),
+    self_mark_us: await perCall(selfMark),
+  };
+  db.close();
+  const floorUs = 1e6 / mid(cases[0]!.name).callsPerSec;
+  const serveUs = 1e6 / mid(cases[1]!.name).callsPerSec;
+  console.log(`4. per call: floor round trip ${floorUs.toFixed(0)} µs, serve round trip ${serveUs.toFixed(0)} µs (+${(serveUs - floorUs).toFixed(0)} µs); in process: the pipeline (invoke file_read) ${parts.invoke_us.toFixed(0)} µs, of which the journal's started + finished rows ${parts.journal_rows_us.toFixed(0)} µs (selfMark, read per row, ${parts.self_mark_us.toFixed(0)} µs)`);
+  report.per_call_us = { floor: +floorUs.toFixed(0), serve: +serveUs.toFixed(0), invoke: +parts.invoke_us.toFixed(0), journal_rows: +parts.journal_rows_us.toFixed(0), self_mark: +parts.self_mark_us.toFixed(1) };
+  console.log(JSON.stringify(report));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
