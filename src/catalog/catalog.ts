@@ -63,7 +63,12 @@ export interface Catalog {
   readonly entries: ReadonlyMap<string, Entry>;
 }
 
-const NAME_RULE = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * A catalog name: ASCII letters, digits, "_" and "-", up to 128 (MCP's own limit for a tool name,
+ * so `<server>__<tool>` fits). `serve` maps names past a client's budget (src/serve/names.ts).
+ */
+export const NAME_RULE = /^[A-Za-z0-9_-]{1,128}$/;
+export const NAME_RULE_TEXT = '1-128 ASCII letters, digits, "_" or "-"';
 export const normalizeName = (name: string): string => name.toLowerCase().replaceAll("-", "_");
 
 /** Everything a tool's identity covers (SPEC "The approval digest covers what runs"). */
@@ -89,7 +94,7 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
   const entries: Entry[] = [];
   for (const s of sources) {
     if (!NAME_RULE.test(s.name)) {
-      return refuse("catalog.bad_name", `tool name ${JSON.stringify(s.name)} from ${s.origin} is not 1-64 ASCII letters, digits, "_" or "-"`);
+      return refuse("catalog.bad_name", `tool name ${JSON.stringify(s.name)} from ${s.origin} is not ${NAME_RULE_TEXT}`);
     }
     const key = normalizeName(s.name);
     const prior = seen.get(key);

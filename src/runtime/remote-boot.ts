@@ -2,10 +2,9 @@
 // `tools`; for a call, only the server that can own the tool, none for a built-in or authored
 // tool), and which non-required servers' tools are withheld (a bad or colliding name) instead
 // of failing every call. Pure; boot.ts wires it.
-import { normalizeName, type ToolSource } from "../catalog/catalog.ts";
+import { NAME_RULE, NAME_RULE_TEXT, normalizeName, type ToolSource } from "../catalog/catalog.ts";
 import type { RemoteSpec } from "./remote-specs.ts";
 
-const NAME_RULE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Whether a boot may start `spec` to list it. `call` is the tool a `call` will run (undefined for
@@ -51,7 +50,7 @@ export function withholdBadServers(remote: readonly ToolSource[], specs: readonl
 }
 
 function problemOf(t: ToolSource, counts: ReadonlyMap<string, number>, owners: ReadonlyMap<string, ReadonlySet<string>>): string | null {
-  if (!NAME_RULE.test(t.name)) return `its tool ${JSON.stringify(t.rawName)} makes the name ${JSON.stringify(t.name)}, which is not 1-64 ASCII letters, digits, "_" or "-"`;
+  if (!NAME_RULE.test(t.name)) return `its tool ${JSON.stringify(t.rawName)} makes the name ${JSON.stringify(t.name)}, which is not ${NAME_RULE_TEXT}`;
   const key = normalizeName(t.name);
   if (counts.get(key)! > 1) {
     const others = [...owners.get(key)!].filter((o) => o !== t.origin);

@@ -45,7 +45,9 @@ describe("catalog", () => {
     ["", false],
     ["a", true],
     ["x".repeat(64), true],
-    ["x".repeat(65), false],
+    // MCP's own limit: <server>__<tool> past 64 is a catalog name; serve maps it to a client's budget.
+    ["x".repeat(128), true],
+    ["x".repeat(129), false],
     ["has space", false],
     ["dot.name", false],
     ["ünïcode", false],

@@ -73,7 +73,7 @@ describe("Las boot", () => {
     ["a duplicate name", ["--duplicate"], {}, {}, /tool name collision: "echo__echo" from las and "echo__echo" from las/],
     ["a collision with a built-in", ["--builtin-collision"], {}, {}, /"file_read" from builtin and "file_read" from las/],
     ["a non-object schema", ["--non-object-schema"], {}, {}, /echo__weird" from las: the input schema must be a JSON object schema/],
-    ["a bad name", ["--bad-name"], {}, {}, /"echo__bad name" from las is not 1-64 ASCII/],
+    ["a bad name", ["--bad-name"], {}, {}, /"echo__bad name" from las is not 1-128 ASCII/],
   ])("%s fails the boot with exit 5", async (_what, flags, las, env, message) => {
     await using dir = tempDir();
     lasWorkspace(dir.path, flags, las);

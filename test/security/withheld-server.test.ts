@@ -26,7 +26,7 @@ async function setup(ws: string, servers: Record<string, unknown>) {
 
 describe("a non-required server with a bad or colliding tool name is withheld, not fatal", () => {
   test.each([
-    ["a bad name", { bad: server("--bad-name"), good: server() }, ["bad"], /mcp:bad withheld .*"bad__echo__bad name".*not 1-64 ASCII/],
+    ["a bad name", { bad: server("--bad-name"), good: server() }, ["bad"], /mcp:bad withheld .*"bad__echo__bad name".*not 1-128 ASCII/],
     ["a name listed twice", { bad: server("--duplicate"), good: server() }, ["bad"], /mcp:bad withheld .*"bad__echo__echo" has the same name as another of its own tools/],
     ["a non-object schema", { bad: server("--non-object-schema"), good: server() }, ["bad"], /mcp:bad withheld .*"bad__echo__weird" has an input schema that is not a JSON object schema/],
     ["two servers whose names collide after normalization", { "x-y": server(), x_y: server(), good: server() }, ["x-y", "x_y"], /mcp:x-y withheld .*same name as a tool from mcp:x_y/],
@@ -50,6 +50,6 @@ describe("a non-required server with a bad or colliding tool name is withheld, n
     await using ws = tempDir();
     const { listed } = await setup(ws.path, { bad: { ...server("--bad-name"), required: true }, good: server() });
     expect(listed.code).toBe(5);
-    expect(listed.stderr).toContain('"bad__echo__bad name" from mcp:bad is not 1-64 ASCII');
+    expect(listed.stderr).toContain('"bad__echo__bad name" from mcp:bad is not 1-128 ASCII');
   });
 });

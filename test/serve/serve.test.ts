@@ -229,3 +229,27 @@ describe("supervised sources", () => {
     expect(served.stderr()).toContain("fx");
   }, 30_000);
 });
+
+describe("served names", () => {
+  test("a 70-character name is served shortened within the budget, and a call by the served name reaches it", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const fixture = join(ROOT, "test", "fixtures", "serve", "long-name.ts");
+    writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [fixture] } } }));
+    const full = "fx__reconcile_every_ledger_entry_against_the_bank_statement_for_period";
+    expect(full).toHaveLength(70);
+    await using served = await serve(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+    const tool = (await served.client.listTools()).tools.find((t) => (t._meta as any).toolgate.name === full)!;
+    expect(tool.name.length).toBeLessThanOrEqual(44);
+    expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    // The same mapping `tools --served` shows.
+    const mapped = (await run(["tools", "--served", "--allow-run"], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l)).find((d) => d.name === full);
+    expect(mapped.served).toBe(tool.name);
+    const r = await served.client.callTool({ name: tool.name, arguments: { period: "2026-11" } });
+    expect(r).toEqual({ content: [{ type: "text", text: "period 2026-11" }], _meta: { toolgate: { status: "success" } } });
+    // The catalog name still reaches the same entry (no served name can equal it: it breaks the budget).
+    expect((await served.client.callTool({ name: full, arguments: { period: "x" } })).content).toEqual([{ type: "text", text: "period x" }]);
+    await using narrow = await serve(["--allow-run", "--approve", "all", "--name-budget", "20"], { cwd: s.ws, home: s.home });
+    expect((await narrow.client.listTools()).tools.every((t) => t.name.length <= 20)).toBe(true);
+  });
+});
