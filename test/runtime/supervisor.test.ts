@@ -45,7 +45,7 @@ function spec(dir: string, required = true): RemoteSpec {
 }
 
 /** RemoteSources over the fixture, loaded, with its hooks recorded: each onChange snapshots what refusedNow says of every tool. */
-async function supervised(dir: string, opts: { required?: boolean; refresh?: boolean; policy?: RestartPolicy; spec?: RemoteSpec } = {}) {
+async function supervised(dir: string, opts: { required?: boolean; refresh?: boolean; policy?: RestartPolicy; spec?: RemoteSpec; now?: () => number } = {}) {
   const asked: string[] = [];
   const journal: { status: string; code?: string; message?: string }[] = [];
   const permissions: PermissionGate = {
@@ -60,7 +60,7 @@ async function supervised(dir: string, opts: { required?: boolean; refresh?: boo
     parentEnv: {},
     cachePath: join(dir, "cache.json"),
     permissions,
-    now: () => Date.now(),
+    now: opts.now ?? (() => Date.now()),
     refresh: opts.refresh ?? true,
     version: "test",
     journal: (_spec, outcome) => journal.push(outcome),
@@ -186,6 +186,27 @@ describe("a supervised child that dies", () => {
     ]);
     // Only the first life got far enough to write its pid.
     expect(lines(join(dir.path, "pids")).length).toBe(1);
+  }, 30_000);
+});
+
+describe("the restart count", () => {
+  test("goes on while a child keeps dying soon after its start, and starts again once a child stayed up stableMs", async () => {
+    await using dir = tempDir();
+    let clock = 1_000_000;
+    await using s = await supervised(dir.path, { now: () => clock });
+    const kill = async (events: number) => {
+      process.kill(await s.pid(), "SIGKILL");
+      await s.until(`${events} events`, () => s.events.length >= events);
+    };
+    await kill(2);
+    await kill(4);
+    clock += FAST.stableMs;
+    await kill(6);
+    expect(s.events.filter((e) => e.includes("restarting")).map((e) => e.replace(/.*; /, ""))).toEqual([
+      "restarting in 0.02 s (restart 1 of at most 5)",
+      "restarting in 0.04 s (restart 2 of at most 5)",
+      "restarting in 0.02 s (restart 1 of at most 5)",
+    ]);
   }, 30_000);
 });
 
