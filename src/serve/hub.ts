@@ -6,6 +6,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { effectivePolicy, preApproved, type ApprovalAnswer, type ApprovalRequest } from "../approval/approval.ts";
 import type { Descriptor } from "../catalog/catalog.ts";
+import { escapeControl } from "../result/escape.ts";
 import type { Refusal } from "../result/result.ts";
 import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
 import { invoke, type Profile } from "../runtime/invoke.ts";
@@ -73,6 +74,8 @@ export class Hub {
       return this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, remembered: opts.sessionApprovals ? remembered : undefined });
     });
     server.onclose = () => void this.#servers.delete(server);
+    // A line that is not JSON-RPC, a transport failure: the operator hears of it (stdout stays the protocol's).
+    server.onerror = (e) => this.deps.wiring.operator(`toolgate: MCP: ${escapeControl(e.message)}`);
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
       const p = send(message, options);

@@ -120,6 +120,19 @@ describe("shutdown", () => {
   }, 30_000);
 });
 
+test("a line that is not JSON-RPC is reported on stderr (escaped) and the session goes on", async () => {
+  await using root = tempDir();
+  const s = site(root.path);
+  const raw = new Raw([], s.ws, s.home);
+  await raw.init();
+  raw.proc.stdin.write("not json \u001b[31m\n");
+  expect((await raw.request("tools/list")).result.tools.length).toBeGreaterThan(5);
+  await raw.said("toolgate: MCP: JSON Parse error");
+  expect(raw.stderr).not.toContain("\u001b");
+  raw.proc.stdin.end();
+  expect(await raw.proc.exited).toBe(0);
+});
+
 test("100 concurrent calls: 100 answers, each its own, and 100 journal rows", async () => {
   await using root = tempDir();
   const s = site(root.path);
