@@ -52,6 +52,8 @@ async function client(script: string, args: readonly string[], s: Site, o: { cwd
 }
 
 const inspector = (args: readonly string[], s: Site, o?: { cwd?: string }) => client(INSPECTOR, ["--cli", "--format", "json", ...args], s, o);
+/** -q: the result on stdout, the Inspector's error envelope alone on stderr (the server's stderr is not passed through). */
+const inspectorQuiet = (args: readonly string[], s: Site) => inspector(["-q", ...args], s);
 const mcporter = (args: readonly string[], s: Site, o?: { cwd?: string; env?: Record<string, string> }) => client(MCPORTER, args, s, o);
 
 const finished = async (ws: string, home: string) =>
@@ -70,7 +72,9 @@ describe("the MCP Inspector's CLI mode", () => {
     await using root = tempDir();
     const s = site(root.path);
     const r = await inspector(["--strict", BIN, "serve", "--method", "tools/list"], s);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    // The Inspector passes the server's stderr through (toolgate's lines); it adds nothing of its own.
+    const reported = r.stderr.split("\n").filter((l) => l !== "" && !l.startsWith("toolgate: "));
+    expect({ code: r.code, reported }).toEqual({ code: 0, reported: [] });
     const { tools } = JSON.parse(r.stdout).result;
     const listed = (await run(["tools", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(tools.map((t: { name: string }) => t.name)).toEqual(listed.map((d) => d.name));
@@ -87,7 +91,7 @@ describe("the MCP Inspector's CLI mode", () => {
   test("tools/call file_read: a real read, as text and structuredContent, journaled", async () => {
     await using root = tempDir();
     const s = site(root.path);
-    const r = await inspector([BIN, "serve", "--allow-read", "--approve", "file_read", "--method", "tools/call", "--tool-name", "file_read", "--tool-arg", "path=a.txt"], s);
+    const r = await inspectorQuiet([BIN, "serve", "--allow-read", "--approve", "file_read", "--method", "tools/call", "--tool-name", "file_read", "--tool-arg", "path=a.txt"], s);
     expect(r.code).toBe(0);
     const { result } = JSON.parse(r.stdout);
     expect(result).toEqual({ _meta: { toolgate: { status: "success" } }, content: [{ type: "text", text: expect.any(String) }], structuredContent: payload() });
@@ -101,7 +105,7 @@ describe("the MCP Inspector's CLI mode", () => {
   ])("tools/call refused %s: isError with the envelope and its code, exit 5", async (_, flags, path, code) => {
     await using root = tempDir();
     const s = site(root.path);
-    const r = await inspector([BIN, "serve", ...flags, "--method", "tools/call", "--tool-name", "file_read", "--tool-arg", `path=${path}`], s);
+    const r = await inspectorQuiet([BIN, "serve", ...flags, "--method", "tools/call", "--tool-name", "file_read", "--tool-arg", `path=${path}`], s);
     expect(r.code).toBe(5);
     expect(JSON.parse(r.stderr)).toEqual({ error: { code: "tool_is_error", message: "Tool 'file_read' returned isError:true." } });
     const { result } = JSON.parse(r.stdout);
