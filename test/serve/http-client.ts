@@ -13,7 +13,9 @@ export interface HttpServe extends AsyncDisposable {
   readonly token: string | null;
   readonly pid: number;
   stderr(): string;
-  /** SIGTERM, then the exit code. */
+  /** Resolves once stderr holds `text` (polled, at most 10 s). */
+  said(text: string): Promise<void>;
+  /** SIGTERM (once), then the exit code. */
   stop(): Promise<number>;
 }
 
@@ -54,11 +56,17 @@ export async function serveHttp(args: readonly string[], o: { cwd: string; home:
   })();
   const url = address.exec(err)![1]!;
   const token = /bearer token \(shown once\): (\S+)\n/.exec(err)?.[1] ?? null;
+  let signalled = false;
   const stop = async () => {
-    if (proc.exitCode === null) proc.kill("SIGTERM");
+    if (!signalled && proc.exitCode === null) proc.kill("SIGTERM");
+    signalled = true;
     return proc.exited;
   };
-  return { url, token, pid: proc.pid, stderr: () => err, stop, [Symbol.asyncDispose]: async () => void (await stop()) };
+  const said = async (text: string) => {
+    for (let i = 0; i < 400 && !err.includes(text); i++) await Bun.sleep(25);
+    if (!err.includes(text)) throw new Error(`serve never said ${JSON.stringify(text)}: ${err}`);
+  };
+  return { url, token, pid: proc.pid, stderr: () => err, said, stop, [Symbol.asyncDispose]: async () => void (await stop()) };
 }
 
 export interface HttpClientOptions {

@@ -3,7 +3,7 @@
 // Host and Origin must name this server, sessions are separate (approvals too), bodies and the
 // session table are bounded, and SIGTERM ends the server and its children with exit 0.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_BODY_BYTES, MAX_SESSIONS } from "../../src/serve/http.ts";
@@ -183,6 +183,28 @@ describe("sessions are independent", () => {
 });
 
 describe("shutdown", () => {
+  test("SIGTERM with a call in flight: the call is answered within the grace, a new session is 503, a new call refused, exit 0", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const cfg = join(root.path, "toolgate.json");
+    writeFileSync(cfg, JSON.stringify({ workspace: s.ws, las: { shutdown_grace_secs: 1 } }));
+    const served = await serveHttp(["--config", cfg, "--allow-run", "--approve", "bash,plan"], { cwd: s.ws, home: s.home });
+    await using client = await connect(served.url, { token: served.token });
+    const pidFile = join(s.ws, "sleep.pid");
+    const inflight = client.callTool({ name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } });
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await Bun.sleep(25);
+    const sleeper = Number(readFileSync(pidFile, "utf8"));
+    const exited = served.stop();
+    await served.said("stopping (SIGTERM)");
+    const late = await client.callTool({ name: "plan", arguments: {} });
+    expect(late._meta).toEqual({ toolgate: { status: "failed", error_code: "serve.shutting_down" } });
+    const fresh = await post(served.url, { Authorization: `Bearer ${served.token}` });
+    expect(fresh.status).toBe(503);
+    expect((await inflight).isError).toBe(true);
+    expect(await exited).toBe(0);
+    expect(alive(sleeper)).toBe(false);
+  }, 30_000);
+
   test("SIGTERM: exit 0, and the server's MCP child is gone with it", async () => {
     await using root = tempDir();
     const s = site(root.path);
