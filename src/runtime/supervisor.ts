@@ -91,8 +91,13 @@ export class Supervisor {
         try {
           await this.remote.connection(spec);
         } catch (e) {
-          // Not up at start: the same path as a death (backoff, then down), never a crash of the server.
           if (this.#stopped) return;
+          // A permission refused is not a death: retrying cannot lift it. Its calls are refused as in `call`.
+          if ((e as { transient?: boolean }).transient === true) {
+            this.hooks.onEvent((e as Error).message);
+            return;
+          }
+          // Not up at start: the same path as a death (backoff, then down), never a crash of the server.
           const st = this.#of(spec.name);
           st.failures += 1;
           this.#fail(spec, `could not be started: ${(e as Error).message}`);

@@ -45,12 +45,13 @@ function spec(dir: string, required = true): RemoteSpec {
 }
 
 /** RemoteSources over the fixture, loaded, with its hooks recorded: each onChange snapshots what refusedNow says of every tool. */
-async function supervised(dir: string, opts: { required?: boolean; refresh?: boolean; policy?: RestartPolicy; spec?: RemoteSpec; now?: () => number } = {}) {
+async function supervised(dir: string, opts: { required?: boolean; refresh?: boolean; policy?: RestartPolicy; spec?: RemoteSpec; now?: () => number; refuse?: boolean } = {}) {
   const asked: string[] = [];
   const journal: { status: string; code?: string; message?: string }[] = [];
   const permissions: PermissionGate = {
     check: (need) => {
       asked.push(`${need.kind}:${need.value}`);
+      if (opts.refuse) return { ok: false, code: "permission.denied", message: `run access to "${need.value}" is not granted; run again with --allow-run`, flag: "--allow-run" };
       return { ok: true, value: need.value };
     },
   };
@@ -210,6 +211,35 @@ describe("the restart count", () => {
   }, 30_000);
 });
 
+describe("starting under supervision", () => {
+  test("a start refused by a permission is reported once and not retried; its calls are refused naming the flag", async () => {
+    await using dir = tempDir();
+    // Listed and cached by a first process; this one may not start it.
+    await (await supervised(dir.path)).remote.shutdown();
+    await using s = await supervised(dir.path, { refresh: false, refuse: true });
+    expect(s.events).toEqual([`MCP server "mortal" is not started: run access to "${process.execPath}" is not granted; run again with --allow-run`]);
+    expect(s.changes).toEqual([]);
+    expect(await s.call("mortal__echo", { message: "x" })).toMatchObject({ ok: false, refusal: { code: "mcp.connect_failed", message: expect.stringContaining("--allow-run") } });
+    expect(lines(join(dir.path, "pids")).length).toBe(1);
+    expect(s.journal.map((j) => j.status)).toEqual(["refused", "refused"]);
+  }, 30_000);
+
+  test("a non-required server is started on first use under supervision, then kept and supervised", async () => {
+    await using dir = tempDir();
+    // A first process lists and caches the catalog; the supervised one starts nothing at boot.
+    await (await supervised(dir.path, { required: false })).remote.shutdown();
+    await using s = await supervised(dir.path, { required: false, refresh: false });
+    expect(lines(join(dir.path, "pids")).length).toBe(1);
+    expect(await s.call("mortal__echo", { message: "a" })).toMatchObject({ ok: true });
+    expect(await s.call("mortal__echo", { message: "b" })).toMatchObject({ ok: true });
+    const pids = lines(join(dir.path, "pids")).map(Number);
+    expect(pids.length).toBe(2);
+    process.kill(pids[1]!, "SIGKILL");
+    await s.until("the restart", () => s.events.some((e) => e.includes("restarted")));
+    expect(lines(join(dir.path, "pids")).length).toBe(3);
+  }, 30_000);
+});
+
 describe("shutdown under supervision", () => {
   test("leaves no process, with a restart in progress", async () => {
     await using dir = tempDir();
@@ -227,19 +257,17 @@ describe("shutdown under supervision", () => {
     expect(lines(join(dir.path, "pids")).length).toBe(2);
   }, 30_000);
 
-  test("a non-required server is started on first use under supervision, then kept and supervised", async () => {
+  test("a restart waiting out its backoff is cancelled: no child is started after", async () => {
     await using dir = tempDir();
-    // A first process lists and caches the catalog; the supervised one starts nothing at boot.
-    await (await supervised(dir.path, { required: false })).remote.shutdown();
-    await using s = await supervised(dir.path, { required: false, refresh: false });
+    const s = await supervised(dir.path, { policy: { ...FAST, initialMs: 300, maxMs: 300 } });
+    process.kill(await s.pid(), "SIGKILL");
+    await s.until("the exit", () => s.events.length === 1);
+    expect(s.events).toEqual([`MCP server "mortal" was killed by a signal; restarting in 0.3 s (restart 1 of at most 5)`]);
+    await s.remote.shutdown();
+    // Nothing to await here: the absence of a start is seen only after its time has passed.
+    await Bun.sleep(600);
     expect(lines(join(dir.path, "pids")).length).toBe(1);
-    expect(await s.call("mortal__echo", { message: "a" })).toMatchObject({ ok: true });
-    expect(await s.call("mortal__echo", { message: "b" })).toMatchObject({ ok: true });
-    const pids = lines(join(dir.path, "pids")).map(Number);
-    expect(pids.length).toBe(2);
-    process.kill(pids[1]!, "SIGKILL");
-    await s.until("the restart", () => s.events.some((e) => e.includes("restarted")));
-    expect(lines(join(dir.path, "pids")).length).toBe(3);
+    expect(s.events.length).toBe(1);
   }, 30_000);
 });
 
