@@ -55,8 +55,34 @@ interface Found {
  * throw JSON.stringify's TypeError: no view could print such a result, so it is a caller bug.
  */
 export function checkBoundary(value: unknown, opts: BoundaryOptions): BoundaryViolation | null {
-  const found = checkIndependent(value, opts.localPaths ? LOCAL_PATHS : 0, -1);
+  const binary = opts.localPaths ? binaryPayloads(value) : null;
+  const found = checkIndependent(value, opts.localPaths ? LOCAL_PATHS : 0, -1, binary);
   return found === null ? null : { rule: found.rule, where: "$" + found.where };
+}
+
+/** Which key of which object holds a binary payload the walk skips: object → key. */
+type Binary = ReadonlyMap<object, string> | null;
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const isBase64 = (v: unknown): v is string => typeof v === "string" && v.length % 4 === 0 && BASE64.test(v);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The base64 `data` of MCP `image`/`audio` content and an embedded resource's `blob` in a raw
+ * result's `content`: binary, not text (a JPEG's base64 starts `/9j/`). Only strings that are
+ * base64 qualify, and base64 has no NUL, dash or whitespace, so skipping them hides no NUL,
+ * PEM marker or JSON; anything else in the result is checked as before.
+ */
+function binaryPayloads(value: unknown): Binary {
+  const content = isRecord(value) ? value.content : undefined;
+  if (!Array.isArray(content)) return null;
+  let out: Map<object, string> | null = null;
+  for (const c of content) {
+    if (!isRecord(c)) continue;
+    if ((c.type === "image" || c.type === "audio") && isBase64(c.data)) (out ??= new Map()).set(c, "data");
+    else if (c.type === "resource" && isRecord(c.resource) && isBase64(c.resource.blob)) (out ??= new Map()).set(c.resource, "blob");
+  }
+  return out;
 }
 
 /** Walk mode bits: apply the local-path rule; some string may hold a NUL or PEM marker. */
@@ -70,7 +96,7 @@ const NUL_OR_PEM = 2;
  * a short enough source needs no second stringify; its NUL/PEM bit then comes from the enclosing
  * value's serialization, which contains the source text.
  */
-function checkIndependent(value: unknown, mode: number, sourceLength: number): Found | null {
+function checkIndependent(value: unknown, mode: number, sourceLength: number, binary: Binary = null): Found | null {
   const outline = shape(value, 0, { bytes: MAX_OUTPUT_BYTES }, "");
   if (outline !== null) return outline;
   if (sourceLength < 0 || sourceLength * 6 > MAX_OUTPUT_BYTES) {
@@ -78,7 +104,7 @@ function checkIndependent(value: unknown, mode: number, sourceLength: number): F
     if (json !== undefined && exceedsBytes(json)) return { rule: "size", where: "" };
     if (sourceLength < 0) mode |= json === undefined || mayHoldNulOrPem(json) ? NUL_OR_PEM : 0;
   }
-  return walk(value, 0, mode, "");
+  return walk(value, 0, mode, "", binary);
 }
 
 /**
@@ -128,7 +154,7 @@ function exceedsBytes(json: string): boolean {
   return Buffer.byteLength(json, "utf8") > MAX_OUTPUT_BYTES;
 }
 
-function walk(value: unknown, level: number, mode: number, key: string | number): Found | null {
+function walk(value: unknown, level: number, mode: number, key: string | number, binary: Binary): Found | null {
   let v = value;
   if (typeof v === "string") return checkString(v, mode);
   if (typeof v !== "object" || v === null) return null;
@@ -141,7 +167,7 @@ function walk(value: unknown, level: number, mode: number, key: string | number)
   if (level === MAX_OUTPUT_DEPTH) return { rule: "depth", where: "" }; // shape passed; guards a fickle toJSON
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const found = walk(v[i], level + 1, mode, i);
+      const found = walk(v[i], level + 1, mode, i, binary);
       if (found !== null) {
         found.where = `[${i}]${found.where}`;
         return found;
@@ -159,7 +185,8 @@ function walk(value: unknown, level: number, mode: number, key: string | number)
       const inKey = checkKey(k, i, mode);
       if (inKey !== null) return inKey;
     }
-    const found = walk(item, level + 1, mode, k);
+    if (binary !== null && binary.get(record) === k) continue;
+    const found = walk(item, level + 1, mode, k, binary);
     if (found !== null) {
       found.where = keySegment(k, i) + found.where;
       return found;

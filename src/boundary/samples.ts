@@ -54,6 +54,9 @@ function mcp(text: string): unknown {
 
 const RSA_BODY = "MIIEowIBAAKCAQEAx1\n";
 
+/** The base64 of a JPEG's first bytes (SOI, APP0 "JFIF"): `/9j/4AAQSkZJRgAB…`, a path token to a naive reading. */
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xdb]).toString("base64");
+
 export const mustReject: RejectSample[] = [
   // size
   { name: "one byte past 64 KiB", value: sized(65537), rule: "size", where: "$", bytes: 65537 },
@@ -122,7 +125,31 @@ export const mustReject: RejectSample[] = [
   { name: "path after a no-break space (JS \\s)", value: { a: "at\u00a0/home/u" }, rule: "local_path", where: "$.a" },
   { name: "path behind stacked openers", value: { a: "x <[`'/srv'`]>" }, rule: "local_path", where: "$.a" },
   { name: "path in a key", value: { "/home/u": 1 }, rule: "local_path", where: "$<key#0>" },
-  { name: "path as top-level string", value: "/", rule: "local_path", where: "$" },
+  { name: "path as top-level string", value: "/x", rule: "local_path", where: "$" },
+  { name: "//etc/passwd (leading slashes, then a path)", value: { a: "//etc/passwd" }, rule: "local_path", where: "$.a" },
+  { name: "a path after leading slashes and a format character", value: { a: "/\u200b/etc" }, rule: "local_path", where: "$.a" },
+  { name: "a path starting with a non-ASCII letter", value: { a: "see /Über/x" }, rule: "local_path", where: "$.a" },
+  { name: "a path starting with a digit", value: { a: "/9/x" }, rule: "local_path", where: "$.a" },
+  { name: "a path starting with ~", value: { a: "/~u" }, rule: "local_path", where: "$.a" },
+  { name: "a path starting with $", value: { a: "/$HOME" }, rule: "local_path", where: "$.a" },
+  { name: "a // comment without a space is a path", value: { a: "//comment" }, rule: "local_path", where: "$.a" },
+  { name: "/dev/nullx is another file", value: { a: "/dev/nullx" }, rule: "local_path", where: "$.a" },
+  { name: "/dev/null.bak is another file", value: { a: "/dev/null.bak" }, rule: "local_path", where: "$.a" },
+  { name: "below /dev/null", value: { a: "/dev/null/x" }, rule: "local_path", where: "$.a" },
+  { name: "//dev/null is not the exempt spelling", value: { a: "//dev/null" }, rule: "local_path", where: "$.a" },
+  { name: "/dev/zero is not exempt", value: { a: "/dev/zero" }, rule: "local_path", where: "$.a" },
+  { name: "/dev/null beside a real path", value: { a: "--- /dev/null\n+++ /home/u/x" }, rule: "local_path", where: "$.a" },
+  { name: "/dev/null beside a path in a long text", value: { log: `${"word ".repeat(100)}/dev/null /etc/x` }, rule: "local_path", where: "$.log" },
+  { name: "a JPEG's base64 as text content is text", value: mcp("/9j/4AAQSkZJRgAB"), rule: "local_path", where: "$.content[0].text" },
+  { name: "image data that is not base64", value: { content: [{ type: "image", data: "/etc/passwd", mimeType: "image/png" }] }, rule: "local_path", where: "$.content[0].data" },
+  { name: "image data with a space is not base64", value: { content: [{ type: "image", data: "AAAA /etc/x", mimeType: "image/png" }] }, rule: "local_path", where: "$.content[0].data" },
+  { name: "audio data with a NUL", value: { content: [{ type: "audio", data: "AAA\u0000", mimeType: "audio/wav" }] }, rule: "nul", where: "$.content[0].data" },
+  { name: "image data holding a PEM marker", value: { content: [{ type: "image", data: "-----BEGIN PRIVATE KEY-----", mimeType: "image/png" }] }, rule: "pem", where: "$.content[0].data" },
+  { name: "a blob that is not base64", value: { content: [{ type: "resource", resource: { uri: "x:1", blob: "/etc/passwd" } }] }, rule: "local_path", where: "$.content[0].resource.blob" },
+  { name: "base64 outside image content is text", value: { content: [{ type: "text", text: "ok", data: "/9j/4AAQ" }] }, rule: "local_path", where: "$.content[0].data" },
+  { name: "base64 image data in structuredContent is text", value: { structuredContent: { type: "image", data: "/9j/4AAQ" } }, rule: "local_path", where: "$.structuredContent.data" },
+  { name: "a base64 image beside a path in its mimeType", value: { content: [{ type: "image", data: "/9j/4AAQ", mimeType: "/etc/x" }] }, rule: "local_path", where: "$.content[0].mimeType" },
+  { name: "a resource's uri is still checked beside its blob", value: { content: [{ type: "resource", resource: { uri: "file:///etc/x", blob: "/9j/4AAQ" } }] }, rule: "local_path", where: "$.content[0].resource.uri" },
   { name: "path in a long text", value: { log: `${"word ".repeat(100)}/var/log/x` }, rule: "local_path", where: "$.log" },
   { name: "path inside a JSON string", value: mcp('{"files":["a.txt","/root/b"]}'), rule: "local_path", where: "$.content[0].text<json>.files[1]" },
 
@@ -210,6 +237,24 @@ export const mustAccept: AcceptSample[] = [
   { name: "profile: is not file:", value: { a: "profile:x fil:y" } },
   { name: "a drive-letter path is not /-rooted", value: { a: "C:\\Users\\me" } },
   { name: "localPaths off accepts /etc", value: { a: "/etc", "/etc/hosts": "file:///x" }, opts: BUILTIN },
+  // paths: measured false positives of real servers (issue 10), and the readings behind them
+  { name: "Light rain / drizzle (a weather server)", value: mcp("Light rain / drizzle") },
+  { name: "a / b", value: mcp("a / b") },
+  { name: "a lone slash at the top", value: "/" },
+  { name: "a // comment", value: mcp("x = 1 // comment") },
+  { name: "a /* block */ comment", value: mcp("/* block */ int x; /** doc */ /*/ */") },
+  { name: "slashes and stars alone", value: { a: "// /// /* */ /** **/ */ *" } },
+  { name: "a slash before punctuation", value: { a: "/! /? /= /, /: /; /) /\\x /# /&" } },
+  { name: "a unified diff adding a file", value: mcp("--- /dev/null\n+++ b/src/new.ts\n@@ -0,0 +1 @@\n+x") },
+  { name: "redirections to /dev/null", value: { a: "cmd 2>/dev/null; cmd </dev/null (/dev/null) '/dev/null', \"/dev/null\"." } },
+  { name: "/dev/null in a long text", value: { log: `${"word ".repeat(100)}--- /dev/null` } },
+  { name: "/dev/null with a format character", value: { a: "/dev/\u200bnull" } },
+  { name: "/dev/null as a key", value: { "/dev/null": 1 } },
+  { name: "a JPEG's base64 as image content", value: { content: [{ type: "image", data: JPEG, mimeType: "image/jpeg" }], isError: false } },
+  { name: "base64 audio starting with a slash", value: { content: [{ type: "audio", data: "//uQxAAAAAAA", mimeType: "audio/mpeg" }] } },
+  { name: "an embedded resource's base64 blob", value: { content: [{ type: "resource", resource: { uri: "mem://x", mimeType: "image/jpeg", blob: JPEG } }] } },
+  { name: "an image in an isError result", value: { content: [{ type: "text", text: "failed" }, { type: "image", data: JPEG, mimeType: "image/jpeg" }], isError: true } },
+  { name: "empty base64 image data", value: { content: [{ type: "image", data: "", mimeType: "image/png" }] } },
 
   // JSON in strings
   { name: "JSON in a string in JSON in a string, clean", value: mcp(JSON.stringify({ inner: JSON.stringify({ token_count: 2 }) })) },

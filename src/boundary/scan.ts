@@ -2,7 +2,7 @@
 // string, and the duplicate-key scan of JSON text. Pure; used only by boundary.ts. Short strings
 // get one JS pass (no native-call overhead per string); long ones get native indexOf jumps.
 // Format characters (Cf) are transparent: they neither split a dash run nor start a token.
-import { foldForMatch, formatEndsAt, formatLength, hasFormat } from "./format.ts";
+import { foldForMatch, formatEndsAt, formatLength, hasFormat, stripFormat } from "./format.ts";
 
 export type TextRule = "nul" | "pem" | "local_path";
 
@@ -60,6 +60,44 @@ function fileSchemeBefore(s: string, p: number): number {
   return q;
 }
 
+/** A path character (SPEC "Path tokens"): a letter or digit (any script), `.`, `_`, `~`, `-`, `$`, `@`, `%` or `+`. */
+function isPathChar(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 128) {
+    const l = c | 32;
+    return (l >= 97 && l <= 122) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 126 || c === 45 || c === 36 || c === 64 || c === 37 || c === 43;
+  }
+  return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(i)!));
+}
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+/** `/dev/null`, then only closing or sentence punctuation to the token's end: not sensitive. */
+const DEV_NULL = /^\/dev\/null[)\]}>"'`.,;:!?]*$/;
+
+/**
+ * Is the token starting with the `/` at p a local path? After its leading slashes (format
+ * characters skipped) a path character must follow, so `/`, `//`, `/*` and `/ b` are prose or
+ * comments while `//etc/passwd` is a path; `/dev/null` alone is not sensitive.
+ */
+function slashPathAt(s: string, p: number): boolean {
+  let i = p;
+  for (;;) {
+    if (s.charCodeAt(i) === 47) i++;
+    else {
+      const f = i < s.length ? formatLength(s, i) : 0;
+      if (f === 0) break;
+      i += f;
+    }
+  }
+  if (i >= s.length || !isPathChar(s, i)) return false;
+  // Only `/d…` (or a format character hiding what follows) can read as /dev/null.
+  const next = s.charCodeAt(p + 1);
+  if (next !== 100 && !(next >= 0xad && formatLength(s, p + 1) !== 0)) return true;
+  let end = i;
+  while (end < s.length && !isSpace(s.charCodeAt(end))) end++;
+  return !DEV_NULL.test(stripFormat(s.slice(p, end)));
+}
+
 /** The first rule the string breaks, by precedence nul > pem > local_path; null when clean. */
 export function textRule(s: string, localPaths: boolean): TextRule | null {
   return s.length <= SHORT_TEXT ? shortTextRule(s, localPaths) : longTextRule(s, localPaths);
@@ -90,7 +128,7 @@ export function scanText(s: string, localPaths: boolean, nulOrPem: boolean): Tex
       if (isSpace(c)) continue;
       if (first < 0) first = c;
       if (isOpener(c)) continue;
-      if (c === 47 || ((c | 32) === 102 && isFileScheme(s, i))) return "local_path";
+      if ((c === 47 && slashPathAt(s, i)) || ((c | 32) === 102 && isFileScheme(s, i))) return "local_path";
       // A format character may hide what follows it (a path, a split marker): the full check.
       if (c >= 0xad && formatLength(s, i) !== 0) return textRule(s, true) ?? (startsLikeJson(s) ? "json" : null);
       tokenStart = false;
@@ -144,7 +182,7 @@ export function shortTextRule(s: string, localPaths: boolean): TextRule | null {
       tokenStart = true;
     } else if (tokenStart) {
       if (isOpener(c)) continue;
-      if (localPaths && (c === 47 || ((c | 32) === 102 && isFileScheme(s, i)))) path = true;
+      if (localPaths && ((c === 47 && slashPathAt(s, i)) || ((c | 32) === 102 && isFileScheme(s, i)))) path = true;
       tokenStart = false;
     }
   }
@@ -162,7 +200,7 @@ export function longTextRule(s: string, localPaths: boolean): TextRule | null {
 
 function hasLocalPathToken(s: string): boolean {
   for (let p = s.indexOf("/"); p !== -1; p = s.indexOf("/", p + 1)) {
-    if (startsToken(s, p)) return true;
+    if (startsToken(s, p) && slashPathAt(s, p)) return true;
   }
   for (let p = s.indexOf(":", 4); p !== -1; p = s.indexOf(":", p + 1)) {
     const start = fileSchemeBefore(s, p);
