@@ -17,6 +17,11 @@ export interface Adapter {
   readonly builtin: boolean;
   /** Secret values bound to this source's calls: redacted from every view. */
   readonly secrets?: readonly string[];
+  /**
+   * The user switched the boundary's local-path rule off for this source (a server whose job is
+   * to answer with absolute paths): who did, for the journal (`--allow-local-paths=NAME`, a config key).
+   */
+  readonly localPathsOff?: string;
   /** The call's own deadline, when the source has one (a remote request timeout); else the default. */
   readonly deadlineMs?: number;
   /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */

@@ -1,6 +1,6 @@
 // What a command receives from the entry point: the world, injected (tests pass their own).
 import type { BootInput } from "../runtime/boot.ts";
-import { bool, str, type Scanned } from "./flags.ts";
+import { bool, multi, str, type Scanned } from "./flags.ts";
 import { canAsk } from "./terminal.ts";
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
@@ -19,6 +19,7 @@ export function bootInput(ctx: RunContext, s: Scanned): BootInput {
     configFlag: str(s, "config"),
     workspaceFlag: str(s, "workspace"),
     permissionFlags: s.permissions,
+    allowLocalPaths: multi(s, "allow-local-paths").flatMap((v) => v.split(",")),
     interactive: canAsk(ctx, bool(s, "no-prompt")),
   };
 }

@@ -19,6 +19,7 @@ export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   "no-prompt": { kind: "bool" },
   approve: { kind: "multi" },
   lane: { kind: "string" },
+  "allow-local-paths": { kind: "multi" },
   help: { kind: "bool", alias: "h" },
 };
 

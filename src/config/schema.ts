@@ -36,6 +36,9 @@ export const configType = (type: typeof arkType) => {
     "name?": "string",
     "transportType?": "string",
     "envFile?": "string",
+    // The user's own opt-out for a server whose job is to answer with absolute paths (ESLint, pdf):
+    // the boundary's local-path rule is off for its results. Widens: only a trusted config sets it.
+    "boundary?": { "+": "reject", "local_paths?": "'allow'" },
   });
   return type({
     "+": "reject",

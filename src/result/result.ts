@@ -34,6 +34,8 @@ export interface Refusal {
   readonly details?: unknown;
   /** The transport failed mid-call: the remote effect is unknown (recorded, never replayed). */
   readonly indeterminate?: true;
+  /** The source's own answer behind this refusal (an MCP `isError` result): what the output boundary checks. */
+  readonly raw?: unknown;
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };

@@ -13,7 +13,7 @@ import { grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission
 import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/types.ts";
 import { parseNet } from "../permission/net.ts";
 import { BASE_ENV, isExecutionControl } from "../launcher/env.ts";
-import { bootError, type Refusal } from "../result/result.ts";
+import { bootError, usageError, type Refusal } from "../result/result.ts";
 import { netGranted, sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
 import { selectedSurfaces } from "../mcp/las.ts";
 import { builtinTools } from "../tools/index.ts";
@@ -37,6 +37,8 @@ export interface BootInput {
   readonly configFlag?: string | undefined;
   readonly workspaceFlag?: string | undefined;
   readonly permissionFlags: readonly PermissionFlag[];
+  /** `--allow-local-paths=SERVER`: the user switches the boundary's local-path rule off for these servers. */
+  readonly allowLocalPaths?: readonly string[];
   /** `tools --lock` renews the lock, so it does not read the old one (which may be broken). */
   readonly ignoreLock?: boolean;
   /** Someone can be asked at a terminal (permissions of connects at boot, then of the call). */
@@ -147,7 +149,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   } catch (e) {
     throw bootError((e as Error).message);
   }
-  const specs = remoteSpecs(config, input.env, (argv, cwd) => namedFileDigests(argv, cwd, config.values.workspace as string));
+  const specs = remoteSpecs(config, input.env, (argv, cwd) => namedFileDigests(argv, cwd, config.values.workspace as string), localPathsFlag(input.allowLocalPaths, config));
   if (!specs.ok) throw bootError(specs.refusal.message, "fix the las / mcpServers section of the config");
   let remote: RemoteSources | undefined;
   let remoteTools: ToolSource[] = [];
@@ -195,6 +197,20 @@ export async function boot(input: BootInput): Promise<Booted> {
     await remote?.shutdown();
     throw e;
   }
+}
+
+/** `--allow-local-paths` names servers of this config's mcpServers, nothing else (a typo must not pass silently). */
+function localPathsFlag(names: readonly string[] | undefined, config: Effective): Set<string> {
+  const servers = Object.keys((config.values.mcpServers ?? {}) as Record<string, unknown>);
+  for (const n of names ?? []) {
+    if (!servers.includes(n)) {
+      throw usageError(
+        `--allow-local-paths=${n}: no server "${n}" in mcpServers${servers.length ? ` (there are: ${servers.join(", ")})` : ""}`,
+        "name a server of the config whose results may hold absolute paths, e.g. --allow-local-paths=eslint",
+      );
+    }
+  }
+  return new Set(names);
 }
 
 /** Authored tools (a folder per tool), read only when their folder exists: without one, start-up pays a stat. */

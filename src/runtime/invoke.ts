@@ -54,6 +54,8 @@ export interface Invoked {
   readonly envelope: Envelope;
   /** Which boundary rule fired and where, when one did (never the value). */
   readonly violation?: BoundaryViolation;
+  /** The operator's line for a rejection (stderr): the tool, the rule and where, never the value. */
+  readonly note?: string;
 }
 
 const validators = new WeakMap<Entry, Validator>();
@@ -71,6 +73,9 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const entry = deps.catalog.entries.get(name);
   const secrets = entry?.adapter.secrets?.length ? [...deps.secrets, ...entry.adapter.secrets] : deps.secrets;
   const deadlineMs = entry?.adapter.deadlineMs ?? deps.deadlineMs;
+  // The user's opt-out of the local-path rule for this source: every call's row says so.
+  const pathsOff = entry?.adapter.localPathsOff;
+  let offDetail = {}; // set once the result reaches the boundary with the rule off
   const row = (status: string, error_code: string | null, result_bytes: number, detail: string | null): JournalRow => ({
     time_ms: started,
     tool: name,
@@ -84,11 +89,15 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     result_bytes,
     detail,
   });
-  const finish = (envelope: Envelope, violation?: BoundaryViolation): Invoked => {
+  /** `withheld`: a source's error answer the boundary rejected, journaled as that error (its code). */
+  const finish = (envelope: Envelope, violation?: BoundaryViolation, withheld?: Refusal): Invoked => {
     const printed = JSON.stringify(envelope);
-    const detail = violation ? JSON.stringify({ rule: violation.rule, where: violation.where }) : null;
-    deps.journal(row(envelope.status, envelope.status === "success" ? null : envelope.error_code, Buffer.byteLength(printed), detail));
-    return violation ? { envelope, violation } : { envelope };
+    const facts = violation ? { rule: violation.rule, where: violation.where, ...(withheld ? { withheld: true } : {}), ...offDetail } : offDetail;
+    const detail = Object.keys(facts).length > 0 ? JSON.stringify(facts) : null;
+    const code = withheld?.code ?? (envelope.status === "success" ? null : envelope.error_code);
+    deps.journal(row(envelope.status, code, Buffer.byteLength(printed), detail));
+    if (!violation) return { envelope };
+    return { envelope, violation, note: rejectionNote(name, entry!, violation, withheld) };
   };
   const failed = (r: Refusal): Invoked =>
     r.indeterminate
@@ -158,9 +167,27 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   } catch {
     return finish({ status: "failed", tool: name, error_code: "redaction_failed" });
   }
-  const checkedValue = result.ok ? result.value : { message: result.refusal.message, details: result.refusal.details };
-  const violation = checkBoundary(checkedValue, { localPaths: !entry.adapter.builtin });
+  // What the source produced: its result, or the raw answer behind a refusal (an isError result,
+  // whose text is what the message was made from), else the refusal's own words.
+  const r = result.ok ? undefined : result.refusal;
+  const checkedValue = r === undefined ? (result as { value: unknown }).value : r.raw !== undefined ? r.raw : { message: r.message, details: r.details };
+  if (pathsOff !== undefined) offDetail = { local_paths: "off", by: pathsOff };
+  const violation = checkBoundary(checkedValue, { localPaths: !entry.adapter.builtin && pathsOff === undefined });
   // A violation replaces the result whole, with exactly the seed's object (no tool name, no partial).
-  if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation);
+  if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation, r?.raw !== undefined ? r : undefined);
   return result.ok ? finish({ status: "success", tool: name, payload: result.value }) : failed(result.refusal);
+}
+
+/**
+ * The operator view of a rejection: the tool, the rule and where (a JSON path such as
+ * `$.content[0].text`), never the value; what may have happened outside; how to lift a local-path
+ * rejection for a server whose job is to answer with absolute paths (only the user can).
+ */
+function rejectionNote(name: string, entry: Entry, v: BoundaryViolation, withheld: Refusal | undefined): string {
+  const what = withheld ? `the server's error answer (${withheld.code}) was withheld` : "the result was withheld";
+  const remote = !entry.adapter.builtin;
+  const acted = !remote ? "" : withheld ? "; the remote side may have acted" : "; the call ran, so its effect (if any) stands";
+  const server = entry.origin.startsWith("mcp:") ? entry.origin.slice(4) : undefined;
+  const fix = v.rule === "local_path" && server !== undefined ? `; if this server's job is to answer with absolute paths, --allow-local-paths=${server} lets them through` : "";
+  return `${name}: ${what} (sensitive_output_rejected): rule ${v.rule} at ${v.where}, the value is not shown${acted}${fix}`;
 }

@@ -36,6 +36,7 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
     executable: executableOf(spec),
     adapter: {
       builtin: false,
+      ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
       secrets,
       deadlineMs: spec.timeoutMs + 2_000,
       needs: () => ({ ok: true, value: [...spec.needs] }),
@@ -69,7 +70,7 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSour
   const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal });
   if (r.ok) {
     if (r.result.isError === true) {
-      return { ok: false, refusal: { code: "remote_tool", message: textOf(r.result) || `${tool.name} answered with an error`, details: r.result } };
+      return { ok: false, refusal: { code: "remote_tool", message: textOf(r.result) || `${tool.name} answered with an error`, details: r.result, raw: r.result } };
     }
     return { ok: true, value: r.result };
   }

@@ -35,6 +35,8 @@ export interface RemoteSpec {
    * its command or arguments name (stdio only).
    */
   readonly runs?: { readonly env: Readonly<Record<string, string>>; readonly files: Readonly<Record<string, string>> };
+  /** The user switched the boundary's local-path rule off for this server's results: by what (flag or config key). */
+  readonly localPathsOff?: string;
   /** Why this server cannot even be started (unset ${NAME}); reported as its failure. */
   readonly problem?: string;
 }
@@ -54,6 +56,7 @@ interface McpServerConfig {
   required?: boolean;
   disabled?: boolean;
   network?: boolean;
+  boundary?: { local_paths?: "allow" };
 }
 
 const DEFAULT_CONNECT_SECS = 30;
@@ -66,7 +69,16 @@ export const expandHeader = (raw: string, bound: Readonly<Record<string, string>
 /** The content digests of workspace files a command line names, keyed by path (named-files.ts); injected so this stays pure. */
 export type NamedFiles = (argv: readonly string[], cwd: string) => Readonly<Record<string, string>>;
 
-export function remoteSpecs(config: Effective, parent: Readonly<Record<string, string | undefined>>, namedFiles: NamedFiles = () => ({})): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
+/**
+ * `allowLocalPaths`: servers named by `--allow-local-paths`. The config's own
+ * `boundary.local_paths` reaches here only from a trusted config (the trust gate refuses it otherwise).
+ */
+export function remoteSpecs(
+  config: Effective,
+  parent: Readonly<Record<string, string | undefined>>,
+  namedFiles: NamedFiles = () => ({}),
+  allowLocalPaths: ReadonlySet<string> = new Set(),
+): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
   const v = config.values;
   const workspace = v.workspace as string;
   const las = v.las as LasSettings & { enabled: boolean };
@@ -117,6 +129,11 @@ export function remoteSpecs(config: Effective, parent: Readonly<Record<string, s
       network: s.network === true,
       ...(s.include ? { include: s.include } : {}),
       ...(s.exclude ? { exclude: s.exclude } : {}),
+      ...(allowLocalPaths.has(name)
+        ? { localPathsOff: `--allow-local-paths=${name}` }
+        : s.boundary?.local_paths === "allow"
+          ? { localPathsOff: `mcpServers.${name}.boundary.local_paths` }
+          : {}),
     };
     const isHttp = s.type === "http" || s.type === "streamable-http" || (s.url !== undefined && s.command === undefined);
     if (isHttp) {

@@ -117,7 +117,9 @@ export class Hub {
     const flight = { cancel, done };
     this.#inflight.add(flight);
     try {
-      const { envelope } = await done;
+      const { envelope, note } = await done;
+      // The operator hears which rule fired where; the client gets exactly the seed's object.
+      if (note !== undefined) this.deps.wiring.operator(`toolgate: ${escapeControl(note)}`);
       return renderResult(envelope, entry?.origin);
     } finally {
       this.#inflight.delete(flight);

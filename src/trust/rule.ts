@@ -105,6 +105,9 @@ export function widenings(input: RuleInput): Widening[] {
   const servers = (data.mcpServers ?? {}) as Record<string, Record<string, unknown>>;
   for (const name of Object.keys(servers).sort()) {
     for (const [k, limit] of MCP_LIMITS) longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], servers[name]?.[k], limit);
+    if (at(servers[name], ["boundary", "local_paths"]) === "allow") {
+      out.push({ key: `mcpServers.${name}.boundary.local_paths`, path: ["mcpServers", name, "boundary", "local_paths"], why: "lets this server's results through with local paths in them (the output boundary's local-path rule off)" });
+    }
   }
   return out;
 }

@@ -7,6 +7,7 @@ import type { ApprovalDeps } from "../../src/approval/approval.ts";
 import { invoke, type InvokeDeps, type PermissionGate } from "../../src/runtime/invoke.ts";
 import type { JournalRow } from "../../src/state/journal.ts";
 import type { Need } from "../../src/permission/types.ts";
+import type { Refusal } from "../../src/result/result.ts";
 import { callScope, noProcesses } from "../helpers.ts";
 
 interface Trace {
@@ -15,10 +16,11 @@ interface Trace {
   started: JournalRow[];
 }
 
-function setup(opts: { result?: unknown; refuse?: boolean; permit?: boolean; approve?: boolean; builtin?: boolean; approval?: "required" | "never"; slow?: boolean } = {}) {
+function setup(opts: { result?: unknown; refuse?: boolean | Refusal; permit?: boolean; approve?: boolean; builtin?: boolean; approval?: "required" | "never"; slow?: boolean; localPathsOff?: string } = {}) {
   const trace: Trace = { steps: [], rows: [], started: [] };
   const adapter: Adapter = {
     builtin: opts.builtin ?? false,
+    ...(opts.localPathsOff ? { localPathsOff: opts.localPathsOff } : {}),
     needs: (args) => {
       trace.steps.push("needs");
       return { ok: true, value: [{ kind: "read", value: `/w/${(args as { path: string }).path}` }] };
@@ -26,6 +28,7 @@ function setup(opts: { result?: unknown; refuse?: boolean; permit?: boolean; app
     run: async () => {
       trace.steps.push("run");
       if (opts.slow) await new Promise((r) => setTimeout(r, 200));
+      if (typeof opts.refuse === "object") return { ok: false, refusal: opts.refuse };
       return opts.refuse ? { ok: false, refusal: { code: "file.missing", message: "gone" } } : { ok: true, value: opts.result ?? { ok: 1 } };
     },
   };
@@ -160,6 +163,56 @@ describe("invoke", () => {
     expect(r.violation?.rule).toBe("local_path");
     expect(JSON.parse(trace.rows[0]!.detail!)).toEqual({ rule: "local_path", where: "$.content[0].text" });
     expect(JSON.stringify(trace.rows[0])).not.toContain("/etc/shadow");
+  });
+
+  test("the operator's note names the tool, the rule and where, never the value, and how the user may lift it", async () => {
+    const { deps } = setup({ result: { content: [{ type: "text", text: "see /etc/shadow" }] } });
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.note).toBe(
+      "demo__read: the result was withheld (sensitive_output_rejected): rule local_path at $.content[0].text, the value is not shown; " +
+        "the call ran, so its effect (if any) stands; if this server's job is to answer with absolute paths, --allow-local-paths=demo lets them through",
+    );
+  });
+
+  test("a rejected isError answer: the model sees the seed's object, the journal the server's error, the operator that the remote side may have acted", async () => {
+    const raw = { content: [{ type: "text", text: "cannot open /home/u/x" }], isError: true };
+    const { trace, deps } = setup({ refuse: { code: "remote_tool", message: "cannot open /home/u/x", details: raw, raw } });
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.envelope).toEqual({ status: "failed", error_code: "sensitive_output_rejected" });
+    expect(trace.rows.map((x) => [x.status, x.error_code, JSON.parse(x.detail!)])).toEqual([["failed", "remote_tool", { rule: "local_path", where: "$.content[0].text", withheld: true }]]);
+    expect(JSON.stringify(trace.rows)).not.toContain("/home/u");
+    expect(r.note).toBe(
+      "demo__read: the server's error answer (remote_tool) was withheld (sensitive_output_rejected): rule local_path at $.content[0].text, the value is not shown; " +
+        "the remote side may have acted; if this server's job is to answer with absolute paths, --allow-local-paths=demo lets them through",
+    );
+  });
+
+  test("a clean isError answer is the server's error, checked as it was sent", async () => {
+    const raw = { content: [{ type: "text", text: "no such row" }], isError: true };
+    const { trace, deps } = setup({ refuse: { code: "remote_tool", message: "no such row", details: raw, raw } });
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "remote_tool", message: "no such row", details: raw });
+    expect([r.note, trace.rows[0]!.detail]).toEqual([undefined, null]);
+  });
+
+  test("with the local-path rule switched off for the source, paths pass and every such call's row says who switched it off", async () => {
+    const { trace, deps } = setup({ localPathsOff: "--allow-local-paths=demo", result: { content: [{ type: "text", text: "/home/u/src/a.ts:1:1 error" }] } });
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.envelope).toEqual({ status: "success", tool: "demo__read", payload: { content: [{ type: "text", text: "/home/u/src/a.ts:1:1 error" }] } });
+    expect(JSON.parse(trace.rows[0]!.detail!)).toEqual({ local_paths: "off", by: "--allow-local-paths=demo" });
+  });
+
+  test("with the local-path rule off, the other rules still hold, and the row says both", async () => {
+    const { trace, deps } = setup({ localPathsOff: "mcpServers.demo.boundary.local_paths", result: { path: "/x", api_key: "k" } });
+    const r = await invoke("demo__read", { path: "a" }, deps);
+    expect(r.envelope).toEqual({ status: "failed", error_code: "sensitive_output_rejected" });
+    expect(JSON.parse(trace.rows[0]!.detail!)).toEqual({ rule: "secret_key", where: "$.api_key", local_paths: "off", by: "mcpServers.demo.boundary.local_paths" });
+  });
+
+  test("a call refused before it ran does not claim the rule was off", async () => {
+    const { trace, deps } = setup({ localPathsOff: "--allow-local-paths=demo", permit: false });
+    await invoke("demo__read", { path: "a" }, deps);
+    expect(trace.rows.map((x) => [x.error_code, x.detail])).toEqual([["permission.denied", null]]);
   });
 
   test("built-ins are exempt from the local-path rule only", async () => {
