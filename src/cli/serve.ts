@@ -10,7 +10,7 @@ import { boot } from "../runtime/boot.ts";
 import { approvedSet } from "../runtime/call-deps.ts";
 import { Hub } from "../serve/hub.ts";
 import { HTTP_ARGS, HTTP_FLAGS, httpChoice, startHttp } from "./serve-http.ts";
-import { claimStdout } from "../serve/stdout.ts";
+import { claimStdout, type StdoutSink } from "../serve/stdout.ts";
 import { VERSION } from "../version.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
 import { note } from "./ui.ts";
@@ -74,7 +74,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
     }
     if (bool(s, "verbose")) note(`serving ${hub.tools().length} tools over ${listening ? "HTTP" : "stdio"} (profile ${choices.profile.name}${bool(s, "child") ? ", child" : ""})`);
     // An HTTP server may run with stdin closed: only a signal stops it.
-    const why = await stopSignal(!listening);
+    const why = await stopSignal(!listening, stdout);
     listening?.refuseNewSessions();
     const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
     if (!bool(s, "quiet")) note(`stopping (${why}): new calls are refused; calls in flight get ${graceMs / 1000} s`);
@@ -89,18 +89,24 @@ export async function runServe(ctx: RunContext): Promise<number> {
   }
 }
 
-/** Resolves on the first of SIGINT, SIGTERM or (when `stdin`) stdin's end, saying which. */
-function stopSignal(stdin: boolean): Promise<string> {
+/** Resolves on the first of SIGINT, SIGTERM or (when `stdin`) stdin's end or stdout's reader gone, saying which. */
+function stopSignal(stdin: boolean, stdout: StdoutSink): Promise<string> {
   return new Promise((resolve) => {
+    let stopped = false;
     const eof = () => stop("stdin closed");
     const int = () => stop("SIGINT");
     const term = () => stop("SIGTERM");
     const stop = (why: string) => {
+      if (stopped) return;
+      stopped = true;
       process.stdin.off("end", eof).off("close", eof);
       process.off("SIGINT", int).off("SIGTERM", term);
       resolve(why);
     };
-    if (stdin) process.stdin.once("end", eof).once("close", eof);
+    if (stdin) {
+      process.stdin.once("end", eof).once("close", eof);
+      stdout.onGone(() => stop("stdout closed: the client is gone"));
+    }
     process.once("SIGINT", int).once("SIGTERM", term);
   });
 }

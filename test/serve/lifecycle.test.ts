@@ -120,6 +120,33 @@ describe("shutdown", () => {
   }, 30_000);
 });
 
+test("a client that vanishes mid-call (its pipes closed unread): serve still stops, nothing left spinning", async () => {
+  await using root = tempDir();
+  const s = site(root.path);
+  const cfg = join(root.path, "toolgate.json");
+  writeFileSync(cfg, JSON.stringify({ workspace: s.ws, las: { shutdown_grace_secs: 1 } }));
+  // A client process of its own, so its end closes both pipes the way a crashed client does.
+  const client = join(root.path, "client.ts");
+  writeFileSync(
+    client,
+    `const p = Bun.spawn([${JSON.stringify(BIN)}, "serve", "--config", ${JSON.stringify(cfg)}, "--allow-run", "--approve", "bash"], { cwd: ${JSON.stringify(s.ws)}, env: { PATH: "/usr/bin:/bin", HOME: ${JSON.stringify(s.home)}, CI: "true" }, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+const w = (m) => { p.stdin.write(JSON.stringify(m) + "\\n"); p.stdin.flush(); };
+w({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } } });
+w({ jsonrpc: "2.0", method: "notifications/initialized" });
+w({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } } });
+for (let i = 0; i < 200; i++) { if (await Bun.file(${JSON.stringify(join(s.ws, "sleep.pid"))}).exists()) break; await Bun.sleep(25); }
+p.kill("SIGTERM");
+console.log(p.pid);
+process.exit(0);`,
+  );
+  const c = Bun.spawn([process.execPath, client], { stdout: "pipe", stderr: "inherit" });
+  const pid = Number((await new Response(c.stdout).text()).trim());
+  expect(await c.exited).toBe(0);
+  for (let i = 0; i < 400 && alive(pid); i++) await Bun.sleep(25);
+  expect(alive(pid)).toBe(false);
+  expect(alive(Number(readFileSync(join(s.ws, "sleep.pid"), "utf8")))).toBe(false);
+}, 30_000);
+
 test("a line that is not JSON-RPC is reported on stderr (escaped) and the session goes on", async () => {
   await using root = tempDir();
   const s = site(root.path);
