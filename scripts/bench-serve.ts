@@ -11,6 +11,9 @@
 //      of BENCH_RUNS (default 20) interleaved runs.
 //   4. Where serve's per-call time goes, in this process (same code, not the binary): the whole
 //      pipeline (invoke with serve's wiring, no transport), and its journal rows alone.
+//   5. The same through the binary: p50 and mean round trip of ping (no handler), a call of an
+//      unknown name (refused: one journal row), plan (two rows, the lane store) and file_read, for
+//      serve and the floor; then file_read again with the state folder on tmpfs (/dev/shm).
 // Targets (issue 9): serve ≥ 70% of the floor's calls/s, p99 < 2 ms, RSS < 80 MB, cold within 30 ms.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -258,6 +261,48 @@ try {
   const serveUs = 1e6 / mid(cases[1]!.name).callsPerSec;
   console.log(`4. per call: floor round trip ${floorUs.toFixed(0)} µs, serve round trip ${serveUs.toFixed(0)} µs (+${(serveUs - floorUs).toFixed(0)} µs); in process: the pipeline (invoke file_read) ${parts.invoke_us.toFixed(0)} µs, of which the journal's started + finished rows ${parts.journal_rows_us.toFixed(0)} µs (selfMark, read per row, ${parts.self_mark_us.toFixed(0)} µs)`);
   report.per_call_us = { floor: +floorUs.toFixed(0), serve: +serveUs.toFixed(0), invoke: +parts.invoke_us.toFixed(0), journal_rows: +parts.journal_rows_us.toFixed(0), self_mark: +parts.self_mark_us.toFixed(1) };
+
+  // 5. What a round trip costs by what it does, one process each (after the warm-up).
+  const trips = async (peer: Peer, method: string, params: object) => {
+    for (let i = 0; i < WARMUP; i++) await peer.request(method, params);
+    const lat: number[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      const t = performance.now();
+      await peer.request(method, params);
+      lat.push((performance.now() - t) * 1000);
+    }
+    return { p50_us: Math.round(pct(lat, 0.5)), mean_us: Math.round(lat.reduce((a, b) => a + b, 0) / lat.length) };
+  };
+  const call = (name: string, args: object) => ["tools/call", { name, arguments: args }] as const;
+  const floorPeer = new Peer([floor], ws, env);
+  await floorPeer.initialize();
+  const servePeer = new Peer(serveArgs, ws, env);
+  await servePeer.initialize();
+  const trip: Record<string, unknown> = {
+    "floor ping": await trips(floorPeer, "ping", {}),
+    "floor echo": await trips(floorPeer, ...call("echo", { text: "hello" })),
+    "serve ping": await trips(servePeer, "ping", {}),
+    "serve unknown tool": await trips(servePeer, ...call("no_such_tool", {})),
+    "serve plan": await trips(servePeer, ...call("plan", {})),
+    "serve file_read": await trips(servePeer, ...call("file_read", { path: "README.md" })),
+  };
+  await floorPeer.close();
+  await servePeer.close();
+  if (Bun.spawnSync(["test", "-d", "/dev/shm"]).exitCode === 0) {
+    const shm = mkdtempSync("/dev/shm/toolgate-bench-");
+    try {
+      writeFileSync(join(shm, "cfg.json"), JSON.stringify({ workspace: ws, state: join(shm, "state") }));
+      const onShm = new Peer([...serveArgs, "--config", join(shm, "cfg.json")], ws, env);
+      await onShm.initialize();
+      trip["serve file_read, state on tmpfs"] = await trips(onShm, ...call("file_read", { path: "README.md" }));
+      await onShm.close();
+    } finally {
+      rmSync(shm, { recursive: true, force: true });
+    }
+  }
+  console.log("5. round trip by what it does (p50 / mean µs):");
+  for (const [k, v] of Object.entries(trip)) console.log(`   ${k.padEnd(34)} ${String((v as { p50_us: number }).p50_us).padStart(5)} / ${String((v as { mean_us: number }).mean_us).padStart(5)}`);
+  report.round_trips = trip;
   console.log(JSON.stringify(report));
 } finally {
   rmSync(work, { recursive: true, force: true });
