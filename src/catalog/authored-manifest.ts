@@ -7,6 +7,7 @@ import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type Par
 import { resolveReal, which } from "../fs/real-path.ts";
 import type { PermKind } from "../permission/types.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
+import { compileFull, whereInSchema } from "../schema/full.ts";
 import { compileSchema } from "../schema/validate.ts";
 import { EFFECTS, type ApprovalPolicy, type EffectClass } from "./declare.ts";
 import { authoredIdentity } from "./authored-identity.ts";
@@ -173,16 +174,24 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
   };
 }
 
-/** The runtime validates arguments with compileSchema; a schema it cannot check fully is refused here. */
+/**
+ * The runtime validates an authored tool's arguments with the complete validator (schema/full.ts);
+ * a schema it cannot check is refused here. The small subset the fast check knows is accepted
+ * without loading that validator, so a boot with plain schemas never pays for it.
+ */
 function checkInputSchema(schema: Record<string, unknown>): void {
   if (schema.type !== "object") fail(["input_schema", "type"], `must be "object" (the arguments are one JSON object)`, 'set "type": "object"');
   try {
     compileSchema(schema);
+    return;
+  } catch {
+    // Past the subset: the complete validator decides.
+  }
+  try {
+    compileFull(schema);
   } catch (e) {
-    const m = /^compileSchema: (.*) at #(.*)$/.exec((e as Error).message);
-    const pointer = (m?.[2] ?? "").split("/").filter(Boolean).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
-    fail(["input_schema", ...pointer], `the runtime validator cannot check this schema: ${m?.[1] ?? (e as Error).message}`,
-      "use the JSON Schema subset toolgate checks (type, properties, required, additionalProperties, items, enum, const, anyOf/oneOf/allOf, bounds, pattern); no $ref or $defs");
+    fail(["input_schema", ...whereInSchema(schema, e)], `the runtime validator cannot check this schema: ${(e as Error).message}`,
+      "write a JSON Schema (draft 2020-12, or draft-07 with \"$schema\") whose every $ref points inside it");
   }
 }
 

@@ -27,10 +27,18 @@ export interface McpSession {
 const MAX_PAGES = 100;
 
 export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string }): Promise<McpSession> {
-  const [{ Client }, types] = await Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+  const [{ Client }, types, { AjvJsonSchemaValidator }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/validation/ajv"),
+  ]);
   const pinned = opts.pin ? new PinnedProtocol(transport) : null;
+  // The SDK builds an ajv per Client for output schemas (several ms of every cold call) that
+  // toolgate's raw requests never use: it is made only if the SDK ever asks for a validator.
+  let ajv: InstanceType<typeof AjvJsonSchemaValidator> | undefined;
+  const jsonSchemaValidator = { getValidator: <T>(schema: Parameters<InstanceType<typeof AjvJsonSchemaValidator>["getValidator"]>[0]) => (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema) };
   // No client capabilities: advertising roots makes the SDK wait out a 2 s close timeout.
-  const client = new Client({ name: "toolgate", version: opts.version }, { capabilities: {} });
+  const client = new Client({ name: "toolgate", version: opts.version }, { capabilities: {}, jsonSchemaValidator });
   await client.connect(pinned ?? transport, { timeout: opts.connectTimeoutMs });
   const negotiated = pinned?.negotiated;
   return {

@@ -10,6 +10,7 @@ import { argsForApproval, previewArgs, redactValue } from "../boundary/redact.ts
 import type { Need } from "../permission/types.ts";
 import type { Envelope, Refusal } from "../result/result.ts";
 import { explainWithArktype } from "../schema/explain.ts";
+import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import type { JournalRow } from "../state/journal.ts";
 
@@ -59,9 +60,14 @@ export interface Invoked {
 }
 
 const validators = new WeakMap<Entry, Validator>();
+/**
+ * Built-ins: the fast check of the schema arktype exported. Every other source (MCP, Las,
+ * authored): the complete validator (draft 2020-12 / draft-07, `$ref`, formats), loaded on first
+ * use of a schema past the fast check's subset. Only an authored tool gets defaults filled in.
+ */
 const validatorFor = (e: Entry): Validator => {
   let v = validators.get(e);
-  if (!v) validators.set(e, (v = compileSchema(e.inputSchema)));
+  if (!v) validators.set(e, (v = e.adapter.builtin ? compileSchema(e.inputSchema) : compileExternal(e.inputSchema, { fillDefaults: e.origin === "authored" })));
   return v;
 };
 

@@ -36,6 +36,15 @@ const TYPES: Record<string, [label: string, test: (x: unknown) => boolean]> = {
 const asNumber = (d: unknown) => (typeof d === "number" ? d : undefined);
 // Lengths count UTF-16 code units (`.length`), as arktype does, where JSON Schema says code points.
 const stringLength = (d: unknown) => (typeof d === "string" ? d.length : undefined);
+// JSON Schema's own reading, for schemas toolgate did not export (MCP, authored): code points.
+const codePointLength = (d: unknown) => {
+  if (typeof d !== "string") return undefined;
+  let n = 0;
+  for (const _ of d) n++;
+  return n;
+};
+/** Set only while compileSchema runs (synchronously): string lengths count code points. */
+let countCodePoints = false;
 const arrayLength = (d: unknown) => (Array.isArray(d) ? d.length : undefined);
 const BOUNDS: [string, (d: unknown) => number | undefined, (n: number, rule: number) => boolean, string][] = [
   ["minimum", asNumber, (n, r) => n >= r, "at least"],
@@ -50,8 +59,15 @@ const BOUNDS: [string, (d: unknown) => number | undefined, (n: number, rule: num
 ];
 const NO_DEFAULT = Symbol("no default");
 
-export function compileSchema(schema: JsonSchema): Validator {
-  const root = compile(schema, "#");
+/** `codePoints`: string lengths count code points, as JSON Schema says (schemas from other sources). */
+export function compileSchema(schema: JsonSchema, opts: { codePoints?: boolean } = {}): Validator {
+  countCodePoints = opts.codePoints === true;
+  let root: Node;
+  try {
+    root = compile(schema, "#");
+  } finally {
+    countCodePoints = false;
+  }
   return (data) => {
     const issues: Issue[] = [];
     const value = root.check(data, [], issues);
@@ -95,7 +111,8 @@ function compile(schema: JsonSchema, at: string, fillsDefault = false): Node {
   }
   const label = labels.join(" and ") || "valid";
 
-  for (const [key, measure, ok, text] of BOUNDS) {
+  for (const [key, byUnits, ok, text] of BOUNDS) {
+    const measure = byUnits === stringLength && countCodePoints ? codePointLength : byUnits;
     const rule = s[key];
     if (rule === undefined) continue;
     need(typeof rule === "number" && Number.isFinite(rule), at, `bad ${key}`);

@@ -247,9 +247,36 @@ describe("invoke", () => {
   test("a schema the validator cannot check is a typed refusal, not a crash", async () => {
     const { trace, deps } = setup();
     const entry = deps.catalog.entries.get("demo__read")!;
-    const bad = { ...entry, inputSchema: { type: "object", properties: { x: { $ref: "#/$defs/x" } }, $defs: { x: { type: "string" } } } };
+    const bad = { ...entry, inputSchema: { type: "object", properties: { x: { $ref: "#/$defs/nowhere" } } } };
     const catalog = { ...deps.catalog, entries: new Map([["demo__read", bad]]) };
-    expect((await invoke("demo__read", { x: "a" }, { ...deps, catalog })).envelope).toMatchObject({ status: "failed", error_code: "schema.unsupported" });
+    const r = await invoke("demo__read", { x: "a" }, { ...deps, catalog });
+    expect(r.envelope).toEqual({
+      status: "failed",
+      tool: "demo__read",
+      error_code: "schema.unsupported",
+      message: "demo__read's input schema cannot be checked here (can't resolve reference #/$defs/nowhere from id #); the tool is not called",
+    });
     expect(trace.steps).toEqual([]);
+  });
+
+  test("a tool from another source is checked by the complete validator: $ref and $defs, formats, house wording", async () => {
+    const { trace, deps } = setup();
+    const entry = deps.catalog.entries.get("demo__read")!;
+    const schema = {
+      type: "object",
+      properties: { step: { $ref: "#/$defs/Step" }, at: { type: "string", format: "date-time" } },
+      required: ["step"],
+      $defs: { Step: { type: "object", properties: { n: { type: "integer", minimum: 1 }, kind: { enum: ["a", "b"] } }, required: ["n"] } },
+    };
+    const catalog = { ...deps.catalog, entries: new Map([["demo__read", { ...entry, inputSchema: schema }]]) };
+    const bad = await invoke("demo__read", { step: { n: 0, kind: "c" }, at: "yesterday" }, { ...deps, catalog });
+    expect(bad.envelope).toMatchObject({ error_code: "args.invalid", message: 'invalid arguments for demo__read: step.n: must be at least 1 (was 0); step.kind: must be "a" or "b"; at: must match format "date-time"' });
+    const wrongType = await invoke("demo__read", { step: "x" }, { ...deps, catalog });
+    expect(wrongType.envelope).toMatchObject({ message: "invalid arguments for demo__read: step: must be an object (was string)" });
+    const missing = await invoke("demo__read", {}, { ...deps, catalog });
+    expect(missing.envelope).toMatchObject({ message: "invalid arguments for demo__read: step: must be present" });
+    expect(trace.steps).toEqual([]);
+    const good = await invoke("demo__read", { step: { n: 2 }, at: "2026-11-30T17:00:00Z", path: "a" }, { ...deps, catalog });
+    expect(good.envelope.status).toBe("success");
   });
 });
