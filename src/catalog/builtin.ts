@@ -20,6 +20,8 @@ export function builtinSources(decls: readonly ToolDeclaration<any>[], schemas: 
       approval: d.approval,
       adapter: {
         builtin: true,
+        ...(d.foreignOutput ? { foreignOutput: true } : {}),
+        ...(d.audit ? { audit: d.audit } : {}),
         // Tools that bound their own time get the longest timer there is (about 24 days).
         ...(d.ownDeadline ? { deadlineMs: 2 ** 31 - 1 } : {}),
         arkInput: d.input,

@@ -15,6 +15,10 @@ export interface Adapter {
   run(args: unknown, ctx: ToolContext): Promise<Outcome<unknown>>;
   /** Built-ins speak in workspace-relative paths, so the boundary's local-path rule is off for them. */
   readonly builtin: boolean;
+  /** What the journal's preview shows of the arguments (a URL as scheme://host:port), when not the arguments. */
+  readonly audit?: (args: unknown) => unknown;
+  /** A built-in whose output is text from outside (a web page): the boundary judges it as a remote source's. */
+  readonly foreignOutput?: boolean;
   /** Secret values bound to this source's calls: redacted from every view. */
   readonly secrets?: readonly string[];
   /**

@@ -89,6 +89,33 @@ export interface CallScope extends NeedsContext {
   readonly controlFiles?: readonly string[];
   /** Writes one line to the operator view (stderr, never the result): CI annotations, for instance. */
   readonly operator?: (line: string) => void;
+  /** The network, under the URL policy and the grants (src/http): the only way a tool reaches a URL. */
+  readonly http?: HttpClient;
+}
+
+/** One bounded GET (or request) through the URL policy: refusals are `url.rejected` or `net.*`. */
+export interface HttpClient {
+  get(url: string, opts: HttpGetOptions): Promise<Outcome<HttpBody>>;
+}
+export interface HttpGetOptions {
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** Operator endpoints (rails, Most): trusted for their address class, still scheme-checked. */
+  readonly operatorEndpoint?: boolean;
+}
+export interface HttpBody {
+  readonly status: number;
+  /** The URL that answered, after redirects. */
+  readonly url: string;
+  readonly contentType: string;
+  readonly bytes: Uint8Array;
+  /** The body was longer than maxBytes: the rest was never read. */
+  readonly truncated: boolean;
+  readonly redirects: number;
 }
 
 /** What a handler may use: the call's scope plus what the pipeline binds to this one run. */
@@ -110,6 +137,10 @@ export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
   readonly input: (t: typeof arkType) => T;
   /** Undeclared means `irreversible` (fail closed). */
   readonly effect?: EffectClass;
+  /** Returns text from outside the workspace (a web page): the boundary's local-path rule applies. */
+  readonly foreignOutput?: true;
+  /** The arguments as the journal shows them (audit view), when they carry what it must not keep. */
+  readonly audit?: (args: unknown) => unknown;
   readonly approval: ApprovalPolicy;
   /** The permissions a call needs, or a refusal (a path leaving the workspace). Pure checks only. */
   readonly needs: (args: T["infer"], ctx: NeedsContext) => Outcome<Need[]>;

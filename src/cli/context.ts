@@ -1,6 +1,8 @@
 // What a command receives from the entry point: the world, injected (tests pass their own).
 import type { BootInput } from "../runtime/boot.ts";
 import { bool, multi, str, type Scanned } from "./flags.ts";
+import { parsePins } from "../http/resolve.ts";
+import { usageError } from "../result/result.ts";
 import { canAsk } from "./terminal.ts";
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
@@ -13,7 +15,11 @@ export interface RunContext {
 
 /** What every command hands the boot from its command line: the same flags mean the same thing. */
 export function bootInput(ctx: RunContext, s: Scanned): BootInput {
+  const resolve = multi(s, "resolve");
+  const pins = resolve.length === 0 ? new Map<string, string[]>() : parsePins(resolve);
+  if ("error" in pins) throw usageError(pins.error, "write --resolve HOST:PORT:ADDR[,ADDR...], as curl takes it (e.g. --resolve site.test:8080:127.0.0.1)");
   return {
+    pins: pins instanceof Map ? pins : pins.pins,
     cwd: ctx.cwd,
     env: ctx.env,
     configFlag: str(s, "config"),

@@ -20,6 +20,7 @@ export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   approve: { kind: "multi" },
   lane: { kind: "string" },
   "allow-local-paths": { kind: "multi" },
+  resolve: { kind: "multi" },
   help: { kind: "bool", alias: "h" },
 };
 

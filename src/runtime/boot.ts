@@ -30,6 +30,7 @@ import { serverDetail } from "./server-prompt.ts";
 import { serverJournal } from "./server-journal.ts";
 import { escapeControl } from "../result/escape.ts";
 import { mayDiscover, withholdBadServers } from "./remote-boot.ts";
+import { exactNetGrants, policyFetch, type NetSetup } from "../http/client.ts";
 
 export interface BootInput {
   readonly cwd: string;
@@ -52,6 +53,8 @@ export interface BootInput {
    * started to list it (none for a built-in); without it (`tools`) every server may be.
    */
   readonly call?: string;
+  /** `--resolve` pins, `host:port` → addresses (checked like any DNS answer). */
+  readonly pins?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface Booted {
@@ -79,6 +82,8 @@ export interface Booted {
   readonly trust: TrustVerdict;
   /** The user's state folder (trust records, remembered approvals), outside every checkout; null without HOME. */
   readonly userState: string | null;
+  /** What the HTTP adapter needs for a tool's requests: exact grants, --resolve pins, the grants for redirects. */
+  readonly net: NetSetup;
 }
 
 export async function loadEffective(input: BootInput): Promise<{ config: Effective; file: ConfigFile | null }> {
@@ -128,6 +133,8 @@ export async function boot(input: BootInput): Promise<Booted> {
   const canPrompt = input.interactive === true && config.values.permissions?.prompt !== false;
   // Bare program names in run grants resolve on the children's fixed PATH, where they will run.
   const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! });
+  const pins = input.pins ?? new Map<string, string[]>();
+  const net: NetSetup = { exact: exactNetGrants(grants), pins, grants, cwd: workspace };
   const lockPath = join(file ? dirname(file.path) : workspace, LOCK_NAME);
   // The user's state folder too: when it lies in the workspace (workspace = $HOME), no tool writes it.
   const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string, ...(userState ? [userState] : [])];
@@ -173,6 +180,8 @@ export async function boot(input: BootInput): Promise<Booted> {
       sandboxMode: sandbox.mode,
       sandbox: (network) => (sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper),
       networkGranted: connectGrants.allow.net === true && connectGrants.deny.net === undefined,
+      // Over HTTP, a server at a non-public address needs an exact grant on the command line.
+      httpFetch: policyFetch({ exact: exactNetGrants(connectGrants), pins, grants: connectGrants, cwd: workspace }),
       describe: (spec) => serverDetail(spec, declaredIn),
       journal: serverJournal(declaredIn),
     });
@@ -191,7 +200,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     const { keep, withheld } = withholdBadServers(remoteTools, specs.value, [...sources, ...authored]);
     for (const w of withheld) remote?.withhold(w.server, w.reason);
     sources.push(...keep, ...authored);
-    return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState };
+    return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();

@@ -11,6 +11,7 @@ import { laneStore } from "../state/lanes.ts";
 import type { Booted } from "./boot.ts";
 import type { InvokeDeps } from "./invoke.ts";
 import { processRunner } from "./processes.ts";
+import { httpClient } from "../http/client.ts";
 
 export const DEADLINE_MS = 300_000;
 
@@ -57,6 +58,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       config: booted.config.values,
       controlFiles: booted.controlFiles,
       operator: (line) => w.operator(escapeControl(line)),
+      http: httpClient(booted.net),
     },
     processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal: s }),
     permissions: booted.permissions,

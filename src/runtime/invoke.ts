@@ -91,7 +91,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     status,
     error_code,
     duration_ms: Math.max(0, Math.round(deps.now() - started)),
-    args_preview: previewArgs(args, 240, secrets),
+    args_preview: previewArgs(entry?.adapter.audit ? entry.adapter.audit(args) : args, 240, secrets),
     result_bytes,
     detail,
   });
@@ -178,7 +178,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const r = result.ok ? undefined : result.refusal;
   const checkedValue = r === undefined ? (result as { value: unknown }).value : r.raw !== undefined ? r.raw : { message: r.message, details: r.details };
   if (pathsOff !== undefined) offDetail = { local_paths: "off", by: pathsOff };
-  const violation = checkBoundary(checkedValue, { localPaths: !entry.adapter.builtin && pathsOff === undefined });
+  const violation = checkBoundary(checkedValue, { localPaths: (!entry.adapter.builtin || entry.adapter.foreignOutput === true) && pathsOff === undefined });
   // A violation replaces the result whole, with exactly the seed's object (no tool name, no partial).
   if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation, r?.raw !== undefined ? r : undefined);
   return result.ok ? finish({ status: "success", tool: name, payload: result.value }) : failed(result.refusal);

@@ -7,7 +7,7 @@
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
 import { childEnv } from "../launcher/env.ts";
-import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
+import { connectTarget, type Connection, type PolicyFetch, type Target } from "../mcp/connect.ts";
 import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/discovery.ts";
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
 import type { ListedTool } from "../mcp/session.ts";
@@ -50,6 +50,8 @@ export interface RemoteDeps {
   readonly sandbox?: (network: boolean) => Sandbox | undefined;
   /** Whether the whole network is granted (--allow-net with no list): what `"network": true` needs in product mode. */
   readonly networkGranted?: boolean;
+  /** The HTTP adapter's fetch for MCP servers over HTTP (the URL policy, --resolve, exact grants). */
+  readonly httpFetch?: PolicyFetch;
   /** What the start prompt shows of a server: its whole command line and where it was declared. */
   readonly describe?: (spec: RemoteSpec) => string;
   /**
@@ -223,7 +225,7 @@ export class RemoteSources {
     let target: Target;
     if (spec.transport.kind === "http") {
       const { headers, secrets: bound } = spec.transport;
-      target = { kind: "http", name: spec.name, url: spec.transport.url, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])) };
+      target = { kind: "http", name: spec.name, url: spec.transport.url, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), ...(this.deps.httpFetch ? { fetch: this.deps.httpFetch } : {}) };
     }
     else {
       // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.

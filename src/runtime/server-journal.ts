@@ -4,6 +4,7 @@
 // supervision a restart is a `server_restarted` row (also before the spawn) and a child's death
 // a `server_exited` row with the reason (error_code mcp.exited, or mcp.server_down past the bound).
 import { previewArgs } from "../boundary/redact.ts";
+import { auditView } from "../http/audit.ts";
 import { openState } from "../state/db.ts";
 import { appendJournal } from "../state/journal.ts";
 import { declaredAt, type DeclaredIn } from "./server-prompt.ts";
@@ -11,7 +12,8 @@ import type { RemoteSpec } from "./remote-specs.ts";
 
 export function serverJournal(d: DeclaredIn) {
   return (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }): void => {
-    const what = spec.transport.kind === "stdio" ? spec.transport.argv : spec.transport.url;
+    // A URL's audit view: no userinfo, path, query or fragment (a token in a query stays out).
+    const what = spec.transport.kind === "stdio" ? spec.transport.argv : auditView(spec.transport.url);
     let db;
     try {
       db = openState(d.stateDir);

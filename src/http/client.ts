@@ -1,0 +1,83 @@
+// The network as handlers and MCP connections get it: the grants and --resolve pins of this boot,
+// bound once. Light to import (the policy, ipaddr.js and node:dns load on the first request).
+import type { HttpBody, HttpClient, HttpGetOptions } from "../catalog/declare.ts";
+import { parseNet } from "../permission/net.ts";
+import { decide, type ResolvedGrants } from "../permission/match.ts";
+import type { PermissionGrants } from "../permission/types.ts";
+import type { Outcome } from "../result/result.ts";
+import type { HttpDeps } from "./fetch.ts";
+import type { Pins, Resolver } from "./resolve.ts";
+
+export interface NetSetup {
+  /** Exact `host:port` allow-net grants, canonical: the only way to a non-public address. */
+  readonly exact: ReadonlySet<string>;
+  readonly pins: Pins;
+  readonly grants: PermissionGrants;
+  readonly cwd: string;
+  /** Injected in tests; the system's getaddrinfo otherwise. */
+  readonly resolver?: Resolver;
+}
+
+/** Exact grants: listed allow-net values with a port (a host-wide value or a bare --allow-net is never one). */
+export function exactNetGrants(grants: PermissionGrants | ResolvedGrants): Set<string> {
+  const allow = grants.allow.net;
+  const out = new Set<string>();
+  if (allow === undefined || allow === true) return out;
+  for (const v of allow) {
+    const n = parseNet(v);
+    if (n !== null && n.port !== undefined) out.add(`${n.host}:${n.port}`);
+  }
+  return out;
+}
+
+async function deps(setup: NetSetup, operatorEndpoint: boolean): Promise<HttpDeps> {
+  const { systemResolver } = await import("./resolve.ts");
+  const pinned = new Set(setup.pins.keys());
+  return {
+    reach: { exact: setup.exact, pinned, ...(operatorEndpoint ? { trustAddressClass: true } : {}) },
+    pins: setup.pins,
+    resolver: setup.resolver ?? systemResolver,
+    // A redirect's new host needs the grant the first one did (no prompt: it was not asked for).
+    ...(operatorEndpoint ? {} : { permits: (host: string, port: number) => decide(setup.grants, { kind: "net", value: `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}` }, setup.cwd) === "granted" }),
+  };
+}
+
+export function httpClient(setup: NetSetup): HttpClient {
+  return {
+    async get(url: string, opts: HttpGetOptions): Promise<Outcome<HttpBody>> {
+      const { guardedFetch, readCapped, networkRefusal } = await import("./fetch.ts");
+      const fetched = await guardedFetch(url, { method: opts.method ?? "GET", headers: opts.headers ?? {}, body: opts.body ?? null, timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) }, await deps(setup, opts.operatorEndpoint === true));
+      if (!fetched.ok) return fetched;
+      const { response } = fetched.value;
+      try {
+        const { bytes, truncated } = await readCapped(response, opts.maxBytes);
+        return { ok: true, value: { status: response.status, url: fetched.value.url, contentType: response.headers.get("content-type") ?? "", bytes, truncated, redirects: fetched.value.redirects } };
+      } catch (e) {
+        return networkRefusal(e, new URL(fetched.value.url));
+      }
+    },
+  };
+}
+
+/** Thrown by the fetch handed to the MCP SDK: its message and code are the refusal's. */
+export class NetRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** A WHATWG-shaped fetch for the MCP SDK's Streamable HTTP transport, under the same policy. */
+export function policyFetch(setup: NetSetup): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    const { guardedFetch } = await import("./fetch.ts");
+    const url = input instanceof Request ? input.url : String(input);
+    const d = await deps(setup, false);
+    const fetched = await guardedFetch(url, { method: init?.method ?? "GET", headers: init?.headers ?? {}, body: init?.body ?? null, ...(init?.signal ? { signal: init.signal } : {}) }, d);
+    if (!fetched.ok) throw new NetRefused(fetched.refusal.code, fetched.refusal.message, fetched.refusal.details);
+    return fetched.value.response;
+  };
+}
