@@ -40,10 +40,11 @@ export default defineTool({
     const kind = kindOf(type, page.bytes);
     if (kind === "binary") return refuse("web.binary", `the content type ${JSON.stringify(type || "(none)")} is not text; web_extract returns text only`, { content_type: type || null });
     const decoded = decode(page.bytes, page.contentType);
+    const max = args.max_chars ?? DEFAULT_CHARS;
     // Loaded here: the entity tables stay off every other call's start-up.
-    const { title, text } = kind === "html" ? await (await import("./html-text.ts")).htmlToText(decoded) : { title: "", text: decoded };
-    const kept = fitBytes(text.slice(0, args.max_chars ?? DEFAULT_CHARS), TEXT_BYTES);
-    return ok({ url: page.url, status: page.status, content_type: type, title, text: kept, chars: kept.length, truncated: page.truncated || kept.length < text.length });
+    const { title, text, cut } = kind === "html" ? await (await import("./html-text.ts")).htmlToText(decoded, max) : { title: "", text: decoded, cut: false };
+    const kept = fitBytes(text.slice(0, max), TEXT_BYTES);
+    return ok({ url: page.url, status: page.status, content_type: type, title, text: kept, chars: kept.length, truncated: page.truncated || cut || kept.length < text.length });
   },
 });
 
