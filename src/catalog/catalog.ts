@@ -43,6 +43,8 @@ export interface ToolSource {
   readonly approval: ApprovalPolicy;
   /** Something the user should know about this tool's policy (a waiver ignored), shown by `tools`. */
   readonly note?: string;
+  /** The tool's name as its server wrote it, when the catalog name is a mapped one (catalog/names.ts). */
+  readonly original?: string;
   /**
    * What runs when the tool is called, as JSON (an authored tool's manifest, argv and file digests;
    * a server's command line or URL). Part of the digest: approvals and the lock follow the code.
@@ -60,6 +62,8 @@ export interface Descriptor {
   readonly digest: string;
   readonly inputSchema: JsonSchema;
   readonly note?: string;
+  /** The name as its server wrote it, when `name` is mapped (dots, slashes, spaces, length). */
+  readonly original?: string;
 }
 
 export interface Entry extends Descriptor {
@@ -74,7 +78,8 @@ export interface Catalog {
 
 /**
  * A catalog name: ASCII letters, digits, "_" and "-", up to 128 (MCP's own limit for a tool name,
- * so `<server>__<tool>` fits). `serve` maps names past a client's budget (src/serve/names.ts).
+ * so `<server>__<tool>` fits). A server's tool whose name would not fit is mapped (catalog/names.ts);
+ * `serve` maps names past a client's budget the same way (src/serve/names.ts).
  */
 export const NAME_RULE = /^[A-Za-z0-9_-]{1,128}$/;
 export const NAME_RULE_TEXT = '1-128 ASCII letters, digits, "_" or "-"';
@@ -121,10 +126,10 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
     const effect = effectOf(s.effect);
     const inputSchema = schema as JsonSchema;
     const digest = toolDigest({ origin: s.origin, name: s.rawName, schema: inputSchema, effect, description: s.description, executable: s.executable });
-    entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, digest, inputSchema, ...(s.note ? { note: s.note } : {}), rawName: s.rawName, adapter: s.adapter });
+    entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, digest, inputSchema, ...(s.note ? { note: s.note } : {}), ...(s.original !== undefined ? { original: s.original } : {}), rawName: s.rawName, adapter: s.adapter });
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const descriptors = entries.map(({ name, origin, description, effect, approval, digest, inputSchema, note }) =>
-    ({ name, origin, description, effect, approval, digest, inputSchema, ...(note ? { note } : {}) }));
+  const descriptors = entries.map(({ name, origin, description, effect, approval, digest, inputSchema, note, original }) =>
+    ({ name, ...(original !== undefined ? { original } : {}), origin, description, effect, approval, digest, inputSchema, ...(note ? { note } : {}) }));
   return { ok: true, value: { descriptors, entries: new Map(entries.map((e) => [e.name, e])) } };
 }

@@ -84,8 +84,12 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
     writeOut(descriptors.map(({ inputSchema: _, ...d }) => jsonForTerminal(withServed(pin(d.name) ? { ...d, refused: pin(d.name) } : d))).join("\n"));
     return 0;
   }
-  const rows = [["NAME", ...(served ? ["SERVED"] : []), "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
-  for (const d of descriptors) rows.push([d.name, ...(served ? [served.toServed.get(d.name)!] : []), d.origin, d.effect, d.approval + (d.note ? "*" : ""), d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
+  // A server's tool whose name had to be mapped (dots, slashes, spaces, length) shows the name its server wrote.
+  const mapped = descriptors.some((d) => d.original !== undefined);
+  const rows = [["NAME", ...(served ? ["SERVED"] : []), ...(mapped ? ["ORIGINAL"] : []), "ORIGIN", "EFFECT", "APPROVAL", "DIGEST", "DESCRIPTION"]];
+  for (const d of descriptors) {
+    rows.push([d.name, ...(served ? [served.toServed.get(d.name)!] : []), ...(mapped ? [d.original ?? ""] : []), d.origin, d.effect, d.approval + (d.note ? "*" : ""), d.digest.slice(0, 12) + (pin(d.name) ? ` (${pin(d.name)})` : ""), firstSentence(d.description)]);
+  }
   const notes = descriptors.filter((d) => d.note).map((d) => `* ${escapeControl(d.name)}: ${d.note}`);
   const shown = profile.name === "full" ? "" : `profile: ${escapeControl(profile.name)} (${descriptors.length} of ${all.length} tools)\n`;
   writeOut(`${table(rows)}\n\n${notes.length ? `${notes.join("\n")}\n` : ""}${shown}sandbox: ${escapeControl(booted.sandbox.summary)}`);

@@ -3,6 +3,7 @@
 // tool), and which non-required servers' tools are withheld (a bad or colliding name) instead
 // of failing every call. Pure; boot.ts wires it.
 import { NAME_RULE, NAME_RULE_TEXT, normalizeName, type ToolSource } from "../catalog/catalog.ts";
+import { serverPrefix } from "../catalog/names.ts";
 import type { RemoteSpec } from "./remote-specs.ts";
 
 
@@ -15,8 +16,8 @@ export function mayDiscover(spec: RemoteSpec, call: string | undefined, local: (
   if (local(call)) return false;
   const sep = call.indexOf("__");
   if (sep <= 0) return false;
-  const prefix = call.slice(0, sep);
-  return spec.kind === "las" ? lasSurfaces.includes(prefix) : prefix === spec.name;
+  // A server's tools all start `<prefix>__`, mapped ones too (catalog/names.ts).
+  return spec.kind === "las" ? lasSurfaces.includes(call.slice(0, sep)) : call.startsWith(`${serverPrefix(spec.name)}__`);
 }
 
 export interface Withheld {

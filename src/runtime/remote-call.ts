@@ -5,7 +5,7 @@
 import { toolDigest, type ToolSource } from "../catalog/catalog.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Outcome } from "../result/result.ts";
-import type { RemoteSpec } from "./remote-specs.ts";
+import { catalogNameOf, type RemoteSpec } from "./remote-specs.ts";
 import type { RemoteSources } from "./remote.ts";
 
 const MESSAGE_CHARS = 1_000;
@@ -25,10 +25,13 @@ export const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
 
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources): ToolSource {
   const secrets = Object.values(spec.transport.secrets);
+  const name = catalogNameOf(spec, tool.name);
   return {
     origin: spec.origin,
     rawName: tool.name,
-    name: spec.kind === "las" ? tool.name : `${spec.name}__${tool.name}`,
+    name,
+    // A mapped name is shown beside the name the server wrote (the origin names the server).
+    ...(spec.kind === "mcp" && name !== `${spec.name}__${tool.name}` ? { original: tool.name } : {}),
     description: tool.description ?? "",
     inputSchema: tool.inputSchema,
     effect: undefined,
@@ -47,7 +50,7 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
 
 async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources, args: unknown, signal: AbortSignal): Promise<Outcome<unknown>> {
   // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
-  const now = remote.refusedNow(spec.kind === "las" ? tool.name : `${spec.name}__${tool.name}`);
+  const now = remote.refusedNow(catalogNameOf(spec, tool.name));
   if (now) return { ok: false, refusal: now };
   let conn;
   try {

@@ -6,6 +6,13 @@ import type { Effective } from "../config/resolve.ts";
 import { lasEnv, type LasSettings } from "../mcp/las.ts";
 import type { Need } from "../permission/types.ts";
 import type { Refusal } from "../result/result.ts";
+import { remoteToolName } from "../catalog/names.ts";
+
+/**
+ * A remote tool's catalog name: Las tools keep Las's names; a server's are `<server>__<tool>`, or
+ * that mapped when the server's or the tool's name has characters or a length clients refuse.
+ */
+export const catalogNameOf = (spec: Pick<RemoteSpec, "kind" | "name">, raw: string): string => (spec.kind === "las" ? raw : remoteToolName(spec.name, raw));
 
 export interface RemoteSpec {
   readonly name: string;
@@ -114,9 +121,6 @@ export function remoteSpecs(
   for (const name of Object.keys(servers).sort()) {
     const s = servers[name]!;
     if (s.disabled === true) continue;
-    if (!/^[A-Za-z0-9_-]{1,40}$/.test(name)) {
-      return { ok: false, refusal: { code: "config.invalid", message: `mcpServers."${name}": a server name is 1-40 letters, digits, "_" or "-" (it prefixes its tools' names)` } };
-    }
     const common = {
       name,
       origin: `mcp:${name}`,

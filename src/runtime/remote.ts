@@ -6,6 +6,7 @@
 // supervise() (serve) keeps the children for the process's lifetime: src/runtime/supervisor.ts.
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
+import { serverPrefix } from "../catalog/names.ts";
 import { childEnv } from "../launcher/env.ts";
 import { connectTarget, type Connection, type PolicyFetch, type Target } from "../mcp/connect.ts";
 import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/discovery.ts";
@@ -132,10 +133,10 @@ export class RemoteSources {
    * refused (the permission's refusal, naming the flag), failed, or its tools were withheld.
    */
   whyUnlisted(name: string): Refusal | undefined {
-    const sep = name.indexOf("__");
-    if (sep <= 0) return undefined;
-    const prefix = name.slice(0, sep);
-    const spec = this.deps.specs.find((s) => s.kind === "mcp" && s.name === prefix) ?? this.deps.specs.find((s) => s.kind === "las");
+    if (name.indexOf("__") <= 0) return undefined;
+    // The server whose prefix starts the name (the longest, should one prefix start another), else Las.
+    const owners = this.deps.specs.filter((s) => s.kind === "mcp" && name.startsWith(`${serverPrefix(s.name)}__`));
+    const spec = owners.sort((a, b) => serverPrefix(b.name).length - serverPrefix(a.name).length)[0] ?? this.deps.specs.find((s) => s.kind === "las");
     const st = spec && this.#status.find((x) => x.name === spec.name);
     if (!spec || !st) return undefined;
     const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;

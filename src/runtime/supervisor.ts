@@ -6,7 +6,7 @@ import type { Connection } from "../mcp/connect.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Refusal } from "../result/result.ts";
 import { liveDigest } from "./remote-call.ts";
-import type { RemoteSpec } from "./remote-specs.ts";
+import { catalogNameOf, type RemoteSpec } from "./remote-specs.ts";
 
 export interface SupervisorHooks {
   /** The set of servable tools changed (a server went down, came back, or lists another descriptor). */
@@ -58,7 +58,7 @@ interface ServerState {
   changed: Map<string, Refusal>;
 }
 
-const catalogName = (spec: RemoteSpec, raw: string) => (spec.kind === "las" ? raw : `${spec.name}__${raw}`);
+const catalogName = catalogNameOf;
 const who = (spec: RemoteSpec) => (spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`);
 /** An HTTP server is not toolgate's process: it is reconnected, not restarted. */
 const again = (spec: RemoteSpec) => (spec.transport.kind === "http" ? "reconnect" : "restart");

@@ -1,8 +1,9 @@
 // Served names: the catalog's names as an MCP client can take them. Clients prefix them
 // (`mcp__toolgate__…`) and refuse more than 64 characters or anything outside
 // ^[a-zA-Z0-9_-]{1,64}$; a name that fits the budget stays, any other becomes a readable stem plus
-// a digest of the whole name. Deterministic (no clock, no random), reversible, never two-to-one. Pure.
-import { createHash } from "node:crypto";
+// a digest of the whole name (the catalog's own mapping, catalog/names.ts). Deterministic,
+// reversible, never two-to-one. Pure.
+import { mapNames } from "../catalog/names.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 
 /** 64 minus room for a 20-character client prefix. */
@@ -17,9 +18,6 @@ export interface ServedNames {
   readonly fromServed: ReadonlyMap<string, string>;
 }
 
-const CLIENT_RULE = /^[A-Za-z0-9_-]+$/;
-/** Clients and the catalog treat these as one name (SPEC.md "Names": lowercase, `-` → `_`). */
-const normal = (n: string) => n.toLowerCase().replaceAll("-", "_");
 
 /** `--name-budget N`: a whole number from 16 to 64 (undefined: the default). */
 export function parseNameBudget(raw: string | undefined): Outcome<number> {
@@ -34,46 +32,7 @@ export function parseNameBudget(raw: string | undefined): Outcome<number> {
 
 export function servedNames(names: readonly string[], budget: number = DEFAULT_NAME_BUDGET): ServedNames {
   if (!Number.isInteger(budget) || budget < MIN_NAME_BUDGET || budget > MAX_NAME_BUDGET) throw new RangeError(`name budget ${budget} is outside ${MIN_NAME_BUDGET}..${MAX_NAME_BUDGET} (parseNameBudget checks it first)`);
-  const toServed = new Map<string, string>();
-  const fromServed = new Map<string, string>();
-  const taken = new Set<string>();
-  const fits = (n: string) => n.length <= budget && CLIENT_RULE.test(n);
-  // Names that fit keep themselves and their place first, so no shortened name can take it.
-  for (const n of names) {
-    if (!fits(n) || toServed.has(n)) continue;
-    toServed.set(n, n);
-    fromServed.set(n, n);
-    taken.add(normal(n));
-  }
-  // In a fixed order, so the same set of names always gives the same mapping.
-  const rest = [...new Set(names.filter((n) => !fits(n)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const n of rest) {
-    const served = shortened(n, budget, taken);
-    toServed.set(n, served);
-    fromServed.set(served, n);
-    taken.add(normal(served));
-  }
+  const toServed = mapNames(names, budget);
+  const fromServed = new Map([...toServed].map(([n, served]) => [served, n]));
   return { toServed, fromServed };
-}
-
-/**
- * `stem_<digest>`: the name's legal characters cut to fit, then 8 hex of sha256(name) (more on a
- * clash). Every candidate ends in `_` + a suffix without `_` or `-`, so candidates with different
- * suffixes differ even after normalization; the counted fallback has more candidates than there are
- * taken names, so one is always free.
- */
-function shortened(name: string, budget: number, taken: ReadonlySet<string>): string {
-  const stem = name.replace(/[^A-Za-z0-9_-]+/g, "_");
-  const hex = createHash("sha256").update(name, "utf8").digest("hex");
-  const withSuffix = (suffix: string) => `${stem.slice(0, Math.max(0, budget - 1 - suffix.length)).replace(/[_-]+$/, "")}_${suffix}`;
-  for (const len of [8, 12, 16]) {
-    if (len + 2 > budget) break;
-    const c = withSuffix(hex.slice(0, len));
-    if (!taken.has(normal(c))) return c;
-  }
-  for (let i = 0; i <= taken.size; i++) {
-    const c = withSuffix(`${hex.slice(0, 8)}x${i.toString(36)}`);
-    if (!taken.has(normal(c))) return c;
-  }
-  throw new Error(`no free served name for ${JSON.stringify(name)}`); // unreachable: more candidates than taken names
 }

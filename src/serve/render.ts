@@ -29,7 +29,7 @@ export function renderTool(d: Descriptor, served: string, approval: string): Ser
     description: d.description,
     inputSchema: d.inputSchema,
     annotations: ANNOTATIONS[d.effect],
-    _meta: { toolgate: { name: d.name, origin: d.origin, effect: d.effect, approval, digest: d.digest.slice(0, 12) } },
+    _meta: { toolgate: { name: d.name, ...(d.original !== undefined ? { original: d.original } : {}), origin: d.origin, effect: d.effect, approval, digest: d.digest.slice(0, 12) } },
   };
 }
 

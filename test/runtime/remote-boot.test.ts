@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import type { ToolSource } from "../../src/catalog/catalog.ts";
 import { mayDiscover, withholdBadServers } from "../../src/runtime/remote-boot.ts";
 import type { RemoteSpec } from "../../src/runtime/remote-specs.ts";
@@ -12,6 +13,7 @@ const tool = (origin: string, name: string, inputSchema: unknown = { type: "obje
   adapter: { builtin: false, needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) },
 });
 const builtin = (n: string) => n === "file_read";
+const serverHex = createHash("sha256").update("github.com/owner/repo").digest("hex").slice(0, 8);
 
 describe("mayDiscover", () => {
   test.each([
@@ -20,6 +22,10 @@ describe("mayDiscover", () => {
     ["gh__issue", "gh", true],
     ["gh__issue", "web", false],
     ["plain", "gh", false],
+    ["gh__db_query_1a2b3c4d", "gh", true], // a mapped tool name keeps its server's prefix
+    ["ghx__issue", "gh", false],
+    [`github_com_owner_repo_${serverHex}__x`, "github.com/owner/repo", true], // a mapped server prefix
+    ["github__x", "github.com/owner/repo", false],
   ] as const)("call %p, server %p: %p", (call, server, want) => expect(mayDiscover(spec(server), call, builtin, ["finance"])).toBe(want));
 
   test("Las only for its selected surfaces", () => {
