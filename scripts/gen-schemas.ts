@@ -4,6 +4,7 @@
 import { type } from "arktype";
 import { configType } from "../src/config/schema.ts";
 import { builtinTools } from "../src/tools/index.ts";
+import { railTools } from "../src/tools/rails/index.ts";
 
 export function renderSchemas(): string {
   const strip = (s: Record<string, unknown>) => {
@@ -11,7 +12,7 @@ export function renderSchemas(): string {
     return rest;
   };
   const tools: Record<string, unknown> = {};
-  for (const t of builtinTools) tools[t.name] = strip(t.input(type).toJsonSchema() as Record<string, unknown>);
+  for (const t of [...builtinTools, ...railTools]) tools[t.name] = strip(t.input(type).toJsonSchema() as Record<string, unknown>);
   const config = strip(configType(type).toJsonSchema() as Record<string, unknown>);
   return `${JSON.stringify({ tools, config }, null, 2)}\n`;
 }

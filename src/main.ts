@@ -30,6 +30,7 @@ const globalArgs = {
   "no-prompt": { type: "boolean", description: "Never prompt (also when CI is set, unless empty, false or 0): ungranted permissions and approvals are refused" },
   lane: { type: "string", description: "The lane whose plan and desk page a call uses (default: default)", valueHint: "NAME" },
   "allow-local-paths": { type: "string", description: "Let this MCP server's results through with absolute paths in them (the output boundary's local-path rule off for it; journaled)", valueHint: "SERVER[,SERVER]" },
+  "require-rails": { type: "boolean", description: "Fail the boot (exit 5) when a rail's endpoint or credential is missing: RAILS_BANK_URL and RAILS_BANK_TOKEN (bank_search, bank_get, librarian), RAILS_RESEARCH_URL and RAILS_RESEARCH_TOKEN (research)" },
   resolve: { type: "string", description: "Pin a name to addresses as curl does (repeatable); the URL policy checks them like DNS answers, and a non-public one needs the exact --allow-net=HOST:PORT", valueHint: "HOST:PORT:ADDR[,ADDR]" },
   version: { type: "boolean", description: "Print the version" },
 } as const;
@@ -81,7 +82,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const cmd = await load();
   if (wantsHelp) {
-    const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt, --lane NAME,\n--allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR]";
+    const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt, --lane NAME,\n--allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR], --require-rails";
     process.stdout.write(`${plain(await renderUsage(cmd.def, mainDef))}\n\n${globals}\n`);
     return 0;
   }

@@ -91,6 +91,8 @@ export interface CallScope extends NeedsContext {
   readonly operator?: (line: string) => void;
   /** The network, under the URL policy and the grants (src/http): the only way a tool reaches a URL. */
   readonly http?: HttpClient;
+  /** The rails' endpoints and credentials (from the environment), by group: `bank`, `research`. */
+  readonly rails?: Readonly<Record<string, { readonly url: string; readonly token: string } | undefined>>;
 }
 
 /** One bounded GET (or request) through the URL policy: refusals are `url.rejected` or `net.*`. */

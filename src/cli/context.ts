@@ -20,6 +20,7 @@ export function bootInput(ctx: RunContext, s: Scanned): BootInput {
   if ("error" in pins) throw usageError(pins.error, "write --resolve HOST:PORT:ADDR[,ADDR...], as curl takes it (e.g. --resolve site.test:8080:127.0.0.1)");
   return {
     pins: pins instanceof Map ? pins : pins.pins,
+    requireRails: bool(s, "require-rails"),
     cwd: ctx.cwd,
     env: ctx.env,
     configFlag: str(s, "config"),

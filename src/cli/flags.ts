@@ -21,6 +21,7 @@ export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   lane: { kind: "string" },
   "allow-local-paths": { kind: "multi" },
   resolve: { kind: "multi" },
+  "require-rails": { kind: "bool" },
   help: { kind: "bool", alias: "h" },
 };
 

@@ -38,6 +38,7 @@ type Parse = (raw: string, name: string) => unknown;
 const asList: Parse = (raw) => raw.split(",").map((s) => s.trim()).filter(Boolean);
 const asString: Parse = (raw) => raw;
 const asTrue: Parse = (raw) => raw === "true";
+const asRedacted: Parse = () => "[REDACTED]";
 const asSecs: Parse = (raw, name) => {
   const n = Number(raw);
   if (raw.trim() === "" || !Number.isFinite(n) || n < 0) throw bootError(`environment variable ${name}=${JSON.stringify(raw)} is not a number of seconds`, `set ${name} to a non-negative number, or unset it`);
@@ -58,6 +59,11 @@ export const ENV_KEYS: readonly [string, string, Parse][] = [
   ["LAS_RELEASE_TRUST_STORE_FILE", "las.release_trust_store_file", asString],
   ["LAS_RELEASE_WATERMARK_FILE", "las.release_watermark_file", asString],
   ["MOST_SERVICE_TOKEN_FILE", "most.service_token_file", asString],
+  // The rails' endpoints; their credentials are shown as set, never by value.
+  ["RAILS_BANK_URL", "rails.bank_url", asString],
+  ["RAILS_BANK_TOKEN", "rails.bank_token", asRedacted],
+  ["RAILS_RESEARCH_URL", "rails.research_url", asString],
+  ["RAILS_RESEARCH_TOKEN", "rails.research_token", asRedacted],
   // GitHub Actions sets it: dev_check then writes ::error:: annotations for failed gates (stderr).
   ["GITHUB_ACTIONS", "gates.annotations", asTrue],
 ];

@@ -17,6 +17,8 @@ import { bootError, usageError, type Refusal } from "../result/result.ts";
 import { netGranted, sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
 import { selectedSurfaces } from "../mcp/las.ts";
 import { builtinTools } from "../tools/index.ts";
+import { railTools } from "../tools/rails/index.ts";
+import { missingRails, RAIL_ROUTES, railEndpoints, type RailEndpoint, type RailGroup } from "../tools/rails/rails.ts";
 import { Permissions } from "../permission/check.ts";
 import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
 import { VERSION } from "../version.ts";
@@ -55,6 +57,8 @@ export interface BootInput {
   readonly call?: string;
   /** `--resolve` pins, `host:port` → addresses (checked like any DNS answer). */
   readonly pins?: ReadonlyMap<string, readonly string[]>;
+  /** --require-rails: a rail without its endpoint or credential fails the boot. */
+  readonly requireRails?: boolean;
 }
 
 export interface Booted {
@@ -84,6 +88,8 @@ export interface Booted {
   readonly userState: string | null;
   /** What the HTTP adapter needs for a tool's requests: exact grants, --resolve pins, the grants for redirects. */
   readonly net: NetSetup;
+  /** The rails' endpoints and credentials by group (only those with both set). */
+  readonly rails: Partial<Record<RailGroup, RailEndpoint>>;
 }
 
 export async function loadEffective(input: BootInput): Promise<{ config: Effective; file: ConfigFile | null }> {
@@ -148,7 +154,17 @@ export async function boot(input: BootInput): Promise<Booted> {
     protect: [join(workspace, ".git"), ...controlFiles],
   };
   const sandbox = sandboxFor(sandboxInput);
-  const sources = builtinSources(builtinTools);
+  // A rail is offered only with its endpoint and credential; required, a missing one fails the boot.
+  const rails = railEndpoints(input.env);
+  const railsSection = (config.values.rails ?? {}) as { require?: boolean; required?: boolean };
+  if (input.requireRails || railsSection.require === true || railsSection.required === true) {
+    const missing = missingRails(input.env);
+    if (missing.length > 0) {
+      const vars = [...new Set(missing.flatMap((m) => m.missing))];
+      throw bootError(`rails are required (${input.requireRails ? "--require-rails" : "the config's rails.require"}) but ${missing.map((m) => m.rail).join(", ")} cannot be offered: ${vars.join(", ")} ${vars.length === 1 ? "is" : "are"} not set`, `set ${vars.join(" and ")} in the environment, or drop --require-rails`);
+    }
+  }
+  const sources = builtinSources([...builtinTools, ...railTools.filter((t) => rails[RAIL_ROUTES[t.name]!.group] !== undefined)]);
   // Read before any server starts: a sandboxed server holds a missing lock's path with a placeholder.
   let lock: ReturnType<typeof readLock>;
   try {
@@ -200,7 +216,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     const { keep, withheld } = withholdBadServers(remoteTools, specs.value, [...sources, ...authored]);
     for (const w of withheld) remote?.withhold(w.server, w.reason);
     sources.push(...keep, ...authored);
-    return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net };
+    return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net, rails };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();

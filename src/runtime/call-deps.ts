@@ -59,6 +59,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       controlFiles: booted.controlFiles,
       operator: (line) => w.operator(escapeControl(line)),
       http: httpClient(booted.net),
+      rails: booted.rails,
     },
     processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal: s }),
     permissions: booted.permissions,
@@ -73,7 +74,8 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       ...(w.unattended ? { unattended: true } : {}),
       ...(w.howToGrant ? { howToGrant: w.howToGrant } : {}),
     },
-    secrets: [],
+    // The rails' credentials are redacted from every view of every call.
+    secrets: Object.values(booted.rails).map((r) => r!.token),
     // The write-ahead row: if it cannot be written, the call does not run.
     started: (row) => {
       try {

@@ -1,6 +1,7 @@
 // Finding 12 (inert config): sections the schema accepts but whose feature does not exist yet
 // used to boot as if it did (`rails.require: true` booted and exited 0). Each is refused at boot
 // (exit 5) naming the key and saying the feature does not exist yet; harmless values still boot.
+// The rails exist now: `rails.require` is tested in test/e2e/rails.test.ts (a missing rail fails the boot).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +12,6 @@ beforeAll(() => {
 });
 
 const INERT: [string, unknown][] = [
-  ["rails.require", { rails: { require: true } }],
   ["most.service_token_file", { most: { service_token_file: "/run/most.token" } }],
   ["delegation.command", { delegation: { command: ["claude", "-p"] } }],
   ["delegation.worktree_root", { delegation: { worktree_root: "../wt" } }],

@@ -1,0 +1,14 @@
+// bank_get: one post of the knowledge store by slug, in full (rail; see rails.ts).
+import { defineTool } from "../../catalog/declare.ts";
+import { callRail } from "./rails.ts";
+
+export default defineTool({
+  name: "bank_get",
+  description: "Get one post of the knowledge store by its slug, in full (slug, title, text). Offered when RAILS_BANK_URL and RAILS_BANK_TOKEN are set.",
+  input: (type) => type({ "+": "reject", slug: "1 <= string <= 512" }),
+  effect: "read",
+  approval: "required",
+  foreignOutput: true,
+  needs: () => ({ ok: true, value: [] }),
+  handler: (args, ctx) => callRail("bank_get", { slug: args.slug }, ctx),
+});
