@@ -91,6 +91,10 @@ export interface CallScope extends NeedsContext {
   readonly operator?: (line: string) => void;
   /** The network, under the URL policy and the grants (src/http): the only way a tool reaches a URL. */
   readonly http?: HttpClient;
+  /** Most (from most.url and most.service_token_file), when configured: the token is read per call. */
+  readonly most?: { readonly url: string; readonly tokenFile: string };
+  /** Records a resource this call created in the world (kept with the call's journal row). */
+  readonly created?: (tool: string, kind: string, id: string) => void;
   /** The rails' endpoints and credentials (from the environment), by group: `bank`, `research`. */
   readonly rails?: Readonly<Record<string, { readonly url: string; readonly token: string } | undefined>>;
 }

@@ -10,6 +10,7 @@ import { loadEffective } from "../runtime/boot.ts";
 import { trustGate } from "../trust/gate.ts";
 import { DB_NAME, openState } from "../state/db.ts";
 import { lastActions } from "../state/journal.ts";
+import { lastResources } from "../state/resources.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str } from "./flags.ts";
 import { stateError } from "./state.ts";
@@ -21,12 +22,13 @@ export default defineCommand({
   meta: { name: "log", description: "Print the journal: what was tried, and what was stopped (last 100 actions)" },
   args: {
     last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },
+    resources: { type: "boolean", description: "List what tools created in the world instead (Most chats and messages: tool, kind, id, time, journal row)" },
   },
 });
 
 export async function runLog(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { last: { kind: "string" } });
-  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--json]");
+  const s = scanFlags(ctx.argv, { last: { kind: "string" }, resources: { kind: "bool" } });
+  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--resources] [--json]");
   const lastRaw = str(s, "last");
   const last = lastRaw === undefined ? ACTION_WINDOW : Number(lastRaw);
   if (!Number.isInteger(last) || last < 1) throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
@@ -37,6 +39,17 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const stateDir = config.values.state as string;
   // Reading the log never creates a state folder. A call started and never finished (its
   // process is gone) reads as indeterminate; one still running, as running.
+  if (bool(s, "resources")) {
+    const made = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastResources(db, last)) : [];
+    if (bool(s, "json") || !ctx.stdoutIsTTY) {
+      if (made.length) writeOut(made.map((r) => jsonForTerminal(r)).join("\n"));
+      return 0;
+    }
+    const out = [["TIME", "TOOL", "KIND", "ID", "JOURNAL ROW"]];
+    for (const r of made) out.push([new Date(r.time_ms).toISOString(), r.tool, r.kind, r.resource_id, String(r.journal_id ?? "")]);
+    writeOut(made.length ? table(out) : "(no created resources)");
+    return 0;
+  }
   const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last)) : [];
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     if (rows.length) writeOut(rows.map((r) => jsonForTerminal(r)).join("\n"));

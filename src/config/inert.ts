@@ -11,7 +11,6 @@ export interface InertKey {
 
 /** Each section: the predicate on its value that sets something the missing feature would read. */
 const INERT: readonly { section: string; sets: (v: Record<string, unknown>) => string | undefined; missing: string }[] = [
-  { section: "most", sets: (v) => firstKey(v), missing: "the Most tools (most_health, most_create_chat, most_send_message) do not exist yet" },
   { section: "delegation", sets: (v) => firstKey(v), missing: "delegation (the task and apply_change tools) does not exist yet" },
 ];
 

@@ -59,6 +59,7 @@ export const ENV_KEYS: readonly [string, string, Parse][] = [
   ["LAS_RELEASE_TRUST_STORE_FILE", "las.release_trust_store_file", asString],
   ["LAS_RELEASE_WATERMARK_FILE", "las.release_watermark_file", asString],
   ["MOST_SERVICE_TOKEN_FILE", "most.service_token_file", asString],
+  ["MOST_SERVICE_URL", "most.url", asString],
   // The rails' endpoints; their credentials are shown as set, never by value.
   ["RAILS_BANK_URL", "rails.bank_url", asString],
   ["RAILS_BANK_TOKEN", "rails.bank_token", asRedacted],

@@ -68,7 +68,7 @@ export const configType = (type: typeof arkType) => {
     },
     "mcpServers?": { "[string]": mcpServer },
     "rails?": { "+": "reject", "require?": "boolean", "required?": "boolean" },
-    "most?": { "+": "reject", "service_token_file?": "string > 0" },
+    "most?": { "+": "reject", "service_token_file?": "string > 0", "url?": "string > 0" },
     "gates?": { "+": "reject", "directory?": "string > 0", "pattern?": "string > 0", "timeout_secs?": "number > 0", "annotations?": "boolean" },
     "bash?": { "+": "reject", "timeout_secs?": "number > 0", "max_timeout_secs?": "number > 0" },
     "authored?": { "+": "reject", "dir?": "string > 0" },

@@ -18,6 +18,7 @@ import { netGranted, sandboxFor, type BootSandbox, type SandboxInput } from "../
 import { selectedSurfaces } from "../mcp/las.ts";
 import { builtinTools } from "../tools/index.ts";
 import { railTools } from "../tools/rails/index.ts";
+import { mostTools } from "../tools/most/index.ts";
 import { missingRails, RAIL_ROUTES, railEndpoints, type RailEndpoint, type RailGroup } from "../tools/rails/rails.ts";
 import { Permissions } from "../permission/check.ts";
 import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
@@ -90,6 +91,8 @@ export interface Booted {
   readonly net: NetSetup;
   /** The rails' endpoints and credentials by group (only those with both set). */
   readonly rails: Partial<Record<RailGroup, RailEndpoint>>;
+  /** Most's endpoint and token file, when configured. */
+  readonly most: { readonly url: string; readonly tokenFile: string } | undefined;
 }
 
 export async function loadEffective(input: BootInput): Promise<{ config: Effective; file: ConfigFile | null }> {
@@ -164,7 +167,14 @@ export async function boot(input: BootInput): Promise<Booted> {
       throw bootError(`rails are required (${input.requireRails ? "--require-rails" : "the config's rails.require"}) but ${missing.map((m) => m.rail).join(", ")} cannot be offered: ${vars.join(", ")} ${vars.length === 1 ? "is" : "are"} not set`, `set ${vars.join(" and ")} in the environment, or drop --require-rails`);
     }
   }
-  const sources = builtinSources([...builtinTools, ...railTools.filter((t) => rails[RAIL_ROUTES[t.name]!.group] !== undefined)]);
+  // Most: offered when (and only when) its token file is configured; then its endpoint must be too.
+  const mostSection = (config.values.most ?? {}) as { service_token_file?: string; url?: string };
+  let most: { url: string; tokenFile: string } | undefined;
+  if (mostSection.service_token_file) {
+    if (!mostSection.url) throw bootError("most.service_token_file (MOST_SERVICE_TOKEN_FILE) is set but Most has no endpoint", "set MOST_SERVICE_URL (or most.url in your config) to the Most service's base URL");
+    most = { url: mostSection.url, tokenFile: resolve(workspace, mostSection.service_token_file) };
+  }
+  const sources = builtinSources([...builtinTools, ...railTools.filter((t) => rails[RAIL_ROUTES[t.name]!.group] !== undefined), ...(most ? mostTools : [])]);
   // Read before any server starts: a sandboxed server holds a missing lock's path with a placeholder.
   let lock: ReturnType<typeof readLock>;
   try {
@@ -216,7 +226,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     const { keep, withheld } = withholdBadServers(remoteTools, specs.value, [...sources, ...authored]);
     for (const w of withheld) remote?.withhold(w.server, w.reason);
     sources.push(...keep, ...authored);
-    return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net, rails };
+    return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net, rails, most };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();

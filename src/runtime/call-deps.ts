@@ -8,6 +8,7 @@ import { escapeControl } from "../result/escape.ts";
 import { userApprovals } from "../state/approvals.ts";
 import { callJournal, selfMark } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
+import { recordResource } from "../state/resources.ts";
 import type { Booted } from "./boot.ts";
 import type { InvokeDeps } from "./invoke.ts";
 import { processRunner } from "./processes.ts";
@@ -60,6 +61,9 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       operator: (line) => w.operator(escapeControl(line)),
       http: httpClient(booted.net),
       rails: booted.rails,
+      ...(booted.most ? { most: booted.most } : {}),
+      // Kept with the call's journal row (written before the adapter ran).
+      created: (tool, kind, id) => recordResource(w.db(), { time_ms: Date.now(), tool, kind, resource_id: id, journal_id: journal.rowId() ?? null }),
     },
     processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal: s }),
     permissions: booted.permissions,

@@ -52,6 +52,8 @@ export interface CallJournal {
   /** Throws when the row cannot be written: then the call must not run. */
   started(row: JournalRow): void;
   finished(row: JournalRow): void;
+  /** The started row's id (what a created resource points back to), once written. */
+  rowId(): number | undefined;
 }
 
 export function callJournal(db: () => Database, mark: () => ProcessMark): CallJournal {
@@ -60,6 +62,7 @@ export function callJournal(db: () => Database, mark: () => ProcessMark): CallJo
     started: (row) => {
       id = appendJournal(db(), { ...row, status: "started" }, "tool_started", mark());
     },
+    rowId: () => id,
     finished: (row) => {
       if (id === undefined) return void appendJournal(db(), row);
       db()

@@ -37,4 +37,13 @@ export const MIGRATIONS: readonly string[] = [
   // finished in place. The process (pid and start time) tells a running call from a dead one.
   `ALTER TABLE journal ADD COLUMN pid INTEGER;
    ALTER TABLE journal ADD COLUMN pid_start INTEGER;`,
+  // What a tool created in the world (Most chats and messages): kind, id, when, and the call's row.
+  `CREATE TABLE created_resources (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     time_ms INTEGER NOT NULL,
+     tool TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     resource_id TEXT NOT NULL,
+     journal_id INTEGER
+   );`,
 ];

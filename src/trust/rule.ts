@@ -34,6 +34,7 @@ const GRANTING: readonly [string[], string][] = [
   [["las", "release_trust_store_file"], "chooses the keys Las trusts for its releases"],
   [["las", "release_watermark_file"], "chooses the release watermark Las trusts"],
   [["most", "service_token_file"], "names a credential file toolgate reads and sends"],
+  [["most", "url"], "chooses where the Most credential is sent"],
   [["delegation", "command"], "chooses the program the task tool starts"],
   [["delegation", "worktree_root"], "chooses where write children's worktrees live and apply_change applies from"],
 ];

@@ -1,7 +1,7 @@
 // Finding 12 (inert config): sections the schema accepts but whose feature does not exist yet
 // used to boot as if it did (`rails.require: true` booted and exited 0). Each is refused at boot
 // (exit 5) naming the key and saying the feature does not exist yet; harmless values still boot.
-// The rails exist now: `rails.require` is tested in test/e2e/rails.test.ts (a missing rail fails the boot).
+// The rails and Most exist now: test/e2e/rails.test.ts and test/e2e/most.test.ts test their keys.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +12,6 @@ beforeAll(() => {
 });
 
 const INERT: [string, unknown][] = [
-  ["most.service_token_file", { most: { service_token_file: "/run/most.token" } }],
   ["delegation.command", { delegation: { command: ["claude", "-p"] } }],
   ["delegation.worktree_root", { delegation: { worktree_root: "../wt" } }],
 ];
@@ -37,7 +36,7 @@ describe("config keys whose feature does not exist yet", () => {
   });
 
   test("values that claim nothing still boot: rails.require false, empty sections", async () => {
-    const r = await withConfig({ rails: { require: false }, most: {}, delegation: {}, profiles: {}, boundary: {} }, ["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"]);
+    const r = await withConfig({ rails: { require: false }, delegation: {}, profiles: {}, boundary: {} }, ["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"]);
     expect([r.code, JSON.parse(r.stdout).status]).toEqual([0, "success"]);
   });
 });

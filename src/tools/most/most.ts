@@ -1,0 +1,72 @@
+// Most, the messaging service: its endpoint (most.url / MOST_SERVICE_URL) and a service token
+// read from MOST_SERVICE_TOKEN_FILE at call time. A missing, unreadable, empty or group/world-
+// readable token file is a refusal that says how to fix it; the token never reaches a view, and
+// neither does the file's path (results of this tool take the local-path rule).
+import { openSync, closeSync, fstatSync, readFileSync } from "node:fs";
+import type { ToolContext } from "../../catalog/declare.ts";
+import { refuse, type Outcome } from "../../result/result.ts";
+
+export const PREFERRED_SERVICES = ["iMessage", "SMS", "RCS"] as const;
+const MAX_BYTES = 256 * 1024;
+const TIMEOUT_MS = 30_000;
+
+/** The token, read now (a rotated file is picked up by the next call). */
+export function readToken(path: string): Outcome<string> {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === "ENOENT") return refuse("most.token_missing", `the Most token file (MOST_SERVICE_TOKEN_FILE) does not exist; create it (chmod 600) or fix MOST_SERVICE_TOKEN_FILE`);
+    return refuse("most.token_unreadable", `the Most token file (MOST_SERVICE_TOKEN_FILE) cannot be read (${code ?? "error"}); make it readable by this user only (chmod 600)`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return refuse("most.token_unreadable", `the Most token file (MOST_SERVICE_TOKEN_FILE) is not a regular file`);
+    // A token others can read is no longer a secret of this user: refused until it is private.
+    if ((st.mode & 0o077) !== 0) return refuse("most.token_too_open", `the Most token file (MOST_SERVICE_TOKEN_FILE) is readable or writable by group or others (mode ${(st.mode & 0o777).toString(8)}); run chmod 600 on it`, { mode: (st.mode & 0o777).toString(8) });
+    const token = readFileSync(fd, "utf8").trim();
+    if (token === "") return refuse("most.token_missing", `the Most token file (MOST_SERVICE_TOKEN_FILE) is empty`);
+    return { ok: true, value: token };
+  } catch (e) {
+    return refuse("most.token_unreadable", `the Most token file (MOST_SERVICE_TOKEN_FILE) cannot be read (${(e as { code?: string }).code ?? "error"})`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** One request to Most; a 2xx JSON answer is the result. */
+export async function callMost(tool: string, method: "GET" | "POST", path: string, body: unknown, ctx: ToolContext): Promise<Outcome<any>> {
+  if (!ctx.most || !ctx.http) return refuse("most.unavailable", "Most is not configured: set MOST_SERVICE_TOKEN_FILE and MOST_SERVICE_URL");
+  const token = readToken(ctx.most.tokenFile);
+  if (!token.ok) return token;
+  const got = await ctx.http.get(`${ctx.most.url.replace(/\/+$/, "")}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token.value}`, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    operatorEndpoint: true,
+    maxBytes: MAX_BYTES,
+    timeoutMs: TIMEOUT_MS,
+    signal: ctx.signal,
+  });
+  if (!got.ok) return got;
+  const { status, bytes, truncated } = got.value;
+  if (status < 200 || status > 299) return refuse("most.status", `${tool}: Most answered HTTP ${status}`, { status });
+  if (truncated) return refuse("most.invalid_response", `${tool}: Most answered more than ${MAX_BYTES} bytes`);
+  try {
+    // The token is read per call, so it is not among the boot's secrets: redacted here, before anything sees it.
+    return { ok: true, value: JSON.parse(new TextDecoder().decode(bytes).replaceAll(token.value, "[REDACTED]")) };
+  } catch {
+    return refuse("most.invalid_response", `${tool}: Most did not answer JSON`);
+  }
+}
+
+/** Records the ids a Most answer carries (chat_id, message_id) as created resources. */
+export function recordIds(tool: string, answer: unknown, ctx: ToolContext): void {
+  if (typeof answer !== "object" || answer === null) return;
+  const a = answer as Record<string, unknown>;
+  for (const [key, kind] of [["chat_id", "chat"], ["message_id", "message"]] as const) {
+    const v = a[key];
+    if (typeof v === "string" || typeof v === "number") ctx.created?.(tool, kind, String(v));
+  }
+}
