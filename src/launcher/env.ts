@@ -62,6 +62,8 @@ export interface ChildEnvInput {
   readonly values?: Readonly<Record<string, string>>;
   /** Secret bindings, name → value; the values are never logged and always redacted. */
   readonly secrets?: Readonly<Record<string, string>>;
+  /** Further values to redact (a parent variable inside a longer bound value or an argument). */
+  readonly masks?: readonly string[];
 }
 
 type Source = "allow" | "group" | "value" | "secret";
@@ -112,6 +114,7 @@ export function childEnv(input: ChildEnvInput): Outcome<ChildEnv> {
     if (bad) return bad;
     secrets.push(value);
   }
+  secrets.push(...(input.masks ?? []).filter((m) => m.length >= SECRET_MIN_LENGTH));
   const env = { vars: Object.freeze(vars), secrets: Object.freeze([...new Set(secrets)]) } as unknown as ChildEnv;
   return { ok: true, value: env };
 }

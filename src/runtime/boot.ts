@@ -1,6 +1,6 @@
 // Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
 // writes nothing but what the caller's beforeStart does (`call` opens its state there).
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
 import { buildCatalog, type Catalog, type ToolSource } from "../catalog/catalog.ts";
@@ -182,8 +182,14 @@ export async function boot(input: BootInput): Promise<Booted> {
   } catch (e) {
     throw bootError((e as Error).message);
   }
-  const specs = remoteSpecs(config, input.env, (argv, cwd) => namedFileDigests(argv, cwd, config.values.workspace as string), localPathsFlag(input.allowLocalPaths, config));
-  if (!specs.ok) throw bootError(specs.refusal.message, "fix the las / mcpServers section of the config");
+  // envFile is read beside the config; only a file the user named (--config, $TOOLGATE_CONFIG) may reach past it.
+  const envFiles = { ...(file ? { configPath: file.path } : {}), confined: file?.via !== "flag" && file?.via !== "env", readText: (p: string) => readFileSync(p, "utf8") };
+  const specs = remoteSpecs(config, input.env, (argv, cwd) => namedFileDigests(argv, cwd, config.values.workspace as string), localPathsFlag(input.allowLocalPaths, config), envFiles);
+  if (!specs.ok) {
+    const at = (specs.refusal.details as { at?: (string | number)[] } | undefined)?.at;
+    const line = at && file ? file.lineOf(at) : undefined;
+    throw bootError(`${line ? `${file!.path}:${line}: ` : ""}${specs.refusal.message}`, "fix the las / mcpServers section of the config");
+  }
   let remote: RemoteSources | undefined;
   let remoteTools: ToolSource[] = [];
   if (specs.value.length > 0) {

@@ -19,7 +19,7 @@ export function fingerprint(specs: readonly RemoteSpec[], version: string): stri
   return sha256Hex(
     canonicalJson({
       version,
-      specs: specs.map((s) => ({ ...s, transport: { ...s.transport, secrets: Object.keys(s.transport.secrets).sort() } })),
+      specs: specs.map((s) => ({ ...s, transport: { ...s.transport, secrets: Object.keys(s.transport.secrets).sort(), ...(s.transport.kind === "stdio" && s.transport.bound ? { bound: Object.keys(s.transport.bound).sort() } : {}) } })),
     }),
   );
 }

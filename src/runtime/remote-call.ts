@@ -5,7 +5,7 @@
 import { toolDigest, type ToolSource } from "../catalog/catalog.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Outcome } from "../result/result.ts";
-import { catalogNameOf, type RemoteSpec } from "./remote-specs.ts";
+import { catalogNameOf, secretValues, type RemoteSpec } from "./remote-specs.ts";
 import type { RemoteSources } from "./remote.ts";
 
 const MESSAGE_CHARS = 1_000;
@@ -24,7 +24,7 @@ export const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
   toolDigest({ origin: spec.origin, name: t.name, schema: t.inputSchema, effect: "irreversible", description: t.description ?? "", executable: executableOf(spec) });
 
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources): ToolSource {
-  const secrets = Object.values(spec.transport.secrets);
+  const secrets = secretValues(spec);
   const name = catalogNameOf(spec, tool.name);
   return {
     origin: spec.origin,

@@ -1,10 +1,11 @@
 // What the config says about remote sources, turned into launchable specs: Las (seed 000) and
 // the `mcpServers` block in the shape MCP clients already use. Pure: the parent environment is
-// a parameter. `"${NAME}"` in an env value takes NAME from the parent and makes it a secret.
-import { isAbsolute, resolve } from "node:path";
+// a parameter. Variables in env, headers, args and url (remote-vars.ts): a parent's is a secret.
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Effective } from "../config/resolve.ts";
 import { lasEnv, type LasSettings } from "../mcp/las.ts";
 import type { Need } from "../permission/types.ts";
+import { SECRET_MIN_LENGTH } from "../launcher/env.ts";
 import type { Refusal } from "../result/result.ts";
 import { remoteToolName } from "../catalog/names.ts";
 
@@ -13,6 +14,7 @@ import { remoteToolName } from "../catalog/names.ts";
  * that mapped when the server's or the tool's name has characters or a length clients refuse.
  */
 export const catalogNameOf = (spec: Pick<RemoteSpec, "kind" | "name">, raw: string): string => (spec.kind === "las" ? raw : remoteToolName(spec.name, raw));
+import { expandVars, fillVars, parseEnvFile } from "./remote-vars.ts";
 
 export interface RemoteSpec {
   readonly name: string;
@@ -20,8 +22,12 @@ export interface RemoteSpec {
   readonly origin: string;
   readonly kind: "las" | "mcp";
   readonly transport:
-    | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>> }
-    /** `headers` as written (`${NAME}` unexpanded); `secrets` holds each NAME's value, put in at connect time. */
+    /**
+     * `argv` with each parent variable kept as `${NAME}` (`bound` holds NAME's value, put in at
+     * connect time); `secrets` are env bindings (a value that holds a parent variable, envFile's).
+     */
+    | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly bound?: Readonly<Record<string, string>> }
+    /** `url` and `headers` with `${NAME}` unexpanded; `secrets` holds each NAME's value, put in at connect time. */
     | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>> };
   /** Connecting is an effect: run of the command (and env of each `${NAME}` it is given), or net of the host. */
   readonly needs: readonly Need[];
@@ -64,14 +70,21 @@ interface McpServerConfig {
   disabled?: boolean;
   network?: boolean;
   boundary?: { local_paths?: "allow" };
+  envFile?: string;
 }
 
-const DEFAULT_CONNECT_SECS = 30;
-const REF = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
-const REF_ANY = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** Reads an env file (the world, injected); throws as readFileSync does. */
+export type ReadText = (path: string) => string;
 
-/** A header value with each `${NAME}` replaced by its bound value. */
-export const expandHeader = (raw: string, bound: Readonly<Record<string, string>>): string => raw.replace(REF_ANY, (m, name: string) => bound[name] ?? m);
+/** Every value a spec's views must redact: env bindings and each bound parent variable. */
+export const secretValues = (spec: RemoteSpec): string[] => [
+  ...new Set([...Object.values(spec.transport.secrets), ...Object.values((spec.transport.kind === "stdio" && spec.transport.bound) || {})]),
+];
+
+const DEFAULT_CONNECT_SECS = 30;
+
+/** A header (or URL, argument) template with each bound `${NAME}` put in. */
+export const expandHeader = fillVars;
 
 /** The content digests of workspace files a command line names, keyed by path (named-files.ts); injected so this stays pure. */
 export type NamedFiles = (argv: readonly string[], cwd: string) => Readonly<Record<string, string>>;
@@ -85,6 +98,7 @@ export function remoteSpecs(
   parent: Readonly<Record<string, string | undefined>>,
   namedFiles: NamedFiles = () => ({}),
   allowLocalPaths: ReadonlySet<string> = new Set(),
+  files: { configPath?: string; confined?: boolean; readText?: ReadText } = {},
 ): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
   const v = config.values;
   const workspace = v.workspace as string;
@@ -139,68 +153,97 @@ export function remoteSpecs(
           ? { localPathsOff: `mcpServers.${name}.boundary.local_paths` }
           : {}),
     };
+    // Every string of env, headers, args and url, read once: a parent variable is an env need
+    // (--allow-env=NAME or a yes at the prompt, never the config) and a secret.
+    const needNames: string[] = [];
+    const allBound: Record<string, string> = {};
+    const bad = (at: (string | number)[], problem: string) => ({ ok: false as const, refusal: { code: "config.invalid", message: `mcpServers.${name}.${at.join(".")}: ${problem}`, details: { at: ["mcpServers", name, ...at] } } });
+    const read = (raw: string, at: (string | number)[]) => {
+      const e = expandVars(raw, { parent, workspace });
+      if (!e.ok) return bad(at, e.problem);
+      for (const n of e.names) if (!needNames.includes(n)) needNames.push(n);
+      Object.assign(allBound, e.bound);
+      return e;
+    };
+    const envNeeds = (): Need[] => needNames.map((n) => ({ kind: "env" as const, value: n }));
+    const short = () => Object.entries(allBound).find(([, val]) => val.length < SECRET_MIN_LENGTH)?.[0];
     const isHttp = s.type === "http" || s.type === "streamable-http" || (s.url !== undefined && s.command === undefined);
     if (isHttp) {
       if (!s.url) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: an HTTP server needs "url"` } };
+      const u = read(s.url, ["url"]);
+      if (!u.ok) return u;
       let url: URL;
       try {
-        url = new URL(s.url);
+        url = new URL(fillVars(u.template, u.bound));
       } catch {
-        return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}.url: ${JSON.stringify(s.url)} is not a URL` } };
+        return bad(["url"], `${JSON.stringify(s.url)} is not a URL`);
       }
-      if (url.protocol !== "http:" && url.protocol !== "https:") {
-        return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}.url: only http and https are allowed` } };
-      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") return bad(["url"], "only http and https are allowed");
       const port = url.port || (url.protocol === "https:" ? "443" : "80");
-      // `${NAME}` anywhere in a header value ("Bearer ${TOKEN}"): an env need and a secret, like env's.
-      const headerNeeds: Need[] = [];
-      const bound: Record<string, string> = {};
-      let problem: string | undefined;
+      const headers: Record<string, string> = {};
       for (const [k, raw] of Object.entries(s.headers ?? {})) {
-        for (const m of raw.matchAll(REF_ANY)) {
-          const name = m[1]!;
-          if (!headerNeeds.some((n) => n.value === name)) headerNeeds.push({ kind: "env", value: name });
-          if (parent[name] === undefined) problem ??= `headers.${k} takes \${${name}} from the environment, and ${name} is not set`;
-          else bound[name] = parent[name]!;
-        }
+        const h = read(raw, ["headers", k]);
+        if (!h.ok) return h;
+        headers[k] = h.template;
       }
+      const tooShort = short();
       specs.push({
         ...common,
         network: true,
-        transport: { kind: "http", url: s.url, headers: s.headers ?? {}, secrets: bound },
-        needs: [{ kind: "net", value: `${url.hostname}:${port}` }, ...headerNeeds],
-        ...(problem ? { problem } : {}),
+        transport: { kind: "http", url: u.template, headers, secrets: allBound },
+        needs: [{ kind: "net", value: `${url.hostname}:${port}` }, ...envNeeds()],
+        ...(tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted` } : {}),
       });
       continue;
     }
     if (!s.command) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: give "command" (stdio) or "type": "http" with "url"` } };
     const values: Record<string, string> = {};
     const secrets: Record<string, string> = {};
-    // Each `${NAME}` hands the parent's NAME to the server: an env need (--allow-env=NAME or a
-    // yes at the prompt, never the config), checked before the server starts.
-    const envNeeds: Need[] = [];
-    let problem: string | undefined;
-    for (const [k, raw] of Object.entries(s.env ?? {})) {
-      const ref = REF.exec(raw);
-      if (!ref) values[k] = raw;
-      else {
-        if (!envNeeds.some((n) => n.value === ref[1])) envNeeds.push({ kind: "env", value: ref[1]! });
-        if (parent[ref[1]!] === undefined) problem ??= `env.${k} takes \${${ref[1]}} from the environment, and ${ref[1]} is not set`;
-        else secrets[k] = parent[ref[1]!]!;
+    // envFile: read beside the config; its values are secrets (one too short to redact stays a value).
+    if (s.envFile !== undefined) {
+      const base = files.configPath ? dirname(files.configPath) : workspace;
+      const path = resolve(base, s.envFile);
+      const rel = relative(base, path);
+      if (files.confined !== false && (rel.startsWith("..") || isAbsolute(rel))) return bad(["envFile"], `${path} is outside ${base}; a workspace config reads env files only beside it (name it in a config you pass with --config)`);
+      let text: string;
+      try {
+        text = (files.readText ?? (() => { throw new Error("no reader"); }))(path);
+      } catch (e) {
+        return bad(["envFile"], `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
+      const parsed = parseEnvFile(text);
+      if (!parsed.ok) return bad(["envFile"], `${path}: ${parsed.problem}`);
+      for (const [k, val] of Object.entries(parsed.values)) (val.length < SECRET_MIN_LENGTH ? values : secrets)[k] = val;
+    }
+    const runsEnv: Record<string, string> = {};
+    for (const [k, raw] of Object.entries(s.env ?? {})) {
+      const e = read(raw, ["env", k]);
+      if (!e.ok) return e;
+      delete values[k];
+      delete secrets[k];
+      // As written in digests: the template, never a secret's value.
+      runsEnv[k] = e.template;
+      if (e.names.length === 0) values[k] = e.template;
+      else secrets[k] = fillVars(e.template, e.bound);
+    }
+    const args: string[] = [];
+    for (const [i, raw] of (s.args ?? []).entries()) {
+      const a = read(raw, ["args", i]);
+      if (!a.ok) return a;
+      args.push(a.template);
     }
     const cwd = s.cwd === undefined ? workspace : isAbsolute(s.cwd) ? s.cwd : resolve(workspace, s.cwd);
     // A command with a slash is a path: resolved once against the server's cwd, so the program
     // the run permission names is the program that starts. A bare name is looked up on PATH.
     const command = s.command.includes("/") ? resolve(cwd, s.command) : s.command;
-    const argv = [command, ...(s.args ?? [])];
+    const argv = [command, ...args];
+    const tooShort = short();
     specs.push({
       ...common,
-      transport: { kind: "stdio", argv, cwd, values, secrets },
-      // As written: a literal's value, `${NAME}` itself (the secret it names never enters a digest).
-      runs: { env: { ...(s.env ?? {}) }, files: namedFiles(argv, cwd) },
-      needs: [{ kind: "run", value: command }, ...envNeeds],
-      ...(problem ? { problem } : {}),
+      transport: { kind: "stdio", argv, cwd, values, secrets, ...(Object.keys(allBound).length ? { bound: allBound } : {}) },
+      runs: { env: runsEnv, files: namedFiles(argv, cwd) },
+      needs: [{ kind: "run", value: command }, ...envNeeds()],
+      ...(tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret` } : {}),
     });
   }
   return { ok: true, value: specs };

@@ -17,7 +17,7 @@ import type { Sandbox } from "../launcher/types.ts";
 import type { Refusal } from "../result/result.ts";
 import type { PermissionGate } from "./invoke.ts";
 import type { RestartPolicy, Supervisor, SupervisorHooks } from "./supervisor.ts";
-import { expandHeader, type RemoteSpec } from "./remote-specs.ts";
+import { expandHeader, secretValues, type RemoteSpec } from "./remote-specs.ts";
 import { remoteToolSource } from "./remote-call.ts";
 import { fingerprint, readCache, saveCache } from "./remote-cache.ts";
 
@@ -226,24 +226,25 @@ export class RemoteSources {
     let target: Target;
     if (spec.transport.kind === "http") {
       const { headers, secrets: bound } = spec.transport;
-      target = { kind: "http", name: spec.name, url: spec.transport.url, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), ...(this.deps.httpFetch ? { fetch: this.deps.httpFetch } : {}) };
+      target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), ...(this.deps.httpFetch ? { fetch: this.deps.httpFetch } : {}) };
     }
     else {
       // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
       if (spec.network && this.deps.sandboxMode === "product" && this.deps.networkGranted !== true) {
         throw Object.assign(new Error(`${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`), { transient: true });
       }
-      const env = childEnv({ parent: this.deps.parentEnv, values: { ...spec.transport.values }, secrets: { ...spec.transport.secrets } });
+      const bound = spec.transport.bound ?? {};
+      const env = childEnv({ parent: this.deps.parentEnv, values: { ...spec.transport.values }, secrets: { ...spec.transport.secrets }, masks: Object.values(bound) });
       if (!env.ok) throw new Error(env.refusal.message);
       const sandbox = this.deps.sandbox?.(spec.network);
-      target = { kind: "stdio", name: spec.name, argv: spec.transport.argv, env: env.value, cwd: spec.transport.cwd, ...(sandbox ? { sandbox } : {}) };
+      target = { kind: "stdio", name: spec.name, argv: spec.transport.argv.map((a) => expandHeader(a, bound)), env: env.value, cwd: spec.transport.cwd, ...(sandbox ? { sandbox } : {}) };
     }
     this.#approved.add(spec.name);
     // Journal before effect: no row, no start.
     this.deps.journal?.(spec, { status: restart ? "restarted" : "started" });
     // Bound secrets never leave in an error message or a listed descriptor (both are printed,
     // cached in the state folder, and shown to models).
-    const secrets = Object.values(spec.transport.secrets);
+    const secrets = secretValues(spec);
     let conn: Connection;
     try {
       const c = await connectTarget(target, {
