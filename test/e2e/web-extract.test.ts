@@ -1,12 +1,12 @@
 // web_extract and MCP over HTTP through dist/toolgate, inside a loopback-only network namespace:
 // Bun.serve on port 0 stands in for the web, reached through --resolve and an exact grant.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { json, run, tempDir } from "../helpers.ts";
+import { json, run, tempDir, type TempDir } from "../helpers.ts";
 import { inLoopbackNamespace } from "../http/netns.ts";
 
 const PAGE = readFileSync(join(import.meta.dir, "..", "fixtures", "web", "idle-python-docs.html"));
@@ -144,6 +144,35 @@ inLoopbackNamespace(import.meta.path, () => {
       config(dir.path, `http://mcp.test:${P}/mcp`);
       const r = await run(["call", "web__hello", "{}", "--resolve", `mcp.test:${P}:127.0.0.1`, `--allow-net=mcp.test:${P}`, "--approve", "all"], { cwd: dir.path });
       expect([r.code, json(r).status]).toEqual([0, "success"]);
+    });
+  });
+
+  describe("https: the connection goes to the pinned address, the certificate is checked against the URL's name", () => {
+    let certs: TempDir;
+    let tls: ReturnType<typeof Bun.serve>;
+    beforeAll(() => {
+      certs = tempDir();
+      const made = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(certs.path, "key.pem"), "-out", join(certs.path, "cert.pem"), "-days", "2", "-subj", "/CN=secure.test", "-addext", "subjectAltName=DNS:secure.test"], { stderr: "pipe" });
+      if (made.exitCode !== 0) throw new Error(`openssl could not make a test certificate: ${made.stderr}`);
+      tls = Bun.serve({ port: 0, hostname: "127.0.0.1", tls: { cert: Bun.file(join(certs.path, "cert.pem")), key: Bun.file(join(certs.path, "key.pem")) }, fetch: (req) => new Response(`served to ${req.headers.get("host")}`, { headers: { "content-type": "text/plain" } }) });
+    });
+    afterAll(async () => {
+      tls.stop(true);
+      await certs[Symbol.asyncDispose]();
+    });
+    const fetchAs = (dir: string, name: string) => {
+      const site = `${name}:${tls.port}`;
+      return run(["call", "web_extract", JSON.stringify({ url: `https://${site}/` }), "--resolve", `${site}:127.0.0.1`, `--allow-net=${site}`, "--approve", "web_extract"], { cwd: dir, env: { NODE_EXTRA_CA_CERTS: join(certs.path, "cert.pem") } });
+    };
+    test("the certificate's name matches the URL's host: the page is read, with the original Host header", async () => {
+      await using dir = tempDir();
+      const r = await fetchAs(dir.path, "secure.test");
+      expect([r.code, json(r).payload?.text]).toEqual([0, `served to secure.test:${tls.port}`]);
+    });
+    test("another name pinned to the same address fails the certificate check: net.tls, not a policy refusal", async () => {
+      await using dir = tempDir();
+      const r = await fetchAs(dir.path, "impostor.test");
+      expect([r.code, json(r).error_code, json(r).message]).toEqual([1, "net.tls", `the TLS connection to https://impostor.test:${tls.port} failed (ERR_TLS_CERT_ALTNAME_INVALID)`]);
     });
   });
 });
