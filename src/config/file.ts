@@ -94,12 +94,19 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   const checked = (validateConfig ??= compileSchema(configSchema))(data);
   if (!checked.ok) {
     const issues = await explainWithArktype(configType, data, checked.issues);
-    const first = issues[0]!;
-    const node = nodeAt(withTree(), first.path, /must be removed/.test(first.message));
-    const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
-    const key = first.path.length ? first.path.join(".") : "(top level)";
-    const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
-    throw bootError(`${path}:${at.line}:${at.column}: ${key}: ${first.message}${more}`, hintFor(first));
+    // Every problem, each with its place, in the order they stand in the file: one edit fixes them all.
+    const starts = lineStarts(text);
+    const located = issues
+      .map((issue) => {
+        const node = nodeAt(withTree(), issue.path, /must be removed/.test(issue.message));
+        const at = node ? position(starts, node.offset) : { line: 1, column: 1 };
+        const key = issue.path.length ? issue.path.join(".") : "(top level)";
+        return { issue, at, line: `${path}:${at.line}:${at.column}: ${key}: ${issue.message}` };
+      })
+      .sort((a, b) => a.at.line - b.at.line || a.at.column - b.at.column);
+    const hints = [...new Set(located.map((l) => hintFor(l.issue)))].join("; ");
+    if (located.length === 1) throw bootError(located[0]!.line, hints);
+    throw bootError(`${path}: ${located.length} problems:\n${located.map((l) => l.line).join("\n")}`, hints);
   }
   const inert = findInertKey(checked.value as Record<string, unknown>);
   if (inert) {

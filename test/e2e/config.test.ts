@@ -67,6 +67,25 @@ describe("bad config: exit 5, what, where, how to fix, nothing written", () => {
     expect(existsSync(join(dir.path, ".toolgate"))).toBe(false);
   });
 
+  test("every problem is listed, each with its place, in the order of the file (issue 10)", async () => {
+    await using dir = tempDir();
+    const path = join(dir.path, "toolgate.json");
+    writeFileSync(path, '{\n  "sandbox": "maybe",\n  "mcpServers": {"a": {"command": 1, "bogus": 2}},\n  "x1": 1\n}\n');
+    const r = await run(["tools"], { cwd: dir.path });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toBe(
+      [
+        `toolgate: ${path}: 4 problems:`,
+        `  ${path}:2:14: sandbox: must be "bench", "off" or "product" (was "maybe")`,
+        `  ${path}:3:35: mcpServers.a.command: must be a string (was a number)`,
+        `  ${path}:3:38: mcpServers.a.bogus: must be removed`,
+        `  ${path}:4:3: x1: must be removed`,
+        "  hint: `toolgate config schema` prints the expected shape of every key; remove that key or check its spelling; `toolgate config schema` prints every key the file may hold",
+        "",
+      ].join("\n"),
+    );
+  });
+
   test("--config naming a missing file", async () => {
     await using dir = tempDir();
     const r = await run(["tools", "--config", "nope.json"], { cwd: dir.path });
