@@ -62,7 +62,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       },
       unfinished: (e) => void (unjournaled = e),
     };
-    const { envelope, note: rejected } = await invoke(tool, args, callDeps(wiring, cancel.signal));
+    const { envelope, note: rejected, operator } = await invoke(tool, args, callDeps(wiring, cancel.signal));
     db?.close();
     // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.
     writeOut(jsonForTerminal(envelope));
@@ -73,6 +73,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
     if (envelope.status !== "success" && !bool(s, "quiet")) {
       // A rejection's line names the tool, the rule and where (the envelope itself says only that).
       await tell("error", rejected ?? `${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
+      if (operator !== undefined) note(operator);
     } else if (envelope.status === "success" && bool(s, "verbose")) {
       await tell("success", `${tool}: success`);
     }

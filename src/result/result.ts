@@ -36,6 +36,11 @@ export interface Refusal {
   readonly indeterminate?: true;
   /** The source's own answer behind this refusal (an MCP `isError` result): what the output boundary checks. */
   readonly raw?: unknown;
+  /**
+   * More for the operator view only (stderr), such as a crashed server's stderr tail: untrusted
+   * text that never reaches the model view or the journal (secrets are still redacted from it).
+   */
+  readonly operator?: string;
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };

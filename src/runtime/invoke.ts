@@ -57,6 +57,8 @@ export interface Invoked {
   readonly violation?: BoundaryViolation;
   /** The operator's line for a rejection (stderr): the tool, the rule and where, never the value. */
   readonly note?: string;
+  /** More for the operator only (stderr), such as a lost server's stderr tail: never in the envelope. */
+  readonly operator?: string;
 }
 
 const validators = new WeakMap<Entry, Validator>();
@@ -105,10 +107,12 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     if (!violation) return { envelope };
     return { envelope, violation, note: rejectionNote(name, entry!, violation, withheld) };
   };
-  const failed = (r: Refusal): Invoked =>
-    r.indeterminate
+  const failed = (r: Refusal): Invoked => {
+    const done = r.indeterminate
       ? finish({ status: "indeterminate", tool: name, error_code: r.code, message: r.message })
       : finish({ status: "failed", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) });
+    return r.operator === undefined ? done : { ...done, operator: r.operator };
+  };
 
   // 1. resolve from this boot's catalog (never a second lookup by name)
   if (!entry) return failed(deps.unknown?.(name) ?? { code: "unknown_tool", message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them` });

@@ -78,9 +78,31 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSour
     return { ok: true, value: r.result };
   }
   if (r.kind === "protocol") return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
-  const code = r.kind === "deadline" ? "deadline" : "transport_lost";
-  const what = r.kind === "deadline" ? `no answer within ${spec.timeoutMs / 1000} s` : "the connection failed mid-call";
-  return { ok: false, refusal: { code, indeterminate: true, message: `${tool.name}: ${what}; the remote effect is unknown and the call is not replayed` } };
+  const unknown = "the remote effect is unknown and the call is not replayed";
+  if (r.kind === "deadline") return { ok: false, refusal: { code: "deadline", indeterminate: true, message: `${tool.name}: no answer within ${spec.timeoutMs / 1000} s; ${unknown}` } };
+  // Lost mid-call: say how the server ended (its exit status), and give the operator its stderr.
+  const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
+  const how = signal.aborted ? undefined : await whyLost(conn.lost);
+  const tail = conn.child?.stderrTail().trim().slice(-STDERR_CHARS) ?? "";
+  return {
+    ok: false,
+    refusal: {
+      code: "transport_lost",
+      indeterminate: true,
+      message: `${tool.name}: the connection failed mid-call${how ? ` (${who} ${how})` : ""}; ${unknown}`,
+      ...(tail ? { operator: `${who}'s stderr ends with: ${tail}` } : {}),
+    },
+  };
+}
+
+const STDERR_CHARS = 1_000;
+
+/** How the connection ended ("exited with status 3"), if it says so soon: stdout closes a moment before the exit is reaped. */
+async function whyLost(lost: Promise<string> | undefined): Promise<string | undefined> {
+  if (!lost) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((res) => (timer = setTimeout(() => res(undefined), 1_000)));
+  return Promise.race([lost, late]).finally(() => clearTimeout(timer));
 }
 
 function textOf(result: Record<string, unknown>): string {

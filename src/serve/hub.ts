@@ -117,9 +117,10 @@ export class Hub {
     const flight = { cancel, done };
     this.#inflight.add(flight);
     try {
-      const { envelope, note } = await done;
+      const { envelope, note, operator } = await done;
       // The operator hears which rule fired where; the client gets exactly the seed's object.
       if (note !== undefined) this.deps.wiring.operator(`toolgate: ${escapeControl(note)}`);
+      if (operator !== undefined) this.deps.wiring.operator(`toolgate: ${name}: ${escapeControl(operator)}`);
       return renderResult(envelope, entry?.origin);
     } finally {
       this.#inflight.delete(flight);

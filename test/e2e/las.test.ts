@@ -123,7 +123,9 @@ describe("Las calls", () => {
     const f = lasWorkspace(dir.path);
     const r = await run(["call", "echo__crash", "{}", ...GRANT], { cwd: dir.path });
     expect(r.code).toBe(3);
-    expect(json(r)).toMatchObject({ status: "indeterminate", tool: "echo__crash", error_code: "transport_lost" });
+    // The result says how the server ended; only the operator (stderr) gets its stderr tail.
+    expect(json(r)).toEqual({ status: "indeterminate", tool: "echo__crash", error_code: "transport_lost", message: "echo__crash: the connection failed mid-call (Las exited with status 3); the remote effect is unknown and the call is not replayed" });
+    expect(r.stderr).toContain("toolgate: Las's stderr ends with: panic: the ledger is on fire");
     expect(readFileSync(f.calls, "utf8")).toBe("echo__crash\n");
     const log = await run(["log", "--json"], { cwd: dir.path });
     expect(callRows(log).map((x) => [x.tool, x.status, x.error_code, x.origin])).toEqual([["echo__crash", "indeterminate", "transport_lost", "las"]]);

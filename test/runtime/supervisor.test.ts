@@ -111,7 +111,7 @@ describe("a supervised child that dies", () => {
     process.kill(first, "SIGKILL");
     expect(await inFlight).toEqual({
       ok: false,
-      refusal: { code: "transport_lost", indeterminate: true, message: "slow: the connection failed mid-call; the remote effect is unknown and the call is not replayed" },
+      refusal: { code: "transport_lost", indeterminate: true, message: "slow: the connection failed mid-call (MCP server \"mortal\" was killed by a signal); the remote effect is unknown and the call is not replayed" },
     });
     await s.until("the restart", () => s.events.length >= 2);
     const second = await s.pid();
