@@ -27,6 +27,8 @@ export const configType = (type: typeof arkType) => {
     "required?": "boolean",
     // The server needs the network: in the product sandbox it gets it only with --allow-net.
     "network?": "boolean",
+    // Parent variables passed through by name (each needs --allow-env=NAME).
+    "inherit_env?": "string[]",
     // Keys other MCP clients write into an entry; accepted so a block pastes unchanged.
     "disabled?": "boolean",
     "autoApprove?": "string[]",

@@ -77,3 +77,19 @@ export function which(name: string, pathEnv: string, cwd: string): string | null
   }
   return null;
 }
+
+/**
+ * A bare program name found on a caller's PATH: the folder it was found in, the path there (a
+ * symlink kept: `bunx` is bun under another name) and its real path. Relative entries ("", ".")
+ * are skipped: the folder toolgate runs in must not decide which program starts.
+ */
+export function findOnPath(name: string, pathEnv: string): { dir: string; path: string; real: string } | null {
+  if (name === "" || name.includes("/")) return null;
+  for (const dir of pathEnv.split(":")) {
+    if (!dir.startsWith("/")) continue;
+    const path = `${dir.replace(/\/+$/, "")}/${name}`;
+    const real = resolveReal(path, "/");
+    if (real !== null && isExecutableFile(real)) return { dir: dir.replace(/\/+$/, "") || "/", path, real };
+  }
+  return null;
+}

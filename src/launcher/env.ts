@@ -64,6 +64,8 @@ export interface ChildEnvInput {
   readonly secrets?: Readonly<Record<string, string>>;
   /** Further values to redact (a parent variable inside a longer bound value or an argument). */
   readonly masks?: readonly string[];
+  /** A folder put before the fixed PATH: where a server's command was found (PATH itself stays fixed). */
+  readonly pathPrefix?: string;
 }
 
 type Source = "allow" | "group" | "value" | "secret";
@@ -71,6 +73,10 @@ type Refused = { ok: false; refusal: Refusal };
 
 export function childEnv(input: ChildEnvInput): Outcome<ChildEnv> {
   const vars: Record<string, string> = { ...BASE_ENV };
+  if (input.pathPrefix !== undefined) {
+    if (!input.pathPrefix.startsWith("/") || /[:\0]/.test(input.pathPrefix)) return refuse("env.invalid_value", `the folder put before PATH must be an absolute path without ":" (got ${JSON.stringify(input.pathPrefix)})`);
+    vars.PATH = `${input.pathPrefix}:${BASE_ENV.PATH}`;
+  }
   const from = new Map<string, Source>();
   const secrets: string[] = [];
 

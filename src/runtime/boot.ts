@@ -1,6 +1,7 @@
 // Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
 // writes nothing but what the caller's beforeStart does (`call` opens its state there).
 import { existsSync, readFileSync } from "node:fs";
+import { findOnPath } from "../fs/real-path.ts";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
 import { buildCatalog, type Catalog, type ToolSource } from "../catalog/catalog.ts";
@@ -141,7 +142,11 @@ export async function boot(input: BootInput): Promise<Booted> {
   // Prompts need a terminal (the caller knows) and prompting left on (the config may turn it off).
   const canPrompt = input.interactive === true && config.values.permissions?.prompt !== false;
   // Bare program names in run grants resolve on the children's fixed PATH, where they will run.
-  const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! });
+  // A run grant by name (--allow-run=uvx) is looked up on the fixed PATH, then on the caller's
+  // absolute folders, where a server's command may be (remote-command.ts): a name the fixed PATH
+  // has resolves as before, so the grant never comes to name another program than it did.
+  const grantPath = [BASE_ENV.PATH!, ...(input.env.PATH ?? "").split(":").filter((d) => d.startsWith("/"))].join(":");
+  const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: grantPath });
   const pins = input.pins ?? new Map<string, string[]>();
   const net: NetSetup = { exact: exactNetGrants(grants), pins, grants, cwd: workspace };
   const lockPath = join(file ? dirname(file.path) : workspace, LOCK_NAME);
@@ -183,7 +188,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     throw bootError((e as Error).message);
   }
   // envFile is read beside the config; only a file the user named (--config, $TOOLGATE_CONFIG) may reach past it.
-  const envFiles = { ...(file ? { configPath: file.path } : {}), confined: file?.via !== "flag" && file?.via !== "env", readText: (p: string) => readFileSync(p, "utf8") };
+  const envFiles = { ...(file ? { configPath: file.path } : {}), confined: file?.via !== "flag" && file?.via !== "env", readText: (p: string) => readFileSync(p, "utf8"), findOnPath };
   const specs = remoteSpecs(config, input.env, (argv, cwd) => namedFileDigests(argv, cwd, config.values.workspace as string), localPathsFlag(input.allowLocalPaths, config), envFiles);
   if (!specs.ok) {
     const at = (specs.refusal.details as { at?: (string | number)[] } | undefined)?.at;
@@ -203,7 +208,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       specs: specs.value,
       parentEnv: input.env,
       cachePath: join(config.values.state as string, CACHE_NAME),
-      permissions: new Permissions(connectGrants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: BASE_ENV.PATH! }),
+            permissions: new Permissions(connectGrants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: grantPath }),
       now: () => Date.now(),
       refresh: input.refresh === true,
       version: VERSION,

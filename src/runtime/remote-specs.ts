@@ -5,7 +5,7 @@ import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Effective } from "../config/resolve.ts";
 import { lasEnv, type LasSettings } from "../mcp/las.ts";
 import type { Need } from "../permission/types.ts";
-import { SECRET_MIN_LENGTH } from "../launcher/env.ts";
+import { BASE_ENV, SECRET_MIN_LENGTH } from "../launcher/env.ts";
 import type { Refusal } from "../result/result.ts";
 import { remoteToolName } from "../catalog/names.ts";
 
@@ -15,6 +15,7 @@ import { remoteToolName } from "../catalog/names.ts";
  */
 export const catalogNameOf = (spec: Pick<RemoteSpec, "kind" | "name">, raw: string): string => (spec.kind === "las" ? raw : remoteToolName(spec.name, raw));
 import { expandVars, fillVars, parseEnvFile } from "./remote-vars.ts";
+import { resolveCommand, type FindOnPath } from "./remote-command.ts";
 
 export interface RemoteSpec {
   readonly name: string;
@@ -26,7 +27,7 @@ export interface RemoteSpec {
      * `argv` with each parent variable kept as `${NAME}` (`bound` holds NAME's value, put in at
      * connect time); `secrets` are env bindings (a value that holds a parent variable, envFile's).
      */
-    | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly bound?: Readonly<Record<string, string>> }
+    | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly bound?: Readonly<Record<string, string>>; readonly pathDir?: string; readonly inherit?: readonly string[] }
     /** `url` and `headers` with `${NAME}` unexpanded; `secrets` holds each NAME's value, put in at connect time. */
     | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>> };
   /** Connecting is an effect: run of the command (and env of each `${NAME}` it is given), or net of the host. */
@@ -47,7 +48,7 @@ export interface RemoteSpec {
    * value; for `${NAME}` only the reference, never the secret) and the sha256 of each workspace file
    * its command or arguments name (stdio only).
    */
-  readonly runs?: { readonly env: Readonly<Record<string, string>>; readonly files: Readonly<Record<string, string>> };
+  readonly runs?: { readonly env: Readonly<Record<string, string>>; readonly files: Readonly<Record<string, string>>; readonly program?: string };
   /** The user switched the boundary's local-path rule off for this server's results: by what (flag or config key). */
   readonly localPathsOff?: string;
   /** Why this server cannot even be started (unset ${NAME}); reported as its failure. */
@@ -71,6 +72,7 @@ interface McpServerConfig {
   network?: boolean;
   boundary?: { local_paths?: "allow" };
   envFile?: string;
+  inherit_env?: string[];
 }
 
 /** Reads an env file (the world, injected); throws as readFileSync does. */
@@ -98,7 +100,7 @@ export function remoteSpecs(
   parent: Readonly<Record<string, string | undefined>>,
   namedFiles: NamedFiles = () => ({}),
   allowLocalPaths: ReadonlySet<string> = new Set(),
-  files: { configPath?: string; confined?: boolean; readText?: ReadText } = {},
+  files: { configPath?: string; confined?: boolean; readText?: ReadText; findOnPath?: FindOnPath } = {},
 ): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
   const v = config.values;
   const workspace = v.workspace as string;
@@ -233,17 +235,18 @@ export function remoteSpecs(
       args.push(a.template);
     }
     const cwd = s.cwd === undefined ? workspace : isAbsolute(s.cwd) ? s.cwd : resolve(workspace, s.cwd);
-    // A command with a slash is a path: resolved once against the server's cwd, so the program
-    // the run permission names is the program that starts. A bare name is looked up on PATH.
-    const command = s.command.includes("/") ? resolve(cwd, s.command) : s.command;
+    const cmd = resolveCommand(s.command, cwd, parent.PATH, BASE_ENV.PATH!, files.findOnPath);
+    const command = cmd.command;
     const argv = [command, ...args];
+    // inherit_env: named parent variables passed through as they are, each an env need.
+    const inherit = s.inherit_env ?? [];
     const tooShort = short();
     specs.push({
       ...common,
-      transport: { kind: "stdio", argv, cwd, values, secrets, ...(Object.keys(allBound).length ? { bound: allBound } : {}) },
-      runs: { env: runsEnv, files: namedFiles(argv, cwd) },
-      needs: [{ kind: "run", value: command }, ...envNeeds()],
-      ...(tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret` } : {}),
+      transport: { kind: "stdio", argv, cwd, values, secrets, ...(Object.keys(allBound).length ? { bound: allBound } : {}), ...(cmd.dir ? { pathDir: cmd.dir } : {}), ...(inherit.length ? { inherit } : {}) },
+      runs: { env: runsEnv, files: namedFiles(argv, cwd), ...(cmd.real ? { program: cmd.real } : {}) },
+      needs: [{ kind: "run", value: command }, ...envNeeds(), ...inherit.filter((n) => !needNames.includes(n)).map((n) => ({ kind: "env" as const, value: n }))],
+      ...(cmd.problem ? { problem: cmd.problem } : tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret` } : {}),
     });
   }
   return { ok: true, value: specs };

@@ -212,6 +212,8 @@ export class RemoteSources {
     if (this.#closing) throw new Error("toolgate is shutting down");
     // A restart runs the command line whose start was approved (same spec): it is not asked again.
     const restart = this.#approved.has(spec.name);
+    // A server that cannot start at all (its command is on no PATH folder) says so before any grant is asked for.
+    if (spec.problem) throw new Error(spec.problem);
     for (const need of restart ? [] : spec.needs) {
       const describe = this.deps.describe;
       const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`, describe ? () => describe(spec) : undefined);
@@ -222,7 +224,6 @@ export class RemoteSources {
         throw Object.assign(new Error(message), { transient: true });
       }
     }
-    if (spec.problem) throw new Error(spec.problem);
     let target: Target;
     if (spec.transport.kind === "http") {
       const { headers, secrets: bound } = spec.transport;
@@ -234,7 +235,7 @@ export class RemoteSources {
         throw Object.assign(new Error(`${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`), { transient: true });
       }
       const bound = spec.transport.bound ?? {};
-      const env = childEnv({ parent: this.deps.parentEnv, values: { ...spec.transport.values }, secrets: { ...spec.transport.secrets }, masks: Object.values(bound) });
+      const env = childEnv({ parent: this.deps.parentEnv, values: { ...spec.transport.values }, secrets: { ...spec.transport.secrets }, masks: Object.values(bound), allow: spec.transport.inherit ?? [], ...(spec.transport.pathDir ? { pathPrefix: spec.transport.pathDir } : {}) });
       if (!env.ok) throw new Error(env.refusal.message);
       const sandbox = this.deps.sandbox?.(spec.network);
       target = { kind: "stdio", name: spec.name, argv: spec.transport.argv.map((a) => expandHeader(a, bound)), env: env.value, cwd: spec.transport.cwd, ...(sandbox ? { sandbox } : {}) };
