@@ -4,7 +4,8 @@ import { defineCommand, renderUsage, type CommandDef } from "citty";
 import { escapeControl } from "./result/escape.ts";
 import { CliError, ExitCode } from "./result/result.ts";
 import { VERSION } from "./version.ts";
-import type { RunContext } from "./cli/context.ts";
+import { writeStderr } from "./result/io.ts";
+import type { RunContext, World } from "./cli/context.ts";
 import { GLOBAL_FLAGS } from "./cli/flags.ts";
 
 type Loaded = { def: CommandDef<any>; run: (ctx: RunContext) => Promise<number> };
@@ -15,7 +16,11 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   log: () => import("./cli/log.ts").then((m) => ({ def: m.default, run: m.runLog })),
   trust: () => import("./cli/trust.ts").then((m) => ({ def: m.default, run: m.runTrust })),
   serve: () => import("./cli/serve.ts").then((m) => ({ def: m.default, run: m.runServe })),
+  session: () => import("./cli/session.ts").then((m) => ({ def: m.default, run: m.runSession })),
 };
+
+/** Commands a live session may run for the caller (see src/session/client.ts). */
+const FORWARDED = new Set(["call", "tools"]);
 
 const globalArgs = {
   config: { type: "string", description: "Config file, yours and so trusted (default: $TOOLGATE_CONFIG, else the nearest toolgate.json up to the repository root, which may only narrow until `toolgate trust`)", valueHint: "FILE" },
@@ -32,6 +37,7 @@ const globalArgs = {
   "allow-local-paths": { type: "string", description: "Let this MCP server's results through with absolute paths in them (the output boundary's local-path rule off for it; journaled)", valueHint: "SERVER[,SERVER]" },
   "require-rails": { type: "boolean", description: "Fail the boot (exit 5) when a rail's endpoint or credential is missing: RAILS_BANK_URL and RAILS_BANK_TOKEN (bank_search, bank_get, librarian), RAILS_RESEARCH_URL and RAILS_RESEARCH_TOKEN (research)" },
   resolve: { type: "string", description: "Pin a name to addresses as curl does (repeatable); the URL policy checks them like DNS answers, and a non-public one needs the exact --allow-net=HOST:PORT", valueHint: "HOST:PORT:ADDR[,ADDR]" },
+  "no-session": { type: "boolean", description: "Run cold even when a session (toolgate session start) serves this workspace; also TOOLGATE_SESSION=off" },
   version: { type: "boolean", description: "Print the version" },
 } as const;
 
@@ -64,7 +70,8 @@ async function readStdin(): Promise<string> {
   return await Bun.stdin.text();
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+
+export async function main(argv: readonly string[], world: World = {}): Promise<number> {
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
   const at = commandIndex(argv);
   if (at < 0) {
@@ -80,6 +87,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (!load) {
     throw new CliError(ExitCode.usage, `unknown command "${name}"`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`);
   }
+  // A session for this workspace answers before anything heavy loads; none (or a stale one): cold.
+  if (FORWARDED.has(name) && world.via === undefined && !wantsHelp && !argv.includes("--no-session") && process.env.TOOLGATE_SESSION !== "off") {
+    const { forward } = await import("./session/client.ts");
+    const code = await forward(argv, at, process.cwd(), process.env);
+    if (code !== null) return code;
+  }
   const cmd = await load();
   if (wantsHelp) {
     const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt, --lane NAME,\n--allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR], --require-rails";
@@ -92,7 +105,25 @@ export async function main(argv: readonly string[]): Promise<number> {
     env: process.env,
     stdoutIsTTY: process.stdout.isTTY === true,
     readStdin,
+    // The session runs each forwarded call through here (importing this module would be a cycle).
+    dispatch: runMain,
+    ...world,
   });
+}
+
+/** main, with an error turned into its message on stderr and its exit code (a session's forwarded call too). */
+export async function runMain(argv: readonly string[], world: World = {}): Promise<number> {
+  try {
+    return await main(argv, world);
+  } catch (e) {
+    if (e instanceof CliError) {
+      writeStderr(`toolgate: ${humanLines(e.message)}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`);
+      return e.exitCode;
+    }
+    if (world.via !== undefined && e instanceof Error && e.name === "NotThisSession") throw e;
+    writeStderr(`toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`);
+    return ExitCode.failed;
+  }
 }
 
 /**
@@ -102,15 +133,5 @@ export async function main(argv: readonly string[]): Promise<number> {
 const humanLines = (text: string) => text.split("\n").map(escapeControl).join("\n  ");
 
 if (import.meta.main) {
-  try {
-    process.exitCode = await main(process.argv.slice(2));
-  } catch (e) {
-    if (e instanceof CliError) {
-      process.stderr.write(`toolgate: ${humanLines(e.message)}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`);
-      process.exitCode = e.exitCode;
-    } else {
-      process.stderr.write(`toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`);
-      process.exitCode = ExitCode.failed;
-    }
-  }
+  process.exitCode = await runMain(process.argv.slice(2));
 }

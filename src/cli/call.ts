@@ -1,5 +1,6 @@
 // `toolgate call TOOL [ARGS_JSON | - | --arg k=v ...]`: boot, run one call through the
 // pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
+import { writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
 import { jsonForTerminal } from "../result/escape.ts";
@@ -45,10 +46,14 @@ export async function runCall(ctx: RunContext): Promise<number> {
     db = openChecked(booted.config);
     // Ctrl-C or TERM cancels the call: the launcher ends the child's tree, and the result
     // (cancelled) is still printed and journaled.
+    // In a session, the client's Ctrl-C arrives as ctx.signal.
     const cancel = new AbortController();
     const onSignal = () => cancel.abort();
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    if (ctx.signal) ctx.signal.addEventListener("abort", onSignal, { once: true });
+    else {
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+    }
     const wiring: CallWiring = {
       booted,
       env: ctx.env,
@@ -56,11 +61,12 @@ export async function runCall(ctx: RunContext): Promise<number> {
       lane,
       approved: approvedSet(multi(s, "approve")),
       ask: booted.canPrompt ? approvalPrompter(booted.stateDir) : undefined,
-      operator: (line) => void process.stderr.write(`${line}\n`),
+      operator: (line) => writeStderr(`${line}\n`),
       unstarted: (e) => {
         throw stateError(booted.config, e, "the call was not run");
       },
       unfinished: (e) => void (unjournaled = e),
+      ...(ctx.via ? { via: ctx.via } : {}),
     };
     const { envelope, note: rejected, operator } = await invoke(tool, args, callDeps(wiring, cancel.signal));
     db?.close();

@@ -11,7 +11,18 @@ export interface RunContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdoutIsTTY: boolean;
   readonly readStdin: () => Promise<string>;
+  /** A session's forwarded call: cancelled by the client (instead of this process's SIGINT/SIGTERM). */
+  readonly signal?: AbortSignal;
+  /** "session" for a forwarded call: its journal row says so. */
+  readonly via?: "session";
+  /** A session's check, once the config is known, that the call is its own (throws when not). */
+  readonly gate?: BootInput["gate"];
+  /** The entry point's dispatch (main with its error reporting): a session runs forwarded calls through it. */
+  readonly dispatch?: (argv: readonly string[], world: World) => Promise<number>;
 }
+
+/** What a session passes for a forwarded call instead of this process's world. */
+export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate">>;
 
 /** What every command hands the boot from its command line: the same flags mean the same thing. */
 export function bootInput(ctx: RunContext, s: Scanned): BootInput {
@@ -28,5 +39,6 @@ export function bootInput(ctx: RunContext, s: Scanned): BootInput {
     permissionFlags: s.permissions,
     allowLocalPaths: multi(s, "allow-local-paths").flatMap((v) => v.split(",")),
     interactive: canAsk(ctx, bool(s, "no-prompt")),
+    ...(ctx.gate ? { gate: ctx.gate } : {}),
   };
 }

@@ -17,6 +17,7 @@ export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   quiet: { kind: "bool", alias: "q" },
   verbose: { kind: "bool", alias: "v" },
   "no-prompt": { kind: "bool" },
+  "no-session": { kind: "bool" },
   approve: { kind: "multi" },
   lane: { kind: "string" },
   "allow-local-paths": { kind: "multi" },

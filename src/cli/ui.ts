@@ -2,14 +2,17 @@
 // Every human line is escaped (src/result/escape.ts): untrusted text never drives the terminal.
 import type { ConsolaInstance } from "consola";
 import { escapeControl } from "../result/escape.ts";
+import { writeStderr, writeStdout } from "../result/io.ts";
 
 let instance: ConsolaInstance | undefined;
+/** stderr as consola sees it: the process's, or a forwarded call's in a session. */
+const errStream = { write: (text: string) => void writeStderr(text) } as unknown as NodeJS.WriteStream;
 
 /** Loaded on first use: a successful call prints nothing for humans and never pays for it. */
 async function ui(): Promise<ConsolaInstance> {
   if (instance) return instance;
   const { createConsola } = await import("consola/basic");
-  return (instance = createConsola({ stdout: process.stderr, stderr: process.stderr, formatOptions: { date: false } }));
+  return (instance = createConsola({ stdout: errStream, stderr: errStream, formatOptions: { date: false } }));
 }
 
 /** One message for the operator (stderr), its control characters made visible. */
@@ -19,11 +22,11 @@ export async function tell(kind: "error" | "warn" | "success", text: string): Pr
 
 /** One plain `toolgate: ...` line on stderr, escaped. */
 export function note(text: string): void {
-  process.stderr.write(`toolgate: ${escapeControl(text)}\n`);
+  writeStderr(`toolgate: ${escapeControl(text)}\n`);
 }
 
 export function writeOut(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  writeStdout(text.endsWith("\n") ? text : `${text}\n`);
 }
 
 /** Pads columns for a plain table (no colours: it may be copied into a bug report); every cell escaped. */

@@ -1,5 +1,6 @@
 // Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
 // writes nothing but what the caller's beforeStart does (`call` opens its state there).
+import { writeStderr } from "../result/io.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { findOnPath } from "../fs/real-path.ts";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -57,6 +58,8 @@ export interface BootInput {
    * started to list it (none for a built-in); without it (`tools`) every server may be.
    */
   readonly call?: string;
+  /** Runs first, once the config file and values are known (a session refuses a call of another workspace or config here). */
+  readonly gate?: (config: Effective, file: ConfigFile | null) => void;
   /** `--resolve` pins, `host:port` → addresses (checked like any DNS answer). */
   readonly pins?: ReadonlyMap<string, readonly string[]>;
   /** --require-rails: a rail without its endpoint or credential fails the boot. */
@@ -122,6 +125,7 @@ function configGrants(config: Effective): PermissionGrants {
 
 export async function boot(input: BootInput): Promise<Booted> {
   const { config, file } = await loadEffective(input);
+  input.gate?.(config, file);
   // Trusted or not: a layout that would make the journal writable in the sandbox is refused.
   checkLayout(config);
   // Before anything from the config is used: what an untrusted config would widen fails the boot.
@@ -131,7 +135,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   );
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
   const shadowNote = shadowGate(file, () => trust.trustedBy !== null);
-  if (shadowNote !== null) process.stderr.write(`toolgate: ${escapeControl(shadowNote)}\n`);
+  if (shadowNote !== null) writeStderr(`toolgate: ${escapeControl(shadowNote)}\n`);
   const userState = userStateDir(input.env);
   // Only then the caller's first effect (call opens the state folder): never in a folder an untrusted config chose.
   input.beforeStart?.(config);

@@ -36,6 +36,20 @@ export interface CallWiring {
   readonly unstarted: (e: unknown) => never;
   /** A finished row that cannot be written: the result still goes out; the caller tells the operator. */
   readonly unfinished: (e: unknown) => void;
+  /** "session": the call came through a session; its row's detail says so (`via`). */
+  readonly via?: string;
+}
+
+/** The row's detail with `via` added (a forwarded call's row differs from a cold one only there). */
+function withVia<R extends { detail: string | null }>(row: R, via: string | undefined): R {
+  if (via === undefined) return row;
+  let detail: unknown = {};
+  try {
+    detail = row.detail === null ? {} : JSON.parse(row.detail);
+  } catch {
+    detail = { text: row.detail };
+  }
+  return { ...row, detail: JSON.stringify({ via, ...(detail as object) }) };
 }
 
 /** The invoke dependencies for one call (each call gets its own journal row). */
@@ -83,7 +97,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
     // The write-ahead row: if it cannot be written, the call does not run.
     started: (row) => {
       try {
-        journal.started(row);
+        journal.started(withVia(row, w.via));
       } catch (e) {
         w.unstarted(e);
       }
@@ -92,7 +106,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
     // (indeterminate in `toolgate log`), and the caller tells the operator.
     journal: (row) => {
       try {
-        journal.finished(row);
+        journal.finished(withVia(row, w.via));
       } catch (e) {
         w.unfinished(e);
       }

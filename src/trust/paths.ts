@@ -1,5 +1,6 @@
 // The user's own state folder (SPEC "Trust"): where trust decisions and remembered approvals
 // live, outside every repository. From the injected environment only, never process.env.
+import { writeStderr } from "../result/io.ts";
 import { isAbsolute, join } from "node:path";
 import { resolveReal } from "../fs/real-path.ts";
 import { escapeControl } from "../result/escape.ts";
@@ -38,5 +39,5 @@ let told = false;
 export function tellIgnored(stateDir: string, what: string): void {
   if (told) return;
   told = true;
-  process.stderr.write(`toolgate: ${escapeControl(`ignoring ${what} in ${stateDir}: this user state folder lies inside the workspace, where the repository could have put them; ${stateInWorkspaceHint}`)}\n`);
+  writeStderr(`toolgate: ${escapeControl(`ignoring ${what} in ${stateDir}: this user state folder lies inside the workspace, where the repository could have put them; ${stateInWorkspaceHint}`)}\n`);
 }

@@ -1,0 +1,121 @@
+// The session process (`toolgate session __run`, started detached by `session start`): listens on
+// the workspace's socket and runs each forwarded call as a cold call would run (main, with the
+// client's argv, cwd and output), until idle, stopped, or its config or lock changes.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Effective } from "../config/resolve.ts";
+import type { ConfigFile } from "../config/file.ts";
+import { LOCK_NAME } from "../catalog/lock.ts";
+import { withSinks } from "../result/io.ts";
+import { boot } from "../runtime/boot.ts";
+import { listen, type SessionHandlers } from "../session/server.ts";
+import { SOCKET_NAME } from "../session/protocol.ts";
+import { VERSION } from "../version.ts";
+import { bootInput, type RunContext } from "./context.ts";
+import { checkState } from "./state.ts";
+import type { Scanned } from "./flags.ts";
+import type { Status } from "./session.ts";
+
+/** A forwarded call this session does not serve: the client runs it cold. */
+class NotThisSession extends Error {
+  override name = "NotThisSession";
+  constructor(readonly why: string, readonly stale: boolean) {
+    super(why);
+  }
+}
+
+const read = (path: string) => {
+  try {
+    return readFileSync(path);
+  } catch {
+    return "";
+  }
+};
+
+/** Which config this is (its file and workspace), and what it says (the file's and the lock's bytes). */
+function identity(config: Effective, file: ConfigFile | null): { key: string; fingerprint: string } {
+  const workspace = config.values.workspace as string;
+  const lock = join(file ? dirname(file.path) : workspace, LOCK_NAME);
+  const h = createHash("sha256");
+  h.update(file ? read(file.path) : "").update("\0").update(read(lock));
+  return { key: `${workspace}\0${file?.path ?? ""}`, fingerprint: h.digest("hex") };
+}
+
+export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: number): Promise<number> {
+  const t0 = Date.now();
+  const runMain = ctx.dispatch!;
+  // One boot with no grants: a config that cannot boot never starts a session.
+  const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
+  await booted.remote?.shutdown();
+  const own = identity(booted.config, booted.file);
+  const socket = join(booted.stateDir, SOCKET_NAME);
+  let calls = 0;
+  let inFlight = 0;
+  let last = Date.now();
+  let stopping: ((why: string) => void) | undefined;
+  const stopped = new Promise<string>((r) => (stopping = r));
+
+  const handlers: SessionHandlers = {
+    async call(req, io) {
+      if (req.v !== VERSION) return { why: `the session runs toolgate ${VERSION}, this is ${req.v}` };
+      inFlight++;
+      try {
+        const env: Record<string, string | undefined> = { ...ctx.env, TOOLGATE_CONFIG: req.env.TOOLGATE_CONFIG, CI: req.env.CI };
+        const gate = (config: Effective, file: ConfigFile | null) => {
+          const id = identity(config, file);
+          if (id.key !== own.key) throw new NotThisSession("the session serves another workspace or config", false);
+          if (id.fingerprint !== own.fingerprint) throw new NotThisSession("the config or toolgate.lock changed since the session started", true);
+        };
+        const code = await withSinks({ out: io.out, err: io.err }, () =>
+          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate }),
+        );
+        calls++;
+        return code;
+      } catch (e) {
+        if (!(e instanceof NotThisSession)) throw e;
+        if (e.stale) stopping?.(e.why);
+        return { why: e.why };
+      } finally {
+        inFlight--;
+        last = Date.now();
+      }
+    },
+    status: (): Status => ({
+      pid: process.pid,
+      version: VERSION,
+      workspace: booted.workspace,
+      config: booted.file?.path ?? null,
+      uptime_secs: Math.round((Date.now() - t0) / 1000),
+      idle_secs: idleSecs,
+      calls,
+      in_flight: inFlight,
+      rss_bytes: process.memoryUsage().rss,
+      servers: [],
+      env_bound: boundNames(booted.config),
+    }),
+    stop: () => stopping?.("stopped by toolgate session stop"),
+  };
+  const listener = listen(socket, handlers);
+  // Idle, or the config / lock edited: the session ends by itself (the next call runs cold).
+  const tick = setInterval(() => {
+    if (inFlight === 0 && Date.now() - last >= idleSecs * 1000) stopping?.(`idle for ${idleSecs} s`);
+    else if (identity(booted.config, booted.file).fingerprint !== own.fingerprint) stopping?.("the config or toolgate.lock changed");
+  }, Math.min(1000, idleSecs * 250));
+  process.once("SIGTERM", () => stopping?.("SIGTERM")).once("SIGINT", () => stopping?.("SIGINT"));
+  const why = await stopped;
+  clearInterval(tick);
+  listener.stop();
+  process.stderr.write(`toolgate: session stopping: ${why}\n`);
+  // Calls in flight get the grace, then every child ends.
+  const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
+  for (let waited = 0; (inFlight > 0 || listener.active() > 0) && waited < graceMs; waited += 50) await Bun.sleep(50);
+  await booted.remote?.shutdown();
+  process.exit(0);
+}
+
+/** The ${NAME} variables the config's servers take from the session's environment (names only). */
+function boundNames(config: Effective): string[] {
+  const text = JSON.stringify({ las: config.values.las ?? null, mcp: config.values.mcpServers ?? null });
+  return [...new Set([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))].sort();
+}

@@ -1,0 +1,79 @@
+// The session's wire: one JSON object per line over its Unix socket. The client's first line is a
+// request; the session answers with output frames and ends with an exit code or "run it cold".
+
+/** Where a workspace's session listens: its default state folder (0700), socket 0600. */
+export const STATE_FOLDER = ".toolgate";
+export const SOCKET_NAME = "session.sock";
+
+export type Request =
+  | {
+      readonly t: "call";
+      readonly v: string;
+      /** The whole argv, global flags included, as the client got it. */
+      readonly argv: readonly string[];
+      readonly cwd: string;
+      /** The few variables of the client's that decide a cold call's config and prompting. */
+      readonly env: { readonly TOOLGATE_CONFIG?: string; readonly CI?: string };
+      readonly tty: boolean;
+    }
+  | { readonly t: "status" | "stop"; readonly v: string };
+
+/** From the client during a call: its stdin (when asked for), or Ctrl-C. */
+export type ClientFrame = { readonly t: "stdin"; readonly d: string } | { readonly t: "cancel" };
+
+export type Answer =
+  | { readonly t: "o"; readonly d: string } // stdout
+  | { readonly t: "e"; readonly d: string } // stderr
+  | { readonly t: "i" } // the call reads stdin: send it
+  | { readonly t: "x"; readonly code: number } // done
+  | { readonly t: "c"; readonly why: string } // not this session's: run cold
+  | { readonly t: "s"; readonly status: unknown }; // status / stop
+
+/** Splits a stream of bytes into JSON lines. */
+export function lineReader(onLine: (value: unknown) => void): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  return (chunk) => {
+    buffered += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line.trim() === "") continue;
+      try {
+        onLine(JSON.parse(line));
+      } catch {
+        // not ours: ignored
+      }
+    }
+  };
+}
+
+/** A socket's writer that keeps order and waits out a full buffer (Bun writes what fits and says how much). */
+export class Outbox {
+  private pending: Uint8Array[] = [];
+  private readonly encoder = new TextEncoder();
+  constructor(private readonly sock: { write(d: Uint8Array): number }) {}
+
+  send(frame: unknown): void {
+    this.pending.push(this.encoder.encode(`${JSON.stringify(frame)}\n`));
+    if (this.pending.length === 1) this.drain();
+  }
+
+  /** Call from the socket's drain handler too. */
+  drain(): void {
+    while (this.pending.length > 0) {
+      const head = this.pending[0]!;
+      const n = this.sock.write(head);
+      if (n < head.length) {
+        this.pending[0] = head.subarray(Math.max(0, n));
+        return;
+      }
+      this.pending.shift();
+    }
+  }
+
+  get idle(): boolean {
+    return this.pending.length === 0;
+  }
+}

@@ -1,0 +1,123 @@
+// The session's listener: a Unix socket (0600, in the 0700 state folder) where each connection is
+// one request. Calls run concurrently, each with its own output, stdin and cancellation.
+import { chmodSync, unlinkSync } from "node:fs";
+import { lineReader, Outbox, type ClientFrame, type Request } from "./protocol.ts";
+
+export interface CallIo {
+  out(d: string): void;
+  err(d: string): void;
+  /** The client's stdin (asked for only when the call reads it). */
+  readStdin(): Promise<string>;
+  /** Aborted by the client's Ctrl-C, or when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+export interface SessionHandlers {
+  /** A forwarded call: its exit code, or why this session does not serve it (the client runs it cold). */
+  call(req: Extract<Request, { t: "call" }>, io: CallIo): Promise<number | { why: string }>;
+  status(): unknown;
+  stop(): void;
+}
+
+type Sock = { write(d: Uint8Array): number; end(): void; data: Conn };
+interface Conn {
+  box: Outbox;
+  read: (chunk: Uint8Array) => void;
+  abort: AbortController;
+  stdin?: (d: string) => void;
+  closing?: boolean;
+  /** One request per connection. */
+  started?: boolean;
+}
+
+export interface Listener {
+  /** Stops taking connections; the open ones finish their answers. */
+  stop(): void;
+  /** Connections still open (a call running, or its answer still being written). */
+  active(): number;
+}
+
+export function listen(path: string, handlers: SessionHandlers): Listener {
+  try {
+    unlinkSync(path); // a stale one (checked by the caller: nothing answered there)
+  } catch {
+    // none
+  }
+  let open = 0;
+  const old = process.umask(0o177);
+  let server: ReturnType<typeof Bun.listen<Conn>>;
+  try {
+    server = Bun.listen<Conn>({
+      unix: path,
+      socket: {
+        open(sock) {
+          open++;
+          const conn: Conn = { box: new Outbox(sock), abort: new AbortController(), read: () => undefined };
+          conn.read = lineReader((frame) => onFrame(sock as unknown as Sock, conn, frame));
+          sock.data = conn;
+        },
+        data: (sock, chunk) => sock.data.read(chunk),
+        drain: (sock) => {
+          sock.data.box.drain();
+          if (sock.data.closing && sock.data.box.idle) sock.end();
+        },
+        close: (sock) => {
+          open--;
+          sock.data.abort.abort();
+        },
+        error: () => undefined,
+      },
+    });
+  } finally {
+    process.umask(old);
+  }
+  chmodSync(path, 0o600);
+
+  function onFrame(sock: Sock, conn: Conn, frame: unknown) {
+    const f = frame as Request | ClientFrame;
+    if (f.t === "cancel") return conn.abort.abort();
+    if (f.t === "stdin") return conn.stdin?.(f.d);
+    if (conn.started) return;
+    conn.started = true;
+    const end = (last: unknown) => {
+      conn.box.send(last);
+      if (conn.box.idle) sock.end();
+      else conn.closing = true;
+    };
+    if (f.t === "status") return end({ t: "s", status: handlers.status() });
+    if (f.t === "stop") {
+      end({ t: "s", status: handlers.status() });
+      return handlers.stop();
+    }
+    if (f.t !== "call") return end({ t: "c", why: "an unknown request" });
+    const io: CallIo = {
+      out: (d) => conn.box.send({ t: "o", d }),
+      err: (d) => conn.box.send({ t: "e", d }),
+      readStdin: () =>
+        new Promise((resolve) => {
+          conn.stdin = resolve;
+          conn.box.send({ t: "i" });
+        }),
+      signal: conn.abort.signal,
+    };
+    void handlers.call(f, io).then(
+      (r) => end(typeof r === "number" ? { t: "x", code: r } : { t: "c", why: r.why }),
+      (e) => {
+        io.err(`toolgate: internal error in the session: ${String((e as Error)?.message ?? e)}\n`);
+        end({ t: "x", code: 1 });
+      },
+    );
+  }
+
+  return {
+    active: () => open,
+    stop: () => {
+      server.stop(false);
+      try {
+        unlinkSync(path);
+      } catch {
+        // gone already
+      }
+    },
+  };
+}

@@ -1,0 +1,240 @@
+// toolgate session end to end through dist/toolgate: start/status/stop, forwarded calls answered
+// byte for byte as cold ones, nothing widens, a session per workspace, and every way it ends.
+import { describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
+
+const env = (ws: string) => ({ HOME: ws, XDG_STATE_HOME: join(ws, ".user-state") });
+const socketOf = (ws: string) => join(ws, ".toolgate", "session.sock");
+
+async function start(ws: string, idle = 120): Promise<{ pid: number; [Symbol.asyncDispose](): Promise<void> }> {
+  const r = await run(["session", "start", "--idle-secs", String(idle)], { cwd: ws, env: env(ws) });
+  expect(r.stderr).toContain("session started");
+  expect(r.code).toBe(0);
+  const pid = (await status(ws)).pid as number;
+  return {
+    pid,
+    [Symbol.asyncDispose]: async () => {
+      await run(["session", "stop"], { cwd: ws, env: env(ws) });
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // stopped
+      }
+    },
+  };
+}
+
+async function status(ws: string): Promise<Record<string, any>> {
+  const r = await run(["session", "status", "--json"], { cwd: ws, env: env(ws) });
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(cond: () => boolean, ms = 15_000): Promise<boolean> {
+  for (let waited = 0; waited < ms; waited += 50) {
+    if (cond()) return true;
+    await Bun.sleep(50);
+  }
+  return cond();
+}
+
+const lastRows = async (ws: string, n: number) =>
+  (await run(["log", "--json", "--last", String(n)], { cwd: ws, env: env(ws) })).stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+
+const call = (ws: string, args: string[], stdin?: string, extra: Record<string, string> = {}) => run(["call", ...args], { cwd: ws, env: { ...env(ws), ...extra }, ...(stdin !== undefined ? { stdin } : {}) });
+
+describe("toolgate session", () => {
+  test("forwarded calls answer exactly as cold ones: stdout, stderr and exit code, across results and refusals", async () => {
+    await using dir = tempDir();
+    const ws = dir.path;
+    writeFileSync(join(ws, "a.txt"), "hello\n");
+    const table: [string[], string?][] = [
+      [["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"]],
+      [["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read", "--verbose"]],
+      [["file_read", '{"path":"a.txt"}', "--approve", "file_read"]], // permission.denied
+      [["file_read", '{"path":"a.txt"}', "--allow-read"]], // approval.required
+      [["file_read", '{"path":"a.txt"}', "--allow-read", "--deny-read=a.txt", "--approve", "file_read"]],
+      [["file_read", '{"path":"missing.txt"}', "--allow-read", "--approve", "file_read"]], // a tool failure
+      [["file_read", '{"path":1}', "--allow-read", "--approve", "file_read"]], // invalid arguments
+      [["file_read", "-", "--allow-read", "--approve", "file_read"], '{"path":"a.txt"}'], // stdin
+      [["no_such_tool", "{}"]],
+      [["file_read", "{not json"]], // usage, exit 2
+      [["file_read", "{}", "--bogus"]],
+      [["bash", '{"command":"echo out; echo err >&2; exit 3"}', "--allow-run", "--approve", "bash"]],
+      [["desk", "{}", "--lane", "other"]],
+    ];
+    const cold: RunResult[] = [];
+    for (const [args, stdin] of table) cold.push(await call(ws, args, stdin));
+    await using session = await start(ws);
+    const warm: RunResult[] = [];
+    for (const [args, stdin] of table) warm.push(await call(ws, args, stdin));
+    // What differs between any two runs: a duration, an artifact's random name.
+    const norm = (r: RunResult) => ({ code: r.code, stdout: r.stdout.replace(/"durationMs":\d+/g, "D").replace(/[0-9a-f]{32}\./g, "A."), stderr: r.stderr });
+    expect(warm.map(norm)).toEqual(cold.map(norm));
+    expect(new Set(cold.map((r) => r.code))).toEqual(new Set([0, 1, 2, 4]));
+    // Every call reached the session (usage errors included), and rows say which came through it.
+    expect((await status(ws)).calls).toBe(table.length);
+    const rows = await lastRows(ws, 100);
+    const via = rows.map((r) => (r.detail ? JSON.parse(r.detail).via ?? null : null));
+    expect(via.filter((v) => v === "session").length).toBe(rows.length / 2);
+    expect(session.pid).toBeGreaterThan(0);
+  });
+
+  test("tools is forwarded too, and --no-session / TOOLGATE_SESSION=off run cold", async () => {
+    await using dir = tempDir();
+    const ws = dir.path;
+    const cold = await run(["tools", "--json"], { cwd: ws, env: env(ws) });
+    await using _s = await start(ws);
+    const warm = await run(["tools", "--json"], { cwd: ws, env: env(ws) });
+    expect(warm).toEqual(cold);
+    expect((await status(ws)).calls).toBe(1);
+    await run(["tools", "--json", "--no-session"], { cwd: ws, env: env(ws) });
+    await run(["tools", "--json"], { cwd: ws, env: { ...env(ws), TOOLGATE_SESSION: "off" } });
+    expect((await status(ws)).calls).toBe(1);
+  });
+
+  test("a session holds no grants: start refuses them, and a call with fewer flags than the last is refused", async () => {
+    await using dir = tempDir();
+    const ws = dir.path;
+    writeFileSync(join(ws, "a.txt"), "x\n");
+    const r = await run(["session", "start", "--allow-read"], { cwd: ws, env: env(ws) });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: expect.stringContaining("a session holds no grants of its own") });
+    await using _s = await start(ws);
+    expect((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code).toBe(0);
+    const fewer = await call(ws, ["file_read", '{"path":"a.txt"}', "--approve", "file_read"]);
+    expect({ code: fewer.code, error: JSON.parse(fewer.stdout).error_code }).toEqual({ code: 4, error: "permission.denied" });
+    expect((await status(ws)).calls).toBe(2);
+  });
+
+  test("two workspaces, two sessions: each serves its own", async () => {
+    await using a = await tempDirWith("a.txt");
+    await using b = await tempDirWith("a.txt");
+    await using sa = await start(a.path);
+    await using sb = await start(b.path);
+    expect(sa.pid).not.toBe(sb.pid);
+    for (const ws of [a.path, b.path, b.path]) expect((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code).toBe(0);
+    expect([(await status(a.path)).calls, (await status(b.path)).calls]).toEqual([1, 2]);
+    // A call in a workspace with no session of its own, under one that has: never served by the outer one.
+    const inner = join(a.path, "inner");
+    mkdirSync(inner);
+    writeFileSync(join(inner, "toolgate.json"), "{}\n");
+    writeFileSync(join(inner, "a.txt"), "inner\n");
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read", "--verbose"], { cwd: inner, env: env(a.path) });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("session: the session serves another workspace or config; running cold");
+    expect((await status(a.path)).calls).toBe(1);
+  });
+
+  test("a config edit ends forwarding: the next call runs cold and says so, and the session ends", async () => {
+    await using dir = tempDir();
+    const ws = dir.path;
+    writeFileSync(join(ws, "toolgate.json"), '{"scratch": ".toolgate/scratch"}\n');
+    writeFileSync(join(ws, "a.txt"), "x\n");
+    await using s = await start(ws);
+    const args = ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read", "--verbose"];
+    expect((await call(ws, args)).stderr).not.toContain("running cold");
+    writeFileSync(join(ws, "toolgate.json"), '{"scratch": ".toolgate/scratch2"}\n');
+    const r = await call(ws, args);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("toolgate: session: the config or toolgate.lock changed since the session started; running cold");
+    expect(await until(() => !alive(s.pid))).toBe(true);
+    expect(existsSync(socketOf(ws))).toBe(false);
+  });
+
+  test("kill -9 of the session: the next call runs cold and removes the stale socket", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    await using s = await start(ws);
+    process.kill(s.pid, "SIGKILL");
+    expect(await until(() => !alive(s.pid))).toBe(true);
+    expect(existsSync(socketOf(ws))).toBe(true);
+    const r = await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read", "--verbose"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("session: the session is gone (stale socket removed); running cold");
+    expect(existsSync(socketOf(ws))).toBe(false);
+  });
+
+  test("another user is never served: the socket is 0600 in a 0700 folder", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    chmodSync(ws, 0o755);
+    await using _s = await start(ws);
+    const st = Bun.spawnSync(["stat", "-c", "%a", join(ws, ".toolgate"), socketOf(ws)]).stdout.toString().trim().split("\n");
+    expect(st).toEqual(["700", "600"]);
+    const r = await runUnprivileged(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws });
+    expect(r.code).not.toBe(0);
+    expect((await status(ws)).calls).toBe(0);
+  });
+
+  test("the idle timeout ends the session, and nothing is left running", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    const s = await start(ws, 1);
+    expect(await until(() => !alive(s.pid))).toBe(true);
+    expect(existsSync(socketOf(ws))).toBe(false);
+    expect(readFileSync(join(ws, ".toolgate", "session.log"), "utf8")).toBe("toolgate: session stopping: idle for 1 s\n");
+    const st = await run(["session", "status"], { cwd: ws, env: env(ws) });
+    expect({ code: st.code, stderr: st.stderr }).toEqual({ code: 1, stderr: "toolgate: no session serves this workspace\n" });
+  });
+
+  test("Ctrl-C of a forwarded bash call cancels that call in the session and ends its tree", async () => {
+    await using dir = tempDir();
+    const ws = dir.path;
+    await using _s = await start(ws);
+    const marker = `${4000 + Math.floor(Math.random() * 1000)}.5`;
+    const proc = Bun.spawn([BIN, "call", "bash", JSON.stringify({ command: `sleep ${marker} & sleep ${marker}; wait` }), "--allow-run", "--approve", "bash"], {
+      cwd: ws,
+      env: { PATH: "/usr/bin:/bin", CI: "true", ...env(ws) },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const sleepers = () => readdirSync("/proc").filter((p) => /^\d+$/.test(p) && safeRead(`/proc/${p}/cmdline`).includes(`sleep\0${marker}`));
+    expect(await until(() => sleepers().length === 2)).toBe(true);
+    proc.kill("SIGINT");
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect({ code, status: JSON.parse(out).status, error: JSON.parse(out).error_code }).toEqual({ code: 1, status: "failed", error: "bash.cancelled" });
+    expect(await until(() => sleepers().length === 0)).toBe(true);
+    expect((await status(ws)).in_flight).toBe(0);
+  });
+
+  test("8 parallel clients x 50 calls: 400 journal rows, each via the session", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    await using _s = await start(ws);
+    const client = async () => {
+      const codes: number[] = [];
+      for (let i = 0; i < 50; i++) codes.push((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code);
+      return codes;
+    };
+    const codes = (await Promise.all(Array.from({ length: 8 }, client))).flat();
+    expect(codes.filter((c) => c === 0).length).toBe(400);
+    const rows = await lastRows(ws, 1000);
+    expect(rows.filter((r) => r.status === "success" && JSON.parse(r.detail).via === "session").length).toBe(400);
+    expect((await status(ws)).calls).toBe(400);
+  }, 180_000);
+});
+
+function safeRead(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+async function tempDirWith(file: string) {
+  const d = tempDir();
+  writeFileSync(join(d.path, file), "hello\n");
+  return d;
+}
