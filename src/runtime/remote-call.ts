@@ -17,7 +17,7 @@ const MESSAGE_CHARS = 1_000;
 export const executableOf = (spec: RemoteSpec): unknown =>
   spec.transport.kind === "stdio"
     ? { argv: spec.transport.argv, cwd: spec.transport.cwd, env: spec.runs?.env ?? {}, files: spec.runs?.files ?? {}, ...(spec.runs?.program ? { program: spec.runs.program } : {}) }
-    : { url: spec.transport.url };
+    : { url: spec.transport.url, ...(spec.transport.sse ? { transport: "sse" } : {}) };
 
 /** The digest a live descriptor has as a catalog entry (remote tools are irreversible), to compare with the listed one's. */
 export const liveDigest = (spec: RemoteSpec, t: ListedTool) =>

@@ -29,7 +29,7 @@ export interface RemoteSpec {
      */
     | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly bound?: Readonly<Record<string, string>>; readonly pathDir?: string; readonly inherit?: readonly string[] }
     /** `url` and `headers` with `${NAME}` unexpanded; `secrets` holds each NAME's value, put in at connect time. */
-    | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>> };
+    | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly sse?: boolean };
   /** Connecting is an effect: run of the command (and env of each `${NAME}` it is given), or net of the host. */
   readonly needs: readonly Need[];
   /** stdio: the server says it needs the network (`"network": true`); the product sandbox shares it only with --allow-net. */
@@ -169,7 +169,7 @@ export function remoteSpecs(
     };
     const envNeeds = (): Need[] => needNames.map((n) => ({ kind: "env" as const, value: n }));
     const short = () => Object.entries(allBound).find(([, val]) => val.length < SECRET_MIN_LENGTH)?.[0];
-    const isHttp = s.type === "http" || s.type === "streamable-http" || (s.url !== undefined && s.command === undefined);
+    const isHttp = s.type === "http" || s.type === "streamable-http" || s.type === "sse" || (s.url !== undefined && s.command === undefined);
     if (isHttp) {
       if (!s.url) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: an HTTP server needs "url"` } };
       const u = read(s.url, ["url"]);
@@ -192,7 +192,7 @@ export function remoteSpecs(
       specs.push({
         ...common,
         network: true,
-        transport: { kind: "http", url: u.template, headers, secrets: allBound },
+        transport: { kind: "http", url: u.template, headers, secrets: allBound, ...(s.type === "sse" ? { sse: true } : {}) },
         needs: [{ kind: "net", value: `${url.hostname}:${port}` }, ...envNeeds()],
         ...(tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted` } : {}),
       });

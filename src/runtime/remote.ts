@@ -227,7 +227,7 @@ export class RemoteSources {
     let target: Target;
     if (spec.transport.kind === "http") {
       const { headers, secrets: bound } = spec.transport;
-      target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), ...(this.deps.httpFetch ? { fetch: this.deps.httpFetch } : {}) };
+      target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), ...(this.deps.httpFetch ? { fetch: this.deps.httpFetch } : {}), ...(spec.transport.sse ? { sse: true } : {}) };
     }
     else {
       // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
