@@ -6,6 +6,7 @@ import { configType } from "../src/config/schema.ts";
 import { builtinTools } from "../src/tools/index.ts";
 import { railTools } from "../src/tools/rails/index.ts";
 import { mostTools } from "../src/tools/most/index.ts";
+import { delegationTools } from "../src/tools/delegate/index.ts";
 
 export function renderSchemas(): string {
   const strip = (s: Record<string, unknown>) => {
@@ -13,7 +14,7 @@ export function renderSchemas(): string {
     return rest;
   };
   const tools: Record<string, unknown> = {};
-  for (const t of [...builtinTools, ...railTools, ...mostTools]) tools[t.name] = strip(t.input(type).toJsonSchema() as Record<string, unknown>);
+  for (const t of [...builtinTools, ...railTools, ...mostTools, ...delegationTools({ delegation: { command: [], worktree_root: "" } })]) tools[t.name] = strip(t.input(type).toJsonSchema() as Record<string, unknown>);
   const config = strip(configType(type).toJsonSchema() as Record<string, unknown>);
   return `${JSON.stringify({ tools, config }, null, 2)}\n`;
 }

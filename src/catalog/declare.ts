@@ -97,6 +97,22 @@ export interface CallScope extends NeedsContext {
   readonly created?: (tool: string, kind: string, id: string) => void;
   /** The rails' endpoints and credentials (from the environment), by group: `bank`, `research`. */
   readonly rails?: Readonly<Record<string, { readonly url: string; readonly token: string } | undefined>>;
+  /** What `task` needs to start a child toolgate (built by the runtime; absent outside it). */
+  readonly delegation?: DelegationScope;
+}
+
+/** How a `task` call starts its child's server and files the child's journal rows under itself. */
+export interface DelegationScope {
+  /** How to run this toolgate: the compiled binary (or bun and src/main.ts). */
+  readonly self: readonly string[];
+  /** The parent's config file (the child boots the same one, with --config: the parent trusted it). */
+  readonly configFile: string | null;
+  /** The parent's read grant (--allow-read and the config's), which the scout child gets no more than. */
+  readonly readGrant: true | readonly string[] | undefined;
+  /** The journal id of this call's own row (child rows point to it). */
+  readonly callId: () => number | undefined;
+  /** Moves a child's journal rows (its own state folder) into this journal under `parent`; returns how many. */
+  readonly adopt: (childState: string, parent: number | undefined) => number;
 }
 
 /** One bounded GET (or request) through the URL policy: refusals are `url.rejected` or `net.*`. */

@@ -36,6 +36,7 @@ export function bootInput(ctx: RunContext, s: Scanned): BootInput {
     env: ctx.env,
     configFlag: str(s, "config"),
     workspaceFlag: str(s, "workspace"),
+    stateFlag: str(s, "state"),
     permissionFlags: s.permissions,
     allowLocalPaths: multi(s, "allow-local-paths").flatMap((v) => v.split(",")),
     interactive: canAsk(ctx, bool(s, "no-prompt")),

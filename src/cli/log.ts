@@ -56,7 +56,8 @@ export async function runLog(ctx: RunContext): Promise<number> {
     return 0;
   }
   const out = [["TIME", "TOOL", "STATUS", "CODE", "MS", "ARGUMENTS"]];
-  for (const r of rows) out.push([new Date(r.time_ms).toISOString(), r.tool, r.status, r.error_code ?? "", String(r.duration_ms), r.args_preview]);
+  // A task's child calls follow their task call's row (they are filed when the child ends), indented under it.
+  for (const r of rows) out.push([new Date(r.time_ms).toISOString(), r.parent != null ? `  └ ${r.tool} (task #${r.parent})` : r.tool === "task" ? `task #${r.id}` : r.tool, r.status, r.error_code ?? "", String(r.duration_ms), r.args_preview]);
   writeOut(rows.length ? table(out) : "(the journal is empty)");
   return 0;
 }

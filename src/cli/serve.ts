@@ -23,6 +23,7 @@ export default defineCommand({
   args: {
     profile: { type: "string", description: "Offer only this profile's tools: full (default), scout, writer, or one from the config's profiles", valueHint: "NAME" },
     child: { type: "boolean", description: "No human behind this session: tools that need approval are offered only when --approve covers them, and nothing is ever asked" },
+    state: { type: "string", description: "The state folder (journal) for this session, over the config's: a task's child server gets its own, which the parent files under the task call", valueHint: "DIR" },
     "name-budget": { type: "string", description: "Longest served name (16-64, default 44: room for a 20-character client prefix); longer or non-conforming names are shortened reversibly (toolgate tools --served shows the mapping)", valueHint: "N" },
     ...HTTP_ARGS,
   },
@@ -31,7 +32,7 @@ export default defineCommand({
 export async function runServe(ctx: RunContext): Promise<number> {
   // Before anything else can write: stdout is the protocol's alone.
   const stdout = claimStdout();
-  const s = scanFlags(ctx.argv, { profile: { kind: "string" }, child: { kind: "bool" }, "name-budget": { kind: "string" }, ...HTTP_FLAGS });
+  const s = scanFlags(ctx.argv, { profile: { kind: "string" }, child: { kind: "bool" }, state: { kind: "string" }, "name-budget": { kind: "string" }, ...HTTP_FLAGS });
   if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate serve [--profile NAME] [--child] [--approve TOOL]");
   const lane = str(s, "lane") ?? "default";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);

@@ -10,11 +10,8 @@ export interface InertKey {
 }
 
 /** Each section: the predicate on its value that sets something the missing feature would read. */
-const INERT: readonly { section: string; sets: (v: Record<string, unknown>) => string | undefined; missing: string }[] = [
-  { section: "delegation", sets: (v) => firstKey(v), missing: "delegation (the task and apply_change tools) does not exist yet" },
-];
-
-const firstKey = (v: Record<string, unknown>): string | undefined => Object.keys(v)[0];
+// Empty since delegation landed (the last one): kept for the next section whose feature lags.
+const INERT: readonly { section: string; sets: (v: Record<string, unknown>) => string | undefined; missing: string }[] = [];
 
 /** The first key the file sets for a feature that does not exist yet, or null. */
 export function findInertKey(data: Readonly<Record<string, unknown>>): InertKey | null {

@@ -29,6 +29,8 @@ export const DEFAULTS: Readonly<Record<string, unknown>> = {
   "bash.timeout_secs": 120,
   "bash.max_timeout_secs": 600,
   "authored.dir": "tools",
+  "delegation.timeout_secs": 600,
+  "delegation.max_output_chars": 12000,
   skills: ["skills"],
 };
 

@@ -21,6 +21,9 @@ import { selectedSurfaces } from "../mcp/las.ts";
 import { builtinTools } from "../tools/index.ts";
 import { railTools } from "../tools/rails/index.ts";
 import { mostTools } from "../tools/most/index.ts";
+import { delegationTools } from "../tools/delegate/index.ts";
+import { templateProblem } from "../tools/delegate/template.ts";
+import { sweepWorktrees } from "../tools/delegate/change.ts";
 import { missingRails, RAIL_ROUTES, railEndpoints, type RailEndpoint, type RailGroup } from "../tools/rails/rails.ts";
 import { Permissions } from "../permission/check.ts";
 import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
@@ -64,6 +67,8 @@ export interface BootInput {
   readonly pins?: ReadonlyMap<string, readonly string[]>;
   /** --require-rails: a rail without its endpoint or credential fails the boot. */
   readonly requireRails?: boolean;
+  /** `serve --state DIR` (a task's child server): the state folder, over the config's. */
+  readonly stateFlag?: string | undefined;
 }
 
 export interface Booted {
@@ -104,6 +109,7 @@ export async function loadEffective(input: BootInput): Promise<{ config: Effecti
   const file = found ? await readConfig(found.path, found.via) : null;
   const flags: Record<string, readonly [unknown, string]> = {};
   if (input.workspaceFlag !== undefined) flags.workspace = [resolve(input.cwd, input.workspaceFlag), "--workspace"];
+  if (input.stateFlag !== undefined) flags.state = [resolve(input.cwd, input.stateFlag), "--state"];
   return { config: resolveConfig({ cwd: input.cwd, file, env: input.env, flags }), file };
 }
 
@@ -183,7 +189,8 @@ export async function boot(input: BootInput): Promise<Booted> {
     if (!mostSection.url) throw bootError("most.service_token_file (MOST_SERVICE_TOKEN_FILE) is set but Most has no endpoint", "set MOST_SERVICE_URL (or most.url in your config) to the Most service's base URL");
     most = { url: mostSection.url, tokenFile: resolve(workspace, mostSection.service_token_file) };
   }
-  const sources = builtinSources([...builtinTools, ...railTools.filter((t) => rails[RAIL_ROUTES[t.name]!.group] !== undefined), ...(most ? mostTools : [])]);
+  const delegated = delegation(config, file);
+  const sources = builtinSources([...builtinTools, ...delegated, ...railTools.filter((t) => rails[RAIL_ROUTES[t.name]!.group] !== undefined), ...(most ? mostTools : [])]);
   // Read before any server starts: a sandboxed server holds a missing lock's path with a placeholder.
   let lock: ReturnType<typeof readLock>;
   try {
@@ -247,6 +254,26 @@ export async function boot(input: BootInput): Promise<Booted> {
     await remote?.shutdown();
     throw e;
   }
+}
+
+/**
+ * Delegation's tools for this config: a template that cannot hand the child its objective and its
+ * server fails the boot; with a worktree root, the worktrees whose change is gone are swept first.
+ */
+function delegation(config: Effective, file: ConfigFile | null) {
+  const tools = delegationTools(config.values);
+  if (tools.length === 0) return tools;
+  const d = config.values.delegation as { command: string[]; worktree_root?: string };
+  const problem = templateProblem(d.command);
+  if (problem !== null) {
+    const line = file?.lineOf(["delegation", "command"]);
+    throw bootError(`${file ? `${file.path}${line ? `:${line}` : ""}: ` : ""}delegation.command ${problem}`, 'put "{objective}" in one element and "{server}" (the child server\'s argv, spliced) or "{mcp_config}" in another, e.g. ["my-agent", "--mcp-config", "{mcp_config}", "-p", "{objective}"]');
+  }
+  if (d.worktree_root !== undefined) {
+    const swept = sweepWorktrees(resolve(config.values.workspace as string, d.worktree_root));
+    if (swept.length > 0) process.stderr.write(`toolgate: removed ${swept.length} worktree${swept.length === 1 ? "" : "s"} of changes that no longer exist (${swept.join(", ")})\n`);
+  }
+  return tools;
 }
 
 /** `--allow-local-paths` names servers of this config's mcpServers, nothing else (a typo must not pass silently). */

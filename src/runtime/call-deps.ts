@@ -9,6 +9,7 @@ import { userApprovals } from "../state/approvals.ts";
 import { callJournal, selfMark } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
 import { recordResource } from "../state/resources.ts";
+import { adoptChildState } from "../state/db.ts";
 import type { Booted } from "./boot.ts";
 import type { InvokeDeps } from "./invoke.ts";
 import { processRunner } from "./processes.ts";
@@ -78,6 +79,14 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       ...(booted.most ? { most: booted.most } : {}),
       // Kept with the call's journal row (written before the adapter ran).
       created: (tool, kind, id) => recordResource(w.db(), { time_ms: Date.now(), tool, kind, resource_id: id, journal_id: journal.rowId() ?? null }),
+      delegation: {
+        // The compiled binary is its own program; from source, bun runs src/main.ts again.
+        self: process.execPath.endsWith("/bun") && process.argv[1] ? [process.execPath, process.argv[1]] : [process.execPath],
+        configFile: booted.file?.path ?? null,
+        readGrant: booted.grants.allow.read,
+        callId: () => journal.rowId(),
+        adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null),
+      },
     },
     processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal: s }),
     permissions: booted.permissions,

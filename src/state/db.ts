@@ -1,10 +1,11 @@
 // The one SQLite database in the state folder (WAL, busy timeout, bundled migrations).
 // Only this module opens SQLite; it is safe under many concurrent `toolgate call` processes.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeStateFolder } from "./folder.ts";
 import { MIGRATIONS } from "./migrations.ts";
+import { adoptJournal } from "./journal.ts";
 import { USER_MIGRATIONS } from "./user-migrations.ts";
 
 export const DB_NAME = "toolgate.db";
@@ -15,6 +16,17 @@ const BUSY_TIMEOUT_MS = 10_000;
 export function openState(stateDir: string): Database {
   makeStateFolder(stateDir);
   return open(join(stateDir, DB_NAME), MIGRATIONS);
+}
+
+/** A task child's journal (its own state folder) moved into `db` under the parent call; 0 when it wrote none. */
+export function adoptChildState(db: Database, childStateDir: string, parent: number | null): number {
+  if (!existsSync(join(childStateDir, DB_NAME))) return 0;
+  const child = open(join(childStateDir, DB_NAME), MIGRATIONS);
+  try {
+    return adoptJournal(db, child, parent);
+  } finally {
+    child.close();
+  }
 }
 
 /** The user's database (outside every checkout), in a 0700 folder made on first use. */

@@ -78,6 +78,21 @@ export function callJournal(db: () => Database, mark: () => ProcessMark): CallJo
 export interface JournalEntry extends JournalRow {
   readonly id: number;
   readonly event: string;
+  /** The task call this row is a child call of (null: a call of its own). */
+  readonly parent?: number | null;
+}
+
+/**
+ * A task child's rows (its own journal, in `from`) copied into `db` under the parent call, in the
+ * order they happened; a child call never finished keeps its dead process mark (indeterminate).
+ */
+export function adoptJournal(db: Database, from: Database, parent: number | null): number {
+  const rows = from.query(`SELECT ${COLUMNS} FROM journal ORDER BY id`).all() as Params[];
+  const insert = db.query(`INSERT INTO journal (${COLUMNS}, parent) VALUES (${VALUES}, $parent)`);
+  db.transaction(() => {
+    for (const r of rows) insert.run({ ...r, parent });
+  })();
+  return rows.length;
 }
 
 /** The error code of a call started and never finished: its process ended mid-call. */

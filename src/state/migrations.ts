@@ -46,4 +46,6 @@ export const MIGRATIONS: readonly string[] = [
      resource_id TEXT NOT NULL,
      journal_id INTEGER
    );`,
+  // Delegation: a task's child calls are filed under the parent call's row (`toolgate log` nests them).
+  `ALTER TABLE journal ADD COLUMN parent INTEGER;`,
 ];

@@ -33,7 +33,7 @@ interface GitRun {
   readonly err: string;
 }
 
-async function git(p: ProcessRunner, cwd: string, args: readonly string[]): Promise<Outcome<GitRun>> {
+export async function git(p: ProcessRunner, cwd: string, args: readonly string[]): Promise<Outcome<GitRun>> {
   const r = await p.run({ argv: [...GIT, ...args], cwd, deadlineMs: GIT_DEADLINE_MS, sandboxed: false });
   if (!r.ok) return r;
   const e = r.value;
@@ -47,10 +47,10 @@ async function git(p: ProcessRunner, cwd: string, args: readonly string[]): Prom
 const failed = (what: string, r: GitRun) => refuse("dev_check.copy_failed", `${what} failed (git exit code ${r.code}): ${r.err || "no message"}`);
 
 /**
- * Makes the copy for one gate run under `<stateDir>/worktrees/<id>`. `dir` is the gates directory
+ * Makes the copy for one gate run under `<stateDir>/worktrees/<id>` (a write child's: under `base`). `dir` is the gates directory
  * (a real, absolute path inside a git repository with at least one commit).
  */
-export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, id: string): Promise<Outcome<Copy>> {
+export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, id: string, base = join(stateDir, "worktrees")): Promise<Outcome<Copy>> {
   const where = await git(p, dir, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"]);
   if (!where.ok) return where;
   if (where.value.code !== 0) {
@@ -62,7 +62,6 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   if (!head.ok) return head;
   if (head.value.code !== 0) return refuse("dev_check.no_commit", "the repository has no commit yet; commit once so a worktree can be made at HEAD");
 
-  const base = join(stateDir, "worktrees");
   const root = join(base, id);
   const patch = join(base, `${id}.patch`);
   mkdirSync(base, { recursive: true, mode: 0o700 });
@@ -103,7 +102,7 @@ async function fill(p: ProcessRunner, top: string, root: string, patch: string, 
 }
 
 /** The worktree's registration in the main repository, named by the copy's .git file (null if none). */
-function registrationOf(root: string): string | null {
+export function registrationOf(root: string): string | null {
   try {
     const named = /^gitdir: (.+)$/m.exec(readFileSync(join(root, ".git"), "utf8"))?.[1]?.trim();
     return named ? resolve(root, named) : null;

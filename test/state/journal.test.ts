@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { openState } from "../../src/state/db.ts";
+import { adoptChildState, openState } from "../../src/state/db.ts";
 import { MIGRATIONS } from "../../src/state/migrations.ts";
 import { readStat } from "../../src/launcher/proc-tree.ts";
 import { callJournal, lastActions, selfMark, stillRunning, type JournalRow } from "../../src/state/journal.ts";
@@ -61,6 +61,29 @@ describe("call journal", () => {
     old.close();
     const db = openState(dir.path);
     expect(lastActions(db, 10).map((r) => [r.event, r.tool, r.status])).toEqual([["tool_finished", "file_read", "success"]]);
+    db.close();
+  });
+});
+
+describe("a task child's journal", () => {
+  test("is filed under the parent call, in order; a child call never finished stays indeterminate", async () => {
+    await using dir = tempDir();
+    const db = openState(join(dir.path, "parent"));
+    const child = openState(join(dir.path, "child"));
+    const j = callJournal(() => db, selfMark);
+    j.started(row({ tool: "task" }));
+    callJournal(() => child, selfMark).finished(row({ tool: "file_read", effect: "read" }));
+    // Its process mark is one no process has: killed mid-call.
+    callJournal(() => child, () => ({ pid: 2 ** 22 + 1, start: 1 })).started(row({ tool: "file_edit" }));
+    child.close();
+    expect(adoptChildState(db, join(dir.path, "child"), j.rowId()!)).toBe(2);
+    expect(adoptChildState(db, join(dir.path, "none"), j.rowId()!)).toBe(0);
+    j.finished(row({ tool: "task" }));
+    expect(lastActions(db, 10).map((r) => [r.id, r.tool, r.status, r.parent])).toEqual([
+      [1, "task", "success", null],
+      [2, "file_read", "success", 1],
+      [3, "file_edit", "indeterminate", 1],
+    ]);
     db.close();
   });
 });

@@ -1,0 +1,53 @@
+// apply_change: the one writer of a write child's change into the checkout (three-way per file,
+// all or nothing), or its discard. Either way the change's worktree is removed and the change
+// cannot be applied again. Offered only when delegation.worktree_root is set.
+import { defineTool, type ToolContext } from "../../catalog/declare.ts";
+import { ok, refuse, type Outcome } from "../../result/result.ts";
+import { git } from "../dev-check-copy.ts";
+import { planApply, writePlan } from "./apply.ts";
+import { readChange, removeWorktree, writeChange } from "./change.ts";
+import { delegationOf } from "./task.ts";
+
+export default defineTool({
+  name: "apply_change",
+  description:
+    'Apply a finished write child\'s change (the change_id a task call of kind "write" returned) to the checkout: three-way per file, all or nothing. A conflict is refused listing the files, and nothing is written. {change_id, discard: true} throws the change away. Either way its worktree is removed and the change cannot be applied again.',
+  input: (type) => type({ "+": "reject", change_id: "string", "discard?": "boolean" }),
+  effect: "irreversible",
+  approval: "required",
+  ownDeadline: true,
+  // It writes the checkout: the workspace's write grant (--allow-write) is asked for.
+  needs: (_args, ctx) => ({ ok: true, value: [{ kind: "write", value: ctx.workspace, recursive: true }] }),
+  handler: (args, ctx) => applyChange(args.change_id, args.discard === true, ctx),
+});
+
+async function applyChange(id: string, discard: boolean, ctx: ToolContext): Promise<Outcome<unknown>> {
+  const root = delegationOf(ctx).root;
+  if (root === null) return refuse("change.unconfigured", "delegation.worktree_root is not set");
+  const rec = readChange(root, id);
+  if (rec === null) return refuse("change.unknown", `no change ${JSON.stringify(id)} under ${root}: a change_id is what a write task returned (16 hex digits)`, { change_id: id });
+  if (rec.status !== "ready") {
+    const why = rec.status === "running" ? "its write child is still working" : `it was already ${rec.status}; a change is applied or discarded once`;
+    return refuse(`change.${rec.status}`, `change ${id} cannot be applied or discarded: ${why}`, { change_id: id, status: rec.status });
+  }
+  if (discard) {
+    writeChange(root, { ...rec, status: "discarded" });
+    const removed = removeWorktree(rec);
+    await git(ctx.processes, rec.top, ["worktree", "prune"]);
+    return ok({ change_id: id, status: "discarded", worktree_removed: removed });
+  }
+  const plan = await planApply(ctx.processes, rec, ctx.controlFiles ?? []);
+  if (!plan.ok) return plan;
+  // Marked applied before the first write: a crash mid-write must not let the same change apply twice.
+  writeChange(root, { ...rec, status: "applied" });
+  writePlan(rec.top, plan.value);
+  const removed = removeWorktree(rec);
+  await git(ctx.processes, rec.top, ["worktree", "prune"]);
+  return ok({
+    change_id: id,
+    status: "applied",
+    files: plan.value.map((f) => ({ path: f.path, how: f.bytes === null ? "deleted" : f.how })),
+    unchanged: rec.files.length - plan.value.length,
+    worktree_removed: removed,
+  });
+}

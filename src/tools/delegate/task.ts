@@ -1,0 +1,126 @@
+// task: one bounded child agent (delegation.command) with a narrowed toolgate as its only tools.
+// scout: `serve --profile scout --child` on the workspace; write: `serve --profile writer --child`
+// on a fresh worktree (HEAD plus the uncommitted changes) whose diff apply_change may apply later.
+import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { defineTool, type ToolContext } from "../../catalog/declare.ts";
+import { ok, refuse, type Outcome } from "../../result/result.ts";
+import { makeCopy, registrationOf } from "../dev-check-copy.ts";
+import { commitBase, diffStat, removeWorktree, writeChange, type FileStat } from "./change.ts";
+import { readEnvelope, type TaskStatus } from "./envelope.ts";
+import { expandTemplate } from "./template.ts";
+import { removeTree } from "../dev-check-copy.ts";
+
+export const MAX_OBJECTIVE = 8000;
+/** What approving a task call approves for its child, and nothing else: the child profile's tools. */
+export const SCOUT_APPROVES = ["file_read", "file_find", "file_search", "skill_list", "skill_load"];
+export const WRITER_APPROVES = ["file_read", "file_edit", "file_write"];
+
+export interface DelegationConfig {
+  readonly command?: readonly string[];
+  readonly worktree_root?: string;
+  readonly timeout_secs: number;
+  readonly max_output_chars: number;
+  readonly env?: readonly string[];
+}
+
+export const delegationOf = (ctx: { config?: Readonly<Record<string, any>>; workspace: string }): DelegationConfig & { root: string | null } => {
+  const d = (ctx.config?.delegation ?? {}) as Partial<DelegationConfig>;
+  return { timeout_secs: 600, max_output_chars: 12_000, ...d, root: d.worktree_root === undefined ? null : resolve(ctx.workspace, d.worktree_root) };
+};
+
+export default defineTool({
+  name: "task",
+  description:
+    'Delegate one bounded job to a child agent (delegation.command) that sees only a narrowed toolgate. kind "scout": read-only investigation of the workspace (file_read, file_find, file_search, skill_*, plan, desk reads). kind "write": the child edits a disposable git worktree (HEAD plus the uncommitted changes) with file_read/file_edit/file_write only; the checkout is untouched until apply_change applies the returned change_id. Returns {status, summary, findings} (+ change for write).',
+  input: (type) => type({ "+": "reject", objective: "string", kind: "'scout' | 'write'" }),
+  effect: "irreversible",
+  approval: "required",
+  ownDeadline: true,
+  needs: () => ({ ok: true, value: [] }),
+  handler: (args, ctx) => runTask(args.objective, args.kind, ctx),
+});
+
+async function runTask(objective: string, kind: "scout" | "write", ctx: ToolContext): Promise<Outcome<unknown>> {
+  if (objective.trim() === "") return refuse("task.objective", "the objective is empty: say what the child should find out or change");
+  if (objective.length > MAX_OBJECTIVE) return refuse("task.objective", `the objective is ${objective.length} characters, more than ${MAX_OBJECTIVE}: delegate a narrower job`, { length: objective.length, max: MAX_OBJECTIVE });
+  const conf = delegationOf(ctx);
+  const del = ctx.delegation;
+  if (conf.command === undefined || del === undefined) return refuse("task.unconfigured", "delegation.command is not set in a trusted config");
+  if (kind === "write" && conf.root === null) return refuse("task.unconfigured", 'a write child needs delegation.worktree_root (where its worktree lives until apply_change)');
+  const id = randomBytes(8).toString("hex");
+  const childState = join(ctx.stateDir, "children", id);
+  let wt: { root: string; top: string; admin: string | null; base: string } | null = null;
+  if (kind === "write") {
+    const copy = await makeCopy(ctx.processes, ctx.workspace, ctx.stateDir, id, conf.root!);
+    if (!copy.ok) return refuse("task.worktree", `the write child's worktree could not be made: ${copy.refusal.message}`);
+    const admin = registrationOf(copy.value.root);
+    removeTree(`${copy.value.root}.patch`);
+    const base = await commitBase(ctx.processes, copy.value.root);
+    if (!base.ok) {
+      copy.value.remove();
+      return base;
+    }
+    wt = { root: copy.value.root, top: copy.value.top, admin, base: base.value };
+    // Recorded before the child runs: a boot elsewhere meanwhile sweeps it only once this process is gone.
+    writeChange(conf.root!, { id, status: "running", pid: process.pid, top: wt.top, worktree: wt.root, base: wt.base, admin, files: [], created_ms: Math.round(ctx.now()) });
+  }
+  mkdirSync(childState, { recursive: true, mode: 0o700 });
+  const serverWs = wt?.root ?? ctx.workspace;
+  const grants = wt ? [`--allow-read=${wt.root}`, `--allow-write=${wt.root}`] : readFlags(del.readGrant, ctx.workspace);
+  const server = [
+    ...del.self, "serve", "--profile", wt ? "writer" : "scout", "--child", "--quiet",
+    ...(del.configFile ? ["--config", del.configFile] : []),
+    "--workspace", serverWs, "--state", childState, ...grants,
+    "--approve", (wt ? WRITER_APPROVES : SCOUT_APPROVES).join(","),
+  ];
+  const run = await ctx.processes.run({
+    argv: expandTemplate(conf.command, objective, server),
+    cwd: serverWs,
+    deadlineMs: Math.round(conf.timeout_secs * 1000),
+    sandboxed: true,
+    writable: [childState, ...(wt ? [wt.root] : [])],
+    ...(conf.env ? { allowEnv: conf.env } : {}),
+  });
+  // The child's calls join this journal under this call, whatever became of the child.
+  try {
+    del.adopt(childState, del.callId());
+  } finally {
+    removeTree(childState);
+  }
+  if (!run.ok) {
+    if (wt) {
+      removeWorktree({ worktree: wt.root, admin: wt.admin });
+      rmSync(join(conf.root!, `${id}.json`), { force: true });
+    }
+    return run;
+  }
+  const e = run.value;
+  const status: TaskStatus = e.ended === "timeout" ? "timeout" : e.ended === "exited" && e.code === 0 ? "done" : "failed";
+  const exit = e.ended === "exited" ? `exit code ${e.code}` : e.ended;
+  const envelope = { kind, ...readEnvelope(e.stdout.tail, exit, status, conf.max_output_chars), ...(status === "timeout" ? { timeout_secs: conf.timeout_secs } : {}) };
+  if (!wt) return ok(envelope);
+  return ok({ ...envelope, change: await keepChange(ctx, id, wt, status) });
+}
+
+/** The write child's change, recorded for apply_change; none (worktree removed) when it changed nothing or did not finish. */
+async function keepChange(ctx: ToolContext, id: string, wt: { root: string; top: string; admin: string | null; base: string }, status: TaskStatus): Promise<{ change_id: string; files: readonly FileStat[]; insertions: number; deletions: number } | null> {
+  const stat = status === "done" ? await diffStat(ctx.processes, wt.root, wt.base) : null;
+  const root = delegationOf(ctx).root!;
+  if (stat === null || !stat.ok || stat.value.length === 0) {
+    removeWorktree({ worktree: wt.root, admin: wt.admin });
+    rmSync(join(root, `${id}.json`), { force: true });
+    return null;
+  }
+  writeChange(root, { id, status: "ready", top: wt.top, worktree: wt.root, base: wt.base, admin: wt.admin, files: stat.value, created_ms: Math.round(ctx.now()) });
+  const sum = (k: "added" | "deleted") => stat.value.reduce((n, f) => n + (f[k] ?? 0), 0);
+  return { change_id: id, files: stat.value, insertions: sum("added"), deletions: sum("deleted") };
+}
+
+/** The scout child reads what the parent may read: the same grant, or the workspace when the parent's is whole. */
+function readFlags(grant: true | readonly string[] | undefined, ws: string): string[] {
+  if (grant === true) return [`--allow-read=${ws}`];
+  if (grant === undefined || grant.length === 0) return [];
+  return [`--allow-read=${grant.join(",")}`];
+}
