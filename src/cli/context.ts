@@ -17,12 +17,14 @@ export interface RunContext {
   readonly via?: "session";
   /** A session's check, once the config is known, that the call is its own (throws when not). */
   readonly gate?: BootInput["gate"];
+  /** A session's live children, kept across its calls. */
+  readonly pool?: BootInput["pool"];
   /** The entry point's dispatch (main with its error reporting): a session runs forwarded calls through it. */
   readonly dispatch?: (argv: readonly string[], world: World) => Promise<number>;
 }
 
 /** What a session passes for a forwarded call instead of this process's world. */
-export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate">>;
+export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool">>;
 
 /** What every command hands the boot from its command line: the same flags mean the same thing. */
 export function bootInput(ctx: RunContext, s: Scanned): BootInput {
@@ -41,5 +43,6 @@ export function bootInput(ctx: RunContext, s: Scanned): BootInput {
     allowLocalPaths: multi(s, "allow-local-paths").flatMap((v) => v.split(",")),
     interactive: canAsk(ctx, bool(s, "no-prompt")),
     ...(ctx.gate ? { gate: ctx.gate } : {}),
+    ...(ctx.pool ? { pool: ctx.pool } : {}),
   };
 }

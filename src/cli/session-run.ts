@@ -9,6 +9,7 @@ import type { ConfigFile } from "../config/file.ts";
 import { LOCK_NAME } from "../catalog/lock.ts";
 import { withSinks } from "../result/io.ts";
 import { boot } from "../runtime/boot.ts";
+import { ConnectionPool } from "../runtime/remote-pool.ts";
 import { listen, type SessionHandlers } from "../session/server.ts";
 import { SOCKET_NAME } from "../session/protocol.ts";
 import { VERSION } from "../version.ts";
@@ -45,6 +46,8 @@ function identity(config: Effective, file: ConfigFile | null): { key: string; fi
 export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: number): Promise<number> {
   const t0 = Date.now();
   const runMain = ctx.dispatch!;
+  // Las and the MCP servers, started on a call's first use and kept while the session lives.
+  const pool = new ConnectionPool();
   // One boot with no grants: a config that cannot boot never starts a session.
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
   await booted.remote?.shutdown();
@@ -68,7 +71,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
           if (id.fingerprint !== own.fingerprint) throw new NotThisSession("the config or toolgate.lock changed since the session started", true);
         };
         const code = await withSinks({ out: io.out, err: io.err }, () =>
-          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate }),
+          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate, pool }),
         );
         calls++;
         return code;
@@ -91,7 +94,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
       calls,
       in_flight: inFlight,
       rss_bytes: process.memoryUsage().rss,
-      servers: [],
+      servers: pool.alive(),
       env_bound: boundNames(booted.config),
     }),
     stop: () => stopping?.("stopped by toolgate session stop"),
@@ -111,6 +114,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
   for (let waited = 0; (inFlight > 0 || listener.active() > 0) && waited < graceMs; waited += 50) await Bun.sleep(50);
   await booted.remote?.shutdown();
+  await pool.close(graceMs);
   process.exit(0);
 }
 

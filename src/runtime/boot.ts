@@ -31,6 +31,7 @@ import { VERSION } from "../version.ts";
 import { namedFileDigests } from "../catalog/named-files.ts";
 import { remoteSpecs } from "./remote-specs.ts";
 import { CACHE_NAME, RemoteSources } from "./remote.ts";
+import type { ConnectionPool } from "./remote-pool.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
 import { userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
@@ -63,6 +64,8 @@ export interface BootInput {
   readonly call?: string;
   /** Runs first, once the config file and values are known (a session refuses a call of another workspace or config here). */
   readonly gate?: (config: Effective, file: ConfigFile | null) => void;
+  /** A session's live children: shared across its calls instead of started and ended per call. */
+  readonly pool?: ConnectionPool;
   /** `--resolve` pins, `host:port` → addresses (checked like any DNS answer). */
   readonly pins?: ReadonlyMap<string, readonly string[]>;
   /** --require-rails: a rail without its endpoint or credential fails the boot. */
@@ -232,6 +235,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       httpFetch: policyFetch({ exact: exactNetGrants(connectGrants), pins, grants: connectGrants, cwd: workspace }),
       describe: (spec) => serverDetail(spec, declaredIn),
       journal: serverJournal(declaredIn),
+      ...(input.pool ? { pool: input.pool } : {}),
     });
     const listed = await remote.load();
     if (!listed.ok) {

@@ -60,8 +60,12 @@ export interface RemoteDeps {
    * Throws when the row cannot be written: then the server is not started. "restarted" is a
    * supervised restart's start; "exited" a supervised child's death (best effort).
    */
+  /** A session's live children, shared across its calls (each call's permissions checked first). */
+  readonly pool?: ConnectionPool;
   readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }) => void;
 }
+
+import { ConnectionPool } from "./remote-pool.ts";
 
 export class RemoteSources {
   readonly #connections = new Map<string, Promise<Connection>>();
@@ -224,6 +228,14 @@ export class RemoteSources {
         throw Object.assign(new Error(message), { transient: true });
       }
     }
+    const poolKey = this.deps.pool ? ConnectionPool.key(spec, this.deps.networkGranted === true) : "";
+    const kept = this.deps.pool?.get(poolKey);
+    if (kept) {
+      // Checked like a fresh start (its tools against the catalog), but no second child.
+      this.#connections.set(spec.name, Promise.resolve(kept));
+      this.#fresh.add(spec.name);
+      return kept;
+    }
     let target: Target;
     if (spec.transport.kind === "http") {
       const { headers, secrets: bound } = spec.transport;
@@ -272,6 +284,7 @@ export class RemoteSources {
       await conn.close(0);
       throw new Error("toolgate is shutting down");
     }
+    this.deps.pool?.keep(poolKey, spec.name, conn);
     this.#connections.set(spec.name, Promise.resolve(conn));
     this.#fresh.add(spec.name);
     this.#supervisor?.connected(spec, conn);
@@ -298,7 +311,10 @@ export class RemoteSources {
       all.map(async ([name, p]) => {
         const spec = this.deps.specs.find((s) => s.name === name);
         try {
-          await (await p).close(spec?.graceMs ?? 0);
+          const conn = await p;
+          // A session's pool keeps its children beyond this call.
+          if (this.deps.pool?.owns(conn)) return;
+          await conn.close(spec?.graceMs ?? 0);
         } catch {
           // a connection that never came up has nothing to close
         }

@@ -5,6 +5,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from "node:path";
 import { BIN, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
 
+const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
+
 const env = (ws: string) => ({ HOME: ws, XDG_STATE_HOME: join(ws, ".user-state") });
 const socketOf = (ws: string) => join(ws, ".toolgate", "session.sock");
 
@@ -223,6 +225,37 @@ describe("toolgate session", () => {
     expect(rows.filter((r) => r.status === "success" && JSON.parse(r.detail).via === "session").length).toBe(400);
     expect((await status(ws)).calls).toBe(400);
   }, 180_000);
+});
+
+describe("toolgate session with an MCP server", () => {
+  test("the server is started once and kept; fewer flags are refused although it runs; a crash is indeterminate and the next use starts it again; stop ends it", async () => {
+    await using dir = tempDir();
+    const ws = dir.path;
+    const pidFile = join(ws, "a.pid");
+    writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { a: { command: process.execPath, args: [FIXTURE, `--pid-out=${pidFile}`] } } }));
+    const echo = ["a__echo__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"];
+    const table = [echo, ["a__echo__echo", '{"message":"hi"}', "--approve", "all"], ["a__echo__crash", "{}", "--allow-run", "--approve", "all"]];
+    const cold: RunResult[] = [];
+    for (const args of table) cold.push(await call(ws, args));
+    await using s = await start(ws);
+    expect((await call(ws, echo)).code).toBe(0);
+    const first = Number(readFileSync(pidFile, "utf8"));
+    const warm: RunResult[] = [];
+    for (const args of table) warm.push(await call(ws, args));
+    expect(warm).toEqual(cold);
+    expect(cold.map((r) => [r.code, JSON.parse(r.stdout).error_code ?? null])).toEqual([[0, null], [4, "permission.denied"], [3, "transport_lost"]]);
+    // The crash ended the child it had kept: the next use starts another.
+    expect(await until(() => !alive(first))).toBe(true);
+    expect((await status(ws)).servers).toEqual([]);
+    expect((await call(ws, echo)).code).toBe(0);
+    const second = Number(readFileSync(pidFile, "utf8"));
+    expect(second).not.toBe(first);
+    expect((await status(ws)).servers).toEqual([{ name: "a", pid: expect.any(Number) }]);
+    expect((await call(ws, echo)).code).toBe(0);
+    expect(Number(readFileSync(pidFile, "utf8"))).toBe(second);
+    await run(["session", "stop"], { cwd: ws, env: env(ws) });
+    expect(await until(() => !alive(s.pid) && !alive(second))).toBe(true);
+  });
 });
 
 function safeRead(path: string): string {
