@@ -1,5 +1,6 @@
 // `toolgate config [--json]` shows every effective value with its origin;
-// `toolgate config schema` prints the config's JSON Schema (exported from arktype) for editors.
+// `toolgate config schema` prints the config's JSON Schema (exported from arktype) for editors;
+// `toolgate config import FILE` reads another client's MCP config (config-import.ts).
 import { defineCommand } from "citty";
 import { configSchema } from "../generated/schemas.ts";
 import { jsonForTerminal } from "../result/escape.ts";
@@ -12,15 +13,16 @@ import { table, writeOut } from "./ui.ts";
 export default defineCommand({
   meta: { name: "config", description: "Show the effective configuration with each value's origin (flag, env, file:line, default)" },
   args: {
-    action: { type: "positional", description: "`schema` prints the config file's JSON Schema", required: false },
+    action: { type: "positional", description: "`schema` prints the config file's JSON Schema; `import FILE [--force]` writes another client's MCP servers (VS Code, Cursor, Claude, Codex TOML, Zed, Windsurf, Gemini, Roo, Cline) into toolgate.json (or --config FILE)", required: false },
   },
 });
 
 export async function runConfig(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, {});
-  const [action, extra] = s.positionals;
+  const s = scanFlags(ctx.argv, { force: { kind: "bool" } });
+  const [action, extra, more] = s.positionals;
+  if (action === "import" && more === undefined) return (await import("./config-import.ts")).runImport(ctx, s, extra);
   if (extra !== undefined || (action !== undefined && action !== "schema")) {
-    throw usageError(`unknown config action "${extra ?? action}"`, "toolgate config [--json] | toolgate config schema");
+    throw usageError(`unknown config action "${extra ?? action}"`, "toolgate config [--json] | toolgate config schema | toolgate config import FILE [--force]");
   }
   if (action === "schema") {
     const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", title: "toolgate.json", ...configSchema };

@@ -204,7 +204,10 @@ export function remoteSpecs(
     // envFile: read beside the config; its values are secrets (one too short to redact stays a value).
     if (s.envFile !== undefined) {
       const base = files.configPath ? dirname(files.configPath) : workspace;
-      const path = resolve(base, s.envFile);
+      // VS Code writes "${workspaceFolder}/.env": the folder variables only, never the parent's.
+      const named = expandVars(s.envFile, { parent: { HOME: parent.HOME }, workspace });
+      if (!named.ok) return bad(["envFile"], named.problem);
+      const path = resolve(base, named.template);
       const rel = relative(base, path);
       if (files.confined !== false && (rel.startsWith("..") || isAbsolute(rel))) return bad(["envFile"], `${path} is outside ${base}; a workspace config reads env files only beside it (name it in a config you pass with --config)`);
       let text: string;
