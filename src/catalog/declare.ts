@@ -105,8 +105,8 @@ export interface CallScope extends NeedsContext {
 export interface DelegationScope {
   /** How to run this toolgate: the compiled binary (or bun and src/main.ts). */
   readonly self: readonly string[];
-  /** The parent's config file (the child boots the same one, with --config: the parent trusted it). */
-  readonly configFile: string | null;
+  /** The parent's config file as read (the child boots what of it applies, from a copy, with --config: the parent trusted it). */
+  readonly configData: Readonly<Record<string, unknown>> | null;
   /** The parent's read grant (--allow-read and the config's), which the scout child gets no more than. */
   readonly readGrant: true | readonly string[] | undefined;
   /** The journal id of this call's own row (child rows point to it). */

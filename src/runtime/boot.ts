@@ -70,6 +70,8 @@ export interface BootInput {
   readonly pins?: ReadonlyMap<string, readonly string[]>;
   /** --require-rails: a rail without its endpoint or credential fails the boot. */
   readonly requireRails?: boolean;
+  /** `serve --child`: a task's child server (no delegation of its own). */
+  readonly child?: boolean;
   /** `serve --state DIR` (a task's child server): the state folder, over the config's. */
   readonly stateFlag?: string | undefined;
 }
@@ -192,7 +194,8 @@ export async function boot(input: BootInput): Promise<Booted> {
     if (!mostSection.url) throw bootError("most.service_token_file (MOST_SERVICE_TOKEN_FILE) is set but Most has no endpoint", "set MOST_SERVICE_URL (or most.url in your config) to the Most service's base URL");
     most = { url: mostSection.url, tokenFile: resolve(workspace, mostSection.service_token_file) };
   }
-  const delegated = delegation(config, file);
+  // A child server offers no task (its profile excludes it) and never sweeps: its sandbox may hide the records.
+  const delegated = input.child ? [] : delegation(config, file);
   const sources = builtinSources([...builtinTools, ...delegated, ...railTools.filter((t) => rails[RAIL_ROUTES[t.name]!.group] !== undefined), ...(most ? mostTools : [])]);
   // Read before any server starts: a sandboxed server holds a missing lock's path with a placeholder.
   let lock: ReturnType<typeof readLock>;

@@ -82,7 +82,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       delegation: {
         // The compiled binary is its own program; from source, bun runs src/main.ts again.
         self: process.execPath.endsWith("/bun") && process.argv[1] ? [process.execPath, process.argv[1]] : [process.execPath],
-        configFile: booted.file?.path ?? null,
+        configData: booted.file?.data ?? null,
         readGrant: booted.grants.allow.read,
         callId: () => journal.rowId(),
         adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null),

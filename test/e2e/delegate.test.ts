@@ -202,3 +202,17 @@ describe("delegation: a write child and apply_change", () => {
     expect(readdirSync(root).sort()).toEqual([kept, `${kept}.json`].sort());
   });
 });
+
+describe("delegation under the product sandbox", () => {
+  test("a write child edits its worktree through its server but cannot write the checkout itself", async () => {
+    await using d = tempDir();
+    const { ws, cfg } = await repo(d.path, { timeout_secs: 60 });
+    writeFileSync(cfg, JSON.stringify({ ...JSON.parse(readFileSync(cfg, "utf8")), sandbox: "product" }));
+    const before = await snapshot(ws);
+    const r = await task(cfg, ws, { calls: [{ tool: "file_write", args: { path: "c.txt", content: "c\n" } }], touch: join(ws, "a.txt") }, "write");
+    const p = json(r).payload;
+    expect([p.status, p.findings.slice(1)]).toEqual(["done", ['file_write: ok: {"path":"c.txt","digest":"sha256:' + new Bun.CryptoHasher("sha256").update("c\n").digest("hex") + '","bytes":2,"created":true}', "touch: EROFS"]]);
+    expect(p.change.files).toEqual([{ path: "c.txt", added: 1, deleted: 0 }]);
+    expect(await snapshot(ws)).toEqual(before);
+  });
+});

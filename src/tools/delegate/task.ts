@@ -2,7 +2,7 @@
 // scout: `serve --profile scout --child` on the workspace; write: `serve --profile writer --child`
 // on a fresh worktree (HEAD plus the uncommitted changes) whose diff apply_change may apply later.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
@@ -67,11 +67,13 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
     writeChange(conf.root!, { id, status: "running", pid: process.pid, top: wt.top, worktree: wt.root, base: wt.base, admin, files: [], created_ms: Math.round(ctx.now()) });
   }
   mkdirSync(childState, { recursive: true, mode: 0o700 });
+  const configCopy = join(childState, "config.json");
+  writeFileSync(configCopy, JSON.stringify(childConfig(del.configData, ctx.processes.sandboxMode)), { mode: 0o600 });
   const serverWs = wt?.root ?? ctx.workspace;
   const grants = wt ? [`--allow-read=${wt.root}`, `--allow-write=${wt.root}`] : readFlags(del.readGrant, ctx.workspace);
   const server = [
     ...del.self, "serve", "--profile", wt ? "writer" : "scout", "--child", "--quiet",
-    ...(del.configFile ? ["--config", del.configFile] : []),
+    "--config", configCopy,
     "--workspace", serverWs, "--state", childState, ...grants,
     "--approve", (wt ? WRITER_APPROVES : SCOUT_APPROVES).join(","),
   ];
@@ -99,7 +101,9 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
   const e = run.value;
   const status: TaskStatus = e.ended === "timeout" ? "timeout" : e.ended === "exited" && e.code === 0 ? "done" : "failed";
   const exit = e.ended === "exited" ? `exit code ${e.code}` : e.ended;
-  const envelope = { kind, ...readEnvelope(e.stdout.tail, exit, status, conf.max_output_chars), ...(status === "timeout" ? { timeout_secs: conf.timeout_secs } : {}) };
+  // A child that did not finish says why on stderr: its end goes with the envelope (within the same bound).
+  const why = status === "done" ? {} : { stderr: e.stderr.tail.slice(-Math.min(2000, conf.max_output_chars)) };
+  const envelope = { kind, ...readEnvelope(e.stdout.tail, exit, status, conf.max_output_chars), ...(status === "timeout" ? { timeout_secs: conf.timeout_secs } : {}), ...why };
   if (!wt) return ok(envelope);
   return ok({ ...envelope, change: await keepChange(ctx, id, wt, status) });
 }
@@ -116,6 +120,17 @@ async function keepChange(ctx: ToolContext, id: string, wt: { root: string; top:
   writeChange(root, { id, status: "ready", top: wt.top, worktree: wt.root, base: wt.base, admin: wt.admin, files: stat.value, created_ms: Math.round(ctx.now()) });
   const sum = (k: "added" | "deleted") => stat.value.reduce((n, f) => n + (f[k] ?? 0), 0);
   return { change_id: id, files: stat.value, insertions: sum("added"), deletions: sum("deleted") };
+}
+
+/**
+ * The child's config, written in its own folder (a sandboxed child sees that folder, not always the
+ * parent's file): the parent's trusted config without what a child profile never offers or must
+ * not redo (servers, Las, delegation) and without the places the flags give (workspace, state).
+ * Under a sandbox the child already runs inside the parent's, so its own is off (bwrap cannot nest).
+ */
+export function childConfig(data: Readonly<Record<string, unknown>> | null, parentSandbox: string): Record<string, unknown> {
+  const { mcpServers: _m, las: _l, delegation: _d, workspace: _w, state: _s, ...rest } = data ?? {};
+  return parentSandbox === "off" ? rest : { ...rest, sandbox: "off" };
 }
 
 /** The scout child reads what the parent may read: the same grant, or the workspace when the parent's is whole. */
