@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   trust: () => import("./cli/trust.ts").then((m) => ({ def: m.default, run: m.runTrust })),
   serve: () => import("./cli/serve.ts").then((m) => ({ def: m.default, run: m.runServe })),
   session: () => import("./cli/session.ts").then((m) => ({ def: m.default, run: m.runSession })),
+  tasks: () => import("./cli/tasks.ts").then((m) => ({ def: m.default, run: m.runTasks })),
 };
 
 /** Commands a live session may run for the caller (see src/session/client.ts). */

@@ -17,7 +17,7 @@ const STAGE: Record<string, number> = {
   boundary: 6,
   state: 7,
   runtime: 8,
-  serve: 9, session: 9,
+  serve: 9, session: 9, tasks: 9,
   cli: 10, "main.ts": 10,
 };
 

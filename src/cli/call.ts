@@ -14,6 +14,7 @@ import { note, tell, writeOut } from "./ui.ts";
 import { approvalPrompter } from "./approval-prompt.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { checkState, openChecked, stateError } from "./state.ts";
+import { admitTask } from "../tasks/start.ts";
 
 export default defineCommand({
   meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
@@ -21,11 +22,17 @@ export default defineCommand({
     tool: { type: "positional", description: "Tool name (see `toolgate tools`)", required: false },
     args: { type: "positional", description: "Arguments as one JSON object, or - to read it from stdin", required: false },
     arg: { type: "string", description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
+    background: { type: "boolean", description: "Check permissions and approval here, then run the call as a background task: prints {\"task_id\",\"status\":\"queued\"} at once (see `toolgate tasks`)" },
+    "write-scope": { type: "string", description: "With --background: a name only one active task may hold at a time (a second is refused task.write_scope_busy)", valueHint: "S" },
   },
 });
 
 export async function runCall(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { arg: { kind: "multi" } });
+  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" } });
+  const background = bool(s, "background");
+  const writeScope = str(s, "write-scope");
+  if (writeScope !== undefined && !background) throw usageError("--write-scope goes with --background", "toolgate call TOOL ARGS --background --write-scope NAME");
+  if (writeScope !== undefined && (writeScope === "" || writeScope.length > 200)) throw usageError("--write-scope: give a name of 1-200 characters");
   const [tool, json, ...extra] = s.positionals;
   if (tool === undefined) throw usageError("call needs a tool name", "toolgate call TOOL '{\"key\":\"value\"}' (toolgate tools lists the names)");
   if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`, "give the arguments as ONE JSON object (quote it), as -, or as --arg key=value");
@@ -37,7 +44,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
   // The state is checked before anything starts (without writing: a failed boot writes nothing),
   // and opened before the call: a call toolgate cannot journal never runs.
   // call: tool limits which servers a catalog-cache miss may start (none for a built-in).
-  const booted = await boot({ ...bootInput(ctx, s), call: tool, beforeStart: checkState });
+  const input = { ...bootInput(ctx, s), call: tool, beforeStart: checkState };
+  const booted = await boot(input);
   let db: Database | undefined;
   let unjournaled: unknown;
   // Whatever happens after the boot (even a bug), the children it started are shut down.
@@ -68,8 +76,15 @@ export async function runCall(ctx: RunContext): Promise<number> {
       unfinished: (e) => void (unjournaled = e),
       ...(ctx.via ? { via: ctx.via } : {}),
     };
-    const { envelope, note: rejected, operator } = await invoke(tool, args, callDeps(wiring, cancel.signal));
+    const deps = callDeps(wiring, cancel.signal);
+    // --background: the same stages here (a denial is exit 4 and starts nothing), then a task.
+    const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane, writeScope: writeScope ?? null, env: ctx.env }) } : {};
+    const { envelope, note: rejected, operator, task } = await invoke(tool, args, { ...deps, ...admit });
     db?.close();
+    if (task !== undefined) {
+      writeOut(jsonForTerminal({ task_id: task, status: "queued" }));
+      return 0;
+    }
     // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.
     writeOut(jsonForTerminal(envelope));
     if (unjournaled !== undefined) {

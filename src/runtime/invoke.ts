@@ -49,6 +49,21 @@ export interface InvokeDeps {
   readonly deadlineMs: number;
   /** Cancellation from outside (SIGINT/SIGTERM at the entry point): the adapter's run is aborted. */
   readonly signal?: AbortSignal;
+  /**
+   * A background call (`call --background`): after steps 1-5 pass, the call is handed here (to
+   * become a task) instead of running: the task's id, or a refusal (a busy write scope),
+   * journaled like any other.
+   */
+  readonly admit?: (admitted: Admitted) => { readonly task: string } | Refusal;
+}
+
+/** What the foreground granted a call: the validated arguments, each need with the value it was granted as, the approval. */
+export interface Admitted {
+  readonly entry: Entry;
+  readonly value: unknown;
+  readonly grants: readonly { readonly need: Need; readonly value: string | undefined }[];
+  readonly approvedBy: string;
+  readonly preview: string;
 }
 
 export interface Invoked {
@@ -59,6 +74,8 @@ export interface Invoked {
   readonly note?: string;
   /** More for the operator only (stderr), such as a lost server's stderr tail: never in the envelope. */
   readonly operator?: string;
+  /** The task a background call became (admit). */
+  readonly task?: string;
 }
 
 const validators = new WeakMap<Entry, Validator>();
@@ -142,15 +159,21 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   if (!needs.ok) return failed(needs.refusal);
   // The handler works on what was checked here (its real paths), never on a second resolution of the names.
   const checkedNeeds: Need[] = [];
+  const grants: Admitted["grants"][number][] = [];
   for (const need of needs.value) {
     const r = deps.permissions.check(need, name);
     if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
     checkedNeeds.push(r.value === undefined ? need : { ...need, value: r.value });
+    grants.push({ need, value: r.value });
   }
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
   const approved = await approve(entry, () => argsForApproval(value, secrets), deps.approval);
   if (!approved.ok) return failed(approved.refusal);
+  if (deps.admit) {
+    const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: previewArgs(entry.adapter.audit ? entry.adapter.audit(value) : value, 240, secrets) });
+    return "task" in a ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task } : failed(a);
+  }
   // The write-ahead row, before any effect: a call killed from here on shows as indeterminate.
   deps.started(row("started", null, 0, null));
   // 6. secrets: only what the config binds to this tool's source (built-ins are bound none).

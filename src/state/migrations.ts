@@ -48,4 +48,37 @@ export const MIGRATIONS: readonly string[] = [
    );`,
   // Delegation: a task's child calls are filed under the parent call's row (`toolgate log` nests them).
   `ALTER TABLE journal ADD COLUMN parent INTEGER;`,
+  // Background tasks (SPEC "Background tasks"): one row per task, owned by a lane; `request` is what
+  // the foreground admitted (args, grants, approval), cleared when the task ends; the log is kept
+  // as bounded chunks (the oldest dropped and counted in log_dropped).
+  `CREATE TABLE tasks (
+     id TEXT PRIMARY KEY,
+     kind TEXT NOT NULL,
+     owner TEXT NOT NULL,
+     source_tool TEXT NOT NULL,
+     args_preview TEXT NOT NULL,
+     status TEXT NOT NULL,
+     summary TEXT,
+     exit_reason TEXT,
+     result TEXT,
+     write_scope TEXT,
+     request TEXT,
+     cancel_requested INTEGER NOT NULL DEFAULT 0,
+     created_ms INTEGER NOT NULL,
+     started_ms INTEGER,
+     ended_ms INTEGER,
+     pid INTEGER,
+     pid_start INTEGER,
+     log_dropped INTEGER NOT NULL DEFAULT 0,
+     artifacts TEXT
+   );
+   CREATE INDEX tasks_owner ON tasks (owner, created_ms);
+   CREATE INDEX tasks_scope ON tasks (write_scope) WHERE write_scope IS NOT NULL;
+   CREATE TABLE task_logs (
+     task_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     stream TEXT NOT NULL,
+     text TEXT NOT NULL,
+     PRIMARY KEY (task_id, seq)
+   );`,
 ];

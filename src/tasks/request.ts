@@ -1,0 +1,82 @@
+// What the foreground admitted for a background call, kept in the task row for its supervisor:
+// the validated arguments, each permission need with the value it was granted as, how it was
+// approved, the boot's inputs and the digests they produced. The supervisor asks nobody and
+// re-checks it all against the same config and tool digests: it can run exactly this, nothing wider.
+import { basename } from "node:path";
+import type { Admitted, PermissionGate } from "../runtime/invoke.ts";
+import type { BootInput } from "../runtime/boot.ts";
+import type { Need } from "../permission/types.ts";
+
+export interface TaskRequest {
+  readonly v: 1;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly lane: string;
+  readonly stateDir: string;
+  readonly boot: StoredBoot;
+  readonly configDigest: string | null;
+  readonly entryDigest: string;
+  readonly approvedBy: string;
+  readonly grants: Admitted["grants"];
+}
+
+/** The boot's inputs that are not the environment (the supervisor inherits that) nor a terminal (it has none). */
+export interface StoredBoot {
+  readonly cwd: string;
+  readonly configFlag?: string | undefined;
+  readonly workspaceFlag?: string | undefined;
+  readonly permissionFlags: BootInput["permissionFlags"];
+  readonly allowLocalPaths: readonly string[];
+  readonly pins: [string, readonly string[]][];
+  readonly requireRails: boolean;
+}
+
+export function storedBoot(b: BootInput): StoredBoot {
+  return {
+    cwd: b.cwd,
+    configFlag: b.configFlag,
+    workspaceFlag: b.workspaceFlag,
+    permissionFlags: b.permissionFlags,
+    allowLocalPaths: b.allowLocalPaths ?? [],
+    pins: [...(b.pins ?? new Map()).entries()],
+    requireRails: b.requireRails === true,
+  };
+}
+
+export function bootFrom(s: StoredBoot, env: BootInput["env"], tool: string): BootInput {
+  return {
+    cwd: s.cwd,
+    env,
+    configFlag: s.configFlag,
+    workspaceFlag: s.workspaceFlag,
+    permissionFlags: s.permissionFlags,
+    allowLocalPaths: [...s.allowLocalPaths],
+    pins: new Map(s.pins),
+    requireRails: s.requireRails,
+    interactive: false,
+    call: tool,
+  };
+}
+
+const sameNeed = (a: Need, b: Need) => a.kind === b.kind && a.value === b.value && (a.recursive === true) === (b.recursive === true);
+
+/**
+ * The supervisor's permission stage: this boot's gate (same flags, same config, nobody to ask),
+ * and for a need it would refuse only what the foreground granted for this very need (a prompt's
+ * yes), with the value it was granted as. Never a need the foreground did not check.
+ */
+export function admittedGate(inner: PermissionGate, grants: TaskRequest["grants"]): PermissionGate {
+  return {
+    check(need, reason, detail) {
+      const r = inner.check(need, reason, detail);
+      if (r.ok) return r;
+      const g = grants.find((x) => sameNeed(x.need, need));
+      return g ? { ok: true, ...(g.value === undefined ? {} : { value: g.value }) } : r;
+    },
+  };
+}
+
+/** How to start this same executable (compiled: itself; from source: bun and the entry file). */
+export function selfArgv(): string[] {
+  return basename(process.execPath) === "bun" ? [process.execPath, Bun.main] : [process.execPath];
+}

@@ -1,0 +1,65 @@
+// The foreground half of `call --background`: once the pipeline admitted the call (validated,
+// permitted, approved), a queued task row is written and its detached supervisor started through
+// the launcher; the caller prints the id and leaves.
+import type { Database } from "bun:sqlite";
+import type { Refusal } from "../result/result.ts";
+import type { Admitted } from "../runtime/invoke.ts";
+import type { BootInput, Booted } from "../runtime/boot.ts";
+import { artifactsFolder, startDetached } from "../launcher/detach.ts";
+import { createTask, finishTask, recordSupervisor } from "../state/tasks.ts";
+import { selfArgv, storedBoot, type TaskRequest } from "./request.ts";
+
+export interface TaskStart {
+  readonly db: () => Database;
+  readonly booted: Booted;
+  readonly input: BootInput;
+  readonly lane: string;
+  readonly writeScope: string | null;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export function admitTask(t: TaskStart): (a: Admitted) => { task: string } | Refusal {
+  return (a) => {
+    const db = t.db();
+    const request: TaskRequest = {
+      v: 1,
+      tool: a.entry.name,
+      args: a.value,
+      lane: t.lane,
+      stateDir: t.booted.stateDir,
+      boot: storedBoot(t.input),
+      configDigest: t.booted.file?.digest ?? null,
+      entryDigest: a.entry.digest,
+      approvedBy: a.approvedBy,
+      grants: a.grants,
+    };
+    const created = createTask(
+      db,
+      {
+        kind: a.entry.name === "bash" ? "terminal.exec" : "tool.call",
+        owner: t.lane,
+        source_tool: a.entry.name,
+        args_preview: a.preview,
+        write_scope: t.writeScope,
+        request: JSON.stringify(request),
+        now: Date.now(),
+      },
+      { now: Date.now },
+    );
+    if (!created.ok) return { code: created.code, message: created.message, details: { holder: created.holder } };
+    const env = Object.fromEntries(Object.entries(t.env).filter((e): e is [string, string] => e[1] !== undefined));
+    const started = startDetached({
+      argv: [...selfArgv(), "tasks", "supervise", created.id, "--state-dir", t.booted.stateDir],
+      env,
+      cwd: t.input.cwd,
+      artifactsDir: artifactsFolder(t.booted.stateDir),
+    });
+    if (!started.ok) {
+      finishTask(db, created.id, { status: "failed", summary: started.message, exit_reason: "task.start_failed", result: null }, Date.now());
+      return { code: "task.start_failed", message: started.message };
+    }
+    const s = started.value;
+    recordSupervisor(db, created.id, { pid: s.pid, start: s.start }, JSON.stringify({ stdout: s.stdout, stderr: s.stderr }));
+    return { task: created.id };
+  };
+}

@@ -1,0 +1,105 @@
+// The detached supervisor (`toolgate tasks supervise ID`, started by `call --background`): claims
+// its queued task, boots as the caller did, runs the call through callDeps + invoke (the one
+// pipeline, nothing copied), watches for a cancel request, then writes the final row once.
+import type { Database } from "bun:sqlite";
+import type { Envelope } from "../result/result.ts";
+import { boot, type Booted } from "../runtime/boot.ts";
+import { callDeps } from "../runtime/call-deps.ts";
+import { invoke } from "../runtime/invoke.ts";
+import { openState } from "../state/db.ts";
+import { selfMark } from "../state/journal.ts";
+import { appendLog, cancelRequested, claimTask, finishTask, type Ending } from "../state/tasks.ts";
+import { admittedGate, bootFrom, type TaskRequest } from "./request.ts";
+
+const CANCEL_POLL_MS = 100;
+const SUMMARY_CHARS = 200;
+
+export async function superviseTask(id: string, stateDir: string, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  const db = openState(stateDir);
+  const row = claimTask(db, id, selfMark(), Date.now());
+  if (!row) return 0; // cancelled while queued, or already taken: nothing to run
+  const req = JSON.parse(row.request!) as TaskRequest;
+
+  const cancel = new AbortController();
+  let cancelled = false;
+  const poll = setInterval(() => {
+    if (!cancelled && cancelRequested(db, id)) {
+      cancelled = true;
+      cancel.abort();
+    }
+  }, CANCEL_POLL_MS);
+  // A TERM to the supervisor (the machine shutting down) cancels the task the same way.
+  process.once("SIGTERM", () => {
+    cancelled = true;
+    cancel.abort();
+  });
+  let booted: Booted | undefined;
+  try {
+    if (cancelRequested(db, id)) return end(db, id, { status: "cancelled", summary: "cancelled before it started", exit_reason: "cancelled", result: null });
+    try {
+      booted = await boot(bootFrom(req.boot, env, req.tool));
+    } catch (e) {
+      return end(db, id, { status: "failed", summary: bounded(`the supervisor's boot failed: ${(e as Error).message}`), exit_reason: "task.boot_failed", result: null });
+    }
+    // What the foreground admitted holds only for the same config and the same tool.
+    const entry = booted.catalog.entries.get(req.tool);
+    if ((booted.file?.digest ?? null) !== req.configDigest || entry?.digest !== req.entryDigest) {
+      const summary = "the configuration or the tool changed between the call and its start; what was granted then is not applied to it (run the call again)";
+      return end(db, id, { status: "failed", summary, exit_reason: "task.config_changed", result: null });
+    }
+    const deps = callDeps(
+      {
+        booted,
+        env,
+        db: () => db,
+        lane: req.lane,
+        // The foreground's approval, for this tool at this digest (checked above); nobody is asked again.
+        approved: new Set([req.tool]),
+        ask: undefined,
+        operator: (line) => appendLog(db, id, "operator", `${line}\n`),
+        unstarted: (e) => {
+          throw e;
+        },
+        unfinished: () => undefined,
+      },
+      cancel.signal,
+    );
+    const { envelope } = await invoke(req.tool, req.args, { ...deps, permissions: admittedGate(deps.permissions, req.grants) });
+    keepLogs(db, id, envelope);
+    return end(db, id, ending(envelope, cancelled));
+  } catch (e) {
+    return end(db, id, { status: "failed", summary: bounded(`the supervisor failed: ${(e as Error).message}`), exit_reason: "task.supervisor_error", result: null });
+  } finally {
+    clearInterval(poll);
+    await booted?.remote?.shutdown();
+    db.close();
+  }
+}
+
+function end(db: Database, id: string, e: Ending): number {
+  finishTask(db, id, e, Date.now());
+  return 0;
+}
+
+/** The task's outcome from the call's envelope (already past the output boundary). */
+export function ending(envelope: Envelope, cancelled: boolean): Ending {
+  const result = JSON.stringify(envelope);
+  if (envelope.status === "success") return { status: "succeeded", summary: `${envelope.tool} succeeded`, exit_reason: "success", result };
+  const said = "message" in envelope && envelope.message ? `${envelope.error_code}: ${envelope.message}` : envelope.error_code;
+  if (envelope.status === "indeterminate") return { status: "indeterminate", summary: bounded(said), exit_reason: envelope.error_code, result };
+  return { status: cancelled ? "cancelled" : "failed", summary: bounded(cancelled ? `cancelled (${said})` : said), exit_reason: cancelled ? "cancelled" : envelope.error_code, result };
+}
+
+const bounded = (s: string) => (s.length > SUMMARY_CHARS ? `${s.slice(0, SUMMARY_CHARS - 1)}…` : s);
+
+/** A process's stream tails, as the result carries them (redacted, past the boundary), kept as the task's log. */
+function keepLogs(db: Database, id: string, envelope: Envelope): void {
+  const report = (envelope.status === "success" ? envelope.payload : "details" in envelope ? envelope.details : undefined) as
+    | { stdout?: { tail?: unknown }; stderr?: { tail?: unknown } }
+    | undefined;
+  if (!report || typeof report !== "object") return;
+  for (const stream of ["stdout", "stderr"] as const) {
+    const tail = report[stream]?.tail;
+    if (typeof tail === "string") appendLog(db, id, stream, tail);
+  }
+}
