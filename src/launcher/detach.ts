@@ -1,5 +1,4 @@
-// A detached process (a background task's supervisor): started here like every process, but in a
-// session of its own (setsid) with stdin from /dev/null and stdout/stderr written to two 0600
+// A background task's supervisor (detached.ts starts the session's process): in a session of its own (setsid) with stdin from /dev/null and stdout/stderr written to two 0600
 // artifacts, and not waited for: it outlives its caller's shell, terminal and process group.
 import { join } from "node:path";
 import { fileSink, openArtifact, randomHex } from "./artifacts.ts";

@@ -2,7 +2,6 @@
 // the validated arguments, each permission need with the value it was granted as, how it was
 // approved, the boot's inputs and the digests they produced. The supervisor asks nobody and
 // re-checks it all against the same config and tool digests: it can run exactly this, nothing wider.
-import { basename } from "node:path";
 import type { Admitted, PermissionGate } from "../runtime/invoke.ts";
 import type { BootInput } from "../runtime/boot.ts";
 import type { Need } from "../permission/types.ts";
@@ -74,9 +73,4 @@ export function admittedGate(inner: PermissionGate, grants: TaskRequest["grants"
       return g ? { ok: true, ...(g.value === undefined ? {} : { value: g.value }) } : r;
     },
   };
-}
-
-/** How to start this same executable (compiled: itself; from source: bun and the entry file). */
-export function selfArgv(): string[] {
-  return basename(process.execPath) === "bun" ? [process.execPath, Bun.main] : [process.execPath];
 }

@@ -7,7 +7,8 @@ import type { Admitted } from "../runtime/invoke.ts";
 import type { BootInput, Booted } from "../runtime/boot.ts";
 import { artifactsFolder, startDetached } from "../launcher/detach.ts";
 import { createTask, finishTask, recordSupervisor } from "../state/tasks.ts";
-import { selfArgv, storedBoot, type TaskRequest } from "./request.ts";
+import { selfArgv } from "../launcher/detached.ts";
+import { storedBoot, type TaskRequest } from "./request.ts";
 
 export interface TaskStart {
   readonly db: () => Database;
