@@ -25,7 +25,8 @@ describe("the server start prompt shows the whole command line and its declarati
     const config = repoWith(dir.path, { command: "bash", args: ["-c", `echo harmless; ${"x".repeat(300)} >/dev/null; touch pwned`] });
     const r = await onTty(dir.path, ["tools"], "n\n", envOf(dir.path));
     const prompt = promptOf(r.out);
-    expect(prompt).toContain('run access to "bash"');
+    // The command is looked up on the caller's PATH at boot: the prompt names the program found.
+    expect(prompt).toMatch(/run access to "(\/usr)?\/bin\/bash"/);
     expect(prompt).toContain('MCP server "x"');
     expect(prompt).toContain("touch pwned'");
     expect(prompt).toContain(`Declared in ${config}:4`);
