@@ -118,7 +118,8 @@ function wrapperFailure(outcome: LaunchOutcome, spec: LaunchSpec): LaunchOutcome
   const program = spec.argv[0]!;
   return fail({
     code: "launch.spawn_failed",
-    message: `cannot start "${program}" inside the ${spec.sandbox!.name} sandbox (${errno}); see its stderr`,
+    // The wrapper's own one line says why (a namespace it could not make, a mount that failed).
+    message: `cannot start "${program}" inside the ${spec.sandbox!.name} sandbox (${errno}): ${stderr.tail.trim().slice(0, 300)}`,
     details: { errno, program, stderr: stderr.tail },
   });
 }
