@@ -19,7 +19,7 @@ import { table, writeOut } from "./ui.ts";
 export const ACTION_WINDOW = 100;
 
 export default defineCommand({
-  meta: { name: "log", description: "Print the journal: what was tried, and what was stopped (last 100 actions)" },
+  meta: { name: "log", description: "Print the journal: what was tried, and what was stopped (last 100 actions; a task's child calls under their task call)" },
   args: {
     last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },
     resources: { type: "boolean", description: "List what tools created in the world instead (Most chats and messages: tool, kind, id, time, journal row)" },
