@@ -28,6 +28,11 @@ export interface Adapter {
   readonly localPathsOff?: string;
   /** The call's own deadline, when the source has one (a remote request timeout); else the default. */
   readonly deadlineMs?: number;
+  /**
+   * Checks this source's needs instead of the call's permission stage (a server's start: flags or
+   * its start prompt, never the config's grants), so a call and its connect ask once.
+   */
+  readonly checkNeed?: (need: Need) => { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
   /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */
   readonly arkInput?: (t: typeof arkType) => Type<any, any>;
 }

@@ -161,7 +161,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const checkedNeeds: Need[] = [];
   const grants: Admitted["grants"][number][] = [];
   for (const need of needs.value) {
-    const r = deps.permissions.check(need, name);
+    const r = entry.adapter.checkNeed ? entry.adapter.checkNeed(need) : deps.permissions.check(need, name);
     if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
     checkedNeeds.push(r.value === undefined ? need : { ...need, value: r.value });
     grants.push({ need, value: r.value });

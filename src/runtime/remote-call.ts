@@ -43,6 +43,8 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
       secrets,
       deadlineMs: spec.timeoutMs + 2_000,
       needs: () => ({ ok: true, value: [...spec.needs] }),
+      // The start's own check, shared with the connect: one call, one prompt.
+      checkNeed: (need) => remote.checkStart(spec, need),
       run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal),
     },
   };

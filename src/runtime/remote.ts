@@ -15,6 +15,7 @@ import type { ListedTool } from "../mcp/session.ts";
 import type { SandboxMode } from "../catalog/declare.ts";
 import type { Sandbox } from "../launcher/types.ts";
 import type { Refusal } from "../result/result.ts";
+import type { Need } from "../permission/types.ts";
 import type { PermissionGate } from "./invoke.ts";
 import type { RestartPolicy, Supervisor, SupervisorHooks } from "./supervisor.ts";
 import { expandHeader, secretValues, type RemoteSpec } from "./remote-specs.ts";
@@ -77,6 +78,8 @@ export class RemoteSources {
   readonly #listed = new Map<string, readonly ListedTool[]>();
   /** Servers whose start passed the permission stage this process: a restart does not ask again. */
   readonly #approved = new Set<string>();
+  /** `server\0kind\0value` of start needs granted in this process (checkStart). */
+  readonly #granted = new Set<string>();
   #supervisor: Supervisor | undefined;
   #closing = false;
 
@@ -212,6 +215,26 @@ export class RemoteSources {
     return this.#fresh.has(name);
   }
 
+  /**
+   * One need of a server's start: granted by a flag or a yes at the prompt that shows its command
+   * line (never the config's own grants), and remembered for this process. A call's permission
+   * step and the connect share it, so one call asks once, whichever comes first.
+   */
+  checkStart(spec: RemoteSpec, need: Need): { ok: true } | { ok: false; code: string; message: string; flag?: string } {
+    const key = `${spec.name}\0${need.kind}\0${need.value}`;
+    if (this.#granted.has(key)) return { ok: true };
+    const describe = this.deps.describe;
+    const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`, describe ? () => describe(spec) : undefined);
+    if (r.ok) {
+      this.#granted.add(key);
+      return { ok: true };
+    }
+    const message = `${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} is not started: ${r.message}`;
+    this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+    this.#journal(spec, { status: "refused", code: r.code, message });
+    return { ok: false, code: r.code, message, ...(r.flag ? { flag: r.flag } : {}) };
+  }
+
   async #connect(spec: RemoteSpec): Promise<Connection> {
     if (this.#closing) throw new Error("toolgate is shutting down");
     // A restart runs the command line whose start was approved (same spec): it is not asked again.
@@ -219,14 +242,8 @@ export class RemoteSources {
     // A server that cannot start at all (its command is on no PATH folder) says so before any grant is asked for.
     if (spec.problem) throw new Error(spec.problem);
     for (const need of restart ? [] : spec.needs) {
-      const describe = this.deps.describe;
-      const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`, describe ? () => describe(spec) : undefined);
-      if (!r.ok) {
-        const message = `${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} is not started: ${r.message}`;
-        this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
-        this.#journal(spec, { status: "refused", code: r.code, message });
-        throw Object.assign(new Error(message), { transient: true });
-      }
+      const r = this.checkStart(spec, need);
+      if (!r.ok) throw Object.assign(new Error(r.message), { transient: true });
     }
     const poolKey = this.deps.pool ? ConnectionPool.key(spec, this.deps.networkGranted === true) : "";
     const kept = this.deps.pool?.get(poolKey);

@@ -71,6 +71,27 @@ describe("the server start prompt shows the whole command line and its declarati
   });
 });
 
+describe("one call, one prompt (issue 10)", () => {
+  const ORDINARY = join(import.meta.dir, "..", "fixtures", "mcp", "ordinary.ts");
+  const prompts = (out: string) => out.split("Allow? [y/n/A]").length - 1;
+
+  test("a call of a server's tool asks for the start once, whether the boot lists the server or the cache does", async () => {
+    await using dir = tempDir();
+    repoWith(dir.path, { command: process.execPath, args: [ORDINARY] });
+    const cold = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all"], "y\ny\n", envOf(dir.path));
+    expect([cold.code, prompts(cold.out)]).toEqual([0, 1]);
+    expect(cold.out).toContain('"status":"success"');
+    // Listed now (the catalog cache): the call's permission step asks, and the connect does not again.
+    const warm = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all"], "y\ny\n", envOf(dir.path));
+    expect([warm.code, prompts(warm.out)]).toEqual([0, 1]);
+    expect(warm.out).toContain('MCP server "x"');
+    // A no at that one prompt refuses the call naming the flag; nothing is asked again.
+    const no = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all"], "n\nn\n", envOf(dir.path));
+    expect([no.code, prompts(no.out)]).toEqual([4, 1]);
+    expect(no.out).toContain("--allow-run=");
+  });
+});
+
 describe("server starts and refusals leave a journal row", () => {
   const logOf = async (cwd: string) => (await run(["log", "--json"], { cwd, env: envOf(cwd) })).stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
 
