@@ -10,6 +10,7 @@ import { callJournal, selfMark } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
 import { recordResource } from "../state/resources.ts";
 import { adoptChildState } from "../state/db.ts";
+import { selfArgv } from "../launcher/detached.ts";
 import type { Booted } from "./boot.ts";
 import type { InvokeDeps } from "./invoke.ts";
 import { processRunner } from "./processes.ts";
@@ -80,8 +81,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       // Kept with the call's journal row (written before the adapter ran).
       created: (tool, kind, id) => recordResource(w.db(), { time_ms: Date.now(), tool, kind, resource_id: id, journal_id: journal.rowId() ?? null }),
       delegation: {
-        // The compiled binary is its own program; from source, bun runs src/main.ts again.
-        self: process.execPath.endsWith("/bun") && process.argv[1] ? [process.execPath, process.argv[1]] : [process.execPath],
+        self: selfArgv(),
         configData: booted.file?.data ?? null,
         readGrant: booted.grants.allow.read,
         callId: () => journal.rowId(),

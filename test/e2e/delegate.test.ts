@@ -67,6 +67,17 @@ describe("delegation: config and the catalog", () => {
     expect(r.stderr).toContain("delegation.command names none of {server}, {server_command}, {mcp_config}");
   });
 
+  test("an untrusted workspace toolgate.json may not choose the child program or the worktree root (exit 5)", async () => {
+    await using d = tempDir();
+    const { ws } = await repo(d.path);
+    for (const delegation of [{ command: ["agent", "{objective}", "{server}"] }, { worktree_root: "../wt" }]) {
+      writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ delegation }));
+      const r = await run(["tools", "--json"], { cwd: ws });
+      expect([r.code, r.stdout]).toEqual([5, ""]);
+      expect(r.stderr).toContain(`delegation.${Object.keys(delegation)[0]}`);
+    }
+  });
+
   test("an empty or oversized objective is refused task.objective, and no child starts", async () => {
     await using d = tempDir();
     const { ws, cfg } = await repo(d.path);
