@@ -109,6 +109,8 @@ export interface DelegationScope {
   readonly configData: Readonly<Record<string, unknown>> | null;
   /** The parent's read grant (--allow-read and the config's), which the scout child gets no more than. */
   readonly readGrant: true | readonly string[] | undefined;
+  /** The parent's denies (flags and config): a child is never let past one, whatever its own grants. */
+  readonly denies: Readonly<Partial<Record<string, true | readonly string[]>>>;
   /** The journal id of this call's own row (child rows point to it). */
   readonly callId: () => number | undefined;
   /** Moves a child's journal rows (its own state folder) into this journal under `parent`; returns how many. */

@@ -84,6 +84,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
         self: selfArgv(),
         configData: booted.file?.data ?? null,
         readGrant: booted.grants.allow.read,
+        denies: booted.grants.deny,
         callId: () => journal.rowId(),
         adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null),
       },

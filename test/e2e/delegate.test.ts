@@ -117,6 +117,20 @@ describe("delegation: a scout child", () => {
     expect(readdirSync(join(ws, ".toolgate", "children"))).toEqual([]);
   });
 
+  test("the parent's --deny-read reaches the child: a scout cannot read the denied file, nor a write child its copy in the worktree", async () => {
+    await using d = tempDir();
+    const { ws, cfg } = await repo(d.path);
+    writeFileSync(join(ws, "secret.env"), "TOKEN=abc\n");
+    const read = { calls: [{ tool: "file_read", args: { path: "secret.env" } }, { tool: "file_read", args: { path: "a.txt" } }] };
+    for (const kind of ["scout", "write"] as const) {
+      const r = await run(["call", "task", JSON.stringify({ objective: objective(read), kind }), "--config", cfg, "--allow-read", "--deny-read=secret.env", "--approve", "task"], { cwd: ws });
+      const p = json(r).payload;
+      expect([kind, p.findings[1].startsWith("file_read: error: "), JSON.parse(p.findings[1].replace("file_read: error: ", "")).error_code]).toEqual([kind, true, "permission.denied"]);
+      expect(p.findings[1]).not.toContain("TOKEN=abc");
+      expect([kind, p.findings[2]]).toEqual([kind, expect.stringContaining("file_read: ok: ")]);
+    }
+  });
+
   test("the wall-time bound ends the child agent and its server: status timeout, nothing left running", async () => {
     await using d = tempDir();
     const { ws, cfg } = await repo(d.path, { timeout_secs: 2 });

@@ -3,13 +3,14 @@
 // on a fresh worktree (HEAD plus the uncommitted changes) whose diff apply_change may apply later.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { makeCopy, registrationOf } from "../dev-check-copy.ts";
 import { commitBase, diffStat, removeWorktree, writeChange, type FileStat } from "./change.ts";
 import { readEnvelope, type TaskStatus } from "./envelope.ts";
 import { expandTemplate } from "./template.ts";
+import { isInside } from "../workspace.ts";
 import { removeTree } from "../dev-check-copy.ts";
 
 export const MAX_OBJECTIVE = 8000;
@@ -70,7 +71,10 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
   const configCopy = join(childState, "config.json");
   writeFileSync(configCopy, JSON.stringify(childConfig(del.configData, ctx.processes.sandboxMode)), { mode: 0o600 });
   const serverWs = wt?.root ?? ctx.workspace;
-  const grants = wt ? [`--allow-read=${wt.root}`, `--allow-write=${wt.root}`] : readFlags(del.readGrant, ctx.workspace);
+  const grants = [
+    ...(wt ? [`--allow-read=${wt.root}`, `--allow-write=${wt.root}`] : readFlags(del.readGrant, ctx.workspace)),
+    ...denyFlags(del.denies, ctx.workspace, wt?.root),
+  ];
   const server = [
     ...del.self, "serve", "--profile", wt ? "writer" : "scout", "--child", "--quiet",
     "--config", configCopy,
@@ -131,6 +135,26 @@ async function keepChange(ctx: ToolContext, id: string, wt: { root: string; top:
 export function childConfig(data: Readonly<Record<string, unknown>> | null, parentSandbox: string): Record<string, unknown> {
   const { mcpServers: _m, las: _l, delegation: _d, workspace: _w, state: _s, ...rest } = data ?? {};
   return parentSandbox === "off" ? rest : { ...rest, sandbox: "off" };
+}
+
+/**
+ * The parent's denies, for the child's serve line. A write child works on a copy of the checkout,
+ * so a denied path inside the workspace is denied at the same place in the worktree too (the copy
+ * holds the same file).
+ */
+export function denyFlags(denies: Readonly<Partial<Record<string, true | readonly string[]>>>, ws: string, worktree: string | undefined): string[] {
+  const out: string[] = [];
+  for (const [kind, v] of Object.entries(denies)) {
+    if (v === undefined) continue;
+    if (v === true) {
+      out.push(`--deny-${kind}`);
+      continue;
+    }
+    const paths = kind === "read" || kind === "write" ? v.map((p) => resolve(ws, p)) : [...v];
+    const mapped = worktree && (kind === "read" || kind === "write") ? paths.flatMap((p) => (isInside(ws, p) ? [p, join(worktree, relative(ws, p))] : [p])) : paths;
+    if (mapped.length > 0) out.push(`--deny-${kind}=${mapped.join(",")}`);
+  }
+  return out;
 }
 
 /** The scout child reads what the parent may read: the same grant, or the workspace when the parent's is whole. */
