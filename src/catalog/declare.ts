@@ -40,6 +40,26 @@ export interface LaneStore {
   writeDesk(lane: string, text: string, expectedVersion: number | undefined, now: number): { ok: true; record: DeskRecord } | { ok: false; current: DeskRecord | null };
 }
 
+/** A background task as a model sees it: no owner, write scope, metadata or raw log. */
+export interface ModelTask {
+  readonly task_id: string;
+  readonly kind: string;
+  readonly tool: string;
+  readonly status: string;
+  readonly summary: string | null;
+  readonly created_ms: number;
+  readonly ended_ms: number | null;
+}
+
+/** This lane's background tasks for the model-facing tools (src/state/tasks.ts taskBoard). */
+export interface TaskBoard {
+  list(lane: string, limit: number): readonly ModelTask[];
+  /** Another lane's id answers exactly like a missing one. */
+  get(lane: string, id: string): { ok: true; task: ModelTask; result: unknown; logTail: string } | { ok: false; code: string; message: string };
+  /** Asks the task's supervisor to cancel; false when it had already ended. */
+  cancel(lane: string, id: string): boolean;
+}
+
 export type SandboxMode = "off" | "product" | "bench";
 
 /** A process request from a handler; the runtime adds environment, sandbox and artifacts. */
@@ -83,6 +103,8 @@ export interface CallScope extends NeedsContext {
   readonly lane: string;
   /** Opened on first use: tools that do not keep records never touch the database. */
   readonly store: () => LaneStore;
+  /** This lane's background tasks (task_list, task_status, task_control, yield_until); absent: none kept. */
+  readonly tasks?: () => TaskBoard;
   /** The effective configuration's values (`toolgate config`): a tool reads its own section (bash, gates). */
   readonly config?: Readonly<Record<string, any>>;
   /** toolgate's own control files (config, lock, authored-tools folder): file tools never write them. */

@@ -8,6 +8,7 @@ import { escapeControl } from "../result/escape.ts";
 import { userApprovals } from "../state/approvals.ts";
 import { callJournal, selfMark } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
+import { taskBoard } from "../state/tasks.ts";
 import { recordResource } from "../state/resources.ts";
 import { adoptChildState } from "../state/db.ts";
 import { selfArgv } from "../launcher/detached.ts";
@@ -72,6 +73,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       lane: w.lane,
       skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
       store: () => laneStore(w.db()),
+      tasks: () => taskBoard(w.db()),
       config: booted.config.values,
       controlFiles: booted.controlFiles,
       operator: (line) => w.operator(escapeControl(line)),

@@ -2,6 +2,7 @@
 // supervisor, finish once, cancel requests, bounded log chunks, lane-scoped lookup by unique id
 // prefix, and lost detection: an active task whose supervisor (pid + start time) is gone is `lost`.
 import type { Database } from "bun:sqlite";
+import type { ModelTask, TaskBoard } from "../catalog/declare.ts";
 import { randomHex } from "../launcher/artifacts.ts";
 import { appendJournal, stillRunning, type ProcessMark } from "./journal.ts";
 
@@ -226,4 +227,37 @@ export function pruneTasks(db: Database, before: number, owner: string | null): 
       return db.query(`DELETE FROM tasks WHERE ${where}`).run(args).changes;
     })
     .immediate();
+}
+
+const MODEL_SUMMARY_CHARS = 300;
+const MODEL_RESULT_CHARS = 8_000;
+const MODEL_TAIL_CHARS = 2_000;
+
+export const modelTask = (r: TaskRow): ModelTask => ({
+  task_id: r.id,
+  kind: r.kind,
+  tool: r.source_tool,
+  status: r.status,
+  summary: r.summary === null ? null : r.summary.slice(0, MODEL_SUMMARY_CHARS),
+  created_ms: r.created_ms,
+  ended_ms: r.ended_ms,
+});
+
+/** The model's view of the lane's tasks: bounded projections, the stored (post-boundary) result, a short log tail. */
+export function taskBoard(db: Database, clock: Clock = { now: Date.now }): TaskBoard {
+  return {
+    list: (lane, limit) => listTasks(db, lane, limit, clock).map(modelTask),
+    get: (lane, id) => {
+      const f = findTask(db, id, lane, clock);
+      if (!f.ok) return f;
+      const r = f.row;
+      const result = r.result === null ? null : r.result.length > MODEL_RESULT_CHARS ? { truncated: true, chars: r.result.length } : (JSON.parse(r.result) as unknown);
+      const tail = readLogs(db, r.id).map((c) => c.text).join("");
+      return { ok: true, task: modelTask(r), result, logTail: tail.slice(-MODEL_TAIL_CHARS) };
+    },
+    cancel: (lane, id) => {
+      const f = findTask(db, id, lane, clock);
+      return f.ok && requestCancel(db, f.row.id);
+    },
+  };
 }

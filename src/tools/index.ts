@@ -13,6 +13,7 @@ import scratchRead from "./scratch-read.ts";
 import bash from "./bash.ts";
 import devCheck from "./dev-check.ts";
 import webExtract from "./net/web-extract.ts";
+import { taskControl, taskList, taskStatus, yieldUntil } from "./task-tools.ts";
 
 // Each entry keeps its own argument type; the list only needs the shape.
-export const builtinTools: readonly ToolDeclaration<any>[] = [scratchRead, fileRead, fileFind, fileSearch, fileEdit, fileWrite, skillList, skillLoad, bash, devCheck, webExtract, plan, desk];
+export const builtinTools: readonly ToolDeclaration<any>[] = [scratchRead, fileRead, fileFind, fileSearch, fileEdit, fileWrite, skillList, skillLoad, bash, devCheck, webExtract, plan, desk, taskList, taskStatus, taskControl, yieldUntil];

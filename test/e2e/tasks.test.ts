@@ -251,3 +251,30 @@ describe("background MCP calls", () => {
     expect(rows).not.toContain("sk-live-123456");
   });
 });
+
+describe("model task tools (call)", () => {
+  test("task_list, task_status, yield_until and task_control see only this lane, bounded, cancel only", async () => {
+    await using dir = tempDir();
+    const id = await background(dir.path, "sleep 1; echo model-view", ["--write-scope", "w"]);
+    const slow = await background(dir.path, "sleep 30");
+    const y = json(await run(["call", "yield_until", JSON.stringify({ task_ids: [id, slow.slice(0, 8)], timeout_secs: 20 })], { cwd: dir.path }));
+    expect(y.payload.timed_out).toBe(false);
+    expect(y.payload.tasks.map((t: any) => [t.task_id, t.status])).toEqual([[id, "succeeded"], [slow, "running"]]);
+    const all = json(await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], mode: "all", timeout_secs: 0.2 })], { cwd: dir.path }));
+    expect(all.payload.timed_out).toBe(true);
+    const st = json(await run(["call", "task_status", JSON.stringify({ task_id: id })], { cwd: dir.path })).payload;
+    expect(Object.keys(st)).toEqual(["task_id", "kind", "tool", "status", "summary", "created_ms", "ended_ms", "result", "log_tail"]);
+    expect(st.log_tail).toContain("model-view");
+    const list = json(await run(["call", "task_list"], { cwd: dir.path })).payload.tasks;
+    expect(list.map((t: any) => t.task_id).sort()).toEqual([id, slow].sort());
+    expect(JSON.stringify(list)).not.toContain('"w"');
+    const other = await run(["call", "task_status", JSON.stringify({ task_id: id }), "--lane", "b"], { cwd: dir.path });
+    expect([other.code, json(other).error_code]).toEqual([1, "task.not_found"]);
+    const pause = await run(["call", "task_control", JSON.stringify({ task_id: slow, command: "pause" })], { cwd: dir.path });
+    expect([pause.code, json(pause).error_code]).toEqual([1, "task.unsupported_command"]);
+    const c = json(await run(["call", "task_control", JSON.stringify({ task_id: slow, command: "cancel" })], { cwd: dir.path }));
+    expect(c.payload).toMatchObject({ task_id: slow, cancel_requested: true });
+    const done = json(await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 20 })], { cwd: dir.path }));
+    expect(done.payload.tasks[0].status).toBe("cancelled");
+  });
+});

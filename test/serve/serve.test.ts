@@ -159,7 +159,7 @@ describe("--child and --profile narrow", () => {
     const asked: ElicitRequest[] = [];
     await using served = await serve(["--child", "--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home, elicit: (r) => (asked.push(r), { action: "accept", content: { approve: "once" } }) });
     const names = (await served.client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(["desk", "file_read", "plan"]);
+    expect(names).toEqual(["desk", "file_read", "plan", "task_control", "task_list", "task_status", "yield_until"]);
     expect((await served.client.callTool({ name: "file_read", arguments: { path: "a.txt" } })).isError).toBeUndefined();
     const find = await served.client.callTool({ name: "file_find", arguments: {} });
     expect(find._meta).toEqual({ toolgate: { status: "failed", error_code: "approval.child_unattended" } });
