@@ -1,6 +1,7 @@
 // A process that outlives the one that starts it (a session, a reaper): the same executable, its
 // own session (setsid), stdin /dev/null, stdout and stderr to a file or nowhere; nothing waits for it.
 import { openSync, closeSync } from "node:fs";
+import { ownChildren } from "./subreaper.ts";
 
 export interface Detached {
   readonly pid: number;
@@ -26,6 +27,9 @@ export function startDetached(argv: readonly string[], opts: { cwd: string; env:
       detached: true,
     });
     p.unref();
+    // Spawned on purpose, never an adopted orphan: the subreaper's sweep (ending a server's tree
+    // in this process) must not take it with it — as for a task's supervisor (detach.ts).
+    ownChildren.add(p.pid);
     return { pid: p.pid, exited: p.exited };
   } finally {
     if (fd !== undefined) closeSync(fd);
