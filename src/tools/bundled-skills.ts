@@ -7,6 +7,7 @@ import call from "../../skills/toolgate-call/SKILL.md" with { type: "text" };
 import gates from "../../skills/toolgate-gates/SKILL.md" with { type: "text" };
 import journal from "../../skills/toolgate-journal/SKILL.md" with { type: "text" };
 import permissions from "../../skills/toolgate-permissions/SKILL.md" with { type: "text" };
+import serve from "../../skills/toolgate-serve/SKILL.md" with { type: "text" };
 
 export const BUNDLED_CARDS: readonly BundledCard[] = [
   { folder: "toolgate-authored-tools", text: authoredTools },
@@ -14,4 +15,5 @@ export const BUNDLED_CARDS: readonly BundledCard[] = [
   { folder: "toolgate-gates", text: gates },
   { folder: "toolgate-journal", text: journal },
   { folder: "toolgate-permissions", text: permissions },
+  { folder: "toolgate-serve", text: serve },
 ];

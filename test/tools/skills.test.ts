@@ -75,6 +75,7 @@ describe("discovery", () => {
       ["toolgate-gates", "bundled", "bundled:toolgate-gates"],
       ["toolgate-journal", "bundled", "bundled:toolgate-journal"],
       ["toolgate-permissions", "bundled", "bundled:toolgate-permissions"],
+      ["toolgate-serve", "bundled", "bundled:toolgate-serve"],
       ["zeta", "workspace", "skills/zeta/SKILL.md"],
     ]);
     expect(d.shadowed).toEqual([
