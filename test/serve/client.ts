@@ -3,9 +3,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN } from "../helpers.ts";
+import { BIN, run } from "../helpers.ts";
 
 export interface Served extends AsyncDisposable {
   readonly client: Client;
@@ -49,3 +49,22 @@ export async function serve(args: readonly string[], o: ServeOptions): Promise<S
 
 /** The JSON text of a call's first content item, parsed. */
 export const textJson = (r: object): any => JSON.parse(((r as { content: { text: string }[] }).content)[0]!.text);
+
+/** A workspace holding a.txt, and a HOME beside it (never inside), under `root`. */
+export function site(root: string): { ws: string; home: string } {
+  const ws = join(root, "ws");
+  const home = join(root, "home");
+  mkdirSync(ws);
+  mkdirSync(home);
+  writeFileSync(join(ws, "a.txt"), "alpha\n");
+  return { ws, home };
+}
+
+/** The finished journal rows of a workspace, oldest first. */
+export const journal = async (ws: string, home: string): Promise<any[]> =>
+  (await run(["log", "--json"], { cwd: ws, env: { HOME: home } })).stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.event === "tool_finished");

@@ -10,26 +10,12 @@ import { MAX_BODY_BYTES, MAX_SESSIONS } from "../../src/serve/http.ts";
 import { ROOT, run, tempDir } from "../helpers.ts";
 import { textJson } from "./client.ts";
 import { alive, connect, descendantsOf, initializeBody, POST_HEADERS, serveHttp } from "./http-client.ts";
+import { site, journal } from "./client.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const NODE = Bun.which("node") ?? "/usr/bin/node";
 
-function site(root: string) {
-  const ws = join(root, "ws");
-  const home = join(root, "home");
-  mkdirSync(ws);
-  mkdirSync(home);
-  writeFileSync(join(ws, "a.txt"), "alpha\n");
-  return { ws, home };
-}
 
-const journal = async (ws: string, home: string) =>
-  (await run(["log", "--json"], { cwd: ws, env: { HOME: home } })).stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
-    .filter((r) => r.event === "tool_finished");
 
 const post = (url: string, headers: Record<string, string>, body = initializeBody) => fetch(url, { method: "POST", headers: { ...POST_HEADERS, ...headers }, body });
 

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, ROOT, run, tempDir } from "../helpers.ts";
+import { site } from "./client.ts";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "las", "server.ts");
 
@@ -64,14 +65,6 @@ class Raw {
   }
 }
 
-function site(root: string) {
-  const ws = join(root, "ws");
-  const home = join(root, "home");
-  mkdirSync(ws);
-  mkdirSync(home);
-  writeFileSync(join(ws, "a.txt"), "alpha\n");
-  return { ws, home };
-}
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 

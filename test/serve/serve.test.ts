@@ -7,28 +7,12 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ToolListChangedNotificationSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { json, ROOT, run, tempDir } from "../helpers.ts";
-import { serve, textJson } from "./client.ts";
+import { journal, serve, site, textJson } from "./client.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const NODE = Bun.which("node") ?? "/usr/bin/node";
 
-/** A workspace with a file, and a HOME beside it (never inside). */
-function site(root: string) {
-  const ws = join(root, "ws");
-  const home = join(root, "home");
-  mkdirSync(ws);
-  mkdirSync(home);
-  writeFileSync(join(ws, "a.txt"), "alpha\n");
-  return { ws, home };
-}
 
-const journal = async (ws: string, home: string) =>
-  (await run(["log", "--json"], { cwd: ws, env: { HOME: home } })).stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
-    .filter((r) => r.event === "tool_finished");
 
 describe("tools/list", () => {
   test("the catalog as `tools` shows it: the same schemas, annotations from the effect class, toolgate's facts under _meta", async () => {
