@@ -2,7 +2,7 @@
 // (test/fixtures/delegate/agent.ts, run with bun) through the launcher; the agent connects to the
 // child `toolgate serve` its argv names and calls tools; its rows land in the parent's journal.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, ROOT, run, tempDir } from "../helpers.ts";
 
@@ -232,9 +232,27 @@ describe("delegation under the product sandbox", () => {
   test("a write child edits its worktree through its server but cannot write the checkout itself", async () => {
     await using d = tempDir();
     const { ws, cfg } = await repo(d.path, { timeout_secs: 60 });
-    writeFileSync(cfg, JSON.stringify({ ...JSON.parse(readFileSync(cfg, "utf8")), sandbox: "product" }));
+    // The sandbox shows the system and the workspace, not /tmp, /home or /root, where a checkout
+    // of this repository (and so dist/toolgate and the fixture) may lie: the parent runs from a
+    // copy of the binary and the agent from a bundle, both in the workspace's (ignored) state folder.
+    const bin = join(ws, ".toolgate", "bin");
+    mkdirSync(bin, { recursive: true });
+    const built = await Bun.build({ entrypoints: [AGENT], target: "bun", outdir: bin });
+    expect(built.success).toBe(true);
+    const self = join(bin, "toolgate");
+    copyFileSync(BIN, self);
+    chmodSync(self, 0o755);
+    const conf = JSON.parse(readFileSync(cfg, "utf8"));
+    writeFileSync(cfg, JSON.stringify({ ...conf, sandbox: "product", delegation: { ...conf.delegation, command: [process.execPath, join(bin, "agent.js"), "{objective}", "{server}"] } }));
     const before = await snapshot(ws);
-    const r = await task(cfg, ws, { calls: [{ tool: "file_write", args: { path: "c.txt", content: "c\n" } }], touch: join(ws, "a.txt") }, "write");
+    const objectiveText = objective({ calls: [{ tool: "file_write", args: { path: "c.txt", content: "c\n" } }], touch: join(ws, "a.txt") });
+    const p0 = Bun.spawn([self, "call", "task", JSON.stringify({ objective: objectiveText, kind: "write" }), "--config", cfg, "--allow-read", "--approve", "task"], {
+      cwd: ws,
+      env: { PATH: "/usr/bin:/bin", HOME: ws, CI: "true" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const r = { stdout: await new Response(p0.stdout).text(), stderr: await new Response(p0.stderr).text(), code: await p0.exited };
     const p = json(r).payload;
     expect([p.status, p.findings.slice(1)]).toEqual(["done", ['file_write: ok: {"path":"c.txt","digest":"sha256:' + new Bun.CryptoHasher("sha256").update("c\n").digest("hex") + '","bytes":2,"created":true}', "touch: EROFS"]]);
     expect(p.change.files).toEqual([{ path: "c.txt", added: 1, deleted: 0 }]);
