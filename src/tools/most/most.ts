@@ -5,6 +5,7 @@
 import { openSync, closeSync, fstatSync, readFileSync } from "node:fs";
 import type { ToolContext } from "../../catalog/declare.ts";
 import { refuse, type Outcome } from "../../result/result.ts";
+import { operatorJson } from "../net/operator-json.ts";
 
 export const PREFERRED_SERVICES = ["iMessage", "SMS", "RCS"] as const;
 const MAX_BYTES = 256 * 1024;
@@ -40,25 +41,11 @@ export async function callMost(tool: string, method: "GET" | "POST", path: strin
   if (!ctx.most || !ctx.http) return refuse("most.unavailable", "Most is not configured: set MOST_SERVICE_TOKEN_FILE and MOST_SERVICE_URL");
   const token = readToken(ctx.most.tokenFile);
   if (!token.ok) return token;
-  const got = await ctx.http.get(`${ctx.most.url.replace(/\/+$/, "")}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token.value}`, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    operatorEndpoint: true,
-    maxBytes: MAX_BYTES,
-    timeoutMs: TIMEOUT_MS,
-    signal: ctx.signal,
-  });
-  if (!got.ok) return got;
-  const { status, bytes, truncated } = got.value;
-  if (status < 200 || status > 299) return refuse("most.status", `${tool}: Most answered HTTP ${status}`, { status });
-  if (truncated) return refuse("most.invalid_response", `${tool}: Most answered more than ${MAX_BYTES} bytes`);
-  try {
-    // The token is read per call, so it is not among the boot's secrets: redacted here, before anything sees it.
-    return { ok: true, value: JSON.parse(new TextDecoder().decode(bytes).replaceAll(token.value, "[REDACTED]")) };
-  } catch {
-    return refuse("most.invalid_response", `${tool}: Most did not answer JSON`);
-  }
+  return operatorJson(
+    ctx.http,
+    { base: ctx.most.url, path, method, token: token.value, body, maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, signal: ctx.signal },
+    { who: `${tool}: Most`, codes: { status: "most.status", tooLarge: "most.invalid_response", notJson: "most.invalid_response" } },
+  );
 }
 
 /** Records the ids a Most answer carries (chat_id, message_id) as created resources. */

@@ -3,6 +3,7 @@
 // credential are both set; the credential is a secret (redacted from every view).
 import type { HttpClient, ToolContext } from "../../catalog/declare.ts";
 import { refuse, type Outcome } from "../../result/result.ts";
+import { operatorJson } from "../net/operator-json.ts";
 
 export type RailGroup = "bank" | "research";
 
@@ -57,22 +58,9 @@ export async function callRail(rail: string, args: unknown, ctx: ToolContext): P
   const ep = ctx.rails?.[route.group];
   const http: HttpClient | undefined = ctx.http;
   if (!ep || !http) return refuse("rail.unavailable", `${rail} has no endpoint: set ${RAIL_VARS[route.group].url} and ${RAIL_VARS[route.group].token}`);
-  const got = await http.get(`${ep.url.replace(/\/+$/, "")}${route.path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ep.token}`, "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify(args),
-    operatorEndpoint: true,
-    maxBytes: MAX_BYTES,
-    timeoutMs: TIMEOUT_MS,
-    signal: ctx.signal,
-  });
-  if (!got.ok) return got;
-  const { status, bytes, truncated } = got.value;
-  if (status < 200 || status > 299) return refuse("rail.status", `the ${rail} endpoint answered HTTP ${status}`, { status });
-  if (truncated) return refuse("rail.too_large", `the ${rail} endpoint answered more than ${MAX_BYTES} bytes`);
-  try {
-    return { ok: true, value: JSON.parse(new TextDecoder().decode(bytes)) };
-  } catch {
-    return refuse("rail.invalid_response", `the ${rail} endpoint did not answer JSON`);
-  }
+  return operatorJson(
+    http,
+    { base: ep.url, path: route.path, method: "POST", token: ep.token, body: args, maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, signal: ctx.signal },
+    { who: `the ${rail} endpoint`, codes: { status: "rail.status", tooLarge: "rail.too_large", notJson: "rail.invalid_response" } },
+  );
 }
