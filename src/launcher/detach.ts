@@ -1,9 +1,9 @@
-// A background task's supervisor (detached.ts starts the session's process): in a session of its own (setsid) with stdin from /dev/null and stdout/stderr written to two 0600
+// A background task's supervisor (through detached.ts, as the session's process): in a session of its own (setsid) with stdin from /dev/null and stdout/stderr written to two 0600
 // artifacts, and not waited for: it outlives its caller's shell, terminal and process group.
 import { join } from "node:path";
 import { fileSink, openArtifact, randomHex } from "./artifacts.ts";
 import { readStat } from "./proc-tree.ts";
-import { ownChildren } from "./subreaper.ts";
+import { startDetached as spawnDetached } from "./detached.ts";
 
 export interface DetachSpec {
   readonly argv: readonly string[];
@@ -27,18 +27,9 @@ export function startDetached(spec: DetachSpec): { ok: true; value: Detached } |
   try {
     out = openArtifact(spec.artifactsDir, `${id}.stdout.log`, fileSink);
     err = openArtifact(spec.artifactsDir, `${id}.stderr.log`, fileSink);
-    // The files' own descriptors go to the child; ours are closed once it is spawned.
-    const fdOf = (path: string) => Bun.file(path);
-    const proc = Bun.spawn([...spec.argv], {
-      cwd: spec.cwd,
-      env: { ...spec.env },
-      detached: true,
-      stdio: ["ignore", fdOf(out.path), fdOf(err.path)],
-    });
-    proc.unref();
-    // Spawned on purpose, never an adopted orphan: ending a server's tree in this process (the
-    // subreaper's sweep) must not take the supervisor with it.
-    ownChildren.add(proc.pid);
+    // The files go to the child by path; ours are closed once it is spawned. The one detached
+    // start (detached.ts) also keeps the subreaper's sweep from taking it.
+    const proc = spawnDetached(spec.argv, { cwd: spec.cwd, env: spec.env, files: { stdout: out.path, stderr: err.path } });
     return { ok: true, value: { pid: proc.pid, start: readStat(proc.pid)?.start ?? null, stdout: out.path, stderr: err.path } };
   } catch (e) {
     return { ok: false, message: `cannot start the task's supervisor: ${e instanceof Error ? e.message : String(e)}` };

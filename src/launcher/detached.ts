@@ -1,4 +1,4 @@
-// A process that outlives the one that starts it (a session, a reaper): the same executable, its
+// A process that outlives the one that starts it (a session, a task's supervisor): the same executable, its
 // own session (setsid), stdin /dev/null, stdout and stderr to a file or nowhere; nothing waits for it.
 import { openSync, closeSync } from "node:fs";
 import { ownChildren } from "./subreaper.ts";
@@ -14,7 +14,14 @@ export function selfArgv(): string[] {
   return Bun.main.startsWith("/$bunfs/") || Bun.main === process.execPath ? [process.execPath] : [process.execPath, Bun.main];
 }
 
-export function startDetached(argv: readonly string[], opts: { cwd: string; env: Readonly<Record<string, string | undefined>>; log?: string }): Detached {
+/**
+ * `log`: one file for stdout and stderr, made here 0600; `files`: two files already made (a task's
+ * 0600 artifacts); neither: nowhere.
+ */
+export function startDetached(
+  argv: readonly string[],
+  opts: { cwd: string; env: Readonly<Record<string, string | undefined>>; log?: string; files?: { readonly stdout: string; readonly stderr: string } },
+): Detached {
   // The log is opened here (0600) so that its mode does not depend on the umask.
   const fd = opts.log === undefined ? undefined : openSync(opts.log, "w", 0o600);
   try {
@@ -22,8 +29,8 @@ export function startDetached(argv: readonly string[], opts: { cwd: string; env:
       cwd: opts.cwd,
       env: opts.env as Record<string, string>,
       stdin: "ignore",
-      stdout: fd ?? "ignore",
-      stderr: fd ?? "ignore",
+      stdout: opts.files ? Bun.file(opts.files.stdout) : (fd ?? "ignore"),
+      stderr: opts.files ? Bun.file(opts.files.stderr) : (fd ?? "ignore"),
       detached: true,
     });
     p.unref();
