@@ -2,7 +2,7 @@
 // toolgate.json (--config FILE, else ./toolgate.json), never over an existing one without --force.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { importClientConfig } from "../config/import.ts";
+import { readClientFile } from "../config/client-file.ts";
 import { jsonForTerminal } from "../result/escape.ts";
 import { bootError, usageError } from "../result/result.ts";
 import type { RunContext } from "./context.ts";
@@ -18,15 +18,9 @@ export function runImport(ctx: RunContext, s: Scanned, file: string | undefined)
   } catch (e) {
     throw usageError(`cannot read ${source} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  const isToml = /\.toml$/i.test(source);
-  let doc: unknown;
-  try {
-    doc = isToml ? Bun.TOML.parse(text) : parseJsonc(text);
-  } catch (e) {
-    throw bootError(`${source}: not ${isToml ? "TOML" : "JSON"} (${(e as Error).message})`);
-  }
-  const r = importClientConfig(doc, isToml);
-  if (!r.ok) throw bootError(`${source}: ${r.problem}`);
+  const read = readClientFile(source, text, parseJsonc);
+  if (!read.ok) throw bootError(`${source}: ${read.problem}`);
+  const r = { value: read.imported };
   const target = resolve(ctx.cwd, str(s, "config") ?? "toolgate.json");
   if (existsSync(target) && !bool(s, "force")) {
     throw usageError(`${target} exists; nothing was written`, "pass --force to replace it, or --config OTHER.json to write elsewhere");

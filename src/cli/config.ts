@@ -8,7 +8,7 @@ import { usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags } from "./flags.ts";
-import { table, writeOut } from "./ui.ts";
+import { note, table, writeOut } from "./ui.ts";
 
 export default defineCommand({
   meta: { name: "config", description: "Show the effective configuration with each value's origin (flag, env, file:line, default)" },
@@ -29,7 +29,8 @@ export async function runConfig(ctx: RunContext): Promise<number> {
     writeOut(JSON.stringify(schema, null, 2));
     return 0;
   }
-  const { config } = await loadEffective(bootInput(ctx, s));
+  const { config, file } = await loadEffective(bootInput(ctx, s));
+  if (file?.client) note(file.client.note);
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     const out: Record<string, { value: unknown; origin: string }> = {};
     for (const [k, l] of config.leaves) out[k] = { value: l.value, origin: l.origin };

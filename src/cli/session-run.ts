@@ -3,9 +3,9 @@
 // client's argv, cwd and output), until idle, stopped, or its config or lock changes.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { Effective } from "../config/resolve.ts";
-import type { ConfigFile } from "../config/file.ts";
+import { configFolder, type ConfigFile } from "../config/file.ts";
 import { LOCK_NAME } from "../catalog/lock.ts";
 import { withSinks } from "../result/io.ts";
 import { boot } from "../runtime/boot.ts";
@@ -37,7 +37,7 @@ const read = (path: string) => {
 /** Which config this is (its file and workspace), and what it says (the file's and the lock's bytes). */
 function identity(config: Effective, file: ConfigFile | null): { key: string; fingerprint: string } {
   const workspace = config.values.workspace as string;
-  const lock = join(file ? dirname(file.path) : workspace, LOCK_NAME);
+  const lock = join(configFolder(file, workspace), LOCK_NAME);
   const h = createHash("sha256");
   h.update(file ? read(file.path) : "").update("\0").update(read(lock));
   return { key: `${workspace}\0${file?.path ?? ""}`, fingerprint: h.digest("hex") };

@@ -8,6 +8,8 @@ import { configSchema } from "../generated/schemas.ts";
 import { bootError } from "../result/result.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import { explainWithArktype } from "../schema/explain.ts";
+import { clientFileNote, isClientFile, readClientFile } from "./client-file.ts";
+import type { Imported } from "./import.ts";
 import { findInertKey } from "./inert.ts";
 import { BUILTIN_PROFILE_NAMES, redefinedProfile } from "./profiles.ts";
 import { configType } from "./schema.ts";
@@ -20,8 +22,15 @@ export interface ConfigFile {
   readonly data: Record<string, unknown>;
   /** sha256 (hex) of the file's bytes as read: what `toolgate trust` records and TOOLGATE_TRUST names. */
   readonly digest: string;
+  /** Set when the file is another client's (read as it is): what was taken and left out. */
+  readonly client?: { readonly imported: Imported; readonly note: string };
   /** 1-based line of the value at a key path ("a.b.c"), for origins. */
   lineOf(path: readonly (string | number)[]): number | undefined;
+}
+
+/** Where toolgate.lock lies: beside toolgate.json, else (no file, another client's file) in the workspace. */
+export function configFolder(file: ConfigFile | null, workspace: string): string {
+  return file && !file.client ? dirname(file.path) : workspace;
 }
 
 /** --config, then $TOOLGATE_CONFIG, then the nearest toolgate.json from cwd up to the repository root. */
@@ -77,6 +86,9 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   // The digest is of the very bytes parsed here: what is trusted is what is read.
   const digest = createHash("sha256").update(bytes).digest("hex");
   const text = bytes.toString("utf8");
+  // A file the user named may be another client's (never one found by search: a checkout's .mcp.json
+  // is not toolgate's config unless the user says so).
+  if (via !== "search" && isClientFile(path, () => tryJson(text))) return clientConfig(path, via, text, digest);
   // Fast path: plain JSON parses natively, and jsonc-parser (a few ms to load) is needed only for
   // comments, trailing commas, error positions and the line numbers `toolgate config` shows.
   let data: unknown;
@@ -133,15 +145,46 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   };
 }
 
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const tree = parseJsonc("", text, true);
+    return tree ? treeValue(tree) : null;
+  }
+}
+
+/** Another client's file as config data: parse errors and shape problems name the file; no line numbers. */
+async function clientConfig(path: string, via: ConfigFile["via"], text: string, digest: string): Promise<ConfigFile> {
+  const r = readClientFile(path, text, (t) => {
+    try {
+      return JSON.parse(t);
+    } catch {
+      return treeValue(parseJsonc(path, t));
+    }
+  });
+  if (!r.ok) throw bootError(`${path}: read as another client's MCP config: ${r.problem}`, "name a toolgate.json with --config, or fix that file");
+  const checked = (validateConfig ??= compileSchema(configSchema))(r.data);
+  if (!checked.ok) {
+    const issues = await explainWithArktype(configType, r.data, checked.issues);
+    const lines = issues.map((i) => `${path}: ${i.path.join(".")}: ${i.message}`);
+    throw bootError(lines.length === 1 ? lines[0]! : `${path}: ${lines.length} problems:\n${lines.join("\n")}`, `\`toolgate config import ${path}\` writes a toolgate.json you can edit`);
+  }
+  return { path, via, digest, data: checked.value as Record<string, unknown>, client: { imported: r.imported, note: clientFileNote(path, r.imported) }, lineOf: () => undefined };
+}
+
 /** jsonc-parser, loaded on first use (synchronously: line numbers are asked for lazily). */
 // The ESM build: the UMD main resolves its parts at run time, which a compiled binary cannot.
 const jsonc = (): typeof import("jsonc-parser") => require("jsonc-parser/lib/esm/main.js");
 
-function parseJsonc(path: string, text: string): Node {
+function parseJsonc(path: string, text: string): Node;
+function parseJsonc(path: string, text: string, quiet: true): Node | undefined;
+function parseJsonc(path: string, text: string, quiet?: true): Node | undefined {
   const { parseTree, printParseErrorCode } = jsonc();
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0 || tree === undefined) {
+    if (quiet) return undefined;
     const e = errors[0];
     const at = e ? position(lineStarts(text), e.offset) : { line: 1, column: 1 };
     const what = e ? printParseErrorCode(e.error) : "empty file";

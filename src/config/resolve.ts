@@ -133,7 +133,8 @@ export function resolveConfig(input: ResolveInput): Effective {
   const wsFromFlag = input.flags.workspace?.[0] !== undefined;
   const wsFromFile = !wsFromFlag && input.file !== null && input.file.data.workspace !== undefined;
   const wsBase = wsFromFile ? dirname(input.file!.path) : input.cwd;
-  if (input.file && !wsFromFlag && !wsFromFile) {
+  // Another client's file (~/.cursor/mcp.json) says nothing of the workspace: it stays the cwd.
+  if (input.file && !input.file.client && !wsFromFlag && !wsFromFile) {
     leaves.set("workspace", { value: dirname(input.file.path), origin: `file:${input.file.path}` });
   } else leaves.set("workspace", moved(ws, absolute(wsBase, String(ws.value))));
   const root = String(leaves.get("workspace")!.value);

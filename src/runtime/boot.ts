@@ -3,12 +3,12 @@
 import { writeStderr } from "../result/io.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { findOnPath } from "../fs/real-path.ts";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
 import { buildCatalog, type Catalog, type ToolSource } from "../catalog/catalog.ts";
 import { builtinSources } from "../catalog/builtin.ts";
 import { checkOverrides } from "../approval/approval.ts";
-import { locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
+import { configFolder, locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
 import { resolveConfig, type Effective } from "../config/resolve.ts";
 import { checkLayout } from "../config/layout.ts";
 import { grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
@@ -164,7 +164,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: grantPath });
   const pins = input.pins ?? new Map<string, string[]>();
   const net: NetSetup = { exact: exactNetGrants(grants), pins, grants, cwd: workspace };
-  const lockPath = join(file ? dirname(file.path) : workspace, LOCK_NAME);
+  const lockPath = join(configFolder(file, workspace), LOCK_NAME);
   // The user's state folder too: when it lies in the workspace (workspace = $HOME), no tool writes it.
   const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string, ...(userState ? [userState] : [])];
   const sandboxInput: SandboxInput = {
