@@ -1,5 +1,5 @@
 // End to end: MCP servers from `mcpServers` in the shape MCP clients write. Real servers:
-// @modelcontextprotocol/server-everything and server-filesystem (stdio), the fixture server,
+// @modelcontextprotocol/server-everything, server-memory and server-filesystem (stdio), the fixture server,
 // and a Streamable HTTP server on loopback port 0.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +12,7 @@ import { json, ROOT, run, tempDir, type RunResult } from "../helpers.ts";
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const FILESYSTEM = join(ROOT, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
+const MEMORY = join(ROOT, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js");
 const NODE = Bun.which("node") ?? "/usr/bin/node";
 const GRANT = ["--allow-run", "--approve", "all"];
 const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -30,6 +31,20 @@ describe("real servers", () => {
     expect([echo.code, json(echo)]).toEqual([0, { status: "success", tool: "everything__echo", payload: { content: [{ type: "text", text: "Echo: hi" }] } }]);
     const sum = await run(["call", "everything__get-sum", '{"a":2,"b":3}', ...GRANT], { cwd: dir.path });
     expect(json(sum).payload.content[0].text).toContain("5");
+  });
+
+  test("server-memory: entities written by one call are read by the next (its file lies where env says)", async () => {
+    await using dir = tempDir();
+    const store = join(dir.path, "memory.jsonl");
+    config(dir.path, { memory: { command: NODE, args: [MEMORY], env: { MEMORY_FILE_PATH: store } } });
+    const entity = { name: "gauge", entityType: "instrument", observations: ["reads 3 bar"] };
+    const made = await run(["call", "memory__create_entities", JSON.stringify({ entities: [entity] }), ...GRANT], { cwd: dir.path });
+    expect([made.code, json(made).status]).toEqual([0, "success"]);
+    expect(existsSync(store)).toBe(true);
+    const graph = await run(["call", "memory__read_graph", "{}", ...GRANT], { cwd: dir.path });
+    expect([graph.code, JSON.parse(json(graph).payload.content[0].text)]).toEqual([0, { entities: [entity], relations: [] }]);
+    const bad = await run(["call", "memory__create_entities", '{"entities":[{"name":"x"}]}', ...GRANT], { cwd: dir.path });
+    expect([bad.code, json(bad).error_code]).toEqual([1, "args.invalid"]);
   });
 
   test("server-filesystem answers with absolute paths: the boundary rejects such results whole", async () => {
