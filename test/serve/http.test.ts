@@ -4,6 +4,7 @@
 // session table are bounded, and SIGTERM ends the server and its children with exit 0.
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_BODY_BYTES, MAX_SESSIONS } from "../../src/serve/http.ts";
@@ -91,6 +92,26 @@ describe("who may call", () => {
     expect(await status({ Origin: "file://localhost" })).toBe(403);
     // Loopback names with this port, and loopback origins, are this server.
     for (const h of [{ Host: `localhost:${port}` } as Record<string, string>, { Host: `[::1]:${port}` }, { Origin: "http://localhost:5173" }, { Origin: `https://127.0.0.1:${port}` }]) expect(await status(h)).toBe(200);
+  });
+  test("a wildcard bind (0.0.0.0 with --http-public): Host must still name this machine, never another name or the wildcard", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp(["--http", "0.0.0.0:0", "--http-public"], { cwd: s.ws, home: s.home });
+    const at = new URL(served.url);
+    expect(at.hostname).toBe("0.0.0.0");
+    const url = `http://127.0.0.1:${at.port}${at.pathname}`;
+    const auth = { Authorization: `Bearer ${served.token}` };
+    const status = async (h: Record<string, string>) => (await post(url, { ...auth, ...h })).status;
+    for (const host of [`evil.example:${at.port}`, `0.0.0.0:${at.port}`, `attacker.test:${at.port}`, `203.0.113.9:${at.port}`]) expect([host, await status({ Host: host })]).toEqual([host, 403]);
+    expect(await status({ Host: `localhost:${at.port}`, Origin: "http://evil.example" })).toBe(403);
+    // This machine's own addresses (every interface) and the loopback names are this server.
+    const own = Object.values(networkInterfaces()).flat().map((a) => a!.address);
+    for (const a of ["127.0.0.1", ...own]) {
+      const host = `${a.includes(":") ? `[${a}]` : a}:${at.port}`;
+      expect([host, await status({ Host: host })]).toEqual([host, 200]);
+    }
+    // The token is still required off loopback.
+    expect((await post(url, { Host: `127.0.0.1:${at.port}` })).status).toBe(401);
   });
 });
 
