@@ -4,6 +4,7 @@
 // floor) — time to result (first line on stdout) and whole-process time, medians in one run.
 // Then `toolgate tools` with three configured servers and a warm catalog cache against the
 // built-ins-only listing. The peers are installed on first use under ~/.cache/toolgate-bench.
+// BENCH_RUNS=N (default 10); BENCH_BASELINE=/path/to/toolgate adds that binary's cold call.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,8 @@ const everything = join(root, "node_modules", "@modelcontextprotocol", "server-e
 const node = Bun.which("node") ?? "/usr/bin/node";
 const sdk = join(root, "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm");
 const runs = Number(process.env.BENCH_RUNS ?? 10);
+// Another toolgate binary to compare in the same run (e.g. one built from before a change).
+const baseline = process.env.BENCH_BASELINE;
 const peersDir = join(homedir(), ".cache", "toolgate-bench", "peers");
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-mcp-"));
 
@@ -70,6 +73,7 @@ process.exit(0);
   const cases: [string, string[], number][] = [
     ["floor: minimal SDK client (compiled)", [join(work, "floor")], runs],
     ["toolgate call everything__echo", [bin, "call", "everything__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"], runs],
+    ...(baseline ? ([["toolgate (BENCH_BASELINE) call", [baseline, "call", "everything__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"], runs]] as [string, string[], number][]) : []),
     ["mcporter call", [join(peers, "mcporter"), "call", "--stdio", node, "--stdio-arg", everything, "--stdio-arg", "stdio", "--server", "everything", "--tool", "echo", "message=hi", "--output", "json"], Math.max(3, Math.ceil(runs / 2))],
     ["inspector --cli tools/call", [join(peers, "mcp-inspector"), "--cli", node, everything, "stdio", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hi"], Math.max(3, Math.ceil(runs / 3))],
   ];
