@@ -52,6 +52,8 @@ export class StreamCapture {
   /** Bytes written to the artifact; past the cap the rest is counted only. */
   #written = 0;
   #cut = false;
+  /** Told every redacted piece as it comes (LaunchWatch.output). */
+  readonly #listener: ((text: string) => void) | null;
 
   /**
    * `open` makes the artifact, called at the first output (no output, no file); null keeps none.
@@ -59,7 +61,8 @@ export class StreamCapture {
    * The artifact keeps the first `cap` bytes, then a note saying where it was cut and how long the
    * stream was; the tail and the counts always cover the whole stream.
    */
-  constructor(open: (() => ArtifactSink) | null, redactor: Redactor | null, cap: number = ARTIFACT_CAP_BYTES) {
+  constructor(open: (() => ArtifactSink) | null, redactor: Redactor | null, cap: number = ARTIFACT_CAP_BYTES, listener?: (text: string) => void) {
+    this.#listener = listener ?? null;
     this.#open = open;
     this.#sink = open ? undefined : null;
     this.#redactor = redactor;
@@ -128,6 +131,7 @@ export class StreamCapture {
 
   #append(text: string): void {
     if (text.length === 0) return;
+    this.#listener?.(text);
     this.#parts.push(text);
     this.#units += text.length;
     if (this.#units < COMPACT_AT) return;

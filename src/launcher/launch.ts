@@ -66,6 +66,7 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
   }
 
   ownChildren.add(proc.pid);
+  spec.watch?.spawned?.(proc.pid);
   const id = (deps.randomId ?? randomHex)();
   const open = deps.openSink ?? fileSink;
   const secrets = spec.env.secrets;
@@ -80,9 +81,11 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
       signal: spec.signal,
       startedAt,
       now,
+      ...(spec.watch?.output ? { output: spec.watch.output } : {}),
     });
   } catch (e) {
     ownChildren.delete(proc.pid);
+    spec.watch?.ended?.(proc.pid);
     // A bug, not a result: still leave nothing of the run's group behind.
     try {
       process.kill(-proc.pid, "SIGKILL");
@@ -92,6 +95,7 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
     throw e;
   }
   ownChildren.delete(proc.pid);
+  spec.watch?.ended?.(proc.pid);
   pruneOnce(spec.artifactsDir, outcome, deps);
   return wrapperFailure(outcome, spec) ?? outcome;
 }

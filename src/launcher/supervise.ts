@@ -24,6 +24,8 @@ export interface Supervised {
   readonly signal: AbortSignal | undefined;
   readonly startedAt: number;
   readonly now: () => number;
+  /** Redacted output as it is drained (LaunchWatch.output). */
+  readonly output?: (stream: StreamName, text: string) => void;
 }
 
 export async function supervise(run: Supervised): Promise<LaunchOutcome> {
@@ -36,8 +38,9 @@ export async function supervise(run: Supervised): Promise<LaunchOutcome> {
   const learnIds = () => {
     if (ids.length === 0 && !leaderDone) ids = outputIds(proc.pid);
   };
-  const out = new StreamCapture(run.artifact("stdout"), run.redactor());
-  const err = new StreamCapture(run.artifact("stderr"), run.redactor());
+  const heard = (stream: StreamName) => (run.output ? (text: string) => run.output!(stream, text) : undefined);
+  const out = new StreamCapture(run.artifact("stdout"), run.redactor(), undefined, heard("stdout"));
+  const err = new StreamCapture(run.artifact("stderr"), run.redactor(), undefined, heard("stderr"));
   const drains = [drain(proc.stdout, out, learnIds), drain(proc.stderr, err, learnIds)];
   let drainedNow = false;
   const drained = Promise.all(drains.map((d) => d.done)).then(() => void (drainedNow = true));

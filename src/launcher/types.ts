@@ -61,6 +61,23 @@ export interface LaunchSpec {
   readonly sandbox?: Sandbox;
   /** With a sandbox: the only writable folders (the workspace is then read-only). See WrapContext. */
   readonly sandboxWritable?: readonly string[];
+  /** Told what happens while the run goes on (a background task's live log and its tree's mark). */
+  readonly watch?: LaunchWatch;
+}
+
+/**
+ * Hooks a caller may give a launch. They run synchronously on the launcher's path and must not
+ * throw; a slow hook slows the drain (a task batches its writes: tasks/live-log.ts).
+ */
+export interface LaunchWatch {
+  /**
+   * Output as it is drained, already redacted (a secret split across reads is held back until it
+   * can be masked, as for the tail); without bound secrets, the decoded text.
+   */
+  output?(stream: StreamName, text: string): void;
+  /** The child was spawned: it leads its own session (sid = pid); `ended` once its tree is gone. */
+  spawned?(pid: number): void;
+  ended?(pid: number): void;
 }
 
 /** How the run ended. `timeout` and `cancelled` win over what the killed leader reported. */

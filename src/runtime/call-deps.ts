@@ -12,6 +12,7 @@ import { taskBoard } from "../state/tasks.ts";
 import { recordResource } from "../state/resources.ts";
 import { adoptChildState } from "../state/db.ts";
 import { selfArgv } from "../launcher/detached.ts";
+import type { LaunchWatch } from "../launcher/types.ts";
 import type { Booted } from "./boot.ts";
 import type { InvokeDeps } from "./invoke.ts";
 import { processRunner } from "./processes.ts";
@@ -41,6 +42,8 @@ export interface CallWiring {
   readonly unfinished: (e: unknown) => void;
   /** "session": the call came through a session; its row's detail says so (`via`). */
   readonly via?: string;
+  /** A background task's launch hooks (src/tasks/supervise.ts): its live log and its tree's mark. */
+  readonly watch?: LaunchWatch;
 }
 
 /** The row's detail with `via` added (a forwarded call's row differs from a cold one only there). */
@@ -91,7 +94,9 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
         adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null),
       },
     },
-    processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, signal: s }),
+    // The call's secrets are masked in the child's output as it is drained too (tails, artifacts,
+    // a task's live log), not only in the result: a secret split across reads is still caught.
+    processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks: railTokens(booted), signal: s, ...(w.watch ? { watch: w.watch } : {}) }),
     permissions: booted.permissions,
     approval: {
       approved: w.approved,
@@ -105,7 +110,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       ...(w.howToGrant ? { howToGrant: w.howToGrant } : {}),
     },
     // The rails' credentials are redacted from every view of every call.
-    secrets: Object.values(booted.rails).map((r) => r!.token),
+    secrets: railTokens(booted),
     // The write-ahead row: if it cannot be written, the call does not run.
     started: (row) => {
       try {
@@ -127,6 +132,8 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
     deadlineMs: DEADLINE_MS,
   };
 }
+
+const railTokens = (booted: Booted): string[] => Object.values(booted.rails).map((r) => r!.token);
 
 /** --approve values, each possibly a comma list, as one set. */
 export const approvedSet = (values: readonly string[]): Set<string> => new Set(values.flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));

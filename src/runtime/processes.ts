@@ -6,7 +6,7 @@ import type { ProcessRunner, SandboxMode } from "../catalog/declare.ts";
 import { StreamRedactor } from "../boundary/redact.ts";
 import { childEnv } from "../launcher/env.ts";
 import { createLauncher } from "../launcher/launch.ts";
-import type { Sandbox } from "../launcher/types.ts";
+import type { LaunchWatch, Sandbox } from "../launcher/types.ts";
 
 export interface ProcessRunnerDeps {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
@@ -17,6 +17,10 @@ export interface ProcessRunnerDeps {
   /** Secret bindings the config grants this tool (name → value); values are never logged. */
   readonly secrets: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
+  /** Values to redact from the child's output though not bound to it (the call's own secrets, e.g. the rails' credentials). */
+  readonly masks?: readonly string[];
+  /** A background task's hooks (its live log, its tree's mark); absent for a foreground call. */
+  readonly watch?: LaunchWatch;
 }
 
 export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
@@ -30,6 +34,7 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
         groups: [...(req.envGroups ?? [])],
         values: { ...(req.values ?? {}) },
         secrets: { ...deps.secrets },
+        masks: [...(deps.masks ?? [])],
       });
       if (!env.ok) return env;
       return launcher.launch({
@@ -39,6 +44,7 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
         ...(req.stdin === undefined ? {} : { stdin: req.stdin }),
         deadlineMs: req.deadlineMs,
         signal: deps.signal,
+        ...(deps.watch ? { watch: deps.watch } : {}),
         artifactsDir: join(deps.stateDir, "artifacts"),
         ...(req.sandboxed && deps.sandbox ? { sandbox: deps.sandbox, ...(req.writable ? { sandboxWritable: req.writable } : {}) } : {}),
       });

@@ -81,4 +81,7 @@ export const MIGRATIONS: readonly string[] = [
      text TEXT NOT NULL,
      PRIMARY KEY (task_id, seq)
    );`,
+  // The marks (pid + start time) of a running task's call trees, for ending them when its
+  // supervisor is found gone (tasks.ts reconcile).
+  `ALTER TABLE tasks ADD COLUMN trees TEXT;`,
 ];

@@ -4,6 +4,7 @@
 import type { Database } from "bun:sqlite";
 import type { ModelTask, TaskBoard } from "../catalog/declare.ts";
 import { randomHex } from "../launcher/artifacts.ts";
+import { endOrphanSession } from "../launcher/orphan-session.ts";
 import { appendJournal, stillRunning, type ProcessMark } from "./journal.ts";
 
 export const ACTIVE = ["queued", "running"] as const;
@@ -36,6 +37,8 @@ export interface TaskRow {
   readonly pid_start: number | null;
   readonly log_dropped: number;
   readonly artifacts: string | null;
+  /** JSON [{pid, start}] of the call trees running now (tasks/tree-marks.ts). */
+  readonly trees: string | null;
 }
 
 export interface NewTask {
@@ -54,6 +57,8 @@ export interface Clock {
   readonly now: () => number;
   /** Whether a supervisor still runs (pid and start time); injected so tests can decide. */
   readonly running?: (m: ProcessMark) => boolean;
+  /** Ends what a gone supervisor left running (default: launcher/orphan-session.ts); injected for tests. */
+  readonly endTree?: (m: ProcessMark) => void;
 }
 
 const isActive = (s: string) => s === "queued" || s === "running";
@@ -84,6 +89,11 @@ export function createTask(db: Database, t: NewTask, clock: Clock): Created {
 /** The caller records the supervisor it started (unless the supervisor already claimed the row). */
 export function recordSupervisor(db: Database, id: string, mark: ProcessMark, artifacts: string): void {
   db.query("UPDATE tasks SET pid = COALESCE(pid, $pid), pid_start = COALESCE(pid_start, $start), artifacts = $artifacts WHERE id = $id").run({ id, pid: mark.pid, start: mark.start, artifacts });
+}
+
+/** The supervisor keeps the marks of the call trees it runs now (none once they ended). */
+export function recordTrees(db: Database, id: string, marks: readonly ProcessMark[]): void {
+  db.query("UPDATE tasks SET trees = $trees WHERE id = $id").run({ id, trees: marks.length ? JSON.stringify(marks) : null });
 }
 
 /** The supervisor takes its queued task: running, with its own mark. Null when it is not queued (cancelled, lost). */
@@ -118,7 +128,7 @@ export function finishTask(db: Database, id: string, e: Ending, now: number): bo
       const r = db.query("SELECT * FROM tasks WHERE id = $id").get({ id }) as TaskRow | null;
       if (!r || !isActive(r.status)) return false;
       db.query(
-        `UPDATE tasks SET status = $status, summary = $summary, exit_reason = $exit_reason, result = $result, ended_ms = $now, request = NULL
+        `UPDATE tasks SET status = $status, summary = $summary, exit_reason = $exit_reason, result = $result, ended_ms = $now, request = NULL, trees = NULL
          WHERE id = $id`,
       ).run({ id, status: e.status, summary: e.summary, exit_reason: e.exit_reason, result: e.result, now });
       const code = e.status === "succeeded" ? null : (e.error_code ?? e.exit_reason);
@@ -151,6 +161,9 @@ export function reconcile(db: Database, rows: readonly TaskRow[], clock: Clock):
     if (!isActive(r.status)) return r;
     const gone = r.pid === null ? clock.now() - r.created_ms > UNCLAIMED_MS : !running({ pid: r.pid, start: r.pid_start });
     if (!gone) return r;
+    // What it left running ends first (pid + start time checked), so lost never means "still going".
+    const end = clock.endTree ?? endOrphanSession;
+    for (const m of r.trees === null ? [] : (JSON.parse(r.trees) as ProcessMark[])) end(m);
     const reason = r.pid === null ? "supervisor.never_started" : "supervisor.gone";
     const summary = "the task's supervisor is gone (its process ended or its pid now names another process); the effect is unknown";
     finishTask(db, r.id, { status: "lost", summary, exit_reason: reason, result: null }, clock.now());
@@ -199,18 +212,34 @@ export interface LogChunk {
 
 /** Appends text as chunks; past the cap the oldest go, counted in log_dropped. */
 export function appendLog(db: Database, id: string, stream: string, text: string): void {
-  if (text === "") return;
+  appendLogs(db, id, [{ stream, text }], 0);
+}
+
+/**
+ * One batch of a running task's output (tasks/live-log.ts), in order, in one transaction; past
+ * the cap the oldest chunks go, counted in log_dropped with `droppedBefore` (chunks the batcher
+ * itself dropped before they reached the database).
+ */
+export function appendLogs(db: Database, id: string, pieces: readonly { stream: string; text: string }[], droppedBefore: number): void {
+  if (droppedBefore === 0 && pieces.every((p) => p.text === "")) return;
   db.transaction(() => {
     const last = (db.query("SELECT MAX(seq) AS s FROM task_logs WHERE task_id = $id").get({ id }) as { s: number | null }).s ?? 0;
     let seq = last;
-    for (let i = 0; i < text.length; i += LOG_CHUNK_CHARS) {
-      db.query("INSERT INTO task_logs (task_id, seq, stream, text) VALUES ($id, $seq, $stream, $text)").run({ id, seq: ++seq, stream, text: text.slice(i, i + LOG_CHUNK_CHARS) });
+    const insert = db.query("INSERT INTO task_logs (task_id, seq, stream, text) VALUES ($id, $seq, $stream, $text)");
+    for (const { stream, text } of pieces) {
+      for (let i = 0; i < text.length; i += LOG_CHUNK_CHARS) insert.run({ id, seq: ++seq, stream, text: text.slice(i, i + LOG_CHUNK_CHARS) });
     }
     const excess = seq - LOG_CHUNKS_CAP;
-    if (excess > 0) {
-      const dropped = db.query("DELETE FROM task_logs WHERE task_id = $id AND seq <= $upto").run({ id, upto: excess }).changes;
-      if (dropped > 0) db.query("UPDATE tasks SET log_dropped = log_dropped + $n WHERE id = $id").run({ id, n: dropped });
-    }
+    const dropped = droppedBefore + (excess > 0 ? db.query("DELETE FROM task_logs WHERE task_id = $id AND seq <= $upto").run({ id, upto: excess }).changes : 0);
+    if (dropped > 0) db.query("UPDATE tasks SET log_dropped = log_dropped + $n WHERE id = $id").run({ id, n: dropped });
+  }).immediate();
+}
+
+/** Removes every kept chunk (counted as dropped): a result the boundary rejected takes its log with it. */
+export function dropLogs(db: Database, id: string): void {
+  db.transaction(() => {
+    const n = db.query("DELETE FROM task_logs WHERE task_id = $id").run({ id }).changes;
+    if (n > 0) db.query("UPDATE tasks SET log_dropped = log_dropped + $n WHERE id = $id").run({ id, n });
   }).immediate();
 }
 

@@ -8,8 +8,10 @@ import { callDeps } from "../runtime/call-deps.ts";
 import { invoke } from "../runtime/invoke.ts";
 import { openState } from "../state/db.ts";
 import { selfMark } from "../state/journal.ts";
-import { appendLog, cancelRequested, claimTask, finishTask, type Ending } from "../state/tasks.ts";
+import { appendLogs, cancelRequested, claimTask, dropLogs, finishTask, LOG_CHUNK_CHARS, LOG_CHUNKS_CAP, type Ending } from "../state/tasks.ts";
+import { LiveLog } from "./live-log.ts";
 import { admittedGate, bootFrom, type TaskRequest } from "./request.ts";
+import { treeMarks } from "./tree-marks.ts";
 
 const CANCEL_POLL_MS = 100;
 const SUMMARY_CHARS = 200;
@@ -34,6 +36,8 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
     cancel.abort();
   });
   let booted: Booted | undefined;
+  // The call's output reaches the row while it runs (redacted by the launcher, batched).
+  const live = new LiveLog({ write: (pieces, dropped) => appendLogs(db, id, pieces, dropped), chunkChars: LOG_CHUNK_CHARS, chunksCap: LOG_CHUNKS_CAP }).start();
   try {
     if (cancelRequested(db, id)) return end(db, id, { status: "cancelled", summary: "cancelled before it started", exit_reason: "cancelled", result: null });
     try {
@@ -56,20 +60,24 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
         // The foreground's approval, for this tool at this digest (checked above); nobody is asked again.
         approved: new Set([req.tool]),
         ask: undefined,
-        operator: (line) => appendLog(db, id, "operator", `${line}\n`),
+        operator: (line) => live.push("operator", `${line}\n`),
         unstarted: (e) => {
           throw e;
         },
         unfinished: () => undefined,
+        watch: { output: (stream, text) => live.push(stream, text), ...treeMarks(db, id) },
       },
       cancel.signal,
     );
     const { envelope } = await invoke(req.tool, req.args, { ...deps, permissions: admittedGate(deps.permissions, req.grants) });
-    keepLogs(db, id, envelope);
+    live.stop();
+    // A result the boundary rejected takes its log along: the log is one of the result's views.
+    if (envelope.status !== "success" && envelope.error_code === "sensitive_output_rejected") dropLogs(db, id);
     return end(db, id, ending(envelope, cancelled));
   } catch (e) {
     return end(db, id, { status: "failed", summary: bounded(`the supervisor failed: ${(e as Error).message}`), exit_reason: "task.supervisor_error", result: null });
   } finally {
+    live.stop();
     clearInterval(poll);
     await booted?.remote?.shutdown();
     db.close();
@@ -91,15 +99,3 @@ export function ending(envelope: Envelope, cancelled: boolean): Ending {
 }
 
 const bounded = (s: string) => (s.length > SUMMARY_CHARS ? `${s.slice(0, SUMMARY_CHARS - 1)}…` : s);
-
-/** A process's stream tails, as the result carries them (redacted, past the boundary), kept as the task's log. */
-function keepLogs(db: Database, id: string, envelope: Envelope): void {
-  const report = (envelope.status === "success" ? envelope.payload : "details" in envelope ? envelope.details : undefined) as
-    | { stdout?: { tail?: unknown }; stderr?: { tail?: unknown } }
-    | undefined;
-  if (!report || typeof report !== "object") return;
-  for (const stream of ["stdout", "stderr"] as const) {
-    const tail = report[stream]?.tail;
-    if (typeof tail === "string") appendLog(db, id, stream, tail);
-  }
-}

@@ -167,3 +167,29 @@ describe("the artifact cap", () => {
     expect(readFileSync(path, "utf8")).toBe("abcd");
   });
 });
+
+describe("the output listener (a task's live log)", () => {
+  test("hears each redacted piece as it comes; a secret split across reads is in no piece", () => {
+    const heard: string[] = [];
+    const capture = new StreamCapture(null, new StreamRedactor(["s3cret-value"]), undefined, (t) => heard.push(t));
+    const enc = new TextEncoder();
+    for (const part of ["one s3c", "ret-va"]) capture.push(enc.encode(part));
+    // What might still be the start of the secret is held back.
+    expect("one ".startsWith(heard.join("")) && heard.length > 0).toBe(true);
+    for (const part of ["lue two\n", "three"]) capture.push(enc.encode(part));
+    const report = capture.end();
+    expect(heard.join("")).toBe(`one ${REDACTED} two\nthree`);
+    expect(heard.every((p) => !p.includes("s3c") || p.includes(REDACTED))).toBe(true);
+    expect(report.tail).toBe(heard.join(""));
+  });
+
+  test("without a redactor it hears the decoded text, a character split across reads whole", async () => {
+    const heard: string[] = [];
+    const capture = new StreamCapture(null, null, undefined, (t) => heard.push(t));
+    const bytes = new TextEncoder().encode("aé");
+    capture.push(bytes.subarray(0, 2));
+    capture.push(bytes.subarray(2));
+    capture.end();
+    expect(heard).toEqual(["a", "é"]);
+  });
+});

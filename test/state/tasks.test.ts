@@ -2,7 +2,7 @@
 // detection journaled once, the final write only once, the log cap, prune.
 import { describe, expect, test } from "bun:test";
 import { openState } from "../../src/state/db.ts";
-import { appendLog, claimTask, createTask, findTask, finishTask, listTasks, LOG_CHUNKS_CAP, LOG_CHUNK_CHARS, pruneTasks, readLogs, requestCancel, UNCLAIMED_MS, type NewTask } from "../../src/state/tasks.ts";
+import { appendLog, appendLogs, claimTask, dropLogs, recordTrees, createTask, findTask, finishTask, listTasks, LOG_CHUNKS_CAP, LOG_CHUNK_CHARS, pruneTasks, readLogs, requestCancel, UNCLAIMED_MS, type NewTask } from "../../src/state/tasks.ts";
 import { tempDir } from "../helpers.ts";
 
 const task = (over: Partial<NewTask> = {}): NewTask => ({ kind: "tool.call", owner: "default", source_tool: "file_read", args_preview: "{}", write_scope: null, request: "{}", now: 1_000, ...over });
@@ -77,6 +77,33 @@ describe("task rows", () => {
     expect(pruneTasks(db, 4_000, "default")).toBe(1);
     expect(readLogs(db, id)).toEqual([]);
     expect(listTasks(db, "default", 10, alive).map((r) => r.id)).toEqual([active]);
+    db.close();
+  });
+
+  test("a batch is written in order with what the batcher dropped; a rejected result's log goes, counted", async () => {
+    await using dir = tempDir();
+    const db = openState(dir.path);
+    const id = created(createTask(db, task(), alive));
+    appendLogs(db, id, [{ stream: "stdout", text: "a" }, { stream: "stderr", text: "b" }], 3);
+    appendLogs(db, id, [], 0);
+    expect(readLogs(db, id)).toEqual([{ seq: 1, stream: "stdout", text: "a" }, { seq: 2, stream: "stderr", text: "b" }]);
+    dropLogs(db, id);
+    expect(readLogs(db, id)).toEqual([]);
+    expect(findTask(db, id, "default", alive)).toMatchObject({ ok: true, row: { log_dropped: 5 } });
+    db.close();
+  });
+
+  test("a gone supervisor's recorded trees are ended before the task turns lost; a final row keeps none", async () => {
+    await using dir = tempDir();
+    const db = openState(dir.path);
+    const id = created(createTask(db, task(), alive));
+    claimTask(db, id, { pid: 1, start: 1 }, 1_500);
+    recordTrees(db, id, [{ pid: 41, start: 7 }, { pid: 42, start: 8 }]);
+    const ended: unknown[] = [];
+    expect(findTask(db, id, "default", { ...alive, endTree: (m) => void ended.push(m) })).toMatchObject({ ok: true, row: { status: "running" } });
+    expect(ended).toEqual([]);
+    expect(findTask(db, id, "default", { ...dead, endTree: (m) => void ended.push(m) })).toMatchObject({ ok: true, row: { status: "lost", trees: null } });
+    expect(ended).toEqual([{ pid: 41, start: 7 }, { pid: 42, start: 8 }]);
     db.close();
   });
 });
