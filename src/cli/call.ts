@@ -85,7 +85,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       writeOut(jsonForTerminal({ task_id: task, status: "queued" }));
       return 0;
     }
-    // The result first, then the children's shutdown (stdin closed, grace, kill): off its path.
+    // The result first, then the children's shutdown (stdin closed, grace, kill): off its path (finally).
     writeOut(jsonForTerminal(envelope));
     if (unjournaled !== undefined) {
       await tell("warn", stateError(booted.config, unjournaled, "this call's journal row was not finished; `toolgate log` shows it as indeterminate").message);
@@ -100,7 +100,10 @@ export async function runCall(ctx: RunContext): Promise<number> {
     }
     return exitCodeFor(envelope);
   } finally {
-    await booted.remote?.shutdown();
+    // The result is out (and journaled): a cold call's children are shut down by a detached reaper,
+    // off the caller's path; the process then exits once its output is written. A session keeps
+    // its own (its pool) and shuts down any other in place.
+    await booted.remote?.shutdown({ handOff: ctx.via === undefined });
   }
 }
 

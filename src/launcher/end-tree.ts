@@ -24,13 +24,13 @@ export async function endTree(tree: ProcessTree, graceMs: number): Promise<TreeE
   return { signalled, survivors: tree.sample().map((s) => s.pid) };
 }
 
-/** Polls `done` every POLL_MS until it holds (true) or `ms` passed (false). */
-export async function waitUntil(done: () => boolean, ms: number): Promise<boolean> {
+/** Polls `done` every `pollMs` until it holds (true) or `ms` passed (false). */
+export async function waitUntil(done: () => boolean, ms: number, pollMs = POLL_MS): Promise<boolean> {
   const end = performance.now() + ms;
   for (;;) {
     if (done()) return true;
     const left = end - performance.now();
     if (left <= 0) return false;
-    await Bun.sleep(Math.min(POLL_MS, left));
+    await Bun.sleep(Math.min(pollMs, left));
   }
 }

@@ -76,6 +76,8 @@ export class ProcessTree {
   readonly #orphans = new Set<number>();
   /** A member outside the root's group was seen: kill(-root, 0) alone no longer tells if any is alive. */
   #spread = false;
+  /** Whether the root's pid still names this tree's group (resume() may find it reused). */
+  #group = true;
 
   /** performance.now() right after the spawn. */
   readonly #spawnedAt: number;
@@ -86,6 +88,37 @@ export class ProcessTree {
     this.#spawnedAt = performance.now();
     this.#sids.add(root);
     this.#pgids.add(root);
+  }
+
+  /**
+   * What another process needs to end this tree later (the reaper, reaper.ts): the members seen,
+   * and for each session and group id the start time of the process holding that pid now (null: gone).
+   */
+  snapshot(): TreeSnapshot {
+    this.sample();
+    const ids = (set: Set<number>) => [...set].map((id) => [id, readStat(id)?.start ?? null] as const);
+    return { root: this.root, known: [...this.#known], sids: ids(this.#sids), pgids: ids(this.#pgids), spread: this.#spread };
+  }
+
+  /**
+   * The tree of a snapshot taken in another process. A session or group id whose pid now belongs to
+   * another process is dropped: Linux reuses such a pid only once no process is left in that
+   * session or group, so it is no longer the tree's. A member is matched by pid and start time.
+   */
+  static resume(s: TreeSnapshot): ProcessTree {
+    const t = new ProcessTree(s.root);
+    t.#sids.clear();
+    t.#pgids.clear();
+    const ours = ([id, start]: readonly [number, number | null]) => {
+      const now = readStat(id);
+      return now === null || (start !== null && now.start === start);
+    };
+    for (const [id] of s.sids.filter(ours)) t.#sids.add(id);
+    for (const [id] of s.pgids.filter(ours)) t.#pgids.add(id);
+    for (const [pid, start] of s.known) t.#known.set(pid, start);
+    t.#group = t.#pgids.has(s.root);
+    t.#spread = s.spread || !t.#group;
+    return t;
   }
 
   /** Orphans re-parented to toolgate that were taken as members (to reap once ended). */
@@ -175,18 +208,26 @@ export class ProcessTree {
   signal(signal: NodeJS.Signals): ProcStat[] {
     const live = this.sample();
     for (const m of live) sendSignal(m.pid, signal);
-    sendSignal(-this.root, signal);
+    if (this.#group) sendSignal(-this.root, signal);
     return live;
   }
 
   /** Whether any member is alive. Cheap (one kill(2)) while nothing escaped the root's group. */
   anyLive(): boolean {
-    const groupExists = sendSignal(-this.root, 0);
+    const groupExists = this.#group && sendSignal(-this.root, 0);
     if (!HAS_PROCFS) return groupExists;
     // A subreaper's orphans can only be found by a scan: they may never have been sampled.
     if (!groupExists && !this.#spread && !subreaping()) return false;
     return this.sample().length > 0;
   }
+}
+
+export interface TreeSnapshot {
+  readonly root: number;
+  readonly known: readonly (readonly [pid: number, start: number])[];
+  readonly sids: readonly (readonly [id: number, start: number | null])[];
+  readonly pgids: readonly (readonly [id: number, start: number | null])[];
+  readonly spread: boolean;
 }
 
 /** kill(2), true when delivered; ESRCH (gone) and EPERM (not ours: never a member) are false. */

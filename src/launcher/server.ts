@@ -6,6 +6,7 @@ import { endTree, waitUntil } from "./end-tree.ts";
 import { ProcessTree } from "./proc-tree.ts";
 import { closeQuietly } from "./seccomp.ts";
 import { ownChildren } from "./subreaper.ts";
+import type { ReapOrder } from "./reaper.ts";
 import type { Redactor, Sandbox } from "./types.ts";
 
 const STDERR_TAIL_CHARS = 4_000;
@@ -35,6 +36,13 @@ export interface RunningServer {
    * `killed` tells whether the grace ran out.
    */
   shutdown(graceMs: number): Promise<{ readonly killed: boolean }>;
+  /**
+   * The same shutdown, left to a process that outlives this one (reaper.ts): stdin closed now, this
+   * process lets go of the child (its pipes, its handle), and the order says what to end after
+   * `graceMs`. Null when nothing is left to end. Not for a sandboxed child: bwrap ends it with
+   * this process (--die-with-parent), grace or not, so it is shut down here (shutdown()).
+   */
+  handOff(graceMs: number): ReapOrder | null;
 }
 
 export type StartOutcome = { readonly ok: true; readonly value: RunningServer } | { readonly ok: false; readonly refusal: { readonly code: "launch.spawn_failed"; readonly message: string } };
@@ -60,10 +68,23 @@ export function startServer(spec: ServerSpec): StartOutcome {
   const tree = new ProcessTree(proc.pid);
   const redactor = spec.env.secrets.length > 0 ? spec.redactor(spec.env.secrets) : null;
   let tail = "";
+  // Readers held here, so that a hand-over can let go of the pipes (a pending read keeps a process alive).
+  const errReader = proc.stderr.getReader();
+  const outReader = proc.stdout.getReader();
+  const stdout = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      const r = await outReader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (r.done) c.close();
+      else c.enqueue(r.value);
+    },
+    cancel: (why) => outReader.cancel(why),
+  });
   const drainErr = (async () => {
     const decoder = new TextDecoder();
-    for await (const chunk of proc.stderr) {
-      const text = decoder.decode(chunk, { stream: true });
+    for (;;) {
+      const { done, value } = await errReader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
       tail = (tail + (redactor ? redactor.push(text) : text)).slice(-STDERR_TAIL_CHARS);
     }
     if (redactor) tail = (tail + redactor.flush()).slice(-STDERR_TAIL_CHARS);
@@ -95,7 +116,7 @@ export function startServer(spec: ServerSpec): StartOutcome {
         proc.stdin.write(data);
         await proc.stdin.flush();
       },
-      stdout: proc.stdout,
+      stdout,
       endInput,
       stderrTail: () => tail,
       exited,
@@ -106,6 +127,15 @@ export function startServer(spec: ServerSpec): StartOutcome {
         if (!left) await endTree(tree, 0);
         await Promise.race([drainErr, Bun.sleep(100)]);
         return { killed: !left };
+      },
+      handOff(graceMs) {
+        const snapshot = tree.snapshot(); // the members, seen while the leader is still there to find them by
+        endInput();
+        if (done && !tree.anyLive()) return null;
+        void outReader.cancel().catch(() => {});
+        void errReader.cancel().catch(() => {});
+        proc.unref();
+        return { tree: snapshot, until: Date.now() + graceMs };
       },
     },
   };

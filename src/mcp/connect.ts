@@ -3,6 +3,7 @@
 import type { ChildEnv } from "../launcher/env.ts";
 import { startServer, type RunningServer } from "../launcher/server.ts";
 import type { Redactor, Sandbox } from "../launcher/types.ts";
+import type { ReapOrder } from "../launcher/reaper.ts";
 import { openSession, type ListedTool, type McpSession } from "./session.ts";
 import { PipeTransport } from "./transport.ts";
 
@@ -27,6 +28,8 @@ export interface Connection {
   readonly lost?: Promise<string>;
   /** Closes the session; for a child, the seed's shutdown (stdin closed, grace, kill). */
   close(graceMs: number): Promise<void>;
+  /** For an unsandboxed child: the same shutdown, left to the reaper (RunningServer.handOff). */
+  handOff?(graceMs: number): ReapOrder | null;
 }
 
 export interface ConnectOptions {
@@ -75,8 +78,11 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
     const tools = await session.listTools(opts.requestTimeoutMs);
     const exit = child.exited.then((code) => (code === null ? "was killed by a signal" : `exited with status ${code}`));
     // stdout usually closes a moment before the exit is reaped: wait briefly to say which it was.
-    const lost = Promise.race([exit, transport.closed.then(() => Promise.race([exit, Bun.sleep(200).then(() => "closed its stdout")]))]);
-    return { session, tools, child, close, lost };
+    // (The wait keeps nothing alive: a process that handed its child over exits without it.)
+    const stdoutClosed = () => new Promise<string>((res) => setTimeout(() => res("closed its stdout"), 200).unref());
+    const lost = Promise.race([exit, transport.closed.then(() => Promise.race([exit, stdoutClosed()]))]);
+    // A sandboxed child dies with this process (bwrap --die-with-parent): no reaper could give it its grace.
+    return { session, tools, child, close, lost, ...(t.sandbox ? {} : { handOff: (graceMs: number) => child.handOff(graceMs) }) };
   } catch (e) {
     await close(0);
     const tail = child.stderrTail().trim();

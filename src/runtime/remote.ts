@@ -67,6 +67,7 @@ export interface RemoteDeps {
 }
 
 import { ConnectionPool } from "./remote-pool.ts";
+import { reap, reapLater, type ReapOrder } from "../launcher/reaper.ts";
 
 export class RemoteSources {
   readonly #connections = new Map<string, Promise<Connection>>();
@@ -317,13 +318,18 @@ export class RemoteSources {
     }
   }
 
-  /** The seed's shutdown for every child this process started: stdin closed, grace, kill. */
-  async shutdown(): Promise<void> {
+  /**
+   * The seed's shutdown for every child this process started: stdin closed, grace, kill. `handOff`
+   * (a one-shot process whose result is out): stdin is closed here and the rest is left to a
+   * detached reaper, so the caller does not wait out the children (src/launcher/reaper.ts).
+   */
+  async shutdown(opts: { handOff?: boolean } = {}): Promise<void> {
     // No restart is scheduled or started from here on; one already starting is awaited and closed below.
     this.#closing = true;
     this.#supervisor?.stop();
     const all = [...this.#connections.entries()];
     this.#connections.clear();
+    const orders: ReapOrder[] = [];
     await Promise.all(
       all.map(async ([name, p]) => {
         const spec = this.deps.specs.find((s) => s.name === name);
@@ -331,12 +337,17 @@ export class RemoteSources {
           const conn = await p;
           // A session's pool keeps its children beyond this call.
           if (this.deps.pool?.owns(conn)) return;
-          await conn.close(spec?.graceMs ?? 0);
+          if (opts.handOff && conn.handOff) {
+            const order = conn.handOff(spec?.graceMs ?? 0);
+            if (order) orders.push(order);
+          } else await conn.close(spec?.graceMs ?? 0);
         } catch {
           // a connection that never came up has nothing to close
         }
       }),
     );
+    // No reaper could be started: the shutdown happens here, as before.
+    if (!reapLater(orders)) await reap(orders);
   }
 
 }

@@ -1,7 +1,7 @@
 // End to end: Las, the supervised MCP child, against the fixture Las (a real MCP stdio server
 // written with the SDK). Every boot check of seed 000, outcomes, the boundary, the cache, pinning.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, json, run as runBin, tempDir, type RunResult } from "../helpers.ts";
@@ -31,6 +31,21 @@ const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map(
 /** The journal's call rows: a server's own start has a row of its own (server_started), left out here. */
 const callRows = (r: RunResult) => lines(r).filter((x) => !String(x.event).startsWith("server_"));
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = performance.now() + ms;
+  while (!cond() && performance.now() < end) await Bun.sleep(20);
+  return cond();
+}
+const gone = (pid: number, ms: number) => until(() => !alive(pid), ms);
+/** Live reapers (`toolgate __reap`) of the server `pid` (its pid is the root of the tree in their orders). */
+const reapers = (pid: number) =>
+  readdirSync("/proc").filter((p) => {
+    try {
+      return /^\d+$/.test(p) && alive(Number(p)) && readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith(`${BIN}\0__reap\0`) && readFileSync(`/proc/${p}/cmdline`, "utf8").includes(`"root":${pid},`);
+    } catch {
+      return false;
+    }
+  });
 
 describe("Las boot", () => {
   test("its tools join the catalog under their own names; the child's environment is exactly the seed's", async () => {
@@ -141,18 +156,38 @@ describe("Las calls", () => {
     const r = await run(["call", "echo__hang", "{}", ...GRANT], { cwd: dir.path, env: { SINGULARITY_MCP_TIMEOUT_SECS: HANG_DEADLINE_SECS } });
     expect(r.code).toBe(3);
     expect(json(r)).toMatchObject({ status: "indeterminate", error_code: "deadline" });
-    expect(alive(Number(readFileSync(f.pid, "utf8")))).toBe(false);
+    // Its stdin closed, it leaves by itself (the reaper waits for that, then ends what is left).
+    expect(await gone(Number(readFileSync(f.pid, "utf8")), 3_000)).toBe(true);
   });
 
-  test("shutdown closes stdin, waits the grace, then kills: the result comes first, no orphan", async () => {
+  test("the call exits at its result; a reaper closes stdin, waits the grace, then kills: nothing is left", async () => {
     await using dir = tempDir();
-    const f = lasWorkspace(dir.path, ["--linger", "--ignore-term"], { shutdown_grace_secs: 1 });
+    const f = lasWorkspace(dir.path, ["--linger", "--ignore-term"], { shutdown_grace_secs: 2 });
     await run(["tools", "--allow-run"], { cwd: dir.path });
     const t0 = performance.now();
     const r = await run(["call", "echo__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
+    const returned = performance.now();
+    expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "echo__echo", payload: { content: [{ type: "text", text: "hi" }] } }]);
+    expect(returned - t0).toBeLessThan(2_000);
+    const pid = Number(readFileSync(f.pid, "utf8"));
+    // Lingering through the grace, not waited for by the caller...
+    expect(alive(pid)).toBe(true);
+    expect(reapers(pid).length).toBe(1);
+    // ...and killed once it ran out: gone within the grace and a second, the reaper with it.
+    expect(await gone(pid, 2_000 + 1_000 - (performance.now() - returned))).toBe(true);
+    expect(performance.now() - returned).toBeGreaterThanOrEqual(1_500);
+    expect(await until(() => reapers(pid).length === 0, 1_000)).toBe(true);
+  });
+
+  test("a server that leaves when its stdin closes is gone well within the grace, and so is the reaper", async () => {
+    await using dir = tempDir();
+    const f = lasWorkspace(dir.path, [], { shutdown_grace_secs: 30 });
+    await run(["tools", "--allow-run"], { cwd: dir.path });
+    const r = await run(["call", "echo__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
     expect(r.code).toBe(0);
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(1000);
-    expect(alive(Number(readFileSync(f.pid, "utf8")))).toBe(false);
+    const pid = Number(readFileSync(f.pid, "utf8"));
+    expect(await gone(pid, 5_000)).toBe(true);
+    expect(await until(() => reapers(pid).length === 0, 1_000)).toBe(true);
   });
 
   test.each([
