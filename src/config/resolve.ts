@@ -29,6 +29,7 @@ export const DEFAULTS: Readonly<Record<string, unknown>> = {
   "bash.timeout_secs": 120,
   "bash.max_timeout_secs": 600,
   "authored.dir": "tools",
+  "tasks.yield_cap_secs": 240,
   "delegation.timeout_secs": 600,
   "delegation.max_output_chars": 12000,
   skills: ["skills"],

@@ -74,6 +74,8 @@ export const configType = (type: typeof arkType) => {
     "gates?": { "+": "reject", "directory?": "string > 0", "pattern?": "string > 0", "timeout_secs?": "number > 0", "annotations?": "boolean" },
     "bash?": { "+": "reject", "timeout_secs?": "number > 0", "max_timeout_secs?": "number > 0" },
     "authored?": { "+": "reject", "dir?": "string > 0" },
+    // yield_until's longest wait; below the call deadline (300 s), so a yield never turns into one.
+    "tasks?": { "+": "reject", "yield_cap_secs?": "0 < number <= 290" },
     "sandbox?": "'off' | 'product' | 'bench'",
     "delegation?": { "+": "reject", "command?": "string[] > 0", "worktree_root?": "string > 0", "timeout_secs?": "number > 0", "max_output_chars?": "number.integer >= 100", "env?": "string[]" },
     // Reserved: the boundary's rules are fixed by seed 000 (no key loosens or extends them yet).

@@ -5,8 +5,13 @@ import { defineTool, type TaskBoard, type ToolContext } from "../catalog/declare
 import { refuse, type Outcome } from "../result/result.ts";
 
 const LIST_LIMIT = 50;
-/** yield_until's longest wait: below the call deadline (300 s), so a yield never turns into one. */
-export const YIELD_MAX_SECS = 240;
+/**
+ * yield_until's longest wait is the config's tasks.yield_cap_secs (DEFAULT_YIELD_CAP_SECS unless
+ * set); the schema takes up to YIELD_MAX_SECS, the config's own bound, below the call deadline
+ * (300 s) so a yield never turns into one. A longer timeout waits the cap.
+ */
+export const YIELD_MAX_SECS = 290;
+export const DEFAULT_YIELD_CAP_SECS = 240;
 const YIELD_POLL_MS = 100;
 const FINAL = new Set(["succeeded", "failed", "cancelled", "lost", "indeterminate"]);
 
@@ -65,18 +70,21 @@ export const taskControl = defineTool({
 
 export const yieldUntil = defineTool({
   name: "yield_until",
-  description: `Wait until one (mode "any", the default) or all (mode "all") of the given background tasks of this lane have ended, or timeout_secs pass (at most ${YIELD_MAX_SECS}). Returns each task's status and whether the wait timed out.`,
+  description: `Wait until one (mode "any", the default) or all (mode "all") of the given background tasks of this lane have ended, or timeout_secs pass (default 30; a longer wait than the configured cap, ${DEFAULT_YIELD_CAP_SECS} s unless set, waits the cap). Returns each task's status, whether the wait timed out, and the seconds it was allowed.`,
   input: (type) => type({ "+": "reject", task_ids: "1 <= string[] <= 20", "mode?": "'any' | 'all'", "timeout_secs?": `0 <= number <= ${YIELD_MAX_SECS}` }),
   effect: "read",
   approval: "never",
   needs: () => ({ ok: true, value: [] }),
-  handler: async (args, ctx) => waitFor(args.task_ids, args.mode ?? "any", (args.timeout_secs ?? 30) * 1000, ctx),
+  handler: async (args, ctx) => {
+    const cap = ((ctx.config?.tasks ?? {}) as { yield_cap_secs?: number }).yield_cap_secs ?? DEFAULT_YIELD_CAP_SECS;
+    return waitFor(args.task_ids, args.mode ?? "any", Math.min(args.timeout_secs ?? 30, cap), ctx);
+  },
 });
 
-async function waitFor(ids: readonly string[], mode: "any" | "all", timeoutMs: number, ctx: ToolContext): Promise<Outcome<unknown>> {
+async function waitFor(ids: readonly string[], mode: "any" | "all", secs: number, ctx: ToolContext): Promise<Outcome<unknown>> {
   const b = board(ctx);
   if (!b) return noBoard();
-  const until = ctx.now() + timeoutMs;
+  const until = ctx.now() + secs * 1000;
   for (;;) {
     const tasks = [];
     for (const id of ids) {
@@ -86,7 +94,7 @@ async function waitFor(ids: readonly string[], mode: "any" | "all", timeoutMs: n
     }
     const ended = tasks.filter((t) => FINAL.has(t.status)).length;
     const done = mode === "any" ? ended > 0 : ended === tasks.length;
-    if (done || ctx.now() >= until || ctx.signal.aborted) return { ok: true, value: { timed_out: !done, tasks } };
+    if (done || ctx.now() >= until || ctx.signal.aborted) return { ok: true, value: { timed_out: !done, waited_at_most_secs: secs, tasks } };
     await new Promise((res) => setTimeout(res, Math.min(YIELD_POLL_MS, Math.max(1, until - ctx.now()))));
   }
 }

@@ -46,6 +46,7 @@ const LIMITS: readonly [string[], number][] = [
   [["gates", "timeout_secs"], DEFAULTS["gates.timeout_secs"] as number],
   [["las", "timeout_secs"], DEFAULTS["las.timeout_secs"] as number],
   [["las", "shutdown_grace_secs"], DEFAULTS["las.shutdown_grace_secs"] as number],
+  [["tasks", "yield_cap_secs"], DEFAULTS["tasks.yield_cap_secs"] as number],
 ];
 const MCP_LIMITS: readonly [string, number][] = [
   ["connect_timeout_secs", 30],

@@ -140,3 +140,32 @@ describe("kill -9 of a supervisor", () => {
     }
   });
 });
+
+describe("yield_until's cap (tasks.yield_cap_secs)", () => {
+  test("a config with a small cap makes yield_until return at the cap, whatever timeout was asked", async () => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "cap.json"), JSON.stringify({ tasks: { yield_cap_secs: 0.5 } }));
+    const slow = await background(dir.path, "sleep 30");
+    const started = performance.now();
+    const y = await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 20 }), "--config", "cap.json"], { cwd: dir.path });
+    const took = performance.now() - started;
+    expect(y.code).toBe(0);
+    expect(json(y).payload).toMatchObject({ timed_out: true, waited_at_most_secs: 0.5, tasks: [{ task_id: slow, status: "running" }] });
+    expect(took).toBeGreaterThanOrEqual(500);
+    expect(took).toBeLessThan(10_000);
+    // Without the config the default cap (240 s) leaves the asked timeout as it is.
+    const d = json(await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 0.2 })], { cwd: dir.path }));
+    expect(d.payload).toMatchObject({ timed_out: true, waited_at_most_secs: 0.2 });
+    expect((await run(["tasks", "cancel", slow], { cwd: dir.path })).code).toBe(0);
+  });
+
+  test("a cap out of bounds fails the boot (exit 5) naming the file, line and key", async () => {
+    await using dir = tempDir();
+    for (const [value, said] of [[0, "must be positive (was 0)"], [1000, "must be at most 290 (was 1000)"]] as const) {
+      writeFileSync(join(dir.path, "cap.json"), `{\n  "tasks": {\n    "yield_cap_secs": ${value}\n  }\n}\n`);
+      const r = await run(["call", "yield_until", JSON.stringify({ task_ids: ["ab"] }), "--config", "cap.json"], { cwd: dir.path });
+      expect(r.code).toBe(5);
+      expect(r.stderr.split("\n")[0]).toBe(`toolgate: ${join(dir.path, "cap.json")}:3:23: tasks.yield_cap_secs: ${said}`);
+    }
+  });
+});

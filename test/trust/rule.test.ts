@@ -27,7 +27,7 @@ describe("widenings: what an untrusted config may not say", () => {
     ["a Most credential file", { most: { service_token_file: "/root/.token" } }, ["most.service_token_file"]],
     ["delegation's command", { delegation: { command: ["sh"] } }, ["delegation.command"]],
     ["the local-path rule switched off for a server", { mcpServers: { eslint: { command: "x", boundary: { local_paths: "allow" } } } }, ["mcpServers.eslint.boundary.local_paths"]],
-    ["longer time limits", { bash: { max_timeout_secs: 6000 }, gates: { timeout_secs: 601 }, mcpServers: { s: { command: "x", connect_timeout_secs: 31, timeout_secs: 121 } } }, ["bash.max_timeout_secs", "gates.timeout_secs", "mcpServers.s.connect_timeout_secs", "mcpServers.s.timeout_secs"]],
+    ["longer time limits", { bash: { max_timeout_secs: 6000 }, gates: { timeout_secs: 601 }, tasks: { yield_cap_secs: 241 }, mcpServers: { s: { command: "x", connect_timeout_secs: 31, timeout_secs: 121 } } }, ["bash.max_timeout_secs", "gates.timeout_secs", "tasks.yield_cap_secs", "mcpServers.s.connect_timeout_secs", "mcpServers.s.timeout_secs"]],
   ])("%s", async (_n, data, keys) => {
     await using d = tempDir();
     expect(keysOf(d.path, data as Record<string, unknown>)).toEqual(keys);
