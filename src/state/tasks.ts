@@ -161,12 +161,15 @@ export function reconcile(db: Database, rows: readonly TaskRow[], clock: Clock):
     if (!isActive(r.status)) return r;
     const gone = r.pid === null ? clock.now() - r.created_ms > UNCLAIMED_MS : !running({ pid: r.pid, start: r.pid_start });
     if (!gone) return r;
-    // What it left running ends first (pid + start time checked), so lost never means "still going".
-    const end = clock.endTree ?? endOrphanSession;
-    for (const m of r.trees === null ? [] : (JSON.parse(r.trees) as ProcessMark[])) end(m);
     const reason = r.pid === null ? "supervisor.never_started" : "supervisor.gone";
     const summary = "the task's supervisor is gone (its process ended or its pid now names another process); the effect is unknown";
-    finishTask(db, r.id, { status: "lost", summary, exit_reason: reason, result: null }, clock.now());
+    // The final row first (so a supervisor that is alive after all cannot finish it as "failed"
+    // because its tree was killed), then what it left running ends (pid + start time checked),
+    // by the one reader that made the task lost.
+    if (finishTask(db, r.id, { status: "lost", summary, exit_reason: reason, result: null }, clock.now())) {
+      const end = clock.endTree ?? endOrphanSession;
+      for (const m of r.trees === null ? [] : (JSON.parse(r.trees) as ProcessMark[])) end(m);
+    }
     return (db.query("SELECT * FROM tasks WHERE id = $id").get({ id: r.id }) as TaskRow | null) ?? r;
   });
 }
