@@ -6,6 +6,7 @@ import type { Type, type as arkType } from "arktype";
 import type { Need } from "../permission/types.ts";
 import type { Execution } from "../launcher/types.ts";
 import type { Outcome } from "../result/result.ts";
+import type { Peer } from "../mcp/peer.ts";
 
 export const EFFECTS = ["read", "idempotent-write", "reversible", "irreversible"] as const;
 export type EffectClass = (typeof EFFECTS)[number];
@@ -121,6 +122,8 @@ export interface CallScope extends NeedsContext {
   readonly rails?: Readonly<Record<string, { readonly url: string; readonly token: string } | undefined>>;
   /** What `task` needs to start a child toolgate (built by the runtime; absent outside it). */
   readonly delegation?: DelegationScope;
+  /** Who answers an MCP server's elicitation or sampling during a call of its tool, and sees its progress (the terminal, a served client). */
+  readonly peer?: (call: { readonly tool: string; readonly server: string }) => Peer;
 }
 
 /** How a `task` call starts its child's server and files the child's journal rows under itself. */
@@ -175,6 +178,8 @@ export interface ToolContext extends CallScope {
   readonly processes: ProcessRunner;
   readonly signal: AbortSignal;
   readonly now: () => number;
+  /** Facts for this call's journal row detail (such as `elicited`): never values the user gave. */
+  readonly record?: (facts: Readonly<Record<string, string>>) => void;
 }
 
 export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {

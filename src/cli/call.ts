@@ -62,6 +62,9 @@ export async function runCall(ctx: RunContext): Promise<number> {
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
     }
+    // An MCP tool's server may ask for input or report progress while it runs (loaded only for them).
+    const entry = booted.catalog.entries.get(tool);
+    const terminal = entry && (entry.origin.startsWith("mcp:") || entry.origin === "las") ? (await import("./call-peer.ts")).terminalPeer({ ask: booted.canPrompt, progress: ctx.via === undefined && process.stderr.isTTY === true, err: writeStderr }) : undefined;
     const wiring: CallWiring = {
       booted,
       env: ctx.env,
@@ -75,11 +78,13 @@ export async function runCall(ctx: RunContext): Promise<number> {
       },
       unfinished: (e) => void (unjournaled = e),
       ...(ctx.via ? { via: ctx.via } : {}),
+      ...(terminal ? { peer: terminal.peer } : {}),
     };
     const deps = callDeps(wiring, cancel.signal);
     // --background: the same stages here (a denial is exit 4 and starts nothing), then a task.
     const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane, writeScope: writeScope ?? null, env: ctx.env }) } : {};
     const { envelope, note: rejected, operator, task } = await invoke(tool, args, { ...deps, ...admit });
+    terminal?.finish();
     db?.close();
     if (task !== undefined) {
       writeOut(jsonForTerminal({ task_id: task, status: "queued" }));

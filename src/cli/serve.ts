@@ -38,7 +38,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
   const http = httpChoice(s);
   // Nobody is asked at a terminal: permissions come from the flags and the config only.
-  const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState, child: bool(s, "child") });
+  const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState, child: bool(s, "child"), relaySampling: !bool(s, "child") });
   let db: Database | undefined;
   try {
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);

@@ -39,6 +39,8 @@ export interface ConnectOptions {
   readonly version: string;
   readonly redactor: (secrets: readonly string[]) => Redactor;
   readonly onNoise?: (server: string, line: string) => void;
+  /** Declare sampling (serve relays it to a client that supports it). */
+  readonly sampling?: boolean;
 }
 
 export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Connection> {
@@ -59,7 +61,7 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
         markLost(`cannot be reached (${e.message.slice(0, 200)})`);
       }
     };
-    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version });
+    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, ...(opts.sampling ? { sampling: true } : {}) });
     const tools = await session.listTools(opts.requestTimeoutMs);
     return { session, tools, lost, close: () => session.close().catch(() => {}) };
   }
@@ -74,7 +76,7 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
     await child.shutdown(graceMs);
   };
   try {
-    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version });
+    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, ...(opts.sampling ? { sampling: true } : {}) });
     const tools = await session.listTools(opts.requestTimeoutMs);
     const exit = child.exited.then((code) => (code === null ? "was killed by a signal" : `exited with status ${code}`));
     // stdout usually closes a moment before the exit is reaped: wait briefly to say which it was.

@@ -4,6 +4,7 @@
 // (the SDK's own default is 60 s).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { PinnedProtocol } from "./transport.ts";
+import { NO_MODEL, Peers, type Peer } from "./peer.ts";
 
 export interface ListedTool {
   readonly name: string;
@@ -20,13 +21,18 @@ export interface McpSession {
   /** With `pin`: the protocol version the server answered (before the pin rewrote it for the SDK). */
   readonly negotiated: string | undefined;
   listTools(timeoutMs: number): Promise<ListedTool[]>;
-  callTool(name: string, args: unknown, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<CallOutcome>;
+  /** `peer`: who answers the server's elicitations and sampling during this call, and sees its progress. */
+  callTool(name: string, args: unknown, opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }): Promise<CallOutcome>;
   close(): Promise<void>;
 }
 
 const MAX_PAGES = 100;
 
-export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string }): Promise<McpSession> {
+/** A JSON-RPC error answer as the SDK sends a thrown error's code and message (McpError would prefix its message). */
+const refusal = (code: number, message: string) => Object.assign(new Error(message), { code });
+
+/** `sampling`: declare the capability (serve, which can relay it to a client that has it). */
+export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean }): Promise<McpSession> {
   const [{ Client }, types, { AjvJsonSchemaValidator }] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/types.js"),
@@ -37,8 +43,28 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   // toolgate's raw requests never use: it is made only if the SDK ever asks for a validator.
   let ajv: InstanceType<typeof AjvJsonSchemaValidator> | undefined;
   const jsonSchemaValidator = { getValidator: <T>(schema: Parameters<InstanceType<typeof AjvJsonSchemaValidator>["getValidator"]>[0]) => (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema) };
-  // No client capabilities: advertising roots makes the SDK wait out a 2 s close timeout.
-  const client = new Client({ name: "toolgate", version: opts.version }, { capabilities: {}, jsonSchemaValidator });
+  // Only what toolgate can do: a form elicitation is always answered (asked, relayed or declined;
+  // defaults applied, SEP-1034); sampling only where it can be relayed. Never roots: advertising
+  // them makes the SDK wait out a 2 s close timeout.
+  const capabilities = { elicitation: { form: { applyDefaults: true } }, ...(opts.sampling ? { sampling: {} } : {}) };
+  const client = new Client({ name: "toolgate", version: opts.version }, { capabilities, jsonSchemaValidator });
+  const peers = new Peers();
+  client.setRequestHandler(types.ElicitRequestSchema, (r, extra) => peers.elicit(r.params as Record<string, unknown>, extra.signal) as Promise<never>);
+  if (opts.sampling) {
+    client.setRequestHandler(types.CreateMessageRequestSchema, async (r, extra) => {
+      try {
+        return (await peers.sample(r.params as Record<string, unknown>, extra.signal)) as never;
+      } catch (e) {
+        if (e instanceof types.McpError) throw e;
+        throw refusal(types.ErrorCode.InvalidRequest, (e as Error).message);
+      }
+    });
+  }
+  // Undeclared sampling (the SDK refuses a handler for it): the server still hears why, not just "method not found".
+  client.fallbackRequestHandler = async (r) => {
+    if (r.method === "sampling/createMessage") throw refusal(types.ErrorCode.MethodNotFound, `${NO_MODEL}; the request is declined`);
+    throw refusal(types.ErrorCode.MethodNotFound, "Method not found");
+  };
   await client.connect(pinned ?? transport, { timeout: opts.connectTimeoutMs });
   const negotiated = pinned?.negotiated;
   return {
@@ -60,12 +86,14 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       }
       return tools;
     },
-    async callTool(name, args, { timeoutMs, signal }) {
+    async callTool(name, args, { timeoutMs, signal, peer }) {
+      const leave = peers.enter(peer ?? {});
       try {
+        // onprogress makes the SDK send a progressToken; the server's notifications go to the peer.
         const r = await client.request(
           { method: "tools/call", params: { name, arguments: args as Record<string, unknown> } },
           types.CallToolResultSchema.passthrough(),
-          { timeout: timeoutMs, maxTotalTimeout: timeoutMs, ...(signal ? { signal } : {}) },
+          { timeout: timeoutMs, maxTotalTimeout: timeoutMs, ...(signal ? { signal } : {}), onprogress: (p) => peer?.progress?.(p) },
         );
         return { ok: true, result: r as Record<string, unknown> };
       } catch (e) {
@@ -75,6 +103,8 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
         if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };
         if (typeof code === "number") return { ok: false, kind: "protocol", message };
         return { ok: false, kind: "transport", message };
+      } finally {
+        leave();
       }
     },
     close: () => client.close(),

@@ -41,6 +41,34 @@ function readLine(fd: number): string | null {
   }
 }
 
+/** The controlling terminal, open for a conversation of several questions (a form); null when it cannot be opened. */
+export interface TtyLines {
+  write(text: string): void;
+  /** One line as typed (without its newline); null at end of input. */
+  line(): string | null;
+  close(): void;
+}
+
+export function openTtyLines(ttyPath = "/dev/tty"): TtyLines | null {
+  let fd: number;
+  try {
+    fd = openSync(ttyPath, "r+");
+  } catch {
+    return null;
+  }
+  return {
+    write: (text) => void writeSync(fd, text),
+    line: () => {
+      try {
+        return readLine(fd);
+      } catch {
+        return null;
+      }
+    },
+    close: () => closeSync(fd),
+  };
+}
+
 export interface AskOptions {
   /** How many lines to read before giving up (default 3). */
   tries?: number;

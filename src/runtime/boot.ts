@@ -55,6 +55,8 @@ export interface BootInput {
   readonly interactive?: boolean;
   /** List remote servers again instead of using the catalog cache (`tools --refresh`). */
   readonly refresh?: boolean;
+  /** Declare sampling to MCP servers: `serve` relays it to a client that supports it. */
+  readonly relaySampling?: boolean;
   /** Runs once the configuration is known, before anything starts (`call` opens and checks its state here). */
   readonly beforeStart?: (config: Effective) => void;
   /**
@@ -239,6 +241,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       describe: (spec) => serverDetail(spec, declaredIn),
       journal: serverJournal(declaredIn),
       ...(input.pool ? { pool: input.pool } : {}),
+      ...(input.relaySampling ? { sampling: true } : {}),
     });
     const listed = await remote.load();
     if (!listed.ok) {

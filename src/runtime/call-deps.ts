@@ -15,6 +15,7 @@ import { selfArgv } from "../launcher/detached.ts";
 import type { LaunchWatch } from "../launcher/types.ts";
 import type { Booted } from "./boot.ts";
 import type { InvokeDeps } from "./invoke.ts";
+import type { CallScope } from "../catalog/declare.ts";
 import { processRunner } from "./processes.ts";
 import { httpClient } from "../http/client.ts";
 
@@ -44,6 +45,8 @@ export interface CallWiring {
   readonly via?: string;
   /** A background task's launch hooks (src/tasks/supervise.ts): its live log and its tree's mark. */
   readonly watch?: LaunchWatch;
+  /** Who answers an MCP server's elicitation/sampling during a call and sees its progress (the terminal, a served client). */
+  readonly peer?: CallScope["peer"];
 }
 
 /** The row's detail with `via` added (a forwarded call's row differs from a cold one only there). */
@@ -83,6 +86,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       http: httpClient(booted.net),
       rails: booted.rails,
       ...(booted.most ? { most: booted.most } : {}),
+      ...(w.peer ? { peer: w.peer } : {}),
       // Kept with the call's journal row (written before the adapter ran).
       created: (tool, kind, id) => recordResource(w.db(), { time_ms: Date.now(), tool, kind, resource_id: id, journal_id: journal.rowId() ?? null }),
       delegation: {

@@ -101,6 +101,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // The user's opt-out of the local-path rule for this source: every call's row says so.
   const pathsOff = entry?.adapter.localPathsOff;
   let offDetail = {}; // set once the result reaches the boundary with the rule off
+  let recorded: Record<string, string> = {}; // what the adapter recorded (ctx.record)
   const row = (status: string, error_code: string | null, result_bytes: number, detail: string | null): JournalRow => ({
     time_ms: started,
     tool: name,
@@ -117,7 +118,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   /** `withheld`: a source's error answer the boundary rejected, journaled as that error (its code). */
   const finish = (envelope: Envelope, violation?: BoundaryViolation, withheld?: Refusal): Invoked => {
     const printed = JSON.stringify(envelope);
-    const facts = violation ? { rule: violation.rule, where: violation.where, ...(withheld ? { withheld: true } : {}), ...offDetail } : offDetail;
+    const facts = violation ? { rule: violation.rule, where: violation.where, ...(withheld ? { withheld: true } : {}), ...offDetail, ...recorded } : { ...offDetail, ...recorded };
     const detail = Object.keys(facts).length > 0 ? JSON.stringify(facts) : null;
     const code = withheld?.code ?? (envelope.status === "success" ? null : envelope.error_code);
     deps.journal(row(envelope.status, code, Buffer.byteLength(printed), detail));
@@ -180,7 +181,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 7. the adapter, under a deadline and cancellation
   const controller = new AbortController();
   deps.signal?.addEventListener("abort", () => controller.abort(), { once: true });
-  const ctx: ToolContext = { ...deps.scope, checked: checkedNeeds, processes: deps.processes(controller.signal), signal: controller.signal, now: deps.now };
+  const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });
+  const ctx: ToolContext = { ...deps.scope, checked: checkedNeeds, processes: deps.processes(controller.signal), signal: controller.signal, now: deps.now, record };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {
     timer = setTimeout(() => res("deadline"), deadlineMs);

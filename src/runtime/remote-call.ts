@@ -4,6 +4,8 @@
 // supervision (src/runtime/supervisor.ts) what the supervisor refuses now is refused first.
 import { toolDigest, type ToolSource } from "../catalog/catalog.ts";
 import type { ListedTool } from "../mcp/session.ts";
+import type { Peer } from "../mcp/peer.ts";
+import type { ToolContext } from "../catalog/declare.ts";
 import type { Outcome } from "../result/result.ts";
 import { catalogNameOf, secretValues, type RemoteSpec } from "./remote-specs.ts";
 import type { RemoteSources } from "./remote.ts";
@@ -45,12 +47,32 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
       needs: () => ({ ok: true, value: [...spec.needs] }),
       // The start's own check, shared with the connect: one call, one prompt.
       checkNeed: (need) => remote.checkStart(spec, need),
-      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal),
+      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx)),
     },
   };
 }
 
-async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources, args: unknown, signal: AbortSignal): Promise<Outcome<unknown>> {
+const PAST = { accept: "accepted", decline: "declined", cancel: "cancelled" } as const;
+
+/**
+ * The caller's peer for this call (none: the server's elicitations are declined, its sampling
+ * refused), with how its elicitations ended recorded in the call's journal row, never the values.
+ */
+function peerFor(spec: RemoteSpec, tool: string, ctx: ToolContext): Peer {
+  const base = ctx.peer?.({ tool, server: spec.name }) ?? {};
+  const seen: string[] = [];
+  return {
+    ...base,
+    elicited: (outcome, why) => {
+      seen.push(PAST[outcome]);
+      ctx.record?.({ elicited: seen.join(",") });
+      if (base.elicited) base.elicited(outcome, why);
+      else ctx.operator?.(`MCP server "${spec.name}" asked for input during ${tool} (elicitation); declined: ${why ?? "nobody can be asked for this call"}`);
+    },
+  };
+}
+
+async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources, args: unknown, signal: AbortSignal, peer: Peer): Promise<Outcome<unknown>> {
   // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
   const now = remote.refusedNow(catalogNameOf(spec, tool.name));
   if (now) return { ok: false, refusal: now };
@@ -72,7 +94,7 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSour
       };
     }
   }
-  const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal });
+  const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal, peer });
   if (r.ok) {
     if (r.result.isError === true) {
       return { ok: false, refusal: { code: "remote_tool", message: textOf(r.result) || `${tool.name} answered with an error`, details: r.result, raw: r.result } };

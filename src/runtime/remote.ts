@@ -63,6 +63,8 @@ export interface RemoteDeps {
    */
   /** A session's live children, shared across its calls (each call's permissions checked first). */
   readonly pool?: ConnectionPool;
+  /** Declare sampling to servers: serve can relay it to a client that supports it (`call` holds no model). */
+  readonly sampling?: boolean;
   readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }) => void;
 }
 
@@ -285,6 +287,7 @@ export class RemoteSources {
         version: this.deps.version,
         redactor: (s) => new StreamRedactor(s),
         ...(this.deps.onNoise ? { onNoise: this.deps.onNoise } : {}),
+        ...(this.deps.sampling ? { sampling: true } : {}),
       });
       conn = secrets.length ? { ...c, close: c.close, tools: redactValue(c.tools, secrets) as ListedTool[] } : c;
     } catch (e) {

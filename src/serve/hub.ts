@@ -11,6 +11,7 @@ import type { Refusal } from "../result/result.ts";
 import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
 import { invoke, type Profile } from "../runtime/invoke.ts";
 import { elicitApproval } from "./elicit.ts";
+import { servedPeer } from "./peer.ts";
 import type { ServedNames } from "./names.ts";
 import { renderResult, renderTool, type CallResult, type ServedTool } from "./render.ts";
 
@@ -71,7 +72,17 @@ export class Hub {
       const name = this.deps.names.fromServed.get(served) ?? served;
       const canElicit = !this.deps.child && server.getClientCapabilities()?.elicitation !== undefined;
       const ask = canElicit ? (req: ApprovalRequest) => elicitApproval(req, served, extra.sendRequest, types.ElicitResultSchema) : undefined;
-      return this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, remembered: opts.sessionApprovals ? remembered : undefined });
+      // What an upstream MCP server asks during the call goes to this client, as far as it declared it can take it.
+      const peer = servedPeer({
+        capabilities: server.getClientCapabilities(),
+        child: this.deps.child,
+        progressToken: request.params._meta?.progressToken,
+        sendRequest: extra.sendRequest as Parameters<typeof servedPeer>[0]["sendRequest"],
+        sendNotification: extra.sendNotification as Parameters<typeof servedPeer>[0]["sendNotification"],
+        schemas: { elicit: types.ElicitResultSchema, sample: types.CreateMessageResultWithToolsSchema },
+        operator: this.deps.wiring.operator,
+      });
+      return this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined });
     });
     server.onclose = () => void this.#servers.delete(server);
     // A line that is not JSON-RPC, a transport failure: the operator hears of it (stdout stays the protocol's).
@@ -88,7 +99,7 @@ export class Hub {
     return server;
   }
 
-  async #call(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; remembered: Set<string> | undefined }): Promise<CallResult> {
+  async #call(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined }): Promise<CallResult> {
     if (this.#closing) return renderResult({ status: "failed", tool: name, error_code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" }, undefined);
     const entry = this.deps.wiring.booted.catalog.entries.get(name);
     const now = entry && this.deps.refusedNow?.(name);
@@ -100,6 +111,7 @@ export class Hub {
       {
         ...this.deps.wiring,
         ask: how.ask,
+        ...(how.peer ? { peer: how.peer } : {}),
         unattended: this.deps.child,
         profile: this.deps.profile,
         howToGrant: (t) =>

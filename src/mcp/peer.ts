@@ -1,0 +1,82 @@
+// What the caller of one MCP call can do for the server while the call runs: answer an
+// elicitation (a form for the person, or a relay to an upstream client), relay sampling (toolgate
+// holds no model), show progress. A session routes a server's request to the one call in flight;
+// with none, or several (a shared served connection), nobody is asked: declined.
+
+/** An `elicitation/create` in form mode, as the server sent it (untrusted). */
+export interface ElicitForm {
+  readonly message: string;
+  readonly requestedSchema: { readonly type?: unknown; readonly properties?: Record<string, unknown>; readonly required?: unknown };
+}
+
+export interface ElicitAnswer {
+  readonly action: "accept" | "decline" | "cancel";
+  readonly content?: Record<string, unknown>;
+}
+
+export interface Progress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+export interface Peer {
+  /** Asks for the form; absent: the server's elicitation is declined. */
+  elicit?(form: ElicitForm, signal: AbortSignal): Promise<ElicitAnswer>;
+  /** Relays `sampling/createMessage` (its params) and returns the answer; absent: refused. */
+  sample?(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** One progress notification of this call. */
+  progress?(p: Progress): void;
+  /** How the call's elicitations ended, for its journal row (never the values) and the operator. */
+  elicited?(outcome: ElicitAnswer["action"], why?: string): void;
+}
+
+export const NO_MODEL = "toolgate holds no model, so it cannot answer sampling/createMessage";
+
+/** The calls in flight on one connection, each with its peer: a server's request goes to the only one. */
+export class Peers {
+  readonly #live = new Set<Peer>();
+
+  enter(peer: Peer): () => void {
+    this.#live.add(peer);
+    return () => void this.#live.delete(peer);
+  }
+
+  /** The peer a server request belongs to, or why there is none. */
+  only(): { peer: Peer } | { why: string } {
+    if (this.#live.size === 1) return { peer: [...this.#live][0]! };
+    return { why: this.#live.size === 0 ? "no call of toolgate's is in flight on this connection" : "several calls are in flight on this connection, so whose person to ask is unknown" };
+  }
+
+  /** A server's elicitation/create: asked through the call's peer when it can ask, else declined. */
+  async elicit(params: Record<string, unknown>, signal: AbortSignal): Promise<ElicitAnswer> {
+    const owner = this.only();
+    if ("why" in owner) return { action: "decline" };
+    const { peer } = owner;
+    if ((params.mode ?? "form") !== "form" || typeof params.requestedSchema !== "object" || params.requestedSchema === null) {
+      peer.elicited?.("decline", "only form elicitations are supported");
+      return { action: "decline" };
+    }
+    if (!peer.elicit) {
+      peer.elicited?.("decline");
+      return { action: "decline" };
+    }
+    const form: ElicitForm = { message: typeof params.message === "string" ? params.message : "", requestedSchema: params.requestedSchema as ElicitForm["requestedSchema"] };
+    let answer: ElicitAnswer;
+    try {
+      answer = await peer.elicit(form, signal);
+    } catch (e) {
+      peer.elicited?.("decline", (e as Error).message);
+      return { action: "decline" };
+    }
+    peer.elicited?.(answer.action);
+    return answer;
+  }
+
+  /** A server's sampling/createMessage: relayed when the call's peer can, else an error naming why. */
+  async sample(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const owner = this.only();
+    if ("peer" in owner && owner.peer.sample) return owner.peer.sample(params, signal);
+    throw new Error(`${NO_MODEL}${"why" in owner ? ` (${owner.why})` : " and the caller cannot relay it"}; the request is declined`);
+  }
+}

@@ -1,0 +1,54 @@
+// serve's side of an MCP call made for a client: the upstream server's elicitation is relayed to
+// the client when it declared form elicitation (else declined), its sampling when it declared
+// sampling (else refused: toolgate holds no model), its progress when the client's request
+// carried a progressToken. An unattended child (--child) relays no question: nobody is there.
+import type { CallScope } from "../catalog/declare.ts";
+import type { ElicitAnswer } from "../mcp/peer.ts";
+import { escapeControl } from "../result/escape.ts";
+import { ANSWER_MS } from "./elicit.ts";
+
+type SendRequest = (request: { method: string; params: Record<string, unknown> }, schema: any, options?: { timeout?: number; signal?: AbortSignal }) => Promise<unknown>;
+type SendNotification = (n: { method: "notifications/progress"; params: Record<string, unknown> }) => Promise<void>;
+
+export interface ClientSide {
+  /** What the client declared at initialize. */
+  readonly capabilities: { readonly elicitation?: { readonly form?: object; readonly url?: object }; readonly sampling?: object } | undefined;
+  readonly child: boolean;
+  /** The client's tools/call progressToken, when it sent one. */
+  readonly progressToken: string | number | undefined;
+  readonly sendRequest: SendRequest;
+  readonly sendNotification: SendNotification;
+  readonly schemas: { readonly elicit: unknown; readonly sample: unknown };
+  /** A line for the operator (stderr). */
+  readonly operator: (line: string) => void;
+}
+
+/** Form elicitation as the spec reads the capability: `{}` (no mode named) means form. */
+export function clientTakesForms(c: ClientSide["capabilities"]): boolean {
+  const e = c?.elicitation;
+  if (!e) return false;
+  return e.form !== undefined || e.url === undefined;
+}
+
+export function servedPeer(side: ClientSide): NonNullable<CallScope["peer"]> {
+  const forms = !side.child && clientTakesForms(side.capabilities);
+  const sampling = !side.child && side.capabilities?.sampling !== undefined;
+  const token = side.progressToken;
+  return (who) => ({
+    ...(forms
+      ? {
+          elicit: async (form, signal) =>
+            (await side.sendRequest({ method: "elicitation/create", params: { mode: "form", message: form.message, requestedSchema: form.requestedSchema } }, side.schemas.elicit, { timeout: ANSWER_MS, signal })) as ElicitAnswer,
+        }
+      : {}),
+    ...(sampling ? { sample: async (params, signal) => (await side.sendRequest({ method: "sampling/createMessage", params }, side.schemas.sample, { timeout: ANSWER_MS, signal })) as Record<string, unknown> } : {}),
+    elicited: (outcome, why) => {
+      if (outcome !== "decline" || (forms && why === undefined)) return;
+      const reason = why ?? (side.child ? "this unattended child session relays no question" : "the client does not declare form elicitation");
+      side.operator(`toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}`);
+    },
+    ...(token !== undefined
+      ? { progress: (p) => void side.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) } }).catch(() => {}) }
+      : {}),
+  });
+}

@@ -1,0 +1,58 @@
+// Routing a server's requests to the call in flight: the only one is asked; none, several, a
+// non-form mode or a peer that cannot ask means declined; sampling goes only to a peer that relays.
+import { describe, expect, test } from "bun:test";
+import { Peers, type ElicitAnswer, type Peer } from "../../src/mcp/peer.ts";
+
+const signal = new AbortController().signal;
+const form = { message: "m", requestedSchema: { type: "object", properties: {} } };
+
+function recording(answer?: ElicitAnswer): Peer & { outcomes: string[] } {
+  const outcomes: string[] = [];
+  return { outcomes, elicited: (o, why) => void outcomes.push(why ? `${o}: ${why}` : o), ...(answer ? { elicit: async () => answer } : {}) };
+}
+
+describe("Peers.elicit", () => {
+  test("the one call in flight answers, and hears how it ended", async () => {
+    const peers = new Peers();
+    const p = recording({ action: "accept", content: { a: 1 } });
+    const leave = peers.enter(p);
+    expect(await peers.elicit(form, signal)).toEqual({ action: "accept", content: { a: 1 } });
+    leave();
+    expect(await peers.elicit(form, signal)).toEqual({ action: "decline" });
+    expect(p.outcomes).toEqual(["accept"]);
+  });
+
+  test("several calls in flight: nobody is asked", async () => {
+    const peers = new Peers();
+    const a = recording({ action: "accept", content: {} });
+    peers.enter(a);
+    peers.enter(recording({ action: "accept", content: {} }));
+    expect(await peers.elicit(form, signal)).toEqual({ action: "decline" });
+    expect(a.outcomes).toEqual([]);
+  });
+
+  test("a peer that cannot ask, a URL-mode request, an asking that throws: declined, with why", async () => {
+    const peers = new Peers();
+    const mute = recording();
+    const leave = peers.enter(mute);
+    expect(await peers.elicit(form, signal)).toEqual({ action: "decline" });
+    expect(await peers.elicit({ mode: "url", url: "https://x.test", message: "m" }, signal)).toEqual({ action: "decline" });
+    leave();
+    const broken: Peer & { outcomes: string[] } = { ...recording(), elicit: async () => Promise.reject(new Error("tty gone")) };
+    peers.enter(broken);
+    expect(await peers.elicit(form, signal)).toEqual({ action: "decline" });
+    expect([mute.outcomes, broken.outcomes]).toEqual([["decline", "decline: only form elicitations are supported"], ["decline: tty gone"]]);
+  });
+});
+
+describe("Peers.sample", () => {
+  test("relayed by a peer that can; otherwise refused naming why", async () => {
+    const peers = new Peers();
+    await expect(peers.sample({}, signal)).rejects.toThrow("toolgate holds no model, so it cannot answer sampling/createMessage (no call of toolgate's is in flight on this connection); the request is declined");
+    const leave = peers.enter({});
+    await expect(peers.sample({}, signal)).rejects.toThrow("toolgate holds no model, so it cannot answer sampling/createMessage and the caller cannot relay it; the request is declined");
+    leave();
+    peers.enter({ sample: async (p) => ({ echoed: p }) });
+    expect(await peers.sample({ x: 1 }, signal)).toEqual({ echoed: { x: 1 } });
+  });
+});
