@@ -71,4 +71,15 @@ describe("architecture", () => {
   test("the hot path never imports arktype as a value", () => {
     expect(sources.filter((s) => valueImports(s.text).includes("arktype")).map((s) => s.rel)).toEqual(["schema/explain.ts"]);
   });
+
+  // One bundle: a builtin imported statically anywhere, even by a module only a rare command
+  // loads (serve, a session), is linked and loaded at every start, `--version` and cold calls too.
+  test("the binary's bundle imports only the start-up builtins statically", async () => {
+    const built = await Bun.build({ entrypoints: [join(SRC, "main.ts")], target: "bun", format: "esm", define: { TOOLGATE_VERSION: '"0"' } });
+    expect(built.success).toBe(true);
+    const text = await built.outputs[0]!.text();
+    const builtins = new Set([...text.matchAll(/^import\b[^;]*?\bfrom\s*"([^"./][^"]*)";?$/gm)].map((m) => m[1]!.replace(/^node:/, "")));
+    // `process` (the SDK's stdio server) and `util` (consola) come from dependencies.
+    expect([...builtins].sort()).toEqual(["buffer", "bun:sqlite", "crypto", "fs", "path", "process", "util"]);
+  });
 });

@@ -7,7 +7,6 @@
 // io_uring (which opens files outside these calls) fail with ENOSYS, so libraries fall back.
 // bwrap reads the compiled classic-BPF program (an array of struct sock_filter) from a descriptor.
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const AUDIT_ARCH_X86_64 = 0xc000003e;
@@ -154,6 +153,8 @@ let held: number | undefined;
  */
 export function openSeccomp(): number {
   if (held === undefined) {
+    // node:os on first use: a static import of a builtin is loaded at every start of the binary.
+    const { tmpdir } = require("node:os") as typeof import("node:os");
     const dir = mkdtempSync(join(tmpdir(), "toolgate-seccomp-"));
     try {
       const file = join(dir, "filter.bpf");

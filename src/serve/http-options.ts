@@ -3,7 +3,6 @@
 // or none with --no-token on loopback only). Every problem is a refusal naming the flag to change.
 import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { isIP } from "node:net";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 
 export interface HttpFlags {
@@ -24,6 +23,9 @@ export interface HttpOptions {
   /** Where the token came from: shown once on stderr when generated, never otherwise. */
   readonly tokenSource: "file" | "generated" | "none";
 }
+
+// node:net on first use: a static import of a builtin is loaded at every start of the binary.
+const isIP = (host: string): number => (require("node:net") as typeof import("node:net")).isIP(host);
 
 const USAGE = "write --http HOST:PORT with an IP address or localhost, e.g. --http 127.0.0.1:8808 (port 0 picks a free one)";
 

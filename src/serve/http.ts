@@ -4,7 +4,6 @@
 // hub, so approvals answered "always" stay in that session. Sessions and request bodies are bounded.
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { randomUUID } from "node:crypto";
-import { networkInterfaces } from "node:os";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { bearerMatches, bracketed, guardFor, rebindingProblem, type Guard } from "./http-guard.ts";
 import type { HttpOptions } from "./http-options.ts";
@@ -45,8 +44,9 @@ interface Session {
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "Content-Type": "application/json", ...headers } });
 
+// node:os on first use: a static import of a builtin is loaded at every start of the binary.
 const hostAddresses = () =>
-  Object.values(networkInterfaces())
+  Object.values((require("node:os") as typeof import("node:os")).networkInterfaces())
     .flat()
     .flatMap((i) => (i ? [i.address] : []));
 

@@ -1,7 +1,6 @@
 // Over stdio, stdout carries JSON-RPC and nothing else. Claiming it keeps a private writer for the
 // transport and sends every other way this process writes to stdout (console.*, process.stdout)
 // to stderr, whichever module writes. Children never share it: the launcher gives each its own pipes.
-import { format } from "node:util";
 
 export interface StdoutSink {
   /** The transport's writer: true when written (or dropped: the reader is gone), false when it must wait for "drain". */
@@ -20,6 +19,8 @@ export function claimStdout(): StdoutSink {
   if (claimed) return claimed;
   const out = process.stdout;
   const realWrite = out.write.bind(out) as (data: string) => boolean;
+  // node:util here, not at the top: a static import of a builtin is loaded at every start of the binary.
+  const { format } = require("node:util") as typeof import("node:util");
   const toStderr = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
   for (const k of CONSOLE_TO_STDOUT) (console as unknown as Record<string, unknown>)[k] = toStderr;
   (out as unknown as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest);
