@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   serve: () => import("./cli/serve.ts").then((m) => ({ def: m.default, run: m.runServe })),
   session: () => import("./cli/session.ts").then((m) => ({ def: m.default, run: m.runSession })),
   tasks: () => import("./cli/tasks.ts").then((m) => ({ def: m.default, run: m.runTasks })),
+  auth: () => import("./cli/auth.ts").then((m) => ({ def: m.default, run: m.runAuth })),
 };
 
 /** Commands a live session may run for the caller (see src/session/client.ts). */

@@ -41,6 +41,15 @@ export const configType = (type: typeof arkType) => {
     // The user's own opt-out for a server whose job is to answer with absolute paths (ESLint, pdf):
     // the boundary's local-path rule is off for its results. Widens: only a trusted config sets it.
     "boundary?": { "+": "reject", "local_paths?": "'allow'" },
+    // OAuth client settings for an HTTP server (toolgate auth). Chooses credentials: only a trusted config sets it.
+    "oauth?": {
+      "+": "reject",
+      "client_id?": "string > 0",
+      "client_secret?": "string > 0",
+      "client_metadata_url?": "string > 0",
+      "scope?": "string",
+      "grant?": "'authorization_code' | 'client_credentials'",
+    },
   });
   return type({
     "+": "reject",

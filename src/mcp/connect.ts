@@ -1,5 +1,6 @@
 // Connecting to one MCP server: a stdio child started by the launcher (never by the SDK) or a
 // Streamable HTTP endpoint. A connection that fails says why, with the child's stderr tail.
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { ChildEnv } from "../launcher/env.ts";
 import { startServer, type RunningServer } from "../launcher/server.ts";
 import type { Redactor, Sandbox } from "../launcher/types.ts";
@@ -10,7 +11,7 @@ import { PipeTransport } from "./transport.ts";
 export type Target =
   | { readonly kind: "stdio"; readonly name: string; readonly argv: readonly string[]; readonly env: ChildEnv; readonly cwd: string; readonly sandbox?: Sandbox }
   /** `sse`: the legacy HTTP+SSE transport (a GET stream, POSTs to the endpoint it names), for `type: "sse"` servers. */
-  | { readonly kind: "http"; readonly name: string; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly fetch?: PolicyFetch; readonly sse?: boolean };
+  | { readonly kind: "http"; readonly name: string; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly fetch?: PolicyFetch; readonly sse?: boolean; readonly authProvider?: OAuthClientProvider };
 
 /** The HTTP adapter's fetch (src/http): every request of the transport goes through the URL policy. */
 export type PolicyFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -46,7 +47,7 @@ export interface ConnectOptions {
 export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Connection> {
   if (t.kind === "http") {
     const { StreamableHTTPClientTransport, StreamableHTTPError } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-    const init = { requestInit: { headers: { ...t.headers } }, ...(t.fetch ? { fetch: t.fetch } : {}) };
+    const init = { requestInit: { headers: { ...t.headers } }, ...(t.fetch ? { fetch: t.fetch } : {}), ...(t.authProvider ? { authProvider: t.authProvider } : {}) };
     const transport = t.sse ? new (await import("@modelcontextprotocol/sdk/client/sse.js")).SSEClientTransport(new URL(t.url), init) : new StreamableHTTPClientTransport(new URL(t.url), init);
     // No process to watch: the session is lost when the endpoint cannot be reached, or answers
     // 404 to the session id (the server restarted). The SDK chains this before its own handler.

@@ -60,7 +60,8 @@ export const ExitCode = {
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** Codes that mean "a permission or an approval was refused" (exit 4). */
-const DENIAL_CODES = new Set(["permission.denied", "approval.required", "approval.denied", "approval.child_unattended"]);
+// mcp.auth_required: the server refuses toolgate until the user authorizes it (`toolgate auth`), a grant like a permission's.
+const DENIAL_CODES = new Set(["permission.denied", "approval.required", "approval.denied", "approval.child_unattended", "mcp.auth_required"]);
 /** Codes that mean "the boot itself failed" (exit 5). */
 const BOOT_CODES = new Set(["descriptor_changed", "descriptor_unpinned"]);
 

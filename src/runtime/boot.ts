@@ -33,7 +33,7 @@ import { remoteSpecs } from "./remote-specs.ts";
 import { CACHE_NAME, RemoteSources } from "./remote.ts";
 import type { ConnectionPool } from "./remote-pool.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
-import { userStateDir } from "../trust/paths.ts";
+import { stateInWorkspace, userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
 import { serverDetail } from "./server-prompt.ts";
 import { serverJournal } from "./server-journal.ts";
@@ -240,6 +240,8 @@ export async function boot(input: BootInput): Promise<Booted> {
       httpFetch: policyFetch({ exact: exactNetGrants(connectGrants), pins, grants: connectGrants, cwd: workspace }),
       describe: (spec) => serverDetail(spec, declaredIn),
       journal: serverJournal(declaredIn),
+      // OAuth tokens live in the user's state folder; never in one inside the workspace.
+      userState: userState && !stateInWorkspace(userState, workspace) ? userState : null,
       ...(input.pool ? { pool: input.pool } : {}),
       ...(input.relaySampling ? { sampling: true } : {}),
     });

@@ -96,7 +96,8 @@ const formatIssues = (issues: readonly Issue[]) =>
 export async function invoke(name: string, args: unknown, deps: InvokeDeps): Promise<Invoked> {
   const started = deps.now();
   const entry = deps.catalog.entries.get(name);
-  const secrets = entry?.adapter.secrets?.length ? [...deps.secrets, ...entry.adapter.secrets] : deps.secrets;
+  // Read at each use: a source's list can grow during the call (an OAuth token read or refreshed).
+  const secrets = () => (entry?.adapter.secrets?.length ? [...deps.secrets, ...entry.adapter.secrets] : deps.secrets);
   const deadlineMs = entry?.adapter.deadlineMs ?? deps.deadlineMs;
   // The user's opt-out of the local-path rule for this source: every call's row says so.
   const pathsOff = entry?.adapter.localPathsOff;
@@ -111,7 +112,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     status,
     error_code,
     duration_ms: Math.max(0, Math.round(deps.now() - started)),
-    args_preview: previewArgs(entry?.adapter.audit ? entry.adapter.audit(args) : args, 240, secrets),
+    args_preview: previewArgs(entry?.adapter.audit ? entry.adapter.audit(args) : args, 240, secrets()),
     result_bytes,
     detail,
   });
@@ -169,10 +170,10 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   }
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
-  const approved = await approve(entry, () => argsForApproval(value, secrets), deps.approval);
+  const approved = await approve(entry, () => argsForApproval(value, secrets()), deps.approval);
   if (!approved.ok) return failed(approved.refusal);
   if (deps.admit) {
-    const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: previewArgs(entry.adapter.audit ? entry.adapter.audit(value) : value, 240, secrets) });
+    const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: previewArgs(entry.adapter.audit ? entry.adapter.audit(value) : value, 240, secrets()) });
     return "task" in a ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task } : failed(a);
   }
   // The write-ahead row, before any effect: a call killed from here on shows as indeterminate.
@@ -198,7 +199,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // every view becomes a fixed failed result.
   let result: { ok: true; value: unknown } | { ok: false; refusal: Refusal };
   try {
-    result = ran.ok ? { ok: true, value: redactValue(ran.value, secrets) } : { ok: false, refusal: redactValue(ran.refusal, secrets) as Refusal };
+    result = ran.ok ? { ok: true, value: redactValue(ran.value, secrets()) } : { ok: false, refusal: redactValue(ran.refusal, secrets()) as Refusal };
   } catch {
     return finish({ status: "failed", tool: name, error_code: "redaction_failed" });
   }

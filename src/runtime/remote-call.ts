@@ -7,7 +7,7 @@ import type { ListedTool } from "../mcp/session.ts";
 import type { Peer } from "../mcp/peer.ts";
 import type { ToolContext } from "../catalog/declare.ts";
 import type { Outcome } from "../result/result.ts";
-import { catalogNameOf, secretValues, type RemoteSpec } from "./remote-specs.ts";
+import { catalogNameOf, type RemoteSpec } from "./remote-specs.ts";
 import type { RemoteSources } from "./remote.ts";
 
 const MESSAGE_CHARS = 1_000;
@@ -26,7 +26,8 @@ export const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
   toolDigest({ origin: spec.origin, name: t.name, schema: t.inputSchema, effect: "irreversible", description: t.description ?? "", executable: executableOf(spec) });
 
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteSources): ToolSource {
-  const secrets = secretValues(spec);
+  // Live: OAuth tokens join it once read or saved, before the views use it.
+  const secrets = remote.secretsOf(spec);
   const name = catalogNameOf(spec, tool.name);
   return {
     origin: spec.origin,
@@ -80,6 +81,8 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSour
   try {
     conn = await remote.connection(spec);
   } catch (e) {
+    const auth = remote.authRefusal(spec);
+    if (auth) return { ok: false, refusal: auth };
     return { ok: false, refusal: { code: "mcp.connect_failed", message: `cannot reach ${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`}: ${(e as Error).message}` } };
   }
   if (remote.isFresh(spec.name)) {
@@ -94,7 +97,11 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteSour
       };
     }
   }
+  remote.clearAuthNeed(spec);
   const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal, peer });
+  // Refused by the server's authorization (401, or 403 for a wider scope) before it acted: not indeterminate.
+  const auth = r.ok ? undefined : remote.authRefusal(spec);
+  if (auth) return { ok: false, refusal: auth };
   if (r.ok) {
     if (r.result.isError === true) {
       return { ok: false, refusal: { code: "remote_tool", message: textOf(r.result) || `${tool.name} answered with an error`, details: r.result, raw: r.result } };

@@ -29,7 +29,7 @@ export interface RemoteSpec {
      */
     | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly bound?: Readonly<Record<string, string>>; readonly pathDir?: string; readonly inherit?: readonly string[] }
     /** `url` and `headers` with `${NAME}` unexpanded; `secrets` holds each NAME's value, put in at connect time. */
-    | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly sse?: boolean };
+    | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly sse?: boolean; readonly oauth?: Readonly<Record<string, string>> };
   /** Connecting is an effect: run of the command (and env of each `${NAME}` it is given), or net of the host. */
   readonly needs: readonly Need[];
   /** stdio: the server says it needs the network (`"network": true`); the product sandbox shares it only with --allow-net. */
@@ -73,6 +73,7 @@ interface McpServerConfig {
   boundary?: { local_paths?: "allow" };
   envFile?: string;
   inherit_env?: string[];
+  oauth?: Record<string, string>;
 }
 
 /** Reads an env file (the world, injected); throws as readFileSync does. */
@@ -188,11 +189,18 @@ export function remoteSpecs(
         if (!h.ok) return h;
         headers[k] = h.template;
       }
+      // OAuth client settings (a trusted config's): ${NAME} in them is a secret like a header's.
+      const oauth: Record<string, string> = {};
+      for (const [k, raw] of Object.entries(s.oauth ?? {})) {
+        const o = read(raw, ["oauth", k]);
+        if (!o.ok) return o;
+        oauth[k] = o.template;
+      }
       const tooShort = short();
       specs.push({
         ...common,
         network: true,
-        transport: { kind: "http", url: u.template, headers, secrets: allBound, ...(s.type === "sse" ? { sse: true } : {}) },
+        transport: { kind: "http", url: u.template, headers, secrets: allBound, ...(s.type === "sse" ? { sse: true } : {}), ...(s.oauth ? { oauth } : {}) },
         needs: [{ kind: "net", value: `${url.hostname}:${port}` }, ...envNeeds()],
         ...(tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted` } : {}),
       });

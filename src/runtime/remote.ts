@@ -66,10 +66,14 @@ export interface RemoteDeps {
   /** Declare sampling to servers: serve can relay it to a client that supports it (`call` holds no model). */
   readonly sampling?: boolean;
   readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }) => void;
+  /** The user's state folder where OAuth tokens live (null: none, or it lies in the workspace). */
+  readonly userState?: string | null;
 }
 
 import { ConnectionPool } from "./remote-pool.ts";
 import { reap, reapLater, type ReapOrder } from "../launcher/reaper.ts";
+import type { AuthWiring, WiringInput } from "./remote-auth.ts";
+import type { OAuthSettings } from "../auth/provider.ts";
 
 export class RemoteSources {
   readonly #connections = new Map<string, Promise<Connection>>();
@@ -85,6 +89,10 @@ export class RemoteSources {
   readonly #granted = new Set<string>();
   #supervisor: Supervisor | undefined;
   #closing = false;
+  /** Each server's secrets as a live list: OAuth tokens join it when read or saved (remote-auth.ts). */
+  readonly #secrets = new Map<string, string[]>();
+  /** Each HTTP server's OAuth wiring, made on its first connect. */
+  readonly #auth = new Map<string, AuthWiring>();
 
   constructor(private readonly deps: RemoteDeps) {}
 
@@ -213,6 +221,76 @@ export class RemoteSources {
     if (p && (await p.catch(() => undefined)) === conn && this.#connections.get(name) === p) this.#connections.delete(name);
   }
 
+  /** A server's secrets, a list that grows as OAuth tokens are read or saved: views redact it at use. */
+  secretsOf(spec: RemoteSpec): string[] {
+    let list = this.#secrets.get(spec.name);
+    if (!list) this.#secrets.set(spec.name, (list = secretValues(spec)));
+    return list;
+  }
+
+  /** The configured server of this name, if any. */
+  spec(name: string): RemoteSpec | undefined {
+    return this.deps.specs.find((s) => s.name === name);
+  }
+
+  /** Why a server's call or connect failed for want of authorization (`toolgate auth SERVER`), if it did. */
+  authRefusal(spec: RemoteSpec): Refusal | undefined {
+    const needed = this.#auth.get(spec.name)?.needed;
+    if (!needed) return undefined;
+    const scope = needed.scope ? ` with the scope "${needed.scope}"` : "";
+    return { code: "mcp.auth_required", message: `MCP server "${spec.name}" needs authorization${scope}: run \`toolgate auth ${spec.name}\` (the same flags as this command grant its network)`, details: { server: spec.name, command: `toolgate auth ${spec.name}`, ...(needed.scope ? { scope: needed.scope } : {}) } };
+  }
+
+  /** Forgets a want of authorization seen earlier (a call starts clean). */
+  clearAuthNeed(spec: RemoteSpec): void {
+    const w = this.#auth.get(spec.name);
+    if (w) w.needed = undefined;
+  }
+
+  /**
+   * The OAuth wiring of an HTTP server: stored tokens (call, tools, serve), or with `authorize` the
+   * interactive flow of `toolgate auth`. Its requests pass the server's net permission first.
+   */
+  async authWiring(spec: RemoteSpec, authorize?: WiringInput["authorize"]): Promise<AuthWiring> {
+    if (spec.transport.kind !== "http") throw new Error(`${spec.name} is not an HTTP server`);
+    const { authWiring } = await import("./remote-auth.ts");
+    const { secrets: bound, oauth, headers } = spec.transport;
+    const settings = Object.fromEntries(Object.entries(oauth ?? {}).map(([k, v]) => [k, expandHeader(v, bound)])) as OAuthSettings;
+    const w = authWiring({
+      name: spec.name,
+      serverUrl: expandHeader(spec.transport.url, bound),
+      settings,
+      userState: this.deps.userState ?? null,
+      secrets: this.secretsOf(spec),
+      base: this.deps.httpFetch,
+      configuredHeaders: Object.keys(headers),
+      check: (need) => this.checkStart(spec, need),
+      ...(authorize ? { authorize } : {}),
+      now: this.deps.now,
+      version: this.deps.version,
+    });
+    if (!authorize) this.#auth.set(spec.name, w);
+    return w;
+  }
+
+  /**
+   * One connection to an HTTP server through `wiring` (`toolgate auth`): lists its tools, closes,
+   * and returns how many it has. Nothing is journaled as a start: no tool runs.
+   */
+  async probe(spec: RemoteSpec, wiring: AuthWiring): Promise<number> {
+    if (spec.transport.kind !== "http") throw new Error(`${spec.name} is not an HTTP server`);
+    const { headers, secrets: bound } = spec.transport;
+    const target: Target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), fetch: wiring.fetch, authProvider: wiring.provider, ...(spec.transport.sse ? { sse: true } : {}) };
+    let c: Connection;
+    try {
+      c = await connectTarget(target, { pin: false, connectTimeoutMs: spec.connectTimeoutMs, requestTimeoutMs: spec.timeoutMs, version: this.deps.version, redactor: (s) => new StreamRedactor(s) });
+    } catch (e) {
+      throw Object.assign(new Error(redactText((e as Error).message || String(e), this.secretsOf(spec))), { cause: e });
+    }
+    await c.close(0);
+    return c.tools.length;
+  }
+
   /** Whether the connection was made in this process after the catalog was listed from the cache. */
   isFresh(name: string): boolean {
     return this.#fresh.has(name);
@@ -259,7 +337,10 @@ export class RemoteSources {
     let target: Target;
     if (spec.transport.kind === "http") {
       const { headers, secrets: bound } = spec.transport;
-      target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), ...(this.deps.httpFetch ? { fetch: this.deps.httpFetch } : {}), ...(spec.transport.sse ? { sse: true } : {}) };
+      // Every HTTP server may answer 401: its OAuth provider uses stored tokens and refreshes them.
+      const auth = this.#auth.get(spec.name) ?? (await this.authWiring(spec));
+      auth.needed = undefined;
+      target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), fetch: auth.fetch, authProvider: auth.provider, ...(spec.transport.sse ? { sse: true } : {}) };
     }
     else {
       // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
@@ -277,7 +358,7 @@ export class RemoteSources {
     this.deps.journal?.(spec, { status: restart ? "restarted" : "started" });
     // Bound secrets never leave in an error message or a listed descriptor (both are printed,
     // cached in the state folder, and shown to models).
-    const secrets = secretValues(spec);
+    const secrets = this.secretsOf(spec);
     let conn: Connection;
     try {
       const c = await connectTarget(target, {
@@ -291,6 +372,12 @@ export class RemoteSources {
       });
       conn = secrets.length ? { ...c, close: c.close, tools: redactValue(c.tools, secrets) as ListedTool[] } : c;
     } catch (e) {
+      // No usable token: the refusal names `toolgate auth SERVER`, for the call and for `tools`.
+      const auth = this.authRefusal(spec);
+      if (auth) {
+        this.#refusals.set(spec.name, auth);
+        throw Object.assign(new Error(auth.message), { transient: true });
+      }
       throw new Error(redactText((e as Error).message || String(e), secrets));
     }
     if (spec.kind === "las") {

@@ -110,6 +110,9 @@ export function widenings(input: RuleInput): Widening[] {
     if (at(servers[name], ["boundary", "local_paths"]) === "allow") {
       out.push({ key: `mcpServers.${name}.boundary.local_paths`, path: ["mcpServers", name, "boundary", "local_paths"], why: "lets this server's results through with local paths in them (the output boundary's local-path rule off)" });
     }
+    if (at(servers[name], ["oauth"]) !== undefined) {
+      out.push({ key: `mcpServers.${name}.oauth`, path: ["mcpServers", name, "oauth"], why: "chooses the OAuth client (its id, secret or grant) toolgate authorizes as" });
+    }
   }
   return out;
 }

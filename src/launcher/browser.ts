@@ -1,0 +1,31 @@
+// Opens a URL in the user's browser when there is one ($BROWSER, else xdg-open or open on PATH),
+// never waiting for it and never required: the caller prints the URL first.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+/** The program that would open a URL, or null: a headless machine has none. */
+export function browserCommand(env: Readonly<Record<string, string | undefined>>): string[] | null {
+  const b = env.BROWSER?.trim();
+  if (b) return b.split(/\s+/);
+  const graphical = env.DISPLAY || env.WAYLAND_DISPLAY || process.platform === "darwin";
+  if (!graphical) return null;
+  for (const name of process.platform === "darwin" ? ["open"] : ["xdg-open"]) {
+    for (const dir of (env.PATH ?? "").split(":").filter((d) => d.startsWith("/"))) {
+      if (existsSync(join(dir, name))) return [join(dir, name)];
+    }
+  }
+  return null;
+}
+
+/** Starts the browser on `url` (detached, output ignored); whether one was started. */
+export function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): boolean {
+  const cmd = browserCommand(env);
+  if (!cmd) return false;
+  try {
+    const child = Bun.spawn([...cmd, url], { stdin: "ignore", stdout: "ignore", stderr: "ignore", env: env as Record<string, string> });
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
