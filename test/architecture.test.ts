@@ -13,7 +13,7 @@ const STAGE: Record<string, number> = {
   catalog: 2, tools: 2,
   permission: 3,
   approval: 4,
-  launcher: 5, http: 5, mcp: 5,
+  launcher: 5, http: 5, mcp: 5, auth: 5,
   boundary: 6,
   state: 7,
   runtime: 8,

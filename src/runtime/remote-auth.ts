@@ -13,6 +13,8 @@ export interface AuthWiring {
   readonly fetch: PolicyFetch;
   /** Set when the server needs someone to authorize (or a wider scope): the call refuses with mcp.auth_required. */
   needed: AuthRequired | undefined;
+  /** Set when a host of the authorization flow was not granted: the connect's refusal is that permission's. */
+  refused: { code: string; message: string; flag?: string } | undefined;
 }
 
 export interface WiringInput {
@@ -33,7 +35,7 @@ export interface WiringInput {
 
 export function authWiring(i: WiringInput): AuthWiring {
   const store = new AuthStore(i.userState, i.secrets);
-  const wiring = { needed: undefined } as { -readonly [K in keyof AuthWiring]: AuthWiring[K] };
+  const wiring = { needed: undefined, refused: undefined } as { -readonly [K in keyof AuthWiring]: AuthWiring[K] };
   const provider = new StoreProvider({
     store,
     serverUrl: i.serverUrl,
@@ -44,12 +46,17 @@ export function authWiring(i: WiringInput): AuthWiring {
     needed: (e) => (wiring.needed = e),
   });
   const origin = new URL(i.serverUrl).origin;
-  const base = i.base ?? ((input, init) => globalThis.fetch(input, init));
+  // The HTTP adapter's fetch (the URL policy, pins, exact grants); the plain one only where a test gives none.
+  const base: PolicyFetch = i.base ?? globalThis.fetch;
   const fetch: PolicyFetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const port = url.port || (url.protocol === "https:" ? "443" : "80");
     const r = i.check({ kind: "net", value: `${url.hostname}:${port}` });
-    if (!r.ok) throw new NetRefused(r.code, `MCP server "${i.name}" needs ${url.protocol}//${url.host} for its authorization: ${r.message}`, r.flag ? { flag: r.flag } : undefined);
+    if (!r.ok) {
+      const message = `MCP server "${i.name}" needs ${url.protocol}//${url.host} for its authorization, and net access to "${url.hostname}:${port}" is not granted; run again with --allow-net=${url.hostname}:${port}`;
+      wiring.refused = { code: r.code, message, ...(r.flag ? { flag: r.flag } : {}) };
+      throw new NetRefused(r.code, message, r.flag ? { flag: r.flag } : undefined);
+    }
     let sent = init;
     if (url.origin !== origin && i.configuredHeaders.length > 0) {
       const headers = new Headers(init?.headers);

@@ -233,18 +233,27 @@ export class RemoteSources {
     return this.deps.specs.find((s) => s.name === name);
   }
 
-  /** Why a server's call or connect failed for want of authorization (`toolgate auth SERVER`), if it did. */
+  /**
+   * Why a server's call or connect failed for want of authorization (`toolgate auth SERVER`), or
+   * because a host of its authorization flow was not granted, if it did.
+   */
   authRefusal(spec: RemoteSpec): Refusal | undefined {
     const needed = this.#auth.get(spec.name)?.needed;
-    if (!needed) return undefined;
+    if (!needed) return this.#authHostRefusal(spec);
     const scope = needed.scope ? ` with the scope "${needed.scope}"` : "";
     return { code: "mcp.auth_required", message: `MCP server "${spec.name}" needs authorization${scope}: run \`toolgate auth ${spec.name}\` (the same flags as this command grant its network)`, details: { server: spec.name, command: `toolgate auth ${spec.name}`, ...(needed.scope ? { scope: needed.scope } : {}) } };
+  }
+
+  /** A host of the server's authorization flow that was not granted (its permission's refusal), if one was not. */
+  #authHostRefusal(spec: RemoteSpec): Refusal | undefined {
+    const r = this.#auth.get(spec.name)?.refused;
+    return r && { code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) };
   }
 
   /** Forgets a want of authorization seen earlier (a call starts clean). */
   clearAuthNeed(spec: RemoteSpec): void {
     const w = this.#auth.get(spec.name);
-    if (w) w.needed = undefined;
+    if (w) w.needed = w.refused = undefined;
   }
 
   /**
@@ -340,6 +349,7 @@ export class RemoteSources {
       // Every HTTP server may answer 401: its OAuth provider uses stored tokens and refreshes them.
       const auth = this.#auth.get(spec.name) ?? (await this.authWiring(spec));
       auth.needed = undefined;
+      auth.refused = undefined;
       target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), fetch: auth.fetch, authProvider: auth.provider, ...(spec.transport.sse ? { sse: true } : {}) };
     }
     else {
