@@ -2,7 +2,7 @@
 // The child's stderr is collected; HOME and the user state live outside the workspace.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, run } from "../helpers.ts";
@@ -23,6 +23,8 @@ export interface ServeOptions {
   readonly env?: Record<string, string>;
   /** Declares elicitation and answers each request with this. */
   readonly elicit?: (req: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+  /** Declares sampling and answers each request with this. */
+  readonly sample?: (req: CreateMessageRequest) => CreateMessageResult | Promise<CreateMessageResult>;
 }
 
 export async function serve(args: readonly string[], o: ServeOptions): Promise<Served> {
@@ -36,8 +38,10 @@ export async function serve(args: readonly string[], o: ServeOptions): Promise<S
   });
   let err = "";
   transport.stderr?.on("data", (d: Buffer) => void (err += d.toString()));
-  const client = new Client({ name: "toolgate-test", version: "1.0.0" }, { capabilities: o.elicit ? { elicitation: { form: {} } } : {} });
+  const capabilities = { ...(o.elicit ? { elicitation: { form: {} } } : {}), ...(o.sample ? { sampling: {} } : {}) };
+  const client = new Client({ name: "toolgate-test", version: "1.0.0" }, { capabilities });
   if (o.elicit) client.setRequestHandler(ElicitRequestSchema, (req) => o.elicit!(req));
+  if (o.sample) client.setRequestHandler(CreateMessageRequestSchema, (req) => o.sample!(req));
   try {
     await client.connect(transport);
   } catch (e) {

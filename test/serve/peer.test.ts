@@ -1,0 +1,86 @@
+// End to end: what an upstream MCP server asks during a served call reaches the client that made
+// the call, as far as that client declared it can take it (the SDK's Client driving dist/toolgate
+// serve over stdio): elicitation relayed (toolgate applies the schema's defaults) or declined,
+// sampling relayed or refused, progress relayed when the client sent a progressToken.
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ElicitRequest, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { clientTakesForms } from "../../src/serve/peer.ts";
+import { tempDir } from "../helpers.ts";
+import { journal, serve, site, type ServeOptions } from "./client.ts";
+
+const ASKING = join(import.meta.dir, "..", "fixtures", "mcp", "asking.ts");
+const text = (r: object) => (r as { content: { text: string }[] }).content[0]!.text;
+
+async function served(root: string, o: Partial<ServeOptions> = {}) {
+  const s = site(root);
+  writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { ask: { command: process.execPath, args: [ASKING] } } }));
+  return { s, served: await serve(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home, ...o }) };
+}
+
+describe("elicitation from an upstream server", () => {
+  test("relayed to a client that declares it; omitted fields get the schema's defaults; the journal says accepted", async () => {
+    await using root = tempDir();
+    const asked: ElicitRequest[] = [];
+    const { s, served: c } = await served(root.path, { elicit: (req) => (asked.push(req), { action: "accept", content: { name: "Zed", age: 9 } }) });
+    await using _ = c;
+    const r = await c.client.callTool({ name: "ask__profile", arguments: {} });
+    expect(text(r)).toBe('action=accept content={"name":"Zed","age":9,"color":"green","subscribe":false}');
+    expect(asked.map((a) => [a.params.message, (a.params as { requestedSchema: { required: string[] } }).requestedSchema.required])).toEqual([["Who are you?", ["name"]]]);
+    const rows = await journal(s.ws, s.home);
+    expect(JSON.parse(rows.at(-1).detail)).toEqual({ elicited: "accepted" });
+  }, 30_000);
+
+  test("a client without elicitation: declined, and the operator hears why", async () => {
+    await using root = tempDir();
+    const { served: c } = await served(root.path);
+    await using _ = c;
+    const r = await c.client.callTool({ name: "ask__profile", arguments: {} });
+    expect(text(r)).toBe("action=decline content=null");
+    expect(c.stderr()).toContain('toolgate: MCP server "ask" asked for input during ask__profile (elicitation); declined: the client does not declare form elicitation');
+  }, 30_000);
+});
+
+describe("sampling from an upstream server", () => {
+  test("relayed to a client that declares sampling", async () => {
+    await using root = tempDir();
+    const { served: c } = await served(root.path, { sample: (req) => ({ model: "test-model", role: "assistant", content: { type: "text", text: `hi (${req.params.maxTokens} tokens)` } }) });
+    await using _ = c;
+    const r = await c.client.callTool({ name: "ask__sample", arguments: {} });
+    expect(text(r)).toBe('sampled: {"type":"text","text":"hi (20 tokens)"}');
+  }, 30_000);
+
+  test("refused for a client without it: toolgate holds no model", async () => {
+    await using root = tempDir();
+    const { served: c } = await served(root.path);
+    await using _ = c;
+    const r = await c.client.callTool({ name: "ask__sample", arguments: {} });
+    expect(text(r)).toBe("sampling failed: MCP error -32600: toolgate holds no model, so it cannot answer sampling/createMessage and the caller cannot relay it; the request is declined");
+  }, 30_000);
+});
+
+describe("progress from an upstream server", () => {
+  test("relayed to a client that sent a progressToken", async () => {
+    await using root = tempDir();
+    const { served: c } = await served(root.path);
+    await using _ = c;
+    const seen: Progress[] = [];
+    const r = await c.client.callTool({ name: "ask__slow", arguments: {} }, undefined, { onprogress: (p) => void seen.push(p) });
+    expect(text(r)).toBe("done (progressToken: yes)");
+    expect(seen).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })));
+  }, 30_000);
+});
+
+describe("clientTakesForms", () => {
+  test.each([
+    [undefined, false],
+    [{}, false],
+    [{ elicitation: {} }, true],
+    [{ elicitation: { form: {} } }, true],
+    [{ elicitation: { url: {} } }, false],
+    [{ elicitation: { form: {}, url: {} } }, true],
+  ])("%o → %p", (caps, expected) => {
+    expect(clientTakesForms(caps)).toBe(expected);
+  });
+});
