@@ -26,7 +26,7 @@ import { templateProblem } from "../tools/delegate/template.ts";
 import { sweepWorktrees } from "../tools/delegate/change.ts";
 import { missingRails, RAIL_ROUTES, railEndpoints, type RailEndpoint, type RailGroup } from "../tools/rails/rails.ts";
 import { Permissions } from "../permission/check.ts";
-import { noPrompter, ttyPrompter } from "../permission/prompt.ts";
+import { noPrompter, ttyPrompter, type Prompter } from "../permission/prompt.ts";
 import { VERSION } from "../version.ts";
 import { namedFileDigests } from "../catalog/named-files.ts";
 import { remoteSpecs } from "./remote-specs.ts";
@@ -53,6 +53,11 @@ export interface BootInput {
   readonly ignoreLock?: boolean;
   /** Someone can be asked at a terminal (permissions of connects at boot, then of the call). */
   readonly interactive?: boolean;
+  /**
+   * Who answers where a prompt would be shown but nobody can be asked (default: no). A task's
+   * supervisor answers yes exactly to what its foreground admitted (tasks/request.ts).
+   */
+  readonly answers?: Prompter;
   /** List remote servers again instead of using the catalog cache (`tools --refresh`). */
   readonly refresh?: boolean;
   /** Declare sampling to MCP servers: `serve` relays it to a client that supports it. */
@@ -163,7 +168,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   // absolute folders, where a server's command may be (remote-command.ts): a name the fixed PATH
   // has resolves as before, so the grant never comes to name another program than it did.
   const grantPath = [BASE_ENV.PATH!, ...(input.env.PATH ?? "").split(":").filter((d) => d.startsWith("/"))].join(":");
-  const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: grantPath });
+  const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : (input.answers ?? noPrompter), { pathEnv: grantPath });
   const pins = input.pins ?? new Map<string, string[]>();
   const net: NetSetup = { exact: exactNetGrants(grants), pins, grants, cwd: workspace };
   const lockPath = join(configFolder(file, workspace), LOCK_NAME);
@@ -227,7 +232,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       specs: specs.value,
       parentEnv: input.env,
       cachePath: join(config.values.state as string, CACHE_NAME),
-            permissions: new Permissions(connectGrants, workspace, canPrompt ? ttyPrompter() : noPrompter, { pathEnv: grantPath }),
+            permissions: new Permissions(connectGrants, workspace, canPrompt ? ttyPrompter() : (input.answers ?? noPrompter), { pathEnv: grantPath }),
       now: () => Date.now(),
       refresh: input.refresh === true,
       version: VERSION,

@@ -85,8 +85,8 @@ export class RemoteSources {
   readonly #listed = new Map<string, readonly ListedTool[]>();
   /** Servers whose start passed the permission stage this process: a restart does not ask again. */
   readonly #approved = new Set<string>();
-  /** `server\0kind\0value` of start needs granted in this process (checkStart). */
-  readonly #granted = new Set<string>();
+  /** `server\0kind\0value` of start needs granted in this process (checkStart) → the value granted. */
+  readonly #granted = new Map<string, string>();
   #supervisor: Supervisor | undefined;
   #closing = false;
   /** Each server's secrets as a live list: OAuth tokens join it when read or saved (remote-auth.ts). */
@@ -310,14 +310,17 @@ export class RemoteSources {
    * line (never the config's own grants), and remembered for this process. A call's permission
    * step and the connect share it, so one call asks once, whichever comes first.
    */
-  checkStart(spec: RemoteSpec, need: Need): { ok: true } | { ok: false; code: string; message: string; flag?: string } {
+  checkStart(spec: RemoteSpec, need: Need): { ok: true; value: string } | { ok: false; code: string; message: string; flag?: string } {
     const key = `${spec.name}\0${need.kind}\0${need.value}`;
-    if (this.#granted.has(key)) return { ok: true };
+    const had = this.#granted.get(key);
+    // With the value it was granted as (a program's real path): a background task carries that.
+    if (had !== undefined) return { ok: true, value: had };
     const describe = this.deps.describe;
     const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`, describe ? () => describe(spec) : undefined);
     if (r.ok) {
-      this.#granted.add(key);
-      return { ok: true };
+      const value = r.value ?? need.value;
+      this.#granted.set(key, value);
+      return { ok: true, value };
     }
     const message = `${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} is not started: ${r.message}`;
     this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag } } : {}) });

@@ -5,6 +5,7 @@
 import type { Admitted, PermissionGate } from "../runtime/invoke.ts";
 import type { BootInput } from "../runtime/boot.ts";
 import type { Need } from "../permission/types.ts";
+import type { Prompter } from "../permission/prompt.ts";
 
 export interface TaskRequest {
   readonly v: 1;
@@ -17,6 +18,8 @@ export interface TaskRequest {
   readonly entryDigest: string;
   readonly approvedBy: string;
   readonly grants: Admitted["grants"];
+  /** The tool's origin ("mcp:NAME", "las", ...): a grant holds for its own server's start only. */
+  readonly origin?: string;
 }
 
 /** The boot's inputs that are not the environment (the supervisor inherits that) nor a terminal (it has none). */
@@ -42,7 +45,7 @@ export function storedBoot(b: BootInput): StoredBoot {
   };
 }
 
-export function bootFrom(s: StoredBoot, env: BootInput["env"], tool: string): BootInput {
+export function bootFrom(s: StoredBoot, env: BootInput["env"], req: Pick<TaskRequest, "tool" | "grants" | "origin">): BootInput {
   return {
     cwd: s.cwd,
     env,
@@ -53,8 +56,21 @@ export function bootFrom(s: StoredBoot, env: BootInput["env"], tool: string): Bo
     pins: new Map(s.pins),
     requireRails: s.requireRails,
     interactive: false,
-    call: tool,
+    answers: admittedAnswers(req),
+    call: req.tool,
   };
+}
+
+/**
+ * Where the foreground asked (a server's start, say: its own gate, not the call's), the
+ * supervisor's boot answers yes to exactly a need the foreground granted, with the value it was
+ * granted as, asked for this tool or its own server's start: never "all" (A), so nothing else is
+ * granted by it; a changed value (a symlink now leading elsewhere) or another server is a no.
+ */
+export function admittedAnswers(task: Pick<TaskRequest, "tool" | "grants" | "origin">): Prompter {
+  const server = task.origin === "las" ? "las" : task.origin?.startsWith("mcp:") ? task.origin.slice(4) : undefined;
+  const reasons = new Set([task.tool, ...(server === undefined ? [] : [`mcp.connect:${server}`])]);
+  return (req) => (reasons.has(req.reason) && task.grants.some((g) => g.need.kind === req.kind && (g.value ?? g.need.value) === req.value) ? "y" : "n");
 }
 
 const sameNeed = (a: Need, b: Need) => a.kind === b.kind && a.value === b.value && (a.recursive === true) === (b.recursive === true);

@@ -33,6 +33,7 @@ export function admitTask(t: TaskStart): (a: Admitted) => { task: string } | Ref
       entryDigest: a.entry.digest,
       approvedBy: a.approvedBy,
       grants: a.grants,
+      origin: a.entry.origin,
     };
     const created = createTask(
       db,

@@ -41,7 +41,7 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
   try {
     if (cancelRequested(db, id)) return end(db, id, { status: "cancelled", summary: "cancelled before it started", exit_reason: "cancelled", result: null });
     try {
-      booted = await boot(bootFrom(req.boot, env, req.tool));
+      booted = await boot(bootFrom(req.boot, env, req));
     } catch (e) {
       return end(db, id, { status: "failed", summary: bounded(`the supervisor's boot failed: ${(e as Error).message}`), exit_reason: "task.boot_failed", result: null });
     }

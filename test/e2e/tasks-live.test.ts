@@ -1,13 +1,14 @@
 // A running task's output and tree (issue 11, second part) through dist/toolgate: `tasks logs
 // --follow` shows output while the task runs; the log cap drops the oldest chunks and counts them;
 // a bound secret split across reads is in no chunk; kill -9 of a supervisor ends its call tree on
-// the next read, and nothing outside it.
+// the next read, and nothing outside it; yield_until's configured cap; a server start granted at
+// the terminal prompt in the foreground reaches the supervisor (and a no starts nothing).
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, json, run as runBin, tempDir } from "../helpers.ts";
+import { BIN, json, onTty, run as runBin, tempDir } from "../helpers.ts";
 
 const STATE = mkdtempSync(join(tmpdir(), "toolgate-tasks-live-"));
 afterAll(() => rmSync(STATE, { recursive: true, force: true }));
@@ -167,5 +168,38 @@ describe("yield_until's cap (tasks.yield_cap_secs)", () => {
       expect(r.code).toBe(5);
       expect(r.stderr.split("\n")[0]).toBe(`toolgate: ${join(dir.path, "cap.json")}:3:23: tasks.yield_cap_secs: ${said}`);
     }
+  });
+});
+
+describe("a server start granted at the prompt in the foreground", () => {
+  const ORDINARY = join(import.meta.dir, "..", "fixtures", "mcp", "ordinary.ts");
+  const workspace = (dir: string) => {
+    mkdirSync(join(dir, ".git"));
+    writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ sandbox: "off", mcpServers: { x: { command: process.execPath, args: [ORDINARY] } } }, null, 2));
+  };
+  const prompts = (out: string) => out.split("Allow? [y/n/A]").length - 1;
+
+  test("a yes at the terminal is carried to the supervisor: the background call succeeds", async () => {
+    await using dir = tempDir();
+    workspace(dir.path);
+    const t = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all", "--background"], "y\n", { XDG_STATE_HOME: STATE });
+    expect([t.code, prompts(t.out)]).toEqual([0, 1]);
+    const id = JSON.parse(t.out.trim().split("\n").at(-1)!).task_id as string;
+    const w = await run(["tasks", "wait", id], { cwd: dir.path });
+    expect(w.code).toBe(0);
+    expect(json(w)).toMatchObject({ status: "succeeded", result: { status: "success", tool: "x__weather" } });
+    // What the supervisor had was that one start: the journal shows it, and no other refusal.
+    const rows = (await run(["log", "--json"], { cwd: dir.path })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.filter((r) => r.tool === "mcp.connect:x").map((r) => r.status)).not.toContain("refused");
+  });
+
+  test("a no refuses in the foreground (exit 4) and starts no task", async () => {
+    await using dir = tempDir();
+    workspace(dir.path);
+    const t = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all", "--background"], "n\n", { XDG_STATE_HOME: STATE });
+    expect([t.code, prompts(t.out)]).toEqual([4, 1]);
+    expect(t.out).not.toContain("task_id");
+    const list = await run(["tasks", "list", "--json"], { cwd: dir.path });
+    expect([list.code, list.stdout]).toEqual([0, ""]);
   });
 });
