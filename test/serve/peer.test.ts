@@ -13,10 +13,10 @@ import { journal, serve, site, type ServeOptions } from "./client.ts";
 const ASKING = join(import.meta.dir, "..", "fixtures", "mcp", "asking.ts");
 const text = (r: object) => (r as { content: { text: string }[] }).content[0]!.text;
 
-async function served(root: string, o: Partial<ServeOptions> = {}) {
+async function served(root: string, o: Partial<ServeOptions> = {}, flags: string[] = []) {
   const s = site(root);
   writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { ask: { command: process.execPath, args: [ASKING] } } }));
-  return { s, served: await serve(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home, ...o }) };
+  return { s, served: await serve(["--allow-run", "--approve", "all", ...flags], { cwd: s.ws, home: s.home, ...o }) };
 }
 
 describe("elicitation from an upstream server", () => {
@@ -41,6 +41,16 @@ describe("elicitation from an upstream server", () => {
     expect(c.stderr()).toContain('toolgate: MCP server "ask" asked for input during ask__profile (elicitation); declined: the client does not declare form elicitation');
   }, 30_000);
 });
+
+test("--child relays no question, even to a client that declares elicitation", async () => {
+  await using root = tempDir();
+  const asked: ElicitRequest[] = [];
+  const { served: c } = await served(root.path, { elicit: (req) => (asked.push(req), { action: "accept", content: {} }) }, ["--child"]);
+  await using _ = c;
+  const r = await c.client.callTool({ name: "ask__profile", arguments: {} });
+  expect([text(r), asked.length]).toEqual(["action=decline content=null", 0]);
+  expect(c.stderr()).toContain("declined: this unattended child session relays no question");
+}, 30_000);
 
 describe("sampling from an upstream server", () => {
   test("relayed to a client that declares sampling", async () => {
