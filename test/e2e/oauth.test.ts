@@ -1,0 +1,142 @@
+// End to end: an MCP server behind OAuth (test/fixtures/oauth/server.ts, loopback, its
+// authorization server on a second port). `toolgate auth` with $BROWSER standing in for the
+// user's browser, then calls with the stored token, a refresh after expiry, --logout, the
+// refusal without a token, tokens never in any view, and what a workspace config cannot do.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { json, run, tempDir, type RunResult } from "../helpers.ts";
+import { startOAuthFixture, type OAuthFixture } from "../fixtures/oauth/server.ts";
+
+let fx: OAuthFixture;
+let evil: OAuthFixture;
+beforeAll(async () => {
+  fx = await startOAuthFixture();
+  evil = await startOAuthFixture();
+});
+afterAll(async () => {
+  await fx.stop();
+  await evil.stop();
+});
+
+const BROWSER = `${process.execPath} ${join(import.meta.dir, "..", "fixtures", "oauth", "browser.ts")}`;
+
+/** A user: a state folder apart from the workspace, a trusted --config naming the server. */
+function user(root: string, url = fx.url) {
+  const ws = join(root, "ws");
+  const cfg = join(root, "cfg");
+  mkdirSync(ws, { recursive: true });
+  mkdirSync(cfg, { recursive: true });
+  writeFileSync(join(cfg, "toolgate.json"), JSON.stringify({ workspace: ws, mcpServers: { srv: { type: "http", url } } }));
+  const env = { HOME: root, XDG_STATE_HOME: join(root, "state"), BROWSER };
+  const net = (f: OAuthFixture) => `--allow-net=127.0.0.1:${f.resourcePort},127.0.0.1:${f.authPort}`;
+  const toolgate = (args: string[], f = fx) => run([...args, "--config", join(cfg, "toolgate.json"), net(f), "--approve", "all"], { cwd: ws, env });
+  return { ws, env, state: join(root, "state", "toolgate"), toolgate, net };
+}
+
+const everything = (r: RunResult) => `${r.stdout}\n${r.stderr}`;
+const leaked = (text: string, tokens: readonly string[]) => tokens.filter((t) => text.includes(t));
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+describe("toolgate auth", () => {
+  test("authorizes, then a call uses the stored token; files 0600 in a 0700 folder", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    const a = await u.toolgate(["auth", "srv"]);
+    expect([a.code, json(a)]).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 2 }]);
+    // The URL alone on a stderr line, with PKCE and the resource (RFC 8707).
+    const printed = a.stderr.split("\n").find((l) => l.startsWith(`http://127.0.0.1:${fx.authPort}/authorize?`))!;
+    const q = new URL(printed).searchParams;
+    expect({ method: q.get("code_challenge_method"), resource: q.get("resource"), redirect: q.get("redirect_uri")?.replace(/:\d+\//, ":PORT/") }).toEqual({ method: "S256", resource: fx.url, redirect: "http://127.0.0.1:PORT/callback" });
+    const dir = join(u.state, "auth");
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const [file] = readdirSync(dir);
+    expect(statSync(join(dir, file!)).mode & 0o777).toBe(0o600);
+    const c = await u.toolgate(["call", "srv__hello", "{}"]);
+    expect([c.code, json(c)]).toEqual([0, { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } }]);
+  });
+
+  test("an expired token is refreshed without a word", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    expect((await u.toolgate(["auth", "srv"])).code).toBe(0);
+    fx.expire();
+    const before = fx.grants.length;
+    const c = await u.toolgate(["call", "srv__hello", "{}"]);
+    expect([c.code, json(c).status]).toEqual([0, "success"]);
+    expect(fx.grants.slice(before)).toEqual(["refresh_token"]);
+  });
+
+  test("without a stored token a call is refused mcp.auth_required (exit 4), naming toolgate auth; nothing is registered", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    const grants = fx.grants.length;
+    const c = await u.toolgate(["call", "srv__hello", "{}"]);
+    expect(c.code).toBe(4);
+    expect(json(c)).toMatchObject({ status: "failed", error_code: "mcp.auth_required" });
+    expect(json(c).message).toContain("run `toolgate auth srv`");
+    expect(fx.grants.length).toBe(grants);
+  });
+
+  test("--logout forgets the tokens: the next call is refused again", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    expect((await u.toolgate(["auth", "srv"])).code).toBe(0);
+    const out = await u.toolgate(["auth", "srv", "--logout"]);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain('forgot the tokens and client registration of MCP server "srv"');
+    expect(readdirSync(join(u.state, "auth"))).toEqual([]);
+    const c = await u.toolgate(["call", "srv__hello", "{}"]);
+    expect([c.code, json(c).error_code]).toEqual([4, "mcp.auth_required"]);
+  });
+
+  test("the authorization server's host needs its own grant: refused before anything is sent to it", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    const grants = fx.grants.length;
+    const a = await run(["auth", "srv", "--config", join(d.path, "cfg", "toolgate.json"), `--allow-net=127.0.0.1:${fx.resourcePort}`], { cwd: u.ws, env: u.env });
+    expect(a.code).toBe(4);
+    expect(a.stderr).toContain(`--allow-net=127.0.0.1:${fx.authPort}`);
+    expect(fx.grants.length).toBe(grants);
+  });
+
+  test("token values never reach a result, stderr, the journal, log --json or any state file", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    const a = await u.toolgate(["auth", "srv"]);
+    const c = await u.toolgate(["call", "srv__echo_auth", "{}"]);
+    expect(json(c)).toEqual({ status: "success", tool: "srv__echo_auth", payload: { content: [{ type: "text", text: "you sent: Bearer [REDACTED]" }] } });
+    const log = await u.toolgate(["log", "--json"]);
+    expect(log.code).toBe(0);
+    const tokens = [...fx.issued];
+    expect(leaked(everything(a) + everything(c) + everything(log), tokens)).toEqual([]);
+    // The workspace's state (journal, catalog cache) holds none; only the user's auth file does.
+    const wsFiles = filesUnder(u.ws).map((f) => readFileSync(f, "latin1")).join("\n");
+    expect(leaked(wsFiles, tokens)).toEqual([]);
+  });
+});
+
+describe("a workspace config only narrows", () => {
+  test("it cannot set an OAuth client (id, secret): the boot fails naming the key", async () => {
+    await using d = tempDir();
+    writeFileSync(join(d.path, "toolgate.json"), JSON.stringify({ mcpServers: { srv: { type: "http", url: fx.url, oauth: { client_id: "mine", client_secret: "${STOLEN}" } } } }));
+    const r = await run(["call", "srv__hello", "{}", `--allow-net=127.0.0.1:${fx.resourcePort}`], { cwd: d.path, env: { XDG_STATE_HOME: join(d.path, "..", "elsewhere") } });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain("mcpServers.srv.oauth: chooses the OAuth client");
+  });
+
+  test("naming the same server at another URL gets none of its tokens", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    expect((await u.toolgate(["auth", "srv"])).code).toBe(0);
+    // The checkout's own toolgate.json, untrusted: "srv" now points at another server.
+    writeFileSync(join(u.ws, "toolgate.json"), JSON.stringify({ mcpServers: { srv: { type: "http", url: evil.url } } }));
+    const seen = evil.bearer.length;
+    const r = await run(["call", "srv__hello", "{}", u.net(evil), "--approve", "all"], { cwd: u.ws, env: u.env });
+    expect([r.code, json(r).error_code]).toEqual([4, "mcp.auth_required"]);
+    expect(evil.bearer.slice(seen).filter((b) => b !== undefined)).toEqual([]);
+  });
+});
