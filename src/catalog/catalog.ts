@@ -130,11 +130,14 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
     }
     const effect = effectOf(s.effect);
     const inputSchema = schema as JsonSchema;
-    const digest = toolDigest({ origin: s.origin, name: s.rawName, schema: inputSchema, effect, description: s.description, executable: s.executable });
-    entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, digest, inputSchema, ...(s.note ? { note: s.note } : {}), ...(s.original !== undefined ? { original: s.original } : {}), rawName: s.rawName, adapter: s.adapter });
+    // Computed on first read (a getter, so JSON, spreads and equality see a plain string): a cold
+    // call needs only its own tool's digest, and hashing every schema cost each start per tool.
+    let digest: string | undefined;
+    const digestOf = () => (digest ??= toolDigest({ origin: s.origin, name: s.rawName, schema: inputSchema, effect, description: s.description, executable: s.executable }));
+    entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, get digest() { return digestOf(); }, inputSchema, ...(s.note ? { note: s.note } : {}), ...(s.original !== undefined ? { original: s.original } : {}), rawName: s.rawName, adapter: s.adapter });
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const descriptors = entries.map(({ name, origin, description, effect, approval, digest, inputSchema, note, original }) =>
-    ({ name, ...(original !== undefined ? { original } : {}), origin, description, effect, approval, digest, inputSchema, ...(note ? { note } : {}) }));
+  const descriptors = entries.map((e): Descriptor =>
+    ({ name: e.name, ...(e.original !== undefined ? { original: e.original } : {}), origin: e.origin, description: e.description, effect: e.effect, approval: e.approval, get digest() { return e.digest; }, inputSchema: e.inputSchema, ...(e.note ? { note: e.note } : {}) }));
   return { ok: true, value: { descriptors, entries: new Map(entries.map((e) => [e.name, e])) } };
 }

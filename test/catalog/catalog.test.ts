@@ -88,6 +88,24 @@ describe("catalog", () => {
     ]) expect(toolDigest({ ...id, ...changed })).not.toBe(expected);
   });
 
+  test("a digest is hashed when first read, once, and the descriptor shows the same string", () => {
+    const reads: string[] = [];
+    const running = (tool: string) => ({ get argv() { reads.push(tool); return ["node", `${tool}.js`]; } });
+    const r = buildCatalog([src({ name: "alpha__search", executable: running("search") }), src({ name: "alpha__fetch", rawName: "fetch", executable: running("fetch") })]);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(reads).toEqual([]);
+    const entry = r.value.entries.get("alpha__search")!;
+    const want = toolDigest({ origin: "mcp:alpha", name: "search", schema: entry.inputSchema, effect: "read", description: "d", executable: { argv: ["node", "search.js"] } });
+    reads.length = 0;
+    expect([entry.digest, entry.digest]).toEqual([want, want]);
+    expect(reads).toEqual(["search"]);
+    const shown = r.value.descriptors.find((d) => d.name === "alpha__search")!;
+    expect(JSON.parse(JSON.stringify(shown))).toEqual({ name: "alpha__search", origin: "mcp:alpha", description: "d", effect: "read", approval: "required", digest: want, inputSchema: { type: "object", properties: {} } });
+    expect(Object.keys(shown)).toEqual(["name", "origin", "description", "effect", "approval", "digest", "inputSchema"]);
+    expect(reads).toEqual(["search"]);
+  });
+
   test("normalization lowercases and maps - to _", () => {
     expect(normalizeName("Search-A")).toBe("search_a");
   });
