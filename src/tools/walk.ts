@@ -5,7 +5,7 @@
 // its descriptor: a folder swapped for a symlink mid-walk is skipped, never walked out of the tree.
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
 import { inDir, O_DIR, O_FILE, openChecked } from "../fs/opened.ts";
 import { resolveReal } from "../fs/real-path.ts";
 
@@ -36,8 +36,11 @@ export interface WalkResult {
 /** The .gitignore layer of a folder, read by its real path (verified) or through its open descriptor. */
 function readLayer(dir: string | number, relDir: string): Layer | null {
   const text = readGitignore(dir);
+  if (text === null) return null;
+  // The library on first use, not at import: file_find and file_search are in every boot's catalog.
+  const ignore = require("ignore") as typeof import("ignore");
   // Case-sensitive, as git is by default (core.ignoreCase=false); the library's default is not.
-  return text === null ? null : { base: relDir, rules: ignore({ ignorecase: false }).add(text) };
+  return { base: relDir, rules: ignore({ ignorecase: false }).add(text) };
 }
 
 /** Like git: a symlinked .gitignore is not followed (it could lead out), and a pipe is not waited on. */
