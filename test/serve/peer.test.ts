@@ -9,6 +9,7 @@ import type { ElicitRequest, Progress } from "@modelcontextprotocol/sdk/types.js
 import { clientTakesForms } from "../../src/serve/peer.ts";
 import { tempDir } from "../helpers.ts";
 import { journal, serve, site, type ServeOptions } from "./client.ts";
+import { connect, serveHttp } from "./http-client.ts";
 
 const ASKING = join(import.meta.dir, "..", "fixtures", "mcp", "asking.ts");
 const text = (r: object) => (r as { content: { text: string }[] }).content[0]!.text;
@@ -81,6 +82,19 @@ describe("progress from an upstream server", () => {
     expect(seen).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })));
   }, 30_000);
 });
+
+test("over --http too: elicitation and progress reach the calling client", async () => {
+  await using root = tempDir();
+  const s = site(root.path);
+  writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { ask: { command: process.execPath, args: [ASKING] } } }));
+  await using h = await serveHttp(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+  await using client = await connect(h.url, { token: h.token, elicit: () => ({ action: "accept", content: { name: "Hal" } }) });
+  const asked = await client.callTool({ name: "ask__profile", arguments: {} });
+  expect(text(asked)).toBe('action=accept content={"name":"Hal","age":36,"color":"green","subscribe":false}');
+  const seen: number[] = [];
+  const slow = await client.callTool({ name: "ask__slow", arguments: {} }, undefined, { onprogress: (p) => void seen.push(p.progress) });
+  expect([text(slow), seen]).toEqual(["done (progressToken: yes)", [1, 2, 3]]);
+}, 30_000);
 
 describe("clientTakesForms", () => {
   test.each([
