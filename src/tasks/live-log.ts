@@ -1,9 +1,13 @@
 // A running task's output on its way to SQLite (issue 11): the launcher hands each redacted piece
 // here (LaunchWatch.output); pieces are batched and written at most once per FLUSH_MS, so a
 // chatty process costs a bounded number of transactions, and `tasks logs --follow` sees output
-// within about that long. What waits between writes is bounded too: past the cap the oldest goes.
+// within about that long. What waits between writes is bounded too: past the cap the oldest goes;
+// and a write that took long (megabytes a second) spaces the next out, so the database never
+// takes more than about a tenth of the supervisor's time from draining the child.
 /** One write per this long at most (a busy database is shared by every call and task). */
 export const FLUSH_MS = 200;
+/** After a write of W ms the next waits at least W times this (the drain keeps most of the time). */
+const SPACING = 9;
 
 export interface Piece {
   /** stdout, stderr, or operator (the pipeline's own lines for the operator). */
@@ -25,18 +29,33 @@ export class LiveLog {
   #chars = 0;
   /** Characters dropped from the pending batch since the last write (counted as chunks when written). */
   #droppedChars = 0;
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running = false;
   #failed = false;
   readonly #deps: LiveLogDeps;
 
-  constructor(deps: LiveLogDeps) {
+  readonly #now: () => number;
+
+  constructor(deps: LiveLogDeps, now: () => number = () => performance.now()) {
     this.#deps = deps;
+    this.#now = now;
   }
 
   /** Starts the periodic writes; `stop()` ends them with a last write. */
   start(): this {
-    this.#timer ??= setInterval(() => this.flush(), this.#deps.flushMs ?? FLUSH_MS);
+    if (this.#running) return this;
+    this.#running = true;
+    this.#schedule(0);
     return this;
+  }
+
+  #schedule(tookMs: number): void {
+    if (!this.#running) return;
+    this.#timer = setTimeout(() => {
+      const t0 = this.#now();
+      this.flush();
+      this.#schedule(this.#now() - t0);
+    }, Math.max(this.#deps.flushMs ?? FLUSH_MS, tookMs * SPACING));
   }
 
   push(stream: string, text: string): void {
@@ -75,7 +94,8 @@ export class LiveLog {
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    this.#running = false;
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     this.flush();
   }
