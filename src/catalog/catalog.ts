@@ -8,6 +8,8 @@ import { canonicalJson, sha256Hex } from "./canonical.ts";
 import { EFFECTS, type ApprovalPolicy, type EffectClass, type NeedsContext, type ToolContext } from "./declare.ts";
 
 export type JsonSchema = Record<string, unknown>;
+/** A need as the permission stage settled it: granted (with the value matched) or refused. */
+export type CheckedNeed = { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
 
 /** How a dispatch entry runs: validation, needs and the call itself. */
 export interface Adapter {
@@ -32,7 +34,7 @@ export interface Adapter {
    * Checks this source's needs instead of the call's permission stage (a server's start: flags or
    * its start prompt, never the config's grants), so a call and its connect ask once.
    */
-  readonly checkNeed?: (need: Need) => { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
+  readonly checkNeed?: (need: Need) => CheckedNeed | Promise<CheckedNeed>;
   /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */
   readonly arkInput?: (t: typeof arkType) => Type<any, any>;
 }

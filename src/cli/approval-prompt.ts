@@ -3,11 +3,13 @@
 // beyond, the head is shown, the whole is written to a 0600 file in the state folder, and the
 // prompt says plainly that it is partial, with the file's path and sha256.
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/approval.ts";
-import { askTty } from "../permission/prompt.ts";
+import { askQuestion, question, type Asker } from "../permission/prompt.ts";
 import { argumentsBlock } from "../permission/prompt-block.ts";
 import { escapeControl } from "../result/escape.ts";
 
-export function approvalPrompter(stateDir: string): (req: ApprovalRequest) => ApprovalAnswer {
+/** At this process's /dev/tty, or through `ask` (a session's client, at its own terminal). */
+export function approvalPrompter(stateDir: string, ask?: Asker): (req: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer> {
+  const settle = (line: string | null): ApprovalAnswer => (line === "A" ? "A" : line === "y" || line === "Y" ? "y" : "n");
   return (req) => {
     const text =
       `┏ ⚠️  toolgate: ${escapeControl(req.tool)} needs approval.\n` +
@@ -15,10 +17,10 @@ export function approvalPrompter(stateDir: string): (req: ApprovalRequest) => Ap
       argumentsBlock(req.args, stateDir) +
       `┠─ Run again with --approve ${escapeControl(req.tool)} to bypass this prompt.\n` +
       `┗ Approve? [y/n/A] (y = yes, this call; n = no; A = always, for this digest) > `;
-    const line = askTty("/dev/tty", text, ["y", "Y", "n", "N", "A"], {
+    const q = question(text, ["y", "Y", "n", "N", "A"], {
       retry: `┗ Unrecognized option. Approve? [y/n/A] > `,
       outcome: (a) => (a === "y" || a === "Y" || a === "A" ? `✅ Approved ${escapeControl(req.tool)}.\n` : `❌ Not approved: ${escapeControl(req.tool)}.\n`),
     });
-    return line === "A" ? "A" : line === "y" || line === "Y" ? "y" : "n";
+    return ask ? ask(q).then(settle) : settle(askQuestion("/dev/tty", q));
   };
 }

@@ -41,7 +41,7 @@ export async function runAuth(ctx: RunContext): Promise<number> {
     if (bool(s, "logout")) return logout(remote, spec, s);
     // The server's own needs first (its host, each ${NAME}): nothing is sent before they pass.
     for (const need of spec.needs) {
-      const r = remote.checkStart(spec, need);
+      const r = await remote.checkStart(spec, need);
       if (!r.ok) throw new CliError(ExitCode.denied, r.message, r.flag ? `add ${r.flag}` : undefined);
     }
     const { authorize } = await import("../runtime/remote-authorize.ts");

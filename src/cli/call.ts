@@ -71,7 +71,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       db: () => db!,
       lane,
       approved: approvedSet(multi(s, "approve")),
-      ask: booted.canPrompt ? approvalPrompter(booted.stateDir) : undefined,
+      ask: booted.canPrompt ? approvalPrompter(booted.stateDir, ctx.ask) : undefined,
       operator: (line) => writeStderr(`${line}\n`),
       unstarted: (e) => {
         throw stateError(booted.config, e, "the call was not run");

@@ -4,6 +4,8 @@ import { bool, multi, str, type Scanned } from "./flags.ts";
 import { parsePins } from "../http/resolve.ts";
 import { usageError } from "../result/result.ts";
 import { canAsk } from "./terminal.ts";
+import { isCI } from "../config/ci.ts";
+import type { Asker } from "../permission/prompt.ts";
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
   readonly argv: readonly string[];
@@ -19,12 +21,14 @@ export interface RunContext {
   readonly gate?: BootInput["gate"];
   /** A session's live children, kept across its calls. */
   readonly pool?: BootInput["pool"];
+  /** A session's forwarded call whose client can ask at its own terminal: prompts go there. */
+  readonly ask?: Asker;
   /** The entry point's dispatch (main with its error reporting): a session runs forwarded calls through it. */
   readonly dispatch?: (argv: readonly string[], world: World) => Promise<number>;
 }
 
 /** What a session passes for a forwarded call instead of this process's world. */
-export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool">>;
+export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool" | "ask">>;
 
 /** What every command hands the boot from its command line: the same flags mean the same thing. */
 export function bootInput(ctx: RunContext, s: Scanned): BootInput {
@@ -41,7 +45,9 @@ export function bootInput(ctx: RunContext, s: Scanned): BootInput {
     stateFlag: str(s, "state"),
     permissionFlags: s.permissions,
     allowLocalPaths: multi(s, "allow-local-paths").flatMap((v) => v.split(",")),
-    interactive: canAsk(ctx, bool(s, "no-prompt")),
+    // A forwarded call asks at its client's terminal, which the client found (CI and --no-prompt still refuse).
+    interactive: ctx.ask ? !bool(s, "no-prompt") && !isCI(ctx.env) : canAsk(ctx, bool(s, "no-prompt")),
+    ...(ctx.ask ? { ask: ctx.ask } : {}),
     ...(ctx.gate ? { gate: ctx.gate } : {}),
     ...(ctx.pool ? { pool: ctx.pool } : {}),
   };

@@ -71,7 +71,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
           if (id.fingerprint !== own.fingerprint) throw new NotThisSession("the config or toolgate.lock changed since the session started", true);
         };
         const code = await withSinks({ out: io.out, err: io.err }, () =>
-          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate, pool }),
+          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate, pool, ...(req.prompt === true ? { ask: io.ask } : {}) }),
         );
         calls++;
         return code;

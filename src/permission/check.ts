@@ -2,7 +2,7 @@
 // else goes to the prompter; answers hold for the process lifetime. Refusals name the fix.
 import { evaluate, flagFor, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
 import { escapeControl } from "../result/escape.ts";
-import type { Prompter } from "./prompt.ts";
+import type { Answer, AsyncPrompter, Prompter } from "./prompt.ts";
 import type { Need, PermissionGrants } from "./types.ts";
 
 export interface PermissionRefusal {
@@ -18,14 +18,17 @@ export interface PermissionRefusal {
 /** Granted, with the canonical value that was matched (a real path for read/write): what a handler must then open. */
 export type PermissionResult = { ok: true; value: string } | PermissionRefusal;
 
-export class Permissions {
+/** A sync prompter's check is sync; one that asks elsewhere (a session's client) settles later. */
+type Checked<P> = P extends AsyncPrompter ? PermissionResult | Promise<PermissionResult> : PermissionResult;
+
+export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   readonly #grants: ResolvedGrants;
   readonly #declined = new Set<string>();
 
   constructor(
     grants: PermissionGrants,
     private readonly cwd: string,
-    private readonly prompter: Prompter,
+    private readonly prompter: P,
     private readonly opts: MatchOptions = {},
   ) {
     // Resolved once: swapping a symlink after start-up cannot widen what was granted.
@@ -33,7 +36,11 @@ export class Permissions {
   }
 
   /** `detail`: what the prompt shows besides the need (built only when a prompt is shown). */
-  check(need: Need, reason: string, detail?: () => string): PermissionResult {
+  check(need: Need, reason: string, detail?: () => string): Checked<P> {
+    return this.#check(need, reason, detail) as Checked<P>;
+  }
+
+  #check(need: Need, reason: string, detail?: () => string): PermissionResult | Promise<PermissionResult> {
     const ev = evaluate(this.#grants, need, this.cwd, this.opts);
     const flag = flagFor(need, this.cwd);
     const what = `${need.kind} access to "${escapeControl(ev.value)}"`;
@@ -53,17 +60,22 @@ export class Permissions {
     }
     const key = `${need.kind}\0${ev.value}`;
     const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag, ...(detail ? { detail: detail() } : {}) });
+    const settle = (answer: Answer) => this.#settle(need, ev.value, key, flag, what, detail !== undefined, answer);
+    return answer instanceof Promise ? answer.then(settle) : settle(answer);
+  }
+
+  #settle(need: Need, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer): PermissionResult {
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
-      return { ok: true, value: ev.value };
+      return { ok: true, value };
     }
     if (answer === "y") {
       // A yes given to a described start (a server's command line) covers that start only: a
       // second server with the same program but another command line is shown and asked again.
-      if (detail !== undefined) return { ok: true, value: ev.value };
+      if (described) return { ok: true, value };
       const allowed = this.#grants.allow[need.kind];
-      if (allowed !== true) this.#grants.allow[need.kind] = [...(allowed ?? []), ev.value];
-      return { ok: true, value: ev.value };
+      if (allowed !== true) this.#grants.allow[need.kind] = [...(allowed ?? []), value];
+      return { ok: true, value };
     }
     // Remembered so an agent retrying in a loop does not re-prompt for what was just refused.
     this.#declined.add(key);
@@ -71,7 +83,7 @@ export class Permissions {
   }
 
   /** Checks every need in order; the first refusal wins. */
-  checkAll(needs: readonly Need[], reason: string): { ok: true } | PermissionRefusal {
+  checkAll(this: Permissions<Prompter>, needs: readonly Need[], reason: string): { ok: true } | PermissionRefusal {
     for (const need of needs) {
       const result = this.check(need, reason);
       if (!result.ok) return result;

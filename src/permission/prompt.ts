@@ -17,6 +17,32 @@ export interface PromptRequest {
 }
 
 export type Prompter = (req: PromptRequest) => Answer;
+/** A prompter that asks elsewhere (a session asking at its client's terminal). */
+export type AsyncPrompter = (req: PromptRequest) => Promise<Answer>;
+
+/** One question for a terminal, as data: what askTty writes, what it accepts, what it says after. */
+export interface Question {
+  readonly text: string;
+  readonly answers: readonly string[];
+  readonly retry?: string;
+  /** Written after the question is settled, by answer; `none` when no answer was given. */
+  readonly outcomes: Readonly<Record<string, string>>;
+  readonly none: string;
+}
+
+/** Asks a Question at some terminal: the answer (one of `answers`), or null. */
+export type Asker = (q: Question) => Promise<string | null>;
+
+/** Builds a Question from askTty's arguments (its outcome function evaluated for each answer). */
+export function question(text: string, answers: readonly string[], opts: AskOptions = {}): Question {
+  const outcome = opts.outcome ?? (() => "");
+  return { text, answers, ...(opts.retry !== undefined ? { retry: opts.retry } : {}), outcomes: Object.fromEntries(answers.map((a) => [a, outcome(a)])), none: outcome(null) };
+}
+
+/** Asks `q` at the terminal at `ttyPath` (askTty). */
+export function askQuestion(ttyPath: string, q: Question): string | null {
+  return askTty(ttyPath, q.text, q.answers, { ...(q.retry !== undefined ? { retry: q.retry } : {}), outcome: (a) => (a === null ? q.none : (q.outcomes[a] ?? q.none)) });
+}
 
 /** The non-interactive prompter (`--no-prompt`, CI, no terminal): always no, prints nothing. */
 export const noPrompter: Prompter = () => "n";
@@ -139,13 +165,19 @@ function toAnswer(line: string | null): Answer {
   return line === "A" ? "A" : "n";
 }
 
+function permissionQuestion(req: PromptRequest): Question {
+  return question(promptText(req), ["y", "Y", "n", "N", "A"], {
+    retry: `┗ Unrecognized option. ${allowLine(req.kind)}`,
+    outcome: (line) => outcomeText(req, toAnswer(line)),
+  });
+}
+
 /** Prompts on the controlling terminal; behaves as noPrompter when there is none. */
 export function ttyPrompter(ttyPath = "/dev/tty"): Prompter {
-  return (req) =>
-    toAnswer(
-      askTty(ttyPath, promptText(req), ["y", "Y", "n", "N", "A"], {
-        retry: `┗ Unrecognized option. ${allowLine(req.kind)}`,
-        outcome: (line) => outcomeText(req, toAnswer(line)),
-      }),
-    );
+  return (req) => toAnswer(askQuestion(ttyPath, permissionQuestion(req)));
+}
+
+/** The same prompt, asked through `ask` (a session's client, at its own terminal). */
+export function askerPrompter(ask: Asker): AsyncPrompter {
+  return async (req) => toAnswer(await ask(permissionQuestion(req)));
 }

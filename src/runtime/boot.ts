@@ -26,7 +26,7 @@ import { templateProblem } from "../tools/delegate/template.ts";
 import { sweepWorktrees } from "../tools/delegate/change.ts";
 import { missingRails, RAIL_ROUTES, railEndpoints, type RailEndpoint, type RailGroup } from "../tools/rails/rails.ts";
 import { Permissions } from "../permission/check.ts";
-import { noPrompter, ttyPrompter, type Prompter } from "../permission/prompt.ts";
+import { askerPrompter, noPrompter, ttyPrompter, type Asker, type AsyncPrompter, type Prompter } from "../permission/prompt.ts";
 import { VERSION } from "../version.ts";
 import { namedFileDigests } from "../catalog/named-files.ts";
 import { remoteSpecs } from "./remote-specs.ts";
@@ -58,6 +58,8 @@ export interface BootInput {
    * supervisor answers yes exactly to what its foreground admitted (tasks/request.ts).
    */
   readonly answers?: Prompter;
+  /** Where to ask instead of this process's /dev/tty: a session's client, at its own terminal. */
+  readonly ask?: Asker;
   /** List remote servers again instead of using the catalog cache (`tools --refresh`). */
   readonly refresh?: boolean;
   /** Declare sampling to MCP servers: `serve` relays it to a client that supports it. */
@@ -99,7 +101,7 @@ export interface Booted {
   /** Whether anyone can be asked (a terminal, and prompting not turned off). */
   readonly canPrompt: boolean;
   /** The permission stage for this process (grants, deny, the prompter). */
-  readonly permissions: Permissions;
+  readonly permissions: Permissions<Prompter | AsyncPrompter>;
   /** Las and MCP servers, when configured: their status, live connections and shutdown. */
   readonly remote: RemoteSources | undefined;
   /** The sandbox mode and its wrapper (not probed yet: a command probes when it will use it). */
@@ -168,7 +170,8 @@ export async function boot(input: BootInput): Promise<Booted> {
   // absolute folders, where a server's command may be (remote-command.ts): a name the fixed PATH
   // has resolves as before, so the grant never comes to name another program than it did.
   const grantPath = [BASE_ENV.PATH!, ...(input.env.PATH ?? "").split(":").filter((d) => d.startsWith("/"))].join(":");
-  const permissions = new Permissions(grants, workspace, canPrompt ? ttyPrompter() : (input.answers ?? noPrompter), { pathEnv: grantPath });
+  const prompter: Prompter | AsyncPrompter = !canPrompt ? (input.answers ?? noPrompter) : input.ask ? askerPrompter(input.ask) : ttyPrompter();
+  const permissions = new Permissions<Prompter | AsyncPrompter>(grants, workspace, prompter, { pathEnv: grantPath });
   const pins = input.pins ?? new Map<string, string[]>();
   const net: NetSetup = { exact: exactNetGrants(grants), pins, grants, cwd: workspace };
   const lockPath = join(configFolder(file, workspace), LOCK_NAME);
@@ -232,7 +235,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       specs: specs.value,
       parentEnv: input.env,
       cachePath: join(config.values.state as string, CACHE_NAME),
-            permissions: new Permissions(connectGrants, workspace, canPrompt ? ttyPrompter() : (input.answers ?? noPrompter), { pathEnv: grantPath }),
+            permissions: new Permissions<Prompter | AsyncPrompter>(connectGrants, workspace, prompter, { pathEnv: grantPath }),
       now: () => Date.now(),
       refresh: input.refresh === true,
       version: VERSION,

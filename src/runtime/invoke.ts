@@ -14,9 +14,12 @@ import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import type { JournalRow } from "../state/journal.ts";
 
+export type GateResult = { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
+
 export interface PermissionGate {
   /** Granted with the canonical value it matched (read/write: the real path), or refused. */
-  check(need: Need, reason: string, detail?: () => string): { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
+  /** A check that asks someone elsewhere (a session's client) settles later. */
+  check(need: Need, reason: string, detail?: () => string): GateResult | Promise<GateResult>;
 }
 
 /** Which tools a session offers (src/serve/profiles.ts builds them): it only narrows. */
@@ -163,7 +166,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const checkedNeeds: Need[] = [];
   const grants: Admitted["grants"][number][] = [];
   for (const need of needs.value) {
-    const r = entry.adapter.checkNeed ? entry.adapter.checkNeed(need) : deps.permissions.check(need, name);
+    const r = await (entry.adapter.checkNeed ? entry.adapter.checkNeed(need) : deps.permissions.check(need, name));
     if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
     checkedNeeds.push(r.value === undefined ? need : { ...need, value: r.value });
     grants.push({ need, value: r.value });

@@ -8,6 +8,9 @@ import { AuthRequired, StoreProvider, type OAuthSettings } from "../auth/provide
 import { AuthStore } from "../auth/store.ts";
 import type { Need } from "../permission/types.ts";
 
+
+/** A need of the server's start, as RemoteSources.checkStart settles it (a session may ask its client first). */
+type AuthCheck = { ok: true } | { ok: false; code: string; message: string; flag?: string };
 export interface AuthWiring {
   readonly provider: StoreProvider;
   readonly fetch: PolicyFetch;
@@ -27,7 +30,7 @@ export interface WiringInput {
   readonly secrets: string[];
   readonly base: PolicyFetch | undefined;
   readonly configuredHeaders: readonly string[];
-  readonly check: (need: Need) => { ok: true } | { ok: false; code: string; message: string; flag?: string };
+  readonly check: (need: Need) => AuthCheck | Promise<AuthCheck>;
   readonly authorize?: ConstructorParameters<typeof StoreProvider>[0]["authorize"];
   readonly now: () => number;
   readonly version: string;
@@ -51,7 +54,7 @@ export function authWiring(i: WiringInput): AuthWiring {
   const fetch: PolicyFetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const port = url.port || (url.protocol === "https:" ? "443" : "80");
-    const r = i.check({ kind: "net", value: `${url.hostname}:${port}` });
+    const r = await i.check({ kind: "net", value: `${url.hostname}:${port}` });
     if (!r.ok) {
       const message = `MCP server "${i.name}" needs ${url.protocol}//${url.host} for its authorization, and net access to "${url.hostname}:${port}" is not granted; run again with --allow-net=${url.hostname}:${port}`;
       wiring.refused = { code: r.code, message, ...(r.flag ? { flag: r.flag } : {}) };

@@ -16,7 +16,9 @@ import type { SandboxMode } from "../catalog/declare.ts";
 import type { Sandbox } from "../launcher/types.ts";
 import type { Refusal } from "../result/result.ts";
 import type { Need } from "../permission/types.ts";
-import type { PermissionGate } from "./invoke.ts";
+import type { GateResult, PermissionGate } from "./invoke.ts";
+
+type StartCheck = { ok: true; value: string } | { ok: false; code: string; message: string; flag?: string };
 import type { RestartPolicy, Supervisor, SupervisorHooks } from "./supervisor.ts";
 import { expandHeader, secretValues, type RemoteSpec } from "./remote-specs.ts";
 import { remoteToolSource } from "./remote-call.ts";
@@ -310,13 +312,17 @@ export class RemoteSources {
    * line (never the config's own grants), and remembered for this process. A call's permission
    * step and the connect share it, so one call asks once, whichever comes first.
    */
-  checkStart(spec: RemoteSpec, need: Need): { ok: true; value: string } | { ok: false; code: string; message: string; flag?: string } {
+  checkStart(spec: RemoteSpec, need: Need): StartCheck | Promise<StartCheck> {
     const key = `${spec.name}\0${need.kind}\0${need.value}`;
     const had = this.#granted.get(key);
     // With the value it was granted as (a program's real path): a background task carries that.
     if (had !== undefined) return { ok: true, value: had };
     const describe = this.deps.describe;
     const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`, describe ? () => describe(spec) : undefined);
+    return r instanceof Promise ? r.then((x) => this.#started(spec, need, key, x)) : this.#started(spec, need, key, r);
+  }
+
+  #started(spec: RemoteSpec, need: Need, key: string, r: GateResult): StartCheck {
     if (r.ok) {
       const value = r.value ?? need.value;
       this.#granted.set(key, value);
@@ -335,7 +341,7 @@ export class RemoteSources {
     // A server that cannot start at all (its command is on no PATH folder) says so before any grant is asked for.
     if (spec.problem) throw new Error(spec.problem);
     for (const need of restart ? [] : spec.needs) {
-      const r = this.checkStart(spec, need);
+      const r = await this.checkStart(spec, need);
       if (!r.ok) throw Object.assign(new Error(r.message), { transient: true });
     }
     const poolKey = this.deps.pool ? ConnectionPool.key(spec, this.deps.networkGranted === true) : "";

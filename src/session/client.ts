@@ -5,6 +5,10 @@ import { dirname, join, resolve } from "node:path";
 import { isCI } from "../config/ci.ts";
 import { VERSION } from "../version.ts";
 import { lineReader, Outbox, SOCKET_NAME, STATE_FOLDER, type Answer, type Request } from "./protocol.ts";
+import type { Question } from "../permission/prompt.ts";
+
+/** The prompt module is loaded only when the session has a question. */
+const askHere = async (q: Question) => (await import("../permission/prompt.ts")).askQuestion("/dev/tty", q);
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -40,7 +44,7 @@ export function findSocket(argv: readonly string[], cwd: string, env: Env): stri
   return null;
 }
 
-/** Whether this call could ask at a terminal: then it runs cold, where the prompt is. */
+/** Whether this call could ask at a terminal: then the session asks here, through this client. */
 function couldPrompt(argv: readonly string[], env: Env): boolean {
   if (argv.includes("--no-prompt") || isCI(env)) return false;
   try {
@@ -60,7 +64,6 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
   };
   const path = findSocket(argv, cwd, env);
   if (path === null) return null;
-  if (couldPrompt(argv, env)) return cold("this call may ask at the terminal");
   const request: Request = {
     t: "call",
     v: VERSION,
@@ -68,6 +71,7 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
     cwd,
     env: { ...(env.TOOLGATE_CONFIG !== undefined ? { TOOLGATE_CONFIG: env.TOOLGATE_CONFIG } : {}), ...(env.CI !== undefined ? { CI: env.CI } : {}) },
     tty: process.stdout.isTTY === true,
+    prompt: couldPrompt(argv, env),
   };
   const answered = await exchange(path, request, {
     onStdin: () => Bun.stdin.text(),
@@ -89,6 +93,8 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
 
 export interface ExchangeIo {
   onStdin(): Promise<string>;
+  /** Asks a question of the session's at this client's terminal (default: /dev/tty). */
+  onQuestion?(q: Question): Promise<string | null>;
   out(d: string): void;
   err(d: string): void;
 }
@@ -115,6 +121,7 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
       if (a.t === "o") io.out(a.d);
       else if (a.t === "e") io.err(a.d);
       else if (a.t === "i") void io.onStdin().then((d) => box?.send({ t: "stdin", d }));
+      else if (a.t === "q") void (io.onQuestion ?? askHere)(a.q).then((answer) => box?.send({ t: "answer", a: answer }));
       else if (a.t === "x") finish(a.code);
       else if (a.t === "c") finish({ why: a.why });
       else if (a.t === "s") {

@@ -1,6 +1,8 @@
 // The session's wire: one JSON object per line over its Unix socket. The client's first line is a
 // request; the session answers with output frames and ends with an exit code or "run it cold".
 
+import type { Question } from "../permission/prompt.ts";
+
 /** Where a workspace's session listens: its default state folder (0700), socket 0600. */
 export const STATE_FOLDER = ".toolgate";
 export const SOCKET_NAME = "session.sock";
@@ -15,16 +17,19 @@ export type Request =
       /** The few variables of the client's that decide a cold call's config and prompting. */
       readonly env: { readonly TOOLGATE_CONFIG?: string; readonly CI?: string };
       readonly tty: boolean;
+      /** The client can ask at its own terminal (one is there, no --no-prompt, no CI): prompts go there. */
+      readonly prompt?: boolean;
     }
   | { readonly t: "status" | "stop"; readonly v: string };
 
-/** From the client during a call: its stdin (when asked for), or Ctrl-C. */
-export type ClientFrame = { readonly t: "stdin"; readonly d: string } | { readonly t: "cancel" };
+/** From the client during a call: its stdin (when asked for), the answer to a question, or Ctrl-C. */
+export type ClientFrame = { readonly t: "stdin"; readonly d: string } | { readonly t: "answer"; readonly a: string | null } | { readonly t: "cancel" };
 
 export type Answer =
   | { readonly t: "o"; readonly d: string } // stdout
   | { readonly t: "e"; readonly d: string } // stderr
   | { readonly t: "i" } // the call reads stdin: send it
+  | { readonly t: "q"; readonly q: Question } // ask this at your terminal, answer with "answer"
   | { readonly t: "x"; readonly code: number } // done
   | { readonly t: "c"; readonly why: string } // not this session's: run cold
   | { readonly t: "s"; readonly status: unknown }; // status / stop

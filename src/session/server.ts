@@ -2,12 +2,15 @@
 // one request. Calls run concurrently, each with its own output, stdin and cancellation.
 import { chmodSync, unlinkSync } from "node:fs";
 import { lineReader, Outbox, type ClientFrame, type Request } from "./protocol.ts";
+import type { Question } from "../permission/prompt.ts";
 
 export interface CallIo {
   out(d: string): void;
   err(d: string): void;
   /** The client's stdin (asked for only when the call reads it). */
   readStdin(): Promise<string>;
+  /** Asks at the client's terminal (a prompt); null when it gave no answer or went away. */
+  ask(q: Question): Promise<string | null>;
   /** Aborted by the client's Ctrl-C, or when the client goes away. */
   readonly signal: AbortSignal;
 }
@@ -25,6 +28,7 @@ interface Conn {
   read: (chunk: Uint8Array) => void;
   abort: AbortController;
   stdin?: (d: string) => void;
+  answer?: (a: string | null) => void;
   closing?: boolean;
   /** One request per connection. */
   started?: boolean;
@@ -64,6 +68,7 @@ export function listen(path: string, handlers: SessionHandlers): Listener {
         close: (sock) => {
           open--;
           sock.data.abort.abort();
+          sock.data.answer?.(null);
         },
         error: () => undefined,
       },
@@ -77,6 +82,11 @@ export function listen(path: string, handlers: SessionHandlers): Listener {
     const f = frame as Request | ClientFrame;
     if (f.t === "cancel") return conn.abort.abort();
     if (f.t === "stdin") return conn.stdin?.(f.d);
+    if (f.t === "answer") {
+      const settle = conn.answer;
+      conn.answer = undefined;
+      return settle?.(typeof f.a === "string" ? f.a : null);
+    }
     if (conn.started) return;
     conn.started = true;
     const end = (last: unknown) => {
@@ -99,6 +109,13 @@ export function listen(path: string, handlers: SessionHandlers): Listener {
           conn.box.send({ t: "i" });
         }),
       signal: conn.abort.signal,
+      // One question at a time: the call waits for each answer.
+      ask: (q) =>
+        new Promise((resolve) => {
+          if (conn.abort.signal.aborted) return resolve(null);
+          conn.answer = resolve;
+          conn.box.send({ t: "q", q });
+        }),
     };
     void handlers.call(f, io).then(
       (r) => end(typeof r === "number" ? { t: "x", code: r } : { t: "c", why: r.why }),

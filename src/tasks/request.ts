@@ -2,7 +2,7 @@
 // the validated arguments, each permission need with the value it was granted as, how it was
 // approved, the boot's inputs and the digests they produced. The supervisor asks nobody and
 // re-checks it all against the same config and tool digests: it can run exactly this, nothing wider.
-import type { Admitted, PermissionGate } from "../runtime/invoke.ts";
+import type { Admitted, GateResult, PermissionGate } from "../runtime/invoke.ts";
 import type { BootInput } from "../runtime/boot.ts";
 import type { Need } from "../permission/types.ts";
 import type { Prompter } from "../permission/prompt.ts";
@@ -83,10 +83,13 @@ const sameNeed = (a: Need, b: Need) => a.kind === b.kind && a.value === b.value 
 export function admittedGate(inner: PermissionGate, grants: TaskRequest["grants"]): PermissionGate {
   return {
     check(need, reason, detail) {
+      const settle = (r: GateResult): GateResult => {
+        if (r.ok) return r;
+        const g = grants.find((x) => sameNeed(x.need, need));
+        return g ? { ok: true, ...(g.value === undefined ? {} : { value: g.value }) } : r;
+      };
       const r = inner.check(need, reason, detail);
-      if (r.ok) return r;
-      const g = grants.find((x) => sameNeed(x.need, need));
-      return g ? { ok: true, ...(g.value === undefined ? {} : { value: g.value }) } : r;
+      return r instanceof Promise ? r.then(settle) : settle(r);
     },
   };
 }
