@@ -11,6 +11,7 @@ import { withSinks } from "../result/io.ts";
 import { boot } from "../runtime/boot.ts";
 import { ConnectionPool } from "../runtime/remote-pool.ts";
 import { listen, type SessionHandlers } from "../session/server.ts";
+import { peerUidReader } from "../session/peer.ts";
 import { SOCKET_NAME } from "../session/protocol.ts";
 import { VERSION } from "../version.ts";
 import { bootInput, type RunContext } from "./context.ts";
@@ -99,7 +100,8 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
     }),
     stop: () => stopping?.("stopped by toolgate session stop"),
   };
-  const listener = listen(socket, handlers);
+  // Peer credentials where the platform gives them: another user is refused even if it reached the socket.
+  const listener = listen(socket, handlers, await peerUidReader());
   // Idle, or the config / lock edited: the session ends by itself (the next call runs cold).
   const tick = setInterval(() => {
     if (inFlight === 0 && Date.now() - last >= idleSecs * 1000) stopping?.(`idle for ${idleSecs} s`);

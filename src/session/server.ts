@@ -41,7 +41,12 @@ export interface Listener {
   active(): number;
 }
 
-export function listen(path: string, handlers: SessionHandlers): Listener {
+/**
+ * `peerUid`: reads an accepted connection's peer uid (peer.ts); a connection whose uid is not
+ * this process's, or cannot be read, is refused before its request is read.
+ */
+export function listen(path: string, handlers: SessionHandlers, peerUid?: ((fd: number) => number | null) | null): Listener {
+  const uid = process.getuid?.();
   try {
     unlinkSync(path); // a stale one (checked by the caller: nothing answered there)
   } catch {
@@ -57,8 +62,24 @@ export function listen(path: string, handlers: SessionHandlers): Listener {
         open(sock) {
           open++;
           const conn: Conn = { box: new Outbox(sock), abort: new AbortController(), read: () => undefined };
-          conn.read = lineReader((frame) => onFrame(sock as unknown as Sock, conn, frame));
           sock.data = conn;
+          if (peerUid && uid !== undefined) {
+            const fd = (sock as unknown as { fd?: unknown }).fd;
+            const peer = typeof fd === "number" ? peerUid(fd) : null;
+            if (peer !== uid) {
+              // Whatever it sends is never read; it is told to run cold (as itself, not as this session's user).
+              conn.started = true;
+              const why = peer === null ? "the session cannot tell who is connecting" : `the session serves uid ${uid}, not ${peer}`;
+              // Answered once open() has returned: Bun does not send what is written and ended inside it.
+              setTimeout(() => {
+                conn.box.send({ t: "c", why });
+                if (conn.box.idle) sock.end();
+                else conn.closing = true;
+              }, 0);
+              return;
+            }
+          }
+          conn.read = lineReader((frame) => onFrame(sock as unknown as Sock, conn, frame));
         },
         data: (sock, chunk) => sock.data.read(chunk),
         drain: (sock) => {

@@ -179,6 +179,35 @@ describe("toolgate session", () => {
     expect((await status(ws)).calls).toBe(0);
   });
 
+  test("another user who reaches the socket anyway is refused by its peer credentials, before its request is read", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    chmodSync(ws, 0o755);
+    await using _s = await start(ws);
+    // Opened up by hand: only SO_PEERCRED stands between this client and the session now.
+    chmodSync(join(ws, ".toolgate"), 0o755);
+    chmodSync(socketOf(ws), 0o666);
+    await using bin = tempDir("toolgate-raw-");
+    chmodSync(bin.path, 0o755);
+    const client = join(bin.path, "client.ts");
+    // A raw client (the real one looks only for sockets its own user owns): it prints what it is answered.
+    writeFileSync(client, `let got = "";
+await new Promise((done) => Bun.connect({ unix: ${JSON.stringify(socketOf(ws))}, socket: {
+  open: (s) => void s.write(JSON.stringify({ t: "status", v: "x" }) + "\\n"),
+  data: (_s, d) => void (got += new TextDecoder().decode(d)),
+  close: () => done(undefined), error: () => done(undefined),
+} }));
+process.stdout.write(got);
+`);
+    chmodSync(client, 0o644);
+    const drop = process.getuid?.() === 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+    const p = Bun.spawnSync([...drop, process.execPath, client], { cwd: bin.path, env: { PATH: "/usr/bin:/bin", HOME: bin.path } });
+    expect(JSON.parse(p.stdout.toString())).toEqual({ t: "c", why: `the session serves uid ${process.getuid?.()}, not 65534` });
+    // The same client as the session's own user is answered.
+    const own = Bun.spawnSync([process.execPath, client], { cwd: bin.path, env: { PATH: "/usr/bin:/bin", HOME: bin.path } });
+    expect(JSON.parse(own.stdout.toString())).toMatchObject({ t: "s", status: { pid: expect.any(Number), calls: 0 } });
+  });
+
   test("the idle timeout ends the session, and nothing is left running", async () => {
     await using dir = await tempDirWith("a.txt");
     const ws = dir.path;
