@@ -8,9 +8,9 @@ import { AuthRequired, StoreProvider, type OAuthSettings } from "../auth/provide
 import { AuthStore } from "../auth/store.ts";
 import type { Need } from "../permission/types.ts";
 
-
 /** A need of the server's start, as RemoteSources.checkStart settles it (a session may ask its client first). */
 type AuthCheck = { ok: true } | { ok: false; code: string; message: string; flag?: string };
+
 export interface AuthWiring {
   readonly provider: StoreProvider;
   readonly fetch: PolicyFetch;
