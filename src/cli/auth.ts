@@ -5,6 +5,8 @@
 import { defineCommand } from "citty";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
 import { boot } from "../runtime/boot.ts";
+import type { RemoteSources } from "../runtime/remote.ts";
+import type { RemoteSpec } from "../runtime/remote-specs.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, type Scanned } from "./flags.ts";
 import { note, writeOut } from "./ui.ts";
@@ -71,7 +73,7 @@ export async function runAuth(ctx: RunContext): Promise<number> {
   }
 }
 
-async function logout(remote: NonNullable<Awaited<ReturnType<typeof boot>>["remote"]>, spec: Parameters<typeof remote.probe>[0], s: Scanned): Promise<number> {
+async function logout(remote: RemoteSources, spec: RemoteSpec, s: Scanned): Promise<number> {
   const wiring = await remote.authWiring(spec);
   const had = wiring.provider.forget();
   if (!bool(s, "quiet")) note(had ? `forgot the tokens and client registration of MCP server "${spec.name}"` : `nothing was stored for MCP server "${spec.name}"`);

@@ -3,9 +3,12 @@
 // configured client), and the authorization URL goes to the user; the loopback redirect brings
 // the code, which is exchanged for tokens; then the connection is tried again. Bounded attempts.
 import { randomBytes } from "node:crypto";
+import { StreamRedactor, redactText } from "../boundary/redact.ts";
+import { connectTarget } from "../mcp/connect.ts";
+import { VERSION } from "../version.ts";
+import type { AuthWiring } from "./remote-auth.ts";
 import type { RemoteSources } from "./remote.ts";
 import type { RemoteSpec } from "./remote-specs.ts";
-import { expandHeader } from "./remote-specs.ts";
 
 /** How many authorizations one `toolgate auth` asks for at most (a server that never accepts one is not looped on). */
 export const MAX_AUTHORIZATIONS = 3;
@@ -35,10 +38,10 @@ export async function authorize(remote: RemoteSources, spec: RemoteSpec, io: Aut
     const wiring = await remote.authWiring(spec, { redirectUrl: loopback.redirectUrl, state, open });
     // A fresh authorization: tokens of an earlier one (maybe of a narrower scope) are dropped first.
     wiring.provider.invalidateCredentials("tokens");
-    const serverUrl = expandHeader(spec.transport.url, spec.transport.secrets);
+    const serverUrl = wiring.target.kind === "http" ? wiring.target.url : "";
     for (let handled = 0; ; ) {
       try {
-        const tools = await remote.probe(spec, wiring);
+        const tools = await probe(spec, wiring, remote.secretsOf(spec));
         return { tools, authorizations: handled };
       } catch (e) {
         if (wiring.provider.redirects.length === handled) throw e;
@@ -52,6 +55,18 @@ export async function authorize(remote: RemoteSources, spec: RemoteSpec, io: Aut
   } finally {
     loopback.stop();
   }
+}
+
+/** One connection through `wiring`: lists the tools, closes, and says how many. Nothing is journaled: no tool runs. */
+async function probe(spec: RemoteSpec, wiring: AuthWiring, secrets: readonly string[]): Promise<number> {
+  let c;
+  try {
+    c = await connectTarget(wiring.target, { pin: false, connectTimeoutMs: spec.connectTimeoutMs, requestTimeoutMs: spec.timeoutMs, version: VERSION, redactor: (s) => new StreamRedactor(s) });
+  } catch (e) {
+    throw Object.assign(new Error(redactText((e as Error).message || String(e), secrets)), { cause: e });
+  }
+  await c.close(0);
+  return c.tools.length;
 }
 
 function waitFor<T>(p: Promise<T>, ms: number): Promise<T> {

@@ -75,7 +75,6 @@ export interface RemoteDeps {
 import { ConnectionPool } from "./remote-pool.ts";
 import { reap, reapLater, type ReapOrder } from "../launcher/reaper.ts";
 import type { AuthWiring, WiringInput } from "./remote-auth.ts";
-import type { OAuthSettings } from "../auth/provider.ts";
 
 export class RemoteSources {
   readonly #connections = new Map<string, Promise<Connection>>();
@@ -240,16 +239,8 @@ export class RemoteSources {
    * because a host of its authorization flow was not granted, if it did.
    */
   authRefusal(spec: RemoteSpec): Refusal | undefined {
-    const needed = this.#auth.get(spec.name)?.needed;
-    if (!needed) return this.#authHostRefusal(spec);
-    const scope = needed.scope ? ` with the scope "${needed.scope}"` : "";
-    return { code: "mcp.auth_required", message: `MCP server "${spec.name}" needs authorization${scope}: run \`toolgate auth ${spec.name}\` (the same flags as this command grant its network)`, details: { server: spec.name, command: `toolgate auth ${spec.name}`, ...(needed.scope ? { scope: needed.scope } : {}) } };
-  }
-
-  /** A host of the server's authorization flow that was not granted (its permission's refusal), if one was not. */
-  #authHostRefusal(spec: RemoteSpec): Refusal | undefined {
-    const r = this.#auth.get(spec.name)?.refused;
-    return r && { code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) };
+    const w = this.#auth.get(spec.name);
+    return w?.refusal(spec.name);
   }
 
   /** Forgets a want of authorization seen earlier (a call starts clean). */
@@ -265,16 +256,10 @@ export class RemoteSources {
   async authWiring(spec: RemoteSpec, authorize?: WiringInput["authorize"]): Promise<AuthWiring> {
     if (spec.transport.kind !== "http") throw new Error(`${spec.name} is not an HTTP server`);
     const { authWiring } = await import("./remote-auth.ts");
-    const { secrets: bound, oauth, headers } = spec.transport;
-    const settings = Object.fromEntries(Object.entries(oauth ?? {}).map(([k, v]) => [k, expandHeader(v, bound)])) as OAuthSettings;
-    const w = authWiring({
-      name: spec.name,
-      serverUrl: expandHeader(spec.transport.url, bound),
-      settings,
+    const w = authWiring(spec, {
       userState: this.deps.userState ?? null,
       secrets: this.secretsOf(spec),
       base: this.deps.httpFetch,
-      configuredHeaders: Object.keys(headers),
       check: (need) => this.checkStart(spec, need),
       ...(authorize ? { authorize } : {}),
       now: this.deps.now,
@@ -282,24 +267,6 @@ export class RemoteSources {
     });
     if (!authorize) this.#auth.set(spec.name, w);
     return w;
-  }
-
-  /**
-   * One connection to an HTTP server through `wiring` (`toolgate auth`): lists its tools, closes,
-   * and returns how many it has. Nothing is journaled as a start: no tool runs.
-   */
-  async probe(spec: RemoteSpec, wiring: AuthWiring): Promise<number> {
-    if (spec.transport.kind !== "http") throw new Error(`${spec.name} is not an HTTP server`);
-    const { headers, secrets: bound } = spec.transport;
-    const target: Target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), fetch: wiring.fetch, authProvider: wiring.provider, ...(spec.transport.sse ? { sse: true } : {}) };
-    let c: Connection;
-    try {
-      c = await connectTarget(target, { pin: false, connectTimeoutMs: spec.connectTimeoutMs, requestTimeoutMs: spec.timeoutMs, version: this.deps.version, redactor: (s) => new StreamRedactor(s) });
-    } catch (e) {
-      throw Object.assign(new Error(redactText((e as Error).message || String(e), this.secretsOf(spec))), { cause: e });
-    }
-    await c.close(0);
-    return c.tools.length;
   }
 
   /** Whether the connection was made in this process after the catalog was listed from the cache. */
@@ -354,12 +321,11 @@ export class RemoteSources {
     }
     let target: Target;
     if (spec.transport.kind === "http") {
-      const { headers, secrets: bound } = spec.transport;
       // Every HTTP server may answer 401: its OAuth provider uses stored tokens and refreshes them.
       const auth = this.#auth.get(spec.name) ?? (await this.authWiring(spec));
       auth.needed = undefined;
       auth.refused = undefined;
-      target = { kind: "http", name: spec.name, url: expandHeader(spec.transport.url, bound), headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expandHeader(v, bound)])), fetch: auth.fetch, authProvider: auth.provider, ...(spec.transport.sse ? { sse: true } : {}) };
+      target = auth.target;
     }
     else {
       // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
