@@ -3,9 +3,7 @@
 // The per-file work is in search-scan.ts, spread over threads by search-pool.ts.
 import { defineTool } from "../catalog/declare.ts";
 import { refuse, type Outcome } from "../result/result.ts";
-import { assemblePage } from "./search-page.ts";
-import { Helper, runPool } from "./search-pool.ts";
-import { escapeRegExp, requiredNeedles } from "./search-literal.ts";
+import type { Helper } from "./search-pool.ts";
 import type { ScanSpec } from "./search-scan.ts";
 import { ancestry, walk } from "./walk.ts";
 import { bisect } from "./bisect.ts";
@@ -71,6 +69,8 @@ export interface SearchScope {
 }
 
 export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise<Outcome<unknown>> {
+  // The scan machinery on the first search, not at import: this tool is in every boot's catalog.
+  const [{ assemblePage }, { Helper, runPool }, { escapeRegExp, requiredNeedles }] = await Promise.all([import("./search-page.ts"), import("./search-pool.ts"), import("./search-literal.ts")]);
   const { workspace, stateDir, signal } = scope;
   const readBudget = scope.readBudget ?? READ_BUDGET_BYTES;
   const ignoreCase = args.ignoreCase === true;
