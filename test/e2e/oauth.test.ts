@@ -22,12 +22,12 @@ afterAll(async () => {
 const BROWSER = `${process.execPath} ${join(import.meta.dir, "..", "fixtures", "oauth", "browser.ts")}`;
 
 /** A user: a state folder apart from the workspace, a trusted --config naming the server. */
-function user(root: string, url = fx.url) {
+function user(root: string, url = fx.url, type = "http") {
   const ws = join(root, "ws");
   const cfg = join(root, "cfg");
   mkdirSync(ws, { recursive: true });
   mkdirSync(cfg, { recursive: true });
-  writeFileSync(join(cfg, "toolgate.json"), JSON.stringify({ workspace: ws, mcpServers: { srv: { type: "http", url } } }));
+  writeFileSync(join(cfg, "toolgate.json"), JSON.stringify({ workspace: ws, mcpServers: { srv: { type, url } } }));
   const env = { HOME: root, XDG_STATE_HOME: join(root, "state"), BROWSER };
   const net = (f: OAuthFixture) => `--allow-net=127.0.0.1:${f.resourcePort},127.0.0.1:${f.authPort}`;
   const toolgate = (args: string[], f = fx) => run([...args, "--config", join(cfg, "toolgate.json"), net(f), "--approve", "all"], { cwd: ws, env });
@@ -59,6 +59,15 @@ describe("toolgate auth", () => {
     expect([c.code, json(c)]).toEqual([0, { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } }]);
   });
 
+  test("a legacy SSE server is authorized and called the same way", async () => {
+    await using d = tempDir();
+    const u = user(d.path, fx.sseUrl, "sse");
+    const a = await u.toolgate(["auth", "srv"]);
+    expect([a.code, json(a)]).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 2 }]);
+    const c = await u.toolgate(["call", "srv__hello", "{}"]);
+    expect([c.code, json(c)]).toEqual([0, { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } }]);
+  });
+
   test("an expired token is refreshed without a word", async () => {
     await using d = tempDir();
     const u = user(d.path);
@@ -78,6 +87,10 @@ describe("toolgate auth", () => {
     expect(c.code).toBe(4);
     expect(json(c)).toMatchObject({ status: "failed", error_code: "mcp.auth_required" });
     expect(json(c).message).toContain("run `toolgate auth srv`");
+    // `tools` says the same of the server (its tools are simply not listed).
+    const t = await u.toolgate(["tools", "--json"]);
+    expect(t.code).toBe(0);
+    expect(t.stderr).toContain('mcp:srv failed: MCP server "srv" needs authorization: run `toolgate auth srv`');
     expect(fx.grants.length).toBe(grants);
   });
 
