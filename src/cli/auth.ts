@@ -66,6 +66,7 @@ export async function runAuth(ctx: RunContext): Promise<number> {
     }
     const out = { server: name, authorized: true, authorizations: done.authorizations, tools: done.tools };
     if (bool(s, "json") || !ctx.stdoutIsTTY) writeOut(JSON.stringify(out));
+    else if (done.authorizations === 0) note(`MCP server "${name}" answered without asking for authorization (${done.tools} tool${done.tools === 1 ? "" : "s"})`);
     else note(`MCP server "${name}" is authorized (${done.tools} tool${done.tools === 1 ? "" : "s"}); call, tools and serve use the stored token`);
     return 0;
   } finally {

@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import { json, run, tempDir, type RunResult } from "../helpers.ts";
 import { startOAuthFixture, type OAuthFixture } from "../fixtures/oauth/server.ts";
+import { serve } from "../serve/client.ts";
 
 let fx: OAuthFixture;
 let evil: OAuthFixture;
@@ -31,7 +32,8 @@ function user(root: string, url = fx.url, type = "http") {
   const env = { HOME: root, XDG_STATE_HOME: join(root, "state"), BROWSER };
   const net = (f: OAuthFixture) => `--allow-net=127.0.0.1:${f.resourcePort},127.0.0.1:${f.authPort}`;
   const toolgate = (args: string[], f = fx) => run([...args, "--config", join(cfg, "toolgate.json"), net(f), "--approve", "all"], { cwd: ws, env });
-  return { ws, env, state: join(root, "state", "toolgate"), toolgate, net };
+  const flags = (f = fx) => ["--config", join(cfg, "toolgate.json"), net(f), "--approve", "all"];
+  return { ws, env, state: join(root, "state", "toolgate"), toolgate, net, flags };
 }
 
 const everything = (r: RunResult) => `${r.stdout}\n${r.stderr}`;
@@ -66,6 +68,22 @@ describe("toolgate auth", () => {
     expect([a.code, json(a)]).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 2 }]);
     const c = await u.toolgate(["call", "srv__hello", "{}"]);
     expect([c.code, json(c)]).toEqual([0, { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } }]);
+  });
+
+  test("serve uses the stored token: its client calls the server's tool; without one the call is isError mcp.auth_required", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    {
+      await using served = await serve(u.flags(), { cwd: u.ws, home: d.path, env: { BROWSER } });
+      const r = await served.client.callTool({ name: "srv__hello", arguments: {} });
+      expect(r.isError).toBe(true);
+      expect(JSON.stringify(r.content)).toContain("mcp.auth_required");
+    }
+    expect((await u.toolgate(["auth", "srv"])).code).toBe(0);
+    await using served = await serve(u.flags(), { cwd: u.ws, home: d.path, env: { BROWSER } });
+    const r = await served.client.callTool({ name: "srv__hello", arguments: {} });
+    expect(r).toMatchObject({ content: [{ type: "text", text: "hello" }] });
+    expect(r.isError).toBeFalsy();
   });
 
   test("an expired token is refreshed without a word", async () => {
