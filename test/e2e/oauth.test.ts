@@ -171,3 +171,39 @@ describe("a workspace config only narrows", () => {
     expect(evil.bearer.slice(seen).filter((b) => b !== undefined)).toEqual([]);
   });
 });
+
+describe("bad OAuth settings and places", () => {
+  const trusted = (root: string, oauth: Record<string, string>) => {
+    mkdirSync(join(root, "ws"), { recursive: true });
+    writeFileSync(join(root, "cfg.json"), JSON.stringify({ workspace: join(root, "ws"), mcpServers: { srv: { type: "http", url: fx.url, oauth } } }));
+    return (args: string[], env: Record<string, string> = {}) =>
+      run([...args, "--config", join(root, "cfg.json"), `--allow-net=127.0.0.1:${fx.resourcePort},127.0.0.1:${fx.authPort}`], { cwd: join(root, "ws"), env: { XDG_STATE_HOME: join(root, "state"), BROWSER, ...env } });
+  };
+
+  test.each([
+    ["a secret without a client_id", { client_secret: "s-0123456789" }, "mcpServers.srv.oauth.client_secret: a client secret needs its client_id beside it"],
+    ["client_credentials without a secret", { grant: "client_credentials", client_id: "ci" }, "mcpServers.srv.oauth.grant: client_credentials needs client_id and client_secret"],
+    ["a metadata URL over http", { client_metadata_url: "http://example.com/client.json" }, "mcpServers.srv.oauth.client_metadata_url: must be an https URL with a path"],
+  ])("%s fails the boot (exit 5) saying what and where", async (_, oauth, message) => {
+    await using d = tempDir();
+    const r = await trusted(d.path, oauth)(["auth", "srv"]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain(message);
+  });
+
+  test("a client secret from a variable needs --allow-env before anything is sent", async () => {
+    await using d = tempDir();
+    const grants = fx.grants.length;
+    const r = await trusted(d.path, { client_id: "pre", client_secret: "${FX_SECRET}" })(["auth", "srv"], { FX_SECRET: "fixture-secret-123" });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain("--allow-env=FX_SECRET");
+    expect(fx.grants.length).toBe(grants);
+  });
+
+  test("a user state folder inside the workspace keeps no token: auth refuses (exit 5)", async () => {
+    await using d = tempDir();
+    const r = await trusted(d.path, {})(["auth", "srv"], { XDG_STATE_HOME: join(d.path, "ws", ".state") });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain("lies inside the workspace, where tokens must never be kept");
+  });
+});
