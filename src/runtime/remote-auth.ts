@@ -88,7 +88,7 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
   wiring.provider = provider;
   wiring.fetch = fetch;
   wiring.target = { kind: "http", name: spec.name, url: serverUrl, headers, fetch, authProvider: provider, ...(spec.transport.sse ? { sse: true } : {}) };
-  wiring.refusal = (server) => refusalOf(server, wiring.needed, wiring.refused);
+  wiring.refusal = (server) => refusalOf(server, wiring.needed, wiring.refused, Object.keys(headers).length > 0);
   return wiring as AuthWiring;
 }
 
@@ -99,12 +99,12 @@ export function challengeScope(header: string | null): string | undefined {
 }
 
 /** mcp.auth_required naming `toolgate auth SERVER` (and the scope asked for), else a flow host's permission refusal. */
-function refusalOf(server: string, needed: AuthRequired | undefined, refused: AuthWiring["refused"]): Refusal | undefined {
+function refusalOf(server: string, needed: AuthRequired | undefined, refused: AuthWiring["refused"], hasHeaders: boolean): Refusal | undefined {
   if (!needed) return refused && { code: refused.code, message: refused.message, ...(refused.flag ? { details: { flag: refused.flag } } : {}) };
   const scope = needed.scope ? ` with the scope "${needed.scope}"` : "";
   return {
     code: "mcp.auth_required",
-    message: `MCP server "${server}" needs authorization${scope}: run \`toolgate auth ${server}\` (the same flags as this command grant its network)`,
+    message: `MCP server "${server}" needs authorization${scope}: run \`toolgate auth ${server}\` (the same flags as this command grant its network)${hasHeaders && !needed.scope ? "; if it takes a key in headers instead of OAuth, check the headers its config entry sends" : ""}`,
     details: { server, command: `toolgate auth ${server}`, ...(needed.scope ? { scope: needed.scope } : {}) },
   };
 }

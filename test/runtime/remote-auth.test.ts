@@ -67,6 +67,15 @@ describe("authWiring's fetch", () => {
     });
   });
 
+  test("a 401 with no stored token: mcp.auth_required, and where the entry sends headers, a word about them", () => {
+    const plain = wired().w;
+    expect(() => plain.provider.discoveryState()).toThrow();
+    expect(plain.refusal("srv")?.message).toBe('MCP server "srv" needs authorization: run `toolgate auth srv` (the same flags as this command grant its network)');
+    const keyed = wired({ headers: { "X-Api-Key": "key-123456789" } }).w;
+    expect(() => keyed.provider.discoveryState()).toThrow();
+    expect(keyed.refusal("srv")?.message).toEndWith("; if it takes a key in headers instead of OAuth, check the headers its config entry sends");
+  });
+
   test("the target is the server through this fetch and provider", () => {
     const { w } = wired({ headers: { A: "b" } });
     expect({ ...w.target, fetch: typeof (w.target as { fetch?: unknown }).fetch, authProvider: (w.target as { authProvider?: unknown }).authProvider === w.provider }).toEqual({ kind: "http", name: "srv", url: URL_S, headers: { A: "b" }, fetch: "function", authProvider: true });
