@@ -21,6 +21,9 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   auth: () => import("./cli/auth.ts").then((m) => ({ def: m.default, run: m.runAuth })),
 };
 
+/** Commands whose process lives on: an MCP server, a session, a task's supervisor. */
+const LONG_RUNNING = new Set(["serve", "session", "tasks"]);
+
 /** Commands a live session may run for the caller (see src/session/client.ts). */
 const FORWARDED = new Set(["call", "tools"]);
 
@@ -91,6 +94,9 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   if (!load) {
     throw new CliError(ExitCode.usage, `unknown command "${name}"`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`);
   }
+  // The binary starts with the JIT reluctant (scripts/build.ts, jitPolicy): right for a cold command,
+  // not for a process that serves or supervises for minutes, which gets the normal policy back.
+  if (LONG_RUNNING.has(name)) Bun.unsafe.setJITPolicy(1);
   // A session for this workspace answers before anything heavy loads; none (or a stale one): cold.
   if (FORWARDED.has(name) && world.via === undefined && !wantsHelp && !argv.includes("--no-session") && process.env.TOOLGATE_SESSION !== "off") {
     const { forward } = await import("./session/client.ts");

@@ -5,6 +5,9 @@ import { claimChunks, OPEN_FLAGS, Scanner, type ChunkResult, type JobMessage } f
 
 declare const self: Worker;
 
+// Scanning is all this thread does: its loops get the normal JIT policy, whatever the binary started with.
+Bun.unsafe.setJITPolicy(1);
+
 // Loaded while the other thread walks the tree, before this worker's job arrives.
 const beneath = loadBeneath(OPEN_FLAGS);
 
