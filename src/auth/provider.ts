@@ -2,7 +2,7 @@
 // auth`): a loopback redirect, the authorization URL handed to `open`. "stored" (call, tools,
 // serve): stored tokens only, refreshed by the SDK; where a person would be needed it stops with
 // AuthRequired instead. Client credentials (CI) need no person in either mode.
-import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { AuthRecord, AuthStore } from "./store.ts";
 
@@ -13,7 +13,11 @@ export interface OAuthSettings {
   /** An https URL of this client's metadata document (CIMD): the client_id where the server supports it. */
   readonly client_metadata_url?: string;
   readonly scope?: string;
-  /** "client_credentials": machine-to-machine (CI), needs client_id and client_secret. */
+  /** A PKCS#8 PEM: the client authenticates with a signed JWT (private_key_jwt) instead of a secret. */
+  readonly private_key?: string;
+  /** The JWT's algorithm (default ES256). */
+  readonly signing_algorithm?: string;
+  /** "client_credentials": machine-to-machine (CI), needs client_id and client_secret (or private_key). */
   readonly grant?: "authorization_code" | "client_credentials";
 }
 
@@ -41,7 +45,18 @@ export class StoreProvider implements OAuthClientProvider {
   /** Authorization URLs handed out by this provider (authorize mode). */
   readonly redirects: URL[] = [];
 
-  constructor(private readonly o: ProviderOptions) {}
+  /** private_key_jwt: a signed assertion instead of a secret (the signing code loads only when used). */
+  readonly addClientAuthentication?: AddClientAuthentication;
+
+  constructor(private readonly o: ProviderOptions) {
+    const { private_key: key, client_id: id, signing_algorithm: alg } = o.settings;
+    if (key !== undefined && id !== undefined) {
+      this.addClientAuthentication = async (headers, params, url, metadata) => {
+        const { createPrivateKeyJwtAuth } = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
+        await createPrivateKeyJwtAuth({ issuer: id, subject: id, privateKey: key, alg: alg ?? "ES256" })(headers, params, url, metadata);
+      };
+    }
+  }
 
   #required(scope: string | undefined): AuthRequired {
     const e = new AuthRequired(scope);
@@ -69,12 +84,13 @@ export class StoreProvider implements OAuthClientProvider {
 
   get clientMetadata(): OAuthClientMetadata {
     const secret = this.o.settings.client_secret !== undefined;
+    const jwt = this.o.settings.private_key !== undefined;
     return {
       client_name: this.o.clientName,
       redirect_uris: this.#machine ? [] : [this.redirectUrl!],
       grant_types: this.#machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
       response_types: this.#machine ? [] : ["code"],
-      token_endpoint_auth_method: secret ? "client_secret_basic" : "none",
+      token_endpoint_auth_method: jwt ? "private_key_jwt" : secret ? "client_secret_basic" : "none",
       ...(this.o.settings.scope ? { scope: this.o.settings.scope } : {}),
     };
   }

@@ -47,6 +47,9 @@ export const configType = (type: typeof arkType) => {
       "client_id?": "string > 0",
       "client_secret?": "string > 0",
       "client_metadata_url?": "string > 0",
+      // private_key_jwt client authentication (RFC 7523): a PKCS#8 PEM, usually "${NAME}", and its algorithm.
+      "private_key?": "string > 0",
+      "signing_algorithm?": "string > 0",
       "scope?": "string",
       "grant?": "'authorization_code' | 'client_credentials'",
     },

@@ -192,8 +192,8 @@ export function remoteSpecs(
       // OAuth client settings (a trusted config's): ${NAME} in them is a secret like a header's.
       const oauth: Record<string, string> = {};
       const o = s.oauth ?? {};
-      if (o.client_secret !== undefined && o.client_id === undefined) return bad(["oauth", "client_secret"], "a client secret needs its client_id beside it");
-      if (o.grant === "client_credentials" && (o.client_id === undefined || o.client_secret === undefined)) return bad(["oauth", "grant"], "client_credentials needs client_id and client_secret (a pre-registered client)");
+      for (const k of ["client_secret", "private_key"]) if (o[k] !== undefined && o.client_id === undefined) return bad(["oauth", k], `${k} needs its client_id beside it`);
+      if (o.grant === "client_credentials" && (o.client_id === undefined || (o.client_secret === undefined && o.private_key === undefined))) return bad(["oauth", "grant"], "client_credentials needs client_id and client_secret or private_key (a pre-registered client)");
       if (o.client_metadata_url !== undefined && !/^https:\/\/[^/]+\/./.test(o.client_metadata_url)) return bad(["oauth", "client_metadata_url"], "must be an https URL with a path (the client ID metadata document)");
       for (const [k, raw] of Object.entries(o)) {
         const o = read(raw, ["oauth", k]);

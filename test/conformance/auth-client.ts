@@ -17,8 +17,11 @@ const SUITE = join(import.meta.dir, "..", "..", "node_modules", "@modelcontextpr
 export function oauthFor(scenario: string, context: Record<string, string>): { oauth?: Record<string, string>; env: Record<string, string> } {
   if (scenario === "auth/basic-cimd") return { oauth: { client_metadata_url: "https://conformance-test.local/client-metadata.json" }, env: {} };
   const secret = context.client_secret;
-  const env: Record<string, string> = secret ? { CONF_SECRET: secret } : {};
-  const creds = context.client_id ? { client_id: context.client_id, ...(secret ? { client_secret: "${CONF_SECRET}" } : {}) } : undefined;
+  const key = context.private_key_pem;
+  const env: Record<string, string> = { ...(secret ? { CONF_SECRET: secret } : {}), ...(key ? { CONF_KEY: key } : {}) };
+  const creds = context.client_id
+    ? { client_id: context.client_id, ...(secret ? { client_secret: "${CONF_SECRET}" } : {}), ...(key ? { private_key: "${CONF_KEY}", signing_algorithm: context.signing_algorithm ?? "ES256" } : {}) }
+    : undefined;
   if (scenario.startsWith("auth/client-credentials")) return { oauth: { ...creds, grant: "client_credentials" }, env };
   return creds ? { oauth: creds, env } : { env };
 }

@@ -1,5 +1,5 @@
 // The official MCP conformance suite's auth/* client scenarios (every non-draft, non-extension
-// one, and client-credentials-basic) against the compiled binary through test/conformance/auth-client.ts:
+// one, two client-credentials extensions and three drafts) against the compiled binary through test/conformance/auth-client.ts:
 // `toolgate auth` then a call; each scenario passes with no failed or warning check.
 import { describe, expect, test } from "bun:test";
 import { verdicts } from "./client.ts";
@@ -22,8 +22,14 @@ const SCENARIOS = [
   "auth/pre-registration",
   "auth/2025-03-26-oauth-metadata-backcompat",
   "auth/2025-03-26-oauth-endpoint-fallback",
-  // An extension scenario: client credentials (CI), no person involved.
+  // Extension scenarios: client credentials (CI), no person involved, with a secret or a signed JWT.
   "auth/client-credentials-basic",
+  "auth/client-credentials-jwt",
+  // Draft scenarios that pass as well: a metadata `resource` for another server is refused
+  // before any authorization; offline_access asked for only where the server lists it.
+  "auth/resource-mismatch",
+  "auth/offline-access-scope",
+  "auth/offline-access-not-supported",
 ];
 
 describe("conformance auth scenarios", () => {

@@ -181,8 +181,8 @@ describe("bad OAuth settings and places", () => {
   };
 
   test.each([
-    ["a secret without a client_id", { client_secret: "s-0123456789" }, "mcpServers.srv.oauth.client_secret: a client secret needs its client_id beside it"],
-    ["client_credentials without a secret", { grant: "client_credentials", client_id: "ci" }, "mcpServers.srv.oauth.grant: client_credentials needs client_id and client_secret"],
+    ["a secret without a client_id", { client_secret: "s-0123456789" }, "mcpServers.srv.oauth.client_secret: client_secret needs its client_id beside it"],
+    ["client_credentials without a secret", { grant: "client_credentials", client_id: "ci" }, "mcpServers.srv.oauth.grant: client_credentials needs client_id and client_secret or private_key"],
     ["a metadata URL over http", { client_metadata_url: "http://example.com/client.json" }, "mcpServers.srv.oauth.client_metadata_url: must be an https URL with a path"],
   ])("%s fails the boot (exit 5) saying what and where", async (_, oauth, message) => {
     await using d = tempDir();
