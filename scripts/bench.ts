@@ -27,9 +27,12 @@ try {
     ["toolgate tools --json", [bin, "tools", "--json"]],
     ["toolgate call file_read README.md", [bin, "call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"]],
     ["toolgate --version", [bin, "--version"]],
-    // BENCH_BASELINE=path/to/an/older/toolgate: the same call by that binary, in the same run (before/after).
+    // BENCH_BASELINE=path/to/an/older/toolgate: the same call and listing by that binary, in the same run (before/after).
     ...(process.env.BENCH_BASELINE
-      ? [["baseline: call file_read README.md", [process.env.BENCH_BASELINE, "call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"]] as [string, string[]]]
+      ? [
+          ["baseline: tools --json", [process.env.BENCH_BASELINE, "tools", "--json"]] as [string, string[]],
+          ["baseline: call file_read README.md", [process.env.BENCH_BASELINE, "call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"]] as [string, string[]],
+        ]
       : []),
   ];
   const env = { PATH: "/usr/bin:/bin", HOME: work, CI: "true" };
