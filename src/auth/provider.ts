@@ -42,6 +42,8 @@ export interface ProviderOptions {
 
 export class StoreProvider implements OAuthClientProvider {
   #verifier = "";
+  /** Tokens were saved by this provider (authorize mode reads no older ones). */
+  #saved = false;
   /** Authorization URLs handed out by this provider (authorize mode). */
   readonly redirects: URL[] = [];
 
@@ -116,10 +118,18 @@ export class StoreProvider implements OAuthClientProvider {
   }
 
   tokens(): OAuthTokens | undefined {
+    // `toolgate auth` starts afresh (maybe for a wider scope), yet keeps the old token until a new one is saved.
+    if (this.o.authorize && !this.#saved) return undefined;
     return this.#record.tokens as OAuthTokens | undefined;
   }
 
+  /** The scope a refused call asked for, which the next authorization adds. */
+  get wantedScope(): string | undefined {
+    return this.#record.wanted_scope;
+  }
+
   saveTokens(tokens: OAuthTokens): void {
+    this.#saved = true;
     this.o.store.update(this.o.serverUrl, (r) => {
       const { wanted_scope: _, ...rest } = r;
       return { ...rest, tokens: tokens as AuthRecord["tokens"], obtained_ms: this.o.now() };

@@ -36,13 +36,14 @@ export async function authorize(remote: RemoteSources, spec: RemoteSpec, io: Aut
       io.open(u);
     };
     const wiring = await remote.authWiring(spec, { redirectUrl: loopback.redirectUrl, state, open });
-    // A fresh authorization: tokens of an earlier one (maybe of a narrower scope) are dropped first.
-    wiring.provider.invalidateCredentials("tokens");
     const serverUrl = wiring.target.kind === "http" ? wiring.target.url : "";
     for (let handled = 0; ; ) {
       try {
         const tools = await probe(spec, wiring, remote.secretsOf(spec));
-        return { tools, authorizations: handled };
+        // A server that lists without a token but refused a call for a scope: authorize for it now.
+        const wanted = wiring.provider.wantedScope;
+        if (handled > 0 || wanted === undefined) return { tools, authorizations: handled };
+        if ((await auth(wiring.provider, { serverUrl, scope: wanted, fetchFn: wiring.fetch })) === "AUTHORIZED") return { tools, authorizations: handled };
       } catch (e) {
         if (wiring.provider.redirects.length === handled) throw e;
       }

@@ -33,9 +33,12 @@ describe("StoreProvider", () => {
 
   test("authorize mode opens the URL with the wanted scope added to the server's", () => {
     const store = new AuthStore(null);
-    store.update(URL_S, (r) => ({ ...r, wanted_scope: "files:write files:read" }));
+    store.update(URL_S, (r) => ({ ...r, wanted_scope: "files:write files:read", tokens: { access_token: "at-older-0123456", token_type: "Bearer" } }));
     const opened: string[] = [];
     const p = provider({ store, authorize: { redirectUrl: "http://127.0.0.1:5555/callback", state: "st", open: (u) => opened.push(u.href) } });
+    // A fresh authorization reads no older token (the stored one stays until a new one is saved).
+    expect(p.tokens()).toBeUndefined();
+    expect(p.wantedScope).toBe("files:write files:read");
     p.redirectToAuthorization(new URL("https://auth.example.com/authorize?scope=files%3Aread"));
     expect(new URL(opened[0]!).searchParams.get("scope")).toBe("files:read files:write");
     expect(p.redirects).toHaveLength(1);

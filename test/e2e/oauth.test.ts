@@ -48,7 +48,7 @@ describe("toolgate auth", () => {
     await using d = tempDir();
     const u = user(d.path);
     const a = await u.toolgate(["auth", "srv"]);
-    expect([a.code, json(a)]).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 2 }]);
+    expect([a.code, json(a)]).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 3 }]);
     // The URL alone on a stderr line, with PKCE and the resource (RFC 8707).
     const printed = a.stderr.split("\n").find((l) => l.startsWith(`http://127.0.0.1:${fx.authPort}/authorize?`))!;
     const q = new URL(printed).searchParams;
@@ -65,7 +65,7 @@ describe("toolgate auth", () => {
     await using d = tempDir();
     const u = user(d.path, fx.sseUrl, "sse");
     const a = await u.toolgate(["auth", "srv"]);
-    expect([a.code, json(a)]).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 2 }]);
+    expect([a.code, json(a)]).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 3 }]);
     const c = await u.toolgate(["call", "srv__hello", "{}"]);
     expect([c.code, json(c)]).toEqual([0, { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } }]);
   });
@@ -84,6 +84,22 @@ describe("toolgate auth", () => {
     const r = await served.client.callTool({ name: "srv__hello", arguments: {} });
     expect(r).toMatchObject({ content: [{ type: "text", text: "hello" }] });
     expect(r.isError).toBeFalsy();
+  });
+
+  test("step-up: a call refused for a wider scope names it; the next auth asks for it, and the old token works until then", async () => {
+    await using d = tempDir();
+    const u = user(d.path);
+    expect((await u.toolgate(["auth", "srv"])).code).toBe(0);
+    const refused = await u.toolgate(["call", "srv__write_note", "{}"]);
+    expect([refused.code, json(refused).error_code, json(refused).details]).toEqual([4, "mcp.auth_required", { server: "srv", command: "toolgate auth srv", scope: "notes:write" }]);
+    // The token of the narrower scope still serves other calls.
+    expect(json(await u.toolgate(["call", "srv__hello", "{}"])).status).toBe("success");
+    const a = await u.toolgate(["auth", "srv"]);
+    expect(a.code).toBe(0);
+    const printed = a.stderr.split("\n").find((l) => l.includes("/authorize?"))!;
+    expect(new URL(printed).searchParams.get("scope")).toBe("notes:write");
+    const c = await u.toolgate(["call", "srv__write_note", "{}"]);
+    expect([c.code, json(c).payload]).toEqual([0, { content: [{ type: "text", text: "written" }] }]);
   });
 
   test("an expired token is refreshed without a word", async () => {
