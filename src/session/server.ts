@@ -70,12 +70,20 @@ export function listen(path: string, handlers: SessionHandlers, peerUid?: ((fd: 
               // Whatever it sends is never read; it is told to run cold (as itself, not as this session's user).
               conn.started = true;
               const why = peer === null ? "the session cannot tell who is connecting" : `the session serves uid ${uid}, not ${peer}`;
-              // Answered once open() has returned: Bun does not send what is written and ended inside it.
-              setTimeout(() => {
+              // Answered once the client has sent something (its bytes are dropped unread), or after a
+              // second: a refusal sent at once can close the socket before a slow client has seen its
+              // connect complete, and Bun's client then reports a failed connect instead of the answer.
+              let answered = false;
+              const refuse = () => {
+                if (answered) return;
+                answered = true;
+                clearTimeout(timer);
                 conn.box.send({ t: "c", why });
                 if (conn.box.idle) sock.end();
                 else conn.closing = true;
-              }, 0);
+              };
+              const timer = setTimeout(refuse, 1000);
+              conn.read = () => void setTimeout(refuse, 0);
               return;
             }
           }
