@@ -28,7 +28,7 @@ const LONG_RUNNING = new Set(["serve", "session", "tasks"]);
 const FORWARDED = new Set(["call", "tools"]);
 
 const globalArgs = {
-  config: { type: "string", description: "Config file, yours and so trusted (default: $TOOLGATE_CONFIG, else the nearest toolgate.json up to the repository root, which may only narrow until `toolgate trust`)", valueHint: "FILE" },
+  config: { type: "string", description: "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json up to the repository root, which may only narrow until `toolgate trust`)", valueHint: "FILE" },
   workspace: { type: "string", description: "Workspace root (default: the config file's folder, else the current directory)", valueHint: "DIR" },
   json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
   quiet: { type: "boolean", alias: "q", description: "No human messages on stderr" },
