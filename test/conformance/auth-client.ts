@@ -6,12 +6,10 @@
 // (the suite's authorization endpoint answers with a redirect to toolgate's loopback listener).
 // Net is granted host:port by host:port, as a user would after reading each refusal's flag.
 // Usage: conformance client --command "bun test/conformance/auth-client.ts" --scenario auth/NAME
-import { globSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, SERVER, type Check } from "./client.ts";
-
-const SUITE = join(import.meta.dir, "..", "..", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+import { BIN, netGrants, runScenario, SERVER } from "./client.ts";
 
 /** The client settings a scenario gives its client (MCP_CONFORMANCE_CONTEXT), as the `oauth` block; secrets as ${CONF_SECRET}. */
 export function oauthFor(scenario: string, context: Record<string, string>): { oauth?: Record<string, string>; env: Record<string, string> } {
@@ -24,14 +22,6 @@ export function oauthFor(scenario: string, context: Record<string, string>): { o
     : undefined;
   if (scenario.startsWith("auth/client-credentials")) return { oauth: { ...creds, grant: "client_credentials" }, env };
   return creds ? { oauth: creds, env } : { env };
-}
-
-/** `host:port` grants for a URL: "localhost" is dialled at the loopback address it resolves to. */
-export function netGrants(url: string): string[] {
-  const u = new URL(url);
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  const hosts = u.hostname === "localhost" ? ["localhost", "127.0.0.1", "[::1]"] : [u.hostname];
-  return hosts.map((h) => `${h}:${port}`);
 }
 
 interface Ran {
@@ -113,24 +103,7 @@ async function main(url: string, scenario: string, context: Record<string, strin
 }
 
 /** Runs one auth scenario of the suite against this wrapper: its checks (checks.json), exit code and output. */
-export async function runAuthScenario(scenario: string, timeoutMs = 30_000): Promise<{ code: number; checks: Check[]; output: string }> {
-  const out = mkdtempSync(join(tmpdir(), "toolgate-conformance-out-"));
-  try {
-    const command = `${process.execPath} ${join(import.meta.dir, "auth-client.ts")}`;
-    const proc = Bun.spawn([process.execPath, SUITE, "client", "--command", command, "--scenario", scenario, "-o", out, "--timeout", String(timeoutMs)], {
-      env: { PATH: "/usr/bin:/bin", HOME: out },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    const files = globSync("**/checks.json", { cwd: out });
-    const checks = files.length === 1 ? (JSON.parse(readFileSync(join(out, files[0]!), "utf8")) as Check[]) : [];
-    return { code, checks, output: `${stdout}\n${stderr}` };
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-}
+export const runAuthScenario = (scenario: string, timeoutMs = 30_000) => runScenario(scenario, { timeoutMs, wrapper: "auth-client.ts" });
 
 if (import.meta.main) {
   const url = process.argv.at(-1);

@@ -39,12 +39,16 @@ export function stepsFor(scenario: string): Step[] {
 
 /** The config and grant flags for `url`: a trusted --config file, net granted to its host:port only. */
 export function grantFor(url: string, configPath: string): string[] {
+  writeFileSync(configPath, JSON.stringify({ mcpServers: { [SERVER]: { type: "http", url } } }, null, 2));
+  return ["--config", configPath, `--allow-net=${netGrants(url).join(",")}`, "--approve", "all"];
+}
+
+/** `host:port` grants for a URL: "localhost" is dialled at the loopback address it resolves to. */
+export function netGrants(url: string): string[] {
   const u = new URL(url);
   const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { [SERVER]: { type: "http", url } } }, null, 2));
-  // "localhost" is dialled at the address it resolves to: a loopback address needs its exact grant.
   const hosts = u.hostname === "localhost" ? ["localhost", "127.0.0.1", "[::1]"] : [u.hostname];
-  return ["--config", configPath, `--allow-net=${hosts.map((h) => `${h}:${port}`).join(",")}`, "--approve", "all"];
+  return hosts.map((h) => `${h}:${port}`);
 }
 
 export interface Check {
@@ -60,10 +64,10 @@ const SUITE = join(import.meta.dir, "..", "..", "node_modules", "@modelcontextpr
  * checks.json) with the suite's exit code and output. A scenario passes when no check is FAILURE
  * and at least one is SUCCESS (the suite's own summary rule).
  */
-export async function runScenario(scenario: string, opts: { timeoutMs?: number } = {}): Promise<{ code: number; checks: Check[]; output: string }> {
+export async function runScenario(scenario: string, opts: { timeoutMs?: number; wrapper?: string } = {}): Promise<{ code: number; checks: Check[]; output: string }> {
   const out = mkdtempSync(join(tmpdir(), "toolgate-conformance-out-"));
   try {
-    const command = `${process.execPath} ${join(import.meta.dir, "client.ts")}`;
+    const command = `${process.execPath} ${join(import.meta.dir, opts.wrapper ?? "client.ts")}`;
     const proc = Bun.spawn([process.execPath, SUITE, "client", "--command", command, "--scenario", scenario, "-o", out, "--timeout", String(opts.timeoutMs ?? 30_000)], {
       env: { PATH: "/usr/bin:/bin", HOME: out },
       stdin: "ignore",
