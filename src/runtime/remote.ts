@@ -7,74 +7,27 @@
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
 import { serverPrefix } from "../catalog/names.ts";
-import { childEnv } from "../launcher/env.ts";
-import { connectTarget, type Connection, type PolicyFetch, type Target } from "../mcp/connect.ts";
-import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/discovery.ts";
+import { reap, reapLater, type ReapOrder } from "../launcher/reaper.ts";
+import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
 import type { ListedTool } from "../mcp/session.ts";
-import type { SandboxMode } from "../catalog/declare.ts";
-import type { Sandbox } from "../launcher/types.ts";
-import type { Refusal } from "../result/result.ts";
 import type { Need } from "../permission/types.ts";
-import type { GateResult, PermissionGate } from "./invoke.ts";
-
-type StartCheck = { ok: true; value: string } | { ok: false; code: string; message: string; flag?: string };
-import type { RestartPolicy, Supervisor, SupervisorHooks } from "./supervisor.ts";
-import { expandHeader, secretValues, type RemoteSpec } from "./remote-specs.ts";
+import type { Refusal } from "../result/result.ts";
+import type { GateResult } from "./invoke.ts";
+import type { RemoteDeps } from "./remote-deps.ts";
+import type { AuthWiring, WiringInput } from "./remote-auth.ts";
 import { remoteToolSource } from "./remote-call.ts";
-import { fingerprint, readCache, saveCache } from "./remote-cache.ts";
+import { listRemote, type ServerStatus } from "./remote-list.ts";
+import { ConnectionPool } from "./remote-pool.ts";
+import { secretValues, type RemoteSpec } from "./remote-specs.ts";
+import { stdioTarget } from "./remote-target.ts";
+import type { RestartPolicy, Supervisor, SupervisorHooks } from "./supervisor.ts";
 
 export { CACHE_NAME, fingerprint } from "./remote-cache.ts";
+export type { ServerStatus } from "./remote-list.ts";
+export type { RemoteDeps } from "./remote-deps.ts";
 
-export interface ServerStatus {
-  readonly name: string;
-  readonly origin: string;
-  readonly ok: boolean;
-  readonly tools: number;
-  readonly error?: string;
-  /** Listed from the cache (no process was started for it this time). */
-  readonly cached: boolean;
-  /** Why its tools are kept out of the catalog (a bad or colliding name), when they are. */
-  readonly withheld?: string;
-}
-
-export interface RemoteDeps {
-  readonly specs: readonly RemoteSpec[];
-  readonly parentEnv: Readonly<Record<string, string | undefined>>;
-  readonly cachePath: string;
-  readonly permissions: PermissionGate;
-  readonly now: () => number;
-  readonly refresh: boolean;
-  readonly version: string;
-  readonly onNoise?: (server: string, line: string) => void;
-  /** Which servers may be started to list them when the cache has nothing (default: all). */
-  readonly discover?: (spec: RemoteSpec) => boolean;
-  /** The boot's sandbox mode, and its wrapper for a stdio child with or without the network. */
-  readonly sandboxMode?: SandboxMode;
-  readonly sandbox?: (network: boolean) => Sandbox | undefined;
-  /** Whether the whole network is granted (--allow-net with no list): what `"network": true` needs in product mode. */
-  readonly networkGranted?: boolean;
-  /** The HTTP adapter's fetch for MCP servers over HTTP (the URL policy, --resolve, exact grants). */
-  readonly httpFetch?: PolicyFetch;
-  /** What the start prompt shows of a server: its whole command line and where it was declared. */
-  readonly describe?: (spec: RemoteSpec) => string;
-  /**
-   * Leaves a journal row for a server start ("started", before the spawn or dial) or its refusal.
-   * Throws when the row cannot be written: then the server is not started. "restarted" is a
-   * supervised restart's start; "exited" a supervised child's death (best effort).
-   */
-  /** A session's live children, shared across its calls (each call's permissions checked first). */
-  readonly pool?: ConnectionPool;
-  /** Declare sampling to servers: serve can relay it to a client that supports it (`call` holds no model). */
-  readonly sampling?: boolean;
-  readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }) => void;
-  /** The user's state folder where OAuth tokens live (null: none, or it lies in the workspace). */
-  readonly userState?: string | null;
-}
-
-import { ConnectionPool } from "./remote-pool.ts";
-import { reap, reapLater, type ReapOrder } from "../launcher/reaper.ts";
-import type { AuthWiring, WiringInput } from "./remote-auth.ts";
+type StartCheck = { ok: true; value: string } | { ok: false; code: string; message: string; flag?: string };
 
 export class RemoteSources {
   readonly #connections = new Map<string, Promise<Connection>>();
@@ -103,48 +56,11 @@ export class RemoteSources {
 
   /** Lists every server (cache first), returns their tools as sources, or the boot failure. */
   async load(): Promise<{ ok: true; value: ToolSource[] } | { ok: false; refusal: Refusal }> {
-    const { specs, now } = this.deps;
-    const fp = fingerprint(specs, this.deps.version);
-    const cache = this.deps.refresh ? null : readCache(this.deps.cachePath, fp);
-    const listed = new Map<string, { tools: readonly ListedTool[]; cached: boolean }>();
-    const failures = new Map<string, Failure>();
-    const toDiscover: RemoteSpec[] = [];
-    for (const s of specs) {
-      const c = cache?.servers[s.name];
-      if (c?.ok) listed.set(s.name, { tools: c.tools, cached: true });
-      else if (this.deps.discover?.(s) ?? true) {
-        if (c && !c.ok && now() - c.at < NEGATIVE_TTL_MS) failures.set(s.name, { error: c.error, at: c.at });
-        toDiscover.push(s);
-      }
-    }
-    const errors = new Map<string, { error: string; cached: boolean; remembered: boolean }>();
-    if (toDiscover.length > 0) {
-      const found = await discover(toDiscover, (s) => this.#connect(s).then((c) => ({ tools: c.tools, close: () => c.close(0) })), { now, failures });
-      for (const d of found) {
-        if (d.ok) listed.set(d.server, { tools: d.tools, cached: false });
-        else errors.set(d.server, { error: d.error, cached: d.cached, remembered: d.remembered });
-      }
-      saveCache(this.deps.cachePath, specs, now(), fp, cache, listed, errors);
-    }
-    const sources: ToolSource[] = [];
-    this.#status = [];
-    for (const s of specs) {
-      const l = listed.get(s.name);
-      const e = errors.get(s.name);
-      if (!l && !e) continue; // not in the cache, and not this boot's to start
-      if (!l) {
-        this.#status.push({ name: s.name, origin: s.origin, ok: false, tools: 0, error: e!.error, cached: e!.cached });
-        if (s.required) {
-          return { ok: false, refusal: { code: s.kind === "las" ? "las.boot" : "mcp.required", message: `${s.kind === "las" ? "Las" : `required MCP server "${s.name}"`} failed: ${e!.error}` } };
-        }
-        continue;
-      }
-      const tools = s.kind === "las" ? l.tools : filterTools(l.tools, s.include, s.exclude);
-      this.#status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached });
-      this.#listed.set(s.name, tools);
-      for (const t of tools) sources.push(remoteToolSource(s, t, this));
-    }
-    return { ok: true, value: sources };
+    const r = await listRemote({ ...this.deps, connect: (spec) => this.#connect(spec), source: (spec, tool) => remoteToolSource(spec, tool, this) });
+    this.#status = r.status;
+    if (!r.ok) return r;
+    for (const [name, tools] of r.listed) this.#listed.set(name, tools);
+    return { ok: true, value: r.sources };
   }
 
   /**
@@ -326,18 +242,7 @@ export class RemoteSources {
       auth.needed = undefined;
       auth.refused = undefined;
       target = auth.target;
-    }
-    else {
-      // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
-      if (spec.network && this.deps.sandboxMode === "product" && this.deps.networkGranted !== true) {
-        throw Object.assign(new Error(`${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`), { transient: true });
-      }
-      const bound = spec.transport.bound ?? {};
-      const env = childEnv({ parent: this.deps.parentEnv, values: { ...spec.transport.values }, secrets: { ...spec.transport.secrets }, masks: Object.values(bound), allow: spec.transport.inherit ?? [], ...(spec.transport.pathDir ? { pathPrefix: spec.transport.pathDir } : {}) });
-      if (!env.ok) throw new Error(env.refusal.message);
-      const sandbox = this.deps.sandbox?.(spec.network);
-      target = { kind: "stdio", name: spec.name, argv: spec.transport.argv.map((a) => expandHeader(a, bound)), env: env.value, cwd: spec.transport.cwd, ...(sandbox ? { sandbox } : {}) };
-    }
+    } else target = stdioTarget(spec, this.deps);
     this.#approved.add(spec.name);
     // Journal before effect: no row, no start.
     this.deps.journal?.(spec, { status: restart ? "restarted" : "started" });
