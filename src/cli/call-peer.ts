@@ -22,9 +22,9 @@ export function progressText(tool: string, p: Progress): string {
 
 /**
  * `ask`: someone can be asked at the terminal (a prompt is allowed and /dev/tty opens);
- * `progress`: stderr is a terminal; `err` writes to stderr.
+ * `progress`: stderr is a terminal; `err` writes to stderr; `whyNot`: why nobody is asked, when not.
  */
-export function terminalPeer(opts: { ask: boolean; progress: boolean; err: (text: string) => void; ttyPath?: string }): TerminalPeer {
+export function terminalPeer(opts: { ask: boolean; progress: boolean; err: (text: string) => void; ttyPath?: string; whyNot?: string }): TerminalPeer {
   let shown = false;
   const clear = () => {
     if (shown) opts.err(CLEAR);
@@ -41,7 +41,7 @@ export function terminalPeer(opts: { ask: boolean; progress: boolean; err: (text
               const fields = fieldsOf(form.requestedSchema);
               if (!fields.ok) throw new Error(fields.why);
               const tty = openTtyLines(opts.ttyPath);
-              if (!tty) return { action: "decline" as const };
+              if (!tty) throw new Error("no terminal could be opened to ask on");
               try {
                 return askForm(tty, form, who);
               } finally {
@@ -54,7 +54,7 @@ export function terminalPeer(opts: { ask: boolean; progress: boolean; err: (text
         // An answer at the form was shown there; only a decline nobody chose is explained.
         if (outcome !== "decline" || (opts.ask && why === undefined)) return;
         clear();
-        const reason = why ?? "nobody can be asked here (no terminal, CI, or --no-prompt)";
+        const reason = why ?? opts.whyNot ?? "nobody can be asked here (no terminal, CI, or --no-prompt)";
         opts.err(`toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}\n`);
       },
       ...(opts.progress

@@ -64,7 +64,13 @@ export async function runCall(ctx: RunContext): Promise<number> {
     }
     // An MCP tool's server may ask for input or report progress while it runs (loaded only for them).
     const entry = booted.catalog.entries.get(tool);
-    const terminal = entry && (entry.origin.startsWith("mcp:") || entry.origin === "las") ? (await import("./call-peer.ts")).terminalPeer({ ask: booted.canPrompt, progress: ctx.via === undefined && process.stderr.isTTY === true, err: writeStderr }) : undefined;
+    const terminal = entry && (entry.origin.startsWith("mcp:") || entry.origin === "las") ? (await import("./call-peer.ts")).terminalPeer({
+            // A session has no terminal of its own: a forwarded call's form is declined, saying how to be asked.
+            ask: booted.canPrompt && ctx.via === undefined,
+            ...(ctx.via === undefined ? {} : { whyNot: "a call forwarded to a session cannot show a form (run it with --no-session to be asked)" }),
+            progress: ctx.via === undefined && process.stderr.isTTY === true,
+            err: writeStderr,
+          }) : undefined;
     const wiring: CallWiring = {
       booted,
       env: ctx.env,

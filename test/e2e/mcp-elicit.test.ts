@@ -35,6 +35,20 @@ describe("elicitation during call", () => {
     expect(t.out).toContain("declined: nobody can be asked here");
   }, 30_000);
 
+  test("forwarded to a session from a terminal: declined, and stderr says how to be asked (never a silent decline)", async () => {
+    await using dir = tempDir();
+    setup(dir.path);
+    expect((await run(["session", "start"], { cwd: dir.path })).code).toBe(0);
+    try {
+      const t = await onTty(dir.path, ["call", "ask__profile", "{}", ...GRANT], "\n\n\n\n\na\n");
+      expect([t.code, textOf(resultOn(t.out))]).toEqual([0, "action=decline content=null"]);
+      expect(t.out).toContain("declined: a call forwarded to a session cannot show a form (run it with --no-session to be asked)");
+      expect(JSON.parse((await rowOf(dir.path, "ask__profile")).detail)).toMatchObject({ elicited: "declined", via: "session" });
+    } finally {
+      await run(["session", "stop"], { cwd: dir.path });
+    }
+  }, 30_000);
+
   test("on a terminal: Enter keeps each default, the optional field is left out, accepted", async () => {
     await using dir = tempDir();
     setup(dir.path);
