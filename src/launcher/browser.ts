@@ -17,12 +17,21 @@ export function browserCommand(env: Readonly<Record<string, string | undefined>>
   return null;
 }
 
-/** Starts the browser on `url` (detached, output ignored); whether one was started. */
+/** What a browser needs of the user's desktop session; nothing else of toolgate's environment (its secrets). */
+const DESKTOP = ["PATH", "HOME", "USER", "LANG", "LC_ALL", "BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CURRENT_DESKTOP", "DBUS_SESSION_BUS_ADDRESS"];
+
+export function browserEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of DESKTOP) if (env[k] !== undefined) out[k] = env[k]!;
+  return out;
+}
+
+/** Starts the browser on `url` (not waited for, output ignored, cwd /); whether one was started. */
 export function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): boolean {
   const cmd = browserCommand(env);
   if (!cmd) return false;
   try {
-    const child = Bun.spawn([...cmd, url], { stdin: "ignore", stdout: "ignore", stderr: "ignore", env: env as Record<string, string> });
+    const child = Bun.spawn([...cmd, url], { cwd: "/", stdin: "ignore", stdout: "ignore", stderr: "ignore", env: browserEnv(env) });
     child.unref();
     return true;
   } catch {

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { browserCommand, openBrowser } from "../../src/launcher/browser.ts";
+import { browserCommand, browserEnv, openBrowser } from "../../src/launcher/browser.ts";
 import { tempDir } from "../helpers.ts";
 
 describe("browserCommand", () => {
@@ -30,5 +30,18 @@ describe("browserCommand", () => {
     for (let i = 0; i < 100 && !(await Bun.file(out).exists()); i++) await Bun.sleep(20);
     expect(await Bun.file(out).text()).toBe("http://127.0.0.1:1/authorize?x=1");
     expect(openBrowser("http://x", { PATH: "/usr/bin" })).toBe(false);
+  });
+
+  test("the browser gets the desktop session's variables only, never toolgate's secrets", async () => {
+    await using d = tempDir();
+    const out = join(d.path, "env");
+    writeFileSync(join(d.path, "b.sh"), `#!/bin/sh\nenv | sort > ${out}.tmp && mv ${out}.tmp ${out}\n`);
+    chmodSync(join(d.path, "b.sh"), 0o755);
+    const env = { BROWSER: join(d.path, "b.sh"), PATH: "/usr/bin:/bin", DISPLAY: ":0", HOME: d.path, CI_MCP_SECRET: "s3cret-token", GITHUB_TOKEN: "ghp_x" };
+    expect(openBrowser("http://x", env)).toBe(true);
+    for (let i = 0; i < 100 && !(await Bun.file(out).exists()); i++) await Bun.sleep(20);
+    const seen = (await Bun.file(out).text()).split("\n").filter(Boolean).map((l) => l.split("=")[0]!);
+    expect(seen.filter((k) => ["BROWSER", "PATH", "DISPLAY", "HOME", "CI_MCP_SECRET", "GITHUB_TOKEN"].includes(k))).toEqual(["BROWSER", "DISPLAY", "HOME", "PATH"]);
+    expect(browserEnv({ ...env, LD_PRELOAD: "/x.so" })).toEqual({ BROWSER: env.BROWSER, PATH: "/usr/bin:/bin", DISPLAY: ":0", HOME: d.path });
   });
 });
