@@ -211,6 +211,6 @@ for (const n of ["file_find **/* (first page)", "file_find **/* (every page)"]) 
 }
 // rg spreads over the cores it has: when it did and file_search did not, the worker never ran.
 if (median(cpuShare.get("rg literal")!) >= 1.3 && median(cpuShare.get("file_search literal")!) < 1.1) {
-  console.log("\nnote: file_search ran on one thread: is src/tools/search-worker.ts an entry point in scripts/build.ts?");
+  console.log("\nnote: file_search ran on one thread: is src/tools/search/worker.ts an entry point in scripts/build.ts?");
 }
 console.log(JSON.stringify(report));

@@ -13,9 +13,9 @@ await $`bun ${root}scripts/gen-schemas.ts`;
 
 async function compile(order: readonly string[]): Promise<void> {
   const result = await Bun.build({
-    // The file_search worker is a second entry: in the binary it sits at tools/search-worker.ts
-    // in the embedded file system, where search-pool.ts starts it (without it, one thread scans).
-    entrypoints: [`${root}src/main.ts`, `${root}src/tools/search-worker.ts`],
+    // The file_search worker is a second entry: in the binary it sits at tools/search/worker.ts
+    // in the embedded file system, where search/pool.ts starts it (without it, one thread scans).
+    entrypoints: [`${root}src/main.ts`, `${root}src/tools/search/worker.ts`],
     compile: {
       outfile,
       autoloadDotenv: false,

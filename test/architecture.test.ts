@@ -1,7 +1,8 @@
 // The shape STYLE.md asks for, checked by reading imports: data moves one way through the
-// stages, only the state module opens SQLite, and nothing outside a launcher spawns processes.
+// stages, no two files import each other (even for types), tools sit in family folders, only the
+// state module opens SQLite, and nothing outside a launcher spawns processes.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const SRC = join(import.meta.dir, "..", "src");
@@ -16,10 +17,14 @@ const STAGE: Record<string, number> = {
   launcher: 5, http: 5, mcp: 5, auth: 5,
   boundary: 6,
   state: 7,
-  runtime: 8,
-  serve: 9, session: 9, tasks: 9,
-  cli: 10, "main.ts": 10,
+  servers: 8,
+  runtime: 9,
+  serve: 10, session: 10, tasks: 10,
+  cli: 11, "main.ts": 11,
 };
+
+/** The tool families: src/tools/ holds index.ts and these folders, nothing loose. */
+const FAMILIES = ["delegate", "files", "gates", "lane", "most", "net", "rails", "search", "shell", "skills", "tasks"];
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
@@ -39,6 +44,41 @@ function valueImports(text: string): string[] {
   return out;
 }
 
+/** Every relative import, types and re-exports included, resolved to a source file. */
+function allImports(file: string, text: string): string[] {
+  const specs = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?\bfrom\s+"(\.[^"]+)"/gm), ...text.matchAll(/import\(\s*"(\.[^"]+)"\s*\)/g)].map((m) => m[1]!);
+  return specs.map((spec) => resolve(dirname(file), spec)).map((p) => (p.endsWith(".ts") ? p : `${p}.ts`)).filter((p) => existsSync(p));
+}
+
+/** The import circles among files (Tarjan's strongly connected components of two or more files, or a self-import). */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], onStack = new Set<string>(), found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const part: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      part.push(w);
+    } while (w !== v);
+    if (part.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(part.map((f) => relative(SRC, f)).sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
 const sources = files(SRC).map((f) => ({ file: f, rel: relative(SRC, f), text: readFileSync(f, "utf8") }));
 
 describe("architecture", () => {
@@ -56,6 +96,30 @@ describe("architecture", () => {
       }
     }
     expect(backwards).toEqual([]);
+  });
+
+  test("no import circles between files, type-only imports included", () => {
+    expect(circles(new Map(sources.map((s) => [s.file, allImports(s.file, s.text)])))).toEqual([]);
+  });
+
+  test("the circle check finds a circle, type-only included", () => {
+    const [a, b, c] = ["/x/a.ts", "/x/b.ts", "/x/c.ts"];
+    expect(circles(new Map([[a, [b]], [b, [c]], [c, [a]]]))).toHaveLength(1);
+    expect(circles(new Map([[a, [b]], [b, [c]], [c, []]]))).toEqual([]);
+    expect(allImports(join(SRC, "cli", "x.ts"), 'import type { RunContext } from "./context.ts";\nexport { a } from "../version";')).toEqual([join(SRC, "cli", "context.ts"), join(SRC, "version.ts")]);
+  });
+
+  test("src/tools holds the explicit list and one folder per family, none over 12 files", () => {
+    const entries = readdirSync(join(SRC, "tools"), { withFileTypes: true });
+    expect(entries.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual(["index.ts"]);
+    expect(entries.filter((e) => e.isDirectory()).map((e) => e.name).sort()).toEqual(FAMILIES);
+    const crowded = FAMILIES.map((f) => [f, readdirSync(join(SRC, "tools", f)).length] as const).filter(([, n]) => n > 12);
+    expect(crowded).toEqual([]);
+  });
+
+  test("no source file is over 350 lines", () => {
+    const long = sources.map((s) => [s.rel, s.text.split("\n").length - (s.text.endsWith("\n") ? 1 : 0)] as const).filter(([, n]) => n > 350);
+    expect(long).toEqual([]);
   });
 
   test("only src/state opens SQLite", () => {

@@ -5,8 +5,8 @@
 import { defineCommand } from "citty";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
 import { boot } from "../runtime/boot.ts";
-import type { RemoteSources } from "../runtime/remote.ts";
-import type { RemoteSpec } from "../runtime/remote-specs.ts";
+import type { RemoteSources } from "../servers/sources.ts";
+import type { RemoteSpec } from "../servers/specs.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, type Scanned } from "./flags.ts";
 import { note, writeOut } from "./ui.ts";
@@ -46,7 +46,7 @@ export async function runAuth(ctx: RunContext): Promise<number> {
       const r = await remote.checkStart(spec, need);
       if (!r.ok) throw new CliError(ExitCode.denied, r.message, r.flag ? `add ${r.flag}` : undefined);
     }
-    const { authorize } = await import("../runtime/remote-authorize.ts");
+    const { authorize } = await import("../servers/authorize.ts");
     const { openBrowser } = await import("../launcher/browser.ts");
     let done;
     try {

@@ -9,15 +9,14 @@ import { configFolder, type ConfigFile } from "../config/file.ts";
 import { LOCK_NAME } from "../catalog/lock.ts";
 import { withSinks } from "../result/io.ts";
 import { boot } from "../runtime/boot.ts";
-import { ConnectionPool } from "../runtime/remote-pool.ts";
+import { ConnectionPool } from "../servers/pool.ts";
 import { listen, type SessionHandlers } from "../session/server.ts";
 import { peerUidReader } from "../session/peer.ts";
-import { SOCKET_NAME } from "../session/protocol.ts";
+import { SOCKET_NAME, type Status } from "../session/protocol.ts";
 import { VERSION } from "../version.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { checkState } from "./state.ts";
 import type { Scanned } from "./flags.ts";
-import type { Status } from "./session.ts";
 
 /** A forwarded call this session does not serve: the client runs it cold. */
 class NotThisSession extends Error {

@@ -8,7 +8,7 @@ import { loadEffective } from "../runtime/boot.ts";
 import { makeStateFolder } from "../state/folder.ts";
 import { selfArgv, startDetached } from "../launcher/detached.ts";
 import { exchange } from "../session/client.ts";
-import { SOCKET_NAME, STATE_FOLDER } from "../session/protocol.ts";
+import { SOCKET_NAME, STATE_FOLDER, type Status } from "../session/protocol.ts";
 import { VERSION } from "../version.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { note, writeOut } from "./ui.ts";
@@ -122,20 +122,6 @@ async function stopped(status: { pid: number }): Promise<number> {
     await Bun.sleep(50);
   }
   throw new CliError(ExitCode.failed, `the session (pid ${status.pid}) is still running after 30 s`);
-}
-
-export interface Status {
-  pid: number;
-  version: string;
-  workspace: string;
-  config: string | null;
-  uptime_secs: number;
-  idle_secs: number;
-  calls: number;
-  in_flight: number;
-  rss_bytes: number;
-  servers: { name: string; pid: number | null }[];
-  env_bound: string[];
 }
 
 function human(st: Status): string {

@@ -48,7 +48,7 @@ export function openArtifact(dir: string, name: string, open: (path: string) => 
   return open(path);
 }
 
-/** Artifacts older than this are removed (README "bash and scratch_read"). */
+/** Artifacts older than this are removed (docs/tools.md "bash and scratch_read"). */
 export const ARTIFACT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 /** The artifacts folder is kept under this many bytes, oldest removed first. */
 export const ARTIFACTS_MAX_BYTES = 1024 * 1024 * 1024;

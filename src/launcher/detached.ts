@@ -1,6 +1,11 @@
 // A process that outlives the one that starts it (a session, a task's supervisor): the same executable, its
 // own session (setsid), stdin /dev/null, stdout and stderr to a file or nowhere; nothing waits for it.
+// The one detached start: a task's supervisor (startTaskSupervisor) is one too, its output in two 0600
+// artifacts, so it outlives its caller's shell, terminal and process group.
 import { openSync, closeSync } from "node:fs";
+import { join } from "node:path";
+import { fileSink, openArtifact, randomHex } from "./artifacts.ts";
+import { readStat } from "./proc-tree.ts";
 import { ownChildren } from "./subreaper.ts";
 
 export interface Detached {
@@ -35,10 +40,46 @@ export function startDetached(
     });
     p.unref();
     // Spawned on purpose, never an adopted orphan: the subreaper's sweep (ending a server's tree
-    // in this process) must not take it with it — as for a task's supervisor (detach.ts).
+    // in this process) must not take it with it — as for a task's supervisor (startTaskSupervisor).
     ownChildren.add(p.pid);
     return { pid: p.pid, exited: p.exited };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
 }
+
+export interface DetachSpec {
+  readonly argv: readonly string[];
+  /** toolgate's own environment, passed whole: the supervisor is the same executable and builds its children's. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  readonly artifactsDir: string;
+}
+
+export interface DetachedTask {
+  readonly pid: number;
+  /** Start time in clock ticks (/proc/PID/stat), so a reused pid is never taken for it. */
+  readonly start: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function startTaskSupervisor(spec: DetachSpec): { ok: true; value: DetachedTask } | { ok: false; message: string } {
+  const id = randomHex();
+  let out, err;
+  try {
+    out = openArtifact(spec.artifactsDir, `${id}.stdout.log`, fileSink);
+    err = openArtifact(spec.artifactsDir, `${id}.stderr.log`, fileSink);
+    // The files go to the child by path; ours are closed once it is spawned. startDetached also
+    // keeps the subreaper's sweep from taking it.
+    const proc = startDetached(spec.argv, { cwd: spec.cwd, env: spec.env, files: { stdout: out.path, stderr: err.path } });
+    return { ok: true, value: { pid: proc.pid, start: readStat(proc.pid)?.start ?? null, stdout: out.path, stderr: err.path } };
+  } catch (e) {
+    return { ok: false, message: `cannot start the task's supervisor: ${e instanceof Error ? e.message : String(e)}` };
+  } finally {
+    out?.close();
+    err?.close();
+  }
+}
+
+export const artifactsFolder = (stateDir: string) => join(stateDir, "artifacts");

@@ -29,16 +29,16 @@ import { Permissions } from "../permission/check.ts";
 import { askerPrompter, noPrompter, ttyPrompter, type Asker, type AsyncPrompter, type Prompter } from "../permission/prompt.ts";
 import { VERSION } from "../version.ts";
 import { namedFileDigests } from "../catalog/named-files.ts";
-import { remoteSpecs } from "./remote-specs.ts";
-import { CACHE_NAME, RemoteSources } from "./remote.ts";
-import type { ConnectionPool } from "./remote-pool.ts";
+import { remoteSpecs } from "../servers/specs.ts";
+import { CACHE_NAME, RemoteSources } from "../servers/sources.ts";
+import type { ConnectionPool } from "../servers/pool.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
 import { stateInWorkspace, userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
-import { serverDetail } from "./server-prompt.ts";
-import { serverJournal } from "./server-journal.ts";
+import { serverDetail } from "../servers/prompt.ts";
+import { serverJournal } from "../servers/journal.ts";
 import { escapeControl } from "../result/escape.ts";
-import { mayDiscover, withholdBadServers } from "./remote-boot.ts";
+import { mayDiscover, withholdBadServers } from "../servers/boot.ts";
 import { exactNetGrants, policyFetch, type NetSetup } from "../http/client.ts";
 
 export interface BootInput {
@@ -167,7 +167,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   const canPrompt = input.interactive === true && config.values.permissions?.prompt !== false;
   // Bare program names in run grants resolve on the children's fixed PATH, where they will run.
   // A run grant by name (--allow-run=uvx) is looked up on the fixed PATH, then on the caller's
-  // absolute folders, where a server's command may be (remote-command.ts): a name the fixed PATH
+  // absolute folders, where a server's command may be (servers/command.ts): a name the fixed PATH
   // has resolves as before, so the grant never comes to name another program than it did.
   const grantPath = [BASE_ENV.PATH!, ...(input.env.PATH ?? "").split(":").filter((d) => d.startsWith("/"))].join(":");
   const prompter: Prompter | AsyncPrompter = !canPrompt ? (input.answers ?? noPrompter) : input.ask ? askerPrompter(input.ask) : ttyPrompter();

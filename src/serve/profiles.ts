@@ -14,7 +14,7 @@ export interface ProfileConfig {
 
 export const DEFAULT_PROFILE = "full";
 
-/** desk without `text` reads the page; with it, it replaces the page (src/tools/desk.ts). */
+/** desk without `text` reads the page; with it, it replaces the page (src/tools/lane/desk.ts). */
 const deskReads = (args: unknown) => args !== null && typeof args === "object" && (args as { text?: unknown }).text === undefined;
 
 const listed = (name: string, tools: readonly string[], only?: Record<string, (args: unknown) => boolean>): Profile => ({

@@ -82,3 +82,18 @@ export class Outbox {
     return this.pending.length === 0;
   }
 }
+
+/** What a running session answers to `status` (`toolgate session status`). */
+export interface Status {
+  pid: number;
+  version: string;
+  workspace: string;
+  config: string | null;
+  uptime_secs: number;
+  idle_secs: number;
+  calls: number;
+  in_flight: number;
+  rss_bytes: number;
+  servers: { name: string; pid: number | null }[];
+  env_bound: string[];
+}

@@ -5,9 +5,8 @@ import type { Database } from "bun:sqlite";
 import type { Refusal } from "../result/result.ts";
 import type { Admitted } from "../runtime/invoke.ts";
 import type { BootInput, Booted } from "../runtime/boot.ts";
-import { artifactsFolder, startDetached } from "../launcher/detach.ts";
 import { createTask, finishTask, recordSupervisor } from "../state/tasks.ts";
-import { selfArgv } from "../launcher/detached.ts";
+import { artifactsFolder, selfArgv, startTaskSupervisor } from "../launcher/detached.ts";
 import { storedBoot, type TaskRequest } from "./request.ts";
 
 export interface TaskStart {
@@ -50,7 +49,7 @@ export function admitTask(t: TaskStart): (a: Admitted) => { task: string } | Ref
     );
     if (!created.ok) return { code: created.code, message: created.message, details: { holder: created.holder } };
     const env = Object.fromEntries(Object.entries(t.env).filter((e): e is [string, string] => e[1] !== undefined));
-    const started = startDetached({
+    const started = startTaskSupervisor({
       argv: [...selfArgv(), "tasks", "supervise", created.id, "--state-dir", t.booted.stateDir],
       env,
       cwd: t.input.cwd,

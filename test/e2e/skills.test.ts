@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parseFrontMatter } from "../../src/tools/skills.ts";
+import { parseFrontMatter } from "../../src/tools/skills/cards.ts";
 import { BIN, json, ROOT, run, tempDir } from "../helpers.ts";
 
 beforeAll(() => {

@@ -4,7 +4,7 @@ import { closeSync, constants, mkdirSync, openSync, readFileSync, symlinkSync, w
 import { join } from "node:path";
 import { loadBeneath } from "../../src/fs/beneath.ts";
 import { fdPath } from "../../src/fs/opened.ts";
-import { OPEN_FLAGS } from "../../src/tools/search-scan.ts";
+import { OPEN_FLAGS } from "../../src/tools/search/scan.ts";
 import { tempDir } from "../helpers.ts";
 
 test("a file below the folder opens; a symlink anywhere on the way, or .. out of it, is refused", async () => {

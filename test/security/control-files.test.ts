@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { digestOf } from "../../src/tools/atomic-write.ts";
+import { digestOf } from "../../src/tools/files/atomic-write.ts";
 import { run, tempDir } from "../helpers.ts";
 
 async function repo(root: string): Promise<string> {

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { digestOf } from "../../src/tools/atomic-write.ts";
+import { digestOf } from "../../src/tools/files/atomic-write.ts";
 import { run, tempDir, trustEnv } from "../helpers.ts";
 
 const ROOT_CONFIG = JSON.stringify({ sandbox: "product", permissions: { deny: { run: ["curl"] } } });

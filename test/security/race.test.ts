@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { digestOf } from "../../src/tools/atomic-write.ts";
+import { digestOf } from "../../src/tools/files/atomic-write.ts";
 import { tempDir } from "../helpers.ts";
 import type { Envelope } from "../../src/result/result.ts";
 import { EXTRA, inProcess, race, startSwapper, throughBinary, type Call, type Tally } from "./race-harness.ts";

@@ -1,7 +1,7 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, run under Bun: it
 // does not start on Node 20) in server mode against dist/toolgate serve --http --no-token. Every
 // scenario's outcome is pinned: the ones toolgate must pass, and the ones that ask for tools or
-// methods a gateway does not serve (README "Serving over HTTP" argues each).
+// methods a gateway does not serve (docs/mcp.md "The MCP conformance suite" argues each).
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -73,7 +73,7 @@ function results(dir: string): Record<string, Check[]> {
 }
 
 describe("the MCP conformance suite against serve --http", () => {
-  test("the required scenarios pass, and every other scenario's outcome is the one argued in the README", async () => {
+  test("the required scenarios pass, and every other scenario's outcome is the one argued in docs/mcp.md", async () => {
     await using root = tempDir();
     const ws = join(root.path, "ws");
     const home = join(root.path, "home");

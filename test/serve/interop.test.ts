@@ -1,7 +1,7 @@
 // Real MCP clients nobody here wrote, driving dist/toolgate serve over stdio: the MCP Inspector's
 // CLI mode and mcporter (both want a newer Node than 20, so they run under Bun). The client configs
-// in README.md (Claude Code, Cursor, VS Code, Codex) are read from the README and loaded by a
-// client that imports that very file, so the README cannot show a shape nobody ran.
+// in docs/mcp.md (Claude Code, Cursor, VS Code, Codex) are read from that page and loaded by a
+// client that imports that very file, so the docs cannot show a shape nobody ran.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -147,15 +147,15 @@ describe("mcporter with an ad-hoc stdio server", () => {
   });
 });
 
-/** The snippet under `<!-- client-config: NAME -->` in README.md, verbatim. */
+/** The snippet under `<!-- client-config: NAME -->` in docs/mcp.md, verbatim. */
 function readmeSnippet(name: string): string {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const readme = readFileSync(join(ROOT, "docs", "mcp.md"), "utf8");
   const m = new RegExp(`<!-- client-config: ${name} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\`\\n`).exec(readme);
-  if (m === null) throw new Error(`README.md has no client-config block for ${name}`);
+  if (m === null) throw new Error(`docs/mcp.md has no client-config block for ${name}`);
   return m[1]!;
 }
 
-describe("the README's client configs, each loaded from its own file", () => {
+describe("the docs' client configs, each loaded from its own file", () => {
   // Where the client reads it, the mcporter arguments that load it, and the source mcporter reports.
   const clients = [
     { name: "claude-code", file: (s: Site) => join(s.ws, ".mcp.json"), pre: ["--config", ".mcp.json"], source: (s: Site) => ({ kind: "local", path: join(s.ws, ".mcp.json") }) },

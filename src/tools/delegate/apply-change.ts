@@ -3,7 +3,7 @@
 // cannot be applied again. Offered only when delegation.worktree_root is set.
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
-import { git } from "../dev-check-copy.ts";
+import { git } from "../gates/copy.ts";
 import { planApply, writePlan } from "./apply.ts";
 import { readChange, removeWorktree, writeChange } from "./change.ts";
 import { delegationOf } from "./task.ts";

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync
 import { dirname, join, relative, resolve } from "node:path";
 import type { ProcessRunner } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
-import { git, removeTree } from "../dev-check-copy.ts";
+import { git, removeTree } from "../gates/copy.ts";
 import type { ChangeRecord } from "./change.ts";
 
 type Bytes = Buffer | null;

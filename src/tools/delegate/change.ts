@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { dirname, join, resolve } from "node:path";
 import type { ProcessRunner } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
-import { git, removeTree } from "../dev-check-copy.ts";
+import { git, removeTree } from "../gates/copy.ts";
 
 export interface FileStat {
   readonly path: string;

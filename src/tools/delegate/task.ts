@@ -6,12 +6,12 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
-import { makeCopy, registrationOf } from "../dev-check-copy.ts";
+import { makeCopy, registrationOf } from "../gates/copy.ts";
 import { commitBase, diffStat, removeWorktree, writeChange, type FileStat } from "./change.ts";
 import { readEnvelope, type TaskStatus } from "./envelope.ts";
 import { expandTemplate } from "./template.ts";
-import { isInside } from "../workspace.ts";
-import { removeTree } from "../dev-check-copy.ts";
+import { isInside } from "../files/workspace.ts";
+import { removeTree } from "../gates/copy.ts";
 
 export const MAX_OBJECTIVE = 8000;
 /** What approving a task call approves for its child, and nothing else: the child profile's tools. */

@@ -1,0 +1,149 @@
+// A remote tool as a catalog source: its adapter needs the connect permission, starts only its
+// own server, checks the live descriptor still matches the listed one, and maps the outcome:
+// isError → remote_tool; connection lost mid-call or no answer in time → indeterminate. Under
+// supervision (src/servers/supervisor.ts) what the supervisor refuses now is refused first.
+import type { ToolSource } from "../catalog/catalog.ts";
+import type { Connection } from "../mcp/connect.ts";
+import type { ListedTool } from "../mcp/session.ts";
+import type { Peer } from "../mcp/peer.ts";
+import type { ToolContext } from "../catalog/declare.ts";
+import type { Need } from "../permission/types.ts";
+import type { Outcome, Refusal } from "../result/result.ts";
+import { executableOf, liveDigest } from "./digest.ts";
+import { catalogNameOf, type RemoteSpec } from "./specs.ts";
+
+const MESSAGE_CHARS = 1_000;
+
+/** How a server's start need was settled (RemoteSources.checkStart). */
+export type StartCheck = { ok: true; value: string } | { ok: false; code: string; message: string; flag?: string };
+
+/** What a remote tool's adapter needs of the remote sources (RemoteSources, in sources.ts, is one). */
+export interface RemoteCalls {
+  connection(spec: RemoteSpec): Promise<Connection>;
+  refusedNow(name: string): Refusal | undefined;
+  secretsOf(spec: RemoteSpec): string[];
+  authRefusal(spec: RemoteSpec): Refusal | undefined;
+  clearAuthNeed(spec: RemoteSpec): void;
+  isFresh(name: string): boolean;
+  checkStart(spec: RemoteSpec, need: Need): StartCheck | Promise<StartCheck>;
+}
+
+export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls): ToolSource {
+  // Live: OAuth tokens join it once read or saved, before the views use it.
+  const secrets = remote.secretsOf(spec);
+  const name = catalogNameOf(spec, tool.name);
+  return {
+    origin: spec.origin,
+    rawName: tool.name,
+    name,
+    // A mapped name is shown beside the name the server wrote (the origin names the server).
+    ...(spec.kind === "mcp" && name !== `${spec.name}__${tool.name}` ? { original: tool.name } : {}),
+    description: tool.description ?? "",
+    inputSchema: tool.inputSchema,
+    effect: undefined,
+    approval: "required",
+    executable: executableOf(spec),
+    adapter: {
+      builtin: false,
+      ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
+      secrets,
+      deadlineMs: spec.timeoutMs + 2_000,
+      needs: () => ({ ok: true, value: [...spec.needs] }),
+      // The start's own check, shared with the connect: one call, one prompt.
+      checkNeed: (need) => remote.checkStart(spec, need),
+      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx)),
+    },
+  };
+}
+
+const PAST = { accept: "accepted", decline: "declined", cancel: "cancelled" } as const;
+
+/**
+ * The caller's peer for this call (none: the server's elicitations are declined, its sampling
+ * refused), with how its elicitations ended recorded in the call's journal row, never the values.
+ */
+function peerFor(spec: RemoteSpec, tool: string, ctx: ToolContext): Peer {
+  const base = ctx.peer?.({ tool, server: spec.name }) ?? {};
+  const seen: string[] = [];
+  return {
+    ...base,
+    elicited: (outcome, why) => {
+      seen.push(PAST[outcome]);
+      ctx.record?.({ elicited: seen.join(",") });
+      if (base.elicited) base.elicited(outcome, why);
+      else ctx.operator?.(`MCP server "${spec.name}" asked for input during ${tool} (elicitation); declined: ${why ?? "nobody can be asked for this call"}`);
+    },
+  };
+}
+
+async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls, args: unknown, signal: AbortSignal, peer: Peer): Promise<Outcome<unknown>> {
+  // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
+  const now = remote.refusedNow(catalogNameOf(spec, tool.name));
+  if (now) return { ok: false, refusal: now };
+  let conn;
+  try {
+    conn = await remote.connection(spec);
+  } catch (e) {
+    const auth = remote.authRefusal(spec);
+    if (auth) return { ok: false, refusal: auth };
+    return { ok: false, refusal: { code: "mcp.connect_failed", message: `cannot reach ${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`}: ${(e as Error).message}` } };
+  }
+  if (remote.isFresh(spec.name)) {
+    const live = conn.tools.find((t) => t.name === tool.name);
+    if (!live || liveDigest(spec, live) !== liveDigest(spec, tool)) {
+      return {
+        ok: false,
+        refusal: {
+          code: "descriptor_changed",
+          message: `${tool.name} from ${spec.origin} ${live ? "changed its descriptor" : "is no longer listed"} since the catalog was cached; review it with \`toolgate tools --refresh\``,
+        },
+      };
+    }
+  }
+  remote.clearAuthNeed(spec);
+  const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal, peer });
+  // Refused by the server's authorization (401, or 403 for a wider scope) before it acted: not indeterminate.
+  const auth = r.ok ? undefined : remote.authRefusal(spec);
+  if (auth) return { ok: false, refusal: auth };
+  if (r.ok) {
+    if (r.result.isError === true) {
+      return { ok: false, refusal: { code: "remote_tool", message: textOf(r.result) || `${tool.name} answered with an error`, details: r.result, raw: r.result } };
+    }
+    return { ok: true, value: r.result };
+  }
+  if (r.kind === "protocol") return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
+  const unknown = "the remote effect is unknown and the call is not replayed";
+  if (r.kind === "deadline") return { ok: false, refusal: { code: "deadline", indeterminate: true, message: `${tool.name}: no answer within ${spec.timeoutMs / 1000} s; ${unknown}` } };
+  // Lost mid-call: say how the server ended (its exit status), and give the operator its stderr.
+  const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
+  const how = signal.aborted ? undefined : await whyLost(conn.lost);
+  const tail = conn.child?.stderrTail().trim().slice(-STDERR_CHARS) ?? "";
+  return {
+    ok: false,
+    refusal: {
+      code: "transport_lost",
+      indeterminate: true,
+      message: `${tool.name}: the connection failed mid-call${how ? ` (${who} ${how})` : ""}; ${unknown}`,
+      ...(tail ? { operator: `${who}'s stderr ends with: ${tail}` } : {}),
+    },
+  };
+}
+
+const STDERR_CHARS = 1_000;
+
+/** How the connection ended ("exited with status 3"), if it says so soon: stdout closes a moment before the exit is reaped. */
+async function whyLost(lost: Promise<string> | undefined): Promise<string | undefined> {
+  if (!lost) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((res) => (timer = setTimeout(() => res(undefined), 1_000)));
+  return Promise.race([lost, late]).finally(() => clearTimeout(timer));
+}
+
+function textOf(result: Record<string, unknown>): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  return content
+    .filter((c): c is { type: "text"; text: string } => c?.type === "text" && typeof c.text === "string")
+    .map((c) => c.text)
+    .join("\n")
+    .slice(0, MESSAGE_CHARS);
+}

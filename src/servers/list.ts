@@ -1,0 +1,84 @@
+// Listing the remote sources for a boot: the catalog cache first (keyed by the declarations'
+// fingerprint), then discovery of only the servers this boot may start, then each server's status
+// and its tools as catalog sources. A required server that failed is the boot's refusal.
+import type { ToolSource } from "../catalog/catalog.ts";
+import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/discovery.ts";
+import type { Connection } from "../mcp/connect.ts";
+import type { ListedTool } from "../mcp/session.ts";
+import type { Refusal } from "../result/result.ts";
+import { fingerprint, readCache, saveCache } from "./cache.ts";
+import type { RemoteSpec } from "./specs.ts";
+
+export interface ServerStatus {
+  readonly name: string;
+  readonly origin: string;
+  readonly ok: boolean;
+  readonly tools: number;
+  readonly error?: string;
+  /** Listed from the cache (no process was started for it this time). */
+  readonly cached: boolean;
+  /** Why its tools are kept out of the catalog (a bad or colliding name), when they are. */
+  readonly withheld?: string;
+}
+
+export interface ListInput {
+  readonly specs: readonly RemoteSpec[];
+  readonly cachePath: string;
+  readonly now: () => number;
+  readonly refresh: boolean;
+  readonly version: string;
+  /** Which servers may be started to list them when the cache has nothing (default: all). */
+  readonly discover?: (spec: RemoteSpec) => boolean;
+  readonly connect: (spec: RemoteSpec) => Promise<Connection>;
+  readonly source: (spec: RemoteSpec, tool: ListedTool) => ToolSource;
+}
+
+export type Listing =
+  | { ok: true; sources: ToolSource[]; status: ServerStatus[]; listed: Map<string, readonly ListedTool[]> }
+  | { ok: false; refusal: Refusal; status: ServerStatus[] };
+
+export async function listRemote(input: ListInput): Promise<Listing> {
+  const { specs, now } = input;
+  const fp = fingerprint(specs, input.version);
+  const cache = input.refresh ? null : readCache(input.cachePath, fp);
+  const listed = new Map<string, { tools: readonly ListedTool[]; cached: boolean }>();
+  const failures = new Map<string, Failure>();
+  const toDiscover: RemoteSpec[] = [];
+  for (const s of specs) {
+    const c = cache?.servers[s.name];
+    if (c?.ok) listed.set(s.name, { tools: c.tools, cached: true });
+    else if (input.discover?.(s) ?? true) {
+      if (c && !c.ok && now() - c.at < NEGATIVE_TTL_MS) failures.set(s.name, { error: c.error, at: c.at });
+      toDiscover.push(s);
+    }
+  }
+  const errors = new Map<string, { error: string; cached: boolean; remembered: boolean }>();
+  if (toDiscover.length > 0) {
+    const found = await discover(toDiscover, (s) => input.connect(s).then((c) => ({ tools: c.tools, close: () => c.close(0) })), { now, failures });
+    for (const d of found) {
+      if (d.ok) listed.set(d.server, { tools: d.tools, cached: false });
+      else errors.set(d.server, { error: d.error, cached: d.cached, remembered: d.remembered });
+    }
+    saveCache(input.cachePath, specs, now(), fp, cache, listed, errors);
+  }
+  const sources: ToolSource[] = [];
+  const status: ServerStatus[] = [];
+  const taken = new Map<string, readonly ListedTool[]>();
+  for (const s of specs) {
+    const l = listed.get(s.name);
+    const e = errors.get(s.name);
+    if (!l && !e) continue; // not in the cache, and not this boot's to start
+    if (!l) {
+      status.push({ name: s.name, origin: s.origin, ok: false, tools: 0, error: e!.error, cached: e!.cached });
+      if (s.required) {
+        return { ok: false, status, refusal: { code: s.kind === "las" ? "las.boot" : "mcp.required", message: `${s.kind === "las" ? "Las" : `required MCP server "${s.name}"`} failed: ${e!.error}` } };
+      }
+      continue;
+    }
+    const tools = s.kind === "las" ? l.tools : filterTools(l.tools, s.include, s.exclude);
+    status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached });
+    taken.set(s.name, tools);
+    for (const t of tools) sources.push(input.source(s, t));
+  }
+  return { ok: true, sources, status, listed: taken };
+}

@@ -1,0 +1,91 @@
+// file_find: a sorted, bounded glob listing of workspace-relative paths; .gitignore respected.
+import { defineTool } from "../../catalog/declare.ts";
+import { refuse, type Outcome } from "../../result/result.ts";
+import { bisect } from "./bisect.ts";
+import { globMatcher } from "./glob.ts";
+import { CHANGED, changedMessage, kindAt } from "../../fs/opened.ts";
+import { relativeInside, resolveInside, targetInside } from "./workspace.ts";
+import { ancestry, walk } from "./walk.ts";
+
+export const WALK_BUDGET = 200_000;
+/** The listed paths (and the cursor), measured as the output boundary measures them: UTF-8 bytes once JSON-serialized. */
+export const ANSWER_BOUND_CHARS = 40_000;
+
+export default defineTool({
+  name: "file_find",
+  description:
+    "List workspace files matching a glob (default **/*), sorted, workspace-relative, .gitignore respected; .git and the state folder are never listed. The pattern is relative to path (default the workspace) and follows git's glob pathspecs: * stays within one folder (*.md is top-level only), **/ spans any number of folders including none, a pattern without wildcards also matches everything under the folder it names; {a,b} alternatives work too. Symlinks are listed, never followed. Long lists come back truncated with nextCursor (pass it as cursor); scanCapped means the walk budget ran out; pathIgnored means path lies in an ignored folder, .git or the state folder, where nothing is listed.",
+  input: (type) =>
+    type({
+      "+": "reject",
+      "pattern?": "string > 0",
+      "path?": "string > 0",
+      "cursor?": "string",
+      "limit?": "1 <= number.integer <= 5000",
+    }),
+  effect: "read",
+  approval: "required",
+  needs: (args, ctx) => {
+    const r = resolveInside(ctx.workspace, args.path ?? ".");
+    return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
+  },
+  handler: async (args, ctx) =>
+    findFiles(ctx.workspace, ctx.stateDir, args.pattern ?? "**/*", args.path ?? ".", args.cursor, args.limit ?? 1000, WALK_BUDGET, ctx.checked?.[0]?.value),
+});
+
+/** `budget` is the walk's entry budget; only tests pass anything but the default. `checked`: the real path the permission stage checked. */
+export function findFiles(
+  workspace: string,
+  stateDir: string,
+  pattern: string,
+  path: string,
+  cursor: string | undefined,
+  limit: number,
+  budget: number = WALK_BUDGET,
+  checked?: string,
+): Outcome<unknown> {
+  const r = targetInside(workspace, path, checked);
+  if (!r.ok) return r;
+  const { abs, rel } = r.value;
+  const matches = globMatcher(pattern);
+  if (!matches.ok) return matches;
+  const kind = kindAt(abs);
+  if (kind === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was listed"));
+  if (kind === "file" || kind === "other") return refuse("file.not_a_directory", `"${rel}" is a file; give a folder as path`);
+  if (kind !== "dir") return refuse("file.missing", `"${rel}" does not exist`);
+  const relRoot = rel === "." ? "" : rel;
+  // stateDir is absolute (the config makes it so): compare it as a workspace-relative path.
+  const stateRel = relativeInside(workspace, stateDir);
+  const skip = new Set<string>(stateRel !== null && stateRel !== "." ? [stateRel] : []);
+  const { layers, excluded } = ancestry(workspace, relRoot, skip);
+  const res = excluded ? { files: [], scanCapped: false } : walk({ root: abs, relRoot, skip, budget, layers });
+  const matched = res.files
+    .filter((f) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1)))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const start = cursor === undefined ? 0 : bisect(matched, cursor, true);
+  const paths: string[] = [];
+  let bytes = 0;
+  for (let i = start; i < matched.length && paths.length < limit; i++) {
+    const p = matched[i]!;
+    const cost = Buffer.byteLength(JSON.stringify(p), "utf8") + 1; // quotes, and a comma
+    // Room is kept for this path once more, as nextCursor.
+    if (bytes + 2 * cost > ANSWER_BOUND_CHARS && paths.length > 0) break;
+    paths.push(p);
+    bytes += cost;
+  }
+  const truncated = start + paths.length < matched.length;
+  return {
+    ok: true,
+    value: {
+      pattern,
+      path: rel,
+      paths,
+      count: paths.length,
+      total: matched.length,
+      truncated,
+      ...(truncated ? { nextCursor: paths[paths.length - 1] } : {}),
+      scanCapped: res.scanCapped,
+      ...(excluded ? { pathIgnored: true } : {}),
+    },
+  };
+}

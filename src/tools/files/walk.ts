@@ -1,0 +1,146 @@
+// A bounded walk of the workspace that respects .gitignore files (nested ones too),
+// never descends into .git or the state folder, and never follows directory symlinks.
+// It lists what `git ls-files --others` would consider: regular files and symlinks.
+// Each folder is opened and verified (src/fs/opened.ts) before it is listed, and listed through
+// its descriptor: a folder swapped for a symlink mid-walk is skipped, never walked out of the tree.
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, type Dirent } from "node:fs";
+import { join } from "node:path";
+import type { Ignore } from "ignore";
+import { inDir, O_DIR, O_FILE, openChecked } from "../../fs/opened.ts";
+import { resolveReal } from "../../fs/real-path.ts";
+
+export interface WalkOptions {
+  /** Real path of the directory to start in. */
+  readonly root: string;
+  /** Workspace-relative path of `root` ("" for the workspace itself). */
+  readonly relRoot: string;
+  /** Workspace-relative folders never entered (the state folder). */
+  readonly skip: ReadonlySet<string>;
+  /** Most directory entries the walk may look at before it stops (`scanCapped`). */
+  readonly budget: number;
+  /** Gitignore layers of the ancestors of `root`, outermost first. */
+  readonly layers?: readonly Layer[];
+}
+
+export interface Layer {
+  readonly base: string; // workspace-relative folder holding the .gitignore ("" at the root)
+  readonly rules: Ignore;
+}
+
+export interface WalkResult {
+  readonly files: string[]; // workspace-relative, unsorted
+  readonly visited: number;
+  readonly scanCapped: boolean;
+}
+
+/** The .gitignore layer of a folder, read by its real path (verified) or through its open descriptor. */
+function readLayer(dir: string | number, relDir: string): Layer | null {
+  const text = readGitignore(dir);
+  if (text === null) return null;
+  // The library on first use, not at import: file_find and file_search are in every boot's catalog.
+  const ignore = require("ignore") as typeof import("ignore");
+  // Case-sensitive, as git is by default (core.ignoreCase=false); the library's default is not.
+  return { base: relDir, rules: ignore({ ignorecase: false }).add(text) };
+}
+
+/** Like git: a symlinked .gitignore is not followed (it could lead out), and a pipe is not waited on. */
+function readGitignore(dir: string | number): string | null {
+  let fd: number;
+  if (typeof dir === "number") {
+    try {
+      fd = openSync(inDir(dir, ".gitignore"), O_FILE);
+    } catch {
+      return null;
+    }
+  } else {
+    const opened = openChecked(join(dir, ".gitignore"), O_FILE);
+    if (!opened.ok) return null;
+    fd = opened.fd;
+  }
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Git's rule: the deepest layer that has an opinion decides; negation can re-include. */
+export function isIgnored(layers: readonly Layer[], rel: string, isDir: boolean): boolean {
+  let ignored = false;
+  for (const l of layers) {
+    const sub = l.base === "" ? rel : rel.slice(l.base.length + 1);
+    const r = l.rules.test(isDir ? `${sub}/` : sub);
+    if (r.ignored) ignored = true;
+    else if (r.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+/** Gitignore layers for every folder from the workspace root down to (and including) `relDir`'s parents. */
+export function ancestorLayers(workspace: string, relDir: string): Layer[] {
+  return ancestry(workspace, relDir, new Set()).layers;
+}
+
+/**
+ * The ancestor layers of `relDir`, and whether the walk would never reach it: it, or a folder
+ * above it, is `.git`, a skipped folder, or ignored by the layers above it (git's rule: nothing
+ * inside an excluded folder is listed, so a narrowed listing agrees with the whole one).
+ */
+export function ancestry(workspace: string, relDir: string, skip: ReadonlySet<string>): { layers: Layer[]; excluded: boolean } {
+  const layers: Layer[] = [];
+  workspace = resolveReal(workspace, "/") ?? workspace; // the .gitignore files are opened by real path, then verified
+  const parts = relDir === "" || relDir === "." ? [] : relDir.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    const parent = parts.slice(0, i).join("/");
+    const l = readLayer(join(workspace, parent), parent);
+    if (l) layers.push(l);
+    const rel = parts.slice(0, i + 1).join("/");
+    if (parts[i] === ".git" || skip.has(rel) || isIgnored(layers, rel, true)) return { layers, excluded: true };
+  }
+  return { layers, excluded: false };
+}
+
+export function walk(opts: WalkOptions): WalkResult {
+  const files: string[] = [];
+  let visited = 0;
+  let capped = false;
+  const stack: { abs: string; rel: string; layers: readonly Layer[] }[] = [
+    { abs: opts.root, rel: opts.relRoot === "." ? "" : opts.relRoot, layers: opts.layers ?? [] },
+  ];
+  while (stack.length > 0 && !capped) {
+    const dir = stack.pop()!;
+    // The folder at exactly this path (no link swapped in since it was listed), or it is skipped.
+    const opened = openChecked(dir.abs, O_DIR);
+    if (!opened.ok) continue;
+    let entries: Dirent[];
+    let own: Layer | null = null;
+    try {
+      entries = readdirSync(`/proc/self/fd/${opened.fd}`, { withFileTypes: true });
+      // Opened only when listed: a failed open per folder costs more than the whole listing.
+      if (entries.some((e) => e.name === ".gitignore")) own = readLayer(opened.fd, dir.rel);
+    } catch {
+      continue;
+    } finally {
+      closeSync(opened.fd);
+    }
+    const layers = own ? [...dir.layers, own] : dir.layers;
+    for (const ent of entries) {
+      if (++visited > opts.budget) {
+        capped = true;
+        break;
+      }
+      const name = ent.name;
+      const rel = dir.rel === "" ? name : `${dir.rel}/${name}`;
+      if (name === ".git") continue; // a folder, or a file in a worktree or submodule: never listed
+      if (ent.isDirectory()) {
+        if (opts.skip.has(rel) || isIgnored(layers, rel, true)) continue;
+        stack.push({ abs: join(dir.abs, name), rel, layers });
+      } else if ((ent.isFile() || ent.isSymbolicLink()) && !isIgnored(layers, rel, false)) {
+        files.push(rel); // a symlink is listed as itself, never followed (git does the same)
+      }
+    }
+  }
+  return { files, visited: Math.min(visited, opts.budget), scanCapped: capped };
+}

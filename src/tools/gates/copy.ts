@@ -1,0 +1,145 @@
+// dev_check's disposable copy of the working tree: a git worktree at HEAD in the state folder,
+// with the uncommitted changes applied (`git diff --binary HEAD`) and the untracked, not ignored
+// files copied. Git runs through the launcher; removal is plain file-system work, so it still
+// happens after a cancel (when the launcher starts nothing new).
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { copyUntracked } from "./untracked.ts";
+import type { ProcessRunner } from "../../catalog/declare.ts";
+import { ok, refuse, type Outcome } from "../../result/result.ts";
+import { isInside } from "../files/workspace.ts";
+
+/**
+ * Repository hooks and an fsmonitor would run programs outside any sandbox while the copy is made;
+ * the copy needs neither. Filters (smudge/clean) stay: the copy should hold what a checkout holds.
+ */
+const GIT = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"];
+const GIT_DEADLINE_MS = 120_000;
+
+export interface Copy {
+  /** The repository's top folder (real path) the copy was made from. */
+  readonly top: string;
+  /** The copy's own top folder (the only folder a gate may write). */
+  readonly root: string;
+  /** The copy's folder matching the gates directory: where gates run. */
+  readonly cwd: string;
+  /** Removes the copy and its worktree registration; false when something was left behind. */
+  remove(): boolean;
+}
+
+interface GitRun {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+}
+
+export async function git(p: ProcessRunner, cwd: string, args: readonly string[]): Promise<Outcome<GitRun>> {
+  const r = await p.run({ argv: [...GIT, ...args], cwd, deadlineMs: GIT_DEADLINE_MS, sandboxed: false });
+  if (!r.ok) return r;
+  const e = r.value;
+  if (e.ended !== "exited") return refuse("dev_check.copy_failed", `git ${args[0]} did not finish (${e.ended})`);
+  // The tail is enough for most answers; a long one is read whole from its artifact.
+  let out = e.stdout.tail;
+  if (e.stdout.truncated && e.artifacts.stdout !== null) out = readFileSync(e.artifacts.stdout, "utf8");
+  return ok({ code: e.code, out, err: e.stderr.tail.trim() });
+}
+
+const failed = (what: string, r: GitRun) => refuse("dev_check.copy_failed", `${what} failed (git exit code ${r.code}): ${r.err || "no message"}`);
+
+/**
+ * Makes the copy for one gate run under `<stateDir>/worktrees/<id>` (a write child's: under `base`). `dir` is the gates directory
+ * (a real, absolute path inside a git repository with at least one commit).
+ */
+export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, id: string, base = join(stateDir, "worktrees")): Promise<Outcome<Copy>> {
+  const where = await git(p, dir, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"]);
+  if (!where.ok) return where;
+  if (where.value.code !== 0) {
+    return refuse("dev_check.not_a_repository", `the gates directory is not inside a git repository (${where.value.err}); dev_check copies the working tree with git`);
+  }
+  const [top, common] = where.value.out.trim().split("\n");
+  if (!top || !common) return refuse("dev_check.copy_failed", "git rev-parse did not name the repository's top folder");
+  const head = await git(p, top, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
+  if (!head.ok) return head;
+  if (head.value.code !== 0) return refuse("dev_check.no_commit", "the repository has no commit yet; commit once so a worktree can be made at HEAD");
+
+  const root = join(base, id);
+  const patch = join(base, `${id}.patch`);
+  mkdirSync(base, { recursive: true, mode: 0o700 });
+  // The registration folder is read once, right after the copy is made and before any gate
+  // runs: a gate can rewrite the copy's .git file, so it is never read again at removal.
+  let admin: string | null = null;
+  const copy: Copy = { top, root, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
+  const made = await fill(p, top, root, patch, stateDir);
+  admin = registrationOf(root);
+  if (!made.ok) {
+    copy.remove();
+    return made;
+  }
+  return ok(copy);
+}
+
+async function fill(p: ProcessRunner, top: string, root: string, patch: string, stateDir: string): Promise<Outcome<null>> {
+  const diff = await git(p, top, ["diff", "--binary", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules", `--output=${patch}`, "HEAD", "--"]);
+  if (!diff.ok) return diff;
+  if (diff.value.code !== 0) return failed("git diff HEAD", diff.value);
+  const add = await git(p, top, ["worktree", "add", "--detach", "--quiet", root, "HEAD"]);
+  if (!add.ok) return add;
+  if (add.value.code !== 0) return failed("git worktree add", add.value);
+  if (statSync(patch).size > 0) {
+    const apply = await git(p, root, ["apply", "--binary", "--whitespace=nowarn", patch]);
+    if (!apply.ok) return apply;
+    if (apply.value.code !== 0) return failed("applying the uncommitted changes", apply.value);
+  }
+  const untracked = await git(p, top, ["ls-files", "-z", "--others", "--exclude-standard"]);
+  if (!untracked.ok) return untracked;
+  if (untracked.value.code !== 0) return failed("git ls-files --others", untracked.value);
+  // The state folder (the copy itself, the journal) is never part of the copy.
+  const state = relative(top, stateDir);
+  const skipState = state !== "" && !state.startsWith("..");
+  const names = untracked.value.out.split("\0").filter((rel) => rel !== "" && !(skipState && isInside(state, rel)));
+  copyUntracked(top, root, names);
+  return ok(null);
+}
+
+/** The worktree's registration in the main repository, named by the copy's .git file (null if none). */
+export function registrationOf(root: string): string | null {
+  try {
+    const named = /^gitdir: (.+)$/m.exec(readFileSync(join(root, ".git"), "utf8"))?.[1]?.trim();
+    return named ? resolve(root, named) : null;
+  } catch {
+    return null; // not made: nothing registered under this copy
+  }
+}
+
+function removeCopy(root: string, patch: string, registrations: string, admin: string | null): boolean {
+  const gone = removeTree(root) && removeTree(patch);
+  // Only a folder directly under .git/worktrees, resolved (no `..` can climb out of it).
+  if (admin !== null && dirname(admin) === resolve(registrations)) return removeTree(admin) && gone;
+  return gone;
+}
+
+/** rm -rf, making folders writable first when a gate left read-only ones behind. */
+export function removeTree(path: string): boolean {
+  try {
+    rmSync(path, { recursive: true, force: true });
+    return true;
+  } catch {
+    makeWritable(path);
+  }
+  try {
+    rmSync(path, { recursive: true, force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function makeWritable(path: string): void {
+  try {
+    if (!lstatSync(path).isDirectory()) return;
+    chmodSync(path, 0o700);
+    for (const name of readdirSync(path)) makeWritable(join(path, name));
+  } catch {
+    // Best effort: the second rm reports what is left.
+  }
+}

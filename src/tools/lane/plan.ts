@@ -1,0 +1,41 @@
+// plan: declare, revise or read this lane's plan (ordered steps with a status) in the state
+// database. A reading for the human, not an action: no approval, no permissions. Writing the
+// same steps again creates nothing new (same version, `changed: false`).
+import { STEP_STATUSES, defineTool, type PlanRecord, type PlanStep } from "../../catalog/declare.ts";
+
+export const MAX_STEPS = 100;
+export const MAX_TITLE_CHARS = 500;
+
+export default defineTool({
+  name: "plan",
+  description:
+    "Declare or revise this lane's plan: `steps` is the whole ordered list (1-100 steps), each {title, status} with status pending, in_progress, done or dropped; it replaces the previous plan. Without `steps`, returns the current plan. Returns the plan and its version; the same steps again change nothing (changed: false).",
+  input: (type) =>
+    type({
+      "+": "reject",
+      "steps?": type({
+        "+": "reject",
+        title: type(`1 <= string <= ${MAX_TITLE_CHARS}`).and(/^[^\r\n]*\S[^\r\n]*$/).describe(`one line of 1-${MAX_TITLE_CHARS} characters, not only spaces`),
+        status: type.enumerated(...STEP_STATUSES),
+      })
+        .array()
+        .atLeastLength(1)
+        .atMostLength(MAX_STEPS),
+    }),
+  effect: "idempotent-write",
+  approval: "never",
+  needs: () => ({ ok: true, value: [] }),
+  handler: async (args, ctx) => {
+    const store = ctx.store();
+    if (args.steps === undefined) return { ok: true, value: view(ctx.lane, store.readPlan(ctx.lane), false) };
+    const steps: PlanStep[] = args.steps.map((s) => ({ title: s.title, status: s.status }));
+    const written = store.writePlan(ctx.lane, steps, Math.round(ctx.now()));
+    return { ok: true, value: view(ctx.lane, written, written.changed) };
+  },
+});
+
+function view(lane: string, plan: PlanRecord | null, changed: boolean) {
+  const steps = plan?.steps ?? [];
+  const counts = Object.fromEntries(STEP_STATUSES.map((s) => [s, steps.filter((x) => x.status === s).length]));
+  return { lane, version: plan?.version ?? 0, changed, steps, counts };
+}

@@ -1,0 +1,149 @@
+// file_search: content search of workspace files, line by line, .gitignore respected. Answers
+// path + line number + the clipped line, never a body; skipped and clipped things are counted.
+// The per-file work is in scan.ts, spread over threads by pool.ts.
+import { defineTool } from "../../catalog/declare.ts";
+import { refuse, type Outcome } from "../../result/result.ts";
+import type { Helper } from "./pool.ts";
+import type { ScanSpec } from "./scan.ts";
+import { ancestry, walk } from "../files/walk.ts";
+import { bisect } from "../files/bisect.ts";
+import { globMatcher } from "../files/glob.ts";
+import { CHANGED, changedMessage, kindAt } from "../../fs/opened.ts";
+import { relativeInside, resolveInside, targetInside } from "../files/workspace.ts";
+
+export const WALK_BUDGET = 200_000;
+/** Files above this are not read (`skippedLarge`). */
+export const LARGE_BYTES = 8 * 1024 * 1024;
+/** Characters of a line shown; longer lines show a window around the match. */
+export const LINE_CHARS = 300;
+/** The matches of one answer, as the output boundary measures them: well under its 64 KiB. */
+export const ANSWER_BOUND_BYTES = 40_000;
+/** Bytes one call reads at most; past them the answer is truncated with a cursor. */
+export const READ_BUDGET_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_LIMIT = 200;
+
+export interface SearchArgs {
+  readonly pattern: string;
+  readonly literal?: boolean;
+  readonly glob?: string;
+  readonly path?: string;
+  readonly ignoreCase?: boolean;
+  readonly cursor?: string;
+  readonly limit?: number;
+}
+
+export default defineTool({
+  name: "file_search",
+  description:
+    "Search the text of workspace files line by line. pattern is a JavaScript regular expression with the u (Unicode) flag (\\p{L} works; escape only syntax characters), or a fixed string with literal: true; ignoreCase for case-insensitive. A match never spans lines: ^ and $ are the line's ends, a trailing \\r is dropped. path is a folder (default the workspace) or one file; in a folder, glob keeps the files it matches, relative to path, with file_find's rules (*.ts is top-level only, **/*.ts anywhere). .gitignore is respected; .git and the state folder are skipped; symlinks are not followed. Returns matches {path, line, text}, sorted by path then line; a line over 300 characters shows a window around the match, marked with …, counted in clippedLines. Binary files (a NUL byte or invalid UTF-8) and files over 8 MiB are skipped and counted. Long results come back truncated with nextCursor (pass it as cursor; counts cover the files up to the last match shown); scanCapped means the walk budget ran out.",
+  input: (type) =>
+    type({
+      "+": "reject",
+      pattern: "0 < string <= 2000",
+      "literal?": "boolean",
+      "glob?": "string > 0",
+      "path?": "string > 0",
+      "ignoreCase?": "boolean",
+      "cursor?": "string > 0",
+      "limit?": "1 <= number.integer <= 1000",
+    }),
+  effect: "read",
+  approval: "required",
+  needs: (args, ctx) => {
+    const r = resolveInside(ctx.workspace, args.path ?? ".");
+    return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
+  },
+  handler: (args, ctx) =>
+    searchFiles({ workspace: ctx.workspace, stateDir: ctx.stateDir, signal: ctx.signal, ...(ctx.checked ? { checked: ctx.checked[0]?.value } : {}) }, args),
+});
+
+/** Where a search runs; the budgets are the defaults except in tests. */
+export interface SearchScope {
+  readonly workspace: string;
+  readonly stateDir: string;
+  readonly signal: AbortSignal;
+  readonly walkBudget?: number;
+  readonly readBudget?: number;
+  /** The real path the permission stage checked for `path` (the pipeline passes it). */
+  readonly checked?: string | undefined;
+}
+
+export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise<Outcome<unknown>> {
+  // The scan machinery on the first search, not at import: this tool is in every boot's catalog.
+  const [{ assemblePage }, { Helper, runPool }, { escapeRegExp, requiredNeedles }] = await Promise.all([import("./page.ts"), import("./pool.ts"), import("./literal.ts")]);
+  const { workspace, stateDir, signal } = scope;
+  const readBudget = scope.readBudget ?? READ_BUDGET_BYTES;
+  const ignoreCase = args.ignoreCase === true;
+  const source = args.literal ? escapeRegExp(args.pattern) : args.pattern;
+  try {
+    new RegExp(source, ignoreCase ? "iu" : "u");
+  } catch (e) {
+    return refuse("find.invalid", `invalid regular expression ${JSON.stringify(args.pattern)}: ${(e as Error).message}; the syntax is JavaScript's with the u flag, or pass literal: true to search a fixed string`);
+  }
+  const cursor = args.cursor === undefined ? null : /^(.*):(\d+)$/s.exec(args.cursor);
+  if (args.cursor !== undefined && !cursor) return refuse("args.invalid", `cursor ${JSON.stringify(args.cursor)} is not one file_search returned (nextCursor)`);
+  const r = targetInside(workspace, args.path ?? ".", scope.checked);
+  if (!r.ok) return r;
+  const { abs, rel } = r.value;
+  const kind = kindAt(abs);
+  if (kind === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was searched"));
+  if (kind !== "dir" && kind !== "file" && kind !== "other") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
+  const isDir = kind === "dir";
+  const root = resolveInside(workspace, ".");
+  if (!root.ok) return root;
+
+  let files: string[];
+  let scanCapped = false;
+  let pathIgnored = false;
+  let helpers: Helper[] = [];
+  if (isDir) {
+    const matches = args.glob === undefined ? null : globMatcher(args.glob, "glob", "searched");
+    if (matches && !matches.ok) return matches;
+    helpers = Helper.start(); // their start-up overlaps the walk; runPool ends them
+    const relRoot = rel === "." ? "" : rel;
+    const stateRel = relativeInside(workspace, stateDir);
+    const skip = new Set<string>(stateRel !== null && stateRel !== "." ? [stateRel] : []);
+    const { layers, excluded } = ancestry(workspace, relRoot, skip);
+    const walked = excluded ? { files: [], scanCapped: false } : walk({ root: abs, relRoot, skip, budget: scope.walkBudget ?? WALK_BUDGET, layers });
+    pathIgnored = excluded;
+    scanCapped = walked.scanCapped;
+    files = matches ? walked.files.filter((f) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1))) : walked.files;
+    files.sort(); // UTF-16 code unit order
+  } else {
+    files = [rel]; // a file named as path is searched even if ignored, as ripgrep does
+  }
+  const [cursorPath, cursorLine] = cursor ? [cursor[1]!, Number(cursor[2])] : ["", 0];
+  if (cursor) files = files.slice(bisect(files, cursorPath, false));
+
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const spec: ScanSpec = { source, ignoreCase, needles: requiredNeedles(source, ignoreCase), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: limit + 1 };
+  const prefix = await runPool({
+    base: root.value.abs,
+    files,
+    spec,
+    firstAfter: files[0] === cursorPath ? cursorLine : 0,
+    enoughMatches: limit,
+    enoughBytes: readBudget,
+    signal,
+  }, helpers);
+
+  const page = assemblePage(prefix, files, limit, ANSWER_BOUND_BYTES, readBudget);
+  return {
+    ok: true,
+    value: {
+      pattern: args.pattern,
+      path: rel,
+      matches: page.matches,
+      count: page.matches.length,
+      filesSearched: page.filesSearched,
+      skippedBinary: page.skippedBinary,
+      skippedLarge: page.skippedLarge,
+      skippedUnreadable: page.skippedUnreadable,
+      clippedLines: page.clippedLines,
+      truncated: page.nextCursor !== undefined,
+      ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+      scanCapped,
+      ...(pathIgnored ? { pathIgnored: true } : {}),
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// bash: one command line through `/bin/bash -lc`, exactly as written, in the workspace, through
+// the launcher under the boot's sandbox mode. A non-zero exit is the refusal `bash.exit` carrying
+// the code and both tails: a reading, not a crash. The approval is the other half of containment.
+import { defineTool } from "../../catalog/declare.ts";
+import { ok, refuse, type Outcome } from "../../result/result.ts";
+import { artifactsView, endedText, streamView } from "./run-report.ts";
+
+/** Each tail's share of the boundary's 64 KiB (serialized bytes), leaving room for the rest. */
+const TAIL_BYTES = 24_000;
+/** The config's defaults (config/resolve.ts), for contexts built without a config. */
+const DEFAULT_TIMEOUT_SECS = 120;
+const DEFAULT_MAX_TIMEOUT_SECS = 600;
+
+export default defineTool({
+  name: "bash",
+  description:
+    "Run one command line with /bin/bash -lc, exactly as written, in the workspace, under the sandbox mode the boot states (`toolgate tools`). Returns the exit code, the end of stdout and stderr with their totals, and the duration. A non-zero exit is refused as bash.exit with the same details; a timeout (timeout_secs, default 120, at most bash.max_timeout_secs) stops the whole process tree.",
+  input: (type) =>
+    type({
+      "+": "reject",
+      command: "string > 0",
+      "timeout_secs?": "number > 0",
+    }),
+  effect: "irreversible",
+  approval: "required",
+  ownDeadline: true,
+  needs: () => ok([{ kind: "run", value: "bash" }]),
+  handler: async (args, ctx) => {
+    const conf = (ctx.config?.bash ?? {}) as { timeout_secs?: number; max_timeout_secs?: number };
+    const max = conf.max_timeout_secs ?? DEFAULT_MAX_TIMEOUT_SECS;
+    const secs = args.timeout_secs ?? Math.min(conf.timeout_secs ?? DEFAULT_TIMEOUT_SECS, max);
+    if (secs > max) {
+      return refuse("bash.timeout_above_max", `timeout_secs ${secs} is above the maximum of ${max} s; ask for less, or raise bash.max_timeout_secs in toolgate.json`, {
+        timeout_secs: secs,
+        max_timeout_secs: max,
+      });
+    }
+    const deadlineMs = Math.round(secs * 1000);
+    const run = await ctx.processes.run({ argv: ["/bin/bash", "-lc", args.command], cwd: ctx.workspace, deadlineMs, sandboxed: true });
+    if (!run.ok) return run;
+    const e = run.value;
+    const report = {
+      exitCode: e.ended === "exited" ? e.code : null,
+      ended: e.ended,
+      ...(e.ended === "signalled" ? { signal: e.signal } : {}),
+      durationMs: Math.round(e.durationMs),
+      sandbox: ctx.processes.sandboxMode,
+      stdout: streamView(e.stdout, TAIL_BYTES),
+      stderr: streamView(e.stderr, TAIL_BYTES),
+      artifacts: artifactsView(ctx.workspace, e),
+      // Processes the command left running were ended with it; say so rather than hide it.
+      ...(e.leftovers > 0 ? { leftovers: e.leftovers } : {}),
+      ...(e.survivors.length > 0 ? { survivors: e.survivors.length } : {}),
+    };
+    return outcome(e.ended === "exited" && e.code === 0, report, endedText(e, deadlineMs), max);
+  },
+});
+
+function outcome(passed: boolean, report: { ended: string }, how: string, max: number): Outcome<unknown> {
+  if (passed) return ok(report);
+  switch (report.ended) {
+    case "exited":
+      return refuse("bash.exit", `the command ended with ${how}; its stdout and stderr tails are in details`, report);
+    case "timeout":
+      return refuse("bash.timeout", `the command was stopped with its whole process tree: ${how}; pass a larger timeout_secs (at most ${max})`, report);
+    case "signalled":
+      return refuse("bash.signalled", `the command was killed by ${how}`, report);
+    default:
+      return refuse("bash.cancelled", "the call was cancelled; the command was stopped with its whole process tree", report);
+  }
+}

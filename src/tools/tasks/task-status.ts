@@ -1,0 +1,22 @@
+// task_status: one background task of this lane by id (board.ts).
+import { defineTool } from "../../catalog/declare.ts";
+import { refuse } from "../../result/result.ts";
+import { board, noBoard } from "./board.ts";
+
+const taskStatus = defineTool({
+  name: "task_status",
+  description: "One background task of this lane by id (or a unique prefix): status, summary, its result once ended (bounded) and the end of its log.",
+  input: (type) => type({ "+": "reject", task_id: "string <= 64" }),
+  effect: "read",
+  approval: "never",
+  needs: () => ({ ok: true, value: [] }),
+  handler: async (args, ctx) => {
+    const b = board(ctx);
+    if (!b) return noBoard();
+    const r = b.get(ctx.lane, args.task_id);
+    if (!r.ok) return refuse(r.code, r.message);
+    return { ok: true, value: { ...r.task, result: r.result, log_tail: r.logTail } };
+  },
+});
+
+export default taskStatus;
