@@ -32,8 +32,8 @@ export const selectedSurfaces = (las: LasSettings): string[] => las.only.filter(
 /**
  * The variables Las gets on top of the launcher's fixed PATH/LANG/LC_ALL: LAS_ONLY, LAS_SKIP
  * when set, the four release-pinning files when set, and — only when skarbiec is selected —
- * the parent's SKARBIEC_* variables plus SKARBIEC_MCP_AGENT_ID. Skarbiec without an explicit
- * agent id is refused here, before anything is spawned.
+ * the parent's SKARBIEC_* capability paths (capabilityPath) plus SKARBIEC_MCP_AGENT_ID.
+ * Skarbiec without an explicit agent id is refused here, before anything is spawned.
  */
 export function lasEnv(las: LasSettings, parent: Readonly<Record<string, string | undefined>>): { ok: true; env: Record<string, string> } | { ok: false; refusal: Refusal } {
   const env: Record<string, string> = { LAS_ONLY: las.only.join(",") };
@@ -53,10 +53,26 @@ export function lasEnv(las: LasSettings, parent: Readonly<Record<string, string 
         },
       };
     }
-    for (const [k, v] of Object.entries(parent)) if (k.startsWith("SKARBIEC_") && v !== undefined) env[k] = v;
+    for (const [k, v] of Object.entries(parent)) if (capabilityPath(k, v)) env[k] = v;
     env.SKARBIEC_MCP_AGENT_ID = id;
   }
   return { ok: true, env };
+}
+
+/** A name ending in one of these words holds a credential itself, never a path to hand over. */
+const SECRET_WORDS = new Set(["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "COOKIE", "AUTH", "AUTHORIZATION", "CREDENTIAL", "CREDENTIALS", "KEY", "APIKEY", "SESSION"]);
+
+/**
+ * Seed 000: Las gets the parent's SKARBIEC_* capability *paths*, not every SKARBIEC_* variable.
+ * A capability path is an absolute path (`/...`, one line) under a name whose last word does not
+ * say it is a credential: SKARBIEC_VAULT=/v and SKARBIEC_TOKEN_FILE=/t pass; SKARBIEC_API_TOKEN,
+ * SKARBIEC_API_KEY, SKARBIEC_PASSWORD (whatever their value) and a value that is not an absolute
+ * path (a token, a URL) never do.
+ */
+export function capabilityPath(name: string, value: string | undefined): value is string {
+  if (!name.startsWith("SKARBIEC_") || name === "SKARBIEC_MCP_AGENT_ID" || value === undefined) return false;
+  if (SECRET_WORDS.has(name.split("_").at(-1)!)) return false;
+  return /^\/[^\0\n\r]*$/.test(value);
 }
 
 /** Any protocol version other than the pinned one is a boot failure. */

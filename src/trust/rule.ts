@@ -106,6 +106,9 @@ export function widenings(input: RuleInput): Widening[] {
   for (const [path, limit] of LIMITS) longer(path.join("."), path, at(data, path), limit);
   const servers = (data.mcpServers ?? {}) as Record<string, Record<string, unknown>>;
   for (const name of Object.keys(servers).sort()) {
+    // A server runs in its cwd (as specs.ts resolves it): the repository may not choose /etc.
+    const cwd = servers[name]?.cwd;
+    if (typeof cwd === "string" && servers[name]?.disabled !== true) folder(`mcpServers.${name}.cwd`, ["mcpServers", name, "cwd"], cwd, true);
     for (const [k, limit] of MCP_LIMITS) longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], servers[name]?.[k], limit);
     if (at(servers[name], ["boundary", "local_paths"]) === "allow") {
       out.push({ key: `mcpServers.${name}.boundary.local_paths`, path: ["mcpServers", name, "boundary", "local_paths"], why: "lets this server's results through with local paths in them (the output boundary's local-path rule off)" });

@@ -35,6 +35,25 @@ describe("Las environment", () => {
     });
   });
 
+  test("of the parent's SKARBIEC_* only capability paths pass (a token's file too): never a token, key, password or a value that is not an absolute path", () => {
+    const r = lasEnv(las({ only: ["skarbiec"] }), {
+      SKARBIEC_VAULT: "/vault",
+      SKARBIEC_KEY_PATH: "/k",
+      SKARBIEC_SOCKET: "/run/skarbiec.sock",
+      SKARBIEC_API_TOKEN: "/looks-like-a-path-but-is-a-token",
+      SKARBIEC_TOKEN_FILE: "/t",
+      SKARBIEC_API_KEY: "/k2",
+      SKARBIEC_PASSWORD: "/p",
+      SKARBIEC_CLIENT_SECRET: "/s",
+      SKARBIEC_URL: "https://vault.example",
+      SKARBIEC_MODE: "strict",
+      SKARBIEC_RELATIVE: "vault/x",
+      SKARBIEC_MULTI: "/a\n/b",
+      SKARBIEC_MCP_AGENT_ID: "from-the-parent",
+    });
+    expect(r).toEqual({ ok: true, env: { LAS_ONLY: "skarbiec", SKARBIEC_VAULT: "/vault", SKARBIEC_KEY_PATH: "/k", SKARBIEC_SOCKET: "/run/skarbiec.sock", SKARBIEC_TOKEN_FILE: "/t", SKARBIEC_MCP_AGENT_ID: "being-7" } });
+  });
+
   test("the default LAS_ONLY is the seed's list, in its order", () => {
     expect(DEFAULT_LAS_ONLY.join(",")).toBe("weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance");
   });

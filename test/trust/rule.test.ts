@@ -27,6 +27,7 @@ describe("widenings: what an untrusted config may not say", () => {
     ["a Most credential file", { most: { service_token_file: "/root/.token" } }, ["most.service_token_file"]],
     ["delegation's command", { delegation: { command: ["sh"] } }, ["delegation.command"]],
     ["the local-path rule switched off for a server", { mcpServers: { eslint: { command: "x", boundary: { local_paths: "allow" } } } }, ["mcpServers.eslint.boundary.local_paths"]],
+    ["a server's cwd outside (a disabled server's is not looked at)", { mcpServers: { a: { command: "x", cwd: "/etc" }, b: { command: "x", cwd: ".." }, c: { command: "x", cwd: "sub" }, d: { command: "x", cwd: "/etc", disabled: true } } }, ["mcpServers.a.cwd", "mcpServers.b.cwd"]],
     ["longer time limits", { bash: { max_timeout_secs: 6000 }, gates: { timeout_secs: 601 }, tasks: { yield_cap_secs: 241 }, mcpServers: { s: { command: "x", connect_timeout_secs: 31, timeout_secs: 121 } } }, ["bash.max_timeout_secs", "gates.timeout_secs", "tasks.yield_cap_secs", "mcpServers.s.connect_timeout_secs", "mcpServers.s.timeout_secs"]],
   ])("%s", async (_n, data, keys) => {
     await using d = tempDir();
@@ -48,7 +49,7 @@ describe("widenings: what an untrusted config may not say", () => {
     await using d = tempDir();
     await using out = tempDir();
     symlinkSync(out.path, join(d.path, "link"));
-    expect(keysOf(d.path, { state: "link/state", skills: ["link"] })).toEqual(["state", "skills.0"]);
+    expect(keysOf(d.path, { state: "link/state", skills: ["link"], mcpServers: { s: { command: "x", cwd: "link" } } })).toEqual(["state", "skills.0", "mcpServers.s.cwd"]);
   });
 
   test("a symlinked default is named without a file line", async () => {
