@@ -9,7 +9,7 @@ import { note } from "./ui.ts";
 
 export const HTTP_ARGS = {
   http: { type: "string", description: "Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0 picks a free one; the address is printed on stderr)", valueHint: "HOST:PORT" },
-  "token-file": { type: "string", description: "Bearer token clients must send (the file's trimmed content; it must not be world-readable). Without it a token is generated and printed once on stderr", valueHint: "FILE" },
+  "token-file": { type: "string", description: "Bearer token clients must send (the file's trimmed content, at least 32 characters; mode 600: no group or other bits). Without it a token is generated and printed once on stderr", valueHint: "FILE" },
   "no-token": { type: "boolean", description: "No bearer token (loopback addresses only): for clients that cannot send a header" },
   "http-public": { type: "boolean", description: "Allow --http on an address other machines can reach" },
 } as const;

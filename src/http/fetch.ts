@@ -46,17 +46,22 @@ export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDep
   const headers = new Headers(init.headers);
   let current = raw;
   let previous: Checked | null = null;
+  // An operator endpoint is trusted for its address class, not wherever it redirects: a hop to
+  // another origin is judged as any URL is (a private address needs its exact grant).
+  const operatorOrigin = deps.reach.trustAddressClass ? originOf(raw) : undefined;
+  const normal: Reach = { exact: deps.reach.exact, pinned: deps.reach.pinned };
   for (let hop = 0; ; hop++) {
-    const checked = checkUrl(current, deps.reach);
-    if (!checked.ok) return checked;
+    const reach = previous !== null && operatorOrigin !== undefined && originOf(current) !== operatorOrigin ? normal : deps.reach;
+    const checked = checkUrl(current, reach);
+    if (!checked.ok) return atHop(checked, previous, current);
     const c = checked.value;
     if (previous !== null) {
       if (previous.url.protocol === "https:" && c.url.protocol === "http:") return rejected("redirect_downgrade", `${auditView(previous.url)} redirected to ${auditView(c.url)}: a redirect from https to http is refused`, { from: auditView(previous.url), to: auditView(c.url) });
       if (deps.permits && !deps.permits(c.host, c.port)) return rejected("redirect_not_granted", `${auditView(previous.url)} redirected to ${auditView(c.url)}, which --allow-net does not grant (add --allow-net=${c.host}:${c.port})`, { to: auditView(c.url), flag: `--allow-net=${c.host}:${c.port}` });
       if (previous.url.origin !== c.url.origin) for (const h of CREDENTIAL_HEADERS) headers.delete(h);
     }
-    const addresses = await addressesOf(c, deps);
-    if (!addresses.ok) return addresses;
+    const addresses = await addressesOf(c, reach, deps);
+    if (!addresses.ok) return atHop(addresses, previous, current);
     const sent = await connect(c, addresses.value, { method, headers, body, signal }, deps);
     if (!sent.ok) return sent;
     const response = sent.value;
@@ -81,10 +86,30 @@ export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDep
   }
 }
 
-async function addressesOf(c: Checked, deps: HttpDeps): Promise<Outcome<string[]>> {
+/** A hop's refusal says which URL redirected there. */
+function atHop<R extends { ok: false; refusal: { code: string; message: string; details?: unknown } }>(r: R, previous: Checked | null, current: string): R {
+  if (previous === null) return r;
+  let to: string;
+  try {
+    to = auditView(new URL(current));
+  } catch {
+    to = "a URL that cannot be parsed";
+  }
+  return { ...r, refusal: { ...r.refusal, message: `${auditView(previous.url)} redirected to ${to}: ${r.refusal.message}` } };
+}
+
+function originOf(raw: string): string | undefined {
+  try {
+    return new URL(raw).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+async function addressesOf(c: Checked, reach: Reach, deps: HttpDeps): Promise<Outcome<string[]>> {
   if (c.literal !== null) return { ok: true, value: [c.literal.address] };
   const pinned = deps.pins.get(`${c.host}:${c.port}`);
-  if (pinned !== undefined) return judgeAnswers(c.host, c.port, pinned, deps.reach, true);
+  if (pinned !== undefined) return judgeAnswers(c.host, c.port, pinned, reach, true);
   let answers: string[];
   try {
     answers = await deps.resolver(c.host);
@@ -92,7 +117,7 @@ async function addressesOf(c: Checked, deps: HttpDeps): Promise<Outcome<string[]
     const why = (e as { code?: string }).code ?? "no answer";
     return rejected("dns_failed", `${c.host} cannot be resolved (${why}); a name that does not resolve is refused, not retried elsewhere`, { host: c.host });
   }
-  return judgeAnswers(c.host, c.port, answers, deps.reach, false);
+  return judgeAnswers(c.host, c.port, answers, reach, false);
 }
 
 interface Sending {

@@ -49,7 +49,13 @@ export function isLoopback(host: string): boolean {
   return host === "::1" || host === "0:0:0:0:0:0:0:1";
 }
 
-/** Reads a token file: trimmed, non-empty, and not readable by others (it is a password). */
+/** The shortest token a file may hold: a generated one is 43 characters (32 random bytes). */
+export const MIN_TOKEN_CHARS = 32;
+
+/**
+ * Reads a token file: trimmed, one word of at least MIN_TOKEN_CHARS, and private to its owner (no
+ * group or other bits: it is a password, and a group may hold users the owner does not vouch for).
+ */
 export function readTokenFile(path: string, stat = statSync, read = readFileSync): Outcome<string> {
   let mode: number;
   let text: string;
@@ -59,10 +65,16 @@ export function readTokenFile(path: string, stat = statSync, read = readFileSync
   } catch (e) {
     return refuse("usage", `--token-file ${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "give the path of a file holding the bearer token");
   }
-  if ((mode & 0o004) !== 0) return refuse("usage", `--token-file ${path} is readable by every user on this machine`, `make it private: chmod 600 ${path}`);
+  if ((mode & 0o077) !== 0) {
+    const who = (mode & 0o007) !== 0 ? "every user on this machine" : "its group";
+    return refuse("usage", `--token-file ${path} has mode ${(mode & 0o777).toString(8).padStart(4, "0")}: ${who} may read or change it`, `make it private to you: chmod 600 ${path}`);
+  }
   const token = text.trim();
   if (token === "") return refuse("usage", `--token-file ${path} is empty`, "write the bearer token into it (one line), or leave --token-file out to have one generated");
   if (/[\s\x00-\x1f\x7f]/.test(token)) return refuse("usage", `--token-file ${path}: the token has a space or a control character inside it`, "a bearer token is one word on one line");
+  if (token.length < MIN_TOKEN_CHARS) {
+    return refuse("usage", `--token-file ${path}: the token is ${token.length} character${token.length === 1 ? "" : "s"} long; at least ${MIN_TOKEN_CHARS} are required`, `write a longer random token, e.g. openssl rand -hex 32 > ${path} (or leave --token-file out to have one generated)`);
+  }
   return ok(token);
 }
 

@@ -145,6 +145,21 @@ inLoopbackNamespace(import.meta.path, () => {
       const r = await get(`http://site.test:${P}/to?u=${encodeURIComponent(`http://127.0.0.1:${other.port}/`)}`, s());
       expect(r.ok && text(r.value.bytes)).toBe("other");
     });
+    test("an operator endpoint (rails, Most) is trusted for its address, not where it redirects: another origin is judged as any URL", async () => {
+      seen.length = 0;
+      const op = (url: string, s: NetSetup) => httpClient(s).get(url, { maxBytes: 1 << 20, timeoutMs: 5000, operatorEndpoint: true });
+      // Its own origin (a loopback address, no grant): followed.
+      const own = await op(`http://127.0.0.1:${P}/hop?n=2`, setup([]));
+      expect(own.ok && { body: text(own.value.bytes), redirects: own.value.redirects }).toEqual({ body: "landed", redirects: 2 });
+      // Another loopback origin, or the metadata address: refused at the hop, nothing sent there.
+      for (const target of [`http://127.0.0.1:${other.port}/`, "http://169.254.169.254/latest/meta-data/", `http://localhost:${other.port}/`]) {
+        const r = await op(`http://127.0.0.1:${P}/to?u=${encodeURIComponent(target)}`, setup([]));
+        expect([target, rule(r)]).toEqual([target, "url.rejected:private_address"]);
+      }
+      // The exact grant reaches it, as for any URL.
+      const granted = await op(`http://127.0.0.1:${P}/to?u=${encodeURIComponent(`http://127.0.0.1:${other.port}/`)}`, setup([`127.0.0.1:${other.port}`]));
+      expect(granted.ok && text(granted.value.bytes)).toBe("other");
+    });
     test("an https to http redirect is refused redirect_downgrade", async () => {
       const deps: HttpDeps = { reach: { exact: new Set(), pinned: new Set() }, pins: new Map(), resolver: async () => ["93.184.216.34"], fetchImpl: async () => new Response(null, { status: 302, headers: { location: "http://example.com/" } }) };
       expect(rule(await guardedFetch("https://example.com/", {}, deps))).toBe("url.rejected:redirect_downgrade");

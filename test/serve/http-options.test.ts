@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { generateToken, httpOptions, isLoopback, parseBind, readTokenFile } from "../../src/serve/http-options.ts";
+import { generateToken, httpOptions, isLoopback, MIN_TOKEN_CHARS, parseBind, readTokenFile } from "../../src/serve/http-options.ts";
 import { tempDir } from "../helpers.ts";
 
 describe("parseBind", () => {
@@ -46,19 +46,25 @@ test.each([
 });
 
 describe("the token", () => {
-  test("a private file's trimmed content", async () => {
+  const LONG = "abc-DEF_123".padEnd(MIN_TOKEN_CHARS, "x");
+
+  test("a private file's trimmed content (mode 600 or 400)", async () => {
     await using dir = tempDir();
     const f = join(dir.path, "t");
-    writeFileSync(f, "\n  abc-DEF_123  \n", { mode: 0o600 });
-    expect(readTokenFile(f)).toEqual({ ok: true, value: "abc-DEF_123" });
-    chmodSync(f, 0o640);
-    expect(readTokenFile(f)).toEqual({ ok: true, value: "abc-DEF_123" });
+    writeFileSync(f, `\n  ${LONG}  \n`, { mode: 0o600 });
+    expect(readTokenFile(f)).toEqual({ ok: true, value: LONG });
+    chmodSync(f, 0o400);
+    expect(readTokenFile(f)).toEqual({ ok: true, value: LONG });
   });
 
   test.each([
-    ["world-readable", "tok", 0o604, (f: string) => `--token-file ${f} is readable by every user on this machine`],
+    ["world-readable", LONG, 0o604, (f: string) => `--token-file ${f} has mode 0604: every user on this machine may read or change it`],
+    ["group-readable", LONG, 0o640, (f: string) => `--token-file ${f} has mode 0640: its group may read or change it`],
+    ["group-writable", LONG, 0o620, (f: string) => `--token-file ${f} has mode 0620: its group may read or change it`],
     ["empty", "  \n\t\n", 0o600, (f: string) => `--token-file ${f} is empty`],
     ["two words", "a b", 0o600, (f: string) => `--token-file ${f}: the token has a space or a control character inside it`],
+    ["one-character", "t", 0o600, (f: string) => `--token-file ${f}: the token is 1 character long; at least 32 are required`],
+    ["31-character", "t".repeat(31), 0o600, (f: string) => `--token-file ${f}: the token is 31 characters long; at least 32 are required`],
   ])("a %s file is refused", async (_, content, mode, message) => {
     await using dir = tempDir();
     const f = join(dir.path, "t");

@@ -44,13 +44,13 @@ describe("serve --http with the SDK's client", () => {
     await using root = tempDir();
     const s = site(root.path);
     const file = join(root.path, "token");
-    writeFileSync(file, "  s3cret-token-for-tests\n", { mode: 0o600 });
+    writeFileSync(file, "  s3cret-token-for-tests-0123456789abcdef\n", { mode: 0o600 });
     await using served = await serveHttp(["--token-file", file], { cwd: s.ws, home: s.home });
     expect(served.token).toBeNull();
     expect(served.stderr()).not.toContain("s3cret");
-    await using client = await connect(served.url, { token: "s3cret-token-for-tests" });
+    await using client = await connect(served.url, { token: "s3cret-token-for-tests-0123456789abcdef" });
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-    expect((await post(served.url, { Authorization: "Bearer s3cret-token-for-test" })).status).toBe(401);
+    expect((await post(served.url, { Authorization: "Bearer s3cret-token-for-tests-0123456789abcde" })).status).toBe(401);
   });
 
   test("--no-token on loopback: a client without a header works", async () => {
