@@ -291,7 +291,7 @@ function delegation(config: Effective, file: ConfigFile | null) {
   }
   if (d.worktree_root !== undefined) {
     const swept = sweepWorktrees(resolve(config.values.workspace as string, d.worktree_root));
-    if (swept.length > 0) process.stderr.write(`toolgate: removed ${swept.length} worktree${swept.length === 1 ? "" : "s"} of changes that no longer exist (${swept.join(", ")})\n`);
+    if (swept.length > 0) process.stderr.write(`toolgate: removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})\n`);
   }
   return tools;
 }

@@ -196,7 +196,7 @@ describe("delegation: a write child and apply_change", () => {
     ]);
   });
 
-  test("a conflict is refused listing the files, with the checkout byte-for-byte untouched; discard then removes the worktree", async () => {
+  test("a conflict is refused listing the files, with the checkout byte-for-byte untouched; discard then removes the change", async () => {
     await using d = tempDir();
     const { ws, cfg, root } = await repo(d.path);
     const p = json(await task(cfg, ws, edit("two", "child's two"), "write")).payload;
@@ -205,7 +205,8 @@ describe("delegation: a write child and apply_change", () => {
     const a = await applyChange(cfg, ws, { change_id: p.change.change_id });
     expect([a.code, json(a).error_code, json(a).details]).toEqual([1, "change.conflict", { files: ["a.txt"] }]);
     expect(await snapshot(ws)).toEqual(before);
-    expect(existsSync(join(root, p.change.change_id))).toBe(true);
+    // The child's worktree is gone once it ended; its change waits in the change's own git folder.
+    expect([existsSync(join(root, p.change.change_id)), existsSync(join(root, `${p.change.change_id}.git`))]).toEqual([false, true]);
     const x = await applyChange(cfg, ws, { change_id: p.change.change_id, discard: true });
     expect(json(x).payload).toEqual({ change_id: p.change.change_id, status: "discarded", worktree_removed: true });
     expect(readdirSync(root)).toEqual([`${p.change.change_id}.json`]);
@@ -215,7 +216,7 @@ describe("delegation: a write child and apply_change", () => {
     expect(json(await applyChange(cfg, ws, { change_id: "0123456789abcdef" })).error_code).toBe("change.unknown");
   });
 
-  test("the sweep at boot removes a worktree whose change record is gone, and keeps a ready one", async () => {
+  test("the sweep at boot removes the folders of a change whose record is gone, and keeps a ready one", async () => {
     await using d = tempDir();
     const { ws, cfg, root } = await repo(d.path);
     const kept = json(await task(cfg, ws, edit("two", "2"), "write")).payload.change.change_id;
@@ -223,8 +224,8 @@ describe("delegation: a write child and apply_change", () => {
     rmSync(join(root, `${lost}.json`));
     const r = await run(["tools", "--json", "--config", cfg], { cwd: ws });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`removed 1 worktree of changes that no longer exist (${lost})`);
-    expect(readdirSync(root).sort()).toEqual([kept, `${kept}.json`].sort());
+    expect(r.stderr).toContain(`removed the folders of 1 change no longer pending (${lost})`);
+    expect(readdirSync(root).sort()).toEqual([`${kept}.git`, `${kept}.json`].sort());
   });
 });
 

@@ -1,11 +1,11 @@
 // apply_change: the one writer of a write child's change into the checkout (three-way per file,
-// all or nothing), or its discard. Either way the change's worktree is removed and the change
-// cannot be applied again. Offered only when delegation.worktree_root is set.
+// all or nothing), or its discard. Either way what the change kept (its git folder) is removed and
+// the change cannot be applied again. Offered only when delegation.worktree_root is set.
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { git } from "../gates/copy.ts";
 import { planApply, writePlan } from "./apply.ts";
-import { readChange, removeWorktree, writeChange } from "./change.ts";
+import { readChange, removeChange, writeChange } from "./change.ts";
 import { delegationOf } from "./task.ts";
 
 export default defineTool({
@@ -32,17 +32,19 @@ async function applyChange(id: string, discard: boolean, ctx: ToolContext): Prom
   }
   if (discard) {
     writeChange(root, { ...rec, status: "discarded" });
-    const removed = removeWorktree(rec);
+    const removed = removeChange(rec);
     await git(ctx.processes, rec.top, ["worktree", "prune"]);
     return ok({ change_id: id, status: "discarded", worktree_removed: removed });
   }
-  const plan = await planApply(ctx.processes, rec, ctx.controlFiles ?? []);
+  if (rec.git_dir === undefined || rec.change === undefined) {
+    return refuse("change.outdated", `change ${id} was kept by an earlier toolgate, which read it with git inside the child's own tree; it is not applied. Discard it with {"change_id": "${id}", "discard": true} and run the task again`, { change_id: id });
+  }
+  const plan = await planApply(ctx.processes, { ...rec, git_dir: rec.git_dir, change: rec.change }, ctx.controlFiles ?? []);
   if (!plan.ok) return plan;
   // Marked applied before the first write: a crash mid-write must not let the same change apply twice.
   writeChange(root, { ...rec, status: "applied" });
   writePlan(rec.top, plan.value);
-  const removed = removeWorktree(rec);
-  await git(ctx.processes, rec.top, ["worktree", "prune"]);
+  const removed = removeChange(rec);
   return ok({
     change_id: id,
     status: "applied",

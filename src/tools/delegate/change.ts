@@ -1,30 +1,28 @@
-// A write child's change: its worktree `<root>/<id>`, the base commit made in it before the child
-// ran, and `<root>/<id>.json` (running → ready → applied | discarded). A worktree whose record is
-// gone, no longer ready, or running for a process that is gone is removed by the sweep at boot. File-system work only, but for git.
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import type { ProcessRunner } from "../../catalog/declare.ts";
-import { ok, refuse, type Outcome } from "../../result/result.ts";
-import { git, removeTree } from "../gates/copy.ts";
-
-export interface FileStat {
-  readonly path: string;
-  /** null for a binary file (git's numstat says "-"). */
-  readonly added: number | null;
-  readonly deleted: number | null;
-}
+// A write child's change: `<root>/<id>.git`, the change's own git folder (sealed-git.ts) holding
+// the base commit (what the child started from) and the change commit (what it left), and
+// `<root>/<id>.json` (running → ready → applied | discarded). The child's worktree `<root>/<id>`
+// lives only while the child runs. What a record no longer keeps (a worktree, a change folder, an
+// apply's scratch folder) is removed by the sweep at boot. File-system work only: no git runs here.
+import { existsSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { removeTree } from "../gates/copy.ts";
+import type { FileStat } from "./sealed-git.ts";
 
 export interface ChangeRecord {
   readonly id: string;
-  /** running: the child still works in it (pid is the parent process that waits for it). */
+  /** running: the child still works (pid is the parent process that waits for it). */
   readonly status: "running" | "ready" | "applied" | "discarded";
   readonly pid?: number;
   /** The repository's top folder the child's worktree was made from (where apply_change writes). */
   readonly top: string;
-  /** The worktree (a copy of top at HEAD plus the uncommitted changes, then the child's edits). */
+  /** The worktree (a copy of top at HEAD plus the uncommitted changes, then the child's edits); gone once the child ended. */
   readonly worktree: string;
-  /** The commit in the worktree holding what the child started from. */
+  /** The change's own git folder, made before the child ran. Absent: a change kept by an earlier toolgate (never applied). */
+  readonly git_dir?: string;
+  /** The commit in git_dir holding what the child started from. */
   readonly base: string;
+  /** The commit in git_dir holding what the child left (ready changes). */
+  readonly change?: string;
   /** git's registration folder of the worktree, read before the child ran (it can rewrite .git). */
   readonly admin: string | null;
   readonly files: readonly FileStat[];
@@ -33,6 +31,8 @@ export interface ChangeRecord {
 
 export const CHANGE_ID = /^[0-9a-f]{16}$/;
 const recordPath = (root: string, id: string) => join(root, `${id}.json`);
+/** The folders a change may have beside its record: the worktree, its git folder, an apply's scratch, the copy's patch. */
+const SUFFIXES = ["", ".git", ".apply", ".base", ".patch"];
 
 export function readChange(root: string, id: string): ChangeRecord | null {
   if (!CHANGE_ID.test(id)) return null;
@@ -50,35 +50,6 @@ export function writeChange(root: string, rec: ChangeRecord): void {
   renameSync(tmp, recordPath(root, rec.id));
 }
 
-const NO_HOOKS = ["-c", "user.name=toolgate", "-c", "user.email=toolgate@localhost", "-c", "commit.gpgsign=false"];
-
-/** Commits what the worktree holds as the base the child's change is measured from. */
-export async function commitBase(p: ProcessRunner, wt: string): Promise<Outcome<string>> {
-  const add = await git(p, wt, ["add", "-A"]);
-  if (!add.ok) return add;
-  const c = await git(p, wt, [...NO_HOOKS, "commit", "-q", "--no-verify", "--allow-empty", "-m", "toolgate: the write child's base"]);
-  if (!c.ok) return c;
-  if (c.value.code !== 0) return refuse("task.worktree", `committing the write child's base failed: ${c.value.err}`);
-  const head = await git(p, wt, ["rev-parse", "HEAD"]);
-  if (!head.ok) return head;
-  return ok(head.value.out.trim());
-}
-
-/** What the child changed against the base: one numstat row per file (renames as delete + add). */
-export async function diffStat(p: ProcessRunner, wt: string, base: string): Promise<Outcome<FileStat[]>> {
-  const add = await git(p, wt, ["add", "-A"]);
-  if (!add.ok) return add;
-  const d = await git(p, wt, ["diff", "--cached", "--numstat", "--no-renames", "-z", base, "--"]);
-  if (!d.ok) return d;
-  if (d.value.code !== 0) return refuse("task.worktree", `git diff in the write child's worktree failed: ${d.value.err}`);
-  const out: FileStat[] = [];
-  for (const row of d.value.out.split("\0")) {
-    const m = /^(\d+|-)\t(\d+|-)\t(.+)$/s.exec(row);
-    if (m) out.push({ path: m[3]!, added: m[1] === "-" ? null : Number(m[1]), deleted: m[2] === "-" ? null : Number(m[2]) });
-  }
-  return ok(out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
-}
-
 /** Removes a change's worktree and its registration (only a folder directly under .git/worktrees). */
 export function removeWorktree(rec: Pick<ChangeRecord, "worktree" | "admin">): boolean {
   const gone = removeTree(rec.worktree) && removeTree(`${rec.worktree}.base`) && removeTree(`${rec.worktree}.patch`);
@@ -86,21 +57,31 @@ export function removeWorktree(rec: Pick<ChangeRecord, "worktree" | "admin">): b
   return gone;
 }
 
+/** Removes everything a change keeps but its record: the worktree and registration, the git folder, an apply's scratch. */
+export function removeChange(rec: Pick<ChangeRecord, "worktree" | "admin">): boolean {
+  const a = removeWorktree(rec);
+  return removeTree(`${rec.worktree}.git`) && removeTree(`${rec.worktree}.apply`) && a;
+}
+
 /**
- * The sweep at boot: every folder under the worktree root whose change record is missing or no
- * longer ready (a crash between applying and removing, a record deleted by hand) is removed.
- * Returns the ids removed. No git runs: a registration left behind is pruned by git itself.
+ * The sweep at boot: what the records no longer keep is removed — everything of a change whose
+ * record is missing or applied or discarded, the worktree of one no longer running, and all of a
+ * running one whose process is gone. Returns the ids of the changes something was removed of. No git runs: a registration left
+ * behind is pruned by git itself.
  */
 export function sweepWorktrees(root: string): string[] {
   if (!existsSync(root)) return [];
   const removed: string[] = [];
   for (const e of readdirSync(root, { withFileTypes: true })) {
-    const id = e.name.replace(/\.base$/, "");
+    const suffix = SUFFIXES.find((s) => s !== "" && e.name.endsWith(s)) ?? "";
+    const id = e.name.slice(0, e.name.length - suffix.length);
     if (!e.isDirectory() || !CHANGE_ID.test(id)) continue;
     const rec = readChange(root, id);
-    if (rec?.status === "ready" || (rec?.status === "running" && alive(rec.pid))) continue;
-    const admin = rec?.admin ?? adminOf(join(root, id));
-    if (removeWorktree({ worktree: join(root, id), admin })) removed.push(e.name);
+    const running = rec?.status === "running" && alive(rec.pid);
+    if (running || (rec?.status === "ready" && (suffix === ".git" || suffix === ".apply"))) continue;
+    const path = join(root, e.name);
+    const ok = suffix === "" ? removeWorktree({ worktree: path, admin: rec?.admin ?? adminOf(path) }) : removeTree(path);
+    if (ok && !removed.includes(id)) removed.push(id);
   }
   return removed;
 }
@@ -115,11 +96,18 @@ const alive = (pid: number | undefined): boolean => {
   }
 };
 
-/** A worktree's registration named by its .git file, when the record that kept it is gone. */
+/**
+ * A worktree's registration named by its .git file, when the record that kept it is gone: only a
+ * registration that names this very worktree back (its `gitdir` file, which the child could not
+ * write), so a rewritten .git cannot point the sweep at another folder.
+ */
 function adminOf(wt: string): string | null {
   try {
     const named = /^gitdir: (.+)$/m.exec(readFileSync(join(wt, ".git"), "utf8"))?.[1]?.trim();
-    return named ? resolve(wt, named) : null;
+    if (!named) return null;
+    const admin = resolve(wt, named);
+    const back = readFileSync(join(admin, "gitdir"), "utf8").trim();
+    return basename(back) === ".git" && realpathSync(dirname(back)) === realpathSync(wt) ? admin : null;
   } catch {
     return null;
   }

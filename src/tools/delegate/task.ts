@@ -6,12 +6,12 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
-import { makeCopy, registrationOf } from "../gates/copy.ts";
-import { commitBase, diffStat, removeWorktree, writeChange, type FileStat } from "./change.ts";
+import { git, makeCopy, registrationOf, removeTree } from "../gates/copy.ts";
+import { removeChange, removeWorktree, writeChange } from "./change.ts";
+import { diffStat, makeChangeRepo, snapshot, type FileStat } from "./sealed-git.ts";
 import { readEnvelope, type TaskStatus } from "./envelope.ts";
 import { expandTemplate } from "./template.ts";
 import { isInside } from "../files/workspace.ts";
-import { removeTree } from "../gates/copy.ts";
 
 export const MAX_OBJECTIVE = 8000;
 /** What approving a task call approves for its child, and nothing else: the child profile's tools. */
@@ -52,20 +52,11 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
   if (kind === "write" && conf.root === null) return refuse("task.unconfigured", 'a write child needs delegation.worktree_root (where its worktree lives until apply_change)');
   const id = randomBytes(8).toString("hex");
   const childState = join(ctx.stateDir, "children", id);
-  let wt: { root: string; top: string; admin: string | null; base: string } | null = null;
+  let wt: Worktree | null = null;
   if (kind === "write") {
-    const copy = await makeCopy(ctx.processes, ctx.workspace, ctx.stateDir, id, conf.root!);
-    if (!copy.ok) return refuse("task.worktree", `the write child's worktree could not be made: ${copy.refusal.message}`);
-    const admin = registrationOf(copy.value.root);
-    removeTree(`${copy.value.root}.patch`);
-    const base = await commitBase(ctx.processes, copy.value.root);
-    if (!base.ok) {
-      copy.value.remove();
-      return base;
-    }
-    wt = { root: copy.value.root, top: copy.value.top, admin, base: base.value };
-    // Recorded before the child runs: a boot elsewhere meanwhile sweeps it only once this process is gone.
-    writeChange(conf.root!, { id, status: "running", pid: process.pid, top: wt.top, worktree: wt.root, base: wt.base, admin, files: [], created_ms: Math.round(ctx.now()) });
+    const made = await makeWorktree(ctx, conf.root!, id);
+    if (!made.ok) return made;
+    wt = made.value;
   }
   mkdirSync(childState, { recursive: true, mode: 0o700 });
   const configCopy = join(childState, "config.json");
@@ -96,10 +87,7 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
     removeTree(childState);
   }
   if (!run.ok) {
-    if (wt) {
-      removeWorktree({ worktree: wt.root, admin: wt.admin });
-      rmSync(join(conf.root!, `${id}.json`), { force: true });
-    }
+    if (wt) await dropChange(ctx, conf.root!, id, wt);
     return run;
   }
   const e = run.value;
@@ -109,21 +97,68 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
   const why = status === "done" ? {} : { stderr: e.stderr.tail.slice(-Math.min(2000, conf.max_output_chars)) };
   const envelope = { kind, ...readEnvelope(e.stdout.tail, exit, status, conf.max_output_chars), ...(status === "timeout" ? { timeout_secs: conf.timeout_secs } : {}), ...why };
   if (!wt) return ok(envelope);
-  return ok({ ...envelope, change: await keepChange(ctx, id, wt, status) });
+  return ok({ ...envelope, ...(await keepChange(ctx, id, wt, status)) });
 }
 
-/** The write child's change, recorded for apply_change; none (worktree removed) when it changed nothing or did not finish. */
-async function keepChange(ctx: ToolContext, id: string, wt: { root: string; top: string; admin: string | null; base: string }, status: TaskStatus): Promise<{ change_id: string; files: readonly FileStat[]; insertions: number; deletions: number } | null> {
-  const stat = status === "done" ? await diffStat(ctx.processes, wt.root, wt.base) : null;
-  const root = delegationOf(ctx).root!;
-  if (stat === null || !stat.ok || stat.value.length === 0) {
-    removeWorktree({ worktree: wt.root, admin: wt.admin });
-    rmSync(join(root, `${id}.json`), { force: true });
-    return null;
+interface Worktree {
+  readonly root: string;
+  readonly top: string;
+  readonly admin: string | null;
+  /** The change's own git folder and the base commit in it, both made before the child runs. */
+  readonly gitDir: string;
+  readonly base: string;
+}
+
+/**
+ * The write child's worktree (HEAD plus the uncommitted changes) and the change's git folder with
+ * the worktree committed as its base, recorded as running before the child starts: a boot elsewhere
+ * meanwhile sweeps it only once this process is gone.
+ */
+async function makeWorktree(ctx: ToolContext, root: string, id: string): Promise<Outcome<Worktree>> {
+  const copy = await makeCopy(ctx.processes, ctx.workspace, ctx.stateDir, id, root);
+  if (!copy.ok) return refuse("task.worktree", `the write child's worktree could not be made: ${copy.refusal.message}`);
+  const admin = registrationOf(copy.value.root);
+  removeTree(`${copy.value.root}.patch`);
+  const gitDir = `${copy.value.root}.git`;
+  const sealed = await makeChangeRepo(ctx.processes, gitDir, copy.value.common);
+  const base = sealed.ok ? await snapshot(ctx.processes, { gitDir, workTree: copy.value.root }, null, "toolgate: the write child's base") : sealed;
+  if (!base.ok) {
+    removeChange({ worktree: copy.value.root, admin });
+    return refuse("task.worktree", `the write child's worktree could not be made: ${base.refusal.message}`);
   }
-  writeChange(root, { id, status: "ready", top: wt.top, worktree: wt.root, base: wt.base, admin: wt.admin, files: stat.value, created_ms: Math.round(ctx.now()) });
+  const wt = { root: copy.value.root, top: copy.value.top, admin, gitDir, base: base.value };
+  writeChange(root, { id, status: "running", pid: process.pid, top: wt.top, worktree: wt.root, git_dir: gitDir, base: wt.base, admin, files: [], created_ms: Math.round(ctx.now()) });
+  return ok(wt);
+}
+
+/** The child's worktree is removed whatever became of it; a change it made is kept in the change's git folder. */
+async function dropChange(ctx: ToolContext, root: string, id: string, wt: Worktree): Promise<void> {
+  removeChange({ worktree: wt.root, admin: wt.admin });
+  rmSync(join(root, `${id}.json`), { force: true });
+  await git(ctx.processes, wt.top, ["worktree", "prune"]);
+}
+
+type Kept = { change_id: string; files: readonly FileStat[]; insertions: number; deletions: number } | null;
+
+/**
+ * The write child's change, read with the git folder and the tree fixed before it ran and recorded
+ * for apply_change; none when it changed nothing or did not finish (`change_refused` says why when
+ * its tree could not be read).
+ */
+async function keepChange(ctx: ToolContext, id: string, wt: Worktree, status: TaskStatus): Promise<{ change: Kept; change_refused?: string }> {
+  const root = delegationOf(ctx).root!;
+  const made = status === "done" ? await snapshot(ctx.processes, { gitDir: wt.gitDir, workTree: wt.root }, wt.base, "toolgate: the write child's change") : null;
+  const stat = made?.ok ? await diffStat(ctx.processes, wt.gitDir, wt.base, made.value) : made;
+  removeWorktree({ worktree: wt.root, admin: wt.admin });
+  await git(ctx.processes, wt.top, ["worktree", "prune"]);
+  if (stat === null || !stat.ok || stat.value.length === 0) {
+    removeChange({ worktree: wt.root, admin: wt.admin });
+    rmSync(join(root, `${id}.json`), { force: true });
+    return { change: null, ...(stat && !stat.ok ? { change_refused: `${stat.refusal.code}: ${stat.refusal.message}` } : {}) };
+  }
+  writeChange(root, { id, status: "ready", top: wt.top, worktree: wt.root, git_dir: wt.gitDir, base: wt.base, change: (made as { value: string }).value, admin: wt.admin, files: stat.value, created_ms: Math.round(ctx.now()) });
   const sum = (k: "added" | "deleted") => stat.value.reduce((n, f) => n + (f[k] ?? 0), 0);
-  return { change_id: id, files: stat.value, insertions: sum("added"), deletions: sum("deleted") };
+  return { change: { change_id: id, files: stat.value, insertions: sum("added"), deletions: sum("deleted") } };
 }
 
 /**

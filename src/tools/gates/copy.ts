@@ -19,6 +19,8 @@ const GIT_DEADLINE_MS = 120_000;
 export interface Copy {
   /** The repository's top folder (real path) the copy was made from. */
   readonly top: string;
+  /** The repository's common git folder (absolute): its objects are what the copy was checked out from. */
+  readonly common: string;
   /** The copy's own top folder (the only folder a gate may write). */
   readonly root: string;
   /** The copy's folder matching the gates directory: where gates run. */
@@ -27,17 +29,21 @@ export interface Copy {
   remove(): boolean;
 }
 
-interface GitRun {
+export interface GitRun {
   readonly code: number;
   readonly out: string;
   readonly err: string;
 }
 
-export async function git(p: ProcessRunner, cwd: string, args: readonly string[]): Promise<Outcome<GitRun>> {
-  const r = await p.run({ argv: [...GIT, ...args], cwd, deadlineMs: GIT_DEADLINE_MS, sandboxed: false });
+export const git = (p: ProcessRunner, cwd: string, args: readonly string[]): Promise<Outcome<GitRun>> => runGit(p, [...GIT, ...args], cwd);
+
+/** One git command line (argv[0] is "git"), outside any sandbox; `code` names a run that did not finish. */
+export async function runGit(p: ProcessRunner, argv: readonly string[], cwd: string, extra: { values?: Record<string, string>; stdin?: string; code?: string } = {}): Promise<Outcome<GitRun>> {
+  const r = await p.run({ argv, cwd, deadlineMs: GIT_DEADLINE_MS, sandboxed: false, ...(extra.values ? { values: extra.values } : {}), ...(extra.stdin === undefined ? {} : { stdin: extra.stdin }) });
   if (!r.ok) return r;
   const e = r.value;
-  if (e.ended !== "exited") return refuse("dev_check.copy_failed", `git ${args[0]} did not finish (${e.ended})`);
+  const sub = argv.find((a, i) => i > 0 && !a.startsWith("-") && argv[i - 1] !== "-c") ?? "";
+  if (e.ended !== "exited") return refuse(extra.code ?? "dev_check.copy_failed", `git ${sub} did not finish (${e.ended})`);
   // The tail is enough for most answers; a long one is read whole from its artifact.
   let out = e.stdout.tail;
   if (e.stdout.truncated && e.artifacts.stdout !== null) out = readFileSync(e.artifacts.stdout, "utf8");
@@ -68,7 +74,7 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   // The registration folder is read once, right after the copy is made and before any gate
   // runs: a gate can rewrite the copy's .git file, so it is never read again at removal.
   let admin: string | null = null;
-  const copy: Copy = { top, root, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
+  const copy: Copy = { top, common, root, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
   const made = await fill(p, top, root, patch, stateDir);
   admin = registrationOf(root);
   if (!made.ok) {
