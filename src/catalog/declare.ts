@@ -110,6 +110,8 @@ export interface CallScope extends NeedsContext {
   readonly config?: Readonly<Record<string, any>>;
   /** toolgate's own control files (config, lock, authored-tools folder): file tools never write them. */
   readonly controlFiles?: readonly string[];
+  /** Whether a well-known secret file (absolute real path) is named in a read grant: walks keep only those (skippedSecretFiles). */
+  readonly namedSecret?: (abs: string) => boolean;
   /** Writes one line to the operator view (stderr, never the result): CI annotations, for instance. */
   readonly operator?: (line: string) => void;
   /** The network, under the URL policy and the grants (src/http): the only way a tool reaches a URL. */

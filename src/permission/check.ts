@@ -1,6 +1,7 @@
 // The permission stage of the call pipeline: granted passes, an explicit deny refuses, anything
 // else goes to the prompter; answers hold for the process lifetime. Refusals name the fix.
 import { evaluate, flagFor, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
+import { basename } from "node:path";
 import { escapeControl } from "../result/escape.ts";
 import type { Answer, AsyncPrompter, Prompter } from "./prompt.ts";
 import type { Need, PermissionGrants } from "./types.ts";
@@ -59,12 +60,20 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
       return { ...refuse(message, flag), deniedBy: ev.deniedBy! };
     }
     const key = `${need.kind}\0${ev.value}`;
-    const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag, ...(detail ? { detail: detail() } : {}) });
-    const settle = (answer: Answer) => this.#settle(need, ev.value, key, flag, what, detail !== undefined, answer);
+    const why = ev.secret ? secretWhy(need.kind, ev.value) : "";
+    const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag, ...(detail || why ? { detail: `${why ? `┠─ ${why}.\n` : ""}${detail?.() ?? ""}` } : {}) });
+    const settle = (answer: Answer) => this.#settle(need, ev.value, key, flag, what, detail !== undefined, answer, why);
     return answer instanceof Promise ? answer.then(settle) : settle(answer);
   }
 
-  #settle(need: Need, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer): PermissionResult {
+  /** Whether `value` (a canonical real path) is a well-known secret file the grants name: walks keep only those. */
+  names(kind: "read" | "write", value: string): boolean {
+    return this.#grants.named?.[kind]?.includes(value) === true;
+  }
+
+  /** `why`: set for a well-known secret file (a yes at the prompt that showed its path names that file). */
+  #settle(need: Need, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): PermissionResult {
+    if (why !== "" && (answer === "A" || answer === "y")) ((this.#grants.named ??= {})[need.kind] ??= []).push(value);
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
       return { ok: true, value };
@@ -79,7 +88,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     }
     // Remembered so an agent retrying in a loop does not re-prompt for what was just refused.
     this.#declined.add(key);
-    return refuse(`${what} is not granted; run again with ${escapeControl(flag)}`, flag);
+    return refuse(`${what} is not granted${why ? `: ${why}` : ""}; run again with ${escapeControl(flag)}`, flag);
   }
 
   /** Checks every need in order; the first refusal wins. */
@@ -90,6 +99,11 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     }
     return { ok: true };
   }
+}
+
+/** Why a secret file's need was not covered by a whole-kind or folder grant: the fix is to name it. */
+function secretWhy(kind: string, value: string): string {
+  return `"${escapeControl(basename(value))}" is a well-known secret file, which only a grant naming that file covers (not --allow-${kind} or a folder's grant)`;
 }
 
 function refuse(message: string, flag: string): PermissionRefusal {

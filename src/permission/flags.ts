@@ -68,12 +68,16 @@ function union(a: GrantValue | undefined, b: GrantValue | undefined): GrantValue
 /** Grants from parsed flags (flags never remove anything; a deny only ever adds to denials). */
 export function grantsFromFlags(flags: readonly PermissionFlag[]): PermissionGrants {
   const grants: PermissionGrants = { allow: {}, deny: {} };
+  const named: NonNullable<PermissionGrants["named"]> = {};
   for (const flag of flags) {
     const kinds = flag.kind === "all" ? PERM_KINDS : [flag.kind];
     const side = grants[flag.effect];
-    for (const kind of kinds) side[kind] = union(side[kind], flag.value);
+    for (const kind of kinds) {
+      side[kind] = union(side[kind], flag.value);
+      if (flag.effect === "allow" && flag.value !== true) named[kind] = [...new Set([...(named[kind] ?? []), ...flag.value])];
+    }
   }
-  return grants;
+  return Object.keys(named).length > 0 ? { ...grants, named } : grants;
 }
 
 /**
@@ -83,13 +87,17 @@ export function grantsFromFlags(flags: readonly PermissionFlag[]): PermissionGra
  */
 export function mergeGrants(...sources: readonly PermissionGrants[]): PermissionGrants {
   const merged: PermissionGrants = { allow: {}, deny: {} };
+  const named: NonNullable<PermissionGrants["named"]> = {};
   for (const source of sources) {
     for (const kind of PERM_KINDS) {
       const allow = union(merged.allow[kind], source.allow[kind]);
       const deny = union(merged.deny[kind], source.deny[kind]);
       if (allow !== undefined) merged.allow[kind] = allow;
       if (deny !== undefined) merged.deny[kind] = deny;
+      // What a source listed by name stays named after a whole-kind grant absorbs the list.
+      const listed = [...(source.named?.[kind] ?? []), ...(Array.isArray(source.allow[kind]) ? (source.allow[kind] as string[]) : [])];
+      if (listed.length > 0) named[kind] = [...new Set([...(named[kind] ?? []), ...listed])];
     }
   }
-  return merged;
+  return Object.keys(named).length > 0 ? { ...merged, named } : merged;
 }

@@ -3,6 +3,7 @@
 import { basename } from "node:path";
 import { formatNet, parseNet } from "./net.ts";
 import { resolveReal, which } from "../fs/real-path.ts";
+import { isSecretPath } from "../fs/secret-files.ts";
 import { PERM_KINDS, type GrantValue, type Need, type PermKind, type PermissionGrants } from "./types.ts";
 
 export type Decision = "granted" | "denied" | "prompt";
@@ -23,6 +24,8 @@ export interface Evaluation {
   deniedBy?: string;
   /** For "denied": why the value could not be resolved (symlink loop, malformed host). */
   invalid?: string;
+  /** read/write of a well-known secret file: only a grant naming it allows it (never a whole-kind or folder grant). */
+  secret?: true;
 }
 
 interface Ctx {
@@ -100,15 +103,22 @@ function resolveValue(kind: PermKind, value: GrantValue | undefined, cwd: string
 
 /** Resolves every grant value against `cwd` (relative paths, symlinks, host spelling). */
 export function resolveGrants(grants: PermissionGrants, cwd: string): ResolvedGrants {
-  const resolved: ResolvedGrants = { allow: {}, deny: {} };
+  const resolved: ResolvedGrants = { allow: {}, deny: {}, named: {} };
   for (const kind of PERM_KINDS) {
     const allow = resolveValue(kind, grants.allow[kind], cwd, false);
     const deny = resolveValue(kind, grants.deny[kind], cwd, true);
     if (allow !== undefined) resolved.allow[kind] = allow;
     if (deny !== undefined) resolved.deny[kind] = deny;
+    if (kind === "read" || kind === "write") {
+      const listed = [...(grants.named?.[kind] ?? []), ...(Array.isArray(grants.allow[kind]) ? (grants.allow[kind] as string[]) : [])];
+      resolved.named![kind] = resolveValue(kind, listed, cwd, false) as string[];
+    }
   }
   return resolved;
 }
+
+/** Whether a read/write need is a well-known secret file's (by its canonical, real path). */
+export const isSecretNeed = (kind: PermKind, value: string): boolean => (kind === "read" || kind === "write") && isSecretPath(value);
 
 function firstMatch(kind: PermKind, value: GrantValue | undefined, need: string, ctx: Ctx, forDeny: boolean) {
   if (value === undefined) return undefined;
@@ -129,6 +139,9 @@ export function evaluate(grants: ResolvedGrants, need: Need, cwd: string, opts: 
     const deniedBy = denied === true ? `--deny-${need.kind}` : `--deny-${need.kind}=${shellQuote(denied)}`;
     return { decision: "denied", value, deniedBy };
   }
+  // A well-known secret file: only a grant naming the file itself (--allow-read=.env), not
+  // --allow-read or a folder's grant; a deny above still wins.
+  if (isSecretNeed(need.kind, value)) return { decision: grants.named?.[need.kind]?.includes(value) ? "granted" : "prompt", value, secret: true };
   const allowed = firstMatch(need.kind, grants.allow[need.kind], value, ctx, false);
   return { decision: allowed === undefined ? "prompt" : "granted", value };
 }

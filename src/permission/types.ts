@@ -24,4 +24,9 @@ export type GrantValue = true | string[];
 export interface PermissionGrants {
   allow: Partial<Record<PermKind, GrantValue>>;
   deny: Partial<Record<PermKind, GrantValue>>;
+  /**
+   * Every value an allow listed by name, kept when the kind is also allowed whole (`--allow-read
+   * --allow-read=.env`): a well-known secret file is granted only by a grant naming it.
+   */
+  named?: Partial<Record<PermKind, string[]>>;
 }

@@ -82,6 +82,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       tasks: () => taskBoard(w.db()),
       config: booted.config.values,
       controlFiles: booted.controlFiles,
+      namedSecret: (abs) => booted.permissions.names("read", abs),
       operator: (line) => w.operator(escapeControl(line)),
       http: httpClient(booted.net),
       rails: booted.rails,

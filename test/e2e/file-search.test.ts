@@ -40,6 +40,7 @@ describe("file_search through the binary", () => {
         skippedBinary: 1,
         skippedLarge: 0,
         skippedUnreadable: 0,
+        skippedSecretFiles: 0,
         clippedLines: 0,
         truncated: false,
         scanCapped: false,

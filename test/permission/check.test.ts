@@ -139,3 +139,36 @@ test("a granted need reports the real path it was matched as: what the handler m
   const p = new Permissions({ allow: { read: [t.root] }, deny: {} }, t.root, noPrompter);
   expect(p.check({ kind: "read", value: "alias/x" }, "file_read")).toEqual({ ok: true, value: t.path("real/x") });
 });
+
+describe("well-known secret files (.env, *.pem, id_rsa, ...)", () => {
+  test("a whole-kind or folder grant does not cover one; a grant naming it does, also beside --allow-read (all)", async () => {
+    await using t = tempTree();
+    t.file(".env", "A=1\n");
+    t.file("keys/id_ed25519", "k\n");
+    const whole = new Permissions({ allow: { read: true }, deny: {} }, t.root, noPrompter);
+    const refused = whole.check({ kind: "read", value: ".env" }, "file_read");
+    expect(refused).toMatchObject({ ok: false, code: "permission.denied", flag: `--allow-read=${t.path(".env")}` });
+    expect(!refused.ok && refused.message).toContain(`".env" is a well-known secret file, which only a grant naming that file covers (not --allow-read or a folder's grant)`);
+    const folder = new Permissions({ allow: { read: [t.root], write: [t.root] }, deny: {} }, t.root, noPrompter);
+    expect(folder.check({ kind: "read", value: "keys/id_ed25519" }, "file_read").ok).toBe(false);
+    expect(folder.check({ kind: "write", value: ".env" }, "file_write").ok).toBe(false);
+    expect(folder.check({ kind: "read", value: "keys" }, "file_find").ok).toBe(true);
+    const named = new Permissions({ allow: { read: true }, deny: {}, named: { read: [".env"] } }, t.root, noPrompter);
+    expect(named.check({ kind: "read", value: ".env" }, "file_read")).toEqual({ ok: true, value: t.path(".env") });
+    expect(named.check({ kind: "write", value: ".env" }, "file_write").ok).toBe(false);
+    expect([named.names("read", t.path(".env")), named.names("read", t.path("keys/id_ed25519"))]).toEqual([true, false]);
+  });
+
+  test("the prompt says why; a yes names the file (walks then keep it), and a deny still wins over a naming grant", async () => {
+    await using t = tempTree();
+    t.file("server.pem", "x\n");
+    const prompter = scripted("y");
+    const p = new Permissions({ allow: { read: true }, deny: {} }, t.root, prompter);
+    expect(p.check({ kind: "read", value: "server.pem" }, "file_read")).toEqual({ ok: true, value: t.path("server.pem") });
+    expect(prompter.asked[0]!.detail).toContain("well-known secret file");
+    expect(p.names("read", t.path("server.pem"))).toBe(true);
+    expect(p.check({ kind: "read", value: "server.pem" }, "file_read").ok).toBe(true); // not asked again
+    const denied = new Permissions({ allow: { read: ["server.pem"] }, deny: { read: ["server.pem"] } }, t.root, noPrompter);
+    expect(denied.check({ kind: "read", value: "server.pem" }, "file_read")).toMatchObject({ ok: false, deniedBy: `--deny-read=${t.path("server.pem")}` });
+  });
+});

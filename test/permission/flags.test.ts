@@ -59,6 +59,7 @@ test("flags add to config grants and deny lists union", () => {
   expect(mergeGrants(config, flags)).toEqual({
     allow: { read: ["/srv", "/tmp"], net: true },
     deny: { read: ["/srv/secret", "/srv/keys"], env: ["AWS_*"] },
+    named: { read: ["/srv", "/tmp"], net: ["a.com"] },
   });
   // The inputs are not modified.
   expect(config.allow.read).toEqual(["/srv"]);

@@ -14,7 +14,7 @@ export const ANSWER_BOUND_CHARS = 40_000;
 export default defineTool({
   name: "file_find",
   description:
-    "List workspace files matching a glob (default **/*), sorted, workspace-relative, .gitignore respected; .git and the state folder are never listed. The pattern is relative to path (default the workspace) and follows git's glob pathspecs: * stays within one folder (*.md is top-level only), **/ spans any number of folders including none, a pattern without wildcards also matches everything under the folder it names; {a,b} alternatives work too. Symlinks are listed, never followed. Long lists come back truncated with nextCursor (pass it as cursor); scanCapped means the walk budget ran out; pathIgnored means path lies in an ignored folder, .git or the state folder, where nothing is listed.",
+    "List workspace files matching a glob (default **/*), sorted, workspace-relative, .gitignore respected; .git and the state folder are never listed. The pattern is relative to path (default the workspace) and follows git's glob pathspecs: * stays within one folder (*.md is top-level only), **/ spans any number of folders including none, a pattern without wildcards also matches everything under the folder it names; {a,b} alternatives work too. Symlinks are listed, never followed. Well-known secret files (.env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, id_ecdsa*, .npmrc, .netrc, .pypirc, .git-credentials) are left out unless the user named the file in --allow-read, and counted in skippedSecretFiles. Long lists come back truncated with nextCursor (pass it as cursor); scanCapped means the walk budget ran out; pathIgnored means path lies in an ignored folder, .git or the state folder, where nothing is listed.",
   input: (type) =>
     type({
       "+": "reject",
@@ -30,10 +30,13 @@ export default defineTool({
     return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
   },
   handler: async (args, ctx) =>
-    findFiles(ctx.workspace, ctx.stateDir, args.pattern ?? "**/*", args.path ?? ".", args.cursor, args.limit ?? 1000, WALK_BUDGET, ctx.checked?.[0]?.value),
+    findFiles(ctx.workspace, ctx.stateDir, args.pattern ?? "**/*", args.path ?? ".", args.cursor, args.limit ?? 1000, WALK_BUDGET, ctx.checked?.[0]?.value, ctx.namedSecret),
 });
 
-/** `budget` is the walk's entry budget; only tests pass anything but the default. `checked`: the real path the permission stage checked. */
+/**
+ * `budget` is the walk's entry budget; only tests pass anything but the default. `checked`: the
+ * real path the permission stage checked. `namedSecret`: the secret files the read grants name (listed).
+ */
 export function findFiles(
   workspace: string,
   stateDir: string,
@@ -43,6 +46,7 @@ export function findFiles(
   limit: number,
   budget: number = WALK_BUDGET,
   checked?: string,
+  namedSecret?: (abs: string) => boolean,
 ): Outcome<unknown> {
   const r = targetInside(workspace, path, checked);
   if (!r.ok) return r;
@@ -58,10 +62,9 @@ export function findFiles(
   const stateRel = relativeInside(workspace, stateDir);
   const skip = new Set<string>(stateRel !== null && stateRel !== "." ? [stateRel] : []);
   const { layers, excluded } = ancestry(workspace, relRoot, skip);
-  const res = excluded ? { files: [], scanCapped: false } : walk({ root: abs, relRoot, skip, budget, layers });
-  const matched = res.files
-    .filter((f) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1)))
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const res = excluded ? { files: [], scanCapped: false, secretFiles: [] } : walk({ root: abs, relRoot, skip, budget, layers, ...(namedSecret ? { namedSecret } : {}) });
+  const pick = (f: string) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1));
+  const matched = res.files.filter(pick).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const start = cursor === undefined ? 0 : bisect(matched, cursor, true);
   const paths: string[] = [];
   let bytes = 0;
@@ -85,6 +88,8 @@ export function findFiles(
       truncated,
       ...(truncated ? { nextCursor: paths[paths.length - 1] } : {}),
       scanCapped: res.scanCapped,
+      // The secret files the pattern would have listed: left out, counted.
+      skippedSecretFiles: res.secretFiles.filter(pick).length,
       ...(excluded ? { pathIgnored: true } : {}),
     },
   };

@@ -3,11 +3,14 @@
 // It lists what `git ls-files --others` would consider: regular files and symlinks.
 // Each folder is opened and verified (src/fs/opened.ts) before it is listed, and listed through
 // its descriptor: a folder swapped for a symlink mid-walk is skipped, never walked out of the tree.
+// Well-known secret files (.env, *.pem, id_rsa, ...) are left out and counted, unless the user
+// named that file in a read grant (SPEC "A secret stays a secret on every path").
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import type { Ignore } from "ignore";
 import { inDir, O_DIR, O_FILE, openChecked } from "../../fs/opened.ts";
 import { resolveReal } from "../../fs/real-path.ts";
+import { isSecretName } from "../../fs/secret-files.ts";
 
 export interface WalkOptions {
   /** Real path of the directory to start in. */
@@ -20,6 +23,8 @@ export interface WalkOptions {
   readonly budget: number;
   /** Gitignore layers of the ancestors of `root`, outermost first. */
   readonly layers?: readonly Layer[];
+  /** Whether a secret file (by its absolute path) was named in a read grant, so the walk keeps it. Absent: none is kept. */
+  readonly namedSecret?: (abs: string) => boolean;
 }
 
 export interface Layer {
@@ -31,6 +36,8 @@ export interface WalkResult {
   readonly files: string[]; // workspace-relative, unsorted
   readonly visited: number;
   readonly scanCapped: boolean;
+  /** Well-known secret files left out, workspace-relative (not ignored ones: those are never listed anyway). */
+  readonly secretFiles: string[];
 }
 
 /** The .gitignore layer of a folder, read by its real path (verified) or through its open descriptor. */
@@ -106,6 +113,7 @@ export function walk(opts: WalkOptions): WalkResult {
   const files: string[] = [];
   let visited = 0;
   let capped = false;
+  const secretFiles: string[] = [];
   const stack: { abs: string; rel: string; layers: readonly Layer[] }[] = [
     { abs: opts.root, rel: opts.relRoot === "." ? "" : opts.relRoot, layers: opts.layers ?? [] },
   ];
@@ -138,9 +146,10 @@ export function walk(opts: WalkOptions): WalkResult {
         if (opts.skip.has(rel) || isIgnored(layers, rel, true)) continue;
         stack.push({ abs: join(dir.abs, name), rel, layers });
       } else if ((ent.isFile() || ent.isSymbolicLink()) && !isIgnored(layers, rel, false)) {
-        files.push(rel); // a symlink is listed as itself, never followed (git does the same)
+        if (isSecretName(name) && opts.namedSecret?.(join(dir.abs, name)) !== true) secretFiles.push(rel);
+        else files.push(rel); // a symlink is listed as itself, never followed (git does the same)
       }
     }
   }
-  return { files, visited: Math.min(visited, opts.budget), scanCapped: capped };
+  return { files, visited: Math.min(visited, opts.budget), scanCapped: capped, secretFiles };
 }

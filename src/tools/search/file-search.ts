@@ -35,7 +35,7 @@ export interface SearchArgs {
 export default defineTool({
   name: "file_search",
   description:
-    "Search the text of workspace files line by line. pattern is a JavaScript regular expression with the u (Unicode) flag (\\p{L} works; escape only syntax characters), or a fixed string with literal: true; ignoreCase for case-insensitive. A match never spans lines: ^ and $ are the line's ends, a trailing \\r is dropped. path is a folder (default the workspace) or one file; in a folder, glob keeps the files it matches, relative to path, with file_find's rules (*.ts is top-level only, **/*.ts anywhere). .gitignore is respected; .git and the state folder are skipped; symlinks are not followed. Returns matches {path, line, text}, sorted by path then line; a line over 300 characters shows a window around the match, marked with …, counted in clippedLines. Binary files (a NUL byte or invalid UTF-8) and files over 8 MiB are skipped and counted. Long results come back truncated with nextCursor (pass it as cursor; counts cover the files up to the last match shown); scanCapped means the walk budget ran out.",
+    "Search the text of workspace files line by line. pattern is a JavaScript regular expression with the u (Unicode) flag (\\p{L} works; escape only syntax characters), or a fixed string with literal: true; ignoreCase for case-insensitive. A match never spans lines: ^ and $ are the line's ends, a trailing \\r is dropped. path is a folder (default the workspace) or one file; in a folder, glob keeps the files it matches, relative to path, with file_find's rules (*.ts is top-level only, **/*.ts anywhere). .gitignore is respected; .git and the state folder are skipped; symlinks are not followed. Returns matches {path, line, text}, sorted by path then line; a line over 300 characters shows a window around the match, marked with …, counted in clippedLines. Binary files (a NUL byte or invalid UTF-8) and files over 8 MiB are skipped and counted; so are well-known secret files (.env, .env.*, *.pem, *.key, id_rsa*, ...), skippedSecretFiles, unless the user named the file in --allow-read. Long results come back truncated with nextCursor (pass it as cursor; counts cover the files up to the last match shown); scanCapped means the walk budget ran out.",
   input: (type) =>
     type({
       "+": "reject",
@@ -54,7 +54,7 @@ export default defineTool({
     return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
   },
   handler: (args, ctx) =>
-    searchFiles({ workspace: ctx.workspace, stateDir: ctx.stateDir, signal: ctx.signal, ...(ctx.checked ? { checked: ctx.checked[0]?.value } : {}) }, args),
+    searchFiles({ workspace: ctx.workspace, stateDir: ctx.stateDir, signal: ctx.signal, ...(ctx.checked ? { checked: ctx.checked[0]?.value } : {}), ...(ctx.namedSecret ? { namedSecret: ctx.namedSecret } : {}) }, args),
 });
 
 /** Where a search runs; the budgets are the defaults except in tests. */
@@ -66,6 +66,8 @@ export interface SearchScope {
   readonly readBudget?: number;
   /** The real path the permission stage checked for `path` (the pipeline passes it). */
   readonly checked?: string | undefined;
+  /** The well-known secret files the read grants name: a walk searches those, and skips (counts) the others. */
+  readonly namedSecret?: (abs: string) => boolean;
 }
 
 export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise<Outcome<unknown>> {
@@ -94,6 +96,7 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
 
   let files: string[];
   let scanCapped = false;
+  let skippedSecretFiles = 0;
   let pathIgnored = false;
   let helpers: Helper[] = [];
   if (isDir) {
@@ -104,10 +107,13 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
     const stateRel = relativeInside(workspace, stateDir);
     const skip = new Set<string>(stateRel !== null && stateRel !== "." ? [stateRel] : []);
     const { layers, excluded } = ancestry(workspace, relRoot, skip);
-    const walked = excluded ? { files: [], scanCapped: false } : walk({ root: abs, relRoot, skip, budget: scope.walkBudget ?? WALK_BUDGET, layers });
+    const walked = excluded ? { files: [], scanCapped: false, secretFiles: [] } : walk({ root: abs, relRoot, skip, budget: scope.walkBudget ?? WALK_BUDGET, layers, ...(scope.namedSecret ? { namedSecret: scope.namedSecret } : {}) });
     pathIgnored = excluded;
     scanCapped = walked.scanCapped;
-    files = matches ? walked.files.filter((f) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1))) : walked.files;
+    const pick = (f: string) => matches === null || matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1));
+    // The secret files the glob would have searched: left out, counted.
+    skippedSecretFiles = walked.secretFiles.filter(pick).length;
+    files = walked.files.filter(pick);
     files.sort(); // UTF-16 code unit order
   } else {
     files = [rel]; // a file named as path is searched even if ignored, as ripgrep does
@@ -139,6 +145,7 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
       skippedBinary: page.skippedBinary,
       skippedLarge: page.skippedLarge,
       skippedUnreadable: page.skippedUnreadable,
+      skippedSecretFiles,
       clippedLines: page.clippedLines,
       truncated: page.nextCursor !== undefined,
       ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),

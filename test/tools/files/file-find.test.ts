@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fileFind, { ANSWER_BOUND_CHARS, findFiles } from "../../../src/tools/files/file-find.ts";
 import { tempDir, toolContext } from "../../helpers.ts";
+import { isSecretPath } from "../../../src/fs/secret-files.ts";
 
 const put = (root: string, rel: string, body = ""): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -54,10 +55,14 @@ const PROJECT_ALL = [
   "src/util/deep/y.ts",
   "src/util/x.ts",
 ];
-const listing = (pattern: string, path: string, paths: string[], extra: Record<string, unknown> = {}) => ({
-  ok: true as const,
-  value: { pattern, path, paths, count: paths.length, total: paths.length, truncated: false, scanCapped: false, ...extra },
-});
+/** What file_find answers when it would list `paths`: the project's .env (a well-known secret file) is left out and counted. */
+const listing = (pattern: string, path: string, paths: string[], extra: Record<string, unknown> = {}) => {
+  const kept = paths.filter((p) => p !== ".env");
+  return {
+    ok: true as const,
+    value: { pattern, path, paths: kept, count: kept.length, total: kept.length, truncated: false, scanCapped: false, skippedSecretFiles: paths.length - kept.length, ...extra },
+  };
+};
 
 describe("listing and ignore rules", () => {
   test("the default pattern lists every file, top-level ones included, sorted, ignore rules applied", async () => {
@@ -222,7 +227,7 @@ describe("bounds", () => {
     for (const f of ["a", "c", "e"]) put(ws.path, f);
     expect(findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", "b", 10)).toEqual({
       ok: true,
-      value: { pattern: "**/*", path: ".", paths: ["c", "e"], count: 2, total: 3, truncated: false, scanCapped: false },
+      value: { pattern: "**/*", path: ".", paths: ["c", "e"], count: 2, total: 3, truncated: false, scanCapped: false, skippedSecretFiles: 0 },
     });
     expect((findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", "e", 10) as any).value.paths).toEqual([]);
   });
@@ -313,7 +318,10 @@ describe("agrees with git ls-files --cached --others --exclude-standard", () => 
     const theirs = lsFiles(path === "." ? ws : join(ws, path), top.path, `:(glob)${pattern}`);
     expect(theirs.length).toBeGreaterThan(0);
     expect(git(ws, top.path, "ls-files", "--others", "--exclude-standard").length).toBeGreaterThan(0); // untracked files take part
-    expect(ours.value.paths).toEqual(theirs);
+    // Git lists the well-known secret files too; file_find leaves them out and counts them.
+    const secret = theirs.filter((f) => isSecretPath(f));
+    expect(ours.value.paths).toEqual(theirs.filter((f) => !isSecretPath(f)));
+    expect(ours.value.skippedSecretFiles).toBe(secret.length);
   });
 
   test("a tracked file that .gitignore matches is not listed (file_find sees the working tree, not git's index)", async () => {

@@ -25,7 +25,7 @@ async function found(ws: string, args: SearchArgs, extra = {}): Promise<any> {
 }
 const where = (p: any) => p.matches.map((m: any) => `${m.path}:${m.line}`);
 const refusal = (code: string) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
-const ZERO = { skippedBinary: 0, skippedLarge: 0, skippedUnreadable: 0, clippedLines: 0, truncated: false, scanCapped: false };
+const ZERO = { skippedBinary: 0, skippedLarge: 0, skippedUnreadable: 0, skippedSecretFiles: 0, clippedLines: 0, truncated: false, scanCapped: false };
 
 describe("matches", () => {
   test("path, 1-based line and the line's text, sorted by path (code units) then line", async () => {
