@@ -78,7 +78,7 @@ async function readStdin(): Promise<string> {
 
 export async function main(argv: readonly string[], world: World = {}): Promise<number> {
   // A cold call's servers, shut down off its caller's path (src/launcher/reaper.ts): not a command.
-  if (argv[0] === "__reap" && world.via === undefined) return (await import("./launcher/reaper.ts")).runReaper(argv[1]);
+  if (argv[0] === "__reap" && world.via === undefined) return (await import("./launcher/reaper.ts")).runReaper(argv[1], world.env ?? process.env);
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
   const at = commandIndex(argv);
   if (at < 0) {

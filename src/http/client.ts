@@ -6,6 +6,7 @@ import { decide, type ResolvedGrants } from "../permission/match.ts";
 import type { PermissionGrants } from "../permission/types.ts";
 import type { Outcome } from "../result/result.ts";
 import type { HttpDeps } from "./fetch.ts";
+import { laterRequest, type LaterRequest } from "./later.ts";
 import type { Pins, Resolver } from "./resolve.ts";
 
 export interface NetSetup {
@@ -70,9 +71,14 @@ export class NetRefused extends Error {
   }
 }
 
+/** A fetch under the policy; `later` packs a request for another process to send under the same policy (http/later.ts). */
+export type PolicyFetchFn = ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) & {
+  later?: (url: string, method: string, headers: Readonly<Record<string, string>>) => LaterRequest;
+};
+
 /** A WHATWG-shaped fetch for the MCP SDK's Streamable HTTP transport, under the same policy. */
-export function policyFetch(setup: NetSetup): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
-  return async (input, init) => {
+export function policyFetch(setup: NetSetup): PolicyFetchFn {
+  const f: PolicyFetchFn = async (input, init) => {
     const { guardedFetch } = await import("./fetch.ts");
     const url = input instanceof Request ? input.url : String(input);
     const d = await deps(setup, false);
@@ -80,4 +86,6 @@ export function policyFetch(setup: NetSetup): (input: string | URL | Request, in
     if (!fetched.ok) throw new NetRefused(fetched.refusal.code, fetched.refusal.message, fetched.refusal.details);
     return fetched.value.response;
   };
+  f.later = (url, method, headers) => laterRequest(url, method, headers, setup.exact, setup.pins);
+  return f;
 }

@@ -1,6 +1,8 @@
 // A one-shot process's servers, shut down off its caller's path: once the result is out, the
 // children go to a detached reaper (`toolgate __reap`, the same executable, its own session,
-// stdin /dev/null) that carries out the seed's order — stdin closed, the grace, the tree killed.
+// stdin /dev/null) that carries out the seed's order — stdin closed, the grace, the tree killed —
+// and sends the DELETE that ends each HTTP server's session (src/http/later.ts).
+import type { LaterRequest } from "../http/later.ts";
 import { endTree, waitUntil } from "./end-tree.ts";
 import { isLive, ProcessTree, readStat, type TreeSnapshot } from "./proc-tree.ts";
 import { selfArgv, startDetached } from "./detached.ts";
@@ -17,25 +19,31 @@ const POLL_MS = 50;
 /** The hidden subcommand that runs reap(); not listed by --help. */
 export const REAP_COMMAND = "__reap";
 
+/** The reaper's requests: in its environment (readable by this user only), as they may carry credentials. */
+export const REAP_REQUESTS_VAR = "TOOLGATE_REAP_REQUESTS";
+
 /**
- * Starts the reaper for `orders` and returns at once; false when it could not be started (the
- * caller then reaps in the foreground: nothing is ever left running).
+ * Starts the reaper for `orders` and `requests` and returns at once; false when it could not be
+ * started (the caller then reaps in the foreground: nothing is ever left running).
  */
-export function reapLater(orders: readonly ReapOrder[]): boolean {
-  if (orders.length === 0) return true;
+export function reapLater(orders: readonly ReapOrder[], requests: readonly LaterRequest[] = []): boolean {
+  if (orders.length === 0 && requests.length === 0) return true;
   try {
-    // cwd "/": the reaper must not hold a temporary workspace; no environment: it needs none.
-    startDetached([...selfArgv(), REAP_COMMAND, JSON.stringify(orders)], { cwd: "/", env: {} });
+    // cwd "/": the reaper must not hold a temporary workspace; no other environment: it needs none.
+    const env = requests.length > 0 ? { [REAP_REQUESTS_VAR]: JSON.stringify(requests) } : {};
+    startDetached([...selfArgv(), REAP_COMMAND, JSON.stringify(orders)], { cwd: "/", env });
     return true;
   } catch {
     return false;
   }
 }
 
-/** Waits each tree out until its grace ends, then ends what is left of it. */
-export async function reap(orders: readonly ReapOrder[], now: () => number = Date.now): Promise<void> {
-  await Promise.all(
-    orders.map(async (o) => {
+/** Waits each tree out until its grace ends, then ends what is left of it; sends each request (under the URL policy). */
+export async function reap(orders: readonly ReapOrder[], requests: readonly LaterRequest[] = [], now: () => number = Date.now): Promise<void> {
+  const sending = requests.length > 0 ? import("../http/later.ts").then(({ sendLater }) => Promise.all(requests.map((r) => sendLater(r)))) : undefined;
+  await Promise.all([
+    sending,
+    ...orders.map(async (o) => {
       const tree = ProcessTree.resume(o.tree);
       // While the root runs, the tree does: one small read; a scan of /proc only once it is gone.
       const start = o.tree.known.find(([pid]) => pid === o.tree.root)?.[1];
@@ -46,19 +54,21 @@ export async function reap(orders: readonly ReapOrder[], now: () => number = Dat
       // Nobody waits on this process: a coarse poll is enough, and light on a loaded machine.
       if (!(await waitUntil(() => !root() && !tree.anyLive(), Math.max(0, o.until - now()), POLL_MS))) await endTree(tree, 0);
     }),
-  );
+  ]);
 }
 
-/** `toolgate __reap ORDERS_JSON`: the reaper's whole life. */
-export async function runReaper(arg: string | undefined): Promise<number> {
+/** `toolgate __reap ORDERS_JSON` (requests in REAP_REQUESTS_VAR): the reaper's whole life. */
+export async function runReaper(arg: string | undefined, env: Readonly<Record<string, string | undefined>> = {}): Promise<number> {
   let orders: ReapOrder[];
+  let requests: LaterRequest[];
   try {
     orders = JSON.parse(arg ?? "") as ReapOrder[];
-    if (!Array.isArray(orders)) throw new Error("not a list");
+    requests = JSON.parse(env[REAP_REQUESTS_VAR] ?? "[]") as LaterRequest[];
+    if (!Array.isArray(orders) || !Array.isArray(requests)) throw new Error("not a list");
   } catch {
     process.stderr.write("toolgate: __reap is internal: it takes the orders toolgate gives it\n");
     return 2;
   }
-  await reap(orders);
+  await reap(orders, requests);
   return 0;
 }

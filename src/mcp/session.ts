@@ -14,8 +14,11 @@ export interface ListedTool {
 
 export type CallOutcome =
   | { readonly ok: true; readonly result: Record<string, unknown> }
-  /** transport: the connection failed mid-call (effect unknown); deadline: no answer in time; protocol: a malformed answer. */
-  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol"; readonly message: string };
+  /**
+   * transport: the connection failed mid-call (effect unknown); deadline: no answer in time;
+   * protocol: a malformed answer; too_large: the answer passed the message bound and was not read.
+   */
+  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol" | "too_large"; readonly message: string };
 
 export interface McpSession {
   /** With `pin`: the protocol version the server answered (before the pin rewrote it for the SDK). */
@@ -31,8 +34,11 @@ const MAX_PAGES = 100;
 /** A JSON-RPC error answer as the SDK sends a thrown error's code and message (McpError would prefix its message). */
 const refusal = (code: number, message: string) => Object.assign(new Error(message), { code });
 
-/** `sampling`: declare the capability (serve, which can relay it to a client that has it). */
-export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean }): Promise<McpSession> {
+/**
+ * `sampling`: declare the capability (serve, which can relay it to a client that has it).
+ * `cutMark`: the `data.toolgate` of the error that stands for an answer cut at the bound (http-cap.ts).
+ */
+export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; cutMark?: string }): Promise<McpSession> {
   const [{ Client }, types, { AjvJsonSchemaValidator }] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/types.js"),
@@ -99,6 +105,7 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       } catch (e) {
         const code = (e as { code?: number }).code;
         const message = (e as Error).message;
+        if (opts.cutMark !== undefined && (e as { data?: { toolgate?: unknown } }).data?.toolgate === opts.cutMark) return { ok: false, kind: "too_large", message: message.replace(/^MCP error -?\d+: /, "") };
         if (code === types.ErrorCode.RequestTimeout) return { ok: false, kind: "deadline", message };
         if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };
         if (typeof code === "number") return { ok: false, kind: "protocol", message };

@@ -5,6 +5,9 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 export const PINNED_PROTOCOL = "2024-11-05";
 
+/** The largest message read from an MCP server: a line over a pipe, a body or SSE event over HTTP (http-cap.ts). */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 /** The two pipes of a running child, as the launcher hands them out. */
 export interface ChildPipes {
   write(data: string): void | Promise<void>;
@@ -31,7 +34,7 @@ export class PipeTransport implements Transport {
   constructor(
     private readonly pipes: ChildPipes,
     private readonly onNoise: (line: string) => void = () => {},
-    private readonly maxLineBytes = 16 * 1024 * 1024,
+    private readonly maxLineBytes = MAX_MESSAGE_BYTES,
   ) {}
 
   async start(): Promise<void> {

@@ -85,6 +85,9 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
     }
     return response;
   };
+  // The session's DELETE left to the reaper goes to the server's own origin, under the same policy.
+  const later = i.base?.later;
+  if (later) fetch.later = (url, method, h) => later(url, method, new URL(url).origin === origin ? h : Object.fromEntries(Object.entries(h).filter(([k]) => !(k in headers))));
   wiring.provider = provider;
   wiring.fetch = fetch;
   wiring.target = { kind: "http", name: spec.name, url: serverUrl, headers, fetch, authProvider: provider, ...(spec.transport.sse ? { sse: true } : {}) };

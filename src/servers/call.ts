@@ -112,6 +112,11 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
     return { ok: true, value: r.result };
   }
   if (r.kind === "protocol") return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
+  // It answered, and the answer was too large to read: failed like a result over the output boundary's size, not indeterminate.
+  if (r.kind === "too_large") {
+    const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
+    return { ok: false, refusal: { code: "mcp.response_too_large", message: `${tool.name}: ${who}: ${r.message} (a result passes the output boundary only up to 64 KiB)` } };
+  }
   const unknown = "the remote effect is unknown and the call is not replayed";
   if (r.kind === "deadline") return { ok: false, refusal: { code: "deadline", indeterminate: true, message: `${tool.name}: no answer within ${spec.timeoutMs / 1000} s; ${unknown}` } };
   // Lost mid-call: say how the server ended (its exit status), and give the operator its stderr.

@@ -11,6 +11,7 @@ import { reap, reapLater, type ReapOrder } from "../launcher/reaper.ts";
 import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
 import type { ListedTool } from "../mcp/session.ts";
+import type { LaterRequest } from "../http/later.ts";
 import type { Need } from "../permission/types.ts";
 import type { Refusal } from "../result/result.ts";
 import type { GateResult } from "../runtime/invoke.ts";
@@ -309,6 +310,7 @@ export class RemoteSources {
     const all = [...this.#connections.entries()];
     this.#connections.clear();
     const orders: ReapOrder[] = [];
+    const requests: LaterRequest[] = [];
     await Promise.all(
       all.map(async ([name, p]) => {
         const spec = this.deps.specs.find((s) => s.name === name);
@@ -319,14 +321,19 @@ export class RemoteSources {
           if (opts.handOff && conn.handOff) {
             const order = conn.handOff(spec?.graceMs ?? 0);
             if (order) orders.push(order);
-          } else await conn.close(spec?.graceMs ?? 0);
+            return;
+          }
+          // An HTTP session's DELETE goes with the reaper too; this side only lets go.
+          const request = opts.handOff ? await conn.endLater?.() : undefined;
+          if (request) requests.push(request);
+          await conn.close(spec?.graceMs ?? 0);
         } catch {
           // a connection that never came up has nothing to close
         }
       }),
     );
     // No reaper could be started: the shutdown happens here, as before.
-    if (!reapLater(orders)) await reap(orders);
+    if (!reapLater(orders, requests)) await reap(orders, requests);
   }
 
 }

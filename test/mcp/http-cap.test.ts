@@ -1,0 +1,94 @@
+// src/mcp/http-cap.ts in-process: SSE passed on whole events under the bound (LF, CRLF and CR line
+// ends, events split across chunks), a body read up to it, and past it the request's cut error
+// carrying CAP_MARK, the upstream body cancelled.
+import { describe, expect, test } from "bun:test";
+import { CAP_MARK, cappedFetch } from "../../src/mcp/http-cap.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+/** A base fetch answering `chunks` with this content type; `state` tells what the reader did. */
+function upstream(chunks: readonly string[], type: string, status = 200) {
+  const state = { pulled: 0, cancelled: false };
+  const base = async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (state.pulled === chunks.length) return c.close();
+          c.enqueue(enc(chunks[state.pulled++]!));
+        },
+        cancel() {
+          state.cancelled = true;
+        },
+      }, { highWaterMark: 0 }),
+      { status, headers: { "content-type": type } },
+    );
+  return { base, state };
+}
+
+const POST = { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: {} }) };
+const cutEvent = (max: number) => `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: `its answer to tools/call passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped reading it there`, data: { toolgate: CAP_MARK } } })}\n\n`;
+
+/** Every chunk the capped body hands on, as text. */
+async function read(r: Response): Promise<string[]> {
+  const out: string[] = [];
+  for await (const c of r.body!) out.push(new TextDecoder().decode(c));
+  return out;
+}
+
+describe("an SSE stream", () => {
+  test.each([
+    ["LF", ["event: message\ndata: {}\n\n", ": keepalive\n\n"], ["event: message\ndata: {}\n\n", ": keepalive\n\n"]],
+    ["CRLF", ["data: a\r\n\r\ndata: b\r\n\r\n"], ["data: a\r\n\r\ndata: b\r\n\r\n"]],
+    ["CR", ["data: a\r\rdata: b\r\r"], ["data: a\r\rdata: b\r\r"]],
+    ["an event split over chunks, held until whole", ["data: ab", "cd\n", "\ndata: e"], ["data: abcd\n\n", "data: e"]],
+    ["a CRLF split between chunks", ["data: a\r\n\r", "\ndata: b\n\n"], ["data: a\r\n\r", "\ndata: b\n\n"]],
+  ])("passes whole events on (%s)", async (_, chunks, expected) => {
+    const { base } = upstream(chunks, "text/event-stream");
+    expect(await read(await cappedFetch(base, 1024)("http://x/mcp", POST))).toEqual(expected);
+  });
+
+  test("an event of exactly the bound passes; one byte more is cut: the partial event dropped, the request answered, the rest never read", async () => {
+    const event = (n: number) => `data: ${"x".repeat(n - 8)}\n\n`;
+    expect(event(64)).toHaveLength(64);
+    const fits = upstream([event(64)], "text/event-stream");
+    expect(await read(await cappedFetch(fits.base, 64)("http://x/mcp", POST))).toEqual([event(64)]);
+    const over = upstream(["data: ok\n\n", event(65).slice(0, 40), event(65).slice(40), "data: never\n\n"], "text/event-stream");
+    expect(await read(await cappedFetch(over.base, 64)("http://x/mcp", POST))).toEqual(["data: ok\n\n", cutEvent(64)]);
+    expect(over.state).toEqual({ pulled: 3, cancelled: true });
+  });
+
+  test("a GET stream (no request) past the bound just ends", async () => {
+    const { base, state } = upstream(["data: ok\n\n", `data: ${"y".repeat(100)}`, "\n\n"], "text/event-stream");
+    expect(await read(await cappedFetch(base, 64)("http://x/mcp", { method: "GET" }))).toEqual(["data: ok\n\n"]);
+    expect(state.cancelled).toBe(true);
+  });
+});
+
+describe("a body", () => {
+  test("under the bound: read whole, status and headers kept", async () => {
+    const { base } = upstream(['{"jsonrpc":', '"2.0"}'], "application/json", 200);
+    const r = await cappedFetch(base, 64)("http://x/mcp", POST);
+    expect([r.status, r.headers.get("content-type"), await r.text()]).toEqual([200, "application/json", '{"jsonrpc":"2.0"}']);
+  });
+
+  test("past the bound: the request's cut error instead, the rest never read", async () => {
+    const { base, state } = upstream(["x".repeat(40), "x".repeat(40), "x".repeat(40)], "application/json");
+    const r = await cappedFetch(base, 64)("http://x/mcp", POST);
+    expect(JSON.parse(await r.text())).toEqual(JSON.parse(cutEvent(64).split("data: ")[1]!));
+    expect(state).toEqual({ pulled: 2, cancelled: true });
+  });
+
+  test("an error page past the bound (no JSON-RPC to answer): its first bytes only", async () => {
+    const { base, state } = upstream(["e".repeat(40), "e".repeat(40), "e".repeat(40)], "text/html", 500);
+    const r = await cappedFetch(base, 64)("http://x/mcp", POST);
+    expect([r.status, await r.text()]).toEqual([500, "e".repeat(64)]);
+    expect(state.cancelled).toBe(true);
+  });
+
+  test("a 202 or 204 is handed on as it came", async () => {
+    for (const status of [202, 204]) {
+      const r = await cappedFetch(async () => new Response(null, { status }), 64)("http://x/mcp", POST);
+      expect(r.status).toBe(status);
+    }
+  });
+});
