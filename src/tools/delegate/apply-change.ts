@@ -4,7 +4,7 @@
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { git } from "../gates/copy.ts";
-import { planApply, writePlan } from "./apply.ts";
+import { planApply, prepareFolders, writePlan } from "./apply.ts";
 import { readChange, removeChange, writeChange } from "./change.ts";
 import { delegationOf } from "./task.ts";
 
@@ -39,17 +39,28 @@ async function applyChange(id: string, discard: boolean, ctx: ToolContext): Prom
   if (rec.git_dir === undefined || rec.change === undefined) {
     return refuse("change.outdated", `change ${id} was kept by an earlier toolgate, which read it with git inside the child's own tree; it is not applied. Discard it with {"change_id": "${id}", "discard": true} and run the task again`, { change_id: id });
   }
-  const plan = await planApply(ctx.processes, { ...rec, git_dir: rec.git_dir, change: rec.change }, ctx.controlFiles ?? []);
-  if (!plan.ok) return plan;
-  // Marked applied before the first write: a crash mid-write must not let the same change apply twice.
-  writeChange(root, { ...rec, status: "applied" });
-  writePlan(rec.top, plan.value);
-  const removed = removeChange(rec);
-  return ok({
-    change_id: id,
-    status: "applied",
-    files: plan.value.map((f) => ({ path: f.path, how: f.bytes === null ? "deleted" : f.how })),
-    unchanged: rec.files.length - plan.value.length,
-    worktree_removed: removed,
-  });
+  const planned = await planApply(ctx.processes, { ...rec, git_dir: rec.git_dir, change: rec.change }, ctx.controlFiles ?? []);
+  if (!planned.ok) return planned;
+  const plan = planned.value;
+  try {
+    const ready = prepareFolders(plan);
+    if (!ready.ok) return ready;
+    // Marked applied before the first write: a crash mid-write must not let the same change apply twice.
+    writeChange(root, { ...rec, status: "applied" });
+    const done = writePlan(plan);
+    const removed = removeChange(rec);
+    if (done.failed) {
+      const left = plan.files.map((f) => f.path).filter((f) => !done.written.includes(f));
+      return refuse("change.incomplete", `the change was applied only in part: writing "${done.failed.path}" failed (${done.failed.code}: ${done.failed.message}); written: ${done.written.join(", ") || "none"}; not written: ${left.join(", ")}`, { written: done.written, not_written: left });
+    }
+    return ok({
+      change_id: id,
+      status: "applied",
+      files: plan.files.map((f) => ({ path: f.path, how: f.bytes === null ? "deleted" : f.how })),
+      unchanged: rec.files.length - plan.files.length,
+      worktree_removed: removed,
+    });
+  } finally {
+    plan.folders.close();
+  }
 }

@@ -1,39 +1,51 @@
 // apply_change's three-way apply: for each file the child changed, the checkout's current bytes,
 // the base the child started from and the child's bytes (both from the change's own git folder,
-// never from the tree the child wrote). Unchanged since the base: the child's
-// version; changed on both sides: `git merge-file`; a conflict anywhere: nothing is written at all.
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+// never from the tree the child wrote). Unchanged since the base: the child's version; changed on
+// both sides: `git merge-file`; a conflict anywhere: nothing is written at all. The checkout is
+// read and written through folder descriptors (checkout-io.ts), never through a link.
+import { lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ProcessRunner } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { removeTree } from "../gates/copy.ts";
 import type { ChangeRecord } from "./change.ts";
+import { CheckoutFolders, type Current } from "./checkout-io.ts";
 import { checkoutFiles, sealedGit } from "./sealed-git.ts";
 
 type Bytes = Buffer | null;
 
-interface Planned {
+export interface Planned {
   readonly path: string;
   /** null: delete the file. */
   readonly bytes: Bytes;
   readonly mode: number | null;
   readonly how: "child" | "merged";
+  /** What the checkout held there when planned: a writer in between is refused, not overwritten. */
+  readonly before: Current;
 }
 
-/** A regular file's bytes, null when absent; "other" for a link, folder or device (never merged). */
-function readRegular(p: string): Bytes | "other" {
+/** A plan and the checkout's folders it was read through (the writes go through the same ones). */
+export interface Plan {
+  readonly files: readonly Planned[];
+  readonly folders: CheckoutFolders;
+}
+
+/** A regular file of toolgate's own scratch folder: its bytes, null when absent, "other" for a link or folder. */
+function readOwn(p: string): Bytes | "other" {
   try {
-    const st = lstatSync(p);
-    return st.isFile() ? readFileSync(p) : "other";
+    return lstatSync(p).isFile() ? readFileSync(p) : "other";
   } catch {
     return null;
   }
 }
 
+const bytesOf = (c: Current): Bytes => (c === null || c === "other" ? null : c.bytes);
 const same = (a: Bytes, b: Bytes) => (a === null || b === null ? a === b : a.equals(b));
 
+type Sealed = ChangeRecord & { git_dir: string; change: string };
+
 /** The changed files as they were at the base and as the child left them, written under `<worktree>.apply` by git from the change's folder. */
-async function checkouts(p: ProcessRunner, rec: ChangeRecord & { git_dir: string; change: string }): Promise<Outcome<{ dir: string; base: string; neu: string }>> {
+async function checkouts(p: ProcessRunner, rec: Sealed): Promise<Outcome<{ dir: string; base: string; neu: string }>> {
   const dir = `${rec.worktree}.apply`;
   removeTree(dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -46,31 +58,45 @@ async function checkouts(p: ProcessRunner, rec: ChangeRecord & { git_dir: string
   return ok(out);
 }
 
-/** Plans every file, or refuses listing the files that conflict; writes nothing. */
-export async function planApply(p: ProcessRunner, rec: ChangeRecord & { git_dir: string; change: string }, protectedPaths: readonly string[]): Promise<Outcome<Planned[]>> {
+/** Plans every file, or refuses listing the files that conflict; writes nothing. The caller closes the plan's folders. */
+export async function planApply(p: ProcessRunner, rec: Sealed, protectedPaths: readonly string[]): Promise<Outcome<Plan>> {
   const top = realpathSync(rec.top);
-  const guarded = rec.files.map((f) => f.path).filter((rel) => {
-    const abs = resolve(top, rel);
-    return rel.split("/").includes(".git") || protectedPaths.some((c) => abs === c || abs.startsWith(`${c}/`)) || !safeParent(top, abs);
-  });
-  if (guarded.length > 0) return refuse("change.protected", `the change touches files apply_change never writes (toolgate's control files, .git, or a path through a link): ${guarded.join(", ")}`, { files: guarded });
+  const guarded = rec.files.map((f) => f.path).filter((rel) => rel.split("/").some((s) => s === "" || s === "." || s === ".." || s.toLowerCase() === ".git") || protectedPaths.some((c) => isUnder(join(top, rel), c)));
+  if (guarded.length > 0) return refuse("change.protected", `the change touches files apply_change never writes (toolgate's control files or .git): ${guarded.join(", ")}`, { files: guarded });
   const files = await checkouts(p, rec);
   if (!files.ok) return files;
-  const { dir, base, neu: changed } = files.value;
+  const opened = CheckoutFolders.open(top);
+  if (!opened.ok) return opened;
+  const folders = opened.value;
+  const planned = await plan(p, rec, files.value, folders);
+  removeTree(files.value.dir);
+  if (!planned.ok) {
+    folders.close();
+    return planned;
+  }
+  return ok({ files: planned.value, folders });
+}
+
+const isUnder = (abs: string, c: string) => abs === c || abs.startsWith(`${c}/`);
+
+async function plan(p: ProcessRunner, rec: Sealed, at: { dir: string; base: string; neu: string }, folders: CheckoutFolders): Promise<Outcome<Planned[]>> {
   const planned: Planned[] = [];
   const conflicts: string[] = [];
   for (const [i, f] of rec.files.entries()) {
-    const cur = readRegular(join(top, f.path));
-    const old = readRegular(join(base, f.path));
-    const neu = readRegular(join(changed, f.path));
-    if (cur === "other" || old === "other" || neu === "other") {
+    const read = folders.read(f.path);
+    if (!read.ok) return read;
+    const before = read.value;
+    const old = readOwn(join(at.base, f.path));
+    const neu = readOwn(join(at.neu, f.path));
+    if (before === "other" || old === "other" || neu === "other") {
       conflicts.push(f.path);
       continue;
     }
-    const mode = neu === null ? null : statSync(join(changed, f.path)).mode & 0o777;
+    const cur = bytesOf(before);
+    const mode = neu === null ? null : lstatSync(join(at.neu, f.path)).mode & 0o777;
     if (same(cur, neu)) continue;
     if (same(cur, old)) {
-      planned.push({ path: f.path, bytes: neu, mode, how: "child" });
+      planned.push({ path: f.path, bytes: neu, mode, how: "child", before });
       continue;
     }
     if (cur === null || old === null || neu === null) {
@@ -78,42 +104,40 @@ export async function planApply(p: ProcessRunner, rec: ChangeRecord & { git_dir:
       continue;
     }
     // Both sides changed the file: git's own three-way merge of the bytes, on a copy.
-    const tmp = join(dir, `merge-${i}`);
+    const tmp = join(at.dir, `merge-${i}`);
     writeFileSync(tmp, cur);
-    const m = await sealedGit(p, { gitDir: rec.git_dir, workTree: null }, ["merge-file", "-q", tmp, join(base, f.path), join(changed, f.path)]);
+    const m = await sealedGit(p, { gitDir: rec.git_dir, workTree: null }, ["merge-file", "-q", tmp, join(at.base, f.path), join(at.neu, f.path)]);
     if (!m.ok) return m;
     if (m.value.code !== 0) conflicts.push(f.path);
-    else planned.push({ path: f.path, bytes: readFileSync(tmp), mode, how: "merged" });
+    else planned.push({ path: f.path, bytes: readFileSync(tmp), mode, how: "merged", before });
   }
-  removeTree(dir);
   if (conflicts.length > 0) {
     return refuse("change.conflict", `the change conflicts with the checkout in ${conflicts.length} file${conflicts.length === 1 ? "" : "s"}: ${conflicts.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true}, or resolve by hand and discard)`, { files: conflicts });
   }
   return ok(planned);
 }
 
-/** Every folder from the top to the file that exists is a real folder inside the top (no link leads out). */
-function safeParent(top: string, abs: string): boolean {
-  let dir = dirname(abs);
-  while (!existsSync(dir)) dir = dirname(dir);
-  try {
-    const real = realpathSync(dir);
-    return (real === top || real.startsWith(`${top}/`)) && relative(top, dir) === relative(top, real);
-  } catch {
-    return false;
+/**
+ * Opens (making when missing) every folder the plan writes into, before anything is written: a
+ * folder swapped for a link refuses the whole apply with nothing written.
+ */
+export function prepareFolders(plan: Plan): Outcome<null> {
+  for (const f of plan.files) {
+    if (f.bytes === null) continue;
+    const dir = f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : "";
+    const r = plan.folders.folder(dir, true);
+    if (!r.ok) return refuse("path.changed", `"${f.path}": a folder on its way is a link or not a folder now (swapped in after the plan, ${r.code}); nothing was written`);
   }
+  return ok(null);
 }
 
-/** Writes the plan (after planApply found no conflict). */
-export function writePlan(top: string, plan: readonly Planned[]): void {
-  for (const f of plan) {
-    const abs = join(top, f.path);
-    if (f.bytes === null) {
-      rmSync(abs, { force: true });
-      continue;
-    }
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, f.bytes);
-    if (f.mode !== null) chmodSync(abs, f.mode);
+/** Writes the plan (after prepareFolders): the paths written and, if one failed, it and why. */
+export function writePlan(plan: Plan): { written: string[]; failed?: { path: string; code: string; message: string } } {
+  const written: string[] = [];
+  for (const f of plan.files) {
+    const r = f.bytes === null ? plan.folders.remove(f.path) : plan.folders.write(f.path, f.bytes, f.mode, f.before);
+    if (!r.ok) return { written, failed: { path: f.path, code: r.refusal.code, message: r.refusal.message } };
+    written.push(f.path);
   }
+  return { written };
 }
