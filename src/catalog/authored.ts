@@ -3,7 +3,7 @@
 // launcher (ctx.processes, sandboxed) with the JSON arguments on stdin; the one JSON value it
 // prints is the success value, so the pipeline's full output boundary checks exactly that.
 import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { basename, isAbsolute, resolve } from "node:path";
 import type { Execution } from "../launcher/types.ts";
 import type { Need, PermKind } from "../permission/types.ts";
 import { ok, refuse, type Outcome, type Refusal } from "../result/result.ts";
@@ -82,9 +82,14 @@ export function toSource(m: Manifest): ToolSource {
   };
 }
 
-/** Static: running the program (its real path), then what the manifest declares, in kind order. */
+/**
+ * Static: running the tool itself, named by its folder (an authored tool is its own tool: a grant
+ * of the program it starts, `--allow-run=bash`, does not cover it), the program checked against
+ * denies only (`--deny-run=bash` still refuses it), then what the manifest declares, in kind order.
+ */
 export function needsOf(m: Manifest, workspace: string): Need[] {
-  const needs: Need[] = [{ kind: "run", value: m.program }];
+  const note = `that is the authored tool ${m.name}, granted by its folder (or --allow-run for every program and tool); a grant of the program it starts (${basename(m.argv[0]!)}) does not cover it`;
+  const needs: Need[] = [{ kind: "run", value: m.folder, note }, { kind: "run", value: m.program, denyOnly: true }];
   for (const kind of NEED_KINDS) {
     for (const v of m.needs[kind] ?? []) needs.push({ kind, value: isPath(kind) && !isAbsolute(v) ? resolve(workspace, v) : v });
   }

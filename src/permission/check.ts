@@ -1,6 +1,6 @@
 // The permission stage of the call pipeline: granted passes, an explicit deny refuses, anything
 // else goes to the prompter; answers hold for the process lifetime. Refusals name the fix.
-import { evaluate, flagFor, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
+import { evaluate, flagFor, isSecretNeed, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
 import { basename } from "node:path";
 import { escapeControl } from "../result/escape.ts";
 import type { Answer, AsyncPrompter, Prompter } from "./prompt.ts";
@@ -52,7 +52,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
         return refuse(`${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`, flag);
       }
     }
-    if (ev.decision === "granted") return { ok: true, value: ev.value };
+    if (ev.decision === "granted" || (need.denyOnly && ev.decision !== "denied")) return { ok: true, value: ev.value };
     if (ev.decision === "denied") {
       if (ev.invalid !== undefined) return refuse(`${what} is refused: the value ${ev.invalid}`, flag);
       const by = escapeControl(ev.deniedBy!);
@@ -60,7 +60,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
       return { ...refuse(message, flag), deniedBy: ev.deniedBy! };
     }
     const key = `${need.kind}\0${ev.value}`;
-    const why = ev.secret ? secretWhy(need.kind, ev.value) : "";
+    const why = ev.secret ? secretWhy(need.kind, ev.value) : need.note !== undefined ? escapeControl(need.note) : "";
     const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag, ...(detail || why ? { detail: `${why ? `┠─ ${why}.\n` : ""}${detail?.() ?? ""}` } : {}) });
     const settle = (answer: Answer) => this.#settle(need, ev.value, key, flag, what, detail !== undefined, answer, why);
     return answer instanceof Promise ? answer.then(settle) : settle(answer);
@@ -71,9 +71,9 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     return this.#grants.named?.[kind]?.includes(value) === true;
   }
 
-  /** `why`: set for a well-known secret file (a yes at the prompt that showed its path names that file). */
+  /** `why`: what the value is (a secret file: a yes at the prompt that showed its path names that file). */
   #settle(need: Need, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): PermissionResult {
-    if (why !== "" && (answer === "A" || answer === "y")) ((this.#grants.named ??= {})[need.kind] ??= []).push(value);
+    if (isSecretNeed(need.kind, value) && (answer === "A" || answer === "y")) ((this.#grants.named ??= {})[need.kind] ??= []).push(value);
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
       return { ok: true, value };

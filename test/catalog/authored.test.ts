@@ -138,11 +138,12 @@ describe("reading manifests", () => {
 });
 
 describe("sources and collisions", () => {
-  test("needs: the program's real path, then the declared needs with read/write relative to the workspace", async () => {
+  test("needs: the tool's folder (its run grant), its program against denies only, then the declared needs with read/write relative to the workspace", async () => {
     await using ws = tempDir();
     tool(ws.path, "t", { name: "t", description: "d", input_schema: { type: "object" }, needs: { env: ["API_URL"], read: ["data", "/etc/hosts"], write: ["out"], net: ["example.invalid:443"], run: ["git"] } });
     expect(needsOf(load(ws.path)[0]!, ws.path)).toEqual([
-      { kind: "run", value: join(ws.path, "tools/t/run") },
+      { kind: "run", value: join(ws.path, "tools/t"), note: "that is the authored tool t, granted by its folder (or --allow-run for every program and tool); a grant of the program it starts (run) does not cover it" },
+      { kind: "run", value: join(ws.path, "tools/t/run"), denyOnly: true },
       { kind: "read", value: join(ws.path, "data") },
       { kind: "read", value: "/etc/hosts" },
       { kind: "write", value: join(ws.path, "out") },

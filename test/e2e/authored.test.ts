@@ -80,18 +80,24 @@ describe("a working authored tool", () => {
     expect(json(r).message).toContain("text: must be at least length 1");
   });
 
-  test("nothing runs without the run permission (named by real path) or without approval", async () => {
+  test("nothing runs without the run permission (named by the tool's folder, not its program) or without approval", async () => {
     await using ws = tempDir();
     tool(ws.path, "touch", { name: "touch_marker", description: "d", input_schema: { type: "object" } }, "#!/bin/sh\ntouch marker\necho '{}'\n");
-    const runFile = join(ws.path, "tools/touch/run");
+    const folder = join(ws.path, "tools/touch");
+    const runFile = join(folder, "run");
     const noRun = await run(["call", "touch_marker", "{}", "--approve", "touch_marker"], { cwd: ws.path });
-    expect([noRun.code, json(noRun).error_code, json(noRun).details]).toEqual([4, "permission.denied", { flag: `--allow-run=${runFile}` }]);
-    const noApproval = await run(["call", "touch_marker", "{}", `--allow-run=${runFile}`], { cwd: ws.path });
+    expect([noRun.code, json(noRun).error_code, json(noRun).details]).toEqual([4, "permission.denied", { flag: `--allow-run=${folder}` }]);
+    expect(json(noRun).message).toContain("the authored tool touch_marker");
+    const program = await run(["call", "touch_marker", "{}", `--allow-run=${runFile}`, "--approve", "touch_marker"], { cwd: ws.path });
+    expect([program.code, json(program).details]).toEqual([4, { flag: `--allow-run=${folder}` }]);
+    const noApproval = await run(["call", "touch_marker", "{}", `--allow-run=${folder}`], { cwd: ws.path });
     expect([noApproval.code, json(noApproval).error_code]).toEqual([4, "approval.required"]);
-    const denied = await run(["call", "touch_marker", "{}", "--allow-run", `--deny-run=${runFile}`, "--approve", "all"], { cwd: ws.path });
-    expect([denied.code, json(denied).error_code]).toEqual([4, "permission.denied"]);
+    for (const deny of [`--deny-run=${runFile}`, "--deny-run=tools/touch"]) {
+      const denied = await run(["call", "touch_marker", "{}", "--allow-run", deny, "--approve", "all"], { cwd: ws.path });
+      expect([deny, denied.code, json(denied).error_code]).toEqual([deny, 4, "permission.denied"]);
+    }
     expect(existsSync(join(ws.path, "marker"))).toBe(false);
-    const ok = await run(["call", "touch_marker", "{}", `--allow-run=tools/touch/run`, "--approve", "touch_marker"], { cwd: ws.path });
+    const ok = await run(["call", "touch_marker", "{}", `--allow-run=tools/touch`, "--approve", "touch_marker"], { cwd: ws.path });
     expect([ok.code, existsSync(join(ws.path, "marker"))]).toEqual([0, true]);
   });
 

@@ -172,3 +172,21 @@ describe("well-known secret files (.env, *.pem, id_rsa, ...)", () => {
     expect(denied.check({ kind: "read", value: "server.pem" }, "file_read")).toMatchObject({ ok: false, deniedBy: `--deny-read=${t.path("server.pem")}` });
   });
 });
+
+test("a deny-only need passes without an allow and is never asked, but a deny refuses it", async () => {
+  await using t = tempTree();
+  const free = new Permissions({ allow: {}, deny: {} }, t.root, scripted());
+  expect(free.check({ kind: "run", value: "/bin/sh", denyOnly: true }, "x")).toMatchObject({ ok: true });
+  const denied = new Permissions({ allow: { run: true }, deny: { run: ["/bin/sh"] } }, t.root, scripted());
+  expect(denied.check({ kind: "run", value: "/bin/sh", denyOnly: true }, "x")).toMatchObject({ ok: false, code: "permission.denied" });
+});
+
+test("a need's note says what the value is, in the refusal and the prompt", async () => {
+  await using t = tempTree();
+  t.dir("tools/x");
+  const prompter = scripted("n");
+  const p = new Permissions({ allow: {}, deny: {} }, t.root, prompter);
+  const r = p.check({ kind: "run", value: "tools/x", note: "that is the authored tool x" }, "x");
+  expect(!r.ok && r.message).toBe(`run access to "${t.path("tools/x")}" is not granted: that is the authored tool x; run again with --allow-run=${t.path("tools/x")}`);
+  expect(prompter.asked[0]!.detail).toBe("┠─ that is the authored tool x.\n");
+});
