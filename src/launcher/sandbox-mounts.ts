@@ -4,6 +4,7 @@
 // control paths read-only whether or not they exist yet.
 import { lstatSync, mkdirSync, realpathSync, rmdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { boundSockets, canSearch, type Who } from "./host-sockets.ts";
 import { secretMasks, type Mask } from "./secret-masks.ts";
 
 /** bwrap mounts at real paths: a workspace reached through a symlink is bound where it really is. */
@@ -30,6 +31,10 @@ export interface Host {
   readonly makeDir: (p: string) => boolean;
   /** rmdir; false when it is not an empty folder. */
   readonly removeDir: (p: string) => boolean;
+  /** Real paths of the Unix sockets bound on the host now (host-sockets.ts). */
+  readonly sockets: () => readonly string[];
+  /** Whether `who` (null: this process) may search every folder down to `p`'s own. */
+  readonly canSearch: (p: string, who: Who | null) => boolean;
 }
 
 export const realHost: Host = {
@@ -68,10 +73,15 @@ export const realHost: Host = {
       return false;
     }
   },
+  sockets: boundSockets,
+  canSearch,
 };
 
-/** Hidden whole: host sockets (/run, /var/run) and every home folder. */
-const HIDDEN = ["/run", "/var/run", "/home", "/root"];
+/**
+ * Hidden whole: where host sockets usually are (/run, /var/run, /var/tmp: /tmp is the sandbox's
+ * own tmpfs, /dev its own too) and every home folder.
+ */
+const HIDDEN = ["/run", "/var/run", "/var/tmp", "/home", "/root"];
 
 /**
  * Everything before the workspace's own binds. Order matters: later mounts cover earlier ones,
@@ -83,6 +93,10 @@ export interface SystemView {
   readonly args: readonly string[];
   /** The uid and gid the child runs as when toolgate (root) runs it as the workspace's owner. */
   readonly runAs: { readonly uid: number; readonly gid: number } | null;
+  /** Folders the view replaces with empty ones (/tmp, the hidden ones, masked folders): nothing of the host's shows under them. */
+  readonly covered: readonly string[];
+  /** Who the child is, for what it can reach: null for this process's own user. */
+  readonly who: Who | null;
 }
 
 export function systemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): SystemView {
@@ -111,6 +125,8 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
   const keepResolv = resolv !== "/etc/resolv.conf" && hidden.some((h) => inside(h, resolv)) && host.kind(resolv) === "file";
   const masks = asRoot ? host.masks(workspace).filter((m) => !inside(workspace, m.path)) : [];
   const before = runAs ? ["setpriv", `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, "--clear-groups", "--"] : [];
+  const covered = ["/tmp", ...hidden, ...masks.filter((m) => m.dir).map((m) => m.path)];
+  const who = runAs ? { ...runAs, groups: [] } : asRoot ? { uid: 0, gid: 0, groups: process.getgroups?.() ?? [] } : null;
   const args = [
     "--die-with-parent", // the sandbox never outlives the launcher's child
     "--new-session", // no TIOCSTI into a terminal the sandbox could reach
@@ -127,7 +143,18 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
     ...(keepResolv ? ["--ro-bind", resolv, resolv] : []),
     ...masks.flatMap((m) => (m.dir ? ["--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", "/dev/null", m.path])),
   ];
-  return { before, args, runAs };
+  return { before, args, runAs, covered, who };
+}
+
+/**
+ * Every host socket the child would see, covered with /dev/null (after all other mounts, so the
+ * workspace's own binds do not uncover one): connect(2) then finds no socket. One under a covered
+ * folder is out of sight already; one the child cannot reach (a folder it may not search) needs no
+ * mask, and bwrap, as that user, could not mount over it. Read at every wrap: sockets come and go.
+ */
+export function socketMasks(system: SystemView, workspace: string, host: Host): string[] {
+  const shown = (p: string) => inside(workspace, p) || !system.covered.some((c) => inside(c, p));
+  return host.sockets().filter((p) => shown(p) && host.canSearch(p, system.who)).flatMap((p) => ["--ro-bind", "/dev/null", p]);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { SandboxMode } from "../catalog/declare.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
 import { openSeccomp, seccompSupported } from "./seccomp.ts";
-import { controlMounts, inside, reachable, real, realHost, releasePlaceholders, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
+import { controlMounts, inside, reachable, real, realHost, releasePlaceholders, socketMasks, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
 import type { ArtifactSink, Sandbox } from "./types.ts";
 
 export interface BwrapOptions {
@@ -29,7 +29,11 @@ export interface BwrapOptions {
    */
   readonly writable?: readonly string[];
   readonly makeWritable?: boolean;
-  /** product: share the host network because a net grant exists. bench always shares it. */
+  /**
+   * product: share the host network (a server whose config says it needs it, started on a bare
+   * --allow-net). Never because a tool has a net grant: that is for toolgate's own requests.
+   * bench always shares it.
+   */
   readonly network: boolean;
   /** The bubblewrap program: a bare name is found on the child's fixed PATH. */
   readonly program?: string;
@@ -92,6 +96,8 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
         ...(only ? [] : writable).filter(canReach).flatMap((p) => ["--bind-try", p, p]),
         ...(only ?? []).flatMap((p) => ["--bind", p, p]),
         ...(open ? [] : ["--bind", cwd, cwd]),
+        // Last: a socket in the workspace would otherwise be uncovered by its bind.
+        ...socketMasks(system, workspace, host),
         ...(seccomp ? ["--seccomp", "3"] : []),
         "--chdir", cwd, "--", ...argv,
       ];
@@ -135,7 +141,10 @@ export interface SandboxInput {
   readonly stateDir: string;
   /** Writable even when it lies in the (read-only) state folder. */
   readonly scratch: string;
-  /** Whether any net grant exists (product mode shares the network only then). */
+  /**
+   * product: the wrapper shares the host network (a server that declares it needs it, on a bare
+   * --allow-net). The boot's own wrapper never does: a net grant is for toolgate's own requests.
+   */
   readonly network: boolean;
   /** Read-only even inside the writable workspace (.git, toolgate's config, lock, authored tools). */
   readonly protect?: readonly string[];
@@ -143,7 +152,7 @@ export interface SandboxInput {
 
 export function sandboxFor(input: SandboxInput): BootSandbox {
   if (input.mode === "off") return { mode: "off", wrapper: undefined, summary: "off (the scrubbed environment only: no isolation)" };
-  const net = input.mode === "bench" ? "network shared" : input.network ? "network shared: a net grant exists" : "no network";
+  const net = input.mode === "bench" ? "network shared" : input.network ? "network shared: a server that needs it" : "no network";
   const [workspace, stateDir, scratch] = [real(input.workspace), real(input.stateDir), real(input.scratch)];
   const stateInside = inside(workspace, stateDir) && stateDir !== workspace;
   const readOnly = stateInside ? [stateDir] : [];
@@ -156,12 +165,6 @@ export function sandboxFor(input: SandboxInput): BootSandbox {
     probe: bwrapSandbox({ ...options, makeWritable: false }),
     summary: `${input.mode} (bubblewrap: read-only system, writable workspace, private /tmp, new PID namespace, ${net})`,
   };
-}
-
-/** Any allowed net grant that a blanket deny does not cancel: product mode then shares the network. */
-export function netGranted(grants: { readonly allow: { readonly net?: true | readonly string[] }; readonly deny: { readonly net?: true | readonly string[] } }): boolean {
-  const allow = grants.allow.net;
-  return grants.deny.net !== true && (allow === true || (Array.isArray(allow) && allow.length > 0));
 }
 
 const PROBE_DEADLINE_MS = 10_000;

@@ -19,7 +19,7 @@ export interface Mask {
  */
 export const SECRET_ROOTS = ["/etc", "/var", "/opt", "/srv", "/boot", "/mnt", "/media", "/snap"];
 /** Never walked: replaced or hidden by the sandbox's own mounts, or the kernel's. */
-const REPLACED = new Set(["/proc", "/sys", "/dev", "/tmp", "/run", "/home", "/root", "/var/run"]);
+const REPLACED = new Set(["/proc", "/sys", "/dev", "/tmp", "/run", "/home", "/root", "/var/run", "/var/tmp"]);
 
 /** Where root's caches live (one per workspace): /run is root's, and the sandbox hides it from every child. */
 export const MASK_CACHE_DIR = "/run/toolgate";

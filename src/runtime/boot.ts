@@ -16,7 +16,7 @@ import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/
 import { parseNet } from "../permission/net.ts";
 import { BASE_ENV, isExecutionControl } from "../launcher/env.ts";
 import { bootError, usageError, type Refusal } from "../result/result.ts";
-import { netGranted, sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
+import { sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
 import { selectedSurfaces } from "../mcp/las.ts";
 import { builtinTools } from "../tools/index.ts";
 import { railTools } from "../tools/rails/index.ts";
@@ -182,7 +182,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     workspace,
     stateDir: config.values.state as string,
     scratch: config.values.scratch as string,
-    network: netGranted(grants),
+    network: false, // a net grant is for toolgate's own requests, never the sandbox's network
     // Read-only inside the sandbox: what decides what runs next (git hooks and config too).
     protect: [join(workspace, ".git"), ...controlFiles],
   };

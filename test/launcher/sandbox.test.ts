@@ -4,7 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BASE_ENV } from "../../src/launcher/env.ts";
-import { bwrapSandbox, bwrapStartFailure, netGranted, probeSandbox, sandboxFor, sandboxProblem } from "../../src/launcher/sandbox.ts";
+import { bwrapSandbox, bwrapStartFailure, probeSandbox, sandboxFor, sandboxProblem } from "../../src/launcher/sandbox.ts";
+import { listedSocketPaths } from "../../src/launcher/host-sockets.ts";
 import type { Host } from "../../src/launcher/sandbox-mounts.ts";
 import type { LaunchSpec, Sandbox } from "../../src/launcher/types.ts";
 import { tempDir } from "../helpers.ts";
@@ -31,6 +32,8 @@ describe("the bwrap argv", () => {
     realpath: (p) => p,
     makeDir: (p) => (made.push(p), true),
     removeDir: (p) => (removed.push(p), true),
+    sockets: () => [],
+    canSearch: () => true,
     ...over,
   });
   const made: string[] = [];
@@ -44,7 +47,7 @@ describe("the bwrap argv", () => {
     expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: host() }))).toEqual(["bwrap", ...fixed, ...mounts, "--seccomp", "3", "--chdir", ws, "--", "echo", "hi"]);
   });
 
-  test("product with a net grant, and bench always, share the network", () => {
+  test("bench, and product for a server that declares the network, share it", () => {
     const shared = ["bwrap", ...fixed, "--share-net", ...mounts, "--seccomp", "3", "--chdir", ws, "--", "echo", "hi"];
     expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: true, host: host() }))).toEqual(shared);
     expect(wrap(bwrapSandbox({ mode: "bench", workspace: ws, network: false, host: host() }))).toEqual(shared);
@@ -78,6 +81,35 @@ describe("the bwrap argv", () => {
     const h = host({ kind: (p) => (p === resolv ? "file" : dirs.has(p) ? "dir" : null), realpath: (p) => (p === "/etc/resolv.conf" ? resolv : p) });
     expect(wrap(bwrapSandbox({ mode: "bench", workspace: ws, network: false, host: h }))).toContain(resolv);
     expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: h }))).not.toContain(resolv);
+  });
+
+  test("host sockets the child would see are covered with /dev/null, after every other mount", () => {
+    const sockets = ["/var/lib/db/db.sock", "/run/docker.sock", `${ws}/app.sock`, "/srv/closed/s.sock", "/var/tmp/x.sock"];
+    const h = host({
+      kind: (p) => (dirs.has(p) || p === "/var/tmp" ? "dir" : p === "/var/run" ? "link" : null),
+      sockets: () => sockets,
+      canSearch: (p) => !p.startsWith("/srv/closed/"),
+    });
+    const hidden = [...system.slice(0, -4), "--tmpfs", "/var/tmp", ...system.slice(-4)];
+    expect(wrap(bwrapSandbox({ mode: "product", workspace: ws, network: false, host: h }))).toEqual([
+      "bwrap", ...fixed, ...hidden, "--bind", ws, ws,
+      // /run and /var/tmp are empty in the sandbox; a folder the child cannot search needs no mask.
+      "--ro-bind", "/dev/null", "/var/lib/db/db.sock", "--ro-bind", "/dev/null", `${ws}/app.sock`,
+      "--seccomp", "3", "--chdir", ws, "--", "echo", "hi",
+    ]);
+  });
+
+  test("the host's bound socket paths are read from /proc/net/unix: abstract and relative names left out", () => {
+    const text = [
+      "Num       RefCount Protocol Flags    Type St Inode Path",
+      "0000000000000000: 00000002 00000000 00010000 0001 01 20000 /run/a.sock",
+      "0000000000000000: 00000002 00000000 00010000 0001 01 20001 @/tmp/.X11-unix/X0",
+      "0000000000000000: 00000002 00000000 00010000 0001 01 20002 /var/lib/with space.sock",
+      "0000000000000000: 00000003 00000000 00000000 0001 03 20003",
+      "0000000000000000: 00000002 00000000 00010000 0001 01 20004 relative.sock",
+      "0000000000000000: 00000003 00000000 00000000 0001 03 20005 /run/a.sock",
+    ].join("\n");
+    expect(listedSocketPaths(text)).toEqual(["/run/a.sock", "/var/lib/with space.sock"]);
   });
 
   test("control paths: one that exists is bound read-only over itself, a missing one is held by a read-only placeholder", () => {
@@ -127,17 +159,6 @@ describe("the bwrap argv", () => {
 });
 
 describe("the boot's sandbox", () => {
-  test.each([
-    ["nothing granted", { allow: {}, deny: {} }, false],
-    ["any net grant", { allow: { net: true as const }, deny: {} }, true],
-    ["a listed host", { allow: { net: ["127.0.0.1:8080"] }, deny: {} }, true],
-    ["an empty list", { allow: { net: [] }, deny: {} }, false],
-    ["a grant under a blanket deny", { allow: { net: true as const }, deny: { net: true as const } }, false],
-    ["a grant with a narrower deny", { allow: { net: true as const }, deny: { net: ["10.0.0.1"] } }, true],
-  ])("network shared in product: %s", (_name, grants, shared) => {
-    expect(netGranted(grants)).toBe(shared);
-  });
-
   test("off has no wrapper and says so; product and bench name what they isolate", () => {
     const paths = { workspace: "/w", stateDir: "/w/.toolgate", scratch: "/w/.toolgate/scratch" };
     expect(sandboxFor({ mode: "off", ...paths, network: false })).toEqual({
@@ -174,7 +195,8 @@ describe("the boot's sandbox", () => {
 });
 
 describe("what the sandbox isolates (bubblewrap works here)", () => {
-  const outsideRoot = mkdtempSync("/var/tmp/toolgate-outside-");
+  // Not under /tmp or /var/tmp: the sandbox has its own (empty) ones.
+  const outsideRoot = mkdtempSync("/var/lib/toolgate-outside-");
   afterAll(() => rmSync(outsideRoot, { recursive: true, force: true }));
 
   /** `script` for /bin/sh -c, or a whole argv. */
@@ -230,7 +252,7 @@ describe("what the sandbox isolates (bubblewrap works here)", () => {
 
     test.each([
       ["product without a net grant cannot reach a loopback server", "product", false, false],
-      ["product with a net grant can", "product", true, true],
+      ["product for a server that declares the network can", "product", true, true],
       ["bench can", "bench", false, true],
     ] as const)("%s", async (_name, mode, network, reached) => {
       await using ws = tempDir();
