@@ -39,7 +39,9 @@ async function applyChange(id: string, discard: boolean, ctx: ToolContext): Prom
   if (rec.git_dir === undefined || rec.change === undefined) {
     return refuse("change.outdated", `change ${id} was kept by an earlier toolgate, which read it with git inside the child's own tree; it is not applied. Discard it with {"change_id": "${id}", "discard": true} and run the task again`, { change_id: id });
   }
-  const planned = await planApply(ctx.processes, { ...rec, git_dir: rec.git_dir, change: rec.change }, ctx.controlFiles ?? []);
+  // The worktree root holds the change records: never written through a change, wherever it lies.
+  const scope = { workspace: ctx.workspace, stateDir: ctx.stateDir, controlFiles: [...(ctx.controlFiles ?? []), root] };
+  const planned = await planApply(ctx.processes, { ...rec, git_dir: rec.git_dir, change: rec.change }, scope);
   if (!planned.ok) return planned;
   const plan = planned.value;
   try {

@@ -4,9 +4,11 @@
 // both sides: `git merge-file`; a conflict anywhere: nothing is written at all. The checkout is
 // read and written through folder descriptors (checkout-io.ts), never through a link.
 import { lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { ProcessRunner } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
+import { refuseProtected } from "../files/protected.ts";
+import { isInside } from "../files/workspace.ts";
 import { removeTree } from "../gates/copy.ts";
 import type { ChangeRecord } from "./change.ts";
 import { CheckoutFolders, type Current } from "./checkout-io.ts";
@@ -58,11 +60,42 @@ async function checkouts(p: ProcessRunner, rec: Sealed): Promise<Outcome<{ dir: 
   return ok(out);
 }
 
+/**
+ * The paths apply_change never writes, judged as file_write judges them (one predicate,
+ * files/protected.ts: .git in any case and at any depth, the state folder, toolgate.json and
+ * toolgate.lock in any folder, the config in use, the authored-tools folder), plus the worktree
+ * root's records and anything outside the workspace (the repository's top may lie above it).
+ */
+function guardedPaths(rec: Sealed, top: string, scope: ApplyScope): { path: string; why: string }[] {
+  const ws = realpathSync(scope.workspace);
+  const out: { path: string; why: string }[] = [];
+  for (const { path } of rec.files) {
+    const abs = join(top, path);
+    if (path.split("/").some((s) => s === "" || s === "." || s === "..")) out.push({ path, why: "not a plain relative path" });
+    else if (!isInside(ws, abs)) out.push({ path, why: "outside the workspace" });
+    else {
+      const refused = refuseProtected(ws, { ...(scope.stateDir ? { stateDir: scope.stateDir } : {}), controlFiles: scope.controlFiles }, relative(ws, abs));
+      if (refused && !refused.ok) out.push({ path, why: refused.refusal.message });
+    }
+  }
+  return out;
+}
+
+/** What apply_change's writes are scoped by: the workspace, the state folder and the control paths (absolute) it never writes. */
+export interface ApplyScope {
+  readonly workspace: string;
+  readonly stateDir?: string;
+  readonly controlFiles: readonly string[];
+}
+
 /** Plans every file, or refuses listing the files that conflict; writes nothing. The caller closes the plan's folders. */
-export async function planApply(p: ProcessRunner, rec: Sealed, protectedPaths: readonly string[]): Promise<Outcome<Plan>> {
+export async function planApply(p: ProcessRunner, rec: Sealed, scope: ApplyScope): Promise<Outcome<Plan>> {
   const top = realpathSync(rec.top);
-  const guarded = rec.files.map((f) => f.path).filter((rel) => rel.split("/").some((s) => s === "" || s === "." || s === ".." || s.toLowerCase() === ".git") || protectedPaths.some((c) => isUnder(join(top, rel), c)));
-  if (guarded.length > 0) return refuse("change.protected", `the change touches files apply_change never writes (toolgate's control files or .git): ${guarded.join(", ")}`, { files: guarded });
+  const guarded = guardedPaths(rec, top, scope);
+  if (guarded.length > 0) {
+    const list = guarded.map((g) => g.path);
+    return refuse("change.protected", `the change touches files apply_change never writes, as file_write never does (.git, toolgate's state folder and control files, or outside the workspace): ${list.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true})`, { files: list, why: guarded.map((g) => `${g.path}: ${g.why}`) });
+  }
   const files = await checkouts(p, rec);
   if (!files.ok) return files;
   const opened = CheckoutFolders.open(top);
@@ -76,8 +109,6 @@ export async function planApply(p: ProcessRunner, rec: Sealed, protectedPaths: r
   }
   return ok({ files: planned.value, folders });
 }
-
-const isUnder = (abs: string, c: string) => abs === c || abs.startsWith(`${c}/`);
 
 async function plan(p: ProcessRunner, rec: Sealed, at: { dir: string; base: string; neu: string }, folders: CheckoutFolders): Promise<Outcome<Planned[]>> {
   const planned: Planned[] = [];
