@@ -5,7 +5,9 @@
 // shell for every host user. The filter makes the calls that set a mode fail with EPERM when the
 // mode carries S_ISUID or S_ISGID; openat2 (mode inside a struct the filter cannot read) and
 // io_uring (which opens files outside these calls) fail with ENOSYS, so libraries fall back.
-// bwrap reads the compiled classic-BPF program (an array of struct sock_filter) from a descriptor.
+// No new user namespace either (SPEC: nested ones refused, also as nobody): clone and unshare with
+// CLONE_NEWUSER fail with EPERM, clone3 (flags inside a struct) with ENOSYS so libc falls back to
+// clone. bwrap reads the compiled classic-BPF program (an array of struct sock_filter) from a descriptor.
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -20,12 +22,15 @@ const ENOSYS = 38;
 
 const SET_ID_BITS = 0o6000; // S_ISUID | S_ISGID
 const CREATES = 0o100 | 0o20000000; // O_CREAT | __O_TMPFILE: only then does open read its mode
+const CLONE_NEWUSER = 0x10000000;
 
-// Where the call's arguments are: `mode` is the index of the mode argument; `flags`, when given,
-// the index of open's flags (the mode is read only when they create a file).
+// Where the call's arguments are: `mode` is the index of the argument refused (EPERM) when it has
+// any of `bits` (default: the set-id bits); `flags`, when given, the index of open's flags (the mode
+// is read only when they create a file); `errno`: the call always fails with it.
 interface Rule {
   readonly nr: number;
   readonly mode?: number;
+  readonly bits?: number;
   readonly flags?: number;
   readonly errno?: number;
 }
@@ -33,6 +38,7 @@ interface Rule {
 const OPENAT2 = 437;
 const IO_URING_SETUP = 425;
 const FCHMODAT2 = 452;
+const CLONE3 = 435;
 
 /** x86_64 also has the old path calls; aarch64 has only the *at ones. */
 const RULES: Record<string, { readonly arch: number; readonly rules: readonly Rule[] }> = {
@@ -52,6 +58,9 @@ const RULES: Record<string, { readonly arch: number; readonly rules: readonly Ru
       { nr: FCHMODAT2, mode: 2 },
       { nr: OPENAT2, errno: ENOSYS },
       { nr: IO_URING_SETUP, errno: ENOSYS },
+      { nr: 56, mode: 0, bits: CLONE_NEWUSER }, // clone
+      { nr: 272, mode: 0, bits: CLONE_NEWUSER }, // unshare
+      { nr: CLONE3, errno: ENOSYS },
     ],
   },
   arm64: {
@@ -65,6 +74,9 @@ const RULES: Record<string, { readonly arch: number; readonly rules: readonly Ru
       { nr: FCHMODAT2, mode: 2 },
       { nr: OPENAT2, errno: ENOSYS },
       { nr: IO_URING_SETUP, errno: ENOSYS },
+      { nr: 220, mode: 0, bits: CLONE_NEWUSER }, // clone
+      { nr: 97, mode: 0, bits: CLONE_NEWUSER }, // unshare
+      { nr: CLONE3, errno: ENOSYS },
     ],
   },
 };
@@ -114,7 +126,7 @@ export function seccompProgram(arch: string = process.arch): Uint8Array {
       insns.push({ code: JSET, k: CREATES, jt: 0, jf: "ok" });
     }
     insns.push({ code: LD, k: argLow(r.mode!), ...(r.flags === undefined ? { label } : {}) });
-    insns.push({ code: JSET, k: SET_ID_BITS, jt: "eperm", jf: "ok" });
+    insns.push({ code: JSET, k: r.bits ?? SET_ID_BITS, jt: "eperm", jf: "ok" });
   });
   // Jumps only go forward: the handlers' "allowed" is its own return at the end.
   insns.push({ code: RET, k: RET_ALLOW, label: "ok" });
