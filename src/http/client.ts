@@ -1,9 +1,9 @@
 // The network as handlers and MCP connections get it: the grants and --resolve pins of this boot,
 // bound once. Light to import (the policy, ipaddr.js and node:dns load on the first request).
 import type { HttpBody, HttpClient, HttpGetOptions } from "../catalog/declare.ts";
-import { parseNet } from "../permission/net.ts";
-import { decide, type ResolvedGrants } from "../permission/match.ts";
-import type { PermissionGrants } from "../permission/types.ts";
+import { hostsOf, parseNet } from "../permission/net.ts";
+import { decide } from "../permission/match.ts";
+import type { GrantValue, PermissionGrants } from "../permission/types.ts";
 import type { Outcome } from "../result/result.ts";
 import type { HttpDeps } from "./fetch.ts";
 import { laterRequest, type LaterRequest } from "./later.ts";
@@ -19,14 +19,19 @@ export interface NetSetup {
   readonly resolver?: Resolver;
 }
 
-/** Exact grants: listed allow-net values with a port (a host-wide value or a bare --allow-net is never one). */
-export function exactNetGrants(grants: PermissionGrants | ResolvedGrants): Set<string> {
-  const allow = grants.allow.net;
+/**
+ * Exact grants: the listed allow-net values with a port, from every source given (the config's,
+ * each flag's). Grants are a union: a bare --allow-net beside `--allow-net=127.0.0.1:8080` drops
+ * nothing. A host-wide value is never exact; `localhost:PORT` also reaches 127.0.0.1 and ::1 there.
+ */
+export function exactNetGrants(...sources: readonly (GrantValue | undefined)[]): Set<string> {
   const out = new Set<string>();
-  if (allow === undefined || allow === true) return out;
-  for (const v of allow) {
-    const n = parseNet(v);
-    if (n !== null && n.port !== undefined) out.add(`${n.host}:${n.port}`);
+  for (const listed of sources) {
+    if (listed === undefined || listed === true) continue;
+    for (const v of listed) {
+      const n = parseNet(v);
+      if (n !== null && n.port !== undefined) for (const host of hostsOf(n.host)) out.add(`${host}:${n.port}`);
+    }
   }
   return out;
 }

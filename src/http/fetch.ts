@@ -3,7 +3,7 @@
 // connection to the validated address itself, keeping the Host header and the TLS server name.
 // Redirects are followed here, by hand, each hop judged again.
 import { refuse, type Outcome } from "../result/result.ts";
-import { auditView, checkUrl, judgeAnswers, rejected, type Checked, type Reach } from "./policy.ts";
+import { auditView, checkUrl, isLoopbackName, judgeAnswers, LOOPBACK, rejected, type Checked, type Reach } from "./policy.ts";
 import type { Pins, Resolver } from "./resolve.ts";
 
 export interface HttpDeps {
@@ -110,6 +110,8 @@ async function addressesOf(c: Checked, reach: Reach, deps: HttpDeps): Promise<Ou
   if (c.literal !== null) return { ok: true, value: [c.literal.address] };
   const pinned = deps.pins.get(`${c.host}:${c.port}`);
   if (pinned !== undefined) return judgeAnswers(c.host, c.port, pinned, reach, true);
+  // checkUrl let a loopback name through only on its exact grant: it leads to loopback, no DNS asked.
+  if (isLoopbackName(c.host)) return { ok: true, value: [...LOOPBACK] };
   let answers: string[];
   try {
     answers = await deps.resolver(c.host);

@@ -53,13 +53,19 @@ export function checkUrl(raw: string, reach: Reach): Outcome<Checked> {
     const ok = judgeAddress(literal, host, port, reach, false);
     return ok.ok ? { ok: true, value: checked } : ok;
   }
-  // Names that are loopback by definition (RFC 6761) never reach DNS.
-  if (host === "localhost" || host.endsWith(".localhost")) {
+  // Names that are loopback by definition (RFC 6761) never reach DNS (see LOOPBACK).
+  if (isLoopbackName(host)) {
     if (reach.trustAddressClass || reach.exact.has(`${host}:${port}`)) return { ok: true, value: checked };
     return rejected("private_address", `${host} is a loopback name; only an exact grant reaches it (--allow-net=${host}:${port})`, { host, range: "loopback", flag: `--allow-net=${host}:${port}` });
   }
   return { ok: true, value: checked };
 }
+
+/** `localhost` and every name under it: loopback by definition (RFC 6761). */
+export const isLoopbackName = (host: string): boolean => host === "localhost" || host.endsWith(".localhost");
+
+/** What a loopback name leads to, resolved here without DNS: IPv4 first, then IPv6. */
+export const LOOPBACK: readonly string[] = ["127.0.0.1", "::1"];
 
 function judgeAddress(a: AddressClass, host: string, port: number, reach: Reach, viaPin: boolean): { ok: true } | { ok: false; refusal: Refusal } {
   if (a.public || reach.trustAddressClass) return { ok: true };

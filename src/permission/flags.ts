@@ -80,6 +80,11 @@ export function grantsFromFlags(flags: readonly PermissionFlag[]): PermissionGra
   return Object.keys(named).length > 0 ? { ...grants, named } : grants;
 }
 
+/** Each allow flag's value for `kind` as given (`-A` counts), before the union drops a list beside `true`. */
+export function allowedByEach(flags: readonly PermissionFlag[], kind: PermKind): GrantValue[] {
+  return flags.filter((f) => f.effect === "allow" && (f.kind === kind || f.kind === "all")).map((f) => f.value);
+}
+
 /**
  * Combines grant sources (config, then flags): allows add up, denies add up, and since deny
  * wins at decision time a flag cannot lift a config deny. Relative config paths must already

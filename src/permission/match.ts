@@ -1,7 +1,7 @@
 // Decides one need against grants: resolve both sides to canonical values, then match per kind.
 // Deny wins over allow. Grants are resolved once (resolveGrants) so a later symlink swap cannot widen them.
 import { basename } from "node:path";
-import { formatNet, parseNet } from "./net.ts";
+import { formatNet, hostCovers, parseNet } from "./net.ts";
 import { resolveReal, which } from "../fs/real-path.ts";
 import { isSecretPath } from "../fs/secret-files.ts";
 import { PERM_KINDS, type GrantValue, type Need, type PermKind, type PermissionGrants } from "./types.ts";
@@ -60,11 +60,13 @@ function programPath(program: string, ctx: Ctx): string | null {
 }
 
 // A need without a port means "any port": only a host-wide grant allows it, while any deny
-// on that host refuses it (allowing errs narrow, denying errs wide).
+// on that host refuses it (allowing errs narrow, denying errs wide). `localhost` covers its
+// loopback addresses; a deny of one of them also refuses `localhost` (it leads there).
 function netMatches(grant: string, need: string, forDeny: boolean): boolean {
   const g = parseNet(grant);
   const n = parseNet(need);
-  if (g === null || n === null || g.host !== n.host) return false;
+  if (g === null || n === null) return false;
+  if (!hostCovers(g.host, n.host) && !(forDeny && hostCovers(n.host, g.host))) return false;
   if (g.port === undefined) return true;
   if (n.port === undefined) return forDeny;
   return g.port === n.port;

@@ -56,3 +56,19 @@ export function parseNet(raw: string): NetValue | null {
 export function formatNet(value: NetValue): string {
   return value.port === undefined ? value.host : `${value.host}:${value.port}`;
 }
+
+/**
+ * `localhost` is loopback by definition (RFC 6761): a grant for it on a port also covers the
+ * loopback addresses on that port, which is where the name leads.
+ */
+const LOCALHOST_ADDRESSES = ["127.0.0.1", "[::1]"];
+
+/** Whether a grant's host covers a need's host: the same host, or a loopback address of `localhost`. */
+export function hostCovers(grant: string, need: string): boolean {
+  return grant === need || (grant === "localhost" && LOCALHOST_ADDRESSES.includes(need));
+}
+
+/** The hosts a grant for `host` reaches by name: itself, and for `localhost` its loopback addresses. */
+export function hostsOf(host: string): string[] {
+  return host === "localhost" ? [host, ...LOCALHOST_ADDRESSES] : [host];
+}

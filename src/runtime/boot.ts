@@ -11,7 +11,7 @@ import { checkOverrides } from "../approval/approval.ts";
 import { configFolder, locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
 import { resolveConfig, type Effective } from "../config/resolve.ts";
 import { checkLayout } from "../config/layout.ts";
-import { grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
+import { allowedByEach, grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
 import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/types.ts";
 import { parseNet } from "../permission/net.ts";
 import { BASE_ENV, isExecutionControl } from "../launcher/env.ts";
@@ -173,7 +173,8 @@ export async function boot(input: BootInput): Promise<Booted> {
   const prompter: Prompter | AsyncPrompter = !canPrompt ? (input.answers ?? noPrompter) : input.ask ? askerPrompter(input.ask) : ttyPrompter();
   const permissions = new Permissions<Prompter | AsyncPrompter>(grants, workspace, prompter, { pathEnv: grantPath });
   const pins = input.pins ?? new Map<string, string[]>();
-  const net: NetSetup = { exact: exactNetGrants(grants), pins, grants, cwd: workspace };
+  const flagNet = allowedByEach(input.permissionFlags, "net"); // each as given: a bare --allow-net drops no exact grant
+  const net: NetSetup = { exact: exactNetGrants(fromConfig.allow.net, ...flagNet), pins, grants, cwd: workspace };
   const lockPath = join(configFolder(file, workspace), LOCK_NAME);
   // The user's state folder too: when it lies in the workspace (workspace = $HOME), no tool writes it.
   const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string, ...(userState ? [userState] : [])];
@@ -245,7 +246,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       sandbox: (network) => (sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper),
       networkGranted: connectGrants.allow.net === true && connectGrants.deny.net === undefined,
       // Over HTTP, a server at a non-public address needs an exact grant on the command line.
-      httpFetch: policyFetch({ exact: exactNetGrants(connectGrants), pins, grants: connectGrants, cwd: workspace }),
+      httpFetch: policyFetch({ exact: exactNetGrants(...flagNet), pins, grants: connectGrants, cwd: workspace }),
       describe: (spec) => serverDetail(spec, declaredIn),
       journal: serverJournal(declaredIn),
       // OAuth tokens live in the user's state folder; never in one inside the workspace.

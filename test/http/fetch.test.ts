@@ -53,7 +53,7 @@ inLoopbackNamespace(import.meta.path, () => {
   const grants = (...allow: string[]): PermissionGrants => ({ allow: { net: allow }, deny: {} });
   const setup = (allow: string[], pins: [string, string[]][] = [[`site.test:${P}`, ["127.0.0.1"]]]): NetSetup => {
     const g = grants(...allow);
-    return { exact: exactNetGrants(g), pins: new Map(pins), grants: g, cwd: "/", resolver: async () => { throw Object.assign(new Error("no DNS in tests"), { code: "ENOTFOUND" }); } };
+    return { exact: exactNetGrants(g.allow.net), pins: new Map(pins), grants: g, cwd: "/", resolver: async () => { throw Object.assign(new Error("no DNS in tests"), { code: "ENOTFOUND" }); } };
   };
   const get = (url: string, s: NetSetup, maxBytes = 1 << 20) => httpClient(s).get(url, { maxBytes, timeoutMs: 5000 });
   const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -78,6 +78,24 @@ inLoopbackNamespace(import.meta.path, () => {
     });
     test("a pin answering one public and one private address refuses the name", async () => {
       expect(rule(await get(`http://mixed.test:${P}/`, setup([], [[`mixed.test:${P}`, ["93.184.216.34", "127.0.0.1"]]])))).toBe("url.rejected:private_address");
+    });
+  });
+
+  describe("localhost and grants as a union", () => {
+    test("localhost:PORT reaches the loopback server without asking DNS (the resolver here throws), Host kept", async () => {
+      seen.length = 0;
+      const r = await get(`http://localhost:${P}/mcp`, setup([`localhost:${P}`], []));
+      expect(r.ok && { status: r.value.status, body: text(r.value.bytes) }).toEqual({ status: 200, body: "hello /mcp" });
+      expect(seen).toEqual([{ host: `localhost:${P}`, path: "/mcp", auth: null, method: "GET" }]);
+    });
+    test("localhost:PORT also reaches 127.0.0.1 on that port, not another port, and no other name reaches localhost", async () => {
+      expect(rule(await get(`http://127.0.0.1:${P}/`, setup([`localhost:${P}`], [])))).toBe("ok");
+      expect(rule(await get(`http://[::1]:${other.port}/`, setup([`localhost:${P}`], [])))).toBe("url.rejected:private_address");
+      expect(rule(await get(`http://localhost:${other.port}/`, setup([`localhost:${P}`], [])))).toBe("url.rejected:private_address");
+      expect(rule(await get(`http://localhost:${P}/`, setup([`127.0.0.1:${P}`, "localhost"], [])))).toBe("url.rejected:private_address");
+    });
+    test("a bare grant beside an exact one keeps the exact one: the union reaches both", () => {
+      expect([...exactNetGrants(true, [`127.0.0.1:${P}`], ["example.com", "localhost:3000"])].sort()).toEqual([`127.0.0.1:${P}`, "127.0.0.1:3000", "[::1]:3000", "localhost:3000"].sort());
     });
   });
 

@@ -138,6 +138,14 @@ describe("net", () => {
     ["[::1]:8080", "[::1]:9090", "prompt"],
     ["127.0.0.1", "127.1:80", "granted"],
     ["bücher.de", "xn--bcher-kva.de:443", "granted"],
+    // localhost is loopback by definition (RFC 6761): its grant covers the loopback addresses on that port.
+    ["localhost:3000", "localhost:3000", "granted"],
+    ["localhost:3000", "127.0.0.1:3000", "granted"],
+    ["localhost:3000", "[::1]:3000", "granted"],
+    ["localhost:3000", "127.0.0.1:3001", "prompt"],
+    ["localhost:3000", "127.0.0.2:3000", "prompt"],
+    ["127.0.0.1:3000", "localhost:3000", "prompt"],
+    ["app.localhost:3000", "127.0.0.1:3000", "prompt"],
   ] as const)("allow %s, need %s: %s", (grant, need, expected) => {
     expect(decide(allow({ net: [grant] }), { kind: "net", value: need }, "/")).toBe(expected);
   });
@@ -148,6 +156,11 @@ describe("net", () => {
     ["example.com:443", "example.com:80", "granted"],
     ["example.com:443", "example.com", "denied"], // a portless need means any port
     ["[::1]", "[::1]:22", "denied"],
+    // A deny of localhost or of an address it leads to refuses both (denying errs wide).
+    ["localhost:3000", "127.0.0.1:3000", "denied"],
+    ["127.0.0.1:3000", "localhost:3000", "denied"],
+    ["[::1]", "localhost:3000", "denied"],
+    ["127.0.0.1:3000", "localhost:3001", "granted"],
   ] as const)("deny %s, need %s: %s", (deny, need, expected) => {
     expect(decide(allow({ net: true }, { net: [deny] }), { kind: "net", value: need }, "/")).toBe(expected);
   });
