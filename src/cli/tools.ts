@@ -14,6 +14,7 @@ import { note, table, writeOut } from "./ui.ts";
 import type { Profile } from "../serve/profiles.ts";
 import { parseNameBudget, servedNames, type ServedNames } from "../serve/names.ts";
 import { profileFor } from "./serve-choices.ts";
+import { effectivePolicy } from "../approval/approval.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "List the catalog, or show one tool's descriptor and input schema" },
@@ -62,7 +63,9 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).
   if (json && !bool(s, "quiet")) note(`sandbox: ${booted.sandbox.summary}`);
-  const all = booted.catalog.descriptors;
+  // The effective approval policy (a config that made a tool stricter shows "required"), as tools/list shows it.
+  const overrides = (booted.config.values.approval ?? {}) as Record<string, "required" | "never">;
+  const all = booted.catalog.descriptors.map((d) => ({ ...d, approval: effectivePolicy(d, overrides) }));
   const descriptors = all.filter((d) => profile.offers(d.name));
   if (json && !bool(s, "quiet") && profile.name !== "full") note(`profile: ${profile.name} (${descriptors.length} of ${all.length} tools)`);
   if (bool(s, "lock")) {

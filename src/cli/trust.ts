@@ -8,13 +8,13 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { locateConfig, readConfig } from "../config/file.ts";
 import { bootError, usageError } from "../result/result.ts";
-import { loadEffective } from "../runtime/boot.ts";
+import { resolveConfig } from "../config/resolve.ts";
 import { NO_USER_STATE, stateInWorkspace, stateInWorkspaceHint, userStateDir } from "../trust/paths.ts";
 import { widenings } from "../trust/rule.ts";
 import { listRecords, removeRecord, writeRecord } from "../trust/store.ts";
 import { checkoutFolders, realPathOf } from "../trust/trust.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
-import { bootInput, type RunContext } from "./context.ts";
+import type { RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { table, writeOut } from "./ui.ts";
 
@@ -48,21 +48,25 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   const explicit = fileArg ?? str(s, "config");
   if (bool(s, "revoke")) {
     // Records are keyed by the path as found (a symlink is not resolved), as the boot looks them up.
-    const path = explicit !== undefined ? resolve(ctx.cwd, explicit) : located(ctx, undefined).path;
+    const path = explicit !== undefined ? resolve(ctx.cwd, explicit) : located(ctx, s, undefined).path;
     if (stateDir === null) throw bootError(NO_USER_STATE, "set HOME (or XDG_STATE_HOME) to where your records live");
     const had = removeRecord(stateDir, path);
     say(had ? `${path} is no longer trusted` : `${path} was not trusted`);
     if (json) writeOut(jsonForTerminal({ path, revoked: had }));
     return 0;
   }
-  const found = located(ctx, explicit);
+  const found = located(ctx, s, explicit);
   const file = await readConfig(found.path, found.via);
   if (bool(s, "print")) {
     writeOut(file.digest);
     return 0;
   }
   if (stateDir === null) throw bootError(NO_USER_STATE, `set HOME (or XDG_STATE_HOME), or in CI set TOOLGATE_TRUST=${file.digest}`);
-  const { config } = await loadEffective({ ...bootInput(ctx, s), configFlag: file.path });
+  // The workspace the boot would use it with: a file named here as if found where it lies (its
+  // folder, unless its `workspace` key or --workspace says otherwise), $TOOLGATE_CONFIG's as read.
+  const ws = str(s, "workspace");
+  const flags: Record<string, readonly [unknown, string]> = ws === undefined ? {} : { workspace: [resolve(ctx.cwd, ws), "--workspace"] };
+  const config = resolveConfig({ cwd: ctx.cwd, file: found.via === "flag" && !file.client ? { ...file, via: "search" } : file, env: ctx.env, flags });
   // Bound to where it was found, what it really is and the workspace it is used with.
   const binding = { path: file.path, real: realPathOf(file.path), workspace: realPathOf(config.values.workspace as string) };
   // A record inside the workspace would be ignored (the repository could have shipped it): say so now.
@@ -80,9 +84,11 @@ export async function runTrust(ctx: RunContext): Promise<number> {
 }
 
 /** FILE, else where the boot would look ($TOOLGATE_CONFIG, the nearest toolgate.json). */
-function located(ctx: RunContext, explicit: string | undefined): { path: string; via: "flag" | "env" | "search" } {
-  const found = locateConfig(explicit, ctx.env.TOOLGATE_CONFIG, ctx.cwd);
-  if (!found) throw bootError(`no toolgate.json here (looked from ${ctx.cwd} up to the repository root)`, "name the file: toolgate trust FILE");
+function located(ctx: RunContext, s: Scanned, explicit: string | undefined): { path: string; via: "flag" | "env" | "search" } {
+  const ws = str(s, "workspace");
+  const from = ws === undefined ? ctx.cwd : resolve(ctx.cwd, ws);
+  const found = locateConfig(explicit, ctx.env.TOOLGATE_CONFIG, ctx.cwd, from);
+  if (!found) throw bootError(`no toolgate.json here (looked from ${from} up to the repository root)`, "name the file: toolgate trust FILE");
   return found;
 }
 

@@ -33,12 +33,15 @@ export function configFolder(file: ConfigFile | null, workspace: string): string
   return file && !file.client ? dirname(file.path) : workspace;
 }
 
-/** --config, then $TOOLGATE_CONFIG, then the nearest toolgate.json from cwd up to the repository root. */
-export function locateConfig(flag: string | undefined, env: string | undefined, cwd: string): { path: string; via: ConfigFile["via"] } | null {
+/**
+ * --config, then $TOOLGATE_CONFIG (both relative to cwd), then the nearest toolgate.json from
+ * `from` up to the repository root: the --workspace folder when one is named, else cwd.
+ */
+export function locateConfig(flag: string | undefined, env: string | undefined, cwd: string, from = cwd): { path: string; via: ConfigFile["via"] } | null {
   if (flag !== undefined) return { path: mustExist(resolve(cwd, flag), "--config"), via: "flag" };
   if (env !== undefined && env !== "") return { path: mustExist(resolve(cwd, env), "$TOOLGATE_CONFIG"), via: "env" };
-  const top = repositoryRoot(cwd);
-  for (let dir = cwd; ; dir = dirname(dir)) {
+  const top = repositoryRoot(from);
+  for (let dir = from; ; dir = dirname(dir)) {
     const candidate = join(dir, CONFIG_NAME);
     // A folder of that name is no config (a product sandbox holds a missing one with a folder while it runs).
     if (isFileAt(candidate)) return { path: candidate, via: "search" };

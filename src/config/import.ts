@@ -44,6 +44,7 @@ export function importClientConfig(doc: unknown, isToml: boolean): { ok: true; v
         continue;
       }
       const entry = isToml ? codexEntry(raw, `${c}.${name}`, skipped, notes) : jsonEntry(raw, `${c}.${name}`, skipped, c === "context_servers");
+      if (isObj(entry.env) && "PATH" in entry.env) notes.push(`${c}.${name}.env.PATH: kept; it replaces the fixed PATH the server is found and run on, which toolgate honours only in a config you pass with --config or trust (\`toolgate trust\`); an untrusted one is refused naming the key`);
       servers[name] = inputs.size ? replaceInputs(entry, inputs) : entry;
     }
   }

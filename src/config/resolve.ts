@@ -134,8 +134,9 @@ export function resolveConfig(input: ResolveInput): Effective {
   const wsFromFlag = input.flags.workspace?.[0] !== undefined;
   const wsFromFile = !wsFromFlag && input.file !== null && input.file.data.workspace !== undefined;
   const wsBase = wsFromFile ? dirname(input.file!.path) : input.cwd;
-  // Another client's file (~/.cursor/mcp.json) says nothing of the workspace: it stays the cwd.
-  if (input.file && !input.file.client && !wsFromFlag && !wsFromFile) {
+  // Only a toolgate.json found from where toolgate runs makes its folder the workspace: one chosen
+  // by name (--config, $TOOLGATE_CONFIG, another client's file) leaves the workspace where it runs.
+  if (input.file?.via === "search" && !wsFromFlag && !wsFromFile) {
     leaves.set("workspace", { value: dirname(input.file.path), origin: `file:${input.file.path}` });
   } else leaves.set("workspace", moved(ws, absolute(wsBase, String(ws.value))));
   const root = String(leaves.get("workspace")!.value);

@@ -64,8 +64,13 @@ export interface ChildEnvInput {
   readonly secrets?: Readonly<Record<string, string>>;
   /** Further values to redact (a parent variable inside a longer bound value or an argument). */
   readonly masks?: readonly string[];
-  /** A folder put before the fixed PATH: where a server's command was found (PATH itself stays fixed). */
+  /** A folder put before the PATH: where a server's command was found. */
   readonly pathPrefix?: string;
+  /**
+   * A trusted config's `env.PATH` for a server: replaces the fixed PATH (absolute folders only, so
+   * the folder a child runs in never decides what it finds). Nothing else may set PATH.
+   */
+  readonly path?: string;
 }
 
 type Source = "allow" | "group" | "value" | "secret";
@@ -73,9 +78,14 @@ type Refused = { ok: false; refusal: Refusal };
 
 export function childEnv(input: ChildEnvInput): Outcome<ChildEnv> {
   const vars: Record<string, string> = { ...BASE_ENV };
+  if (input.path !== undefined) {
+    const bad = pathProblem(input.path);
+    if (bad) return refuse("env.invalid_value", `PATH ${bad}`);
+    vars.PATH = input.path;
+  }
   if (input.pathPrefix !== undefined) {
     if (!input.pathPrefix.startsWith("/") || /[:\0]/.test(input.pathPrefix)) return refuse("env.invalid_value", `the folder put before PATH must be an absolute path without ":" (got ${JSON.stringify(input.pathPrefix)})`);
-    vars.PATH = `${input.pathPrefix}:${BASE_ENV.PATH}`;
+    vars.PATH = `${input.pathPrefix}:${vars.PATH}`;
   }
   const from = new Map<string, Source>();
   const secrets: string[] = [];
@@ -131,6 +141,14 @@ function checkName(name: string, source: Source): Refused | null {
   if (isExecutionControl(name)) {
     return refuse("env.execution_control", `${name} changes what the child executes before its own code runs; it cannot be passed to a child (${label(source)})`);
   }
+  return null;
+}
+
+/** Why a PATH value cannot be a child's (an empty, relative or NUL entry), or null. */
+export function pathProblem(value: string): string | null {
+  if (value.includes("\0")) return "contains a NUL character";
+  const relative = value.split(":").find((d) => !d.startsWith("/"));
+  if (relative !== undefined) return `has ${relative === "" ? "an empty entry (a stray ':', which means the current folder)" : `the relative entry ${JSON.stringify(relative)}`}: give absolute folders separated by ':' (\${workspaceFolder}/bin is one)`;
   return null;
 }
 

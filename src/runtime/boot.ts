@@ -119,7 +119,7 @@ export interface Booted {
 }
 
 export async function loadEffective(input: BootInput): Promise<{ config: Effective; file: ConfigFile | null }> {
-  const found = locateConfig(input.configFlag, input.env.TOOLGATE_CONFIG, input.cwd);
+  const found = locateConfig(input.configFlag, input.env.TOOLGATE_CONFIG, input.cwd, input.workspaceFlag === undefined ? input.cwd : resolve(input.cwd, input.workspaceFlag));
   const file = found ? await readConfig(found.path, found.via) : null;
   const flags: Record<string, readonly [unknown, string]> = {};
   if (input.workspaceFlag !== undefined) flags.workspace = [resolve(input.cwd, input.workspaceFlag), "--workspace"];

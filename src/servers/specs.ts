@@ -5,7 +5,7 @@ import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Effective } from "../config/resolve.ts";
 import { lasEnv, type LasSettings } from "../mcp/las.ts";
 import type { Need } from "../permission/types.ts";
-import { BASE_ENV, SECRET_MIN_LENGTH } from "../launcher/env.ts";
+import { BASE_ENV, pathProblem, SECRET_MIN_LENGTH } from "../launcher/env.ts";
 import type { Refusal } from "../result/result.ts";
 import { remoteToolName } from "../catalog/names.ts";
 
@@ -27,7 +27,7 @@ export interface RemoteSpec {
      * `argv` with each parent variable kept as `${NAME}` (`bound` holds NAME's value, put in at
      * connect time); `secrets` are env bindings (a value that holds a parent variable, envFile's).
      */
-    | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly bound?: Readonly<Record<string, string>>; readonly pathDir?: string; readonly inherit?: readonly string[] }
+    | { readonly kind: "stdio"; readonly argv: readonly string[]; readonly cwd: string; readonly values: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly bound?: Readonly<Record<string, string>>; readonly pathDir?: string; readonly inherit?: readonly string[]; readonly path?: string }
     /** `url` and `headers` with `${NAME}` unexpanded; `secrets` holds each NAME's value, put in at connect time. */
     | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly secrets: Readonly<Record<string, string>>; readonly sse?: boolean; readonly oauth?: Readonly<Record<string, string>> };
   /** Connecting is an effect: run of the command (and env of each `${NAME}` it is given), or net of the host. */
@@ -233,6 +233,8 @@ export function remoteSpecs(
       for (const [k, val] of Object.entries(parsed.values)) (val.length < SECRET_MIN_LENGTH ? values : secrets)[k] = val;
     }
     const runsEnv: Record<string, string> = {};
+    // A trusted config's env.PATH replaces the fixed PATH (an untrusted one was refused by the trust gate).
+    let serverPath: string | undefined;
     for (const [k, raw] of Object.entries(s.env ?? {})) {
       const e = read(raw, ["env", k]);
       if (!e.ok) return e;
@@ -240,7 +242,11 @@ export function remoteSpecs(
       delete secrets[k];
       // As written in digests: the template, never a secret's value.
       runsEnv[k] = e.template;
-      if (e.names.length === 0) values[k] = e.template;
+      if (k === "PATH") {
+        const problem = pathProblem(fillVars(e.template, e.bound));
+        if (problem) return bad(["env", "PATH"], `PATH ${problem}`);
+        serverPath = e.template;
+      } else if (e.names.length === 0) values[k] = e.template;
       else secrets[k] = fillVars(e.template, e.bound);
     }
     const args: string[] = [];
@@ -250,7 +256,7 @@ export function remoteSpecs(
       args.push(a.template);
     }
     const cwd = s.cwd === undefined ? workspace : isAbsolute(s.cwd) ? s.cwd : resolve(workspace, s.cwd);
-    const cmd = resolveCommand(s.command, cwd, parent.PATH, BASE_ENV.PATH!, files.findOnPath);
+    const cmd = resolveCommand(s.command, cwd, parent.PATH, BASE_ENV.PATH!, files.findOnPath, serverPath === undefined ? undefined : fillVars(serverPath, allBound));
     const command = cmd.command;
     const argv = [command, ...args];
     // inherit_env: named parent variables passed through as they are, each an env need.
@@ -258,7 +264,7 @@ export function remoteSpecs(
     const tooShort = short();
     specs.push({
       ...common,
-      transport: { kind: "stdio", argv, cwd, values, secrets, ...(Object.keys(allBound).length ? { bound: allBound } : {}), ...(cmd.dir ? { pathDir: cmd.dir } : {}), ...(inherit.length ? { inherit } : {}) },
+      transport: { kind: "stdio", argv, cwd, values, secrets, ...(Object.keys(allBound).length ? { bound: allBound } : {}), ...(cmd.dir ? { pathDir: cmd.dir } : {}), ...(inherit.length ? { inherit } : {}), ...(serverPath !== undefined ? { path: serverPath } : {}) },
       runs: { env: runsEnv, files: namedFiles(argv, cwd), ...(cmd.real ? { program: cmd.real } : {}) },
       needs: [{ kind: "run", value: command }, ...envNeeds(), ...inherit.filter((n) => !needNames.includes(n)).map((n) => ({ kind: "env" as const, value: n }))],
       ...(cmd.problem ? { problem: cmd.problem } : tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret` } : {}),

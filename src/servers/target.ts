@@ -22,7 +22,7 @@ export function stdioTarget(spec: RemoteSpec, deps: StdioInput): Target {
   }
   const t = spec.transport;
   const bound = t.bound ?? {};
-  const env = childEnv({ parent: deps.parentEnv, values: { ...t.values }, secrets: { ...t.secrets }, masks: Object.values(bound), allow: t.inherit ?? [], ...(t.pathDir ? { pathPrefix: t.pathDir } : {}) });
+  const env = childEnv({ parent: deps.parentEnv, values: { ...t.values }, secrets: { ...t.secrets }, masks: Object.values(bound), allow: t.inherit ?? [], ...(t.pathDir ? { pathPrefix: t.pathDir } : {}), ...(t.path !== undefined ? { path: expandHeader(t.path, bound) } : {}) });
   if (!env.ok) throw new Error(env.refusal.message);
   const sandbox = deps.sandbox?.(spec.network);
   return { kind: "stdio", name: spec.name, argv: t.argv.map((a) => expandHeader(a, bound)), env: env.value, cwd: t.cwd, ...(sandbox ? { sandbox } : {}) };

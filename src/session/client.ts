@@ -23,11 +23,13 @@ function flagValue(argv: readonly string[], name: string): string | undefined {
   return undefined;
 }
 
-/** The socket of the session that may serve this workspace: looked for from where its config is, upwards; owned by this user. */
-export function findSocket(argv: readonly string[], cwd: string, env: Env): string | null {
+/**
+ * The socket of the session that may serve this workspace: looked for from --workspace, else from
+ * where toolgate runs (a config named by --config never moves the workspace), upwards; owned by this user.
+ */
+export function findSocket(argv: readonly string[], cwd: string): string | null {
   const ws = flagValue(argv, "workspace");
-  const cfg = flagValue(argv, "config") ?? env.TOOLGATE_CONFIG;
-  let dir = ws !== undefined ? resolve(cwd, ws) : cfg !== undefined ? dirname(resolve(cwd, cfg)) : cwd;
+  let dir = ws !== undefined ? resolve(cwd, ws) : cwd;
   const uid = process.getuid?.();
   for (let i = 0; i < 64; i++) {
     const path = join(dir, STATE_FOLDER, SOCKET_NAME);
@@ -62,7 +64,7 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
     if (verbose) process.stderr.write(`toolgate: session: ${why}; running cold\n`);
     return null;
   };
-  const path = findSocket(argv, cwd, env);
+  const path = findSocket(argv, cwd);
   if (path === null) return null;
   const request: Request = {
     t: "call",

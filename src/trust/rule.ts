@@ -113,6 +113,9 @@ export function widenings(input: RuleInput): Widening[] {
     if (at(servers[name], ["boundary", "local_paths"]) === "allow") {
       out.push({ key: `mcpServers.${name}.boundary.local_paths`, path: ["mcpServers", name, "boundary", "local_paths"], why: "lets this server's results through with local paths in them (the output boundary's local-path rule off)" });
     }
+    if (at(servers[name], ["env", "PATH"]) !== undefined) {
+      out.push({ key: `mcpServers.${name}.env.PATH`, path: ["mcpServers", name, "env", "PATH"], why: "replaces the fixed PATH this server (and every program it starts by name) is found on" });
+    }
     if (at(servers[name], ["oauth"]) !== undefined) {
       out.push({ key: `mcpServers.${name}.oauth`, path: ["mcpServers", name, "oauth"], why: "chooses the OAuth client (its id, secret or grant) toolgate authorizes as" });
     }

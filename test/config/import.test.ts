@@ -34,6 +34,14 @@ describe("importClientConfig", () => {
     });
   });
 
+  test("env.PATH is kept (JSON and Codex), and a note says what it does and that only a trusted config has it honoured", () => {
+    const json = importClientConfig({ mcpServers: { s: { command: "srv", env: { PATH: "/opt/helpers/bin:/usr/bin", K: "v" } } } }, false);
+    const toml = importClientConfig({ mcp_servers: { t: { command: "srv", env: { PATH: "/opt/bin" } } } }, true);
+    const note = (key: string) => `${key}: kept; it replaces the fixed PATH the server is found and run on, which toolgate honours only in a config you pass with --config or trust (\`toolgate trust\`); an untrusted one is refused naming the key`;
+    expect(json.ok && json.value).toEqual({ format: "mcpServers", servers: { s: { command: "srv", env: { PATH: "/opt/helpers/bin:/usr/bin", K: "v" } } }, skipped: [], notes: [note("mcpServers.s.env.PATH")] });
+    expect(toml.ok && { servers: toml.value.servers, notes: toml.value.notes }).toEqual({ servers: { t: { command: "srv", env: { PATH: "/opt/bin" } } }, notes: [note("mcp_servers.t.env.PATH")] });
+  });
+
   test("a document without a server list is refused naming what was looked for", () => {
     expect(importClientConfig({ model: "o3" }, true)).toEqual({ ok: false, problem: 'no MCP servers found: expected "mcp_servers" at the top level' });
     expect(importClientConfig([], false)).toEqual({ ok: false, problem: "the file is not an object" });

@@ -8,6 +8,8 @@ import { json, run, tempDir, trustEnv } from "../helpers.ts";
 describe("toolgate config", () => {
   test("shows each value with its origin: default, file:line, env, flag", async () => {
     await using dir = tempDir();
+    // A repository: discovery starts from --workspace (sub) and goes up to its root.
+    mkdirSync(join(dir.path, ".git"));
     writeFileSync(join(dir.path, "toolgate.json"), '{\n  // comments are fine\n  "sandbox": "off",\n  "las": { "timeout_secs": 30 },\n}\n');
     const r = await run(["config", "--json", "--workspace", "sub"], { cwd: dir.path, env: { SINGULARITY_SHUTDOWN_GRACE_SECS: "3" } });
     expect(r.code).toBe(0);

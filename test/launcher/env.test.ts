@@ -86,6 +86,15 @@ describe("childEnv", () => {
     expect(r.ok ? null : r.refusal.code).toBe(code);
   });
 
+  test("a server's own PATH replaces the fixed one, the command's folder before it; only absolute folders", () => {
+    expect(env({ parent: PARENT, path: "/opt/helpers/bin:/usr/bin" }).vars.PATH).toBe("/opt/helpers/bin:/usr/bin");
+    expect(env({ parent: PARENT, path: "/opt/helpers/bin", pathPrefix: "/home/u/.bun/bin" }).vars.PATH).toBe("/home/u/.bun/bin:/opt/helpers/bin");
+    for (const bad of ["bin:/usr/bin", "/usr/bin:", "/usr/bin::/bin", ""]) {
+      const r = childEnv({ parent: PARENT, path: bad });
+      expect(r.ok ? null : r.refusal.code).toBe("env.invalid_value");
+    }
+  });
+
   test("reads only the parent it is given", () => {
     expect(env({ parent: {}, allow: ["HOME", "PATH_EXTRA"] }).vars).toEqual({ ...BASE_ENV });
   });

@@ -24,6 +24,13 @@ describe("resolveCommand", () => {
     expect(resolveCommand("sh", "/ws", ".::/bin", FIXED, find)).toEqual({ command: "/bin/sh", real: "/usr/bin/dash" });
     expect(looked).toEqual(["/bin:/usr/bin"]);
   });
+  test("a server's own PATH (a trusted config's env.PATH) is looked in first and is the child's: no folder added for a hit in it", () => {
+    looked.length = 0;
+    expect(resolveCommand("uvx", "/ws", "/usr/bin", FIXED, find, "/home/u/.local/bin:/usr/bin")).toEqual({ command: "/home/u/.local/bin/uvx" });
+    expect(looked).toEqual(["/home/u/.local/bin:/usr/bin:/bin"]);
+    // Found on the caller's PATH instead: its folder goes before the server's PATH, as before the fixed one.
+    expect(resolveCommand("bunx", "/ws", "/home/u/.bun/bin", FIXED, find, "/opt/tools/bin")).toEqual({ command: "/home/u/.bun/bin/bunx", dir: "/home/u/.bun/bin", real: "/home/u/.bun/bin/bun" });
+  });
   test("a missing command says where it looked", () => {
     expect(resolveCommand("nope", "/ws", "/opt/x/bin", FIXED, find)).toEqual({ command: "nope", problem: '"nope" was not found on PATH (looked in /opt/x/bin, /usr/bin, /bin); install it, or give its full path as "command"' });
   });
