@@ -33,6 +33,7 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
   } catch (e) {
     await close(0);
     const tail = child.stderrTail().trim();
-    throw new Error(`${(e as Error).message}${tail ? `; its stderr ends with: ${tail.slice(-600)}` : ""}`);
+    // connectTimeout (session.ts) kept: the caller's message names the key that sets it.
+    throw Object.assign(new Error(`${(e as Error).message}${tail ? `; its stderr ends with: ${tail.slice(-600)}` : ""}`), { connectTimeout: (e as { connectTimeout?: boolean }).connectTimeout === true });
   }
 }

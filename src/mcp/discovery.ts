@@ -27,6 +27,8 @@ export interface DiscoverOptions {
   /** Failures remembered from earlier discoveries (by server name); updated in place. */
   readonly failures: Map<string, Failure>;
   readonly concurrency?: number;
+  /** What a server that missed its connect timeout is told (naming the key that sets it). */
+  readonly timedOut?: (server: { readonly name: string; readonly connectTimeoutMs: number }) => string;
 }
 
 export async function discover<S extends { readonly name: string; readonly connectTimeoutMs: number }>(
@@ -44,7 +46,7 @@ export async function discover<S extends { readonly name: string; readonly conne
   }
   const worker = async () => {
     for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
-      const r = await bounded(s, connect);
+      const r = await bounded(s, connect, opts.timedOut);
       if (r.ok || !r.remember) opts.failures.delete(s.name);
       else opts.failures.set(s.name, { error: r.error, at: opts.now() });
       results.set(s.name, r.ok ? { server: s.name, ok: true, tools: r.value.tools, connection: r.value } : { server: s.name, ok: false, error: r.error, at: opts.now(), cached: false, remembered: r.remember });
@@ -57,6 +59,7 @@ export async function discover<S extends { readonly name: string; readonly conne
 async function bounded<S extends { readonly name: string; readonly connectTimeoutMs: number }>(
   s: S,
   connect: (server: S) => Promise<Connected>,
+  timedOut: DiscoverOptions["timedOut"],
 ): Promise<{ ok: true; value: Connected } | { ok: false; error: string; remember: boolean }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const attempt = connect(s);
@@ -68,7 +71,7 @@ async function bounded<S extends { readonly name: string; readonly connectTimeou
     if (r === "timeout") {
       // Whatever arrives late is closed, so a slow server never lingers.
       attempt.then((c) => c.close()).catch(() => {});
-      return { ok: false, error: `no answer within the connect timeout (${s.connectTimeoutMs / 1000} s)`, remember: true };
+      return { ok: false, error: timedOut?.(s) ?? `no answer within the connect timeout (${s.connectTimeoutMs / 1000} s, connect_timeout_secs)`, remember: true };
     }
     return { ok: true, value: r };
   } catch (e) {

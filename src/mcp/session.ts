@@ -71,7 +71,8 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     if (r.method === "sampling/createMessage") throw refusal(types.ErrorCode.MethodNotFound, `${NO_MODEL}; the request is declined`);
     throw refusal(types.ErrorCode.MethodNotFound, "Method not found");
   };
-  await client.connect(pinned ?? transport, { timeout: opts.connectTimeoutMs });
+  // No answer to initialize in time (JSON-RPC -32001) is marked: the caller's message names the key that sets it.
+  await client.connect(pinned ?? transport, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === -32001 ? Object.assign(e as Error, { connectTimeout: true }) : e));
   const negotiated = pinned?.negotiated;
   return {
     negotiated,

@@ -20,6 +20,8 @@ export interface AuthWiring {
   needed: AuthRequired | undefined;
   /** Set when a host of the authorization flow was not granted: the connect's refusal is that permission's. */
   refused: { code: string; message: string; flag?: string } | undefined;
+  /** Set when the server (or its authorization server) answered 429: the refusal says it is rate limiting. */
+  limited: RateLimit | undefined;
   /** The server as a connect target, through this wiring's fetch and provider. */
   readonly target: Target;
   /** Why the last connect or call failed for want of authorization (or a host's grant), if it did. */
@@ -45,7 +47,7 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
   const settings = Object.fromEntries(Object.entries(oauth ?? {}).map(([k, v]) => [k, expandHeader(v, bound)])) as OAuthSettings;
   const headers = Object.fromEntries(Object.entries(templates).map(([k, v]) => [k, expandHeader(v, bound)]));
   const store = new AuthStore(i.userState, i.secrets);
-  const wiring = { needed: undefined, refused: undefined } as { -readonly [K in keyof AuthWiring]: AuthWiring[K] };
+  const wiring = { needed: undefined, refused: undefined, limited: undefined } as { -readonly [K in keyof AuthWiring]: AuthWiring[K] };
   const provider = new StoreProvider({
     store,
     serverUrl,
@@ -74,6 +76,7 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
       sent = { ...init, headers: h };
     }
     const response = await base(input instanceof Request ? input.url : input, sent);
+    if (response.status === 429) wiring.limited = { host: url.host, retryAfter: retryAfter(response.headers.get("retry-after")) };
     // A scope the server asks for on a refused request: the next `toolgate auth` requests it.
     if (url.origin === origin && response.status === 403) {
       const scope = challengeScope(response.headers.get("www-authenticate"));
@@ -91,8 +94,31 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
   wiring.provider = provider;
   wiring.fetch = fetch;
   wiring.target = { kind: "http", name: spec.name, url: serverUrl, headers, fetch, authProvider: provider, ...(spec.transport.sse ? { sse: true } : {}) };
-  wiring.refusal = (server) => refusalOf(server, wiring.needed, wiring.refused, Object.keys(headers).length > 0);
+  wiring.refusal = (server) => (wiring.limited ? rateLimited(server, wiring.limited) : refusalOf(server, wiring.needed, wiring.refused, Object.keys(headers).length > 0));
   return wiring as AuthWiring;
+}
+
+export interface RateLimit {
+  readonly host: string;
+  /** Retry-After as sent: delta-seconds, or an HTTP date (anything else is dropped). */
+  readonly retryAfter?: string;
+}
+
+/** Retry-After (RFC 9110): a number of seconds or an HTTP date; any other value is not repeated. */
+export function retryAfter(header: string | null): string | undefined {
+  const v = header?.trim() ?? "";
+  if (/^\d{1,9}$/.test(v)) return v;
+  return v.length <= 40 && /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(v) && !Number.isNaN(Date.parse(v)) ? v : undefined;
+}
+
+/** An HTTP 429: the server is rate limiting, not unreachable; when it said how long to wait, that too. */
+function rateLimited(server: string, l: RateLimit): Refusal {
+  const wait = l.retryAfter === undefined ? "it sent no Retry-After; try again later" : /^\d+$/.test(l.retryAfter) ? `it asks to wait ${l.retryAfter} s (Retry-After) before trying again` : `it asks to wait until ${l.retryAfter} (Retry-After) before trying again`;
+  return {
+    code: "mcp.rate_limited",
+    message: `MCP server "${server}" is rate limiting: ${l.host} answered HTTP 429 Too Many Requests; ${wait}`,
+    details: { server, status: 429, ...(l.retryAfter !== undefined ? { retry_after: l.retryAfter } : {}) },
+  };
 }
 
 /** `scope` of an insufficient_scope Bearer challenge, else undefined. */

@@ -8,6 +8,7 @@ import type { ListedTool } from "../mcp/session.ts";
 import type { Refusal } from "../result/result.ts";
 import { fingerprint, readCache, saveCache } from "./cache.ts";
 import type { RemoteSpec } from "./specs.ts";
+import { basename } from "node:path";
 
 export interface ServerStatus {
   readonly name: string;
@@ -54,7 +55,7 @@ export async function listRemote(input: ListInput): Promise<Listing> {
   }
   const errors = new Map<string, { error: string; cached: boolean; remembered: boolean }>();
   if (toDiscover.length > 0) {
-    const found = await discover(toDiscover, (s) => input.connect(s).then((c) => ({ tools: c.tools, close: () => c.close(0) })), { now, failures });
+    const found = await discover(toDiscover, (s) => input.connect(s).then((c) => ({ tools: c.tools, close: () => c.close(0) })), { now, failures, timedOut: (s) => connectTimeoutMessage(s as RemoteSpec) });
     for (const d of found) {
       if (d.ok) listed.set(d.server, { tools: d.tools, cached: false });
       else errors.set(d.server, { error: d.error, cached: d.cached, remembered: d.remembered });
@@ -81,4 +82,17 @@ export async function listRemote(input: ListInput): Promise<Listing> {
     for (const t of tools) sources.push(input.source(s, t));
   }
   return { ok: true, sources, status, listed: taken };
+}
+
+/** Package runners whose first start downloads (and may build) the package before the server answers. */
+const RUNNERS = new Set(["npx", "bunx", "pnpx", "pnpm", "yarn", "uvx", "pipx"]);
+
+/** A missed connect timeout, naming the key that sets it; for a package runner, why a first start may need longer. */
+export function connectTimeoutMessage(spec: RemoteSpec): string {
+  const secs = spec.connectTimeoutMs / 1000;
+  if (spec.kind === "las") return `no answer within the connect timeout (${secs} s: las.timeout_secs, or SINGULARITY_MCP_TIMEOUT_SECS)`;
+  const head = `no answer within the connect timeout (${secs} s); raise mcpServers.${spec.name}.connect_timeout_secs`;
+  const program = spec.transport.kind === "stdio" ? basename(spec.transport.argv[0] ?? "") : "";
+  if (!RUNNERS.has(program)) return head;
+  return `${head}: a first \`${program}\` start downloads (and may build) the package before the server answers and can need longer, e.g. "connect_timeout_secs": 120`;
 }

@@ -18,7 +18,7 @@ import type { GateResult } from "../runtime/invoke.ts";
 import type { RemoteDeps } from "./deps.ts";
 import type { AuthWiring, WiringInput } from "./auth.ts";
 import { remoteToolSource, type StartCheck } from "./call.ts";
-import { listRemote, type ServerStatus } from "./list.ts";
+import { connectTimeoutMessage, listRemote, type ServerStatus } from "./list.ts";
 import { ConnectionPool } from "./pool.ts";
 import { secretValues, type RemoteSpec } from "./specs.ts";
 import { stdioTarget } from "./target.ts";
@@ -151,18 +151,18 @@ export class RemoteSources {
   }
 
   /**
-   * Why a server's call or connect failed for want of authorization (`toolgate auth SERVER`), or
-   * because a host of its authorization flow was not granted, if it did.
+   * Why a server's call or connect failed for want of authorization (`toolgate auth SERVER`),
+   * because a host of its authorization flow was not granted, or because it answered 429, if it did.
    */
   authRefusal(spec: RemoteSpec): Refusal | undefined {
     const w = this.#auth.get(spec.name);
     return w?.refusal(spec.name);
   }
 
-  /** Forgets a want of authorization seen earlier (a call starts clean). */
+  /** Forgets a want of authorization (or a rate limit) seen earlier: a call starts clean. */
   clearAuthNeed(spec: RemoteSpec): void {
     const w = this.#auth.get(spec.name);
-    if (w) w.needed = w.refused = undefined;
+    if (w) w.needed = w.refused = w.limited = undefined;
   }
 
   /**
@@ -239,8 +239,7 @@ export class RemoteSources {
     if (spec.transport.kind === "http") {
       // Every HTTP server may answer 401: its OAuth provider uses stored tokens and refreshes them.
       const auth = this.#auth.get(spec.name) ?? (await this.authWiring(spec));
-      auth.needed = undefined;
-      auth.refused = undefined;
+      auth.needed = auth.refused = auth.limited = undefined;
       target = auth.target;
     } else target = stdioTarget(spec, this.deps);
     this.#approved.add(spec.name);
@@ -268,7 +267,11 @@ export class RemoteSources {
         this.#refusals.set(spec.name, auth);
         throw Object.assign(new Error(auth.message), { transient: true });
       }
-      throw new Error(redactText((e as Error).message || String(e), secrets));
+      const message = (e as Error).message || String(e);
+      const tail = message.indexOf("; its stderr ends with:");
+      // No answer to initialize in time: say which key sets the timeout (the stderr tail kept).
+      const said = (e as { connectTimeout?: boolean }).connectTimeout ? `${connectTimeoutMessage(spec)}${tail >= 0 ? message.slice(tail) : ""}` : message;
+      throw new Error(redactText(said, secrets));
     }
     if (spec.kind === "las") {
       const bad = checkProtocol(conn.session.negotiated) ?? checkSurfaces(conn.tools.map((t) => t.name), spec.requiredSurfaces ?? []);

@@ -76,10 +76,16 @@ describe("discovery", () => {
     };
     const r = await discover([server("slow", 30), server("fast")], connect, { now: () => 0, failures: new Map() });
     expect(r.map((x) => [x.server, x.ok])).toEqual([["fast", true], ["slow", false]]);
-    expect(r[1]).toMatchObject({ error: "no answer within the connect timeout (0.03 s)" });
+    expect(r[1]).toMatchObject({ error: "no answer within the connect timeout (0.03 s, connect_timeout_secs)" });
     late.open();
     for (let i = 0; i < 100 && !closed; i++) await Bun.sleep(1);
     expect(closed).toBe(true);
+  });
+
+  test("a missed connect timeout is worded by the caller (naming its key) when it says how", async () => {
+    const never = new Promise<Connected>(() => {});
+    const r = await discover([server("slow", 10)], () => never, { now: () => 0, failures: new Map(), timedOut: (s) => `${s.name}: raise its key past ${s.connectTimeoutMs} ms` });
+    expect(r[0]).toMatchObject({ ok: false, error: "slow: raise its key past 10 ms" });
   });
 
   test("include and exclude filter raw names, with * wildcards", () => {

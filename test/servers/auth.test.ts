@@ -2,7 +2,7 @@
 // request leaves; the config's headers stay with the server's origin; a 403 insufficient_scope
 // leaves the wanted scope for the next `toolgate auth` and refuses the call mcp.auth_required.
 import { describe, expect, test } from "bun:test";
-import { authWiring, challengeScope } from "../../src/servers/auth.ts";
+import { authWiring, challengeScope, retryAfter } from "../../src/servers/auth.ts";
 import type { RemoteSpec } from "../../src/servers/specs.ts";
 import type { Need } from "../../src/permission/types.ts";
 import { AuthStore } from "../../src/auth/store.ts";
@@ -79,6 +79,30 @@ describe("authWiring's fetch", () => {
   test("the target is the server through this fetch and provider", () => {
     const { w } = wired({ headers: { A: "b" } });
     expect({ ...w.target, fetch: typeof (w.target as { fetch?: unknown }).fetch, authProvider: (w.target as { authProvider?: unknown }).authProvider === w.provider }).toEqual({ kind: "http", name: "srv", url: URL_S, headers: { A: "b" }, fetch: "function", authProvider: true });
+  });
+});
+
+describe("an HTTP 429", () => {
+  test("makes the refusal mcp.rate_limited with the Retry-After sent; nothing else repeats the header", async () => {
+    const { w } = wired({ answer: new Response("slow down", { status: 429, headers: { "retry-after": "12" } }) });
+    await w.fetch("https://mcp.example.com/mcp", { method: "POST" });
+    expect(w.refusal("srv")).toEqual({
+      code: "mcp.rate_limited",
+      message: 'MCP server "srv" is rate limiting: mcp.example.com answered HTTP 429 Too Many Requests; it asks to wait 12 s (Retry-After) before trying again',
+      details: { server: "srv", status: 429, retry_after: "12" },
+    });
+  });
+  test.each([
+    ["120", "120"],
+    [" 5 ", "5"],
+    ["Wed, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 2015 07:28:00 GMT"],
+    ["soon", undefined],
+    ["-1", undefined],
+    ["1.5", undefined],
+    ["Wed, 21 Oct 2015 07:28:00 GMT\u001b[31m", undefined],
+    [null, undefined],
+  ])("Retry-After %p reads as %p", (header, expected) => {
+    expect(retryAfter(header)).toBe(expected);
   });
 });
 
