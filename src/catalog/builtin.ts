@@ -22,6 +22,7 @@ export function builtinSources(decls: readonly ToolDeclaration<any>[], schemas: 
         builtin: true,
         ...(d.foreignOutput ? { foreignOutput: true } : {}),
         ...(d.audit ? { audit: d.audit } : {}),
+        ...(d.secrets?.length ? { secrets: d.secrets } : {}),
         // Tools that bound their own time get the longest timer there is (about 24 days).
         ...(d.ownDeadline ? { deadlineMs: 2 ** 31 - 1 } : {}),
         arkInput: d.input,

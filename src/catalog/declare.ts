@@ -72,6 +72,8 @@ export interface ProcessRequest {
   readonly deadlineMs: number;
   /** Parent variables passed through by name (config-granted only). */
   readonly allowEnv?: readonly string[];
+  /** Parent variables passed through by name whose values are secrets (delegation.env): masked in every stream view, like bound secrets. */
+  readonly secretEnv?: readonly string[];
   /** Pass-through groups (e.g. "proxy"). */
   readonly envGroups?: readonly "proxy"[];
   /** Explicit values the child gets. */
@@ -202,6 +204,8 @@ export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
    * launcher), so the call's default deadline must not cut it short.
    */
   readonly ownDeadline?: true;
+  /** Values bound to every call of this tool (delegation.env's, read at boot): redacted from each of its views, like bound secrets. */
+  readonly secrets?: readonly string[];
   readonly handler: (args: T["infer"], ctx: ToolContext) => Promise<Outcome<unknown>>;
 }
 

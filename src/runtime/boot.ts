@@ -206,7 +206,7 @@ export async function boot(input: BootInput): Promise<Booted> {
     most = { url: mostSection.url, tokenFile: resolve(workspace, mostSection.service_token_file) };
   }
   // A child server offers no task (its profile excludes it) and never sweeps: its sandbox may hide the records.
-  const delegated = input.child ? [] : delegation(config, file);
+  const delegated = input.child ? [] : delegation(config, file, input.env);
   const sources = builtinSources([...builtinTools, ...delegated, ...railTools.filter((t) => rails[RAIL_ROUTES[t.name]!.group] !== undefined), ...(most ? mostTools : [])]);
   // Read before any server starts: a sandboxed server holds a missing lock's path with a placeholder.
   let lock: ReturnType<typeof readLock>;
@@ -281,8 +281,8 @@ export async function boot(input: BootInput): Promise<Booted> {
  * Delegation's tools for this config: a template that cannot hand the child its objective and its
  * server fails the boot; with a worktree root, the worktrees whose change is gone are swept first.
  */
-function delegation(config: Effective, file: ConfigFile | null) {
-  const tools = delegationTools(config.values);
+function delegation(config: Effective, file: ConfigFile | null, env: BootInput["env"]) {
+  const tools = delegationTools(config.values, env);
   if (tools.length === 0) return tools;
   const d = config.values.delegation as { command: string[]; worktree_root?: string };
   const problem = templateProblem(d.command);

@@ -11,6 +11,7 @@ import { laneStore } from "../state/lanes.ts";
 import { taskBoard } from "../state/tasks.ts";
 import { recordResource } from "../state/resources.ts";
 import { adoptChildState } from "../state/db.ts";
+import { delegationSecrets } from "../tools/delegate/index.ts";
 import { selfArgv } from "../launcher/detached.ts";
 import type { LaunchWatch } from "../launcher/types.ts";
 import type { Booted } from "./boot.ts";
@@ -96,7 +97,8 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
         readGrant: booted.grants.allow.read,
         denies: booted.grants.deny,
         callId: () => journal.rowId(),
-        adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null),
+        // delegation.env's values are the task call's secrets: the child's rows are filed redacted.
+        adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null, delegationSecrets(booted.config.values, w.env)),
       },
     },
     // The call's secrets are masked in the child's output as it is drained too (tails, artifacts,

@@ -30,11 +30,11 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
     async run(req) {
       const env = childEnv({
         parent: deps.parentEnv,
-        allow: [...(req.allowEnv ?? [])],
+        allow: [...(req.allowEnv ?? []), ...(req.secretEnv ?? [])],
         groups: [...(req.envGroups ?? [])],
         values: { ...(req.values ?? {}) },
         secrets: { ...deps.secrets },
-        masks: [...(deps.masks ?? [])],
+        masks: [...(deps.masks ?? []), ...(req.secretEnv ?? []).flatMap((n) => deps.parentEnv[n] ?? [])],
       });
       if (!env.ok) return env;
       return launcher.launch({

@@ -18,12 +18,12 @@ export function openState(stateDir: string): Database {
   return open(join(stateDir, DB_NAME), MIGRATIONS);
 }
 
-/** A task child's journal (its own state folder) moved into `db` under the parent call; 0 when it wrote none. */
-export function adoptChildState(db: Database, childStateDir: string, parent: number | null): number {
+/** A task child's journal (its own state folder) moved into `db` under the parent call, `secrets` redacted; 0 when it wrote none. */
+export function adoptChildState(db: Database, childStateDir: string, parent: number | null, secrets: readonly string[] = []): number {
   if (!existsSync(join(childStateDir, DB_NAME))) return 0;
   const child = open(join(childStateDir, DB_NAME), MIGRATIONS);
   try {
-    return adoptJournal(db, child, parent);
+    return adoptJournal(db, child, parent, secrets);
   } finally {
     child.close();
   }

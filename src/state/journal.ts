@@ -3,6 +3,7 @@
 // before any effect) and finished in place after; one never finished shows as indeterminate.
 // Never a value the boundary refused.
 import type { Database } from "bun:sqlite";
+import { redactText } from "../boundary/redact.ts";
 import { isLive, readStat } from "../launcher/proc-tree.ts";
 
 export interface JournalRow {
@@ -86,11 +87,12 @@ export interface JournalEntry extends JournalRow {
  * A task child's rows (its own journal, in `from`) copied into `db` under the parent call, in the
  * order they happened; a child call never finished keeps its dead process mark (indeterminate).
  */
-export function adoptJournal(db: Database, from: Database, parent: number | null): number {
+export function adoptJournal(db: Database, from: Database, parent: number | null, secrets: readonly string[] = []): number {
   const rows = from.query(`SELECT ${COLUMNS} FROM journal ORDER BY id`).all() as Params[];
   const insert = db.query(`INSERT INTO journal (${COLUMNS}, parent) VALUES (${VALUES}, $parent)`);
+  const redact = (r: Params): Params => (secrets.length === 0 ? r : (Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "string" ? redactText(v, secrets) : v])) as Params));
   db.transaction(() => {
-    for (const r of rows) insert.run({ ...r, parent });
+    for (const r of rows) insert.run({ ...redact(r), parent });
   })();
   return rows.length;
 }

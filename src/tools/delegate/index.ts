@@ -3,8 +3,16 @@ import type { ToolDeclaration } from "../../catalog/declare.ts";
 import task from "./task.ts";
 import applyChange from "./apply-change.ts";
 
-export const delegationTools = (values: Readonly<Record<string, any>>): ToolDeclaration<any>[] => {
+/** The parent's values of the variables delegation.env hands the child: secrets bound to every task call. */
+export function delegationSecrets(values: Readonly<Record<string, any>>, parentEnv: Readonly<Record<string, string | undefined>>): string[] {
+  const names = ((values.delegation as { env?: readonly string[] } | undefined)?.env ?? []) as readonly string[];
+  return names.map((n) => parentEnv[n]).filter((v): v is string => v !== undefined && v !== "");
+}
+
+export const delegationTools = (values: Readonly<Record<string, any>>, parentEnv: Readonly<Record<string, string | undefined>> = {}): ToolDeclaration<any>[] => {
   const d = values.delegation as { command?: unknown; worktree_root?: unknown } | undefined;
   if (d?.command === undefined) return [];
-  return d.worktree_root === undefined ? [task] : [task, applyChange];
+  const secrets = delegationSecrets(values, parentEnv);
+  const bound = secrets.length > 0 ? { ...task, secrets } : task;
+  return d.worktree_root === undefined ? [bound] : [bound, applyChange];
 };

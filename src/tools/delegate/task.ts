@@ -78,9 +78,11 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
     deadlineMs: Math.round(conf.timeout_secs * 1000),
     sandboxed: true,
     writable: [childState, ...(wt ? [wt.root] : [])],
-    ...(conf.env ? { allowEnv: conf.env } : {}),
+    // The child's variables are the call's secrets: masked in its output as it is drained too.
+    ...(conf.env ? { secretEnv: conf.env } : {}),
   });
-  // The child's calls join this journal under this call, whatever became of the child.
+  // The child's calls join this journal under this call, whatever became of the child (its rows
+  // redacted of delegation.env's values: the child's own server knows no secret of the parent's).
   try {
     del.adopt(childState, del.callId());
   } finally {
