@@ -1,19 +1,18 @@
 // `toolgate serve --http`: MCP over Streamable HTTP at /mcp with Bun.serve and the SDK's web-standard
 // transport. Every request passes the Host/Origin check and the bearer token first (http-guard.ts);
 // each initialize opens one session (Mcp-Session-Id): its own transport and its own Server from the
-// hub, so approvals answered "always" stay in that session. Sessions and request bodies are bounded.
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// hub, so approvals answered "always" stay in that session. The session table (sessions.ts) is
+// bounded and never locks a client out; request bodies are bounded.
 import { randomUUID } from "node:crypto";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { bearerMatches, bracketed, guardFor, rebindingProblem, type Guard } from "./http-guard.ts";
 import type { HttpOptions } from "./http-options.ts";
 import type { Hub } from "./hub.ts";
+import { MAX_SESSIONS, SessionTable } from "./sessions.ts";
+
+export { MAX_SESSIONS, SESSION_IDLE_MS } from "./sessions.ts";
 
 export const MCP_PATH = "/mcp";
-/** Open sessions at once; past it an initialize is answered 503 (idle ones are reclaimed first). */
-export const MAX_SESSIONS = 32;
-/** A session with no request for this long may be reclaimed when the table is full. */
-export const SESSION_IDLE_MS = 30 * 60_000;
 /** The largest request body (JSON-RPC message or batch) read; larger is 413 before parsing. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Seconds a connection may stay silent; SSE streams send a keep-alive comment more often (15 s). */
@@ -36,11 +35,6 @@ export interface HttpServer {
   stop(): Promise<void>;
 }
 
-interface Session {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  lastSeen: number;
-}
-
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "Content-Type": "application/json", ...headers } });
 
@@ -56,20 +50,11 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
     import("@modelcontextprotocol/sdk/types.js"),
   ]);
   const { options: o, hub } = d;
-  const now = d.now ?? Date.now;
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionTable({ now: d.now ?? Date.now, log: (line) => d.log(line) });
   let opening = 0;
   let refusing = false;
   // Set once listening: with port 0, the Host a client sends carries the port the system picked.
   let guard!: Guard;
-
-  /** Room for the sessions being opened (this one counted), after closing sessions idle past SESSION_IDLE_MS if needed. */
-  async function room(): Promise<boolean> {
-    if (sessions.size + opening <= MAX_SESSIONS) return true;
-    const idle = [...sessions.values()].filter((s) => now() - s.lastSeen > SESSION_IDLE_MS);
-    await Promise.all(idle.map((s) => s.transport.close()));
-    return sessions.size + opening <= MAX_SESSIONS;
-  }
 
   async function open(req: Request): Promise<Response> {
     const body = await readBounded(req, MAX_BODY_BYTES);
@@ -84,13 +69,10 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
     if (refusing) return rpcError(503, -32000, "Service Unavailable: toolgate serve is shutting down");
     opening++;
     try {
-      if (!(await room())) return rpcError(503, -32000, `Service Unavailable: ${MAX_SESSIONS} sessions are open; end one (HTTP DELETE) and retry`, { "Retry-After": "5" });
-      const session: Session = {
-        lastSeen: now(),
-        transport: new Transport({ sessionIdGenerator: randomUUID, maxRequestBodySize: MAX_BODY_BYTES, onsessioninitialized: (id) => void sessions.set(id, session) }),
-      };
-      session.transport.onclose = () => void (session.transport.sessionId && sessions.delete(session.transport.sessionId));
+      if (!(await sessions.room(opening))) return rpcError(503, -32000, `Service Unavailable: all ${MAX_SESSIONS} sessions have a request in flight; retry in a moment`, { "Retry-After": "1" });
+      const session = sessions.create((parts) => new Transport({ sessionIdGenerator: randomUUID, maxRequestBodySize: MAX_BODY_BYTES, ...parts }));
       await hub.connect(session.transport, { sessionApprovals: true });
+      sessions.watch(session);
       const res = await session.transport.handleRequest(req, { parsedBody: message });
       // Refused before a session began (Accept, Content-Type, protocol version): nothing to keep.
       if (session.transport.sessionId === undefined) await session.transport.close();
@@ -113,7 +95,6 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
     if (id === null) return req.method === "POST" ? open(req) : rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
     const session = sessions.get(id);
     if (!session) return rpcError(404, -32001, "Session not found");
-    session.lastSeen = now();
     return session.transport.handleRequest(req);
   }
 
@@ -137,13 +118,14 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
   const url = `http://${bracketed(o.host)}:${port}${MCP_PATH}`;
   if (o.tokenSource === "generated") d.log(`bearer token (shown once): ${o.token}`);
   if (o.tokenSource === "none") d.log("no bearer token (--no-token): every process on this machine may call this server");
+  sessions.startSweeping();
   d.log(`serving MCP at ${url}`);
   return ok({
     url,
     refuseNewSessions: () => void (refusing = true),
     stop: async () => {
       refusing = true;
-      await Promise.all([...sessions.values()].map((s) => s.transport.close()));
+      await sessions.closeAll();
       await server.stop(true);
     },
   });

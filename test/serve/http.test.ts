@@ -147,7 +147,7 @@ describe("the Streamable HTTP status codes", () => {
     expect((await fetch(served.url, { method: "DELETE", headers: session })).status).toBe(404);
   });
 
-  test(`a body over ${MAX_BODY_BYTES} bytes is 413; past ${MAX_SESSIONS} open sessions an initialize is 503`, async () => {
+  test(`a body over ${MAX_BODY_BYTES} bytes is 413; past ${MAX_SESSIONS} open sessions the least recently used idle one ends (404) for a new one`, async () => {
     await using root = tempDir();
     const s = site(root.path);
     await using served = await serveHttp([], { cwd: s.ws, home: s.home });
@@ -162,12 +162,11 @@ describe("the Streamable HTTP status codes", () => {
       ids.push(r.headers.get("mcp-session-id")!);
       await r.body?.cancel();
     }
-    const full = await post(served.url, auth);
-    expect([full.status, ((await full.json()) as any).error.message]).toEqual([503, `Service Unavailable: ${MAX_SESSIONS} sessions are open; end one (HTTP DELETE) and retry`]);
-    await fetch(served.url, { method: "DELETE", headers: { ...auth, "Mcp-Session-Id": ids[0]! } });
-    const again = await post(served.url, auth);
-    expect(again.status).toBe(200);
-    await again.body?.cancel();
+    const next = await post(served.url, auth);
+    expect(next.status).toBe(200);
+    await next.body?.cancel();
+    const session = (id: string) => ({ ...auth, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" });
+    expect([(await fetch(served.url, { method: "DELETE", headers: session(ids[0]!) })).status, (await fetch(served.url, { method: "DELETE", headers: session(ids[1]!) })).status]).toEqual([404, 200]);
   });
 });
 
