@@ -82,6 +82,8 @@ export interface ProcessRequest {
   readonly sandboxed: boolean;
   /** Sandboxed: the only writable folders, the workspace read-only (a gate writes only its copy). */
   readonly writable?: readonly string[];
+  /** HOME is a fresh empty folder of the run's own in the state folder, removed when it ends (bash -lc: no dotfile runs). */
+  readonly home?: true;
 }
 
 /** The one way a handler starts a process: through the launcher, scrubbed, under the call's signal. */

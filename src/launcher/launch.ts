@@ -29,7 +29,8 @@ export async function launch(spec: LaunchSpec, deps: LauncherDeps): Promise<Laun
 
   const env = spec.env.vars;
   const sandbox = spec.sandbox;
-  const argv = sandbox ? [...sandbox.wrap(spec.argv, { cwd: spec.cwd, env, ...(spec.sandboxWritable ? { writable: spec.sandboxWritable } : {}) })] : [...spec.argv];
+  const ctx = { cwd: spec.cwd, env, ...(spec.sandboxWritable ? { writable: spec.sandboxWritable } : {}), ...(spec.home ? { home: spec.home } : {}) };
+  const argv = sandbox ? [...sandbox.wrap(spec.argv, ctx)] : [...spec.argv];
   try {
     return await launchWrapped(spec, deps, argv, now);
   } finally {

@@ -96,6 +96,8 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
         ...(only ? [] : writable).filter(canReach).flatMap((p) => ["--bind-try", p, p]),
         ...(only ?? []).flatMap((p) => ["--bind", p, p]),
         ...(open ? [] : ["--bind", cwd, cwd]),
+        // The run's own HOME, inside the read-only state folder.
+        ...(ctx.home && canReach(ctx.home) ? ["--bind", ctx.home, ctx.home] : []),
         // Last: a socket in the workspace would otherwise be uncovered by its bind.
         ...socketMasks(system, workspace, host),
         ...(seccomp ? ["--seccomp", "3"] : []),

@@ -40,6 +40,8 @@ export interface WrapContext {
    * gate's disposable copy: a gate never writes the real checkout).
    */
   readonly writable?: readonly string[];
+  /** The run's own HOME (a fresh folder in the state folder): writable inside the sandbox. */
+  readonly home?: string;
 }
 
 export interface LaunchSpec {
@@ -61,6 +63,8 @@ export interface LaunchSpec {
   readonly sandbox?: Sandbox;
   /** With a sandbox: the only writable folders (the workspace is then read-only). See WrapContext. */
   readonly sandboxWritable?: readonly string[];
+  /** With a sandbox: the run's own HOME folder, kept writable there. See WrapContext. */
+  readonly home?: string;
   /** Told what happens while the run goes on (a background task's live log and its tree's mark). */
   readonly watch?: LaunchWatch;
 }

@@ -2,11 +2,13 @@
 // parent environment given at the entry point, bound secrets redacted from tails and artifacts,
 // artifacts under the state folder, and the boot's sandbox for calls that ask for it.
 import { join } from "node:path";
-import type { ProcessRunner, SandboxMode } from "../catalog/declare.ts";
+import type { ProcessRequest, ProcessRunner, SandboxMode } from "../catalog/declare.ts";
 import { StreamRedactor } from "../boundary/redact.ts";
 import { childEnv } from "../launcher/env.ts";
 import { createLauncher } from "../launcher/launch.ts";
-import type { LaunchWatch, Sandbox } from "../launcher/types.ts";
+import { makeRunHome, removeRunHome } from "../launcher/run-home.ts";
+import type { Execution, LaunchWatch, Sandbox } from "../launcher/types.ts";
+import { refuse, type Outcome } from "../result/result.ts";
 
 export interface ProcessRunnerDeps {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
@@ -25,29 +27,48 @@ export interface ProcessRunnerDeps {
 
 export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
   const launcher = createLauncher({ redactor: (s) => new StreamRedactor(s) });
+  const launch = (req: ProcessRequest, home: string | undefined): Promise<Outcome<Execution>> => {
+    const env = childEnv({
+      parent: deps.parentEnv,
+      allow: [...(req.allowEnv ?? []), ...(req.secretEnv ?? [])],
+      groups: [...(req.envGroups ?? [])],
+      values: { ...(req.values ?? {}), ...(home ? { HOME: home } : {}) },
+      secrets: { ...deps.secrets },
+      masks: [...(deps.masks ?? []), ...(req.secretEnv ?? []).flatMap((n) => deps.parentEnv[n] ?? [])],
+    });
+    if (!env.ok) return Promise.resolve(env);
+    const sandboxed = req.sandboxed && deps.sandbox;
+    return launcher.launch({
+      argv: req.argv,
+      env: env.value,
+      cwd: req.cwd,
+      ...(req.stdin === undefined ? {} : { stdin: req.stdin }),
+      deadlineMs: req.deadlineMs,
+      signal: deps.signal,
+      ...(deps.watch ? { watch: deps.watch } : {}),
+      artifactsDir: join(deps.stateDir, "artifacts"),
+      ...(sandboxed ? { sandbox: deps.sandbox, ...(req.writable ? { sandboxWritable: req.writable } : {}), ...(home ? { home } : {}) } : {}),
+    });
+  };
   return {
     sandboxMode: deps.sandboxMode,
     async run(req) {
-      const env = childEnv({
-        parent: deps.parentEnv,
-        allow: [...(req.allowEnv ?? []), ...(req.secretEnv ?? [])],
-        groups: [...(req.envGroups ?? [])],
-        values: { ...(req.values ?? {}) },
-        secrets: { ...deps.secrets },
-        masks: [...(deps.masks ?? []), ...(req.secretEnv ?? []).flatMap((n) => deps.parentEnv[n] ?? [])],
-      });
-      if (!env.ok) return env;
-      return launcher.launch({
-        argv: req.argv,
-        env: env.value,
-        cwd: req.cwd,
-        ...(req.stdin === undefined ? {} : { stdin: req.stdin }),
-        deadlineMs: req.deadlineMs,
-        signal: deps.signal,
-        ...(deps.watch ? { watch: deps.watch } : {}),
-        artifactsDir: join(deps.stateDir, "artifacts"),
-        ...(req.sandboxed && deps.sandbox ? { sandbox: deps.sandbox, ...(req.writable ? { sandboxWritable: req.writable } : {}) } : {}),
-      });
+      // A fresh, empty HOME of the run's own (bash -lc): removed once the run and its tree are over.
+      const home = req.home ? makeRunHome(deps.stateDir) : null;
+      if (home && !home.ok) return refuse("launch.home", `${home.message}; the command did not run`);
+      try {
+        return await launch(req, home?.path);
+      } finally {
+        if (home) removeQuietly(home.path);
+      }
     },
   };
+}
+
+function removeQuietly(path: string): void {
+  try {
+    removeRunHome(path);
+  } catch {
+    // A folder the command made unremovable: a later run's sweep tries again.
+  }
 }

@@ -69,11 +69,14 @@ describe("bash through the binary", () => {
     const r = await bash(dir.path, { command: "exec /usr/bin/env" }, GRANT, parent);
     expect(r.code).toBe(0);
     const seen = json(r).payload.stdout.tail as string;
-    // What a login bash makes of exactly the scrubbed environment, started by hand in the same folder.
-    const ref = Bun.spawnSync(["/bin/bash", "-lc", "exec /usr/bin/env"], { env: { ...BASE_ENV }, cwd: dir.path });
-    const lines = (s: string) => s.split("\n").filter(Boolean).sort();
+    // What a login bash makes of exactly the scrubbed environment and an empty HOME, started by hand in the same folder.
+    await using empty = tempDir();
+    const ref = Bun.spawnSync(["/bin/bash", "-lc", "exec /usr/bin/env"], { env: { ...BASE_ENV, HOME: empty.path }, cwd: dir.path });
+    const lines = (s: string) => s.split("\n").filter((l) => l && !l.startsWith("HOME=")).sort();
     expect(lines(seen)).toEqual(lines(ref.stdout.toString()));
-    for (const name of [...Object.keys(parent), "HOME", "CI"]) expect(seen).not.toMatch(new RegExp(`^${name}=`, "m"));
+    for (const name of [...Object.keys(parent), "CI"]) expect(seen).not.toMatch(new RegExp(`^${name}=`, "m"));
+    // HOME is the run's own empty folder in the state folder, never the caller's.
+    expect(seen).toMatch(new RegExp(`^HOME=${dir.path}/\\.toolgate/home/\\d+-[0-9a-f]{32}$`, "m"));
   });
 
   test("--verbose states the sandbox mode on stderr; stdout stays the result", async () => {

@@ -146,6 +146,14 @@ describe("the bwrap argv", () => {
     expect(wrap(s, "/elsewhere")).toEqual([...base, "--bind", "/elsewhere", "/elsewhere", "--seccomp", "3", "--chdir", "/elsewhere", "--", "echo", "hi"]);
   });
 
+  test("a run's own HOME in the read-only state folder is bound writable", () => {
+    const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, readOnly: [`${ws}/.toolgate`], host: host() });
+    const home = `${ws}/.toolgate/home/1-ab`;
+    expect(s.wrap(["true"], { cwd: ws, env: {}, home })).toEqual([
+      "bwrap", ...fixed, ...mounts, "--ro-bind-try", `${ws}/.toolgate`, `${ws}/.toolgate`, "--bind", home, home, "--seccomp", "3", "--chdir", ws, "--", "true",
+    ]);
+  });
+
   test.each([
     ["an execvp ENOENT", 1, "bwrap: execvp nope: No such file or directory\n", "ENOENT"],
     ["an execvp EACCES", 1, "bwrap: execvp ./x: Permission denied\n", "EACCES"],

@@ -36,7 +36,8 @@ export default defineTool({
       });
     }
     const deadlineMs = Math.round(secs * 1000);
-    const run = await ctx.processes.run({ argv: ["/bin/bash", "-lc", args.command], cwd: ctx.workspace, deadlineMs, sandboxed: true });
+    // A login shell, with HOME an empty folder of its own: the user's dotfiles neither run nor print.
+    const run = await ctx.processes.run({ argv: ["/bin/bash", "-lc", args.command], cwd: ctx.workspace, deadlineMs, sandboxed: true, home: true });
     if (!run.ok) return run;
     const e = run.value;
     const report = {

@@ -79,14 +79,18 @@ describe("bash", () => {
     expect(bash.needs({ command: "rm -rf /" }, { workspace: "/w", scratch: "/w/s", stateDir: "/w/.toolgate", skillDirs: [] })).toEqual({ ok: true, value: [{ kind: "run", value: "bash" }] });
   });
 
-  test("the command's environment is what a login bash makes of the scrubbed one: nothing from the parent", async () => {
+  test("the command's environment is what a login bash makes of the scrubbed one and an empty HOME: nothing from the parent", async () => {
     await using ws = tempDir();
+    await using empty = tempDir();
     const r = await run(ws.path, { command: "exec /usr/bin/env" });
-    // The same login shell started by hand with exactly the scrubbed environment.
-    const ref = Bun.spawnSync(["/bin/bash", "-lc", "exec /usr/bin/env"], { env: { ...BASE_ENV }, cwd: ws.path });
-    const lines = (s: string) => s.split("\n").filter(Boolean).sort();
+    // The same login shell started by hand with exactly the scrubbed environment and an empty HOME.
+    const ref = Bun.spawnSync(["/bin/bash", "-lc", "exec /usr/bin/env"], { env: { ...BASE_ENV, HOME: empty.path }, cwd: ws.path });
+    const lines = (s: string) => s.split("\n").filter((l) => l && !l.startsWith("HOME=")).sort();
     expect(lines(r.value.stdout.tail)).toEqual(lines(ref.stdout.toString()));
-    for (const name of Object.keys(PARENT)) expect(r.value.stdout.tail).not.toContain(`${name}=`);
+    // HOME is a fresh folder of the run's own in the state folder, gone once the run is over.
+    expect(r.value.stdout.tail).toMatch(new RegExp(`^HOME=${ws.path}/\\.toolgate/home/\\d+-[0-9a-f]{32}$`, "m"));
+    for (const name of Object.keys(PARENT)) if (name !== "HOME") expect(r.value.stdout.tail).not.toContain(`${name}=`);
+    expect(r.value.stdout.tail).not.toContain(PARENT.HOME);
   });
 });
 
