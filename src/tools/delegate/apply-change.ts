@@ -11,7 +11,7 @@ import { delegationOf } from "./task.ts";
 export default defineTool({
   name: "apply_change",
   description:
-    'Apply a finished write child\'s change (the change_id a task call of kind "write" returned) to the checkout: three-way per file, all or nothing. A conflict is refused listing the files, and nothing is written. {change_id, discard: true} throws the change away. Either way its worktree is removed and the change cannot be applied again.',
+    'Apply a finished write child\'s change (the change_id a task call of kind "write" returned) to the checkout: three-way per file, all or nothing. A conflict is refused listing the files, and nothing is written. {change_id, discard: true} throws the change away. Either way what the change kept is removed and it cannot be applied again.',
   input: (type) => type({ "+": "reject", change_id: "string", "discard?": "boolean" }),
   effect: "irreversible",
   approval: "required",
