@@ -13,7 +13,9 @@ const work = mkdtempSync(join(tmpdir(), "toolgate-bench-session-"));
 const node = Bun.which("node") ?? "/usr/bin/node";
 const everything = join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const mcporter = join(root, "node_modules", "mcporter", "dist", "cli.js");
-const env = { PATH: "/usr/bin:/bin", HOME: work, XDG_STATE_HOME: join(work, ".user-state"), CI: "true" };
+// The user's state folder (where a session's socket lives) outside the workspace, as a session requires.
+const user = mkdtempSync(join(tmpdir(), "toolgate-bench-user-"));
+const env = { PATH: "/usr/bin:/bin", HOME: work, XDG_STATE_HOME: join(user, "state"), CI: "true" };
 const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /** Wall time of one bash loop running `cmd` N times (its output checked once, then discarded). */
@@ -80,4 +82,5 @@ try {
   console.log(JSON.stringify(results));
 } finally {
   rmSync(work, { recursive: true, force: true });
+  rmSync(user, { recursive: true, force: true });
 }

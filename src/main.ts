@@ -81,6 +81,11 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   if (argv[0] === "__reap" && world.via === undefined) return (await import("./launcher/reaper.ts")).runReaper(argv[1], world.env ?? process.env);
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
   const at = commandIndex(argv);
+  // A session runs what its client forwards, and only that, whatever a connection sends it.
+  if (world.via === "session" && (at < 0 || !FORWARDED.has(argv[at]!) || wantsHelp)) {
+    const what = at < 0 ? "no command" : wantsHelp ? "--help" : `"${argv[at]}"`;
+    throw new CliError(ExitCode.usage, `a session runs only call and tools, not ${what}: nothing was run`, "other commands run only as commands of their own; a client forwards only call and tools without --help");
+  }
   if (at < 0) {
     if (argv.includes("--version") || argv.includes("-V")) {
       process.stdout.write(`toolgate ${VERSION}\n`);

@@ -11,8 +11,10 @@ import { withSinks } from "../result/io.ts";
 import { boot } from "../runtime/boot.ts";
 import { ConnectionPool } from "../servers/pool.ts";
 import { listen, type SessionHandlers } from "../session/server.ts";
-import { peerUidReader } from "../session/peer.ts";
-import { SOCKET_NAME, type Status } from "../session/protocol.ts";
+import { peerReader, refusePeer, socketFd } from "../session/peer.ts";
+import type { Status } from "../session/protocol.ts";
+import { realOr, sessionsFolder, socketFor, unfitSessions } from "../session/where.ts";
+import { bootError } from "../result/result.ts";
 import { VERSION } from "../version.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { checkState } from "./state.ts";
@@ -52,7 +54,11 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
   await booted.remote?.shutdown();
   const own = identity(booted.config, booted.file);
-  const socket = join(booted.stateDir, SOCKET_NAME);
+  // Where `session start` made sure it may listen (the user's 0700 sessions folder, not in the workspace).
+  const folder = sessionsFolder(ctx.env);
+  const unfit = folder === null ? "no user folder" : unfitSessions(folder);
+  if (folder === null || unfit !== null) throw bootError(`a session cannot listen in ${unfit}`, "start it with toolgate session start");
+  const socket = socketFor(folder, realOr(booted.workspace));
   let calls = 0;
   let inFlight = 0;
   let last = Date.now();
@@ -88,6 +94,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
       pid: process.pid,
       version: VERSION,
       workspace: booted.workspace,
+      socket,
       config: booted.file?.path ?? null,
       uptime_secs: Math.round((Date.now() - t0) / 1000),
       idle_secs: idleSecs,
@@ -99,8 +106,11 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
     }),
     stop: () => stopping?.("stopped by toolgate session stop"),
   };
-  // Peer credentials where the platform gives them: another user is refused even if it reached the socket.
-  const listener = listen(socket, handlers, await peerUidReader());
+  // Peer credentials where the platform gives them: another user, or a process in another
+  // namespace (a sandbox, a container), is refused even if it reached the socket.
+  const read = await peerReader();
+  const uid = process.getuid?.();
+  const listener = listen(socket, handlers, read && uid !== undefined ? (sock) => refusePeer(read, socketFd(sock), uid) : null);
   // Idle, or the config / lock edited: the session ends by itself (the next call runs cold).
   const tick = setInterval(() => {
     if (inFlight === 0 && Date.now() - last >= idleSecs * 1000) stopping?.(`idle for ${idleSecs} s`);

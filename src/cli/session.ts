@@ -2,13 +2,14 @@
 // and `tools` forward to (src/session/client.ts). It holds no grants: each call brings its own.
 import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname } from "node:path";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
-import { makeStateFolder } from "../state/folder.ts";
 import { selfArgv, startDetached } from "../launcher/detached.ts";
 import { exchange } from "../session/client.ts";
-import { SOCKET_NAME, STATE_FOLDER, type Status } from "../session/protocol.ts";
+import type { Status } from "../session/protocol.ts";
+import { logFor, makeSessions, realOr, sessionsFolder, SOCKET_PATH_MAX, socketFor, unfitSessions } from "../session/where.ts";
+import { stateInWorkspace } from "../trust/paths.ts";
 import { VERSION } from "../version.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { note, writeOut } from "./ui.ts";
@@ -56,20 +57,29 @@ function idleSecs(s: Scanned): number {
   return n;
 }
 
-/** The socket this workspace's session listens on: in its state folder, which must be the default one (clients look there). */
+/**
+ * The socket this workspace's session listens on: in the user's sessions folder (session/where.ts),
+ * named by the workspace's real path, where call looks for it; never inside the workspace.
+ */
 async function socketPath(ctx: RunContext, s: Scanned): Promise<string> {
   const { config } = await loadEffective({ cwd: ctx.cwd, env: ctx.env, configFlag: str(s, "config"), workspaceFlag: str(s, "workspace"), permissionFlags: [] });
-  const state = config.values.state as string;
-  const workspace = config.values.workspace as string;
-  if (state !== join(workspace, STATE_FOLDER)) {
-    throw bootError(`the state folder is ${state}: a session listens in ${join(workspace, STATE_FOLDER)}, where call looks for it`, 'leave "state" at its default to use a session');
+  const workspace = realOr(config.values.workspace as string);
+  const folder = sessionsFolder(ctx.env);
+  if (folder === null) throw bootError("a session needs a folder of the user's for its socket: XDG_RUNTIME_DIR, XDG_STATE_HOME and HOME are all unset (or not absolute)", "set XDG_RUNTIME_DIR (or HOME) to an absolute path");
+  if (stateInWorkspace(folder, workspace)) {
+    throw bootError(`the session's socket would lie in ${folder}, inside the workspace ${workspace}, where a command the session runs could reach it`, "set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to a folder outside the workspace");
   }
-  return join(state, SOCKET_NAME);
+  const socket = socketFor(folder, workspace);
+  if (Buffer.byteLength(socket) > SOCKET_PATH_MAX) {
+    throw bootError(`the session's socket path ${socket} is ${Buffer.byteLength(socket)} bytes, more than a Unix socket's ${SOCKET_PATH_MAX}`, "set XDG_RUNTIME_DIR to a shorter folder");
+  }
+  return socket;
 }
 
 /** A request to the session there, or null when none answers. */
 async function ask(socket: string, t: "status" | "stop"): Promise<unknown> {
-  if (!existsSync(socket)) return null;
+  // Only in this user's own folder (the client checks the listener's uid too).
+  if (unfitSessions(dirname(socket)) !== null || !existsSync(socket)) return null;
   let status: unknown = null;
   const r = await exchange(socket, { t, v: VERSION }, { onStdin: async () => "", out: () => undefined, err: () => undefined }, (x) => (status = x));
   return r === 0 ? status : null;
@@ -86,10 +96,11 @@ async function start(ctx: RunContext, s: Scanned, socket: string): Promise<numbe
     note(`a session already serves this workspace (pid ${running.pid})`);
     return 0;
   }
-  const state = join(socket, "..");
-  makeStateFolder(state);
+  // The folder is toolgate's own: made 0700, and refused when it is a link or not this user's alone.
+  const unfit = makeSessions(dirname(socket));
+  if (unfit !== null) throw bootError(`cannot keep a session's socket in ${unfit}`, "remove that folder (toolgate makes it 0700 at the next start), or set XDG_RUNTIME_DIR to a folder of your own");
   const pass = [...(str(s, "config") ? ["--config", str(s, "config")!] : []), ...(str(s, "workspace") ? ["--workspace", str(s, "workspace")!] : [])];
-  const log = join(state, "session.log");
+  const log = logFor(socket);
   const child = startDetached([...selfArgv(), "session", "__run", ...pass, "--idle-secs", String(idle)], { cwd: ctx.cwd, env: ctx.env, log });
   let ended: number | undefined;
   void child.exited.then((c) => (ended = c));
@@ -129,6 +140,7 @@ function human(st: Status): string {
   return [
     `pid        ${st.pid}`,
     `workspace  ${st.workspace}`,
+    `socket     ${st.socket}`,
     `config     ${st.config ?? "(none)"}`,
     `uptime     ${st.uptime_secs} s (ends after ${st.idle_secs} s without a call)`,
     `calls      ${st.calls} served, ${st.in_flight} in flight`,

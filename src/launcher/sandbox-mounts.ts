@@ -176,6 +176,27 @@ export function reachable(p: string, root: string, who: { readonly uid: number; 
   return true;
 }
 
+/**
+ * The user's own toolgate folders (records, tokens, a session's socket: SPEC "Trust") hidden by an
+ * empty read-only tmpfs wherever the sandbox would see them: inside the workspace (workspace =
+ * $HOME), or anywhere the system mounts leave in view (an XDG_RUNTIME_DIR under /srv). Those in
+ * a folder the view covers (/tmp, /run, /var/tmp, a home; as root a closed one) are gone already;
+ * a folder that holds the workspace or the working folder is left (hiding it would hide them); one
+ * that does not exist is not made; one the child cannot reach (root over another's checkout) is
+ * left too: bwrap, as that user, could not mount over it.
+ */
+export function hiddenFolders(folders: readonly string[], o: { readonly workspace: string; readonly cwd: string; readonly host: Host; readonly system: SystemView }): string[] {
+  const { covered, who } = o.system;
+  return [...new Set(folders.map((p) => o.host.realpath(p)))].filter(
+    (p) =>
+      o.host.kind(p) === "dir" &&
+      !inside(p, o.workspace) &&
+      !inside(p, o.cwd) &&
+      (inside(o.workspace, p) || inside(o.cwd, p) || !covered.some((c) => inside(c, p))) &&
+      o.host.canSearch(p, who),
+  );
+}
+
 /** Placeholders this process made and its running sandboxes hold, by path: the last run out removes one. */
 const holders = new Map<string, number>();
 

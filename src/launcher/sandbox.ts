@@ -6,7 +6,7 @@ import type { SandboxMode } from "../catalog/declare.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
 import { openSeccomp, seccompSupported } from "./seccomp.ts";
-import { controlMounts, inside, reachable, real, realHost, releasePlaceholders, socketMasks, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
+import { controlMounts, hiddenFolders, inside, reachable, real, realHost, releasePlaceholders, socketMasks, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
 import type { ArtifactSink, Sandbox } from "./types.ts";
 
 export interface BwrapOptions {
@@ -29,6 +29,8 @@ export interface BwrapOptions {
    */
   readonly writable?: readonly string[];
   readonly makeWritable?: boolean;
+  /** The user's own toolgate folders: hidden wherever the sandbox would see them (hiddenFolders). */
+  readonly hide?: readonly string[];
   /**
    * product: share the host network (a server whose config says it needs it, started on a bare
    * --allow-net). Never because a tool has a net grant: that is for toolgate's own requests.
@@ -100,6 +102,8 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
         ...(ctx.home && canReach(ctx.home) ? ["--bind", ctx.home, ctx.home] : []),
         // Last: a socket in the workspace would otherwise be uncovered by its bind.
         ...socketMasks(system, workspace, host),
+        // Then the user's own folders over all of it (a socket masked inside one lies under the tmpfs).
+        ...hiddenFolders(o.hide ?? [], { workspace, cwd, host, system }).flatMap((p) => ["--tmpfs", p, "--remount-ro", p]),
         ...(seccomp ? ["--seccomp", "3"] : []),
         "--chdir", cwd, "--", ...argv,
       ];
@@ -150,6 +154,8 @@ export interface SandboxInput {
   readonly network: boolean;
   /** Read-only even inside the writable workspace (.git, toolgate's config, lock, authored tools). */
   readonly protect?: readonly string[];
+  /** The user's own toolgate folders (trust/paths.ts userFolders): no sandbox sees them. */
+  readonly hide?: readonly string[];
 }
 
 export function sandboxFor(input: SandboxInput): BootSandbox {
@@ -160,7 +166,7 @@ export function sandboxFor(input: SandboxInput): BootSandbox {
   const readOnly = stateInside ? [stateDir] : [];
   const writable = stateInside && inside(stateDir, scratch) ? [scratch] : [];
   const protect = input.protect ?? [];
-  const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, protect, writable };
+  const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, protect, writable, hide: input.hide ?? [] };
   return {
     mode: input.mode,
     wrapper: bwrapSandbox(options),

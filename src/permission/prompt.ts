@@ -136,8 +136,9 @@ export function askTty(ttyPath: string, text: string, answers: readonly string[]
   }
 }
 
-function allowLine(kind: PermKind): string {
-  return `Allow? [y/n/A] (y = yes, allow; n = no, deny; A = allow all ${kind} permissions) > `;
+/** `all`: "A" (allow every permission of this kind) is offered; never through a session's socket. */
+function allowLine(kind: PermKind, all = true): string {
+  return all ? `Allow? [y/n/A] (y = yes, allow; n = no, deny; A = allow all ${kind} permissions) > ` : "Allow? [y/n] (y = yes, allow this call; n = no, deny) > ";
 }
 
 function access(req: PromptRequest): string {
@@ -145,13 +146,13 @@ function access(req: PromptRequest): string {
 }
 
 /** The prompt text, as Deno words it. */
-export function promptText(req: PromptRequest): string {
+export function promptText(req: PromptRequest, all = true): string {
   return (
     `┏ ⚠️  toolgate requests ${access(req)}.\n` +
     (req.detail ?? "") +
     `┠─ Requested by tool \`${escapeControl(req.reason)}\`.\n` +
     `┠─ Run again with ${escapeControl(req.flag)} to bypass this prompt.\n` +
-    `┗ ${allowLine(req.kind)}`
+    `┗ ${allowLine(req.kind, all)}`
   );
 }
 
@@ -160,15 +161,15 @@ function outcomeText(req: PromptRequest, answer: Answer): string {
   return answer === "y" ? `✅ Granted ${access(req)}.\n` : `❌ Denied ${access(req)}.\n`;
 }
 
-function toAnswer(line: string | null): Answer {
+function toAnswer(line: string | null, all = true): Answer {
   if (line === "y" || line === "Y") return "y";
-  return line === "A" ? "A" : "n";
+  return line === "A" && all ? "A" : "n";
 }
 
-function permissionQuestion(req: PromptRequest): Question {
-  return question(promptText(req), ["y", "Y", "n", "N", "A"], {
-    retry: `┗ Unrecognized option. ${allowLine(req.kind)}`,
-    outcome: (line) => outcomeText(req, toAnswer(line)),
+function permissionQuestion(req: PromptRequest, all = true): Question {
+  return question(promptText(req, all), all ? ["y", "Y", "n", "N", "A"] : ["y", "Y", "n", "N"], {
+    retry: `┗ Unrecognized option. ${allowLine(req.kind, all)}`,
+    outcome: (line) => outcomeText(req, toAnswer(line, all)),
   });
 }
 
@@ -177,7 +178,10 @@ export function ttyPrompter(ttyPath = "/dev/tty"): Prompter {
   return (req) => toAnswer(askQuestion(ttyPath, permissionQuestion(req)));
 }
 
-/** The same prompt, asked through `ask` (a session's client, at its own terminal). */
+/**
+ * The same prompt, asked through `ask` (a session's client, at its own terminal): yes or no for
+ * this call only. "A" is neither offered nor taken: whatever reaches the socket must not widen more.
+ */
 export function askerPrompter(ask: Asker): AsyncPrompter {
-  return async (req) => toAnswer(await ask(permissionQuestion(req)));
+  return async (req) => toAnswer(await ask(permissionQuestion(req, false)), false);
 }

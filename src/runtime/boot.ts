@@ -33,7 +33,7 @@ import { remoteSpecs } from "../servers/specs.ts";
 import { CACHE_NAME, RemoteSources } from "../servers/sources.ts";
 import type { ConnectionPool } from "../servers/pool.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
-import { stateInWorkspace, userStateDir } from "../trust/paths.ts";
+import { stateInWorkspace, userFolders, userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
 import { serverDetail } from "../servers/prompt.ts";
 import { serverJournal } from "../servers/journal.ts";
@@ -184,8 +184,8 @@ export async function boot(input: BootInput): Promise<Booted> {
     stateDir: config.values.state as string,
     scratch: config.values.scratch as string,
     network: false, // a net grant is for toolgate's own requests, never the sandbox's network
-    // Read-only inside the sandbox: what decides what runs next (git hooks and config too).
-    protect: [join(workspace, ".git"), ...controlFiles],
+    // Read-only inside the sandbox: what decides what runs next (git hooks and config too); the user's own folders hidden.
+    protect: [join(workspace, ".git"), ...controlFiles], hide: userFolders(input.env),
   };
   const sandbox = sandboxFor(sandboxInput);
   // A rail is offered only with its endpoint and credential; required, a missing one fails the boot.

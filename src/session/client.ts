@@ -1,10 +1,12 @@
 // The client side of a session: find the workspace's socket, send the argv, print what comes back
 // (byte for byte), exit with its code. Loads no catalog, arktype, SDK or SQLite: null = run cold.
 import { closeSync, lstatSync, openSync, unlinkSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { isCI } from "../config/ci.ts";
 import { VERSION } from "../version.ts";
-import { lineReader, Outbox, SOCKET_NAME, STATE_FOLDER, type Answer, type Request } from "./protocol.ts";
+import { lineReader, Outbox, type Answer, type Request } from "./protocol.ts";
+import { peerReader, socketFd, type PeerReader } from "./peer.ts";
+import { realOr, sessionsFolder, socketFor, unfitSessions, within } from "./where.ts";
 import type { Question } from "../permission/prompt.ts";
 
 /** The prompt module is loaded only when the session has a question. */
@@ -24,20 +26,29 @@ function flagValue(argv: readonly string[], name: string): string | undefined {
 }
 
 /**
- * The socket of the session that may serve this workspace: looked for from --workspace, else from
- * where toolgate runs (a config named by --config never moves the workspace), upwards; owned by this user.
+ * The socket of the session that may serve this call: only in this user's own sessions folder
+ * (0700, no link), the one of the workspace (`--workspace`, else where toolgate runs: a config
+ * named by --config never moves the workspace) or of a folder above it; the session then checks
+ * the workspace and config are its own. A socket anywhere else (a workspace's `.toolgate/`, where
+ * a sandboxed command could plant one) is never looked at.
  */
-export function findSocket(argv: readonly string[], cwd: string): string | null {
+export function findSocket(argv: readonly string[], cwd: string, env: Env): string | null {
+  const folder = sessionsFolder(env);
+  // The common cold case costs one lstat: no sessions folder, no session.
+  if (folder === null || unfitSessions(folder) !== null) return null;
   const ws = flagValue(argv, "workspace");
-  let dir = ws !== undefined ? resolve(cwd, ws) : cwd;
+  let dir = realOr(ws !== undefined ? resolve(cwd, ws) : cwd);
   const uid = process.getuid?.();
   for (let i = 0; i < 64; i++) {
-    const path = join(dir, STATE_FOLDER, SOCKET_NAME);
-    try {
-      const st = lstatSync(path);
-      if (st.isSocket() && (uid === undefined || st.uid === uid)) return path;
-    } catch {
-      // none here
+    // A session never listens inside its own workspace.
+    if (!within(dir, folder)) {
+      const path = socketFor(folder, dir);
+      try {
+        const st = lstatSync(path);
+        if (st.isSocket() && (uid === undefined || st.uid === uid)) return path;
+      } catch {
+        // none for this folder
+      }
     }
     const up = dirname(dir);
     if (up === dir) return null;
@@ -64,7 +75,7 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
     if (verbose) process.stderr.write(`toolgate: session: ${why}; running cold\n`);
     return null;
   };
-  const path = findSocket(argv, cwd);
+  const path = findSocket(argv, cwd, env);
   if (path === null) return null;
   const request: Request = {
     t: "call",
@@ -106,6 +117,7 @@ export interface ExchangeIo {
  * "stale" when nothing listens. Ctrl-C (SIGINT/SIGTERM) is passed on as a cancel of this call only.
  */
 export async function exchange(path: string, request: Request, io: ExchangeIo, onStatus?: (s: unknown) => void): Promise<number | { why: string } | "stale"> {
+  const creds = await peerReader();
   return await new Promise((done) => {
     let finished = false;
     let sock: { end(): void } | undefined;
@@ -146,6 +158,13 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
       },
     }).then(
       (s) => {
+        // Nothing is sent before the listener is known to run as this user (its peer credentials).
+        const why = creds ? listenerNotOurs(creds, s) : null;
+        if (why !== null) {
+          finish({ why });
+          s.end();
+          return;
+        }
         sock = s;
         box = new Outbox(s);
         process.on("SIGINT", cancel).on("SIGTERM", cancel);
@@ -154,4 +173,14 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
       () => finish("stale"),
     );
   });
+}
+
+/** Why the process listening at the other end of `sock` is not this user's session, or null. */
+function listenerNotOurs(read: PeerReader, sock: unknown): string | null {
+  const fd = socketFd(sock);
+  const peer = fd === null ? null : read(fd);
+  if (peer === null) return "cannot tell who listens on the session's socket";
+  if (peer.pidfd >= 0) closeSync(peer.pidfd);
+  const uid = process.getuid?.();
+  return uid === undefined || peer.uid === uid ? null : `the session's socket is served by uid ${peer.uid}, not by this user (uid ${uid})`;
 }

@@ -3,10 +3,6 @@
 
 import type { Question } from "../permission/prompt.ts";
 
-/** Where a workspace's session listens: its default state folder (0700), socket 0600. */
-export const STATE_FOLDER = ".toolgate";
-export const SOCKET_NAME = "session.sock";
-
 export type Request =
   | {
       readonly t: "call";
@@ -88,6 +84,8 @@ export interface Status {
   pid: number;
   version: string;
   workspace: string;
+  /** Where it listens (session/where.ts). */
+  socket: string;
   config: string | null;
   uptime_secs: number;
   idle_secs: number;

@@ -1,4 +1,4 @@
-// The session's listener: a Unix socket (0600, in the 0700 state folder) where each connection is
+// The session's listener: a Unix socket (0600, in the user's 0700 sessions folder) where each connection is
 // one request. Calls run concurrently, each with its own output, stdin and cancellation.
 import { chmodSync, unlinkSync } from "node:fs";
 import { lineReader, Outbox, type ClientFrame, type Request } from "./protocol.ts";
@@ -42,13 +42,13 @@ export interface Listener {
 }
 
 /**
- * `peerUid`: reads an accepted connection's peer uid (peer.ts); a connection whose uid is not
- * this process's, or cannot be read, is refused before its request is read.
+ * `refuse`: why an accepted connection is not served (session/peer.ts: another uid, another
+ * namespace), or null; a refused connection's request is never read. The caller has made sure
+ * nothing answers at `path` (a stale socket there is replaced).
  */
-export function listen(path: string, handlers: SessionHandlers, peerUid?: ((fd: number) => number | null) | null): Listener {
-  const uid = process.getuid?.();
+export function listen(path: string, handlers: SessionHandlers, refuse?: ((sock: unknown) => string | null) | null): Listener {
   try {
-    unlinkSync(path); // a stale one (checked by the caller: nothing answered there)
+    unlinkSync(path);
   } catch {
     // none
   }
@@ -63,29 +63,25 @@ export function listen(path: string, handlers: SessionHandlers, peerUid?: ((fd: 
           open++;
           const conn: Conn = { box: new Outbox(sock), abort: new AbortController(), read: () => undefined };
           sock.data = conn;
-          if (peerUid && uid !== undefined) {
-            const fd = (sock as unknown as { fd?: unknown }).fd;
-            const peer = typeof fd === "number" ? peerUid(fd) : null;
-            if (peer !== uid) {
-              // Whatever it sends is never read; it is told to run cold (as itself, not as this session's user).
-              conn.started = true;
-              const why = peer === null ? "the session cannot tell who is connecting" : `the session serves uid ${uid}, not ${peer}`;
-              // Answered once the client has sent something (its bytes are dropped unread), or after a
-              // second: a refusal sent at once can close the socket before a slow client has seen its
-              // connect complete, and Bun's client then reports a failed connect instead of the answer.
-              let answered = false;
-              const refuse = () => {
-                if (answered) return;
-                answered = true;
-                clearTimeout(timer);
-                conn.box.send({ t: "c", why });
-                if (conn.box.idle) sock.end();
-                else conn.closing = true;
-              };
-              const timer = setTimeout(refuse, 1000);
-              conn.read = () => void setTimeout(refuse, 0);
-              return;
-            }
+          const why = refuse ? refuse(sock) : null;
+          if (why !== null) {
+            // Whatever it sends is never read; it is told to run cold (as itself, not as this session's user).
+            conn.started = true;
+            // Answered once the client has sent something (its bytes are dropped unread), or after a
+            // second: a refusal sent at once can close the socket before a slow client has seen its
+            // connect complete, and Bun's client then reports a failed connect instead of the answer.
+            let answered = false;
+            const refused = () => {
+              if (answered) return;
+              answered = true;
+              clearTimeout(timer);
+              conn.box.send({ t: "c", why });
+              if (conn.box.idle) sock.end();
+              else conn.closing = true;
+            };
+            const timer = setTimeout(refused, 1000);
+            conn.read = () => void setTimeout(refused, 0);
+            return;
           }
           conn.read = lineReader((frame) => onFrame(sock as unknown as Sock, conn, frame));
         },

@@ -15,6 +15,16 @@ export function userStateDir(env: Readonly<Record<string, string | undefined>>):
   return null;
 }
 
+/** toolgate's folder in the user's runtime folder ($XDG_RUNTIME_DIR/toolgate); null when that is unset or relative. */
+export function userRuntimeDir(env: Readonly<Record<string, string | undefined>>): string | null {
+  const run = env.XDG_RUNTIME_DIR;
+  return run !== undefined && run !== "" && isAbsolute(run) ? join(run, "toolgate") : null;
+}
+
+/** The user's own toolgate folders (records, tokens, a session's socket): no sandbox sees them. */
+export const userFolders = (env: Readonly<Record<string, string | undefined>>): string[] =>
+  [userStateDir(env), userRuntimeDir(env)].filter((p): p is string => p !== null);
+
 export const NO_USER_STATE =
   "there is no user state folder: neither XDG_STATE_HOME nor HOME is set to an absolute path";
 

@@ -38,14 +38,17 @@ describe("elicitation during call", () => {
   test("forwarded to a session from a terminal: declined, and stderr says how to be asked (never a silent decline)", async () => {
     await using dir = tempDir();
     setup(dir.path);
-    expect((await run(["session", "start"], { cwd: dir.path })).code).toBe(0);
+    // The session's socket lives in the user's runtime folder, outside the workspace.
+    await using rt = tempDir("toolgate-run-");
+    const env = { XDG_RUNTIME_DIR: rt.path };
+    expect((await run(["session", "start"], { cwd: dir.path, env })).code).toBe(0);
     try {
-      const t = await onTty(dir.path, ["call", "ask__profile", "{}", ...GRANT], "\n\n\n\n\na\n");
+      const t = await onTty(dir.path, ["call", "ask__profile", "{}", ...GRANT], "\n\n\n\n\na\n", env);
       expect([t.code, textOf(resultOn(t.out))]).toEqual([0, "action=decline content=null"]);
       expect(t.out).toContain("declined: a call forwarded to a session cannot show a form (run it with --no-session to be asked)");
       expect(JSON.parse((await rowOf(dir.path, "ask__profile")).detail)).toMatchObject({ elicited: "declined", via: "session" });
     } finally {
-      await run(["session", "stop"], { cwd: dir.path });
+      await run(["session", "stop"], { cwd: dir.path, env });
     }
   }, 30_000);
 

@@ -1,14 +1,20 @@
 // toolgate session end to end through dist/toolgate: start/status/stop, forwarded calls answered
 // byte for byte as cold ones, nothing widens, a session per workspace, and every way it ends.
-import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
+import { logFor, socketFor } from "../../src/session/where.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 
-const env = (ws: string) => ({ HOME: ws, XDG_STATE_HOME: join(ws, ".user-state") });
-const socketOf = (ws: string) => join(ws, ".toolgate", "session.sock");
+// The user's state folder lies outside the workspace (a session refuses to listen inside it).
+const users = new Set<string>();
+afterAll(() => users.forEach((p) => rmSync(p, { recursive: true, force: true })));
+const userState = (ws: string) => (users.add(`${ws}.user`), join(`${ws}.user`, "state"));
+const env = (ws: string) => ({ HOME: ws, XDG_STATE_HOME: userState(ws) });
+const sessionsOf = (ws: string) => join(userState(ws), "toolgate", "sessions");
+const socketOf = (ws: string) => socketFor(sessionsOf(ws), ws);
 
 async function start(ws: string, idle = 120): Promise<{ pid: number; [Symbol.asyncDispose](): Promise<void> }> {
   const r = await run(["session", "start", "--idle-secs", String(idle)], { cwd: ws, env: env(ws) });
@@ -172,7 +178,7 @@ describe("toolgate session", () => {
     const ws = dir.path;
     chmodSync(ws, 0o755);
     await using _s = await start(ws);
-    const st = Bun.spawnSync(["stat", "-c", "%a", join(ws, ".toolgate"), socketOf(ws)]).stdout.toString().trim().split("\n");
+    const st = Bun.spawnSync(["stat", "-c", "%a", sessionsOf(ws), socketOf(ws)]).stdout.toString().trim().split("\n");
     expect(st).toEqual(["700", "600"]);
     const r = await runUnprivileged(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws });
     expect(r.code).not.toBe(0);
@@ -185,7 +191,8 @@ describe("toolgate session", () => {
     chmodSync(ws, 0o755);
     await using _s = await start(ws);
     // Opened up by hand: only SO_PEERCRED stands between this client and the session now.
-    chmodSync(join(ws, ".toolgate"), 0o755);
+    const open = [`${ws}.user`, userState(ws), join(userState(ws), "toolgate"), sessionsOf(ws)];
+    for (const d of open) chmodSync(d, 0o755);
     chmodSync(socketOf(ws), 0o666);
     await using bin = tempDir("toolgate-raw-");
     chmodSync(bin.path, 0o755);
@@ -206,6 +213,8 @@ process.stdout.write(got);
     // The same client as the session's own user is answered.
     const own = Bun.spawnSync([process.execPath, client], { cwd: bin.path, env: { PATH: "/usr/bin:/bin", HOME: bin.path }, timeout: 20_000 });
     expect(JSON.parse(own.stdout.toString())).toMatchObject({ t: "s", status: { pid: expect.any(Number), calls: 0 } });
+    // Closed again, so that session stop finds it (a client trusts only a folder no one else can enter).
+    for (const d of open) chmodSync(d, 0o700);
   });
 
   test("the idle timeout ends the session, and nothing is left running", async () => {
@@ -214,7 +223,7 @@ process.stdout.write(got);
     const s = await start(ws, 1);
     expect(await until(() => !alive(s.pid))).toBe(true);
     expect(existsSync(socketOf(ws))).toBe(false);
-    expect(readFileSync(join(ws, ".toolgate", "session.log"), "utf8")).toBe("toolgate: session stopping: idle for 1 s\n");
+    expect(readFileSync(logFor(socketOf(ws)), "utf8")).toBe("toolgate: session stopping: idle for 1 s\n");
     const st = await run(["session", "status"], { cwd: ws, env: env(ws) });
     expect({ code: st.code, stderr: st.stderr }).toEqual({ code: 1, stderr: "toolgate: no session serves this workspace\n" });
   });
