@@ -48,7 +48,8 @@ export async function approve(entry: Entry, args: () => string, deps: ApprovalDe
   if (deps.isRemembered(entry.name, entry.digest)) return { ok: true, value: "remembered" };
   if (!deps.ask) {
     const how = deps.howToGrant?.(entry.name) ?? `run again with --approve ${entry.name} (or --approve all), or answer the prompt on a terminal`;
-    return refuse("approval.required", `${entry.name} (${entry.effect}) needs approval and nobody can be asked here; ${how}`);
+    // A note says why a tool that waives approval needs it here (an untrusted or stale trust).
+    return refuse("approval.required", `${entry.name} (${entry.effect}) needs approval${entry.note ? ` (${entry.note})` : ""} and nobody can be asked here; ${how}`);
   }
   const answer = await deps.ask({ tool: entry.name, effect: entry.effect, digest: entry.digest, args: args() });
   if (answer === "n") return refuse("approval.denied", `${entry.name} was not approved at the prompt`);

@@ -11,6 +11,7 @@ import { compileFull, whereInSchema } from "../schema/full.ts";
 import { compileSchema } from "../schema/validate.ts";
 import { EFFECTS, type ApprovalPolicy, type EffectClass } from "./declare.ts";
 import { authoredIdentity } from "./authored-identity.ts";
+import { canonicalJson, sha256Hex } from "./canonical.ts";
 
 export const MANIFEST_NAME = "tool.json";
 export const DEFAULT_COMMAND = ["./run"] as const;
@@ -30,9 +31,8 @@ export interface Manifest {
   readonly inputSchema: Record<string, unknown>;
   /** Undeclared means irreversible (the catalog fills it in). */
   readonly effect: EffectClass | undefined;
+  /** As the manifest says (default "required"); "never" holds only where the trust covers this manifest (authored.ts). */
   readonly approval: ApprovalPolicy;
-  /** The manifest said "approval": "never" and the config is not trusted: it needs approval anyway. */
-  readonly waiverIgnored?: true;
   /** Declared static needs; read/write paths as written (relative ones are workspace-relative). */
   readonly needs: Readonly<Partial<Record<PermKind, readonly string[]>>>;
   /** What is spawned: folder files workspace-relative when inside the workspace (so errors carry no absolute path). */
@@ -42,6 +42,8 @@ export interface Manifest {
   readonly timeoutSecs: number;
   /** What runs (manifest, argv, program, file digests): part of the tool's digest. */
   readonly identity: Record<string, unknown>;
+  /** sha256 of the canonical identity: what `toolgate trust` records for this tool. */
+  readonly digest: string;
 }
 
 export interface ManifestOptions {
@@ -51,11 +53,6 @@ export interface ManifestOptions {
   readonly pathEnv: string;
   /** A problem with one declared need value (a reserved variable, a malformed host), or null. Injected by boot. */
   readonly checkNeed?: (kind: PermKind, value: string) => string | null;
-  /**
-   * The config is trusted: a manifest's own "approval": "never" holds. Otherwise the repository
-   * supplied the tool and cannot waive its approval (SPEC "Trust").
-   */
-  readonly waiverHonoured?: boolean;
 }
 
 const strings = { type: "array", items: { type: "string", minLength: 1 } };
@@ -167,10 +164,8 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
   const { argv, program } = resolveCommand(m.command, folder, opts);
   const identity = authoredIdentity(data, argv, program, opts.workspace);
   return {
-    path, folder, identity, name: m.name, description: m.description, inputSchema: m.input_schema, effect: m.effect,
-    approval: m.approval === "never" && opts.waiverHonoured === true ? "never" : "required",
-    ...(m.approval === "never" && opts.waiverHonoured !== true ? { waiverIgnored: true as const } : {}),
-    needs: m.needs ?? {}, argv, program, timeoutSecs: m.timeout_secs ?? DEFAULT_TIMEOUT_SECS,
+    path, folder, identity, digest: sha256Hex(canonicalJson(identity)), name: m.name, description: m.description, inputSchema: m.input_schema, effect: m.effect,
+    approval: m.approval ?? "required", needs: m.needs ?? {}, argv, program, timeoutSecs: m.timeout_secs ?? DEFAULT_TIMEOUT_SECS,
   };
 }
 

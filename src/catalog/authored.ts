@@ -7,7 +7,7 @@ import { basename, isAbsolute, resolve } from "node:path";
 import type { Execution } from "../launcher/types.ts";
 import type { Need, PermKind } from "../permission/types.ts";
 import { ok, refuse, type Outcome, type Refusal } from "../result/result.ts";
-import { loadManifests, NEED_KINDS, type Manifest, type ManifestOptions } from "./authored-manifest.ts";
+import { NEED_KINDS, type Manifest } from "./authored-manifest.ts";
 import { normalizeName, type ToolSource } from "./catalog.ts";
 import type { ToolContext } from "./declare.ts";
 
@@ -16,21 +16,29 @@ export const AUTHORED_ORIGIN = "authored";
 export const MAX_STDOUT_BYTES = 1024 * 1024;
 /** The end of stderr a failed run reports (code points). */
 export const STDERR_TAIL_CHARS = 2_000;
-/** What `toolgate tools` says for a tool whose manifest's own "never" was ignored. */
+/** What `toolgate tools` says for a tool whose manifest's own "never" was ignored: the config is not trusted. */
 export const WAIVER_IGNORED = 'its tool.json says "approval": "never", which holds only under a trusted config (`toolgate trust`): approval is required';
+/** ... or the trust does not cover this manifest: it was added or changed after `toolgate trust`. */
+export const WAIVER_STALE = 'its tool.json says "approval": "never", but this tool was added or changed after the config was trusted (`toolgate trust` records each authored tool it covers): approval is required until you review it and run `toolgate trust` again (in CI: TOOLGATE_TRUST from `toolgate trust --print`)';
+
+/**
+ * Whether a manifest's own "approval": "never" holds (SPEC "Trust covers what the repository
+ * runs"): only when the trust covers this manifest as it is now; otherwise the config is
+ * untrusted, or the tool was added or changed since it was trusted.
+ */
+export type Waiver = "honoured" | "untrusted" | "changed";
 /** The call's deadline outlasts the tool's timeout by the launcher's TERM-to-KILL grace and the reaping. */
 const DEADLINE_SLACK_MS = 10_000;
 
 /**
- * The authored tools under `dir` as catalog sources. Fails (a boot failure) on the first invalid
- * manifest, and when a name equals another tool's after normalization: no source has priority.
+ * The loaded manifests (loadManifests) as catalog sources. Fails (a boot failure) when a name
+ * equals another tool's after normalization: no source has priority. `waiver` is asked only for
+ * a manifest that says "approval": "never".
  */
-export function authoredSources(dir: string, others: readonly ToolSource[], opts: ManifestOptions, parentEnv: Readonly<Record<string, string | undefined>> = {}): Outcome<ToolSource[]> {
-  const loaded = loadManifests(dir, opts);
-  if (!loaded.ok) return loaded;
-  const collision = findCollision(loaded.value, others);
+export function authoredSources(manifests: readonly Manifest[], others: readonly ToolSource[], waiver: (m: Manifest) => Waiver, parentEnv: Readonly<Record<string, string | undefined>> = {}): Outcome<ToolSource[]> {
+  const collision = findCollision(manifests, others);
   if (collision) return { ok: false, refusal: collision };
-  return ok(loaded.value.map((m) => withSecrets(toSource(m), envSecrets(m, parentEnv))));
+  return ok(manifests.map((m) => withSecrets(toSource(m, m.approval === "never" ? waiver(m) : "honoured"), envSecrets(m, parentEnv))));
 }
 
 /** Named with both provenances (the manifest path for an authored one) so the rename is obvious. */
@@ -62,7 +70,9 @@ export function envSecrets(m: Manifest, parentEnv: Readonly<Record<string, strin
 
 const withSecrets = (s: ToolSource, secrets: readonly string[]): ToolSource => (secrets.length > 0 ? { ...s, adapter: { ...s.adapter, secrets } } : s);
 
-export function toSource(m: Manifest): ToolSource {
+/** `waiver`: whether the manifest's own "never" holds (default: it does not, as for an untrusted config). */
+export function toSource(m: Manifest, waiver: Waiver = "untrusted"): ToolSource {
+  const waived = m.approval === "never" && waiver === "honoured";
   return {
     origin: AUTHORED_ORIGIN,
     rawName: m.name,
@@ -70,8 +80,8 @@ export function toSource(m: Manifest): ToolSource {
     description: m.description,
     inputSchema: m.inputSchema,
     effect: m.effect,
-    approval: m.approval,
-    ...(m.waiverIgnored ? { note: WAIVER_IGNORED } : {}),
+    approval: waived ? "never" : "required",
+    ...(m.approval === "never" && !waived ? { note: waiver === "changed" ? WAIVER_STALE : WAIVER_IGNORED } : {}),
     executable: m.identity,
     adapter: {
       builtin: false,

@@ -8,6 +8,7 @@ import { jsonForTerminal } from "../result/escape.ts";
 import { usageError } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { trustGate } from "../trust/gate.ts";
+import { authoredLoader } from "../runtime/authored.ts";
 import { DB_NAME, openState } from "../state/db.ts";
 import { lastActions } from "../state/journal.ts";
 import { lastResources } from "../state/resources.ts";
@@ -35,7 +36,8 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const input = bootInput(ctx, s);
   const { config, file } = await loadEffective(input);
   // An untrusted config cannot point the log at another folder's database (it would be opened and migrated).
-  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string });
+  const authored = await authoredLoader(config); // TOOLGATE_TRUST may pin the authored tools too
+  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
   const stateDir = config.values.state as string;
   // Reading the log never creates a state folder. A call started and never finished (its
   // process is gone) reads as indeterminate; one still running, as running.

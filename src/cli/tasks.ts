@@ -9,6 +9,7 @@ import { jsonForTerminal } from "../result/escape.ts";
 import { CliError, ExitCode, exitCodeFor, usageError, type Envelope } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { trustGate } from "../trust/gate.ts";
+import { authoredLoader } from "../runtime/authored.ts";
 import { DB_NAME, openState } from "../state/db.ts";
 import { findTask, listTasks, pruneTasks, readLogs, requestCancel, type TaskRow } from "../state/tasks.ts";
 import { superviseTask } from "../tasks/supervise.ts";
@@ -61,7 +62,8 @@ export async function runTasks(ctx: RunContext): Promise<number> {
   const olderMs = parseAge(str(s, "older-than") ?? "7d");
   const input = bootInput(ctx, s);
   const { config, file } = await loadEffective(input);
-  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string });
+  const authored = await authoredLoader(config); // TOOLGATE_TRUST may pin the authored tools too
+  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
   const stateDir = config.values.state as string;
   // Reading never creates a state folder.
   if (!existsSync(join(stateDir, DB_NAME))) {

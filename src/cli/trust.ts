@@ -12,7 +12,8 @@ import { resolveConfig } from "../config/resolve.ts";
 import { NO_USER_STATE, stateInWorkspace, stateInWorkspaceHint, userStateDir } from "../trust/paths.ts";
 import { widenings } from "../trust/rule.ts";
 import { listRecords, removeRecord, writeRecord } from "../trust/store.ts";
-import { checkoutFolders, realPathOf } from "../trust/trust.ts";
+import { checkoutFolders, realPathOf, trustDigest } from "../trust/trust.ts";
+import { authoredLoader, manifestsOrFail } from "../runtime/authored.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import type { RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
@@ -22,13 +23,13 @@ export default defineCommand({
   meta: {
     name: "trust",
     description:
-      "Trust a workspace config (default: the one toolgate would use here) so it may widen grants; records its sha256 in the user's state folder ($XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate). Any edit makes it untrusted again.",
+      "Trust a workspace config (default: the one toolgate would use here) so it may widen grants, and the authored tools it loads as they are now; records their sha256s in the user's state folder ($XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate). Any edit makes the config untrusted again; a tool added or changed later needs approval until trusted again.",
   },
   args: {
     file: { type: "positional", description: "The config file (default: $TOOLGATE_CONFIG, else the nearest toolgate.json)", required: false },
     revoke: { type: "boolean", description: "Forget the trust recorded for this file" },
     list: { type: "boolean", description: "List every trusted file, and whether it still matches what was trusted" },
-    print: { type: "boolean", description: "Print the file's sha256 (for TOOLGATE_TRUST in CI); records nothing" },
+    print: { type: "boolean", description: "Print the digest TOOLGATE_TRUST takes in CI (the file's sha256, or with authored tools one sha256 over it and their manifests); records nothing" },
   },
 });
 
@@ -57,16 +58,20 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   }
   const found = located(ctx, s, explicit);
   const file = await readConfig(found.path, found.via);
-  if (bool(s, "print")) {
-    writeOut(file.digest);
-    return 0;
-  }
-  if (stateDir === null) throw bootError(NO_USER_STATE, `set HOME (or XDG_STATE_HOME), or in CI set TOOLGATE_TRUST=${file.digest}`);
   // The workspace the boot would use it with: a file named here as if found where it lies (its
   // folder, unless its `workspace` key or --workspace says otherwise), $TOOLGATE_CONFIG's as read.
   const ws = str(s, "workspace");
   const flags: Record<string, readonly [unknown, string]> = ws === undefined ? {} : { workspace: [resolve(ctx.cwd, ws), "--workspace"] };
   const config = resolveConfig({ cwd: ctx.cwd, file: found.via === "flag" && !file.client ? { ...file, via: "search" } : file, env: ctx.env, flags });
+  // The authored tools it would load: the trust (and the printed pin) covers them as they are now.
+  const loader = await authoredLoader(config);
+  const tools: Record<string, string> = loader ? Object.fromEntries(manifestsOrFail(loader).map((m) => [m.name, m.digest])) : {};
+  const pin = trustDigest(file.digest, tools);
+  if (bool(s, "print")) {
+    writeOut(pin);
+    return 0;
+  }
+  if (stateDir === null) throw bootError(NO_USER_STATE, `set HOME (or XDG_STATE_HOME), or in CI set TOOLGATE_TRUST=${pin}`);
   // Bound to where it was found, what it really is and the workspace it is used with.
   const binding = { path: file.path, real: realPathOf(file.path), workspace: realPathOf(config.values.workspace as string) };
   // A record inside the workspace would be ignored (the repository could have shipped it): say so now.
@@ -74,11 +79,13 @@ export async function runTrust(ctx: RunContext): Promise<number> {
     throw bootError(`your state folder ${stateDir} lies inside the workspace ${binding.workspace} (or the config's folder), where toolgate ignores trust records (the repository could have put them there)`, `${stateInWorkspaceHint}, then run toolgate trust again; or pass the file with --config FILE`);
   }
   const widens = widenings({ file, values: config.values, workspaceFlag: str(s, "workspace") !== undefined });
-  const record = { ...binding, digest: file.digest, trusted_ms: Date.now() };
+  const record = { ...binding, digest: file.digest, trusted_ms: Date.now(), tools };
   writeRecord(stateDir, record);
   const via = binding.real === binding.path ? "" : ` (a link to ${binding.real})`;
   say(`trusted ${binding.path}${via} for the workspace ${binding.workspace} (sha256 ${file.digest})`);
   for (const w of widens) say(`  it may now: ${w.key}: ${w.why}`);
+  const names = Object.keys(tools).sort();
+  if (names.length > 0) say(`  and its authored tools as they are now: ${names.join(", ")} (a tool added or changed later needs \`toolgate trust\` again before its own "approval": "never" holds)`);
   if (json) writeOut(jsonForTerminal({ ...record, widens: widens.map((w) => w.key) }));
   return 0;
 }

@@ -14,7 +14,7 @@ import { checkLayout } from "../config/layout.ts";
 import { allowedByEach, grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
 import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/types.ts";
 import { parseNet } from "../permission/net.ts";
-import { BASE_ENV, isExecutionControl } from "../launcher/env.ts";
+import { BASE_ENV } from "../launcher/env.ts";
 import { bootError, usageError, type Refusal } from "../result/result.ts";
 import { sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
 import { selectedSurfaces } from "../mcp/las.ts";
@@ -40,6 +40,7 @@ import { serverJournal } from "../servers/journal.ts";
 import { escapeControl } from "../result/escape.ts";
 import { mayDiscover, withholdBadServers } from "../servers/boot.ts";
 import { exactNetGrants, policyFetch, type NetSetup } from "../http/client.ts";
+import { authoredLoader, authoredTools } from "./authored.ts";
 
 export interface BootInput {
   readonly cwd: string;
@@ -148,10 +149,12 @@ export async function boot(input: BootInput): Promise<Booted> {
   input.gate?.(config, file);
   // Trusted or not: a layout that would make the journal writable in the sandbox is refused.
   checkLayout(config);
+  // Authored tools' manifests are read only when asked: by TOOLGATE_TRUST's check, or below.
+  const authored = await authoredLoader(config);
   // Before anything from the config is used: what an untrusted config would widen fails the boot.
   const trust = trustGate(
     { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined },
-    { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string },
+    { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) },
   );
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
   const shadowNote = shadowGate(file, () => trust.trustedBy !== null);
@@ -265,10 +268,10 @@ export async function boot(input: BootInput): Promise<Booted> {
     // Authored tools may not collide with a built-in, Las or a required server (a boot failure);
     // an optional server that collides with anything, or lists a bad name, is withheld instead.
     const optional = new Set(specs.value.filter((s) => s.kind === "mcp" && !s.required).map((s) => s.origin));
-    const authored = await authoredTools(config, [...sources, ...remoteTools.filter((t) => !optional.has(t.origin))], input.env, trust);
-    const { keep, withheld } = withholdBadServers(remoteTools, specs.value, [...sources, ...authored]);
+    const own = await authoredTools(authored, [...sources, ...remoteTools.filter((t) => !optional.has(t.origin))], input.env, trust);
+    const { keep, withheld } = withholdBadServers(remoteTools, specs.value, [...sources, ...own]);
     for (const w of withheld) remote?.withhold(w.server, w.reason);
-    sources.push(...keep, ...authored);
+    sources.push(...keep, ...own);
     return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net, rails, most };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
@@ -309,24 +312,6 @@ function localPathsFlag(names: readonly string[] | undefined, config: Effective)
     }
   }
   return new Set(names);
-}
-
-/** Authored tools (a folder per tool), read only when their folder exists: without one, start-up pays a stat. */
-async function authoredTools(config: Effective, others: readonly ToolSource[], parentEnv: BootInput["env"], trust: TrustVerdict): Promise<ToolSource[]> {
-  const dir = config.values.authored?.dir as string | undefined;
-  if (dir === undefined || !existsSync(dir)) return [];
-  const { authoredSources } = await import("../catalog/authored.ts");
-  const checkNeed = (kind: PermKind, v: string): string | null => {
-    if (kind === "net") return parseNet(v) === null ? "is not a host or host:port" : null;
-    if (kind !== "env") return null;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) return "is not an environment variable name";
-    if (v in BASE_ENV || isExecutionControl(v)) return "is fixed by the launcher or changes what a child executes; it cannot be passed to a tool";
-    return null;
-  };
-  // The repository supplies these: a manifest's own "approval": "never" holds only under a trusted config.
-  const r = authoredSources(dir, others, { workspace: config.values.workspace as string, pathEnv: BASE_ENV.PATH!, checkNeed, waiverHonoured: trust.trustedBy !== null }, parentEnv);
-  if (!r.ok) throw bootError(r.refusal.message, (r.refusal.details as { hint?: string } | undefined)?.hint);
-  return r.value;
 }
 
 /** The catalog's checks after every source is in: collisions, approval overrides, the lock. */

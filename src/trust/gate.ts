@@ -4,21 +4,27 @@
 import type { ConfigFile } from "../config/file.ts";
 import { bootError } from "../result/result.ts";
 import { widenings, type RuleInput, type Widening } from "./rule.ts";
-import { trustedBy, type TrustInput, type TrustedBy } from "./trust.ts";
+import { trustOf, type Trust, type TrustInput, type TrustedBy } from "./trust.ts";
 
 export interface TrustVerdict {
   /** How the config is trusted (null: untrusted, or no file). Computed on first read. */
   readonly trustedBy: TrustedBy | null;
+  /** Whether the trust covers this authored tool's manifest as it is now (false when untrusted). */
+  covers(name: string, digest: string): boolean;
 }
 
 export function trustGate(rule: RuleInput, input: TrustInput): TrustVerdict {
   const found = widenings(rule);
   const file = rule.file;
-  let memo: TrustedBy | null | undefined;
-  const verdict = {
+  let memo: Trust | null | undefined;
+  const trust = () => (memo === undefined ? (memo = file ? trustOf(file, input) : null) : memo);
+  const verdict: TrustVerdict = {
     get trustedBy() {
-      if (memo === undefined) memo = file ? trustedBy(file, input) : null;
-      return memo;
+      return trust()?.by ?? null;
+    },
+    covers(name, digest) {
+      const tools = trust()?.tools;
+      return tools === "all" || (tools !== undefined && Object.hasOwn(tools, name) && tools[name] === digest);
     },
   };
   if (found.length === 0 || verdict.trustedBy !== null) return verdict;

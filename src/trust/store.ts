@@ -21,6 +21,11 @@ export interface TrustRecord extends TrustBinding {
   /** sha256 (hex) of the content trusted. */
   readonly digest: string;
   readonly trusted_ms: number;
+  /**
+   * The authored tools the config loaded when it was trusted, name → manifest digest: only these,
+   * unchanged, may keep their own "approval": "never" (absent in older records: none).
+   */
+  readonly tools?: Readonly<Record<string, string>>;
 }
 
 const hex = (s: string) => createHash("sha256").update(s).digest("hex");

@@ -8,10 +8,18 @@ import { dirname, resolve } from "node:path";
 import type { ConfigFile } from "../config/file.ts";
 import { repositoryRoot } from "../config/file.ts";
 import { resolveReal } from "../fs/real-path.ts";
+import { createHash } from "node:crypto";
 import { stateInWorkspace, tellIgnored, userStateDir } from "./paths.ts";
-import { isRecorded, readRecord } from "./store.ts";
+import { readRecord } from "./store.ts";
 
 export type TrustedBy = "flag" | "user-env" | "TOOLGATE_TRUST" | "record";
+
+/** How a config is trusted, and which authored tools (name → manifest digest) the trust covers. */
+export interface Trust {
+  readonly by: TrustedBy;
+  /** "all": the user's own config (--config, a $TOOLGATE_CONFIG outside the checkout) covers whatever its tools folder holds. */
+  readonly tools: "all" | Readonly<Record<string, string>>;
+}
 
 export interface TrustInput {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -19,6 +27,23 @@ export interface TrustInput {
   readonly workspaceFlag?: string | undefined;
   /** The workspace the config would be used with (its `workspace` key or --workspace resolved). */
   readonly workspace: string;
+  /**
+   * The authored tools the config would load, name → manifest digest (null: none can be read);
+   * asked only when TOOLGATE_TRUST is set and is not the config's own digest.
+   */
+  readonly authoredDigests?: () => Readonly<Record<string, string>> | null;
+}
+
+/**
+ * What `toolgate trust --print` shows and TOOLGATE_TRUST takes: the config's sha256 when it loads
+ * no authored tool; otherwise the sha256 of the lines `toolgate-trust-v1`, `config <its sha256>`
+ * and `tool <name> <manifest digest>` per tool in name order, so the pin covers the tools too.
+ */
+export function trustDigest(configDigest: string, tools: Readonly<Record<string, string>>): string {
+  const names = Object.keys(tools).sort();
+  if (names.length === 0) return configDigest;
+  const text = ["toolgate-trust-v1", `config ${configDigest}`, ...names.map((n) => `tool ${n} ${tools[n]}`), ""].join("\n");
+  return createHash("sha256").update(text).digest("hex");
 }
 
 const inside = (root: string, p: string) => p === root || p.startsWith(root === "/" ? "/" : `${root}/`);
@@ -43,7 +68,12 @@ export function checkoutFolders(file: ConfigFile, input: Pick<TrustInput, "works
 
 /** How this config is trusted, or null when it is not. Reads at most one small record file. */
 export function trustedBy(file: ConfigFile, input: TrustInput): TrustedBy | null {
-  if (file.via === "flag") return "flag";
+  return trustOf(file, input)?.by ?? null;
+}
+
+/** How this config is trusted and which authored tools that covers, or null when it is not trusted. */
+export function trustOf(file: ConfigFile, input: TrustInput): Trust | null {
+  if (file.via === "flag") return { by: "flag", tools: "all" };
   const real = realPathOf(file.path);
   if (file.via === "env") {
     // The user's own file, unless it lies in the checkout being worked on: the current folder's
@@ -52,17 +82,24 @@ export function trustedBy(file: ConfigFile, input: TrustInput): TrustedBy | null
     // Both the path as given and its real path count: a link in the checkout is the checkout's.
     const roots = [repositoryRoot(input.cwd) ?? input.cwd, input.workspace, ...(input.workspaceFlag ? [input.workspaceFlag] : [])].map((r) => resolveReal(r, input.cwd) ?? r);
     const at = [real, resolve(input.cwd, file.path)];
-    if (!roots.some((r) => at.some((p) => inside(r, p)))) return "user-env";
+    if (!roots.some((r) => at.some((p) => inside(r, p)))) return { by: "user-env", tools: "all" };
   }
   const pinned = input.env.TOOLGATE_TRUST?.trim().toLowerCase();
-  if (pinned && pinned === file.digest) return "TOOLGATE_TRUST";
+  // trust --print's digest with tools pins the config and those tools as they are.
+  if (pinned && pinned !== file.digest && input.authoredDigests) {
+    const tools = input.authoredDigests();
+    if (tools !== null && Object.keys(tools).length > 0 && pinned === trustDigest(file.digest, tools)) return { by: "TOOLGATE_TRUST", tools };
+  }
+  // The config's own digest pins the config alone (a record may still cover its tools).
+  const pinnedConfig: Trust | null = pinned && pinned === file.digest ? { by: "TOOLGATE_TRUST", tools: {} } : null;
   const dir = userStateDir(input.env);
-  if (dir === null) return null;
+  if (dir === null) return pinnedConfig;
   // A state folder inside the checkout may hold records the repository shipped: none is read.
   if (stateInWorkspace(dir, ...checkoutFolders(file, input))) {
-    if (readRecord(dir, file.path) !== null) tellIgnored(dir, "trust records");
-    return null;
+    if (pinnedConfig === null && readRecord(dir, file.path) !== null) tellIgnored(dir, "trust records");
+    return pinnedConfig;
   }
-  if (isRecorded(dir, { path: file.path, real, workspace: realPathOf(input.workspace) }, file.digest)) return "record";
-  return null;
+  const r = readRecord(dir, file.path);
+  if (r !== null && r.real === real && r.workspace === realPathOf(input.workspace) && r.digest === file.digest) return { by: "record", tools: r.tools ?? {} };
+  return pinnedConfig;
 }

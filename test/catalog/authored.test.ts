@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, cpSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { authoredSources, findCollision, needsOf, runAuthored, STDERR_TAIL_CHARS, toSource } from "../../src/catalog/authored.ts";
+import { authoredSources, findCollision, needsOf, runAuthored, STDERR_TAIL_CHARS, toSource, WAIVER_IGNORED, WAIVER_STALE, type Waiver } from "../../src/catalog/authored.ts";
 import { loadManifests, type Manifest, type ManifestOptions } from "../../src/catalog/authored-manifest.ts";
 import { buildCatalog } from "../../src/catalog/catalog.ts";
 import { builtinSources } from "../../src/catalog/builtin.ts";
@@ -55,6 +55,7 @@ describe("reading manifests", () => {
         program: "tools/hello/run",
         files: { "tools/hello/run": new Bun.CryptoHasher("sha256").update("#!/bin/sh\ncat\n").digest("hex") },
       },
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     const built = buildCatalog([toSource(m!)]);
     expect(built.ok && built.value.descriptors.map((d) => [d.name, d.origin, d.effect, d.approval])).toEqual([["hello", "authored", "irreversible", "required"]]);
@@ -153,10 +154,37 @@ describe("sources and collisions", () => {
     ]);
   });
 
+  test("a manifest's own \"never\" holds only where the trust covers it; otherwise required, and the note says why", async () => {
+    await using ws = tempDir();
+    tool(ws.path, "w", { name: "w", description: "d", input_schema: { type: "object" }, approval: "never" });
+    tool(ws.path, "r", { name: "r", description: "d", input_schema: { type: "object" } });
+    const asked: string[] = [];
+    const sources = (waiver: Waiver) => {
+      const r = authoredSources(load(ws.path), [], (m) => (asked.push(m.name), waiver));
+      return r.ok ? r.value.map((s) => [s.name, s.approval, s.note ?? null]) : [];
+    };
+    expect(sources("honoured")).toEqual([["r", "required", null], ["w", "never", null]]);
+    expect(sources("untrusted")).toEqual([["r", "required", null], ["w", "required", WAIVER_IGNORED]]);
+    expect(sources("changed")).toEqual([["r", "required", null], ["w", "required", WAIVER_STALE]]);
+    expect(asked).toEqual(["w", "w", "w"]); // asked only for a manifest that waives
+  });
+
+  test("the manifest digest (what trust records) changes with the manifest and with the program's content", async () => {
+    await using ws = tempDir();
+    const m = { name: "d", description: "d", input_schema: { type: "object" }, approval: "never" };
+    tool(ws.path, "d", m);
+    const first = load(ws.path)[0]!.digest;
+    expect(load(ws.path)[0]!.digest).toBe(first);
+    writeFileSync(join(ws.path, "tools/d/run"), "#!/bin/sh\necho changed\n");
+    const second = load(ws.path)[0]!.digest;
+    tool(ws.path, "d", { ...m, description: "other" });
+    expect(new Set([first, second, load(ws.path)[0]!.digest]).size).toBe(3);
+  });
+
   test("a collision with a built-in names both provenances and the manifest, and asks for a rename", async () => {
     await using ws = tempDir();
     const path = tool(ws.path, "mine", { name: "File-Read", description: "d", input_schema: { type: "object" } });
-    const r = authoredSources(join(ws.path, "tools"), builtinSources(builtinTools), opts(ws.path));
+    const r = authoredSources(load(ws.path), builtinSources(builtinTools), () => "untrusted");
     expect(r.ok ? null : r.refusal).toEqual({
       code: "catalog.collision",
       message: `tool name collision: "file_read" from builtin and "File-Read" from authored (${path}) are the same name after normalization ("file_read"); rename the authored tool in ${path} (no source has priority)`,
@@ -167,7 +195,7 @@ describe("sources and collisions", () => {
     await using ws = tempDir();
     const a = tool(ws.path, "a", { name: "deploy-site", description: "d", input_schema: { type: "object" } });
     const b = tool(ws.path, "b", { name: "deploy_site", description: "d", input_schema: { type: "object" } });
-    const r = authoredSources(join(ws.path, "tools"), [], opts(ws.path));
+    const r = authoredSources(load(ws.path), [], () => "untrusted");
     const message = r.ok ? "" : r.refusal.message;
     expect(message).toContain(`"deploy-site" from authored (${a}) and "deploy_site" from authored (${b})`);
     expect(message).toContain(`rename one of them in ${a} or ${b}`);
@@ -185,7 +213,7 @@ describe("sources and collisions", () => {
     const m = { name: "same", description: "d", input_schema: { type: "object" }, effect: "read" };
     tool(a.path, "one", m);
     const digest = (ws: string) => {
-      const built = buildCatalog(load(ws).map(toSource));
+      const built = buildCatalog(load(ws).map((m) => toSource(m)));
       return built.ok ? built.value.descriptors[0]!.digest : "";
     };
     tool(b.path, "one", m);

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigFile } from "../../src/config/file.ts";
 import { writeRecord } from "../../src/trust/store.ts";
-import { trustedBy } from "../../src/trust/trust.ts";
+import { trustDigest, trustedBy, trustOf } from "../../src/trust/trust.ts";
 import { tempDir } from "../helpers.ts";
 
 const DIGEST = "d".repeat(64);
@@ -37,5 +37,43 @@ describe("trustedBy", () => {
     expect(trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: ws.path, workspaceFlag: mine.path, workspace: mine.path })).toBeNull();
     // The workspace it would use (its own "workspace" key resolved) holds it: not the user's own.
     expect(trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: "/" })).toBeNull();
+  });
+});
+
+describe("trust covers the authored tools it saw (trustOf, trustDigest)", () => {
+  const TOOLS = { b: "2".repeat(64), a: "1".repeat(64) };
+
+  test("the pin is the config's digest alone without tools; with tools, one sha256 over the config's and theirs, in name order", () => {
+    expect(trustDigest(DIGEST, {})).toBe(DIGEST);
+    const text = `toolgate-trust-v1\nconfig ${DIGEST}\ntool a ${"1".repeat(64)}\ntool b ${"2".repeat(64)}\n`;
+    expect(trustDigest(DIGEST, TOOLS)).toBe(new Bun.CryptoHasher("sha256").update(text).digest("hex"));
+    expect(trustDigest(DIGEST, { ...TOOLS, b: "3".repeat(64) })).not.toBe(trustDigest(DIGEST, TOOLS));
+  });
+
+  test("TOOLGATE_TRUST: the config's own digest covers no tool; the printed digest covers exactly the tools it was made from", async () => {
+    await using ws = tempDir();
+    await using home = tempDir();
+    const path = join(ws.path, "toolgate.json");
+    const input = (pin: string, tools: Record<string, string> | null) => ({ env: { HOME: home.path, TOOLGATE_TRUST: pin }, cwd: ws.path, workspace: ws.path, authoredDigests: () => tools });
+    expect(trustOf(fileAt(path, "search"), input(DIGEST, TOOLS))).toEqual({ by: "TOOLGATE_TRUST", tools: {} });
+    expect(trustOf(fileAt(path, "search"), input(trustDigest(DIGEST, TOOLS), TOOLS))).toEqual({ by: "TOOLGATE_TRUST", tools: TOOLS });
+    // A tool added or changed since the pin was printed: the pin trusts nothing, the config included.
+    expect(trustOf(fileAt(path, "search"), input(trustDigest(DIGEST, TOOLS), { ...TOOLS, c: "3".repeat(64) }))).toBeNull();
+    expect(trustOf(fileAt(path, "search"), input(trustDigest(DIGEST, TOOLS), null))).toBeNull();
+  });
+
+  test("a record covers the tools it lists (none for a record of an older shape); --config covers all", async () => {
+    await using ws = tempDir();
+    await using home = tempDir();
+    const path = join(ws.path, "toolgate.json");
+    const state = join(home.path, ".local", "state", "toolgate");
+    const input = { env: { HOME: home.path }, cwd: ws.path, workspace: ws.path };
+    writeRecord(state, { path, real: path, workspace: ws.path, digest: DIGEST, trusted_ms: 0 });
+    expect(trustOf(fileAt(path, "search"), input)).toEqual({ by: "record", tools: {} });
+    writeRecord(state, { path, real: path, workspace: ws.path, digest: DIGEST, trusted_ms: 0, tools: TOOLS });
+    expect(trustOf(fileAt(path, "search"), input)).toEqual({ by: "record", tools: TOOLS });
+    // The config's own pin beside a record: the record's tools still count.
+    expect(trustOf(fileAt(path, "search"), { ...input, env: { ...input.env, TOOLGATE_TRUST: DIGEST } })).toEqual({ by: "record", tools: TOOLS });
+    expect(trustOf(fileAt(path, "flag"), input)).toEqual({ by: "flag", tools: "all" });
   });
 });
