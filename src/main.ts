@@ -28,12 +28,12 @@ const LONG_RUNNING = new Set(["serve", "session", "tasks"]);
 const FORWARDED = new Set(["call", "tools"]);
 
 const globalArgs = {
-  config: { type: "string", description: "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json up to the repository root, which may only narrow until `toolgate trust`)", valueHint: "FILE" },
-  workspace: { type: "string", description: "Workspace root (default: the config file's folder, else the current directory)", valueHint: "DIR" },
+  config: { type: "string", description: "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json from --workspace or the current directory up to the repository root, which may only narrow until `toolgate trust`); it chooses a config, never the workspace", valueHint: "FILE" },
+  workspace: { type: "string", description: "Workspace root, where toolgate.json is looked for first (default: a trusted config's workspace key, else the folder of the toolgate.json found, else the current directory; never a --config file's folder)", valueHint: "DIR" },
   json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
   quiet: { type: "boolean", alias: "q", description: "No human messages on stderr" },
   verbose: { type: "boolean", alias: "v", description: "More human messages on stderr" },
-  "allow-read": { type: "string", description: "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net, --allow-env", valueHint: "LIST" },
+  "allow-read": { type: "string", description: "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net (a loopback or private address needs its exact HOST:PORT; localhost:PORT is loopback, resolved without DNS), --allow-env; grants add up", valueHint: "LIST" },
   "deny-read": { type: "string", description: "Refuse these paths, whatever else grants them; also --deny-write/-run/-net/-env", valueHint: "LIST" },
   "allow-all": { type: "boolean", alias: "A", description: "Grant every permission" },
   approve: { type: "string", description: "Approve these tools for this run (repeatable; `all` approves every tool)", valueHint: "TOOL[,TOOL]" },

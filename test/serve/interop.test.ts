@@ -1,5 +1,6 @@
 // Real MCP clients nobody here wrote, driving dist/toolgate serve over stdio: the MCP Inspector's
-// CLI mode and mcporter (both want a newer Node than 20, so they run under Bun). The client configs
+// CLI mode and mcporter (run under Bun, as their package.json files ask for a newer Node than 20;
+// both also ran on Node 20.20 by hand, see docs/mcp.md). The client configs
 // in docs/mcp.md (Claude Code, Cursor, VS Code, Codex) are read from that page and loaded by a
 // client that imports that very file, so the docs cannot show a shape nobody ran.
 import { describe, expect, test } from "bun:test";
