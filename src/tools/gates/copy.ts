@@ -2,7 +2,7 @@
 // with the uncommitted changes applied (`git diff --binary HEAD`) and the untracked, not ignored
 // files copied. Git runs through the launcher; removal is plain file-system work, so it still
 // happens after a cancel (when the launcher starts nothing new).
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { copyUntracked } from "./untracked.ts";
 import type { ProcessRunner } from "../../catalog/declare.ts";
@@ -54,17 +54,26 @@ const failed = (what: string, r: GitRun) => refuse("dev_check.copy_failed", `${w
 
 /**
  * Makes the copy for one gate run under `<stateDir>/worktrees/<id>` (a write child's: under `base`). `dir` is the gates directory
- * (a real, absolute path inside a git repository with at least one commit).
+ * (a real, absolute path inside a git repository with at least one commit). The repository must not
+ * be one nested inside `workspace` (a sandboxed command can make a `.git` anywhere below its root:
+ * git would run what that folder's config names, outside the sandbox); once found, its git folder
+ * is named on every git command line, never found again from a tree.
  */
-export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, id: string, base = join(stateDir, "worktrees")): Promise<Outcome<Copy>> {
-  const where = await git(p, dir, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"]);
+export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, id: string, base = join(stateDir, "worktrees"), workspace = dir): Promise<Outcome<Copy>> {
+  const where = await git(p, dir, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]);
   if (!where.ok) return where;
   if (where.value.code !== 0) {
     return refuse("dev_check.not_a_repository", `the gates directory is not inside a git repository (${where.value.err}); dev_check copies the working tree with git`);
   }
-  const [top, common] = where.value.out.trim().split("\n");
-  if (!top || !common) return refuse("dev_check.copy_failed", "git rev-parse did not name the repository's top folder");
-  const head = await git(p, top, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
+  const [top, common, gitDir] = where.value.out.trim().split("\n");
+  if (!top || !common || !gitDir) return refuse("dev_check.copy_failed", "git rev-parse did not name the repository's top folder");
+  const ws = realOr(workspace);
+  if (isInside(ws, top) && top !== ws) {
+    const rel = relative(ws, top);
+    return refuse("dev_check.nested_repository", `the gates directory lies in a git repository nested inside the workspace (${rel}/.git): a sandboxed command can make one there, and git would run what its config names outside the sandbox, so dev_check copies only the workspace's own repository; remove ${rel}/.git (or set gates.directory to a folder of the workspace's repository)`, { repository: rel });
+  }
+  const pinned = [`--git-dir=${gitDir}`, `--work-tree=${top}`];
+  const head = await git(p, top, [...pinned, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
   if (!head.ok) return head;
   if (head.value.code !== 0) return refuse("dev_check.no_commit", "the repository has no commit yet; commit once so a worktree can be made at HEAD");
 
@@ -75,7 +84,7 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   // runs: a gate can rewrite the copy's .git file, so it is never read again at removal.
   let admin: string | null = null;
   const copy: Copy = { top, common, root, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
-  const made = await fill(p, top, root, patch, stateDir);
+  const made = await fill(p, top, pinned, root, patch, stateDir);
   admin = registrationOf(root);
   if (!made.ok) {
     copy.remove();
@@ -84,11 +93,11 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   return ok(copy);
 }
 
-async function fill(p: ProcessRunner, top: string, root: string, patch: string, stateDir: string): Promise<Outcome<null>> {
-  const diff = await git(p, top, ["diff", "--binary", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules", `--output=${patch}`, "HEAD", "--"]);
+async function fill(p: ProcessRunner, top: string, pinned: readonly string[], root: string, patch: string, stateDir: string): Promise<Outcome<null>> {
+  const diff = await git(p, top, [...pinned, "diff", "--binary", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules", `--output=${patch}`, "HEAD", "--"]);
   if (!diff.ok) return diff;
   if (diff.value.code !== 0) return failed("git diff HEAD", diff.value);
-  const add = await git(p, top, ["worktree", "add", "--detach", "--quiet", root, "HEAD"]);
+  const add = await git(p, top, [...pinned, "worktree", "add", "--detach", "--quiet", root, "HEAD"]);
   if (!add.ok) return add;
   if (add.value.code !== 0) return failed("git worktree add", add.value);
   if (statSync(patch).size > 0) {
@@ -96,7 +105,7 @@ async function fill(p: ProcessRunner, top: string, root: string, patch: string, 
     if (!apply.ok) return apply;
     if (apply.value.code !== 0) return failed("applying the uncommitted changes", apply.value);
   }
-  const untracked = await git(p, top, ["ls-files", "-z", "--others", "--exclude-standard"]);
+  const untracked = await git(p, top, [...pinned, "ls-files", "-z", "--others", "--exclude-standard"]);
   if (!untracked.ok) return untracked;
   if (untracked.value.code !== 0) return failed("git ls-files --others", untracked.value);
   // The state folder (the copy itself, the journal) is never part of the copy.
@@ -106,6 +115,14 @@ async function fill(p: ProcessRunner, top: string, root: string, patch: string, 
   copyUntracked(top, root, names);
   return ok(null);
 }
+
+const realOr = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
 
 /** The worktree's registration in the main repository, named by the copy's .git file (null if none). */
 export function registrationOf(root: string): string | null {

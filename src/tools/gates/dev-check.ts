@@ -82,7 +82,7 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
   const copiesLeft: string[] = [];
   for (const gate of selected) {
     if (ctx.signal.aborted) break;
-    const copy = await makeCopy(ctx.processes, dir, ctx.stateDir, randomId());
+    const copy = await makeCopy(ctx.processes, dir, ctx.stateDir, randomId(), undefined, ctx.workspace);
     if (!copy.ok) return results.length > 0 ? refuse(copy.refusal.code, copy.refusal.message, { gates: results }) : copy;
     top = copy.value.top;
     let run;
