@@ -52,6 +52,21 @@ describe("--config chooses a config, never the workspace", () => {
   });
 });
 
+describe("toolgate trust binds the workspace the boot uses", () => {
+  test.each([["found from a subfolder", []], ["named from a subfolder", ["../toolgate.json"]]])("a config %s is trusted for its own folder, not the folder trust ran in", async (_n, args) => {
+    await using d = tempDir();
+    const { checkout, env } = layout(d.path);
+    const sub = join(checkout, "sub");
+    mkdirSync(sub);
+    writeFileSync(join(checkout, "toolgate.json"), JSON.stringify({ permissions: { allow: { read: ["notes.txt"] } } }));
+    const t = await run(["trust", ...args], { cwd: sub, env });
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stderr).toContain(`for the workspace ${checkout} `);
+    const r = await run(["call", "file_read", '{"path":"notes.txt"}', "--approve", "file_read"], { cwd: sub, env });
+    expect([r.code, json(r).payload?.content], r.stdout).toEqual([0, "1\tfrom the checkout"]);
+  });
+});
+
 describe("discovery starts from --workspace", () => {
   const project = (root: string) => {
     const p = join(root, "project");
