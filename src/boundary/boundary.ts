@@ -2,7 +2,8 @@
 // tool result after the adapter and before the journal and every view. It names the first rule
 // broken and where, never the value; the caller replaces the whole result.
 import { isSecretKey } from "./keys.ts";
-import { findDuplicateKey, mayHoldNulOrPem, scanText, startsLikeJson, textRule, type Segment } from "./scan.ts";
+import { MACHINE_ROOTS, rootsOf, type Roots } from "./paths.ts";
+import { findDuplicateKey, jsonText, mayHoldNulOrPem, readable, scanText, startsLikeJson, textRule, type Segment } from "./scan.ts";
 
 export { isSecretKey } from "./keys.ts";
 
@@ -19,9 +20,14 @@ export interface BoundaryViolation {
   where: string;
 }
 
-/** `localPaths: false` for built-in tools (they speak workspace-relative paths); true for every other origin. */
+/**
+ * `localPaths: false` for built-in tools (they speak workspace-relative paths) and a server the
+ * user let through; true for every other origin. `machineRoots` stands for the top-level folders
+ * of this machine's `/` (read once at the first need when absent): tests give another machine's.
+ */
 export interface BoundaryOptions {
   localPaths: boolean;
+  machineRoots?: readonly string[];
 }
 
 /** What a violating result is replaced with, whole. */
@@ -45,8 +51,8 @@ interface Found {
  *    of the serialized size passing 64 KiB is `size` (so nothing huge or deep is serialized);
  * 2. `size`, exactly: compact JSON.stringify in UTF-8 bytes;
  * 3. a walk in document order: each object key (secret_key, then its text as a string) before
- *    its value; each string for nul > pem > local_path, then, if it looks like JSON and parses,
- *    as an independent value (these same steps, then duplicate_key), reported under `<json>`.
+ *    its value; a string that looks like JSON and parses as an independent value (these same
+ *    steps, then duplicate_key), reported under `<json>`; any other string for nul > pem > local_path.
  *
  * Everything follows JSON.stringify, because a serialized result is what every view shows:
  * `toJSON` is honoured (and assumed deterministic); object properties holding undefined, a
@@ -55,10 +61,16 @@ interface Found {
  * throw JSON.stringify's TypeError: no view could print such a result, so it is a caller bug.
  */
 export function checkBoundary(value: unknown, opts: BoundaryOptions): BoundaryViolation | null {
+  roots = opts.machineRoots === undefined ? MACHINE_ROOTS : rootsOf(opts.machineRoots);
+  pathRoots = opts.localPaths ? roots : null;
   const binary = opts.localPaths ? binaryPayloads(value) : null;
   const found = checkIndependent(value, opts.localPaths ? LOCAL_PATHS : 0, -1, binary);
   return found === null ? null : { rule: found.rule, where: "$" + found.where };
 }
+
+/** The roots of the check under way, and the same when its path rule applies (checkBoundary is synchronous and sets them first). */
+let roots: Roots = MACHINE_ROOTS;
+let pathRoots: Roots | null = null;
 
 /** Which key of which object holds a binary payload the walk skips: object → key. */
 type Binary = ReadonlyMap<object, string> | null;
@@ -181,7 +193,7 @@ function walk(value: unknown, level: number, mode: number, key: string | number,
     const k = keys[i]!;
     const item = record[k];
     if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-    if (!CLEAN_KEYS.has(k)) {
+    if (roots !== MACHINE_ROOTS || !CLEAN_KEYS.has(k)) {
       const inKey = checkKey(k, i, mode);
       if (inKey !== null) return inKey;
     }
@@ -196,8 +208,8 @@ function walk(value: unknown, level: number, mode: number, key: string | number,
 }
 
 /**
- * Keys already seen to pass every key check under the strictest mode. Result keys repeat across
- * objects, and the verdict depends on the key alone, so this bounded memo only saves work.
+ * Keys already seen to pass every key check under the strictest mode on this machine. Result keys
+ * repeat across objects, and the verdict depends on the key alone, so this bounded memo only saves work.
  */
 const CLEAN_KEYS = new Set<string>();
 const CLEAN_KEYS_MAX = 4096;
@@ -205,7 +217,8 @@ const CLEAN_KEYS_MAX = 4096;
 /** The i-th key of an object: the key rule, then the string rules on its text. */
 function checkKey(k: string, i: number, mode: number): Found | null {
   if (isSecretKey(k)) return { rule: "secret_key", where: keySegment(k, i) };
-  if (scanText(k, true, true) === null) {
+  if (scanText(k, roots, true) === null) {
+    if (roots !== MACHINE_ROOTS) return null;
     if (CLEAN_KEYS.size >= CLEAN_KEYS_MAX) CLEAN_KEYS.clear();
     CLEAN_KEYS.add(k);
     return null;
@@ -215,21 +228,27 @@ function checkKey(k: string, i: number, mode: number): Found | null {
   return found;
 }
 
+/**
+ * A string is read as JSON when it looks like JSON and parses (its parsed value is checked, not its
+ * raw text, whose escapes such as a literal `\n` would glue tokens together), else as text.
+ */
 function checkString(s: string, mode: number): Found | null {
-  const verdict = scanText(s, (mode & LOCAL_PATHS) !== 0, (mode & NUL_OR_PEM) !== 0);
+  const verdict = scanText(s, pathRoots, (mode & NUL_OR_PEM) !== 0);
   if (verdict === null) return null;
   if (verdict !== "json") return { rule: verdict, where: "" };
-  return checkJsonText(s.trim(), mode);
-}
-
-/** A JSON-looking string that parses is checked as its own value; one that does not is plain text. */
-function checkJsonText(text: string, mode: number): Found | null {
+  const text = jsonText(s);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return null;
+    const rule = textRule(s, pathRoots);
+    return rule === null ? null : { rule, where: "" };
   }
+  return checkJsonValue(text, parsed, mode);
+}
+
+/** A JSON-looking string that parsed, checked as its own value, then for keys repeated in one object. */
+function checkJsonValue(text: string, parsed: unknown, mode: number): Found | null {
   let found = checkIndependent(parsed, mode, text.length);
   if (found === null && typeof parsed === "object" && parsed !== null && text.indexOf(":") !== -1) {
     const path = findDuplicateKey(text);
@@ -247,7 +266,7 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
  * never carries the text it is reporting (a duplicate may sit under keys the walk never saw).
  */
 function keySegment(key: string, index: number): string {
-  if (key.length > 64 || textRule(key, true) !== null || startsLikeJson(key)) return `<key#${index}>`;
+  if (key.length > 64 || textRule(key, roots) !== null || startsLikeJson(readable(key))) return `<key#${index}>`;
   return IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
 }
 

@@ -1,23 +1,12 @@
 // The output boundary's samples, gitleaks style: every rule ships the values it must reject and
 // the near misses it must accept. test/boundary/boundary.test.ts runs every row; the table is
-// also the readable statement of SPEC "Boundary readings". Data only.
-import type { BoundaryOptions, BoundaryRule } from "./boundary.ts";
+// also the readable statement of SPEC "Boundary readings"; the local-path rows are in
+// samples-paths.ts. Data only.
+import type { BoundaryOptions } from "./boundary.ts";
+import { pathAccepts, pathRejects, type AcceptSample, type RejectSample } from "./samples-paths.ts";
 
-export interface RejectSample {
-  name: string;
-  value: unknown;
-  opts?: BoundaryOptions; // default { localPaths: true }
-  rule: BoundaryRule;
-  where: string;
-  bytes?: number; // the compact JSON.stringify size in UTF-8 bytes, asserted by the test
-}
+export type { AcceptSample, RejectSample } from "./samples-paths.ts";
 
-export interface AcceptSample {
-  name: string;
-  value: unknown;
-  opts?: BoundaryOptions;
-  bytes?: number;
-}
 
 const BUILTIN: BoundaryOptions = { localPaths: false };
 
@@ -91,7 +80,7 @@ export const mustReject: RejectSample[] = [
   { name: "fullwidth ＡＰＩ－ＫＥＹ (NFKC hyphen)", value: { "ＡＰＩ－ＫＥＹ": "x" }, rule: "secret_key", where: '$["ＡＰＩ－ＫＥＹ"]' },
   { name: "ideographic space before token", value: { "session\u3000token": "x" }, rule: "secret_key", where: '$["session\u3000token"]' },
   { name: "secret key deep in an MCP result", value: { structuredContent: { items: [{ ok: 1 }, { auth: { access_token: "x" } }] } }, rule: "secret_key", where: "$.structuredContent.items[1].auth.access_token" },
-  { name: "secret key with localPaths off", value: { "/etc": { token: "x" } }, opts: BUILTIN, rule: "secret_key", where: "$<key#0>.token" },
+  { name: "secret key with localPaths off (under /etc/x: /etc alone is no path now)", value: { "/etc/x": { token: "x" } }, opts: BUILTIN, rule: "secret_key", where: "$<key#0>.token" },
 
   // NUL
   { name: "NUL in a value", value: { a: "x\u0000y" }, rule: "nul", where: "$.a" },
@@ -116,42 +105,10 @@ export const mustReject: RejectSample[] = [
   { name: "marker spelled with \\u002d escapes in a JSON string", value: { t: JSON.stringify({ k: "-----BEGIN PRIVATE KEY-----" }).replace(/-/g, "\\u002d") }, rule: "pem", where: "$.t<json>.k" },
   { name: "PEM with localPaths off", value: { k: "-----BEGIN EC PRIVATE KEY-----" }, opts: BUILTIN, rule: "pem", where: "$.k" },
 
-  // local paths
-  { name: "/etc/passwd", value: { a: "/etc/passwd" }, rule: "local_path", where: "$.a" },
-  { name: "path in parentheses", value: { a: "see (/tmp/x)" }, rule: "local_path", where: "$.a" },
-  { name: "quoted file URL", value: { a: '"file:///x"' }, rule: "local_path", where: "$.a" },
-  { name: "FILE: in capitals", value: { a: "FILE:x" }, rule: "local_path", where: "$.a" },
-  { name: "path after a tab", value: { a: "at\t/home/u" }, rule: "local_path", where: "$.a" },
-  { name: "path after a no-break space (JS \\s)", value: { a: "at\u00a0/home/u" }, rule: "local_path", where: "$.a" },
-  { name: "path behind stacked openers", value: { a: "x <[`'/srv'`]>" }, rule: "local_path", where: "$.a" },
-  { name: "path in a key", value: { "/home/u": 1 }, rule: "local_path", where: "$<key#0>" },
-  { name: "path as top-level string", value: "/x", rule: "local_path", where: "$" },
-  { name: "//etc/passwd (leading slashes, then a path)", value: { a: "//etc/passwd" }, rule: "local_path", where: "$.a" },
-  { name: "a path after leading slashes and a format character", value: { a: "/\u200b/etc" }, rule: "local_path", where: "$.a" },
-  { name: "a path starting with a non-ASCII letter", value: { a: "see /Über/x" }, rule: "local_path", where: "$.a" },
-  { name: "a path starting with a digit", value: { a: "/9/x" }, rule: "local_path", where: "$.a" },
-  { name: "a path starting with ~", value: { a: "/~u" }, rule: "local_path", where: "$.a" },
-  { name: "a path starting with $", value: { a: "/$HOME" }, rule: "local_path", where: "$.a" },
-  { name: "a // comment without a space is a path", value: { a: "//comment" }, rule: "local_path", where: "$.a" },
-  { name: "/dev/nullx is another file", value: { a: "/dev/nullx" }, rule: "local_path", where: "$.a" },
-  { name: "/dev/null.bak is another file", value: { a: "/dev/null.bak" }, rule: "local_path", where: "$.a" },
-  { name: "below /dev/null", value: { a: "/dev/null/x" }, rule: "local_path", where: "$.a" },
-  { name: "//dev/null is not the exempt spelling", value: { a: "//dev/null" }, rule: "local_path", where: "$.a" },
-  { name: "/dev/zero is not exempt", value: { a: "/dev/zero" }, rule: "local_path", where: "$.a" },
-  { name: "/dev/null beside a real path", value: { a: "--- /dev/null\n+++ /home/u/x" }, rule: "local_path", where: "$.a" },
-  { name: "/dev/null beside a path in a long text", value: { log: `${"word ".repeat(100)}/dev/null /etc/x` }, rule: "local_path", where: "$.log" },
-  { name: "a JPEG's base64 as text content is text", value: mcp("/9j/4AAQSkZJRgAB"), rule: "local_path", where: "$.content[0].text" },
-  { name: "image data that is not base64", value: { content: [{ type: "image", data: "/etc/passwd", mimeType: "image/png" }] }, rule: "local_path", where: "$.content[0].data" },
-  { name: "image data with a space is not base64", value: { content: [{ type: "image", data: "AAAA /etc/x", mimeType: "image/png" }] }, rule: "local_path", where: "$.content[0].data" },
+  // local paths (samples-paths.ts), and the binary payloads beside them
+  ...pathRejects,
   { name: "audio data with a NUL", value: { content: [{ type: "audio", data: "AAA\u0000", mimeType: "audio/wav" }] }, rule: "nul", where: "$.content[0].data" },
   { name: "image data holding a PEM marker", value: { content: [{ type: "image", data: "-----BEGIN PRIVATE KEY-----", mimeType: "image/png" }] }, rule: "pem", where: "$.content[0].data" },
-  { name: "a blob that is not base64", value: { content: [{ type: "resource", resource: { uri: "x:1", blob: "/etc/passwd" } }] }, rule: "local_path", where: "$.content[0].resource.blob" },
-  { name: "base64 outside image content is text", value: { content: [{ type: "text", text: "ok", data: "/9j/4AAQ" }] }, rule: "local_path", where: "$.content[0].data" },
-  { name: "base64 image data in structuredContent is text", value: { structuredContent: { type: "image", data: "/9j/4AAQ" } }, rule: "local_path", where: "$.structuredContent.data" },
-  { name: "a base64 image beside a path in its mimeType", value: { content: [{ type: "image", data: "/9j/4AAQ", mimeType: "/etc/x" }] }, rule: "local_path", where: "$.content[0].mimeType" },
-  { name: "a resource's uri is still checked beside its blob", value: { content: [{ type: "resource", resource: { uri: "file:///etc/x", blob: "/9j/4AAQ" } }] }, rule: "local_path", where: "$.content[0].resource.uri" },
-  { name: "path in a long text", value: { log: `${"word ".repeat(100)}/var/log/x` }, rule: "local_path", where: "$.log" },
-  { name: "path inside a JSON string", value: mcp('{"files":["a.txt","/root/b"]}'), rule: "local_path", where: "$.content[0].text<json>.files[1]" },
 
   // JSON in strings
   { name: "JSON in a string in JSON in a string leaks", value: mcp(JSON.stringify({ inner: JSON.stringify({ token: "abc" }) })), rule: "secret_key", where: "$.content[0].text<json>.inner<json>.token" },
@@ -165,6 +122,35 @@ export const mustReject: RejectSample[] = [
   { name: "duplicate keys holding escaped quotes", value: { t: '{"q\\"x":1,"q\\"x":2}' }, rule: "duplicate_key", where: '$.t<json>["q\\"x"]' },
   { name: "an escaped slash is a path once parsed", value: { t: '{"p":"\\/etc\\/shadow"}' }, rule: "local_path", where: "$.t<json>.p" },
 
+  // invisible characters (default-ignorables, Cf, Mn, Me) removed, Unicode whitespace folded, then keys,
+  // PEM markers and paths matched; keys and PEM markers also by their confusable skeleton (issue 19)
+  { name: "token\\u034f (combining grapheme joiner)", value: { "token\u034f": "x" }, rule: "secret_key", where: '$["token\u034f"]' },
+  { name: "token\\ufe0f (variation selector)", value: { "token\ufe0f": "x" }, rule: "secret_key", where: '$["token\ufe0f"]' },
+  { name: "token\\u3164 (Hangul filler)", value: { "token\u3164": "x" }, rule: "secret_key", where: '$["token\u3164"]' },
+  { name: "secre\\u0332t (combining low line, Mn)", value: { "secre\u0332t": "x" }, rule: "secret_key", where: '$["secre\u0332t"]' },
+  { name: "token\\u20dd (enclosing circle, Me)", value: { "token\u20dd": "x" }, rule: "secret_key", where: '$["token\u20dd"]' },
+  { name: "Cyrillic tоken", value: { "t\u043eken": "x" }, rule: "secret_key", where: '$["t\u043eken"]' },
+  { name: "Cyrillic ТOKEN", value: { ok: 1, "\u0422OKEN": "x" }, rule: "secret_key", where: '$["\u0422OKEN"]' },
+  { name: "Greek Α in API_KEY", value: { "\u0391PI_KEY": "x" }, rule: "secret_key", where: '$["\u0391PI_KEY"]' },
+  { name: "passw0rd (0 and O share a skeleton)", value: { passw0rd: "x" }, rule: "secret_key", where: "$.passw0rd" },
+  { name: "credentia1_path (1 and l share a skeleton)", value: { credentia1_path: "x" }, rule: "secret_key", where: "$.credentia1_path" },
+  { name: "private, NEL, key", value: { "private\u0085key": "x" }, rule: "secret_key", where: '$["private\u0085key"]' },
+  { name: "session, U+2028, token", value: { "session\u2028token": "x" }, rule: "secret_key", where: '$["session\u2028token"]' },
+  { name: "Cyrillic РRIVATE in a PEM marker", value: { k: "-----BEGIN RSA \u0420RIVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "Cyrillic І in BEGIN", value: { k: "-----BEG\u0406N PRIVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "U+2010 dashes in a PEM marker", value: { k: "\u2010\u2010\u2010\u2010\u2010BEGIN PRIVATE KEY\u2010\u2010\u2010\u2010\u2010" }, rule: "pem", where: "$.k" },
+  { name: "minus signs and a fullwidth hyphen-minus as dashes", value: { k: "\u2212\u2212\uff0d\u2212BEGIN EC PRIVATE KEY" }, rule: "pem", where: "$.k" },
+  { name: "PR1VATE (1 and I share a skeleton)", value: { k: "-----BEGIN RSA PR1VATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "NEL between the marker's words", value: { k: "-----BEGIN\u0085PRIVATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "U+2028 between the marker's words", value: { k: "-----BEGIN PRIVATE\u2028KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "a combining mark inside a PEM marker", value: { k: "-----BEGIN PRI\u0301VATE KEY-----" }, rule: "pem", where: "$.k" },
+  { name: "a combining mark inside a path", value: { a: "/e\u0301tc/passwd" }, rule: "local_path", where: "$.a" },
+  { name: "a variation selector before a path", value: { a: "x \ufe0f/etc/passwd" }, rule: "local_path", where: "$.a" },
+  { name: "a path after leading slashes and a format character", value: { a: "/\u200b/etc/passwd" }, rule: "local_path", where: "$.a" },
+  { name: "JSON behind a zero-width space", value: { t: '\u200b{"token":1}' }, rule: "secret_key", where: "$.t<json>.token" },
+  { name: "JSON behind NEL", value: { t: '\u0085{"token":1}' }, rule: "secret_key", where: "$.t<json>.token" },
+  { name: "JSON with U+2028 between its tokens", value: { t: '{"a":1,\u2028"token":2}' }, rule: "secret_key", where: "$.t<json>.token" },
+  { name: "duplicate keys told apart only by an invisible character", value: { t: '{"a":1,"a\u200b":2}' }, rule: "duplicate_key", where: "$.t<json>.a" },
   // format characters (Cf) and whitespace runs: removed / folded before keys, PEM markers and path tokens
   { name: "to\\u200bken (zero-width space in a key)", value: { "to\u200bken": "x" }, rule: "secret_key", where: '$["to\u200bken"]' },
   { name: "pass\\u00adword (soft hyphen in a key)", value: { "pass\u00adword": "x" }, rule: "secret_key", where: '$["pass\u00adword"]' },
@@ -227,26 +213,15 @@ export const mustAccept: AcceptSample[] = [
   { name: "END marker alone", value: { k: "-----END RSA PRIVATE KEY-----" } },
   { name: "markdown rule and the words private key", value: { k: "----\nprivate key rotation" } },
 
-  // paths
-  { name: "~/x", value: { a: "~/x" } },
-  { name: "../x", value: { a: "../x" } },
-  { name: "https URL with a path", value: { a: "https://h/etc/passwd" } },
+  // paths (samples-paths.ts), then the issue 10 cases that still hold
+  ...pathAccepts,
   { name: "a/b", value: { a: "a/b" } },
-  { name: "slash after a letter and an opener", value: { a: "x=/etc a(/b" } },
-  { name: "closing punctuation is not stripped", value: { a: ")/x" } },
-  { name: "profile: is not file:", value: { a: "profile:x fil:y" } },
-  { name: "a drive-letter path is not /-rooted", value: { a: "C:\\Users\\me" } },
-  { name: "localPaths off accepts /etc", value: { a: "/etc", "/etc/hosts": "file:///x" }, opts: BUILTIN },
-  // paths: measured false positives of real servers (issue 10), and the readings behind them
-  { name: "Light rain / drizzle (a weather server)", value: mcp("Light rain / drizzle") },
+  { name: "localPaths off accepts /etc", value: { a: "/etc/x", "/etc/hosts": "file:///x" }, opts: BUILTIN },
   { name: "a / b", value: mcp("a / b") },
   { name: "a lone slash at the top", value: "/" },
-  { name: "a // comment", value: mcp("x = 1 // comment") },
   { name: "a /* block */ comment", value: mcp("/* block */ int x; /** doc */ /*/ */") },
   { name: "slashes and stars alone", value: { a: "// /// /* */ /** **/ */ *" } },
-  { name: "a slash before punctuation", value: { a: "/! /? /= /, /: /; /) /\\x /# /&" } },
   { name: "a unified diff adding a file", value: mcp("--- /dev/null\n+++ b/src/new.ts\n@@ -0,0 +1 @@\n+x") },
-  { name: "redirections to /dev/null", value: { a: "cmd 2>/dev/null; cmd </dev/null (/dev/null) '/dev/null', \"/dev/null\"." } },
   { name: "/dev/null in a long text", value: { log: `${"word ".repeat(100)}--- /dev/null` } },
   { name: "/dev/null with a format character", value: { a: "/dev/\u200bnull" } },
   { name: "/dev/null as a key", value: { "/dev/null": 1 } },
@@ -266,6 +241,13 @@ export const mustAccept: AcceptSample[] = [
   { name: "a quoted phrase that is not one JSON string", value: { t: '"hello" she said' } },
   { name: "escaped slashes in a URL stay a URL once parsed", value: { t: '{"u":"https:\\/\\/h\\/x"}' } },
 
+  // invisible characters and look-alikes: removed or read by skeleton, never turned into separators
+  { name: "token\\u034f_count", value: { "token\u034f_count": 1 } },
+  { name: "Cyrillic tоkens", value: { "t\u043ekens": 1 } },
+  { name: "keys in other scripts", value: { "привет": 1, "ключ": 2, "パスワードのヒント": 3, "clé": 4 } },
+  { name: "a public key marker with U+2010 dashes", value: { k: "\u2010\u2010\u2010\u2010\u2010BEGIN PUBLIC KEY\u2010\u2010\u2010\u2010\u2010" } },
+  { name: "prose with dashes and accents", value: { a: "Größe — ‐‐‐‐ naïve café /straße/x" } },
+  { name: "a Cyrillic root name is not a root", value: { a: "/\u0435tc/passwd" } },
   // format characters: removed, not turned into separators
   { name: "token\\u200b_count", value: { "token\u200b_count": 1 } },
   { name: "a zero-width space inside a relative path", value: { a: "a\u200b/b" } },

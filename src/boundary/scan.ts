@@ -1,236 +1,144 @@
 // Character-level scanners for the output boundary: the NUL, PEM and local-path rules on one
-// string, and the duplicate-key scan of JSON text. Pure; used only by boundary.ts. Short strings
-// get one JS pass (no native-call overhead per string); long ones get native indexOf jumps.
-// Format characters (Cf) are transparent: they neither split a dash run nor start a token.
-import { foldForMatch, formatEndsAt, formatLength, hasFormat, stripFormat } from "./format.ts";
+// string, whether it looks like JSON, and the duplicate-key scan of JSON text. Pure; used only by
+// boundary.ts. ASCII and Latin text is read as it is (it holds no invisible character but U+00AD);
+// other text is read cleaned (format.ts). Strings up to 1 KiB and Latin text get one JS pass (no
+// native call per string); longer ASCII gets native indexOf jumps.
+import { asciiSpaces, foldForMatch, hasDashRun, hasNonAscii, isSpace, removeInvisible } from "./format.ts";
+import { fileSchemeBefore, hasLocalPath, isBefore, localPathAt, type Roots } from "./paths.ts";
+import { skeleton } from "./skeleton.ts";
 
 export type TextRule = "nul" | "pem" | "local_path";
 
-/** Strings up to this many UTF-16 units take the single JS pass; longer ones, where native indexOf wins, take the jumps. */
-export const SHORT_TEXT = 96;
+/** ASCII strings up to this many UTF-16 units take the single JS pass; longer ones, where native indexOf wins, take the jumps. */
+export const ONE_PASS_MAX = 1024;
+
+/** What the one pass looks at below U+0080: 1 `/`, 2 `:`, 3 `-`, 4 NUL; 0 for the rest. */
+const WATCH = new Uint8Array(128);
+WATCH[47] = 1;
+WATCH[58] = 2;
+WATCH[45] = 3;
+WATCH[0] = 4;
 
 /**
- * A private-key BEGIN marker: four or five dashes, BEGIN, any label, PRIVATE KEY. The label may
- * not contain `-`, so a certificate's `-----END CERTIFICATE-----` cannot run into later prose.
- * Matched in the folded reading (format characters removed, each whitespace run one space), so
- * `BEGIN PRI\u200bVATE KEY` and a newline or NBSP between the words are caught.
+ * A private-key BEGIN marker: four or five dashes, BEGIN, any label, PRIVATE KEY, case-insensitive.
+ * The label may not contain `-`, so a certificate's `-----END CERTIFICATE-----` cannot run into
+ * later prose. Matched in the folded reading (invisible characters removed, each whitespace run one
+ * space) and in its confusable skeleton, where `I` reads `l`: so each `I` may be any of `I l 1 |`
+ * (their skeleton; for ASCII this one pattern covers both readings) and the label may hold `|`.
  */
-const PEM_BEGIN = /----[ ]?BEGIN[ ][\w ]{0,64}?PRIVATE[ ]KEY/i;
+const PEM_BEGIN = /----[ ]?BEG[Il1|]N[ ][\w| ]{0,64}?PR[Il1|]VATE[ ]KEY/i;
 
-/** The PEM rule on one string whose dashes already suggested a marker. */
-const hasPemBegin = (s: string): boolean => PEM_BEGIN.test(foldForMatch(s));
+/** The PEM rule on ASCII text that holds four dashes in a row. */
+const asciiPem = (t: string): boolean => PEM_BEGIN.test(t.replace(/\s+/g, " "));
 
-/** JavaScript `\s` (what the SPEC splits path tokens on), as a char-code test. */
-export function isSpace(c: number): boolean {
-  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
-  if (c < 160) return false;
-  return (
-    c === 160 || c === 5760 || (c >= 8192 && c <= 8202) || c === 8232 || c === 8233 ||
-    c === 8239 || c === 8287 || c === 12288 || c === 65279
-  );
+/** The PEM rule on cleaned text outside ASCII: the folded reading, then its skeleton (U+2010 dashes, a Cyrillic `Р`). */
+function cleanPem(t: string): boolean {
+  if (!hasDashRun(t)) return false;
+  const folded = foldForMatch(t);
+  return PEM_BEGIN.test(folded) || PEM_BEGIN.test(foldForMatch(skeleton(folded)));
 }
 
-/** Opening punctuation and quotes stripped from the front of a path token: ( [ { < " ' ` */
-function isOpener(c: number): boolean {
-  return c === 40 || c === 91 || c === 123 || c === 60 || c === 34 || c === 39 || c === 96;
-}
+/** The reading the rules see: ASCII as it is, other text with its invisible characters removed. */
+export const readable = (s: string): string => (hasNonAscii(s) ? removeInvisible(s) : s);
 
-const FILE_SCHEME = [102, 105, 108, 101, 58]; // f i l e :
+/** The text JSON.parse is given for a JSON-looking string: cleaned, wide whitespace as spaces, trimmed (a BOM is invisible). */
+export const jsonText = (s: string): string => (hasNonAscii(s) ? asciiSpaces(removeInvisible(s)) : s).trim();
 
-/** `file:` in any letter case at i, format characters between its letters skipped. */
-function isFileScheme(s: string, i: number): boolean {
-  if ((s.charCodeAt(i) | 32) !== 102) return false;
-  let j = i + 1;
-  for (let k = 1; k < FILE_SCHEME.length; k++) {
-    for (let f = formatLength(s, j); f !== 0; f = formatLength(s, j)) j += f;
-    const c = s.charCodeAt(j++);
-    if ((k === 4 ? c : c | 32) !== FILE_SCHEME[k]) return false;
-  }
-  return true;
-}
-
-/** Where a `file:` ending at the colon p begins (format characters skipped), or -1. */
-function fileSchemeBefore(s: string, p: number): number {
-  let q = p - 1;
-  for (let k = 3; k >= 0; k--) {
-    for (let f = q >= 0 ? formatEndsAt(s, q) : 0; f !== 0; f = q >= 0 ? formatEndsAt(s, q) : 0) q -= f;
-    if (q < 0 || (s.charCodeAt(q) | 32) !== FILE_SCHEME[k]) return -1;
-    if (k > 0) q--;
-  }
-  return q;
-}
-
-/** A path character (SPEC "Path tokens"): a letter or digit (any script), `.`, `_`, `~`, `-`, `$`, `@`, `%` or `+`. */
-function isPathChar(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c < 128) {
-    const l = c | 32;
-    return (l >= 97 && l <= 122) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 126 || c === 45 || c === 36 || c === 64 || c === 37 || c === 43;
-  }
-  return LETTER_OR_DIGIT.test(String.fromCodePoint(s.codePointAt(i)!));
-}
-const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
-
-/** `/dev/null`, then only closing or sentence punctuation to the token's end: not sensitive. */
-const DEV_NULL = /^\/dev\/null[)\]}>"'`.,;:!?]*$/;
-
-/**
- * Is the token starting with the `/` at p a local path? After its leading slashes (format
- * characters skipped) a path character must follow, so `/`, `//`, `/*` and `/ b` are prose or
- * comments while `//etc/passwd` is a path; `/dev/null` alone is not sensitive.
- */
-function slashPathAt(s: string, p: number): boolean {
-  let i = p;
-  for (;;) {
-    if (s.charCodeAt(i) === 47) i++;
-    else {
-      const f = i < s.length ? formatLength(s, i) : 0;
-      if (f === 0) break;
-      i += f;
-    }
-  }
-  if (i >= s.length || !isPathChar(s, i)) return false;
-  // Only `/d…` (or a format character hiding what follows) can read as /dev/null.
-  const next = s.charCodeAt(p + 1);
-  if (next !== 100 && !(next >= 0xad && formatLength(s, p + 1) !== 0)) return true;
-  let end = i;
-  while (end < s.length && !isSpace(s.charCodeAt(end))) end++;
-  return !DEV_NULL.test(stripFormat(s.slice(p, end)));
-}
-
-/** The first rule the string breaks, by precedence nul > pem > local_path; null when clean. */
-export function textRule(s: string, localPaths: boolean): TextRule | null {
-  return s.length <= SHORT_TEXT ? shortTextRule(s, localPaths) : longTextRule(s, localPaths);
-}
-
-/**
- * textRule, then "json" for a clean string that starts like JSON. `nulOrPem` false is the
- * caller's proof that no string of this result can hold a NUL or a PEM marker (see
- * mayHoldNulOrPem), which leaves one path scan that also notes the first non-space char.
- */
-export function scanText(s: string, localPaths: boolean, nulOrPem: boolean): TextRule | "json" | null {
-  if (nulOrPem || !localPaths) {
-    const rule = nulOrPem ? textRule(s, localPaths) : hasFormat(s) ? pemRule(s) : null;
-    if (rule !== null) return rule;
-    return startsLikeJson(s) ? "json" : null;
-  }
-  if (s.length > SHORT_TEXT) {
-    // A format character may split a PEM marker's dashes, which the caller's gate cannot see.
-    if (hasFormat(s)) return textRule(s, true) ?? (startsLikeJson(s) ? "json" : null);
-    if (hasLocalPathToken(s)) return "local_path";
-    return startsLikeJson(s) ? "json" : null;
-  }
-  let tokenStart = true;
-  let first = -1;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (tokenStart) {
-      if (isSpace(c)) continue;
-      if (first < 0) first = c;
-      if (isOpener(c)) continue;
-      if ((c === 47 && slashPathAt(s, i)) || ((c | 32) === 102 && isFileScheme(s, i))) return "local_path";
-      // A format character may hide what follows it (a path, a split marker): the full check.
-      if (c >= 0xad && formatLength(s, i) !== 0) return textRule(s, true) ?? (startsLikeJson(s) ? "json" : null);
-      tokenStart = false;
-    } else if (c <= 32) {
-      if (c === 32 || (c >= 9 && c <= 13)) tokenStart = true;
-    } else if (c >= 160) {
-      if (isSpace(c)) tokenStart = true;
-      else if (formatLength(s, i) !== 0) return textRule(s, true) ?? (first === 123 || first === 91 || first === 34 ? "json" : null);
-    }
-  }
-  return first === 123 || first === 91 || first === 34 ? "json" : null;
-}
-
-/**
- * Can any string in a result hold a NUL or a PEM marker, judged from its compact serialization?
- * stringify writes a NUL as `\u0000` and dashes as they are; a JSON text nested in a string can
- * spell them only as `\u0000`, `-` or `\u002d`, which survive in the outer serialization. So
- * when none of `u0000`, `----`, `u002d` occurs, neither rule can fire at any nesting, except
- * for dashes split by format characters: scanText checks every string holding one in full.
- */
-export function mayHoldNulOrPem(json: string): boolean {
-  return ["u0000", "----", "u002d", "u002D"].some((needle) => json.indexOf(needle) !== -1);
-}
-
-/** The PEM rule alone, for a string holding format characters that the dash gate could not see. */
-const pemRule = (s: string): TextRule | null => (hasPemBegin(s) ? "pem" : null);
-
-/** One pass over the characters; the PEM regex runs only when four dashes in a row were seen. */
-export function shortTextRule(s: string, localPaths: boolean): TextRule | null {
-  let dashes = 0;
-  let maybePem = false;
-  let path = false;
-  let tokenStart = true;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0) return "nul";
-    if (c === 45) {
-      if (++dashes === 4) maybePem = true;
-      tokenStart = false;
-      continue;
-    }
-    if (c >= 0xad) {
-      const f = formatLength(s, i);
-      if (f !== 0) {
-        i += f - 1;
-        continue;
-      }
-    }
-    dashes = 0;
-    if (isSpace(c)) {
-      tokenStart = true;
-    } else if (tokenStart) {
-      if (isOpener(c)) continue;
-      if (localPaths && ((c === 47 && slashPathAt(s, i)) || ((c | 32) === 102 && isFileScheme(s, i)))) path = true;
-      tokenStart = false;
-    }
-  }
-  if (maybePem && hasPemBegin(s)) return "pem";
-  return path ? "local_path" : null;
-}
-
-/** Native jumps: indexOf for NUL and dashes, then every `/` and `:` is checked for a token start. */
-export function longTextRule(s: string, localPaths: boolean): TextRule | null {
-  if (s.indexOf("\0") !== -1) return "nul";
-  if ((s.indexOf("----") !== -1 || hasFormat(s)) && hasPemBegin(s)) return "pem";
-  if (localPaths && hasLocalPathToken(s)) return "local_path";
-  return null;
-}
-
-function hasLocalPathToken(s: string): boolean {
-  for (let p = s.indexOf("/"); p !== -1; p = s.indexOf("/", p + 1)) {
-    if (startsToken(s, p) && slashPathAt(s, p)) return true;
-  }
-  for (let p = s.indexOf(":", 4); p !== -1; p = s.indexOf(":", p + 1)) {
-    const start = fileSchemeBefore(s, p);
-    if (start >= 0 && startsToken(s, start)) return true;
-  }
-  return false;
-}
-
-/** True when only opening punctuation and format characters lie between p and the previous whitespace (or the start). */
-function startsToken(s: string, p: number): boolean {
-  let q = p - 1;
-  for (;;) {
-    if (q < 0) return true;
-    if (isOpener(s.charCodeAt(q))) q--;
-    else {
-      const f = formatEndsAt(s, q);
-      if (f === 0) return isSpace(s.charCodeAt(q));
-      q -= f;
-    }
-  }
-}
-
-/** Does the string, once trimmed (BOM included, it is JS whitespace), start with `{`, `[` or `"`? */
-export function startsLikeJson(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
+/** Does the (readable) text, once its whitespace is skipped, start with `{`, `[` or `"`? */
+export function startsLikeJson(t: string): boolean {
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
     if (!isSpace(c)) return c === 123 || c === 91 || c === 34;
   }
   return false;
 }
+
+/**
+ * The first rule the readable text t breaks, by precedence nul > pem > local_path; null when
+ * clean. `roots` null skips the path rule; `nulOrPem` false is the caller's proof that no ASCII
+ * string of this result holds a NUL or four dashes (see mayHoldNulOrPem).
+ */
+function readingRule(t: string, ascii: boolean, roots: Roots | null, nulOrPem: boolean): TextRule | null {
+  if (nulOrPem && t.indexOf("\0") !== -1) return "nul";
+  if (ascii ? nulOrPem && t.indexOf("----") !== -1 && asciiPem(t) : cleanPem(t)) return "pem";
+  if (roots !== null && hasLocalPath(t, roots)) return "local_path";
+  return null;
+}
+
+/** The text rules on a string read as text (not as JSON), whatever it starts with. */
+export function textRule(s: string, roots: Roots | null): TextRule | null {
+  const ascii = !hasNonAscii(s);
+  return readingRule(ascii ? s : removeInvisible(s), ascii, roots, true);
+}
+
+/**
+ * "json" for a string that looks like JSON (the caller parses it, and reads it as text only when
+ * that fails); otherwise the first text rule it breaks, or null.
+ */
+export function scanText(s: string, roots: Roots | null, nulOrPem: boolean): TextRule | "json" | null {
+  if (s.length <= ONE_PASS_MAX || hasNonAscii(s)) {
+    const verdict = shortAsciiRule(s, roots);
+    if (verdict !== NON_ASCII) return verdict;
+  } else {
+    return startsLikeJson(s) ? "json" : readingRule(s, true, roots, nulOrPem);
+  }
+  const t = removeInvisible(s);
+  return startsLikeJson(t) ? "json" : readingRule(t, false, roots, nulOrPem);
+}
+
+/** shortAsciiRule's answer for a string with a character outside ASCII: the caller reads it cleaned. */
+export const NON_ASCII = "non_ascii";
+
+/**
+ * One pass over a short string: NON_ASCII at its first character that needs the cleaned reading;
+ * "json" when its first non-space character is `{`, `[` or `"`; else nul > pem > local_path, the
+ * PEM regex run only where four dashes stand in a row. Most characters are letters above `:`,
+ * settled by one test. Below U+02D7 (Latin-1 and Latin Extended) only U+00AD is invisible, only
+ * NEL and NBSP are whitespace and no character is dash-like, so such text is read here too; it
+ * leaves this pass at the first character from U+02D7 on, at U+00AD and NEL.
+ */
+export function shortAsciiRule(s: string, roots: Roots | null): TextRule | "json" | null | typeof NON_ASCII {
+  const n = s.length;
+  let i = 0;
+  let c = s.charCodeAt(0);
+  while (c === 32 || (c >= 9 && c <= 13)) c = s.charCodeAt(++i);
+  if (c === 123 || c === 91 || c === 34) return hasNonAscii(s) ? NON_ASCII : "json";
+  if (c === 0xa0 || c === 0x85) return NON_ASCII; // whitespace that may stand before JSON
+  let maybePem = false;
+  let latin = false;
+  let path = false;
+  for (; i < n; i++) {
+    c = s.charCodeAt(i);
+    if (c >= 128) {
+      if (c >= 0x2d7 || c === 0xad || c === 0x85) return NON_ASCII;
+      latin = true;
+      continue;
+    }
+    const watch = WATCH[c];
+    if (watch === 0) continue;
+    if (watch === 1) {
+      if (!path && roots !== null && (i === 0 || isBefore(s.charCodeAt(i - 1)))) path = localPathAt(s, i, roots);
+    } else if (watch === 2) {
+      if (!path && roots !== null) path = fileSchemeBefore(s, i);
+    } else if (watch === 3) {
+      if (!maybePem && s.charCodeAt(i + 1) === 45 && s.charCodeAt(i + 2) === 45 && s.charCodeAt(i + 3) === 45) maybePem = true;
+    } else return "nul";
+  }
+  if (maybePem && (latin ? cleanPem(s) : asciiPem(s))) return "pem";
+  return path ? "local_path" : null;
+}
+
+/**
+ * Can any ASCII string in a result hold a NUL or a PEM marker's dashes, judged from its compact
+ * serialization? stringify writes a NUL as `\u0000` and dashes as they are; a JSON text nested in
+ * a string can spell them only as `\u0000`, `-` or `\u002d`, which survive in the outer
+ * serialization. So when none of `u0000`, `----`, `u002d` occurs, neither rule can fire on an
+ * ASCII string at any nesting; a string with any other character is always read in full.
+ */
+export const mayHoldNulOrPem = (json: string): boolean => NUL_OR_DASHES.test(json);
+
+/** One regex pass finds any of the four needles (about 4x faster on 64 KiB than four indexOf). */
+const NUL_OR_DASHES = /u0000|----|u002[dD]/;
 
 /** A path segment found by the duplicate-key scan: an array index or an object key with its position. */
 export type Segment = number | { key: string; index: number };

@@ -6,11 +6,13 @@ import {
   type BoundaryOptions,
   type BoundaryRule,
 } from "../../src/boundary/boundary.ts";
-import { normalizeKey, SECRET_KEY_SUFFIXES } from "../../src/boundary/keys.ts";
+import { keySkeleton, normalizeKey, SECRET_KEY_SUFFIXES } from "../../src/boundary/keys.ts";
+import { rootsOf } from "../../src/boundary/paths.ts";
 import { mustAccept, mustReject } from "../../src/boundary/samples.ts";
-import { isSpace, longTextRule, scanText, shortTextRule, textRule } from "../../src/boundary/scan.ts";
+import { SAMPLE_MACHINE } from "../../src/boundary/samples-paths.ts";
+import { NON_ASCII, scanText, shortAsciiRule, startsLikeJson, textRule } from "../../src/boundary/scan.ts";
 
-const EXTERNAL: BoundaryOptions = { localPaths: true };
+const EXTERNAL: BoundaryOptions = { localPaths: true, machineRoots: SAMPLE_MACHINE };
 const BUILTIN: BoundaryOptions = { localPaths: false };
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
 
@@ -45,21 +47,21 @@ describe("checkBoundary", () => {
   });
 
   test("built-in results skip only the local-path rule", () => {
-    const value = { path: "/w/a.txt", "/w": { ok: 1 } };
+    const value = { path: "/home/w/a.txt", "/home/w": { ok: 1 } };
     expect(checkBoundary(value, BUILTIN)).toBeNull();
     expect(checkBoundary(value, EXTERNAL)).toEqual({ rule: "local_path", where: "$.path" });
   });
 
   test("a key accepted for a built-in is still checked for the next origin", () => {
-    expect(checkBoundary({ "/etc": 1 }, BUILTIN)).toBeNull();
-    expect(checkBoundary({ "/etc": 1 }, EXTERNAL)).toEqual({ rule: "local_path", where: "$<key#0>" });
+    expect(checkBoundary({ "/etc/x": 1 }, BUILTIN)).toBeNull();
+    expect(checkBoundary({ "/etc/x": 1 }, EXTERNAL)).toEqual({ rule: "local_path", where: "$<key#0>" });
   });
 
   test("the first violation in document order wins, keys before their values", () => {
-    expect(checkBoundary({ a: "/x", b: "\u0000" }, EXTERNAL)).toEqual({ rule: "local_path", where: "$.a" });
-    expect(checkBoundary({ token: "/x" }, EXTERNAL)).toEqual({ rule: "secret_key", where: "$.token" });
-    expect(checkBoundary({ a: "/x \u0000" }, EXTERNAL)).toEqual({ rule: "nul", where: "$.a" });
-    expect(checkBoundary({ a: "/x -----BEGIN PRIVATE KEY-----" }, EXTERNAL)).toEqual({ rule: "pem", where: "$.a" });
+    expect(checkBoundary({ a: "/etc/x", b: "\u0000" }, EXTERNAL)).toEqual({ rule: "local_path", where: "$.a" });
+    expect(checkBoundary({ token: "/etc/x" }, EXTERNAL)).toEqual({ rule: "secret_key", where: "$.token" });
+    expect(checkBoundary({ a: "/etc/x \u0000" }, EXTERNAL)).toEqual({ rule: "nul", where: "$.a" });
+    expect(checkBoundary({ a: "/etc/x -----BEGIN PRIVATE KEY-----" }, EXTERNAL)).toEqual({ rule: "pem", where: "$.a" });
   });
 
   test("shape comes first: too deep or too big, whichever document order meets first", () => {
@@ -114,28 +116,36 @@ describe("isSecretKey", () => {
     expect(isSecretKey(key)).toBe(expected);
   });
 
-  test("the ASCII fast path agrees with the normalising definition", () => {
-    const decorations = ["", "my_", "X-", "a b ", "\t", "MY-", " ", "not"];
-    const tails = ["", " ", "s", "_count", "\n", "x"];
+  test("the ASCII fast path agrees with the two readings (as it is, and by skeleton)", () => {
+    const decorations = ["", "my_", "X-", "a b ", "\t", "MY-", " ", "not", "m", "1", "|"];
+    const tails = ["", " ", "s", "_count", "\n", "x", "m", "0", "1", "I", "%", '"', "`"];
+    const confusable = (s: string) => [s.replace(/o/g, "0"), s.replace(/l/g, "1"), s.replace(/l/g, "|"), s.replace(/l/g, "I"), s.replace(/i/g, "I"), s.replace(/n/g, "m"), s.replace(/rn/g, "m")];
     const keys: string[] = [];
     for (const suffix of SECRET_KEY_SUFFIXES) {
-      for (const variant of [suffix, suffix.toUpperCase(), suffix.replace(/_/g, "-"), suffix.replace(/_/g, " "), suffix.slice(1)]) {
+      for (const variant of [suffix, suffix.toUpperCase(), suffix.replace(/_/g, "-"), suffix.replace(/_/g, " "), suffix.slice(1), ...confusable(suffix)]) {
         for (const d of decorations) for (const t of tails) keys.push(d + variant + t);
       }
     }
+    let skeletonOnly = 0;
     for (const key of keys) {
-      const expected = SECRET_KEY_SUFFIXES.some((s) => normalizeKey(key).endsWith(s));
-      expect([key, isSecretKey(key)]).toEqual([key, expected]);
+      const plain = SECRET_KEY_SUFFIXES.some((s) => normalizeKey(key).endsWith(s));
+      const skel = SECRET_KEY_SUFFIXES.some((s) => keySkeleton(key).endsWith(s.replace(/i/g, "l")));
+      if (skel && !plain) skeletonOnly++;
+      expect([key, isSecretKey(key)]).toEqual([key, plain || skel]);
     }
+    expect(skeletonOnly).toBeGreaterThan(100);
+  });
+
+  test.each([
+    ["t\u043eken", true], ["\u0442oken", false], ["token\u034f", true], ["secre\u0332t", true], ["token\u3164", true],
+    ["t\u043ekens", false], ["привет", false], ["ｔｏｋｅｎ_count", false], ["passw0rd", true], ["private\u0085key", true],
+  ] as const)("%p is %p", (key, expected) => {
+    expect(isSecretKey(key)).toBe(expected);
   });
 });
 
 describe("text scanners", () => {
-  test("isSpace is JavaScript \\s for every UTF-16 code unit", () => {
-    const mismatches: number[] = [];
-    for (let c = 0; c <= 0xffff; c++) if (isSpace(c) !== /\s/.test(String.fromCharCode(c))) mismatches.push(c);
-    expect(mismatches).toEqual([]);
-  });
+  const ROOTS = rootsOf(SAMPLE_MACHINE);
 
   function stringsIn(v: unknown): string[] {
     if (typeof v === "string") return v.length > 2000 ? [] : [v];
@@ -144,23 +154,48 @@ describe("text scanners", () => {
   }
   const corpus = [
     ...mustReject.map((s) => s.value), ...mustAccept.map((s) => s.value),
-    "a\u0000/x", "----", "-----BEGIN", "/", "file:", "  (FiLe:x", "a\u2028/x", "\ufeff/x", "x\u200b/y", "((((", "`",
+    "a\u0000/etc/x", "----", "-----BEGIN", "/", "file:", "  (FiLe:x", "a\u2028/etc/x", "\ufeff/etc/x", "x\u200b/etc/y", "((((", "`",
+    " {", "\t[1]", '  "a"', "x /dev/fd/1 /dev/fd/", "/dev/", "/etc/", "//", "a=/", "file:/", ":file:", "FILE:",
   ].flatMap(stringsIn);
 
-  test("the short and long scans agree, padded past the short limit too", () => {
+  test("the one-pass scan of short ASCII agrees with the jumps of the long one, padded past the short limit too", () => {
+    const general = (t: string, roots: typeof ROOTS | null) => (startsLikeJson(t) ? "json" : textRule(t, roots));
     for (const s of corpus) {
       for (const text of [s, s + " ".repeat(200), " ".repeat(200) + s]) {
-        for (const localPaths of [true, false]) {
-          expect([text, shortTextRule(text, localPaths)]).toEqual([text, longTextRule(text, localPaths)]);
+        for (const roots of [ROOTS, null]) {
+          const short = shortAsciiRule(text, roots);
+          if (short === NON_ASCII) continue;
+          expect([text, short]).toEqual([text, general(text, roots)]);
+          expect([text, scanText(text, roots, true)]).toEqual([text, general(text, roots)]);
         }
       }
     }
   });
 
-  test("the path-only scan agrees with the full scan on NUL- and PEM-free text", () => {
+  test("the scan with the NUL and PEM gate closed agrees with the full scan on NUL- and dash-free text", () => {
     for (const s of corpus.filter((x) => !x.includes("\u0000") && !x.includes("----"))) {
-      const expected = textRule(s, true) ?? (/^\s*[{["]/.test(s) ? "json" : null);
-      expect([s, scanText(s, true, false)]).toEqual([s, expected]);
+      for (const text of [s, s + " ".repeat(200)]) expect([text, scanText(text, ROOTS, false)]).toEqual([text, scanText(text, ROOTS, true)]);
     }
+  });
+});
+
+describe("this machine's roots", () => {
+  test("every folder (or link) at the top of / is a root when no machine is given; the samples' machine is not this one", async () => {
+    const { readdirSync } = await import("node:fs");
+    const names = readdirSync("/", { withFileTypes: true }).filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => e.name);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
+      expect([name, checkBoundary({ a: `/${name}/x` }, { localPaths: true })]).toEqual([name, { rule: "local_path", where: "$.a" }]);
+    }
+    const other = "no-such-top-folder-" + process.pid;
+    expect(checkBoundary({ a: `/${other}/x` }, { localPaths: true })).toBeNull();
+    expect(checkBoundary({ a: `/${other}/x` }, { localPaths: true, machineRoots: [other] })).toEqual({ rule: "local_path", where: "$.a" });
+  });
+
+  test("a key's verdict under another machine's roots is not kept for this one", () => {
+    const other = "only-elsewhere-" + process.pid;
+    expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true })).toBeNull();
+    expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true, machineRoots: [other] })).toEqual({ rule: "local_path", where: "$<key#0>" });
+    expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true })).toBeNull();
   });
 });

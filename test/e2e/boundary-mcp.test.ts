@@ -24,6 +24,9 @@ describe("ordinary results pass", () => {
     ["ord__code", { content: [{ type: "text", text: "// comment\n/* block */\nconst r = a / b; /** doc */" }] }],
     ["ord__diff", { content: [{ type: "text", text: "--- /dev/null\n+++ b/src/new.ts\n@@ -0,0 +1 @@\n+export const x = 1;\n" }] }],
     ["ord__photo", { content: [{ type: "image", data: JPEG, mimeType: "image/jpeg" }] }],
+    ["ord__sheet", { content: [{ type: "text", text: "<table>\n<tr><td>Pens</td><td>3</td></tr>\n</table>\n<ul>\n<li>Sheet1</li>\n</ul>" }] }],
+    ["ord__routes", { content: [{ type: "text", text: '{"route":"/api/v1/orders"}' }], structuredContent: { route: "/api/v1/orders", log: '"GET /users/42 HTTP/1.1" 200' } }],
+    ["ord__gitdiff", { content: [{ type: "text", text: JSON.stringify({ diff: "--- /dev/null\n+++ b/src/new.ts\n@@ -0,0 +1 @@\n+x\n" }) }] }],
   ])("%s, byte for byte", async (tool, payload) => {
     await using dir = tempDir();
     write(join(dir.path, "toolgate.json"), ordinary());
@@ -43,6 +46,14 @@ describe("absolute paths", () => {
     expect(r.stderr).not.toContain("/home/u");
     const row = await rowOf(dir.path, "ord__lint");
     expect([row.error_code, JSON.parse(row.detail)]).toEqual(["sensitive_output_rejected", { rule: "local_path", where: "$.content[0].text" }]);
+  });
+
+  test.each(["ord__flag", "ord__html"])("%s: a path after = or > is a path", async (tool) => {
+    await using dir = tempDir();
+    write(join(dir.path, "toolgate.json"), ordinary());
+    const r = await run(["call", tool, "{}", ...GRANT], { cwd: dir.path });
+    expect([r.code, json(r)]).toEqual([1, REJECTED]);
+    expect(JSON.parse((await rowOf(dir.path, tool)).detail)).toEqual({ rule: "local_path", where: "$.content[0].text" });
   });
 
   test("an isError answer naming a file: the model sees the seed's object, the journal the server's error, stderr that the remote side may have acted", async () => {

@@ -1,5 +1,6 @@
-// Finding 12 (boundary): keys, PEM markers and path tokens split by invisible format characters
-// (Unicode Cf) or by a newline / no-break space must not slip through the output boundary.
+// Finding 12 (boundary), and issue 19's low boundary items: keys, PEM markers and paths split by
+// invisible characters (Cf, other default-ignorables, combining marks) or by a newline, no-break
+// space or NEL, spelled with look-alikes, or standing after `=`, `:` or `,` must not slip through.
 // End to end: an authored tool prints the value; dist/toolgate must replace the result whole.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync } from "node:fs";
@@ -25,6 +26,20 @@ const REJECTED: [string, unknown][] = [
   ["a newline between the marker's words", { k: "-----BEGIN RSA PRIVATE\nKEY-----" }],
   ["a no-break space between the marker's words", { k: "-----BEGIN\u00a0PRIVATE KEY-----" }],
   ["dashes split by a zero-width space", { k: "--\u200b---BEGIN PRIVATE KEY-----" }],
+  // issue 19 (low): invisible characters that are not Cf, look-alikes, NEL, paths after = : ,
+  ["token\\u034f (combining grapheme joiner) as a key", { "token\u034f": "abc" }],
+  ["token\\ufe0f (variation selector) as a key", { "token\ufe0f": "abc" }],
+  ["token\\u3164 (Hangul filler) as a key", { "token\u3164": "abc" }],
+  ["secre\\u0332t (a combining mark) as a key", { "secre\u0332t": "abc" }],
+  ["a Cyrillic tоken as a key", { "t\u043eken": "abc" }],
+  ["a Cyrillic РRIVATE in a PEM marker", { k: "-----BEGIN \u0420RIVATE KEY-----\nMIIE" }],
+  ["U+2010 dashes in a PEM marker", { k: "\u2010\u2010\u2010\u2010\u2010BEGIN OPENSSH PRIVATE KEY\u2010\u2010\u2010\u2010\u2010" }],
+  ["NEL between a PEM marker's words", { k: "-----BEGIN\u0085PRIVATE KEY-----" }],
+  ["NEL before a path", { line: "see\u0085/etc/shadow" }],
+  ["--file=/root/…", { line: "--file=/root/.ssh/id_ed25519" }],
+  ["cwd:/root/…", { line: "cwd:/root/project" }],
+  ["a path after a comma", { line: "a.txt,/root/b.txt" }],
+  ["JSON text behind a zero-width space", { s: '\u200b{"token":"abc"}' }],
 ];
 
 describe("the output boundary reads through format characters", () => {
@@ -38,7 +53,7 @@ describe("the output boundary reads through format characters", () => {
   test("format characters alone are no reason to reject", async () => {
     await using ws = tempDir();
     cpSync(EMIT, join(ws.path, "tools", "emit"), { recursive: true });
-    const value = { "token\u200b_count": 3, note: "a\u200b/b hyphen\u00adated", k: "-----BEGIN PUBLIC\u200b KEY-----" };
+    const value = { "token\u200b_count": 3, "t\u043ekens": 2, note: "a\u200b/b hyphen\u00adated caf\u00e9 /api/v1 </table>", k: "-----BEGIN PUBLIC\u200b KEY-----" };
     const r = await emit(ws.path, value);
     expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "emit", payload: value }]);
   });
