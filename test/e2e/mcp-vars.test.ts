@@ -9,6 +9,9 @@ import { json, run, tempDir } from "../helpers.ts";
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "vars.ts");
 const TOKEN = "tok-5ecret-77";
 const GRANT = ["--allow-run", "--approve", "all"];
+// The fixture answers with its argv, `--root=<workspace>` among it: an absolute path after `=`,
+// which the output boundary withholds unless the user lets this server's paths through.
+const PATHS = "--allow-local-paths=v";
 type Report = { args: string[]; env: Record<string, string> };
 
 let listener: ReturnType<typeof Bun.serve>;
@@ -57,7 +60,7 @@ describe("stdio: args and env", () => {
     const refused = await run(["call", "v__argv", "{}", ...GRANT], { cwd: dir.path, env });
     expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=API_TOKEN" }]);
     expect(reports).toEqual([]);
-    const r = await run(["call", "v__argv", "{}", ...GRANT, "--allow-env=API_TOKEN"], { cwd: dir.path, env });
+    const r = await run(["call", "v__argv", "{}", ...GRANT, PATHS, "--allow-env=API_TOKEN"], { cwd: dir.path, env });
     expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "v__argv", payload: { content: [{ type: "text", text: `--token=[REDACTED] --root=${dir.path} --home=${dir.path} --mode=fast [REDACTED]` }] } }]);
     expect(reports.length).toBe(1);
     const got = reports[0]!;
@@ -72,7 +75,7 @@ describe("stdio: args and env", () => {
     await using dir = tempDir();
     write(dir.path, { v: stdio() });
     reports.length = 0;
-    const r = await run(["call", "v__argv", "{}", ...GRANT, "--allow-env=API_TOKEN", "--allow-env=MODE"], { cwd: dir.path, env: { API_TOKEN: TOKEN, MODE: "thorough" } });
+    const r = await run(["call", "v__argv", "{}", ...GRANT, PATHS, "--allow-env=API_TOKEN", "--allow-env=MODE"], { cwd: dir.path, env: { API_TOKEN: TOKEN, MODE: "thorough" } });
     expect(r.code).toBe(0);
     expect(reports[0]!.args.at(-1)).toBe("--mode=thorough");
   });
