@@ -196,6 +196,21 @@ describe("delegation: a write child and apply_change", () => {
     ]);
   });
 
+  test("a tracked file that a .gitignore matches is part of the change like any other", async () => {
+    await using d = tempDir();
+    const { ws, cfg } = await repo(d.path);
+    mkdirSync(join(ws, "dist"));
+    writeFileSync(join(ws, "dist", "out.js"), "old\n");
+    writeFileSync(join(ws, ".gitignore"), ".toolgate/\ndist/\n");
+    await git(ws, "add", "-f", ".gitignore", "dist/out.js");
+    await git(ws, "commit", "-qm", "dist");
+    const calls = [{ tool: "file_write", args: { path: "dist/out.js", content: "new\n", overwrite: true } }];
+    const p = json(await task(cfg, ws, { calls }, "write")).payload;
+    expect(p.change.files).toEqual([{ path: "dist/out.js", added: 1, deleted: 1 }]);
+    expect(json(await applyChange(cfg, ws, { change_id: p.change.change_id })).status).toBe("success");
+    expect(readFileSync(join(ws, "dist", "out.js"), "utf8")).toBe("new\n");
+  });
+
   test("a conflict is refused listing the files, with the checkout byte-for-byte untouched; discard then removes the change", async () => {
     await using d = tempDir();
     const { ws, cfg, root } = await repo(d.path);

@@ -53,11 +53,20 @@ export async function makeChangeRepo(p: ProcessRunner, gitDir: string, commonDir
   return ok(null);
 }
 
-/** Commits the whole tree as it is now (after `parent` when given) and returns the commit. */
-export async function snapshot(p: ProcessRunner, s: Sealed & { readonly workTree: string }, parent: string | null, message: string): Promise<Outcome<string>> {
+/**
+ * Commits the whole tree as it is now and returns the commit: after `parent`, or, for the base,
+ * with the index seeded from `seed` (the copy's HEAD), so a tracked file a .gitignore matches is
+ * tracked here too.
+ */
+export async function snapshot(p: ProcessRunner, s: Sealed & { readonly workTree: string }, parent: string | null, message: string, seed?: string): Promise<Outcome<string>> {
   const nested = nestedRepositories(s.workTree);
   if (nested.length > 0) {
     return refuse("change.nested_repository", `the worktree holds a git repository of its own (${nested.slice(0, 5).join(", ")}${nested.length > 5 ? ", ..." : ""}); git would run commands in it, so the change is not read`, { paths: nested.slice(0, 20) });
+  }
+  if (seed !== undefined) {
+    const read = await sealedGit(p, { gitDir: s.gitDir, workTree: null }, ["read-tree", seed]);
+    if (!read.ok) return read;
+    if (read.value.code !== 0) return failed("git read-tree", read.value);
   }
   const add = await sealedGit(p, s, ["add", "-A"]);
   if (!add.ok) return add;

@@ -125,7 +125,7 @@ async function makeWorktree(ctx: ToolContext, root: string, id: string): Promise
   removeTree(`${copy.value.root}.patch`);
   const gitDir = `${copy.value.root}.git`;
   const sealed = await makeChangeRepo(ctx.processes, gitDir, copy.value.common);
-  const base = sealed.ok ? await snapshot(ctx.processes, { gitDir, workTree: copy.value.root }, null, "toolgate: the write child's base") : sealed;
+  const base = sealed.ok ? await snapshot(ctx.processes, { gitDir, workTree: copy.value.root }, null, "toolgate: the write child's base", copy.value.head) : sealed;
   if (!base.ok) {
     removeChange({ worktree: copy.value.root, admin });
     return refuse("task.worktree", `the write child's worktree could not be made: ${base.refusal.message}`);

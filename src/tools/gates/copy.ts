@@ -21,6 +21,8 @@ export interface Copy {
   readonly top: string;
   /** The repository's common git folder (absolute): its objects are what the copy was checked out from. */
   readonly common: string;
+  /** The commit the copy was checked out at (HEAD). */
+  readonly head: string;
   /** The copy's own top folder (the only folder a gate may write). */
   readonly root: string;
   /** The copy's folder matching the gates directory: where gates run. */
@@ -83,7 +85,7 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   // The registration folder is read once, right after the copy is made and before any gate
   // runs: a gate can rewrite the copy's .git file, so it is never read again at removal.
   let admin: string | null = null;
-  const copy: Copy = { top, common, root, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
+  const copy: Copy = { top, common, head: head.value.out.trim(), root, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
   const made = await fill(p, top, pinned, root, patch, stateDir);
   admin = registrationOf(root);
   if (!made.ok) {
