@@ -9,6 +9,7 @@ import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { boot } from "../runtime/boot.ts";
 import { approvedSet } from "../runtime/call-deps.ts";
 import { Hub } from "../serve/hub.ts";
+import { Relay } from "../serve/relay.ts";
 import { HTTP_ARGS, HTTP_FLAGS, httpChoice, startHttp } from "./serve-http.ts";
 import { claimStdout, type StdoutSink } from "../serve/stdout.ts";
 import { VERSION } from "../version.ts";
@@ -24,6 +25,7 @@ export default defineCommand({
     profile: { type: "string", description: "Offer only this profile's tools: full (default), scout, writer, or one from the config's profiles", valueHint: "NAME" },
     child: { type: "boolean", description: "No human behind this session: tools that need approval are offered only when --approve covers them, and nothing is ever asked" },
     state: { type: "string", description: "The state folder (journal) for this session, over the config's: a task's child server gets its own, which the parent files under the task call", valueHint: "DIR" },
+    expose: { type: "string", description: "Serve one configured MCP server exactly: its tools, resources and prompts under its own names, and its instructions (still checked by permissions, journal and boundary)", valueHint: "SERVER" },
     "name-budget": { type: "string", description: "Longest served name (16-64, default 44: room for a 20-character client prefix); longer or non-conforming names are shortened reversibly (toolgate tools --served shows the mapping)", valueHint: "N" },
     ...HTTP_ARGS,
   },
@@ -32,7 +34,7 @@ export default defineCommand({
 export async function runServe(ctx: RunContext): Promise<number> {
   // Before anything else can write: stdout is the protocol's alone.
   const stdout = claimStdout();
-  const s = scanFlags(ctx.argv, { profile: { kind: "string" }, child: { kind: "bool" }, state: { kind: "string" }, "name-budget": { kind: "string" }, ...HTTP_FLAGS });
+  const s = scanFlags(ctx.argv, { profile: { kind: "string" }, child: { kind: "bool" }, state: { kind: "string" }, "name-budget": { kind: "string" }, expose: { kind: "string" }, ...HTTP_FLAGS });
   if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate serve [--profile NAME] [--child] [--approve TOOL]");
   const lane = str(s, "lane") ?? "default";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
@@ -44,7 +46,18 @@ export async function runServe(ctx: RunContext): Promise<number> {
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
     const choices = servingChoices(booted, str(s, "profile"), str(s, "name-budget"));
+    const expose = str(s, "expose");
+    const remote = booted.remote;
+    if (expose !== undefined && remote?.spec(expose)?.kind !== "mcp") {
+      const names = (remote?.status ?? []).filter((st) => st.origin.startsWith("mcp:")).map((st) => st.name);
+      throw usageError(`--expose ${JSON.stringify(expose)}: no MCP server of that name in the config`, names.length > 0 ? `configured: ${names.join(", ")}` : "declare it under mcpServers in toolgate.json");
+    }
     db = openChecked(booted.config);
+    // The hub runs each relayed request; the relay is made first, so it reaches the hub late.
+    let runRelayed: Hub["runRelayed"] | undefined;
+    const relay = remote
+      ? new Relay({ sources: remote, ...(expose !== undefined ? { expose } : {}), run: (...a) => runRelayed!(...a), operator: (line) => void process.stderr.write(`${line}\n`) })
+      : undefined;
     const hub = new Hub({
       wiring: {
         booted,
@@ -63,7 +76,10 @@ export async function runServe(ctx: RunContext): Promise<number> {
       names: choices.names,
       refusedNow: (name) => booted.remote?.refusedNow(name),
       version: VERSION,
+      ...(relay ? { relay } : {}),
+      ...(expose !== undefined && remote ? { exposed: { server: expose, listed: () => remote.listedTools(expose) } } : {}),
     });
+    runRelayed = (...a) => hub.runRelayed(...a);
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
     // and clients hear of every change in what is served.
     await booted.remote?.supervise({ onChange: () => void hub.listChanged(), onEvent: (line) => note(line) });

@@ -3,13 +3,14 @@
 // names assembled deterministically afterwards, and a failed server remembered for 30 s so
 // it is retried alone and not on every boot (an error marked `transient`, such as a missing
 // permission, is not remembered). The clock and the connector are injected.
-import type { ListedTool } from "./session.ts";
+import type { ListedTool, ServerInfo } from "./session.ts";
 
 export const DISCOVERY_CONCURRENCY = 4;
 export const NEGATIVE_TTL_MS = 30_000;
 
 export interface Connected {
   readonly tools: readonly ListedTool[];
+  readonly server?: ServerInfo;
   close(): Promise<void>;
 }
 

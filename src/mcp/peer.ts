@@ -27,6 +27,8 @@ export interface Peer {
   sample?(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** One progress notification of this call. */
   progress?(p: Progress): void;
+  /** A `notifications/message` the server logged while this call ran (its params). */
+  log?(params: Record<string, unknown>): void;
   /** How the call's elicitations ended, for its journal row (never the values) and the operator. */
   elicited?(outcome: ElicitAnswer["action"], why?: string): void;
 }
@@ -46,6 +48,14 @@ export class Peers {
   only(): { peer: Peer } | { why: string } {
     if (this.#live.size === 1) return { peer: [...this.#live][0]! };
     return { why: this.#live.size === 0 ? "no call of toolgate's is in flight on this connection" : "several calls are in flight on this connection, so whose person to ask is unknown" };
+  }
+
+  /** A server's log message while exactly one call with a log listener is in flight: given to it (true), else not taken. */
+  log(params: Record<string, unknown>): boolean {
+    const owner = this.only();
+    if (!("peer" in owner) || !owner.peer.log) return false;
+    owner.peer.log(params);
+    return true;
   }
 
   /** A server's elicitation/create: asked through the call's peer when it can ask, else declined. */

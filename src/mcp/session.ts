@@ -3,6 +3,7 @@
 // before the output boundary sees it, and every request carries its deadline explicitly
 // (the SDK's own default is 60 s).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { PinnedProtocol } from "./transport.ts";
 import { NO_MODEL, Peers, type Peer } from "./peer.ts";
 
@@ -10,15 +11,24 @@ export interface ListedTool {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema: unknown;
+  /** The tool's other fields as the server sent them (title, annotations, outputSchema, _meta): `serve --expose` shows them. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** What a server declared at initialize: a gateway relays what it offers and declares the same. */
+export interface ServerInfo {
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly instructions?: string | undefined;
 }
 
 export type CallOutcome =
   | { readonly ok: true; readonly result: Record<string, unknown> }
   /**
    * transport: the connection failed mid-call (effect unknown); deadline: no answer in time;
-   * protocol: a malformed answer; too_large: the answer passed the message bound and was not read.
+   * protocol: a malformed answer or an error the server answered (its JSON-RPC code); too_large:
+   * the answer passed the message bound and was not read.
    */
-  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol" | "too_large"; readonly message: string };
+  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol" | "too_large"; readonly message: string; readonly code?: number };
 
 export interface McpSession {
   /** With `pin`: the protocol version the server answered (before the pin rewrote it for the SDK). */
@@ -26,6 +36,15 @@ export interface McpSession {
   listTools(timeoutMs: number): Promise<ListedTool[]>;
   /** `peer`: who answers the server's elicitations and sampling during this call, and sees its progress. */
   callTool(name: string, args: unknown, opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }): Promise<CallOutcome>;
+  /** Any other request a gateway relays (resources, prompts, completion, logging), answered raw. */
+  request(method: string, params: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }): Promise<CallOutcome>;
+  /** What the server declared at initialize. */
+  readonly server: ServerInfo;
+  /**
+   * The server's notifications outside any call of toolgate's (resources updated, lists changed,
+   * log messages with no call in flight) go to `fn`; one listener, set by the gateway.
+   */
+  onNotification(fn: (method: string, params: Record<string, unknown>) => void): void;
   close(): Promise<void>;
 }
 
@@ -67,12 +86,26 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     });
   }
   // Undeclared sampling (the SDK refuses a handler for it): the server still hears why, not just "method not found".
+  let notified: ((method: string, params: Record<string, unknown>) => void) | undefined;
+  // A log message belongs to the call in flight when there is exactly one (it is shown before that
+  // call's result); everything else goes to the gateway's listener.
+  client.fallbackNotificationHandler = async (n) => {
+    const params = (n.params ?? {}) as Record<string, unknown>;
+    if (n.method === "notifications/message" && peers.log(params)) return;
+    notified?.(n.method, params);
+  };
   client.fallbackRequestHandler = async (r) => {
     if (r.method === "sampling/createMessage") throw refusal(types.ErrorCode.MethodNotFound, `${NO_MODEL}; the request is declined`);
     throw refusal(types.ErrorCode.MethodNotFound, "Method not found");
   };
   // No answer to initialize in time (JSON-RPC -32001) is marked: the caller's message names the key that sets it.
   await client.connect(pinned ?? transport, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === -32001 ? Object.assign(e as Error, { connectTimeout: true }) : e));
+  // The SDK runs a notification's handler a microtask after it arrives but settles a response at
+  // once: a server's last progress (or log) sent just before its result would find its request
+  // already gone. A response is handed on a microtask later, after what came before it.
+  const wired = pinned ?? transport;
+  const deliver = wired.onmessage!;
+  wired.onmessage = (m: JSONRPCMessage) => ("method" in m ? deliver(m) : void Promise.resolve().then(() => deliver(m)));
   const negotiated = pinned?.negotiated;
   return {
     negotiated,
@@ -86,35 +119,39 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
         if (!Array.isArray(r.tools)) throw new Error("tools/list answered without a tools array");
         for (const t of r.tools as { name?: unknown; description?: unknown; inputSchema?: unknown }[]) {
           if (typeof t?.name !== "string") throw new Error("tools/list answered a tool without a name");
-          tools.push({ name: t.name, description: typeof t.description === "string" ? t.description : "", inputSchema: t.inputSchema });
+          const { name, description, inputSchema, ...rest } = t as Record<string, unknown> & { name: string };
+          tools.push({ name, description: typeof description === "string" ? description : "", inputSchema, ...(Object.keys(rest).length > 0 ? { extra: rest } : {}) });
         }
         cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
         if (!cursor) break;
       }
       return tools;
     },
-    async callTool(name, args, { timeoutMs, signal, peer }) {
-      const leave = peers.enter(peer ?? {});
-      try {
-        // onprogress makes the SDK send a progressToken; the server's notifications go to the peer.
-        const r = await client.request(
-          { method: "tools/call", params: { name, arguments: args as Record<string, unknown> } },
-          types.CallToolResultSchema.passthrough(),
-          { timeout: timeoutMs, maxTotalTimeout: timeoutMs, ...(signal ? { signal } : {}), onprogress: (p) => peer?.progress?.(p) },
-        );
-        return { ok: true, result: r as Record<string, unknown> };
-      } catch (e) {
-        const code = (e as { code?: number }).code;
-        const message = (e as Error).message;
-        if (opts.cutMark !== undefined && (e as { data?: { toolgate?: unknown } }).data?.toolgate === opts.cutMark) return { ok: false, kind: "too_large", message: message.replace(/^MCP error -?\d+: /, "") };
-        if (code === types.ErrorCode.RequestTimeout) return { ok: false, kind: "deadline", message };
-        if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };
-        if (typeof code === "number") return { ok: false, kind: "protocol", message };
-        return { ok: false, kind: "transport", message };
-      } finally {
-        leave();
-      }
+    server: { capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>, instructions: client.getInstructions() },
+    onNotification(fn) {
+      notified = fn;
     },
+    callTool: (name, args, opts) => raw("tools/call", { name, arguments: args as Record<string, unknown> }, opts, types.CallToolResultSchema.passthrough()),
+    request: (method, params, opts) => raw(method, params, opts, types.ResultSchema.passthrough()),
     close: () => client.close(),
   };
+
+  async function raw(method: string, params: Record<string, unknown>, { timeoutMs, signal, peer }: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }, schema: typeof types.ResultSchema): Promise<CallOutcome> {
+    const leave = peers.enter(peer ?? {});
+    try {
+      // onprogress makes the SDK send a progressToken; the server's notifications go to the peer.
+      const r = await client.request({ method, params } as never, schema, { timeout: timeoutMs, maxTotalTimeout: timeoutMs, ...(signal ? { signal } : {}), onprogress: (p) => peer?.progress?.(p) });
+      return { ok: true, result: r as Record<string, unknown> };
+    } catch (e) {
+      const code = (e as { code?: number }).code;
+      const message = (e as Error).message;
+      if (opts.cutMark !== undefined && (e as { data?: { toolgate?: unknown } }).data?.toolgate === opts.cutMark) return { ok: false, kind: "too_large", message: message.replace(/^MCP error -?\d+: /, "") };
+      if (code === types.ErrorCode.RequestTimeout) return { ok: false, kind: "deadline", message };
+      if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };
+      if (typeof code === "number") return { ok: false, kind: "protocol", message, code };
+      return { ok: false, kind: "transport", message };
+    } finally {
+      leave();
+    }
+  }
 }

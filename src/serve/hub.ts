@@ -5,13 +5,16 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { effectivePolicy, preApproved, type ApprovalAnswer, type ApprovalRequest } from "../approval/approval.ts";
-import type { Descriptor } from "../catalog/catalog.ts";
+import type { Descriptor, Entry } from "../catalog/catalog.ts";
+import type { ListedTool } from "../mcp/session.ts";
 import { escapeControl } from "../result/escape.ts";
 import type { Refusal } from "../result/result.ts";
 import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
-import { invoke, type Profile } from "../runtime/invoke.ts";
+import { invoke, type Invoked, type Profile } from "../runtime/invoke.ts";
 import { elicitApproval } from "./elicit.ts";
 import { servedPeer } from "./peer.ts";
+import { admits, type Relay, type RelayClient } from "./relay.ts";
+import { relayHandlers } from "./relay-handlers.ts";
 import type { ServedNames } from "./names.ts";
 import { renderResult, renderTool, type CallResult, type ServedTool } from "./render.ts";
 
@@ -25,6 +28,10 @@ export interface HubDeps {
   /** Tools refused right now by a supervised source (a changed descriptor after a restart), by name. */
   readonly refusedNow?: (name: string) => Refusal | undefined;
   readonly version: string;
+  /** What the upstream servers offer besides tools (resources, prompts, completions, logging). */
+  readonly relay?: Relay;
+  /** `--expose SERVER`: only that server's tools, under its own names, as it listed them. */
+  readonly exposed?: { readonly server: string; readonly listed: () => readonly ListedTool[] | undefined };
 }
 
 export interface ConnectOptions {
@@ -43,33 +50,59 @@ export class Hub {
 
   /** Whether a tool is offered to clients now: in the profile, not refused, and approvable here. */
   #offered(d: Descriptor): boolean {
-    const { wiring, profile } = this.deps;
+    const { wiring, profile, exposed } = this.deps;
+    if (exposed && d.origin !== `mcp:${exposed.server}`) return false;
     if (!profile.offers(d.name)) return false;
     if (wiring.booted.refused.has(d.name) || this.deps.refusedNow?.(d.name)) return false;
     if (this.deps.child && !preApproved(d, { approved: wiring.approved, overrides: wiring.booted.config.values.approval ?? {} })) return false;
     return true;
   }
 
-  /** The served list, in catalog order. */
-  tools(): ServedTool[] {
+  /** The served list, in catalog order; with --expose, each tool exactly as its server listed it. */
+  tools(): (ServedTool | Record<string, unknown>)[] {
     const overrides = this.deps.wiring.booted.config.values.approval ?? {};
-    return this.deps.wiring.booted.catalog.descriptors
-      .filter((d) => this.#offered(d))
-      .map((d) => renderTool(d, this.deps.names.toServed.get(d.name) ?? d.name, effectivePolicy(d, overrides)));
+    const offered = this.deps.wiring.booted.catalog.descriptors.filter((d) => this.#offered(d));
+    const exposed = this.deps.exposed;
+    if (exposed) {
+      const own = new Map((exposed.listed() ?? []).map((t) => [t.name, t]));
+      const entries = this.deps.wiring.booted.catalog.entries;
+      return offered.map((d) => {
+        const raw = entries.get(d.name)?.rawName ?? d.name;
+        const t = own.get(raw);
+        return { ...(t?.extra ?? {}), name: raw, description: t?.description ?? d.description, inputSchema: d.inputSchema };
+      });
+    }
+    return offered.map((d) => renderTool(d, this.deps.names.toServed.get(d.name) ?? d.name, effectivePolicy(d, overrides)));
+  }
+
+  /** The catalog name behind a served tool name. */
+  #fromServed(served: string): string {
+    const exposed = this.deps.exposed;
+    if (exposed) {
+      const e = [...this.deps.wiring.booted.catalog.entries.values()].find((x) => x.origin === `mcp:${exposed.server}` && x.rawName === served);
+      return e?.name ?? served;
+    }
+    return this.deps.names.fromServed.get(served) ?? served;
   }
 
   /** Connects one client: a new SDK Server over `transport`, its handlers bound to this hub. */
   async connect(transport: Transport, opts: ConnectOptions): Promise<Server> {
     const [{ Server }, types] = await Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+    const relay = this.deps.relay;
     const server = new Server(
       { name: "toolgate", version: this.deps.version },
-      { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: instructionsFor(this.deps) },
+      { capabilities: { tools: { listChanged: true }, logging: {}, ...(relay?.capabilities() ?? {}) }, instructions: relay?.instructions() ?? instructionsFor(this.deps) },
     );
     const remembered = new Set<string>();
+    const client: RelayClient = { subscriptions: new Set(), level: undefined, notify: (method, params) => void server.notification({ method, ...(params ? { params } : {}) } as never).catch(() => {}) };
+    const detach = relay?.attach(client);
+    if (relay) relayHandlers(server, types, relay, client);
+    const log = relay ? (srv: string, params: Record<string, unknown>) => (client.level === undefined || admits(client.level, params.level) ? relay.logFor(srv, params) : undefined) : undefined;
     server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.tools() }));
     server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
       const served = request.params.name;
-      const name = this.deps.names.fromServed.get(served) ?? served;
+      const name = this.#fromServed(served);
+      const sent: Promise<void>[] = [];
       const canElicit = !this.deps.child && server.getClientCapabilities()?.elicitation !== undefined;
       const ask = canElicit ? (req: ApprovalRequest) => elicitApproval(req, served, extra.sendRequest, types.ElicitResultSchema) : undefined;
       // What an upstream MCP server asks during the call goes to this client, as far as it declared it can take it.
@@ -78,13 +111,24 @@ export class Hub {
         child: this.deps.child,
         progressToken: request.params._meta?.progressToken,
         sendRequest: extra.sendRequest as Parameters<typeof servedPeer>[0]["sendRequest"],
-        sendNotification: extra.sendNotification as Parameters<typeof servedPeer>[0]["sendNotification"],
+        // Each notification is sent before the call's result (the protocol's order: a client drops progress after it).
+        sendNotification: (n) => {
+          const p = extra.sendNotification(n as never);
+          sent.push(p);
+          return p;
+        },
         schemas: { elicit: types.ElicitResultSchema, sample: types.CreateMessageResultWithToolsSchema },
         operator: this.deps.wiring.operator,
+        ...(log ? { log } : {}),
       });
-      return this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined });
+      const result = await this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined });
+      await Promise.allSettled(sent);
+      return result;
     });
-    server.onclose = () => void this.#servers.delete(server);
+    server.onclose = () => {
+      this.#servers.delete(server);
+      detach?.();
+    };
     // A line that is not JSON-RPC, a transport failure: the operator hears of it (stdout stays the protocol's).
     server.onerror = (e) => this.deps.wiring.operator(`toolgate: MCP: ${escapeControl(e.message)}`);
     const send = transport.send.bind(transport);
@@ -100,10 +144,19 @@ export class Hub {
   }
 
   async #call(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined }): Promise<CallResult> {
-    if (this.#closing) return renderResult({ status: "failed", tool: name, error_code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" }, undefined);
-    const entry = this.deps.wiring.booted.catalog.entries.get(name);
-    const now = entry && this.deps.refusedNow?.(name);
-    if (now) return renderResult({ status: "failed", tool: name, error_code: now.code, message: now.message }, entry.origin);
+    const invoked = await this.#invoke(name, args, signal, how);
+    return renderResult(invoked.envelope, invoked.origin);
+  }
+
+  /**
+   * One request through the pipeline. `entry`: a relayed request (relay.ts), run as the only entry
+   * of a catalog of its own: permissions, journal and boundary as for a tool, no profile.
+   */
+  async #invoke(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined; entry?: Entry }): Promise<Invoked & { origin: string | undefined }> {
+    if (this.#closing) return { envelope: { status: "failed", tool: name, error_code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" }, origin: undefined };
+    const entry = how.entry ?? this.deps.wiring.booted.catalog.entries.get(name);
+    const now = entry && !how.entry ? this.deps.refusedNow?.(name) : undefined;
+    if (now) return { envelope: { status: "failed", tool: name, error_code: now.code, message: now.message }, origin: entry?.origin };
     const cancel = new AbortController();
     const onAbort = () => cancel.abort();
     signal.addEventListener("abort", onAbort, { once: true });
@@ -125,19 +178,26 @@ export class Hub {
     const approval = session
       ? { ...deps.approval, isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || deps.approval.isRemembered(t, d), remember: (t: string, d: string) => void session.add(`${t}@${d}`) }
       : deps.approval;
-    const done = invoke(name, args, { ...deps, approval });
+    const own = how.entry ? { catalog: { descriptors: [how.entry], entries: new Map([[name, how.entry]]) }, profile: undefined, refused: undefined } : {};
+    const done = invoke(name, args, { ...deps, approval, ...own });
     const flight = { cancel, done };
     this.#inflight.add(flight);
     try {
-      const { envelope, note, operator } = await done;
+      const invoked = await done;
+      const { note, operator } = invoked;
       // The operator hears which rule fired where; the client gets exactly the seed's object.
       if (note !== undefined) this.deps.wiring.operator(`toolgate: ${escapeControl(note)}`);
       if (operator !== undefined) this.deps.wiring.operator(`toolgate: ${name}: ${escapeControl(operator)}`);
-      return renderResult(envelope, entry?.origin);
+      return { ...invoked, origin: entry?.origin };
     } finally {
       this.#inflight.delete(flight);
       signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** A relayed request (relay.ts) through the pipeline, as a call is. */
+  runRelayed(entry: Entry, args: Record<string, unknown>, signal: AbortSignal, peer?: CallWiring["peer"]): Promise<Invoked> {
+    return this.#invoke(entry.name, args, signal, { ask: undefined, remembered: undefined, ...(peer ? { peer } : {}), entry });
   }
 
   /** Tells every connected client the served list changed. */

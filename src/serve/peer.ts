@@ -8,7 +8,7 @@ import { escapeControl } from "../result/escape.ts";
 import { ANSWER_MS } from "./elicit.ts";
 
 type SendRequest = (request: { method: string; params: Record<string, unknown> }, schema: any, options?: { timeout?: number; signal?: AbortSignal }) => Promise<unknown>;
-type SendNotification = (n: { method: "notifications/progress"; params: Record<string, unknown> }) => Promise<void>;
+type SendNotification = (n: { method: "notifications/progress" | "notifications/message"; params: Record<string, unknown> }) => Promise<void>;
 
 export interface ClientSide {
   /** What the client declared at initialize. */
@@ -21,6 +21,8 @@ export interface ClientSide {
   readonly schemas: { readonly elicit: unknown; readonly sample: unknown };
   /** A line for the operator (stderr). */
   readonly operator: (line: string) => void;
+  /** A server's log message during the call, as this client may see it (checked, redacted, at its level), or undefined to drop it. */
+  readonly log?: (server: string, params: Record<string, unknown>) => Record<string, unknown> | undefined;
 }
 
 /** Form elicitation as the spec reads the capability: `{}` (no mode named) means form. */
@@ -47,6 +49,15 @@ export function servedPeer(side: ClientSide): NonNullable<CallScope["peer"]> {
       const reason = why ?? (side.child ? "this unattended child session relays no question" : "the client does not declare form elicitation");
       side.operator(`toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}`);
     },
+    // Before the call's result, on the call's own stream: the order is the protocol's.
+    ...(side.log
+      ? {
+          log: (params: Record<string, unknown>) => {
+            const shown = side.log?.(who.server, params);
+            if (shown) void side.sendNotification({ method: "notifications/message", params: shown }).catch(() => {});
+          },
+        }
+      : {}),
     ...(token !== undefined
       ? { progress: (p) => void side.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) } }).catch(() => {}) }
       : {}),

@@ -4,7 +4,7 @@
 import type { ToolSource } from "../catalog/catalog.ts";
 import { discover, filterTools, NEGATIVE_TTL_MS, type Failure } from "../mcp/discovery.ts";
 import type { Connection } from "../mcp/connect.ts";
-import type { ListedTool } from "../mcp/session.ts";
+import type { ListedTool, ServerInfo } from "../mcp/session.ts";
 import type { Refusal } from "../result/result.ts";
 import { fingerprint, readCache, saveCache } from "./cache.ts";
 import type { RemoteSpec } from "./specs.ts";
@@ -20,6 +20,8 @@ export interface ServerStatus {
   readonly cached: boolean;
   /** Why its tools are kept out of the catalog (a bad or colliding name), when they are. */
   readonly withheld?: string;
+  /** What it declared at initialize (capabilities, instructions), when known: serve relays it. */
+  readonly server?: ServerInfo;
 }
 
 export interface ListInput {
@@ -42,12 +44,12 @@ export async function listRemote(input: ListInput): Promise<Listing> {
   const { specs, now } = input;
   const fp = fingerprint(specs, input.version);
   const cache = input.refresh ? null : readCache(input.cachePath, fp);
-  const listed = new Map<string, { tools: readonly ListedTool[]; cached: boolean }>();
+  const listed = new Map<string, { tools: readonly ListedTool[]; cached: boolean; server?: ServerInfo }>();
   const failures = new Map<string, Failure>();
   const toDiscover: RemoteSpec[] = [];
   for (const s of specs) {
     const c = cache?.servers[s.name];
-    if (c?.ok) listed.set(s.name, { tools: c.tools, cached: true });
+    if (c?.ok) listed.set(s.name, { tools: c.tools, cached: true, ...(c.server ? { server: c.server } : {}) });
     else if (input.discover?.(s) ?? true) {
       if (c && !c.ok && now() - c.at < NEGATIVE_TTL_MS) failures.set(s.name, { error: c.error, at: c.at });
       toDiscover.push(s);
@@ -55,9 +57,9 @@ export async function listRemote(input: ListInput): Promise<Listing> {
   }
   const errors = new Map<string, { error: string; cached: boolean; remembered: boolean }>();
   if (toDiscover.length > 0) {
-    const found = await discover(toDiscover, (s) => input.connect(s).then((c) => ({ tools: c.tools, close: () => c.close(0) })), { now, failures, timedOut: (s) => connectTimeoutMessage(s as RemoteSpec) });
+    const found = await discover(toDiscover, (s) => input.connect(s).then((c) => ({ tools: c.tools, server: c.session.server, close: () => c.close(0) })), { now, failures, timedOut: (s) => connectTimeoutMessage(s as RemoteSpec) });
     for (const d of found) {
-      if (d.ok) listed.set(d.server, { tools: d.tools, cached: false });
+      if (d.ok) listed.set(d.server, { tools: d.tools, cached: false, ...(d.connection.server ? { server: d.connection.server } : {}) });
       else errors.set(d.server, { error: d.error, cached: d.cached, remembered: d.remembered });
     }
     saveCache(input.cachePath, specs, now(), fp, cache, listed, errors);
@@ -77,7 +79,7 @@ export async function listRemote(input: ListInput): Promise<Listing> {
       continue;
     }
     const tools = s.kind === "las" ? l.tools : filterTools(l.tools, s.include, s.exclude);
-    status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached });
+    status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached, ...(l.server ? { server: l.server } : {}) });
     taken.set(s.name, tools);
     for (const t of tools) sources.push(input.source(s, t));
   }

@@ -145,6 +145,11 @@ export class RemoteSources {
     return list;
   }
 
+  /** The tools a server listed (after include/exclude), as it listed them. */
+  listedTools(name: string): readonly ListedTool[] | undefined {
+    return this.#listed.get(name);
+  }
+
   /** The configured server of this name, if any. */
   spec(name: string): RemoteSpec | undefined {
     return this.deps.specs.find((s) => s.name === name);

@@ -1,0 +1,343 @@
+// serve as a complete gateway (SPEC "Serving"): what the upstream MCP servers offer besides tools —
+// resources (list, read, templates, subscribe), prompts (list, get), completions and logging — is
+// relayed to each client through the same stages as a tool call: the server's start permission,
+// a journal row (effect read), the output boundary and redaction of the server's secrets. A
+// server's notifications go to the clients they belong to: an update to the clients subscribed to
+// that resource, a log message to the clients that set a level, list changes to every client.
+import type { Entry } from "../catalog/catalog.ts";
+import { toolDigest } from "../catalog/catalog.ts";
+import { checkBoundary } from "../boundary/boundary.ts";
+import { redactValue } from "../boundary/redact.ts";
+import type { Connection } from "../mcp/connect.ts";
+import type { Peer } from "../mcp/peer.ts";
+import type { ServerInfo } from "../mcp/session.ts";
+import type { Need } from "../permission/types.ts";
+import { refuse, type Outcome } from "../result/result.ts";
+import type { Invoked } from "../runtime/invoke.ts";
+import type { StartCheck } from "../servers/call.ts";
+import { executableOf } from "../servers/digest.ts";
+import type { ServerStatus } from "../servers/list.ts";
+import type { RemoteSpec } from "../servers/specs.ts";
+import { matchesTemplate, parseNamespaced, promptOwner, servedPrompt, servedUris } from "./relay-names.ts";
+
+/** What the relay needs of the remote sources (RemoteSources is one). */
+export interface RelaySources {
+  readonly status: readonly ServerStatus[];
+  spec(name: string): RemoteSpec | undefined;
+  connection(spec: RemoteSpec): Promise<Connection>;
+  checkStart(spec: RemoteSpec, need: Need): StartCheck | Promise<StartCheck>;
+  secretsOf(spec: RemoteSpec): string[];
+}
+
+/** One connected client, as the relay sends to it. */
+export interface RelayClient {
+  notify(method: string, params?: Record<string, unknown>): void;
+  readonly subscriptions: Set<string>;
+  /** The level this client set with logging/setLevel, if any. */
+  level: string | undefined;
+}
+
+export type RunRelayed = (entry: Entry, args: Record<string, unknown>, signal: AbortSignal, peer?: (call: { tool: string; server: string }) => Peer) => Promise<Invoked>;
+
+export interface RelayDeps {
+  readonly sources: RelaySources;
+  /** `serve --expose NAME`: only this server, under its own names. */
+  readonly expose?: string;
+  /** Runs one relayed request through the pipeline (hub.ts: invoke with a one-entry catalog). */
+  readonly run: RunRelayed;
+  readonly operator: (line: string) => void;
+}
+
+const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const PAGE = 100;
+const MAX_PAGES = 100;
+
+/** A relayed request's answer: the server's own result, or a JSON-RPC error (its code when the server gave one). */
+export type Relayed = { ok: true; result: Record<string, unknown> } | { ok: false; code: number; message: string; data?: Record<string, unknown> };
+
+export class Relay {
+  readonly #clients = new Set<RelayClient>();
+  readonly #wired = new WeakSet<Connection>();
+  readonly #entries = new Map<string, Entry>();
+  /** The last listing's served URIs and templates, for routing reads and completions. */
+  #uris = new Map<string, { server: string; uri: string }>();
+  #templates = new Map<string, string[]>();
+  /** Upstream subscriptions: `server\0uri` → how many clients hold it. */
+  readonly #upstream = new Map<string, number>();
+
+  constructor(private readonly deps: RelayDeps) {}
+
+  /** The relayed servers: listed, MCP (Las offers tools only), and only the exposed one with --expose. */
+  servers(): { spec: RemoteSpec; info: ServerInfo }[] {
+    const out: { spec: RemoteSpec; info: ServerInfo }[] = [];
+    for (const st of this.deps.sources.status) {
+      const spec = this.deps.sources.spec(st.name);
+      if (!st.ok || !spec || spec.kind !== "mcp" || (this.deps.expose !== undefined && st.name !== this.deps.expose)) continue;
+      out.push({ spec, info: st.server ?? { capabilities: {} } });
+    }
+    return out;
+  }
+
+  #with(cap: string) {
+    return this.servers().filter((s) => s.info.capabilities[cap] !== undefined && s.info.capabilities[cap] !== null);
+  }
+
+  /** The capabilities the relayed set has, to declare at initialize (nothing a server does not offer). */
+  capabilities(): Record<string, unknown> {
+    const res = this.#with("resources");
+    return {
+      ...(res.length > 0 ? { resources: { listChanged: true, ...(res.some((s) => (s.info.capabilities.resources as { subscribe?: boolean }).subscribe) ? { subscribe: true } : {}) } } : {}),
+      ...(this.#with("prompts").length > 0 ? { prompts: { listChanged: true } } : {}),
+      ...(this.#with("completions").length > 0 ? { completions: {} } : {}),
+    };
+  }
+
+  /** With --expose, the server's own instructions. */
+  instructions(): string | undefined {
+    return this.deps.expose === undefined ? undefined : this.servers()[0]?.info.instructions;
+  }
+
+  attach(client: RelayClient): () => void {
+    this.#clients.add(client);
+    return () => {
+      this.#clients.delete(client);
+      for (const served of client.subscriptions) void this.unsubscribe(client, served);
+    };
+  }
+
+  /** The pipeline entry of one method on one server: effect read, no approval, the server's start needs. */
+  #entry(spec: RemoteSpec, method: string): Entry {
+    const key = `${spec.name}\0${method}`;
+    let e = this.#entries.get(key);
+    if (e) return e;
+    const { sources } = this.deps;
+    const schema = { type: "object" };
+    e = {
+      name: method,
+      rawName: method,
+      origin: spec.origin,
+      description: `${method} relayed to MCP server "${spec.name}"`,
+      effect: "read",
+      approval: "never",
+      digest: toolDigest({ origin: spec.origin, name: method, schema, effect: "read", description: "", executable: executableOf(spec) }),
+      inputSchema: schema,
+      adapter: {
+        // The fast schema check; its output is judged as a remote source's (local paths and all).
+        builtin: true,
+        foreignOutput: true,
+        secrets: sources.secretsOf(spec),
+        ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
+        deadlineMs: spec.timeoutMs + 2_000,
+        needs: () => ({ ok: true, value: [...spec.needs] }),
+        checkNeed: (need) => sources.checkStart(spec, need),
+        run: (args, ctx) => this.#request(spec, method, args as Record<string, unknown>, ctx.signal, ctx.peer?.({ tool: method, server: spec.name })),
+      },
+    };
+    this.#entries.set(key, e);
+    return e;
+  }
+
+  async #request(spec: RemoteSpec, method: string, params: Record<string, unknown>, signal: AbortSignal, peer?: Peer): Promise<Outcome<unknown>> {
+    let conn: Connection;
+    try {
+      conn = await this.deps.sources.connection(spec);
+    } catch (e) {
+      return refuse("mcp.server_down", `MCP server "${spec.name}" cannot be reached: ${(e as Error).message}`);
+    }
+    this.#wire(spec, conn);
+    const r = await conn.session.request(method, params, { timeoutMs: spec.timeoutMs, signal, ...(peer ? { peer } : {}) });
+    if (r.ok) return { ok: true, value: r.result };
+    if (r.kind === "protocol") return refuse("mcp.error", r.message, { code: r.code });
+    return refuse(r.kind === "deadline" ? "deadline" : "transport_lost", `${method} to MCP server "${spec.name}": ${r.message}`);
+  }
+
+  /** Runs one request on one server through the pipeline, answered as the server answered or as an error. */
+  async #relay(spec: RemoteSpec, method: string, params: Record<string, unknown>, signal: AbortSignal, peer?: Parameters<RunRelayed>[3]): Promise<Relayed> {
+    const { envelope } = await this.deps.run(this.#entry(spec, method), params, signal, peer);
+    if (envelope.status === "success") return { ok: true, result: envelope.payload as Record<string, unknown> };
+    const details = (envelope as { details?: { code?: unknown } }).details;
+    const upstream = envelope.error_code === "mcp.error" && typeof details?.code === "number" ? details.code : undefined;
+    const message = "message" in envelope && typeof envelope.message === "string" ? envelope.message : envelope.error_code;
+    return { ok: false, code: upstream ?? -32603, message: upstream !== undefined ? message : `${envelope.error_code}: ${message}`, data: { error_code: envelope.error_code } };
+  }
+
+  /** Server notifications outside a call: routed to the clients they belong to. */
+  #wire(spec: RemoteSpec, conn: Connection): void {
+    if (this.#wired.has(conn)) return;
+    this.#wired.add(conn);
+    conn.session.onNotification((method, params) => {
+      if (method === "notifications/resources/updated" && typeof params.uri === "string") {
+        const served = this.#servedUri(spec.name, params.uri);
+        for (const c of this.#clients) if (c.subscriptions.has(served)) c.notify(method, { ...params, uri: served });
+      } else if (method === "notifications/resources/list_changed" || method === "notifications/prompts/list_changed") {
+        for (const c of this.#clients) c.notify(method);
+      } else if (method === "notifications/message") {
+        const checked = this.checkedLog(spec, params);
+        if (checked) for (const c of this.#clients) if (c.level !== undefined && admits(c.level, checked.level)) c.notify(method, checked);
+      }
+    });
+  }
+
+  /** A server's log message as a client may see it: secrets redacted, dropped when the boundary would withhold it. */
+  checkedLog(spec: RemoteSpec, params: Record<string, unknown>): Record<string, unknown> | undefined {
+    const value = redactValue(params, this.deps.sources.secretsOf(spec)) as Record<string, unknown>;
+    const v = checkBoundary(value, { localPaths: spec.localPathsOff === undefined });
+    if (v) {
+      this.deps.operator(`toolgate: a log message of MCP server "${spec.name}" was withheld (rule ${v.rule} at ${v.where})`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /** A log message a server sent during a call of `server`'s, as the calling client may see it. */
+  logFor(server: string, params: Record<string, unknown>): Record<string, unknown> | undefined {
+    const spec = this.deps.sources.spec(server);
+    return spec ? this.checkedLog(spec, params) : undefined;
+  }
+
+  #servedUri(server: string, uri: string): string {
+    for (const [served, o] of this.#uris) if (o.server === server && o.uri === uri) return served;
+    return uri;
+  }
+
+  /** resources/list, merged across servers and paginated here. */
+  async listResources(cursor: unknown, signal: AbortSignal): Promise<Relayed> {
+    const all = await this.#collect("resources/list", "resources", signal);
+    if (!all.ok) return all;
+    const byServer = new Map([...all.items].map(([server, items]) => [server, items.map((r) => String((r as { uri?: unknown }).uri))]));
+    this.#uris = servedUris(byServer);
+    const served = [...all.items].flatMap(([server, items]) => items.map((r) => ({ ...(r as object), uri: this.#servedUri(server, String((r as { uri?: unknown }).uri)) })));
+    return page(served, "resources", cursor);
+  }
+
+  async listTemplates(cursor: unknown, signal: AbortSignal): Promise<Relayed> {
+    const all = await this.#collect("resources/templates/list", "resourceTemplates", signal);
+    if (!all.ok) return all;
+    this.#templates = new Map([...all.items].map(([server, items]) => [server, items.map((t) => String((t as { uriTemplate?: unknown }).uriTemplate))]));
+    return page([...all.items.values()].flat(), "resourceTemplates", cursor);
+  }
+
+  async listPrompts(cursor: unknown, signal: AbortSignal): Promise<Relayed> {
+    const all = await this.#collect("prompts/list", "prompts", signal);
+    if (!all.ok) return all;
+    const exposed = this.deps.expose !== undefined;
+    return page([...all.items].flatMap(([server, items]) => items.map((p) => ({ ...(p as object), name: servedPrompt(server, String((p as { name?: unknown }).name), exposed) }))), "prompts", cursor);
+  }
+
+  /** Every page of one list method from each server that offers `cap`, in the servers' order. */
+  async #collect(method: string, key: string, signal: AbortSignal): Promise<{ ok: true; items: Map<string, unknown[]> } | (Relayed & { ok: false })> {
+    const items = new Map<string, unknown[]>();
+    for (const { spec } of this.#with(key === "prompts" ? "prompts" : "resources")) {
+      const got: unknown[] = [];
+      let next: string | undefined;
+      for (let i = 0; i < MAX_PAGES; i++) {
+        const r = await this.#relay(spec, method, next ? { cursor: next } : {}, signal);
+        if (!r.ok) return r;
+        const list = r.result[key];
+        if (Array.isArray(list)) got.push(...list);
+        next = typeof r.result.nextCursor === "string" && r.result.nextCursor !== "" ? r.result.nextCursor : undefined;
+        if (!next) break;
+      }
+      items.set(spec.name, got);
+    }
+    return { ok: true, items };
+  }
+
+  /** The server and its own URI behind a served URI: namespaced, listed, a template's match, or the only server. */
+  #resourceOwner(served: string): { spec: RemoteSpec; uri: string } | null {
+    const ns = parseNamespaced(served);
+    const known = ns ?? this.#uris.get(served);
+    const byName = (server: string) => this.servers().find((s) => s.spec.name === server)?.spec;
+    if (known) {
+      const spec = byName(known.server);
+      return spec ? { spec, uri: known.uri } : null;
+    }
+    for (const [server, templates] of this.#templates) {
+      const spec = byName(server);
+      if (spec && templates.some((t) => matchesTemplate(t, served))) return { spec, uri: served };
+    }
+    const only = this.#with("resources");
+    return only.length === 1 ? { spec: only[0]!.spec, uri: served } : null;
+  }
+
+  async read(params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
+    const served = String(params.uri);
+    const owner = this.#resourceOwner(served);
+    if (!owner) return unknownResource(served);
+    const r = await this.#relay(owner.spec, "resources/read", { ...params, uri: owner.uri }, signal);
+    if (!r.ok || owner.uri === served) return r;
+    const contents = Array.isArray(r.result.contents) ? r.result.contents.map((c) => ((c as { uri?: unknown }).uri === owner.uri ? { ...(c as object), uri: served } : c)) : r.result.contents;
+    return { ok: true, result: { ...r.result, contents } };
+  }
+
+  async subscribe(client: RelayClient, params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
+    const served = String(params.uri);
+    const owner = this.#resourceOwner(served);
+    if (!owner) return unknownResource(served);
+    const key = `${owner.spec.name}\0${owner.uri}`;
+    if (!client.subscriptions.has(served)) {
+      if ((this.#upstream.get(key) ?? 0) === 0) {
+        const r = await this.#relay(owner.spec, "resources/subscribe", { ...params, uri: owner.uri }, signal);
+        if (!r.ok) return r;
+      }
+      this.#upstream.set(key, (this.#upstream.get(key) ?? 0) + 1);
+      client.subscriptions.add(served);
+    }
+    return { ok: true, result: {} };
+  }
+
+  async unsubscribe(client: RelayClient, served: string, signal?: AbortSignal): Promise<Relayed> {
+    const owner = this.#resourceOwner(served);
+    if (!owner || !client.subscriptions.delete(served)) return { ok: true, result: {} };
+    const key = `${owner.spec.name}\0${owner.uri}`;
+    const left = (this.#upstream.get(key) ?? 1) - 1;
+    if (left > 0) this.#upstream.set(key, left);
+    else {
+      this.#upstream.delete(key);
+      const r = await this.#relay(owner.spec, "resources/unsubscribe", { uri: owner.uri }, signal ?? new AbortController().signal);
+      if (!r.ok) return r;
+    }
+    return { ok: true, result: {} };
+  }
+
+  async getPrompt(params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
+    const servers = this.#with("prompts").map((s) => s.spec.name);
+    const owner = promptOwner(String(params.name), servers, this.deps.expose !== undefined);
+    const spec = owner && this.deps.sources.spec(owner.server);
+    if (!owner || !spec) return { ok: false, code: -32602, message: `no prompt named ${JSON.stringify(params.name)}; prompts/list lists them` };
+    return this.#relay(spec, "prompts/get", { ...params, name: owner.name }, signal);
+  }
+
+  async complete(params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
+    const ref = (params.ref ?? {}) as { type?: unknown; name?: unknown; uri?: unknown };
+    if (ref.type === "ref/prompt") {
+      const owner = promptOwner(String(ref.name), this.#with("completions").map((s) => s.spec.name), this.deps.expose !== undefined);
+      const spec = owner && this.deps.sources.spec(owner.server);
+      if (!owner || !spec) return { ok: false, code: -32602, message: `no prompt named ${JSON.stringify(ref.name)}` };
+      return this.#relay(spec, "completion/complete", { ...params, ref: { ...ref, name: owner.name } }, signal);
+    }
+    const uri = String(ref.uri);
+    const owners = this.#with("completions").filter((s) => (this.#templates.get(s.spec.name) ?? []).includes(uri));
+    const spec = owners[0]?.spec ?? (this.#with("completions").length === 1 ? this.#with("completions")[0]!.spec : undefined);
+    if (!spec) return { ok: false, code: -32602, message: `no resource template ${JSON.stringify(uri)}; resources/templates/list lists them` };
+    return this.#relay(spec, "completion/complete", params, signal);
+  }
+
+  /** logging/setLevel: kept for this client, and forwarded to every relayed server that logs. */
+  async setLevel(client: RelayClient, level: string, signal: AbortSignal): Promise<void> {
+    client.level = level;
+    await Promise.all(this.#with("logging").map(({ spec }) => this.#relay(spec, "logging/setLevel", { level }, signal).catch(() => undefined)));
+  }
+}
+
+/** Whether a client that set `level` takes a message at `params.level`. */
+export const admits = (level: string, at: unknown): boolean => LEVELS.indexOf(typeof at === "string" ? at : "info") >= LEVELS.indexOf(level);
+
+const unknownResource = (uri: string): Relayed => ({ ok: false, code: -32002, message: `no resource ${JSON.stringify(uri)}; resources/list and resources/templates/list list them` });
+
+/** One page of a merged list; the cursor is the offset. */
+function page(items: unknown[], key: string, cursor: unknown): Relayed {
+  const start = typeof cursor === "string" && /^\d+$/.test(cursor) ? Number(cursor) : 0;
+  const next = start + PAGE < items.length ? String(start + PAGE) : undefined;
+  return { ok: true, result: { [key]: items.slice(start, start + PAGE), ...(next ? { nextCursor: next } : {}) } };
+}
