@@ -64,12 +64,11 @@ export class Hub {
     const offered = this.deps.wiring.booted.catalog.descriptors.filter((d) => this.#offered(d));
     const exposed = this.deps.exposed;
     if (exposed) {
-      const own = new Map((exposed.listed() ?? []).map((t) => [t.name, t]));
-      const entries = this.deps.wiring.booted.catalog.entries;
-      return offered.map((d) => {
-        const raw = entries.get(d.name)?.rawName ?? d.name;
-        const t = own.get(raw);
-        return { ...(t?.extra ?? {}), name: raw, description: t?.description ?? d.description, inputSchema: d.inputSchema };
+      // In the server's own order, each as it listed it.
+      const byRaw = new Map(offered.map((d) => [this.deps.wiring.booted.catalog.entries.get(d.name)?.rawName ?? d.name, d]));
+      return (exposed.listed() ?? []).flatMap((t) => {
+        const d = byRaw.get(t.name);
+        return d ? [{ ...(t.extra ?? {}), name: t.name, description: t.description ?? d.description, inputSchema: d.inputSchema }] : [];
       });
     }
     return offered.map((d) => renderTool(d, this.deps.names.toServed.get(d.name) ?? d.name, effectivePolicy(d, overrides)));
@@ -145,7 +144,13 @@ export class Hub {
 
   async #call(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined }): Promise<CallResult> {
     const invoked = await this.#invoke(name, args, signal, how);
-    return renderResult(invoked.envelope, invoked.origin);
+    const e = invoked.envelope;
+    // Exposed, a server's own isError answer reaches the client as the server sent it (the
+    // boundary passed it): the client sees that server exactly.
+    if (this.deps.exposed && e.status === "failed" && e.error_code === "remote_tool" && Array.isArray((e.details as { content?: unknown } | undefined)?.content)) {
+      return { ...(e.details as CallResult), isError: true, _meta: { ...((e.details as { _meta?: object })._meta ?? {}), toolgate: { status: "failed", error_code: e.error_code } } };
+    }
+    return renderResult(e, invoked.origin);
   }
 
   /**

@@ -61,7 +61,7 @@ export class Relay {
   readonly #entries = new Map<string, Entry>();
   /** The last listing's served URIs and templates, for routing reads and completions. */
   #uris = new Map<string, { server: string; uri: string }>();
-  #templates = new Map<string, string[]>();
+  #templates: Map<string, string[]> | undefined;
   /** Upstream subscriptions: `server\0uri` → how many clients hold it. */
   readonly #upstream = new Map<string, number>();
 
@@ -157,7 +157,12 @@ export class Relay {
     if (envelope.status === "success") return { ok: true, result: envelope.payload as Record<string, unknown> };
     const details = (envelope as { details?: { code?: unknown } }).details;
     const upstream = envelope.error_code === "mcp.error" && typeof details?.code === "number" ? details.code : undefined;
-    const message = "message" in envelope && typeof envelope.message === "string" ? envelope.message : envelope.error_code;
+    const message =
+      "message" in envelope && typeof envelope.message === "string"
+        ? envelope.message
+        : envelope.error_code === "sensitive_output_rejected"
+          ? "the server's answer was withheld by the output boundary; `toolgate log` says which rule fired, never the value"
+          : envelope.error_code;
     return { ok: false, code: upstream ?? -32603, message: upstream !== undefined ? message : `${envelope.error_code}: ${message}`, data: { error_code: envelope.error_code } };
   }
 
@@ -252,7 +257,7 @@ export class Relay {
       const spec = byName(known.server);
       return spec ? { spec, uri: known.uri } : null;
     }
-    for (const [server, templates] of this.#templates) {
+    for (const [server, templates] of this.#templates ?? []) {
       const spec = byName(server);
       if (spec && templates.some((t) => matchesTemplate(t, served))) return { spec, uri: served };
     }
@@ -260,9 +265,17 @@ export class Relay {
     return only.length === 1 ? { spec: only[0]!.spec, uri: served } : null;
   }
 
+  /** The owner of a served URI, listing the templates first when no client has yet (a URI made from one). */
+  async #owner(served: string, signal: AbortSignal): Promise<{ spec: RemoteSpec; uri: string } | null> {
+    const owner = this.#resourceOwner(served);
+    if (owner || this.#templates !== undefined) return owner;
+    await this.listTemplates(undefined, signal);
+    return this.#resourceOwner(served);
+  }
+
   async read(params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
     const served = String(params.uri);
-    const owner = this.#resourceOwner(served);
+    const owner = await this.#owner(served, signal);
     if (!owner) return unknownResource(served);
     const r = await this.#relay(owner.spec, "resources/read", { ...params, uri: owner.uri }, signal);
     if (!r.ok || owner.uri === served) return r;
@@ -272,7 +285,7 @@ export class Relay {
 
   async subscribe(client: RelayClient, params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
     const served = String(params.uri);
-    const owner = this.#resourceOwner(served);
+    const owner = await this.#owner(served, signal);
     if (!owner) return unknownResource(served);
     const key = `${owner.spec.name}\0${owner.uri}`;
     if (!client.subscriptions.has(served)) {
@@ -317,7 +330,8 @@ export class Relay {
       return this.#relay(spec, "completion/complete", { ...params, ref: { ...ref, name: owner.name } }, signal);
     }
     const uri = String(ref.uri);
-    const owners = this.#with("completions").filter((s) => (this.#templates.get(s.spec.name) ?? []).includes(uri));
+    if (this.#templates === undefined) await this.listTemplates(undefined, signal);
+    const owners = this.#with("completions").filter((s) => (this.#templates?.get(s.spec.name) ?? []).includes(uri));
     const spec = owners[0]?.spec ?? (this.#with("completions").length === 1 ? this.#with("completions")[0]!.spec : undefined);
     if (!spec) return { ok: false, code: -32602, message: `no resource template ${JSON.stringify(uri)}; resources/templates/list lists them` };
     return this.#relay(spec, "completion/complete", params, signal);
