@@ -1,7 +1,7 @@
-// How relayed resources and prompts are named for a client: a prompt takes its server's prefix as
-// a tool does (`SERVER__prompt`, none with --expose); a resource URI stays as its server gave it
-// while it is unique across the relayed servers, and is namespaced deterministically and
-// reversibly when two servers list the same one. Pure.
+// How relayed resources and prompts look to a client: a prompt takes its server's prefix as a tool
+// does (`SERVER__prompt`, none with --expose); a resource URI stays as its server gave it while it
+// is unique across the relayed servers, and is namespaced deterministically and reversibly when
+// two servers list the same one; merged lists are paged here; log levels are compared. Pure.
 import { serverPrefix } from "../catalog/names.ts";
 
 const NAMESPACE = "toolgate://resource/";
@@ -49,4 +49,22 @@ export function servedUris(listed: ReadonlyMap<string, readonly string[]>): Map<
     for (const uri of uris) out.set(owners.get(uri)!.length > 1 ? namespacedUri(server, uri) : uri, { server, uri });
   }
   return out;
+}
+
+const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const PAGE = 100;
+
+/** A relayed answer (relay.ts's Relayed). */
+type Answer = { ok: true; result: Record<string, unknown> } | { ok: false; code: number; message: string };
+
+/** Whether a client that set `level` takes a message at `params.level`. */
+export const admits = (level: string, at: unknown): boolean => LEVELS.indexOf(typeof at === "string" ? at : "info") >= LEVELS.indexOf(level);
+
+export const unknownResource = (uri: string): Answer => ({ ok: false, code: -32002, message: `no resource ${JSON.stringify(uri)}; resources/list and resources/templates/list list them` });
+
+/** One page of a merged list; the cursor is the offset. */
+export function page(items: unknown[], key: string, cursor: unknown): Answer {
+  const start = typeof cursor === "string" && /^\d+$/.test(cursor) ? Number(cursor) : 0;
+  const next = start + PAGE < items.length ? String(start + PAGE) : undefined;
+  return { ok: true, result: { [key]: items.slice(start, start + PAGE), ...(next ? { nextCursor: next } : {}) } };
 }

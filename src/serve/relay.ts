@@ -18,7 +18,7 @@ import type { StartCheck } from "../servers/call.ts";
 import { executableOf } from "../servers/digest.ts";
 import type { ServerStatus } from "../servers/list.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
-import { matchesTemplate, parseNamespaced, promptOwner, servedPrompt, servedUris } from "./relay-names.ts";
+import { admits, matchesTemplate, page, parseNamespaced, promptOwner, servedPrompt, servedUris, unknownResource } from "./relay-names.ts";
 
 /** What the relay needs of the remote sources (RemoteSources is one). */
 export interface RelaySources {
@@ -48,8 +48,6 @@ export interface RelayDeps {
   readonly operator: (line: string) => void;
 }
 
-const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
-const PAGE = 100;
 const MAX_PAGES = 100;
 
 /** A relayed request's answer: the server's own result, or a JSON-RPC error (its code when the server gave one). */
@@ -148,6 +146,7 @@ export class Relay {
     const r = await conn.session.request(method, params, { timeoutMs: spec.timeoutMs, signal, ...(peer ? { peer } : {}) });
     if (r.ok) return { ok: true, value: r.result };
     if (r.kind === "protocol") return refuse("mcp.error", r.message, { code: r.code });
+    if (r.kind === "too_large") return refuse("mcp.response_too_large", `${method} to MCP server "${spec.name}": ${r.message}`);
     return refuse(r.kind === "deadline" ? "deadline" : "transport_lost", `${method} to MCP server "${spec.name}": ${r.message}`);
   }
 
@@ -342,16 +341,4 @@ export class Relay {
     client.level = level;
     await Promise.all(this.#with("logging").map(({ spec }) => this.#relay(spec, "logging/setLevel", { level }, signal).catch(() => undefined)));
   }
-}
-
-/** Whether a client that set `level` takes a message at `params.level`. */
-export const admits = (level: string, at: unknown): boolean => LEVELS.indexOf(typeof at === "string" ? at : "info") >= LEVELS.indexOf(level);
-
-const unknownResource = (uri: string): Relayed => ({ ok: false, code: -32002, message: `no resource ${JSON.stringify(uri)}; resources/list and resources/templates/list list them` });
-
-/** One page of a merged list; the cursor is the offset. */
-function page(items: unknown[], key: string, cursor: unknown): Relayed {
-  const start = typeof cursor === "string" && /^\d+$/.test(cursor) ? Number(cursor) : 0;
-  const next = start + PAGE < items.length ? String(start + PAGE) : undefined;
-  return { ok: true, result: { [key]: items.slice(start, start + PAGE), ...(next ? { nextCursor: next } : {}) } };
 }
