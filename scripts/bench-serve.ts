@@ -14,6 +14,9 @@
 //   5. The same through the binary: p50 and mean round trip of ping (no handler), a call of an
 //      unknown name (refused: one journal row), plan (two rows, the lane store) and file_read, for
 //      serve and the floor; then file_read again with the state folder on tmpfs (/dev/shm).
+//   6. The gateway's relay (issue 21): p50 of resources/read and prompts/get sent to the
+//      conformance fixture server directly and through serve (the fixture its stdio upstream);
+//      target: a relayed request at most 300 µs (p50) over the direct one.
 // Targets (issue 9): serve ≥ 70% of the floor's calls/s, p99 < 2 ms, RSS < 80 MB, cold within 30 ms.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -303,6 +306,36 @@ try {
   console.log("5. round trip by what it does (p50 / mean µs):");
   for (const [k, v] of Object.entries(trip)) console.log(`   ${k.padEnd(34)} ${String((v as { p50_us: number }).p50_us).padStart(5)} / ${String((v as { mean_us: number }).mean_us).padStart(5)}`);
   report.round_trips = trip;
+
+  // 6. The relay: the same requests to the fixture itself and through serve.
+  const fixture = [process.execPath, join(root, "test", "fixtures", "mcp", "conformance-server.ts")];
+  const gatewayCfg = join(work, "gateway.json");
+  writeFileSync(gatewayCfg, JSON.stringify({ mcpServers: { fixture: { command: fixture[0], args: fixture.slice(1) } } }));
+  const relayed: Record<string, { p50_us: number; mean_us: number }> = {};
+  const asks = [
+    ["resources/read", { uri: "test://static-text" }, { uri: "test://static-text" }],
+    ["prompts/get", { name: "test_simple_prompt" }, { name: "fixture__test_simple_prompt" }],
+  ] as const;
+  for (let r = 0; r < rounds; r++) {
+    const direct = new Peer(fixture, ws, env);
+    await direct.initialize();
+    const via = new Peer([bin, "serve", "--config", gatewayCfg, "--allow-run"], ws, env);
+    await via.initialize();
+    for (const [method, own, served] of asks) {
+      const d = await trips(direct, method, own);
+      const v = await trips(via, method, served);
+      for (const [k, x] of [[`direct ${method}`, d], [`relayed ${method}`, v]] as const) if (!relayed[k] || x.p50_us < relayed[k]!.p50_us) relayed[k] = x;
+    }
+    await direct.close();
+    await via.close();
+  }
+  console.log(`6. the relay, best of ${rounds} rounds (p50 / mean µs; target: relayed at most 300 µs over direct):`);
+  for (const [method] of asks) {
+    const d = relayed[`direct ${method}`]!;
+    const v = relayed[`relayed ${method}`]!;
+    console.log(`   ${method.padEnd(16)} direct ${d.p50_us} / ${d.mean_us}, relayed ${v.p50_us} / ${v.mean_us}: +${v.p50_us - d.p50_us} µs p50`);
+  }
+  report.relay = relayed;
   console.log(JSON.stringify(report));
 } finally {
   rmSync(work, { recursive: true, force: true });
