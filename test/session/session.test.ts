@@ -1,7 +1,7 @@
 // toolgate session end to end through dist/toolgate: start/status/stop, forwarded calls answered
 // byte for byte as cold ones, nothing widens, a session per workspace, and every way it ends.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
 import { logFor, socketFor } from "../../src/session/where.ts";
@@ -215,6 +215,29 @@ process.stdout.write(got);
     expect(JSON.parse(own.stdout.toString())).toMatchObject({ t: "s", status: { pid: expect.any(Number), calls: 0 } });
     // Closed again, so that session stop finds it (a client trusts only a folder no one else can enter).
     for (const d of open) chmodSync(d, 0o700);
+  });
+
+  test("start refuses a sessions folder inside the workspace, a link in its place, or one others may enter", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    const inside = await run(["session", "start"], { cwd: ws, env: { HOME: ws } });
+    expect({ code: inside.code, stderr: inside.stderr }).toEqual({
+      code: 5,
+      stderr: `toolgate: the session's socket would lie in ${join(ws, ".local", "state", "toolgate", "sessions")}, inside the workspace ${ws}, where a command the session runs could reach it\n  hint: set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to a folder outside the workspace\n`,
+    });
+    await using other = tempDir("toolgate-run-");
+    const folder = join(other.path, "toolgate", "sessions");
+    mkdirSync(join(other.path, "toolgate"), { mode: 0o700 });
+    mkdirSync(join(other.path, "elsewhere"), { mode: 0o700 });
+    symlinkSync(join(other.path, "elsewhere"), folder);
+    const linked = await run(["session", "start"], { cwd: ws, env: { HOME: ws, XDG_RUNTIME_DIR: other.path } });
+    expect({ code: linked.code, stderr: linked.stderr.split("\n")[0] }).toEqual({ code: 5, stderr: `toolgate: cannot keep a session's socket in ${folder}: it is a symbolic link` });
+    rmSync(folder);
+    mkdirSync(folder, { mode: 0o700 });
+    chmodSync(folder, 0o750);
+    const open = await run(["session", "start"], { cwd: ws, env: { HOME: ws, XDG_RUNTIME_DIR: other.path } });
+    expect({ code: open.code, stderr: open.stderr.split("\n")[0] }).toEqual({ code: 5, stderr: `toolgate: cannot keep a session's socket in ${folder}: other users can enter it (mode 0750)` });
+    expect(readdirSync(folder)).toEqual([]);
   });
 
   test("the idle timeout ends the session, and nothing is left running", async () => {
