@@ -78,6 +78,8 @@ async function readStdin(): Promise<string> {
 
 export async function main(argv: readonly string[], world: World = {}): Promise<number> {
   // A cold call's servers, shut down off its caller's path (src/launcher/reaper.ts): not a command.
+  // A command's guardian (src/launcher/guard.ts): the first thing, before any other import.
+  if (argv[0] === "__guard" && world.via === undefined) return (await import("./launcher/guard.ts")).runGuard(argv.slice(1));
   if (argv[0] === "__reap" && world.via === undefined) return (await import("./launcher/reaper.ts")).runReaper(argv[1], world.env ?? process.env);
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
   const at = commandIndex(argv);

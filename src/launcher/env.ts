@@ -30,6 +30,8 @@ const EXECUTION_CONTROL = new Set([
   "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
   "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONWARNINGS", "PYTHONUSERBASE", "PYTHONBREAKPOINT",
   "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+  // Bun: extra command-line options (--preload) for every bun program, the guardian included (guard.ts)
+  "BUN_OPTIONS",
   // git: config (core.pager, core.fsmonitor, aliases), the repository and the programs it starts
   "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG",
   "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR",

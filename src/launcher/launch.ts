@@ -4,6 +4,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { fileSink, openArtifact, pruneArtifacts, randomHex } from "./artifacts.ts";
+import { guardedArgv, guardStartFailure } from "./guard.ts";
 import { closeQuietly } from "./seccomp.ts";
 import { becomeSubreaper, ownChildren } from "./subreaper.ts";
 import { supervise } from "./supervise.ts";
@@ -30,7 +31,7 @@ export async function launch(spec: LaunchSpec, deps: LauncherDeps): Promise<Laun
   const env = spec.env.vars;
   const sandbox = spec.sandbox;
   const ctx = { cwd: spec.cwd, env, ...(spec.sandboxWritable ? { writable: spec.sandboxWritable } : {}), ...(spec.home ? { home: spec.home } : {}) };
-  const argv = sandbox ? [...sandbox.wrap(spec.argv, ctx)] : [...spec.argv];
+  const argv = sandbox ? [...sandbox.wrap(spec.argv, ctx)] : spec.guard ? guardedArgv(spec.guard, spec.argv) : [...spec.argv];
   try {
     return await launchWrapped(spec, deps, argv, now);
   } finally {
@@ -113,8 +114,13 @@ function pruneOnce(dir: string, outcome: LaunchOutcome, deps: LauncherDeps): voi
   pruneArtifacts(dir, own, (deps.wallClock ?? Date.now)());
 }
 
-/** A run whose sandbox wrapper says the program never started is a spawn failure, with its stderr. */
+/** A run whose sandbox wrapper (or guardian) says the program never started is a spawn failure, with its stderr. */
 function wrapperFailure(outcome: LaunchOutcome, spec: LaunchSpec): LaunchOutcome | null {
+  if (!spec.sandbox && spec.guard && outcome.ok && outcome.value.ended === "exited") {
+    const errno = guardStartFailure(outcome.value.code, outcome.value.stderr.tail);
+    const path = spec.env.vars.PATH ?? "";
+    return errno === null ? null : fail(spawnFailure(Object.assign(new Error(errno), { code: errno }), spec.argv[0]!, spec.cwd, path));
+  }
   const judge = spec.sandbox?.startFailure;
   if (!judge || !outcome.ok || outcome.value.ended !== "exited") return null;
   const { code, stderr } = outcome.value;

@@ -65,6 +65,11 @@ export interface LaunchSpec {
   readonly sandboxWritable?: readonly string[];
   /** With a sandbox: the run's own HOME folder, kept writable there. See WrapContext. */
   readonly home?: string;
+  /**
+   * Without a sandbox: toolgate's own argv prefix (guard.ts guardSelf), to start the run under a
+   * guardian that ends its whole tree if toolgate dies (kill -9 included).
+   */
+  readonly guard?: readonly string[];
   /** Told what happens while the run goes on (a background task's live log and its tree's mark). */
   readonly watch?: LaunchWatch;
 }

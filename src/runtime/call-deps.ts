@@ -18,6 +18,7 @@ import type { Booted } from "./boot.ts";
 import type { InvokeDeps } from "./invoke.ts";
 import type { CallScope } from "../catalog/declare.ts";
 import { processRunner } from "./processes.ts";
+import { guardSelf } from "../launcher/guard.ts";
 import { httpClient } from "../http/client.ts";
 
 export const DEADLINE_MS = 300_000;
@@ -103,7 +104,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
     },
     // The call's secrets are masked in the child's output as it is drained too (tails, artifacts,
     // a task's live log), not only in the result: a secret split across reads is still caught.
-    processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks: railTokens(booted), signal: s, ...(w.watch ? { watch: w.watch } : {}) }),
+    processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks: railTokens(booted), signal: s, ...(w.watch ? { watch: w.watch } : {}), ...guarded() }),
     permissions: booted.permissions,
     approval: {
       approved: w.approved,
@@ -144,3 +145,9 @@ const railTokens = (booted: Booted): string[] => Object.values(booted.rails).map
 
 /** --approve values, each possibly a comma list, as one set. */
 export const approvedSet = (values: readonly string[]): Set<string> => new Set(values.flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
+
+/** An unsandboxed tool command runs under toolgate's guardian when this process is toolgate. */
+const guarded = (): { guard?: readonly string[] } => {
+  const self = guardSelf();
+  return self ? { guard: self } : {};
+};

@@ -23,6 +23,8 @@ export interface ProcessRunnerDeps {
   readonly masks?: readonly string[];
   /** A background task's hooks (its live log, its tree's mark); absent for a foreground call. */
   readonly watch?: LaunchWatch;
+  /** toolgate's own argv prefix: an unsandboxed tool command runs under its guardian (launcher/guard.ts). */
+  readonly guard?: readonly string[];
 }
 
 export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
@@ -38,6 +40,8 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
     });
     if (!env.ok) return Promise.resolve(env);
     const sandboxed = req.sandboxed && deps.sandbox;
+    // The tool's own command (not toolgate's helpers: git, ls) dies with toolgate, even by kill -9.
+    const guard = req.sandboxed && !deps.sandbox ? deps.guard : undefined;
     return launcher.launch({
       argv: req.argv,
       env: env.value,
@@ -48,6 +52,7 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
       ...(deps.watch ? { watch: deps.watch } : {}),
       artifactsDir: join(deps.stateDir, "artifacts"),
       ...(sandboxed ? { sandbox: deps.sandbox, ...(req.writable ? { sandboxWritable: req.writable } : {}), ...(home ? { home } : {}) } : {}),
+      ...(guard ? { guard } : {}),
     });
   };
   return {

@@ -1,7 +1,7 @@
 // A running task's output and tree (issue 11, second part) through dist/toolgate: `tasks logs
 // --follow` shows output while the task runs; the log cap drops the oldest chunks and counts them;
-// a bound secret split across reads is in no chunk; kill -9 of a supervisor ends its call tree on
-// the next read, and nothing outside it; yield_until's configured cap; a server start granted at
+// a bound secret split across reads is in no chunk; kill -9 of a supervisor ends its call tree
+// (the command's guardian), the next read makes the task lost, and nothing outside it ends; yield_until's configured cap; a server start granted at
 // the terminal prompt in the foreground reaches the supervisor (and a no starts nothing).
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -109,7 +109,7 @@ describe("a running task's log", () => {
 });
 
 describe("kill -9 of a supervisor", () => {
-  test("the next read makes the task lost and ends its call tree, and nothing outside it", async () => {
+  test("its call tree ends with it, the next read makes the task lost, and nothing outside it ends", async () => {
     await using dir = tempDir();
     // Not of the task: must survive.
     const decoy = Bun.spawn(["sleep", "1000"], { stdout: "ignore", stderr: "ignore" });
@@ -128,12 +128,11 @@ describe("kill -9 of a supervisor", () => {
       expect(tree).not.toContain(supervisor);
       process.kill(supervisor, "SIGKILL");
       await until(() => !alive(supervisor));
-      // The tree outlives its supervisor until someone reads the task.
-      expect(tree.every(alive)).toBe(true);
-      const st = await status(dir.path, id);
-      expect([st.status, st.exit_reason]).toEqual(["lost", "supervisor.gone"]);
+      // Children die with their parent: the command's guardian ends the tree with its supervisor.
       await until(() => tree.every((p) => !alive(p)), 5_000);
       expect(sessionOf(leader)).toEqual([]);
+      const st = await status(dir.path, id);
+      expect([st.status, st.exit_reason]).toEqual(["lost", "supervisor.gone"]);
       expect(alive(decoy.pid)).toBe(true);
       expect(existsSync(`/proc/${process.pid}`)).toBe(true);
     } finally {

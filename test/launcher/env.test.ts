@@ -124,7 +124,7 @@ describe("names that change what a child runs before its own code", () => {
   test.each([
     "PYTHONPATH", "PYTHONHOME", "PYTHONWARNINGS", "PYTHONSTARTUP", "NODE_PATH", "NODE_OPTIONS", "RUBYLIB", "RUBYOPT",
     "PERL5LIB", "PERL5OPT", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_12", "GIT_CONFIG_PARAMETERS",
-    "GIT_DIR", "GIT_EXEC_PATH", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "LESSOPEN", "BASH_ENV", "ENV", "LD_PRELOAD",
+    "GIT_DIR", "GIT_EXEC_PATH", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "LESSOPEN", "BASH_ENV", "ENV", "LD_PRELOAD", "BUN_OPTIONS",
   ])("%s is refused as a value, a secret and an allowlist entry", (name) => {
     expect(isExecutionControl(name)).toBe(true);
     for (const input of [{ values: { [name]: "x" } }, { secrets: { [name]: "secret-value" } }, { allow: [name] }]) {

@@ -1,0 +1,109 @@
+// Children die with their parent (SPEC "The launcher", sandbox off): toolgate killed with
+// `kill -9` can end nothing, so an unsandboxed command starts under a guardian, `toolgate __guard`
+// (the same executable). The guardian asks for a signal when toolgate dies (PR_SET_PDEATHSIG) and
+// checks toolgate is still its parent after asking (else it ran too late and starts nothing); it
+// is a child subreaper, so every process of the command's tree stays below it, whatever session
+// or group it made or whoever its parent was. On that signal it kills all of them and exits. While
+// toolgate lives it only relays: the command's stdin, stdout and stderr are its own, TERM from the
+// launcher reaches the command through the group (the guardian ignores it), and it ends as the
+// command did (its exit code, or the same signal). A bwrap sandbox needs none (--die-with-parent
+// and its PID namespace).
+import { openLibc } from "../fs/libc.ts";
+import { selfArgv } from "./detached.ts";
+import { isLive, scan } from "./proc-tree.ts";
+
+export const GUARD_COMMAND = "__guard";
+/** The guardian could not start the command: it exits with this code and one line naming the errno. */
+export const GUARD_SPAWN_FAILED = 125;
+const SPAWN_FAILED_LINE = /^toolgate: __guard: cannot start the command: ([A-Z0-9]+)$/;
+
+const PR_SET_PDEATHSIG = 1;
+const PR_SET_CHILD_SUBREAPER = 36;
+/** The parent-death signal: one nothing else sends the guardian (TERM comes from the launcher's stop). */
+const DEATH_SIGNAL = "SIGUSR2";
+const SIGUSR2 = 12;
+/** Rounds of scan-and-kill: each ends what the last one re-parented to the guardian. */
+const KILL_ROUNDS = 100;
+const ROUND_PAUSE_MS = 5;
+
+/**
+ * toolgate's own argv prefix when this process is toolgate (the binary, or src/main.ts run by bun):
+ * what starts a guardian. Undefined elsewhere (a test runner), where runs go unguarded.
+ */
+export function guardSelf(): readonly string[] | undefined {
+  const main = Bun.main;
+  return main.startsWith("/$bunfs/") || main === process.execPath || main.endsWith("/src/main.ts") ? selfArgv() : undefined;
+}
+
+/** The guardian's argv around a command: toolgate's own argv prefix (detached.ts selfArgv), this process as the parent to watch. */
+export const guardedArgv = (self: readonly string[], argv: readonly string[]): string[] => [...self, GUARD_COMMAND, String(process.pid), "--", ...argv];
+
+/** The errno when a guarded run's exit says the guardian could not start the command; else null. */
+export function guardStartFailure(code: number, stderr: string): string | null {
+  return code === GUARD_SPAWN_FAILED ? (SPAWN_FAILED_LINE.exec(stderr.trim())?.[1] ?? null) : null;
+}
+
+/** `toolgate __guard PARENT_PID -- ARGV...`: the guardian's whole life; its exit is the command's. */
+export async function runGuard(args: readonly string[]): Promise<number> {
+  const parent = Number(args[0]);
+  if (!(parent > 1) || args[1] !== "--" || args.length < 3) {
+    process.stderr.write("toolgate: __guard is internal: it takes the command toolgate gives it\n");
+    return 2;
+  }
+  const libc = await openLibc({ prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } });
+  if (libc) {
+    libc.lib.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    libc.lib.symbols.prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0);
+  }
+  process.on(DEATH_SIGNAL, () => endAll());
+  // Asked after the parent may already have died: then the signal never comes, and nothing starts.
+  if (process.ppid !== parent) return 1;
+  // The launcher's TERM (a deadline, a cancel) is for the command; it reaches it through the group.
+  const ignore = () => {};
+  process.on("SIGTERM", ignore);
+  process.on("SIGINT", ignore);
+  let child;
+  try {
+    child = Bun.spawn([...args.slice(2)], { stdio: ["inherit", "inherit", "inherit"], env: process.env });
+  } catch (e) {
+    const errno = typeof (e as { code?: unknown })?.code === "string" ? (e as { code: string }).code : "EUNKNOWN";
+    process.stderr.write(`toolgate: __guard: cannot start the command: ${errno}\n`);
+    return GUARD_SPAWN_FAILED;
+  }
+  const code = await child.exited;
+  if (child.signalCode) {
+    process.off("SIGTERM", ignore);
+    process.off("SIGINT", ignore);
+    process.kill(process.pid, child.signalCode);
+    // Still here (a signal whose default is not to end a process): the shell's way of saying it.
+    const { constants } = require("node:os") as typeof import("node:os");
+    return 128 + (constants.signals[child.signalCode as keyof typeof constants.signals] ?? 0);
+  }
+  return code;
+}
+
+/** Kills every descendant (all of them are below the subreaper), round after round, then exits. */
+function endAll(): never {
+  const self = process.pid;
+  for (let round = 0; round < KILL_ROUNDS; round++) {
+    const all = scan() ?? [];
+    const children = new Map<number, number[]>();
+    for (const s of all) if (isLive(s)) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s.pid]);
+    const below: number[] = [];
+    for (let queue = [...(children.get(self) ?? [])]; queue.length > 0; ) {
+      const pid = queue.pop()!;
+      below.push(pid);
+      queue.push(...(children.get(pid) ?? []));
+    }
+    if (below.length === 0) break;
+    for (const pid of below) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+    Bun.sleepSync(ROUND_PAUSE_MS);
+  }
+  process.exit(137);
+}
