@@ -31,11 +31,17 @@ export async function launch(spec: LaunchSpec, deps: LauncherDeps): Promise<Laun
   const env = spec.env.vars;
   const sandbox = spec.sandbox;
   const ctx = { cwd: spec.cwd, env, ...(spec.sandboxWritable ? { writable: spec.sandboxWritable } : {}), ...(spec.home ? { home: spec.home } : {}) };
-  const argv = sandbox ? [...sandbox.wrap(spec.argv, ctx)] : spec.guard ? guardedArgv(spec.guard, spec.argv) : [...spec.argv];
-  try {
-    return await launchWrapped(spec, deps, argv, now);
-  } finally {
-    sandbox?.release?.();
+  for (let attempt = 1; ; attempt++) {
+    const argv = sandbox ? [...sandbox.wrap(spec.argv, ctx)] : spec.guard ? guardedArgv(spec.guard, spec.argv) : [...spec.argv];
+    let outcome: LaunchOutcome;
+    try {
+      outcome = await launchWrapped(spec, deps, argv, now);
+    } finally {
+      sandbox?.release?.();
+    }
+    // A host socket the wrap covered went away before bwrap could mount over it: wrap again, once.
+    const raced = attempt === 1 && !outcome.ok && outcome.refusal.code === "launch.spawn_failed" && sandbox?.vanished?.(outcome.refusal.details.stderr ?? "");
+    if (!raced) return outcome;
   }
 }
 

@@ -152,9 +152,11 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
  * folder is out of sight already; one the child cannot reach (a folder it may not search) needs no
  * mask, and bwrap, as that user, could not mount over it. Read at every wrap: sockets come and go.
  */
-export function socketMasks(system: SystemView, workspace: string, host: Host): string[] {
+export function socketMasks(system: SystemView, workspace: string, host: Host, seen?: Set<string>): string[] {
   const shown = (p: string) => inside(workspace, p) || !system.covered.some((c) => inside(c, p));
-  return host.sockets().filter((p) => shown(p) && host.canSearch(p, system.who)).flatMap((p) => ["--ro-bind", "/dev/null", p]);
+  const masked = host.sockets().filter((p) => shown(p) && host.canSearch(p, system.who));
+  for (const p of masked) seen?.add(p);
+  return masked.flatMap((p) => ["--ro-bind", "/dev/null", p]);
 }
 
 /**

@@ -70,6 +70,8 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
   const seccomp = o.seccomp ?? seccompSupported();
   // Built once: the system's view is the same for every run of this process.
   let system: SystemView | undefined;
+  // Host sockets its wraps covered: one gone before bwrap mounted over it is a reason to wrap again.
+  const covered = new Set<string>();
   // Placeholders this sandbox's runs hold, removed by release() when the last run using one ends.
   const held: string[][] = [];
   return {
@@ -101,7 +103,7 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
         // The run's own HOME, inside the read-only state folder.
         ...(ctx.home && canReach(ctx.home) ? ["--bind", ctx.home, ctx.home] : []),
         // Last: a socket in the workspace would otherwise be uncovered by its bind.
-        ...socketMasks(system, workspace, host),
+        ...socketMasks(system, workspace, host, covered),
         // Then the user's own folders over all of it (a socket masked inside one lies under the tmpfs).
         ...hiddenFolders(o.hide ?? [], { workspace, cwd, host, system }).flatMap((p) => ["--tmpfs", p, "--remount-ro", p]),
         ...(seccomp ? ["--seccomp", "3"] : []),
@@ -109,6 +111,10 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
       ];
     },
     ...(seccomp ? { openFds: () => [openSeccomp()] } : {}),
+    vanished: (stderr) => {
+      const at = /^bwrap: Can't (?:create file|mount [^:]*) at ([^:]+):/.exec(stderr.trim())?.[1];
+      return at !== undefined && covered.has(at) && !host.sockets().includes(at);
+    },
     release() {
       const placeholders = held.shift();
       if (placeholders) releasePlaceholders(placeholders, host);

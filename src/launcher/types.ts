@@ -25,6 +25,12 @@ export interface Sandbox {
    */
   startFailure?(code: number, stderr: string): string | null;
   /**
+   * Given the wrapper's own failure (its stderr), whether it failed on something of the host that
+   * changed between the wrap and the spawn (a socket it covered was removed): the launch then
+   * wraps again, once.
+   */
+  vanished?(stderr: string): boolean;
+  /**
    * Descriptors the wrapper reads (bwrap's seccomp program), opened for one spawn: the child gets
    * them as fd 3, 4, ... in this order (the wrapped argv names them); the launcher closes its own
    * copies once the child is spawned.

@@ -192,6 +192,26 @@ describe("the boot's sandbox", () => {
     expect(existsSync(join(dir.path, "artifacts"))).toBe(false);
   });
 
+  test("a host socket removed between the wrap and bwrap's mount: the launch wraps again once, and the run happens", async () => {
+    await using dir = tempDir();
+    // Stands in for bwrap: the first time, the failure bwrap gives when the socket it was to cover is gone.
+    const script = join(dir.path, "fake-bwrap");
+    const sock = "/var/lib/toolgate-gone.sock";
+    writeFileSync(script, `#!/bin/sh\nif [ ! -e "${dir.path}/tried" ]; then : > "${dir.path}/tried"; echo "bwrap: Can't create file at ${sock}: Read-only file system" >&2; exit 1; fi\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`, { mode: 0o755 });
+    let listed = [sock];
+    const sockets = () => {
+      const now = listed;
+      listed = [];
+      return now;
+    };
+    const s = bwrapSandbox({ mode: "product", workspace: dir.path, network: false, program: script, seccomp: false, host: { sockets, canSearch: () => true } });
+    const r = await launcher.launch({ argv: ["/bin/echo", "ran"], env: env(), cwd: dir.path, deadlineMs: 10_000, artifactsDir: join(dir.path, "a"), sandbox: s });
+    expect(r.ok ? r.value : r.refusal).toMatchObject({ ended: "exited", code: 0, stdout: { tail: "ran\n" } });
+    // Any other set-up failure is reported, not retried.
+    expect(s.vanished!("bwrap: Can't create file at /elsewhere.sock: Read-only file system")).toBe(false);
+    expect(s.vanished!("bwrap: Creating new namespace failed: Operation not permitted")).toBe(false);
+  });
+
   test("a wrapper that fails to set up is named with its message", async () => {
     await using dir = tempDir();
     // Stands in for bwrap refusing namespaces: one "bwrap: ..." line and exit 1.
