@@ -15,6 +15,7 @@ import { lastResources } from "../state/resources.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str } from "./flags.ts";
 import { stateError } from "./state.ts";
+import { checkStateFolder } from "../config/layout.ts";
 import { table, writeOut } from "./ui.ts";
 
 export const ACTION_WINDOW = 100;
@@ -39,6 +40,7 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const authored = await authoredLoader(config); // TOOLGATE_TRUST may pin the authored tools too
   trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
   const stateDir = config.values.state as string;
+  checkStateFolder(config);
   // Reading the log never creates a state folder. A call started and never finished (its
   // process is gone) reads as indeterminate; one still running, as running.
   if (bool(s, "resources")) {

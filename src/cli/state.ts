@@ -6,8 +6,11 @@ import type { Effective } from "../config/resolve.ts";
 import { bootError, type CliError } from "../result/result.ts";
 import { openState } from "../state/db.ts";
 import { probeState, whyUnusable } from "../state/unusable.ts";
+import { StateFolderRefused } from "../fs/state-folder.ts";
 
 export function stateError(config: Effective, e: unknown, doing: string): CliError {
+  // Not toolgate's own (a link, a clone, another user's): its own words say what and how to clear it.
+  if (e instanceof StateFolderRefused) return bootError(e.message, e.hint);
   const dir = config.values.state as string;
   const origin = config.leaves.get("state")?.origin ?? "default";
   return bootError(
@@ -29,3 +32,4 @@ export function openChecked(config: Effective): Database {
     throw stateError(config, e, "nothing was run");
   }
 }
+

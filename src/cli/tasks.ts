@@ -16,6 +16,7 @@ import { superviseTask } from "../tasks/supervise.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str } from "./flags.ts";
 import { stateError } from "./state.ts";
+import { checkStateFolder } from "../config/layout.ts";
 import { note, table, tell, writeOut } from "./ui.ts";
 
 /** `tasks wait` when the timeout passes first (as timeout(1) does): never 0, never an outcome's code. */
@@ -65,6 +66,7 @@ export async function runTasks(ctx: RunContext): Promise<number> {
   const authored = await authoredLoader(config); // TOOLGATE_TRUST may pin the authored tools too
   trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
   const stateDir = config.values.state as string;
+  checkStateFolder(config);
   // Reading never creates a state folder.
   if (!existsSync(join(stateDir, DB_NAME))) {
     if (action === "list" || action === "prune") return 0;

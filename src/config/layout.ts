@@ -3,6 +3,7 @@
 // that is the workspace root (or above it) or a scratch folder that is (or holds) the state folder
 // would hand the journal and toolgate's records to the sandboxed child. Refused at boot, exit 5.
 import { resolveReal } from "../fs/real-path.ts";
+import { stateFolderProblem } from "../fs/state-folder.ts";
 import { bootError } from "../result/result.ts";
 import type { Effective } from "./resolve.ts";
 
@@ -32,4 +33,14 @@ export function checkLayout(config: Effective): void {
       'set "scratch" to a folder of its own (the default ".toolgate/scratch"), not the state folder or one above it',
     );
   }
+}
+
+/**
+ * The state folder is toolgate's own (SPEC "Trust"): one that is a link, holds a link, belongs to
+ * another user or was not made by toolgate (a clone's) fails the boot, naming it and how to clear
+ * it. Read only; called once the trust gate has passed (an untrusted config chose no folder).
+ */
+export function checkStateFolder(config: Effective): void {
+  const problem = stateFolderProblem(config.values.state as string);
+  if (problem) throw bootError(problem.message, problem.hint);
 }

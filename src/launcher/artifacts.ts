@@ -2,8 +2,11 @@
 // opened exclusively (never through a symlink), named by 128 random bits: nothing in a name comes
 // from the command, the caller or the child. A file is made only for a stream that has output.
 // Each is capped (capture.ts); the folder is pruned by age and total size after a run that wrote one.
+// The folder itself is checked once per process before the first file goes in: toolgate's own
+// (made here 0700, this uid), never a link to somewhere else (SPEC "Trust": the state folder).
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { ownFolder } from "../fs/state-folder.ts";
 import type { ArtifactSink } from "./types.ts";
 
 // Bun opens every file close-on-exec, so an artifact never leaks into a child.
@@ -33,19 +36,25 @@ export function randomHex(): string {
   return out;
 }
 
+/** Artifact folders this process checked. */
+const checked = new Set<string>();
+
 /**
- * Opens `dir/name`, creating the folder (0700) when the open finds it missing, so a launch into
- * an existing folder costs no extra system call. Throws what the open threw.
+ * Opens `dir/name`, making the folder (0700) when missing; the folder is checked first, once per
+ * process (a link or another user's folder throws). Throws what the open threw.
  */
 export function openArtifact(dir: string, name: string, open: (path: string) => ArtifactSink): ArtifactSink {
-  const path = join(dir, name);
-  try {
-    return open(path);
-  } catch (e) {
-    if ((e as { code?: unknown }).code !== "ENOENT") throw e;
+  if (!checked.has(dir)) {
+    try {
+      ownFolder(dir);
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== "ENOENT") throw e;
+      mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
+      ownFolder(dir);
+    }
+    checked.add(dir);
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return open(path);
+  return open(join(dir, name));
 }
 
 /** Artifacts older than this are removed (docs/tools.md "bash and scratch_read"). */

@@ -1,9 +1,10 @@
 // A prompt's view of long untrusted text (a tool's arguments, a server's command line): shown
 // whole up to SHOW_CHARS, escaped line by line; beyond, the head, and the whole written to a 0600
 // file in the state folder whose path and sha256 the prompt shows, saying plainly it is partial.
+// The file is new (O_CREAT|O_EXCL|O_NOFOLLOW) under a random name in toolgate's own `prompts/`:
+// nothing the arguments decide names it, so no link planted there ahead of time is written through.
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { newStateFile } from "../fs/state-folder.ts";
 import { escapeControl } from "../result/escape.ts";
 
 /** What the prompt shows whole: generous, and still one screenful or two. */
@@ -17,10 +18,7 @@ export function argumentsBlock(args: string, stateDir: string, label = "Argument
   const shown = visible(args);
   if (shown.length <= SHOW_CHARS) return `┠─ ${label}:\n${indent(shown)}\n`;
   const sha = createHash("sha256").update(args).digest("hex");
-  const dir = join(stateDir, "prompts");
-  const file = join(dir, `args-${sha.slice(0, 16)}.json`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(file, args, { mode: 0o600 });
+  const file = newStateFile(stateDir, "prompts", "args-", ".json", args);
   let cut = SHOW_CHARS;
   if (/[\ud800-\udbff]/.test(shown.charAt(cut - 1))) cut--;
   return (

@@ -10,7 +10,7 @@ import { builtinSources } from "../catalog/builtin.ts";
 import { checkOverrides } from "../approval/approval.ts";
 import { configFolder, locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
 import { resolveConfig, type Effective } from "../config/resolve.ts";
-import { checkLayout } from "../config/layout.ts";
+import { checkLayout, checkStateFolder } from "../config/layout.ts";
 import { allowedByEach, grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
 import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/types.ts";
 import { parseNet } from "../permission/net.ts";
@@ -161,6 +161,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   if (shadowNote !== null) writeStderr(`toolgate: ${escapeControl(shadowNote)}\n`);
   const userState = userStateDir(input.env);
   // Only then the caller's first effect (call opens the state folder): never in a folder an untrusted config chose.
+  checkStateFolder(config); // toolgate's own, or exit 5 before anything reads it (a link, a clone, another user's)
   input.beforeStart?.(config);
   const fromConfig = configGrants(config);
   const fromFlags = grantsFromFlags(input.permissionFlags);

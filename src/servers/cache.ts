@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { canonicalJson, sha256Hex } from "../catalog/canonical.ts";
 import type { ListedTool, ServerInfo } from "../mcp/session.ts";
 import { makeStateFolder } from "../state/folder.ts";
+import { randomName } from "../fs/state-folder.ts";
 import type { RemoteSpec } from "./specs.ts";
 
 export const CACHE_NAME = "catalog-cache.json";
@@ -35,8 +36,9 @@ export function saveCache(path: string, specs: readonly RemoteSpec[], at: number
   }
   try {
     makeStateFolder(dirname(path));
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ fingerprint: fp, servers } satisfies CacheFile), { mode: 0o600 });
+    // A new file under a random name ("wx": never an existing file, never through a link), then renamed.
+    const tmp = `${path}.${randomName()}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ fingerprint: fp, servers } satisfies CacheFile), { mode: 0o600, flag: "wx" });
     renameSync(tmp, path);
   } catch {
     // A cache that cannot be written only costs a respawn next time.

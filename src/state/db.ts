@@ -1,9 +1,10 @@
 // The one SQLite database in the state folder (WAL, busy timeout, bundled migrations).
 // Only this module opens SQLite; it is safe under many concurrent `toolgate call` processes.
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync } from "node:fs";
+import { closeSync, constants, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { makeStateFolder } from "./folder.ts";
+import { stateFolderProblem } from "../fs/state-folder.ts";
 import { MIGRATIONS } from "./migrations.ts";
 import { adoptJournal } from "./journal.ts";
 import { USER_MIGRATIONS } from "./user-migrations.ts";
@@ -15,12 +16,21 @@ const BUSY_TIMEOUT_MS = 10_000;
 
 export function openState(stateDir: string): Database {
   makeStateFolder(stateDir);
-  return open(join(stateDir, DB_NAME), MIGRATIONS);
+  const path = join(stateDir, DB_NAME);
+  // Made 0600 by toolgate, never through a link (SQLite gives its WAL and SHM files the same mode).
+  try {
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  } catch {
+    // There already (or not makeable: the open below says why).
+  }
+  return open(path, MIGRATIONS);
 }
 
 /** A task child's journal (its own state folder) moved into `db` under the parent call, `secrets` redacted; 0 when it wrote none. */
 export function adoptChildState(db: Database, childStateDir: string, parent: number | null, secrets: readonly string[] = []): number {
   if (!existsSync(join(childStateDir, DB_NAME))) return 0;
+  // The child could write its folder: a database (or its WAL) that is a link is not opened.
+  if (stateFolderProblem(childStateDir, true) !== null) return 0;
   const child = open(join(childStateDir, DB_NAME), MIGRATIONS);
   try {
     return adoptJournal(db, child, parent, secrets);

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, ROOT, run, tempDir } from "../helpers.ts";
+import { makeStateFolder } from "../../src/state/folder.ts";
 
 const AGENT = join(ROOT, "test", "fixtures", "delegate", "agent.ts");
 
@@ -252,6 +253,7 @@ describe("delegation under the product sandbox", () => {
     // of this repository (and so dist/toolgate and the fixture) may lie: the parent runs from a
     // copy of the binary and the agent from a bundle, both in the workspace's (ignored) state folder.
     const bin = join(ws, ".toolgate", "bin");
+    makeStateFolder(join(ws, ".toolgate")); // toolgate's own, as an earlier call made it
     mkdirSync(bin, { recursive: true });
     const built = await Bun.build({ entrypoints: [AGENT], target: "bun", outdir: bin });
     expect(built.success).toBe(true);

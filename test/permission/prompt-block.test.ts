@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { ensureStateFolder } from "../../src/fs/state-folder.ts";
 import { argumentsBlock, SHOW_CHARS } from "../../src/permission/prompt-block.ts";
 import { argsForApproval } from "../../src/boundary/redact.ts";
 import { tempDir } from "../helpers.ts";
@@ -20,6 +22,31 @@ describe("argumentsBlock", () => {
     const block = argumentsBlock("a".repeat(SHOW_CHARS + 1), dir.path);
     expect(block).toContain("PARTIAL");
     expect(readdirSync(join(dir.path, "prompts"))).toHaveLength(1);
+  });
+
+  test("the same arguments twice: two new 0600 files under random names, none predictable from the arguments", async () => {
+    await using dir = tempDir();
+    const args = "b".repeat(SHOW_CHARS + 1);
+    const files = [argumentsBlock(args, dir.path), argumentsBlock(args, dir.path)].map((b) => /The whole arguments: (\S+)/.exec(b)![1]!);
+    expect(files[0]).not.toBe(files[1]);
+    const sha = createHash("sha256").update(args).digest("hex");
+    for (const f of files) {
+      expect(f).toMatch(/\/prompts\/args-[0-9a-f]{32}\.json$/);
+      expect(f).not.toContain(sha.slice(0, 16));
+      expect([statSync(f).mode & 0o777, readFileSync(f, "utf8")]).toEqual([0o600, args]);
+    }
+  });
+
+  test("a prompts folder that is a link (in a state folder, or planted after it was checked) is never written through", async () => {
+    await using dir = tempDir();
+    await using elsewhere = tempDir();
+    symlinkSync(elsewhere.path, join(dir.path, "prompts"));
+    expect(() => argumentsBlock("c".repeat(SHOW_CHARS + 1), dir.path)).toThrow(/holds a symbolic link/);
+    await using later = tempDir();
+    ensureStateFolder(later.path);
+    symlinkSync(elsewhere.path, join(later.path, "prompts"));
+    expect(() => argumentsBlock("c".repeat(SHOW_CHARS + 1), later.path)).toThrow(/prompts is a symbolic link/);
+    expect(readdirSync(elsewhere.path)).toEqual([]);
   });
 });
 

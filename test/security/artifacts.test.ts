@@ -5,6 +5,7 @@ import { beforeAll, expect, test } from "bun:test";
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
+import { makeStateFolder } from "../../src/state/folder.ts";
 
 const MiB = 1024 * 1024;
 const CAP = 64 * MiB;
@@ -38,6 +39,8 @@ test("a stream past the cap: the artifact stops at 64 MiB with a note, the tail 
 
 test("after a call that wrote an artifact, those past 7 days and the oldest past 1 GiB are gone", async () => {
   await using ws = tempDir();
+  // A state folder toolgate made at an earlier call, with that call's artifacts folder.
+  makeStateFolder(join(ws.path, ".toolgate"));
   const dir = join(ws.path, ".toolgate", "artifacts");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const now = Date.now();

@@ -3,7 +3,7 @@
 // widen what toolgate does until the user runs `toolgate trust`; after that the grants work.
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
 import { json, onTty, run, tempDir, type TempDir } from "../helpers.ts";
@@ -192,7 +192,7 @@ describe("repository-supplied authored tools cannot waive their approval", () =>
 });
 
 describe("approvals are the user's, never the checkout's", () => {
-  test("a committed .toolgate/toolgate.db with an approvals row for bash at the right digest approves nothing", async () => {
+  test("a committed .toolgate/toolgate.db with an approvals row for bash at the right digest is refused whole (exit 5), and approves nothing", async () => {
     await using home = tempDir("toolgate-home-");
     const marker = "PLANTED_APPROVAL_RAN";
     await using ws = await cloned({}, {}, async (src) => {
@@ -206,8 +206,17 @@ describe("approvals are the user's, never the checkout's", () => {
       db.close();
     });
     expect(existsSync(join(ws.path, ".toolgate", "toolgate.db"))).toBe(true);
-    const r = await run(["call", "bash", JSON.stringify({ command: `touch ${marker}` }), "--allow-run=bash"], { cwd: ws.path, env: userEnv(home.path) });
-    expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
+    const call = ["call", "bash", JSON.stringify({ command: `touch ${marker}` }), "--allow-run=bash"];
+    // A cloned state folder is not toolgate's own: not used at all (exit 5), naming it and how to clear it.
+    const r = await run(call, { cwd: ws.path, env: userEnv(home.path) });
+    expect([r.code, r.stdout]).toEqual([5, ""]);
+    expect(r.stderr).toContain(`the state folder ${join(ws.path, ".toolgate")} was not made by toolgate`);
+    expect(r.stderr).toContain("rm -rf");
+    expect(existsSync(join(ws.path, marker))).toBe(false);
+    // Removed as the hint says, toolgate makes its own: the planted row is gone, and bash still needs approval.
+    rmSync(join(ws.path, ".toolgate"), { recursive: true });
+    const again = await run(call, { cwd: ws.path, env: userEnv(home.path) });
+    expect([again.code, json(again).error_code]).toEqual([4, "approval.required"]);
     expect(existsSync(join(ws.path, marker))).toBe(false);
   });
 

@@ -67,7 +67,7 @@ describe("a state that cannot be written: exit 5 before anything runs", () => {
     const r = await inMountNamespace(
       dir.path,
       `set -e
-       mkdir .toolgate && mount -t tmpfs -o size=256k tmpfs .toolgate
+       mkdir .toolgate && mount -t tmpfs -o size=256k,mode=0700 tmpfs .toolgate
        "$TG" call file_read '{"path":"."}' --allow-read --approve file_read >/dev/null || true
        dd if=/dev/zero of=.toolgate/fill bs=4k 2>/dev/null || true
        set +e
@@ -86,7 +86,7 @@ describe("started, then finished", () => {
     const fill = JSON.stringify({ command: "dd if=/dev/zero of=.toolgate/fill bs=4k 2>/dev/null; echo filled" });
     const r = await inMountNamespace(
       dir.path,
-      `mkdir .toolgate && mount -t tmpfs -o size=512k tmpfs .toolgate || exit 99
+      `mkdir .toolgate && mount -t tmpfs -o size=512k,mode=0700 tmpfs .toolgate || exit 99
        "$TG" call bash '${fill}' ${BASH.join(" ")}; echo "rc=$?"
        rm .toolgate/fill
        "$TG" log --json`,

@@ -10,6 +10,7 @@ import { digestOf } from "../../src/tools/files/atomic-write.ts";
 import { tempDir } from "../helpers.ts";
 import type { Envelope } from "../../src/result/result.ts";
 import { EXTRA, inProcess, race, startSwapper, throughBinary, type Call, type Tally } from "./race-harness.ts";
+import { makeStateFolder } from "../../src/state/folder.ts";
 
 const IN_PROCESS = 300;
 const BINARY = 40;
@@ -188,6 +189,7 @@ describe("scratch_read under a symlink swap", () => {
     await using root = tempDir();
     const s = site(root.path);
     const scratch = join(s.ws, ".toolgate", "scratch");
+    makeStateFolder(join(s.ws, ".toolgate")); // toolgate's own state folder, as an earlier call made it
     mkdirSync(scratch, { recursive: true });
     writeFileSync(join(s.out, "secret.txt"), `${SECRET}\n`);
     writeFileSync(join(scratch, "f"), "inside\n");

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { productWorkspace } from "./product-workspace.ts";
 import { BIN, json, tempDir, type RunResult } from "../helpers.ts";
+import { makeStateFolder } from "../../src/state/folder.ts";
 
 type Role = "root" | "nobody";
 const NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"];
@@ -259,7 +260,7 @@ inLoopbackNamespace(import.meta.path, () => {
     const ws = productWorkspace(dir.path);
     const home = join(dir.path, "home");
     mkdirSync(join(ws, "sub", ".toolgate"), { recursive: true });
-    mkdirSync(join(ws, ".toolgate"), { recursive: true });
+    makeStateFolder(join(ws, ".toolgate")); // the workspace's state folder, as toolgate made it (an unmarked one is refused)
     writeFileSync(join(ws, "sub", "a.txt"), "hello\n");
     let connections = 0;
     // Were it asked, it would say "done" at once: a call that trusted it would print nothing.

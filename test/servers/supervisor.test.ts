@@ -59,7 +59,7 @@ async function supervised(dir: string, opts: { required?: boolean; refresh?: boo
   const remote = new RemoteSources({
     specs: [s],
     parentEnv: {},
-    cachePath: join(dir, "cache.json"),
+    cachePath: join(dir, ".toolgate", "cache.json"), // in a state folder toolgate makes, as at boot
     permissions,
     now: opts.now ?? (() => Date.now()),
     refresh: opts.refresh ?? true,

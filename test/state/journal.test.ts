@@ -8,6 +8,7 @@ import { MIGRATIONS } from "../../src/state/migrations.ts";
 import { readStat } from "../../src/launcher/proc-tree.ts";
 import { callJournal, lastActions, selfMark, stillRunning, type JournalRow } from "../../src/state/journal.ts";
 import { tempDir } from "../helpers.ts";
+import { makeStateFolder } from "../../src/state/folder.ts";
 
 const row = (over: Partial<JournalRow> = {}): JournalRow => ({
   time_ms: 1, tool: "bash", origin: "builtin", digest: "d", effect: "irreversible", status: "success",
@@ -52,6 +53,7 @@ describe("call journal", () => {
 
   test("a database from before the started row is migrated in place", async () => {
     await using dir = tempDir();
+    makeStateFolder(dir.path); // an older toolgate made it (and marked it) before the migration
     const old = new Database(join(dir.path, "toolgate.db"), { create: true });
     for (const [i, m] of MIGRATIONS.slice(0, 2).entries()) {
       old.run(m);

@@ -2,7 +2,8 @@
 // scout: `serve --profile scout --child` on the workspace; write: `serve --profile writer --child`
 // on a fresh worktree (HEAD plus the uncommitted changes) whose diff apply_change may apply later.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { ensureStateFolder } from "../../fs/state-folder.ts";
 import { join, relative, resolve } from "node:path";
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
@@ -60,9 +61,10 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
     if (!made.ok) return made;
     wt = made.value;
   }
-  mkdirSync(childState, { recursive: true, mode: 0o700 });
+  // The child's state folder is a state folder like any other: made and marked by toolgate.
+  ensureStateFolder(childState);
   const configCopy = join(childState, "config.json");
-  writeFileSync(configCopy, JSON.stringify(childConfig(del.configData, ctx.processes.sandboxMode)), { mode: 0o600 });
+  writeFileSync(configCopy, JSON.stringify(childConfig(del.configData, ctx.processes.sandboxMode)), { mode: 0o600, flag: "wx" });
   const serverWs = wt?.root ?? ctx.workspace;
   const grants = [
     ...(wt ? [`--allow-read=${wt.root}`, `--allow-write=${wt.root}`] : readFlags(del.readGrant, ctx.workspace)),
