@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { fileSink, openArtifact, pruneArtifacts, randomHex } from "./artifacts.ts";
 import { guardedArgv, guardStartFailure } from "./guard.ts";
+import { TASK_MARK_VAR } from "./orphan-session.ts";
 import { closeQuietly } from "./seccomp.ts";
 import { becomeSubreaper, ownChildren } from "./subreaper.ts";
 import { supervise } from "./supervise.ts";
@@ -61,7 +62,8 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
     const stdin = spec.stdin === undefined ? "ignore" : typeof spec.stdin === "string" ? new TextEncoder().encode(spec.stdin) : spec.stdin;
     proc = Bun.spawn(argv, {
       cwd: spec.cwd,
-      env: { ...env },
+      // A task's children carry its mark: only a process that has it is ever ended from its row.
+      env: spec.watch?.mark ? { ...env, [TASK_MARK_VAR]: spec.watch.mark } : { ...env },
       // setsid(2): the child leads a new session and process group, so TERM/KILL reach its tree.
       detached: true,
       // The wrapper's own descriptors follow stdin, stdout and stderr (fd 3, 4, ...).

@@ -4,7 +4,7 @@
 import type { Database } from "bun:sqlite";
 import type { ModelTask, TaskBoard } from "../catalog/declare.ts";
 import { randomHex } from "../launcher/artifacts.ts";
-import { endOrphanSession } from "../launcher/orphan-session.ts";
+import { endOrphanSession, type TreeMark } from "../launcher/orphan-session.ts";
 import { appendJournal, stillRunning, type ProcessMark } from "./journal.ts";
 
 export const ACTIVE = ["queued", "running"] as const;
@@ -37,7 +37,7 @@ export interface TaskRow {
   readonly pid_start: number | null;
   readonly log_dropped: number;
   readonly artifacts: string | null;
-  /** JSON [{pid, start}] of the call trees running now (tasks/tree-marks.ts). */
+  /** JSON [{pid, start, tag}] of the call trees running now (tasks/tree-marks.ts). */
   readonly trees: string | null;
 }
 
@@ -58,7 +58,7 @@ export interface Clock {
   /** Whether a supervisor still runs (pid and start time); injected so tests can decide. */
   readonly running?: (m: ProcessMark) => boolean;
   /** Ends what a gone supervisor left running (default: launcher/orphan-session.ts); injected for tests. */
-  readonly endTree?: (m: ProcessMark) => void;
+  readonly endTree?: (m: TreeMark) => void;
 }
 
 const isActive = (s: string) => s === "queued" || s === "running";
@@ -92,7 +92,7 @@ export function recordSupervisor(db: Database, id: string, mark: ProcessMark, ar
 }
 
 /** The supervisor keeps the marks of the call trees it runs now (none once they ended). */
-export function recordTrees(db: Database, id: string, marks: readonly ProcessMark[]): void {
+export function recordTrees(db: Database, id: string, marks: readonly TreeMark[]): void {
   db.query("UPDATE tasks SET trees = $trees WHERE id = $id").run({ id, trees: marks.length ? JSON.stringify(marks) : null });
 }
 
@@ -164,14 +164,25 @@ export function reconcile(db: Database, rows: readonly TaskRow[], clock: Clock):
     const reason = r.pid === null ? "supervisor.never_started" : "supervisor.gone";
     const summary = "the task's supervisor is gone (its process ended or its pid now names another process); the effect is unknown";
     // The final row first (so a supervisor that is alive after all cannot finish it as "failed"
-    // because its tree was killed), then what it left running ends (pid + start time checked),
+    // because its tree was killed), then what it left running ends (pid, start time and mark checked),
     // by the one reader that made the task lost.
     if (finishTask(db, r.id, { status: "lost", summary, exit_reason: reason, result: null }, clock.now())) {
       const end = clock.endTree ?? endOrphanSession;
-      for (const m of r.trees === null ? [] : (JSON.parse(r.trees) as ProcessMark[])) end(m);
+      for (const m of treesOf(r.trees)) end(m);
     }
     return (db.query("SELECT * FROM tasks WHERE id = $id").get({ id: r.id }) as TaskRow | null) ?? r;
   });
+}
+
+/** The trees a row names: whatever the row holds (it may be forged), only objects go on to be checked. */
+function treesOf(json: string | null): TreeMark[] {
+  if (json === null) return [];
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((m): m is TreeMark => typeof m === "object" && m !== null) : [];
+  } catch {
+    return [];
+  }
 }
 
 export type Found = { ok: true; row: TaskRow } | { ok: false; code: "task.not_found" | "task.ambiguous"; message: string };

@@ -1,14 +1,18 @@
-// The marks (pid + start time) of a running task's call trees, kept in its row while they run, so
-// that whoever finds the supervisor gone can end what it left behind (state/tasks.ts reconcile,
-// launcher/orphan-session.ts). The launcher starts each child as the leader of its own session.
+// The marks (pid + start time + the task's tag) of a running task's call trees, kept in its row
+// while they run, so that whoever finds the supervisor gone can end what it left behind
+// (state/tasks.ts reconcile, launcher/orphan-session.ts). The launcher starts each child as the
+// leader of its own session, with the tag in its environment: a row alone never names a process
+// to signal, the process must carry the tag too (only this supervisor chose it).
 import type { Database } from "bun:sqlite";
+import { randomHex } from "../launcher/artifacts.ts";
+import type { TreeMark } from "../launcher/orphan-session.ts";
 import { readStat } from "../launcher/proc-tree.ts";
 import type { LaunchWatch } from "../launcher/types.ts";
-import type { ProcessMark } from "../state/journal.ts";
 import { recordTrees } from "../state/tasks.ts";
 
-export function treeMarks(db: Database, id: string): Required<Pick<LaunchWatch, "spawned" | "ended">> {
-  const live = new Map<number, ProcessMark>();
+export function treeMarks(db: Database, id: string): Required<Pick<LaunchWatch, "spawned" | "ended" | "mark">> {
+  const tag = randomHex();
+  const live = new Map<number, TreeMark>();
   const save = () => {
     try {
       recordTrees(db, id, [...live.values()]);
@@ -17,8 +21,9 @@ export function treeMarks(db: Database, id: string): Required<Pick<LaunchWatch, 
     }
   };
   return {
+    mark: tag,
     spawned(pid) {
-      live.set(pid, { pid, start: readStat(pid)?.start ?? null });
+      live.set(pid, { pid, start: readStat(pid)?.start ?? null, tag });
       save();
     },
     ended(pid) {
