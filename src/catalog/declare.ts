@@ -56,7 +56,8 @@ export interface ModelTask {
 export interface TaskBoard {
   list(lane: string, limit: number): readonly ModelTask[];
   /** Another lane's id answers exactly like a missing one. */
-  get(lane: string, id: string): { ok: true; task: ModelTask; result: unknown; logTail: string } | { ok: false; code: string; message: string };
+  /** `logTail` is null when the boundary withheld it (the tool's own rules: a local path, a secret key, a PEM block). */
+  get(lane: string, id: string): { ok: true; task: ModelTask; result: unknown; logTail: string | null } | { ok: false; code: string; message: string };
   /** Asks the task's supervisor to cancel; false when it had already ended. */
   cancel(lane: string, id: string): boolean;
 }

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
-import { jsonForTerminal } from "../result/escape.ts";
+import { escapeOutput, jsonForTerminal } from "../result/escape.ts";
 import { CliError, ExitCode, exitCodeFor, usageError, type Envelope } from "../result/result.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { trustGate } from "../trust/gate.ts";
@@ -88,7 +88,7 @@ export async function runTasks(ctx: RunContext): Promise<number> {
     }
     const found = find(db, id!, lane);
     if (action === "status") return show(found, json);
-    if (action === "logs") return await logs(db, found, lane, bool(s, "follow"));
+    if (action === "logs") return await logs(db, found, lane, bool(s, "follow"), ctx.stdoutIsTTY);
     if (action === "cancel") return await cancel(db, found, lane, json);
     return await wait(db, found, lane, timeoutMs, json);
   } finally {
@@ -188,11 +188,12 @@ async function cancel(db: Database, r: TaskRow, lane: string, json: boolean): Pr
   return show(final, json);
 }
 
-async function logs(db: Database, r: TaskRow, lane: string, follow: boolean): Promise<number> {
+/** On a terminal the output is escaped (an OSC 52 or CSI in it is shown, not obeyed); piped, it is as written. */
+async function logs(db: Database, r: TaskRow, lane: string, follow: boolean, tty: boolean): Promise<number> {
   let seq = 0;
   const flush = () => {
     for (const c of readLogs(db, r.id, seq)) {
-      process.stdout.write(c.text);
+      process.stdout.write(tty ? escapeOutput(c.text) : c.text);
       seq = c.seq;
     }
   };

@@ -23,3 +23,11 @@ export function jsonForTerminal(value: unknown, space?: number): string {
   const text = JSON.stringify(value, null, space);
   return text === undefined ? "" : text.replace(JSON_RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/**
+ * A child's output for a terminal (`tasks logs`): its lines stay lines (newline and tab are kept,
+ * CRLF read as a newline), every other control and bidi character is escaped as escapeControl does.
+ */
+export function escapeOutput(text: string): string {
+  return text.replaceAll("\r\n", "\n").replace(CONTROL, (c) => (c === "\n" || c === "\t" ? c : `\\u{${c.codePointAt(0)!.toString(16)}}`));
+}

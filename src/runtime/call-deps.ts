@@ -15,7 +15,7 @@ import { delegationSecrets } from "../tools/delegate/index.ts";
 import { selfArgv } from "../launcher/detached.ts";
 import type { LaunchWatch } from "../launcher/types.ts";
 import type { Booted } from "./boot.ts";
-import type { InvokeDeps } from "./invoke.ts";
+import { boundaryFor, type InvokeDeps } from "./invoke.ts";
 import type { CallScope } from "../catalog/declare.ts";
 import { processRunner } from "./processes.ts";
 import { guardSelf } from "../launcher/guard.ts";
@@ -81,7 +81,8 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       lane: w.lane,
       skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
       store: () => laneStore(w.db()),
-      tasks: () => taskBoard(w.db()),
+      // A task's log tail passes the boundary with its tool's rules, as its result did.
+      tasks: () => taskBoard(w.db(), { now: Date.now }, (tool) => boundaryFor(booted.catalog.entries.get(tool))),
       config: booted.config.values,
       controlFiles: booted.controlFiles,
       namedSecret: (abs) => booted.permissions.names("read", abs),
@@ -102,9 +103,10 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
         adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null, delegationSecrets(booted.config.values, w.env)),
       },
     },
-    // The call's secrets are masked in the child's output as it is drained too (tails, artifacts,
-    // a task's live log), not only in the result: a secret split across reads is still caught.
-    processes: (s) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks: railTokens(booted), signal: s, ...(w.watch ? { watch: w.watch } : {}), ...guarded() }),
+    // The call's secrets (the rails' credentials, an authored tool's needs.env values) are masked in
+    // the child's output as it is drained too (tails, artifacts, a task's live log), not only in
+    // the result: a secret split across reads is still caught.
+    processes: (s, masks) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks, signal: s, ...(w.watch ? { watch: w.watch } : {}), ...guarded() }),
     permissions: booted.permissions,
     approval: {
       approved: w.approved,

@@ -5,7 +5,7 @@
 import type { Catalog, Entry } from "../catalog/catalog.ts";
 import type { CallScope, ProcessRunner, ToolContext } from "../catalog/declare.ts";
 import { approve, type ApprovalDeps } from "../approval/approval.ts";
-import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryViolation } from "../boundary/boundary.ts";
+import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryOptions, type BoundaryViolation } from "../boundary/boundary.ts";
 import { argsForApproval, previewArgs, redactValue } from "../boundary/redact.ts";
 import type { Need } from "../permission/types.ts";
 import type { Envelope, Refusal } from "../result/result.ts";
@@ -38,7 +38,8 @@ export interface InvokeDeps {
   /** The call's scope (workspace, folders, lane, store, config, …), handed to needs() and the handler. */
   readonly scope: CallScope;
   /** The process runner for one call, bound to that call's cancellation signal. */
-  readonly processes: (signal: AbortSignal) => ProcessRunner;
+  /** `masks`: the call's secret values, redacted from the child's output as it is drained (tails, artifacts, a task's live log). */
+  readonly processes: (signal: AbortSignal, masks: readonly string[]) => ProcessRunner;
   readonly permissions: PermissionGate;
   readonly approval: ApprovalDeps;
   readonly profile?: Profile | undefined;
@@ -186,7 +187,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const controller = new AbortController();
   deps.signal?.addEventListener("abort", () => controller.abort(), { once: true });
   const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });
-  const ctx: ToolContext = { ...deps.scope, checked: checkedNeeds, processes: deps.processes(controller.signal), signal: controller.signal, now: deps.now, record };
+  const ctx: ToolContext = { ...deps.scope, checked: checkedNeeds, processes: deps.processes(controller.signal, secrets()), signal: controller.signal, now: deps.now, record };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {
     timer = setTimeout(() => res("deadline"), deadlineMs);
@@ -211,11 +212,16 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const r = result.ok ? undefined : result.refusal;
   const checkedValue = r === undefined ? (result as { value: unknown }).value : r.raw !== undefined ? r.raw : { message: r.message, details: r.details };
   if (pathsOff !== undefined) offDetail = { local_paths: "off", by: pathsOff };
-  const violation = checkBoundary(checkedValue, { localPaths: (!entry.adapter.builtin || entry.adapter.foreignOutput === true) && pathsOff === undefined });
+  const violation = checkBoundary(checkedValue, boundaryFor(entry));
   // A violation replaces the result whole, with exactly the seed's object (no tool name, no partial).
   if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation, r?.raw !== undefined ? r : undefined);
   return result.ok ? finish({ status: "success", tool: name, payload: result.value }) : failed(result.refusal);
 }
+
+/** The boundary's rules for what a tool produces (its result, a task's log of it): the local-path rule unless a built-in speaks for itself or the user lifted it. */
+export const boundaryFor = (entry: Entry | undefined): BoundaryOptions => ({
+  localPaths: entry === undefined || ((!entry.adapter.builtin || entry.adapter.foreignOutput === true) && entry.adapter.localPathsOff === undefined),
+});
 
 /**
  * The operator view of a rejection: the tool, the rule and where (a JSON path such as

@@ -6,6 +6,7 @@ import type { ModelTask, TaskBoard } from "../catalog/declare.ts";
 import { randomHex } from "../launcher/artifacts.ts";
 import { endOrphanSession, type TreeMark } from "../launcher/orphan-session.ts";
 import { appendJournal, stillRunning, type ProcessMark } from "./journal.ts";
+import { checkBoundary, type BoundaryOptions } from "../boundary/boundary.ts";
 
 export const ACTIVE = ["queued", "running"] as const;
 export const FINAL = ["succeeded", "failed", "cancelled", "lost", "indeterminate"] as const;
@@ -286,8 +287,22 @@ export const modelTask = (r: TaskRow): ModelTask => ({
   ended_ms: r.ended_ms,
 });
 
-/** The model's view of the lane's tasks: bounded projections, the stored (post-boundary) result, a short log tail. */
-export function taskBoard(db: Database, clock: Clock = { now: Date.now }): TaskBoard {
+/**
+ * The end of a task's log as the model may see it: the last MODEL_TAIL_CHARS from a token's start
+ * (never half a path), checked at the output boundary with the rules of the tool that wrote it
+ * (an authored tool's stderr is held to the local-path rule as its result is); null when it breaks one.
+ */
+export function modelTail(log: string, rules: BoundaryOptions): string | null {
+  let tail = log.slice(-MODEL_TAIL_CHARS);
+  if (tail.length < log.length && !/\s/.test(log.charAt(log.length - tail.length - 1))) tail = tail.replace(/^\S*/, "");
+  return checkBoundary(tail, rules) === null ? tail : null;
+}
+
+/**
+ * The model's view of the lane's tasks: bounded projections, the stored (post-boundary) result, a
+ * short log tail past the boundary with `rules` of its tool (default: every rule, local paths too).
+ */
+export function taskBoard(db: Database, clock: Clock = { now: Date.now }, rules: (tool: string) => BoundaryOptions = () => ({ localPaths: true })): TaskBoard {
   return {
     list: (lane, limit) => listTasks(db, lane, limit, clock).map(modelTask),
     get: (lane, id) => {
@@ -295,8 +310,8 @@ export function taskBoard(db: Database, clock: Clock = { now: Date.now }): TaskB
       if (!f.ok) return f;
       const r = f.row;
       const result = r.result === null ? null : r.result.length > MODEL_RESULT_CHARS ? { truncated: true, chars: r.result.length } : (JSON.parse(r.result) as unknown);
-      const tail = readLogs(db, r.id).map((c) => c.text).join("");
-      return { ok: true, task: modelTask(r), result, logTail: tail.slice(-MODEL_TAIL_CHARS) };
+      const log = readLogs(db, r.id).map((c) => c.text).join("");
+      return { ok: true, task: modelTask(r), result, logTail: modelTail(log, rules(r.source_tool)) };
     },
     cancel: (lane, id) => {
       const f = findTask(db, id, lane, clock);

@@ -15,7 +15,8 @@ const taskStatus = defineTool({
     if (!b) return noBoard();
     const r = b.get(ctx.lane, args.task_id);
     if (!r.ok) return refuse(r.code, r.message);
-    return { ok: true, value: { ...r.task, result: r.result, log_tail: r.logTail } };
+    // The tail passes the boundary as the tool's own result would; withheld, it says so (never partly).
+    return { ok: true, value: { ...r.task, result: r.result, log_tail: r.logTail, ...(r.logTail === null ? { log_tail_withheld: "sensitive_output_rejected" } : {}) } };
   },
 });
 
