@@ -272,8 +272,11 @@ describe("the whole hostile checkout at once", () => {
     const read = await run(readOutside, { cwd: ws.path, env });
     expect([read.code, json(read).payload.content]).toEqual([0, `1\t${SECRET}`]);
     const gate = await run(["call", "dev_check", '{"gate":"pwn"}', "--approve", "dev_check"], { cwd: ws.path, env });
-    expect(gate.code).toBe(0);
-    expect(existsSync(join(out.path, "GATE_RAN"))).toBe(true);
+    // Trusted, the gates folder outside is taken; but with the workspace "/" every other repository
+    // is nested inside it, and dev_check copies only the workspace's own (a sandboxed command could
+    // have made the other one): refused, and the gate does not run.
+    expect([gate.code, json(gate).error_code]).toEqual([1, "dev_check.nested_repository"]);
+    expect(existsSync(join(out.path, "GATE_RAN"))).toBe(false);
     // The committed approvals row is still nobody's approval.
     const r = await run(bash, { cwd: ws.path, env });
     expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
