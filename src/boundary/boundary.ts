@@ -80,19 +80,23 @@ const isBase64 = (v: unknown): v is string => typeof v === "string" && v.length 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * The base64 `data` of MCP `image`/`audio` content and an embedded resource's `blob` in a raw
- * result's `content`: binary, not text (a JPEG's base64 starts `/9j/`). Only strings that are
- * base64 qualify, and base64 has no NUL, dash or whitespace, so skipping them hides no NUL,
- * PEM marker or JSON; anything else in the result is checked as before.
+ * The base64 `data` of MCP `image`/`audio` content and a resource's `blob` (embedded in a tool
+ * result's `content`, or in a resources/read result's `contents`): binary, not text (a JPEG's
+ * base64 starts `/9j/`). Only strings that are base64 qualify, and base64 has no NUL, dash or
+ * whitespace, so skipping them hides no NUL, PEM marker or JSON; anything else is checked as before.
  */
 function binaryPayloads(value: unknown): Binary {
-  const content = isRecord(value) ? value.content : undefined;
-  if (!Array.isArray(content)) return null;
+  if (!isRecord(value)) return null;
   let out: Map<object, string> | null = null;
-  for (const c of content) {
-    if (!isRecord(c)) continue;
-    if ((c.type === "image" || c.type === "audio") && isBase64(c.data)) (out ??= new Map()).set(c, "data");
-    else if (c.type === "resource" && isRecord(c.resource) && isBase64(c.resource.blob)) (out ??= new Map()).set(c.resource, "blob");
+  if (Array.isArray(value.content)) {
+    for (const c of value.content) {
+      if (!isRecord(c)) continue;
+      if ((c.type === "image" || c.type === "audio") && isBase64(c.data)) (out ??= new Map()).set(c, "data");
+      else if (c.type === "resource" && isRecord(c.resource) && isBase64(c.resource.blob)) (out ??= new Map()).set(c.resource, "blob");
+    }
+  }
+  if (Array.isArray(value.contents)) {
+    for (const c of value.contents) if (isRecord(c) && isBase64(c.blob)) (out ??= new Map()).set(c, "blob");
   }
   return out;
 }

@@ -98,6 +98,8 @@ export const pathRejects: RejectSample[] = [
   { name: "data outside image content is text (the old case's /9j/ names no root now)", value: { content: [{ type: "text", text: "ok", data: "/var/lib/x" }] }, rule: "local_path", where: "$.content[0].data" },
   { name: "image data in structuredContent is text (likewise)", value: { structuredContent: { type: "image", data: "/var/lib/x" } }, rule: "local_path", where: "$.structuredContent.data" },
   { name: "a base64 image beside a path in its mimeType", value: { content: [{ type: "image", data: JPEG, mimeType: "/etc/x" }] }, rule: "local_path", where: "$.content[0].mimeType" },
+  { name: "a read resource's blob that is not base64", value: { contents: [{ uri: "mem://x", blob: "/etc/passwd" }] }, rule: "local_path", where: "$.contents[0].blob" },
+  { name: "a read resource's text is text", value: { contents: [{ uri: "mem://x", text: "see /etc/passwd" }] }, rule: "local_path", where: "$.contents[0].text" },
   { name: "a resource's uri is still checked beside its blob", value: { content: [{ type: "resource", resource: { uri: "file:///etc/x", blob: JPEG } }] }, rule: "local_path", where: "$.content[0].resource.uri" },
 ];
 
@@ -146,5 +148,6 @@ export const pathAccepts: AcceptSample[] = [
   text("a drive-letter path is not /-rooted", "C:\\Users\\me"),
   text("Light rain / drizzle", "Light rain / drizzle"),
   text("a slash before punctuation", "/! /? /= /, /: /; /) /\\x /# /&"),
+  { name: "a read resource's base64 blob (resources/read)", value: { contents: [{ uri: "mem://x", mimeType: "image/jpeg", blob: "/usr/x+/AAAA" }] } },
   text("a top-level name this machine does not have", "/app/src/x /api/v1/orders"),
 ];
