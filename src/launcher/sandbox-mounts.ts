@@ -3,16 +3,20 @@
 // unmounted to uncover what lies beneath), host sockets, homes and root's secrets hidden, and
 // control paths read-only whether or not they exist yet.
 import { lstatSync, mkdirSync, realpathSync, rmdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { boundSockets, canSearch, type Who } from "./host-sockets.ts";
 import { secretMasks, type Mask } from "./secret-masks.ts";
 
-/** bwrap mounts at real paths: a workspace reached through a symlink is bound where it really is. */
-export const real = (p: string) => {
+/**
+ * bwrap mounts at real paths: a workspace reached through a symlink is bound where it really is.
+ * A path that does not exist yet (a missing control path) is its real folder's, with its own name.
+ */
+export const real = (p: string): string => {
   try {
     return realpathSync(p);
   } catch {
-    return p;
+    const up = dirname(p);
+    return up === p ? p : join(real(up), basename(p));
   }
 };
 

@@ -64,7 +64,7 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
   const workspace = real(o.workspace);
   const readOnly = (o.readOnly ?? []).map(real);
   const writable = (o.writable ?? []).map(real);
-  const protect = (o.protect ?? []).map(real).filter((p) => inside(workspace, p) && p !== workspace);
+  const protect = [...new Set((o.protect ?? []).map(real))].filter((p) => inside(workspace, p) && p !== workspace);
   const host = o.host ? { ...realHost, ...o.host } : realHost;
   // Always, not only as root: the cost is one open per run, and every mode behaves the same.
   const seccomp = o.seccomp ?? seccompSupported();

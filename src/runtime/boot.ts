@@ -8,7 +8,7 @@ import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
 import { buildCatalog, type Catalog, type ToolSource } from "../catalog/catalog.ts";
 import { builtinSources } from "../catalog/builtin.ts";
 import { checkOverrides } from "../approval/approval.ts";
-import { configFolder, locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
+import { CONFIG_NAME, configFolder, locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
 import { resolveConfig, type Effective } from "../config/resolve.ts";
 import { checkLayout, checkStateFolder } from "../config/layout.ts";
 import { allowedByEach, grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
@@ -188,8 +188,9 @@ export async function boot(input: BootInput): Promise<Booted> {
     stateDir: config.values.state as string,
     scratch: config.values.scratch as string,
     network: false, // a net grant is for toolgate's own requests, never the sandbox's network
-    // Read-only inside the sandbox: what decides what runs next (git hooks and config too); the user's own folders hidden.
-    protect: [join(workspace, ".git"), ...controlFiles], hide: userFolders(input.env),
+    // Read-only inside the sandbox: what decides what runs next (git hooks and config too; the root's config and lock
+    // names also when the config is elsewhere: a plain run there would use them); the user's own folders hidden.
+    protect: [join(workspace, ".git"), join(workspace, CONFIG_NAME), join(workspace, LOCK_NAME), ...controlFiles], hide: userFolders(input.env),
   };
   const sandbox = sandboxFor(sandboxInput);
   // A rail is offered only with its endpoint and credential; required, a missing one fails the boot.
