@@ -77,10 +77,17 @@ async function readStdin(): Promise<string> {
 
 
 export async function main(argv: readonly string[], world: World = {}): Promise<number> {
-  // A cold call's servers, shut down off its caller's path (src/launcher/reaper.ts): not a command.
   // A command's guardian (src/launcher/guard.ts): the first thing, before any other import.
   if (argv[0] === "__guard" && world.via === undefined) return (await import("./launcher/guard.ts")).runGuard(argv.slice(1));
-  if (argv[0] === "__reap" && world.via === undefined) return (await import("./launcher/reaper.ts")).runReaper(argv[1], world.env ?? process.env);
+  // A cold call's servers, shut down off its caller's path (src/launcher/reaper.ts): not a command.
+  // It also sends a one-shot call's spans when it was handed some (src/telemetry/telemetry.ts).
+  if (argv[0] === "__reap" && world.via === undefined) {
+    const env = world.env ?? process.env;
+    const spans = env.TOOLGATE_REAP_SPANS === undefined ? undefined : import("./telemetry/telemetry.ts").then((t) => t.exportHandedOver(env, (line) => writeStderr(`${line}\n`)));
+    const code = await (await import("./launcher/reaper.ts")).runReaper(argv[1], env);
+    await spans;
+    return code;
+  }
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
   const at = commandIndex(argv);
   // A session runs what its client forwards, and only that, whatever a connection sends it.

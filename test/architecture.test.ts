@@ -17,7 +17,7 @@ const STAGE: Record<string, number> = {
   launcher: 5, http: 5, mcp: 5, auth: 5,
   boundary: 6,
   state: 7,
-  servers: 8,
+  servers: 8, telemetry: 8,
   runtime: 9,
   serve: 10, session: 10, tasks: 10,
   cli: 11, "main.ts": 11,
@@ -134,6 +134,18 @@ describe("architecture", () => {
 
   test("the hot path never imports arktype as a value", () => {
     expect(sources.filter((s) => valueImports(s.text).includes("arktype")).map((s) => s.rel)).toEqual(["schema/explain.ts"]);
+  });
+
+  // Telemetry costs nothing unless the user's environment asks for it: the OTel packages are imported
+  // by src/telemetry/export.ts alone, and that module only through a dynamic import in telemetry.ts,
+  // taken once an endpoint is set (telemetryFor is undefined otherwise: test/telemetry/env.test.ts).
+  test("OpenTelemetry is imported only by telemetry/export.ts, and that only dynamically", () => {
+    expect(sources.filter((s) => valueImports(s.text).some((i) => i.startsWith("@opentelemetry/"))).map((s) => s.rel)).toEqual(["telemetry/export.ts"]);
+    const exporter = join(SRC, "telemetry", "export.ts");
+    const resolved = (s: { file: string }, spec: string) => resolve(dirname(s.file), spec) === exporter;
+    const statically = sources.filter((s) => [...s.text.matchAll(/^\s*import\s+(?!type\b)([^;]*?)\s+from\s+"(\.[^"]+)"/gm)].some((m) => resolved(s, m[2]!) && !/^\{\s*type\s/.test(m[1]!)));
+    const dynamically = sources.filter((s) => [...s.text.matchAll(/import\(\s*"(\.[^"]+)"\s*\)/g)].some((m) => resolved(s, m[1]!)));
+    expect([statically.map((s) => s.rel), dynamically.map((s) => s.rel)]).toEqual([[], ["telemetry/telemetry.ts"]]);
   });
 
   // One bundle: a builtin imported statically anywhere, even by a module only a rare command

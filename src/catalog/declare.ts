@@ -131,6 +131,8 @@ export interface CallScope extends NeedsContext {
   readonly delegation?: DelegationScope;
   /** Who answers an MCP server's elicitation or sampling during a call of its tool, and sees its progress (the terminal, a served client). */
   readonly peer?: (call: { readonly tool: string; readonly server: string }) => Peer;
+  /** This call's span as W3C trace context, when telemetry is on: an MCP request carries it on. */
+  readonly trace?: () => { readonly traceparent: string; readonly tracestate?: string | undefined };
 }
 
 /** How a `task` call starts its child's server and files the child's journal rows under itself. */

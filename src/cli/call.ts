@@ -15,6 +15,7 @@ import { approvalPrompter } from "./approval-prompt.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { checkState, openChecked, stateError } from "./state.ts";
 import { admitTask } from "../tasks/start.ts";
+import { telemetryFor } from "../telemetry/telemetry.ts";
 
 export default defineCommand({
   meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
@@ -46,6 +47,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
   // call: tool limits which servers a catalog-cache miss may start (none for a built-in).
   const input = { ...bootInput(ctx, s), call: tool, beforeStart: checkState };
   const booted = await boot(input);
+  // Spans, when the environment asks for them: a session's own exporter, else handed to the reaper after the result.
+  const telemetry = ctx.telemetry ?? telemetryFor(ctx.env, "one-shot", (line) => writeStderr(`${line}\n`));
   let db: Database | undefined;
   let unjournaled: unknown;
   // Whatever happens after the boot (even a bug), the children it started are shut down.
@@ -85,6 +88,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       unfinished: (e) => void (unjournaled = e),
       ...(ctx.via ? { via: ctx.via } : {}),
       ...(terminal ? { peer: terminal.peer } : {}),
+      ...(telemetry ? { telemetry } : {}),
     };
     const deps = callDeps(wiring, cancel.signal);
     // --background: the same stages here (a denial is exit 4 and starts nothing), then a task.
@@ -115,6 +119,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
     // off the caller's path; the process then exits once its output is written. A session keeps
     // its own (its pool) and shuts down any other in place.
     await booted.remote?.shutdown({ handOff: ctx.via === undefined });
+    // A one-shot call's spans go to the detached reaper (a session's stay with its exporter).
+    if (!ctx.telemetry) await telemetry?.finish();
   }
 }
 

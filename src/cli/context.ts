@@ -6,6 +6,7 @@ import { usageError } from "../result/result.ts";
 import { canAsk } from "./terminal.ts";
 import { isCI } from "../config/ci.ts";
 import type { Asker } from "../permission/prompt.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
   readonly argv: readonly string[];
@@ -23,12 +24,14 @@ export interface RunContext {
   readonly pool?: BootInput["pool"];
   /** A session's forwarded call whose client can ask at its own terminal: prompts go there. */
   readonly ask?: Asker;
+  /** A session's telemetry (its spans exported by the session): a forwarded call records into it. */
+  readonly telemetry?: Telemetry;
   /** The entry point's dispatch (main with its error reporting): a session runs forwarded calls through it. */
   readonly dispatch?: (argv: readonly string[], world: World) => Promise<number>;
 }
 
 /** What a session passes for a forwarded call instead of this process's world. */
-export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool" | "ask">>;
+export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool" | "ask" | "telemetry">>;
 
 /** What every command hands the boot from its command line: the same flags mean the same thing. */
 export function bootInput(ctx: RunContext, s: Scanned): BootInput {

@@ -76,6 +76,9 @@ export function repositoryRoot(cwd: string): string | null {
   }
 }
 
+/** Top-level keys that would configure telemetry (refused by name: only the environment sets it). */
+const OTEL_KEY = /^(telemetry|otel|opentelemetry|tracing|otel_.*)$/i;
+
 // Compiled on first use: the embedded default (no file) never pays for it.
 let validateConfig: Validator | undefined;
 
@@ -105,6 +108,13 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   const withTree = (): Node => (tree ??= parseJsonc(path, text));
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw bootError(`${path}:1:1: the config must be a JSON object`, 'start from {} and add sections such as "permissions"');
+  }
+  // Telemetry is the user's environment only: a file (a repository's) naming an endpoint could send the journal elsewhere.
+  const otel = Object.keys(data).find((k) => OTEL_KEY.test(k));
+  if (otel !== undefined) {
+    const node = nodeAt(withTree(), [otel], true);
+    const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
+    throw bootError(`${path}:${at.line}:${at.column}: ${otel}: a config file cannot set where spans go: telemetry is configured only by the OTEL_* variables of your own environment (OTEL_EXPORTER_OTLP_ENDPOINT, …)`, `remove "${otel}" from the config, and set OTEL_EXPORTER_OTLP_ENDPOINT where you run toolgate (docs/telemetry.md)`);
   }
   const checked = (validateConfig ??= compileSchema(configSchema))(data);
   if (!checked.ok) {

@@ -25,7 +25,7 @@ export function selfArgv(): string[] {
  */
 export function startDetached(
   argv: readonly string[],
-  opts: { cwd: string; env: Readonly<Record<string, string | undefined>>; log?: string; files?: { readonly stdout: string; readonly stderr: string } },
+  opts: { cwd: string; env: Readonly<Record<string, string | undefined>>; log?: string; files?: { readonly stdout: string; readonly stderr: string }; stderr?: "inherit" },
 ): Detached {
   // The log is opened here (0600) so that its mode does not depend on the umask.
   const fd = opts.log === undefined ? undefined : openSync(opts.log, "w", 0o600);
@@ -35,7 +35,7 @@ export function startDetached(
       env: opts.env as Record<string, string>,
       stdin: "ignore",
       stdout: opts.files ? Bun.file(opts.files.stdout) : (fd ?? "ignore"),
-      stderr: opts.files ? Bun.file(opts.files.stderr) : (fd ?? "ignore"),
+      stderr: opts.files ? Bun.file(opts.files.stderr) : (fd ?? opts.stderr ?? "ignore"),
       detached: true,
     });
     p.unref();

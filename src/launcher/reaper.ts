@@ -24,14 +24,16 @@ export const REAP_REQUESTS_VAR = "TOOLGATE_REAP_REQUESTS";
 
 /**
  * Starts the reaper for `orders` and `requests` and returns at once; false when it could not be
- * started (the caller then reaps in the foreground: nothing is ever left running).
+ * started (the caller then reaps in the foreground: nothing is ever left running). `stderr`: it
+ * writes to this process's stderr (only where no reader waits for it: a terminal, a file).
  */
-export function reapLater(orders: readonly ReapOrder[], requests: readonly LaterRequest[] = []): boolean {
-  if (orders.length === 0 && requests.length === 0) return true;
+export function reapLater(orders: readonly ReapOrder[], requests: readonly LaterRequest[] = [], more: { readonly env?: Readonly<Record<string, string>>; readonly stderr?: boolean } = {}): boolean {
+  if (orders.length === 0 && requests.length === 0 && more.env === undefined) return true;
   try {
-    // cwd "/": the reaper must not hold a temporary workspace; no other environment: it needs none.
-    const env = requests.length > 0 ? { [REAP_REQUESTS_VAR]: JSON.stringify(requests) } : {};
-    startDetached([...selfArgv(), REAP_COMMAND, JSON.stringify(orders)], { cwd: "/", env });
+    // cwd "/": the reaper must not hold a temporary workspace; no other environment than what it is
+    // handed (a one-shot call's spans and the exporter's variables: src/telemetry/telemetry.ts).
+    const env = { ...(requests.length > 0 ? { [REAP_REQUESTS_VAR]: JSON.stringify(requests) } : {}), ...more.env };
+    startDetached([...selfArgv(), REAP_COMMAND, JSON.stringify(orders)], { cwd: "/", env, ...(more.stderr ? { stderr: "inherit" as const } : {}) });
     return true;
   } catch {
     return false;

@@ -3,7 +3,7 @@
 // bound (http-cap.ts), and the server's session is ended (DELETE, as the Python SDK does) when
 // toolgate is done with it: by close(), or packed for the detached reaper with endLater().
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Connection, ConnectOptions, Target } from "./connection.ts";
+import type { Connection, ConnectOptions, PolicyFetch, Target } from "./connection.ts";
 import { CAP_MARK, cappedFetch } from "./http-cap.ts";
 import { openSession } from "./session.ts";
 
@@ -12,7 +12,7 @@ export const END_TIMEOUT_MS = 2_000;
 
 export async function connectHttp(t: Extract<Target, { kind: "http" }>, opts: ConnectOptions): Promise<Connection> {
   const { StreamableHTTPClientTransport, StreamableHTTPError } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  const init = { requestInit: { headers: { ...t.headers } }, fetch: cappedFetch(t.fetch ?? globalThis.fetch), ...(t.authProvider ? { authProvider: t.authProvider } : {}) };
+  const init = { requestInit: { headers: { ...t.headers } }, fetch: traced(cappedFetch(t.fetch ?? globalThis.fetch)), ...(t.authProvider ? { authProvider: t.authProvider } : {}) };
   const transport = t.sse ? new (await import("@modelcontextprotocol/sdk/client/sse.js")).SSEClientTransport(new URL(t.url), init) : new StreamableHTTPClientTransport(new URL(t.url), init);
   // The server's session is gone (404, unreachable) or its end was handed over: nothing to DELETE.
   let ended = false;
@@ -64,5 +64,30 @@ async function sessionHeaders(transport: StreamableHTTPClientTransport, t: Extra
     "mcp-session-id": transport.sessionId!,
     ...(transport.protocolVersion ? { "mcp-protocol-version": transport.protocolVersion } : {}),
     ...t.headers,
+  };
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * A tools/call whose `_meta` carries the call's trace context (set by toolgate when telemetry is on,
+ * src/servers/call.ts) sends it as the W3C `traceparent`/`tracestate` headers too, as HTTP servers read it.
+ */
+function traced(f: PolicyFetch): PolicyFetch {
+  return (input, init) => {
+    const body = init?.body;
+    if (typeof body !== "string" || !body.includes('"traceparent"')) return f(input, init);
+    let meta: { traceparent?: unknown; tracestate?: unknown } | undefined;
+    try {
+      const m = JSON.parse(body) as { method?: unknown; params?: { _meta?: typeof meta } };
+      meta = m.method === "tools/call" ? m.params?._meta : undefined;
+    } catch {
+      return f(input, init);
+    }
+    if (typeof meta?.traceparent !== "string" || !TRACEPARENT.test(meta.traceparent)) return f(input, init);
+    const headers = new Headers(init!.headers);
+    headers.set("traceparent", meta.traceparent);
+    if (typeof meta.tracestate === "string") headers.set("tracestate", meta.tracestate);
+    return f(input, { ...init, headers });
   };
 }

@@ -35,7 +35,8 @@ export interface McpSession {
   readonly negotiated: string | undefined;
   listTools(timeoutMs: number): Promise<ListedTool[]>;
   /** `peer`: who answers the server's elicitations and sampling during this call, and sees its progress. */
-  callTool(name: string, args: unknown, opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }): Promise<CallOutcome>;
+  /** `meta`: the request's `_meta` (the call's trace context, when telemetry is on). */
+  callTool(name: string, args: unknown, opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer; meta?: Readonly<Record<string, string>> }): Promise<CallOutcome>;
   /** Any other request a gateway relays (resources, prompts, completion, logging), answered raw. */
   request(method: string, params: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }): Promise<CallOutcome>;
   /** What the server declared at initialize. */
@@ -131,7 +132,7 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     onNotification(fn) {
       notified = fn;
     },
-    callTool: (name, args, opts) => raw("tools/call", { name, arguments: args as Record<string, unknown> }, opts, types.CallToolResultSchema.passthrough()),
+    callTool: (name, args, opts) => raw("tools/call", { name, arguments: args as Record<string, unknown>, ...(opts.meta ? { _meta: opts.meta } : {}) }, opts, types.CallToolResultSchema.passthrough()),
     request: (method, params, opts) => raw(method, params, opts, types.ResultSchema.passthrough()),
     close: () => client.close(),
   };

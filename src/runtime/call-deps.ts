@@ -20,6 +20,7 @@ import type { CallScope } from "../catalog/declare.ts";
 import { processRunner } from "./processes.ts";
 import { guardSelf } from "../launcher/guard.ts";
 import { httpClient } from "../http/client.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 
 export const DEADLINE_MS = 300_000;
 
@@ -49,6 +50,12 @@ export interface CallWiring {
   readonly watch?: LaunchWatch;
   /** Who answers an MCP server's elicitation/sampling during a call and sees its progress (the terminal, a served client). */
   readonly peer?: CallScope["peer"];
+  /** This process's telemetry, when the user's environment turns it on: each row becomes a span. */
+  readonly telemetry?: Telemetry;
+  /** The trace context a served client sent with the call (`params._meta`), continued instead of TRACEPARENT. */
+  readonly trace?: { readonly traceparent?: unknown; readonly tracestate?: unknown };
+  /** The background task this call runs as (its span says so). */
+  readonly task?: string;
 }
 
 /** The row's detail with `via` added (a forwarded call's row differs from a cold one only there). */
@@ -67,7 +74,8 @@ function withVia<R extends { detail: string | null }>(row: R, via: string | unde
 export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
   const { booted } = w;
   const memory = userApprovals(booted.userState, booted.workspace);
-  const journal = callJournal(w.db, selfMark);
+  const traced = w.telemetry?.call({ lane: w.lane, sandbox: booted.sandbox.mode, ...(w.task ? { task: w.task } : {}), ...(w.via ? { via: w.via } : {}) }, w.trace);
+  const journal = callJournal(w.db, selfMark, traced?.tap);
   return {
     ...(signal ? { signal } : {}),
     catalog: booted.catalog,
@@ -91,6 +99,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       rails: booted.rails,
       ...(booted.most ? { most: booted.most } : {}),
       ...(w.peer ? { peer: w.peer } : {}),
+      ...(traced ? { trace: () => ({ traceparent: traced.traceparent(), tracestate: traced.tracestate() }) } : {}),
       // Kept with the call's journal row (written before the adapter ran).
       created: (tool, kind, id) => recordResource(w.db(), { time_ms: Date.now(), tool, kind, resource_id: id, journal_id: journal.rowId() ?? null }),
       delegation: {
@@ -100,7 +109,8 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
         denies: booted.grants.deny,
         callId: () => journal.rowId(),
         // delegation.env's values are the task call's secrets: the child's rows are filed redacted.
-        adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null, delegationSecrets(booted.config.values, w.env)),
+        // Each child row is a span under this call's (telemetry).
+        adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null, delegationSecrets(booted.config.values, w.env), traced?.tap),
       },
     },
     // The call's secrets (the rails' credentials, an authored tool's needs.env values) are masked in
@@ -122,7 +132,8 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
     // The rails' credentials are redacted from every view of every call.
     secrets: railTokens(booted),
     // The write-ahead row: if it cannot be written, the call does not run.
-    started: (row) => {
+    started: (row, facts) => {
+      if (facts) traced?.approved(facts.approval);
       try {
         journal.started(withVia(row, w.via));
       } catch (e) {

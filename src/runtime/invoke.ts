@@ -46,7 +46,7 @@ export interface InvokeDeps {
   /** Secret values bound to this call: redacted from every view. */
   readonly secrets: readonly string[];
   /** Writes the call's row as started, after steps 1-5 and before the adapter; throws when it cannot (the call does not run). */
-  readonly started: (row: JournalRow) => void;
+  readonly started: (row: JournalRow, facts?: { readonly approval: string }) => void;
   /** The call's one row, final: finishes the started row, or is the whole row of a call refused before it started. */
   readonly journal: (row: JournalRow) => void;
   readonly now: () => number;
@@ -181,7 +181,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     return "task" in a ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task } : failed(a);
   }
   // The write-ahead row, before any effect: a call killed from here on shows as indeterminate.
-  deps.started(row("started", null, 0, null));
+  deps.started(row("started", null, 0, null), { approval: approved.value });
   // 6. secrets: only what the config binds to this tool's source (built-ins are bound none).
   // 7. the adapter, under a deadline and cancellation
   const controller = new AbortController();

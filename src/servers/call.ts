@@ -51,7 +51,7 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
       needs: () => ({ ok: true, value: [...spec.needs] }),
       // The start's own check, shared with the connect: one call, one prompt.
       checkNeed: (need) => remote.checkStart(spec, need),
-      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx)),
+      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx)),
     },
   };
 }
@@ -76,7 +76,13 @@ function peerFor(spec: RemoteSpec, tool: string, ctx: ToolContext): Peer {
   };
 }
 
-async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls, args: unknown, signal: AbortSignal, peer: Peer): Promise<Outcome<unknown>> {
+/** The call's trace context as MCP carries it (`params._meta`; over HTTP also as the traceparent header), when telemetry is on. */
+function traceMeta(ctx: ToolContext): Record<string, string> | undefined {
+  const t = ctx.trace?.();
+  return t ? { traceparent: t.traceparent, ...(t.tracestate ? { tracestate: t.tracestate } : {}) } : undefined;
+}
+
+async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls, args: unknown, signal: AbortSignal, peer: Peer, meta?: Record<string, string>): Promise<Outcome<unknown>> {
   // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
   const now = remote.refusedNow(catalogNameOf(spec, tool.name));
   if (now) return { ok: false, refusal: now };
@@ -101,7 +107,7 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
     }
   }
   remote.clearAuthNeed(spec);
-  const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal, peer });
+  const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal, peer, ...(meta ? { meta } : {}) });
   // Refused by the server's authorization (401, or 403 for a wider scope) before it acted: not indeterminate.
   const auth = r.ok ? undefined : remote.authRefusal(spec);
   if (auth) return { ok: false, refusal: auth };

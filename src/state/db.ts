@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { makeStateFolder } from "./folder.ts";
 import { stateFolderProblem } from "../fs/state-folder.ts";
 import { MIGRATIONS } from "./migrations.ts";
-import { adoptJournal } from "./journal.ts";
+import { adoptJournal, type JournalTap } from "./journal.ts";
 import { USER_MIGRATIONS } from "./user-migrations.ts";
 
 export const DB_NAME = "toolgate.db";
@@ -27,13 +27,13 @@ export function openState(stateDir: string): Database {
 }
 
 /** A task child's journal (its own state folder) moved into `db` under the parent call, `secrets` redacted; 0 when it wrote none. */
-export function adoptChildState(db: Database, childStateDir: string, parent: number | null, secrets: readonly string[] = []): number {
+export function adoptChildState(db: Database, childStateDir: string, parent: number | null, secrets: readonly string[] = [], tap?: JournalTap): number {
   if (!existsSync(join(childStateDir, DB_NAME))) return 0;
   // The child could write its folder: a database (or its WAL) that is a link is not opened.
   if (stateFolderProblem(childStateDir, true) !== null) return 0;
   const child = open(join(childStateDir, DB_NAME), MIGRATIONS);
   try {
-    return adoptJournal(db, child, parent, secrets);
+    return adoptJournal(db, child, parent, secrets, tap);
   } finally {
     child.close();
   }

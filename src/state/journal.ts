@@ -48,6 +48,21 @@ export function appendJournal(db: Database, row: JournalRow, event = "tool_finis
   return Number(r.lastInsertRowid);
 }
 
+/**
+ * The one hook on the journal's write path: sees each row of a call once it is written (telemetry
+ * makes a span of it, src/telemetry/). `adopted`: a task child's row filed under the call. It cannot
+ * fail the journal: what it throws is dropped.
+ */
+export type JournalTap = (event: "tool_started" | "tool_finished" | "adopted", row: JournalRow) => void;
+
+const tell = (tap: JournalTap | undefined, event: Parameters<JournalTap>[0], row: JournalRow) => {
+  try {
+    tap?.(event, row);
+  } catch {
+    // telemetry is never in the way of the record
+  }
+};
+
 /** One call's row: `started` before the adapter, `finished` after (or alone, for a refused call). */
 export interface CallJournal {
   /** Throws when the row cannot be written: then the call must not run. */
@@ -57,21 +72,26 @@ export interface CallJournal {
   rowId(): number | undefined;
 }
 
-export function callJournal(db: () => Database, mark: () => ProcessMark): CallJournal {
+export function callJournal(db: () => Database, mark: () => ProcessMark, tap?: JournalTap): CallJournal {
   let id: number | undefined;
   return {
     started: (row) => {
       id = appendJournal(db(), { ...row, status: "started" }, "tool_started", mark());
+      tell(tap, "tool_started", row);
     },
     rowId: () => id,
     finished: (row) => {
-      if (id === undefined) return void appendJournal(db(), row);
+      if (id === undefined) {
+        appendJournal(db(), row);
+        return tell(tap, "tool_finished", row);
+      }
       db()
         .query(
           `UPDATE journal SET event = 'tool_finished', status = $status, error_code = $error_code, duration_ms = $duration_ms,
              result_bytes = $result_bytes, detail = $detail, pid = NULL, pid_start = NULL WHERE id = $id`,
         )
         .run({ id, status: row.status, error_code: row.error_code, duration_ms: row.duration_ms, result_bytes: row.result_bytes, detail: row.detail });
+      tell(tap, "tool_finished", row);
     },
   };
 }
@@ -87,13 +107,14 @@ export interface JournalEntry extends JournalRow {
  * A task child's rows (its own journal, in `from`) copied into `db` under the parent call, in the
  * order they happened; a child call never finished keeps its dead process mark (indeterminate).
  */
-export function adoptJournal(db: Database, from: Database, parent: number | null, secrets: readonly string[] = []): number {
+export function adoptJournal(db: Database, from: Database, parent: number | null, secrets: readonly string[] = [], tap?: JournalTap): number {
   const rows = from.query(`SELECT ${COLUMNS} FROM journal ORDER BY id`).all() as Params[];
   const insert = db.query(`INSERT INTO journal (${COLUMNS}, parent) VALUES (${VALUES}, $parent)`);
   const redact = (r: Params): Params => (secrets.length === 0 ? r : (Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "string" ? redactText(v, secrets) : v])) as Params));
   db.transaction(() => {
     for (const r of rows) insert.run({ ...redact(r), parent });
   })();
+  for (const r of rows) tell(tap, "adopted", redact(r) as unknown as JournalRow);
   return rows.length;
 }
 

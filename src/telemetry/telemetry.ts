@@ -1,0 +1,111 @@
+// A process's telemetry, present only when the user's environment asks for it (env.ts). Calls record
+// plain span records (spans.ts) as their journal rows are written; where they go depends on the process:
+// - one-shot (`toolgate call`): kept, and handed after the result is printed to the detached reaper,
+//   which loads the SDK and sends them (the caller never waits on the exporter or the collector);
+// - live (serve, a session, a task's supervisor, the reaper): the exporter is loaded on the first span,
+//   off the call's path, batches, and is flushed (bounded) before the process ends.
+import { fstatSync } from "node:fs";
+import { reapLater } from "../launcher/reaper.ts";
+import { parseTraceparent, type SpanParent } from "./context.ts";
+import { isOtelVar, telemetrySettings, type TelemetryOn } from "./env.ts";
+import type { Exporter } from "./export.ts";
+import { callTrace, type CallFacts, type CallTrace, type SpanRecord } from "./spans.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface Telemetry {
+  /** One call's trace. `trace`: the context a served client sent in `_meta` (else TRACEPARENT applies). */
+  call(facts: Omit<CallFacts, "parent">, trace?: { readonly traceparent?: unknown; readonly tracestate?: unknown }): CallTrace;
+  /** A one-shot process hands its spans to the reaper (returns at once); a live one flushes, waiting at most `ms`. */
+  finish(ms?: number): Promise<void>;
+}
+
+/** The reaper's variable (and _1, _2, … when long) holding a one-shot call's span records. */
+export const SPANS_VAR = "TOOLGATE_REAP_SPANS";
+const CHUNK = 100_000;
+/** At most this many spans per one-shot process (a delegation child's calls included); the rest are dropped. */
+const MAX_HANDED = 1_000;
+
+/** Undefined (nothing loaded, nothing recorded) unless an endpoint is set; a setting it cannot use costs one stderr line. */
+export function telemetryFor(env: Env, mode: "one-shot" | "live", operator: (line: string) => void): Telemetry | undefined {
+  const settings = telemetrySettings(env);
+  if (!settings.on) {
+    if (settings.problem !== undefined) operator(`toolgate: telemetry: ${settings.problem}`);
+    return undefined;
+  }
+  const parent = parseTraceparent(env.TRACEPARENT, env.TRACESTATE);
+  return mode === "one-shot" ? oneShot(settings, env, parent) : live(settings, parent, operator);
+}
+
+function oneShot(settings: TelemetryOn, env: Env, parent: SpanParent | null): Telemetry {
+  const records: SpanRecord[] = [];
+  return {
+    call: (facts, trace) => callTrace({ ...facts, parent: parseTraceparent(trace?.traceparent, trace?.tracestate) ?? parent }, (r) => void (records.length < MAX_HANDED && records.push(r))),
+    async finish() {
+      if (records.length === 0) return;
+      // Only the exporter's own variables go along (its endpoint, headers, resource, limits).
+      const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => isOtelVar(e[0]) && e[1] !== undefined));
+      const handed = { ...vars, ...spansEnv(records) };
+      // The reaper's one line on failure reaches a terminal or a file; never a pipe (whose reader would wait for it).
+      if (!reapLater([], [], { env: handed, stderr: stderrIsWaitFree() })) await exportNow(settings, records, () => {});
+    },
+  };
+}
+
+function live(settings: TelemetryOn, parent: SpanParent | null, operator: (line: string) => void): Telemetry {
+  let exporter: Promise<Exporter> | undefined;
+  const load = () => (exporter ??= import("./export.ts").then((m) => m.startExporter(settings, operator)));
+  const push = (r: SpanRecord) => void load().then((e) => e.add([r]), () => {});
+  return {
+    call: (facts, trace) => callTrace({ ...facts, parent: parseTraceparent(trace?.traceparent, trace?.tracestate) ?? parent }, push),
+    async finish(ms = 1_000) {
+      if (exporter === undefined) return;
+      const e = await exporter.catch(() => undefined);
+      await e?.close(ms);
+    },
+  };
+}
+
+/** The reaper's side: the records a one-shot call handed over, sent now (nobody waits on this process). */
+export async function exportHandedOver(env: Env, operator: (line: string) => void): Promise<void> {
+  const settings = telemetrySettings(env);
+  const records = readSpansEnv(env);
+  if (!settings.on || records.length === 0) return;
+  await exportNow(settings, records, operator);
+}
+
+async function exportNow(settings: TelemetryOn, records: readonly SpanRecord[], operator: (line: string) => void): Promise<void> {
+  const { startExporter } = await import("./export.ts");
+  const e = startExporter(settings, operator);
+  e.add(records);
+  // OTEL_EXPORTER_OTLP_TIMEOUT bounds the request itself; this bounds the whole flush.
+  await e.close(15_000);
+}
+
+export function spansEnv(records: readonly SpanRecord[]): Record<string, string> {
+  const text = JSON.stringify(records);
+  const out: Record<string, string> = {};
+  for (let i = 0; i * CHUNK < text.length; i++) out[i === 0 ? SPANS_VAR : `${SPANS_VAR}_${i}`] = text.slice(i * CHUNK, (i + 1) * CHUNK);
+  return out;
+}
+
+export function readSpansEnv(env: Env): SpanRecord[] {
+  let text = env[SPANS_VAR] ?? "";
+  for (let i = 1; env[`${SPANS_VAR}_${i}`] !== undefined; i++) text += env[`${SPANS_VAR}_${i}`];
+  try {
+    const v = JSON.parse(text) as unknown;
+    return Array.isArray(v) ? (v as SpanRecord[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Whether stderr is a terminal or a regular file (a line written later blocks nobody), not a pipe or socket. */
+function stderrIsWaitFree(): boolean {
+  try {
+    const s = fstatSync(2);
+    return s.isCharacterDevice() || s.isFile();
+  } catch {
+    return false;
+  }
+}
