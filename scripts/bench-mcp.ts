@@ -1,13 +1,16 @@
-// MCP benchmark (on demand, not in `bun test`): one `everything__echo` call against
-// @modelcontextprotocol/server-everything, cold (the server is started for the call), by
-// toolgate, the MCP Inspector's CLI, mcporter, and a minimal SDK client compiled with Bun (the
-// floor) — time to result (first line on stdout) and whole-process time, medians in one run.
-// Then `toolgate tools` with three configured servers and a warm catalog cache against the
-// built-ins-only listing. The peers are installed on first use under ~/.cache/toolgate-bench.
-// BENCH_RUNS=N (default 10); BENCH_BASELINE=/path/to/toolgate adds that binary's cold call.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+// MCP benchmark (on demand, not in `bun test`), against @modelcontextprotocol/server-everything,
+// paired and interleaved in one run, medians (issue 22's rows):
+// - a cold `call everything__echo` (the server started for the call) against a client with no SDK
+//   (spawn, initialize, call, kill; compiled like toolgate): time to result (first line on stdout);
+//   beside it the SDK's own minimal client, mcporter and the Inspector CLI (BENCH_PEERS=0 skips those two);
+// - `tools --json --refresh` against the SDK client's own listTools process (connect, list, print,
+//   exit): whole process, since a listing is done when its process is;
+// - `tools --json` with three configured servers and a warm catalog cache against built-ins only.
+// BENCH_RUNS=N (default 10); BENCH_BASELINE=/path/to/toolgate runs that binary's same commands too.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { interleave, loadavg, med, ms, row, type Case } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 const bin = join(root, "dist", "toolgate");
@@ -15,110 +18,108 @@ const everything = join(root, "node_modules", "@modelcontextprotocol", "server-e
 const node = Bun.which("node") ?? "/usr/bin/node";
 const sdk = join(root, "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm");
 const runs = Number(process.env.BENCH_RUNS ?? 10);
-// Another toolgate binary to compare in the same run (e.g. one built from before a change).
 const baseline = process.env.BENCH_BASELINE;
-const peersDir = join(homedir(), ".cache", "toolgate-bench", "peers");
+const peers = process.env.BENCH_PEERS !== "0";
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-mcp-"));
+const server = { command: node, args: [everything, "stdio"] };
 
-function ensurePeers(): void {
-  if (existsSync(join(peersDir, "node_modules", ".bin", "mcporter")) && existsSync(join(peersDir, "node_modules", ".bin", "mcp-inspector"))) return;
-  mkdirSync(peersDir, { recursive: true });
-  if (!existsSync(join(peersDir, "package.json"))) writeFileSync(join(peersDir, "package.json"), '{"private":true}');
-  const r = Bun.spawnSync(["npm", "install", "--no-audit", "--no-fund", "@modelcontextprotocol/inspector@2.12.0", "mcporter@0.12.3"], { cwd: peersDir, stdout: "inherit", stderr: "inherit" });
-  if (r.exitCode !== 0) throw new Error("could not install the peers");
+/** Compiles a client like toolgate (minified, bytecode) in a child process. */
+function compile(name: string, source: string): string {
+  writeFileSync(join(work, `${name}.ts`), source);
+  const built = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(work, `${name}.ts`), "--outfile", join(work, name)], { cwd: root, stderr: "pipe" });
+  if (built.exitCode !== 0) throw new Error(`${name} build failed: ${built.stderr}`);
+  return join(work, name);
 }
 
-async function timed(cmd: string[], cwd: string, env: Record<string, string>): Promise<{ result: number; total: number }> {
-  const t0 = performance.now();
-  const p = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe" });
-  let result = 0;
-  let out = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of p.stdout) {
-    out += decoder.decode(chunk, { stream: true });
-    if (result === 0 && out.includes("Echo: hi")) result = performance.now() - t0;
-  }
-  const code = await p.exited;
-  const total = performance.now() - t0;
-  if (code !== 0 || result === 0) throw new Error(`${cmd.join(" ")} failed (${code}): ${out.slice(0, 300)} ${await new Response(p.stderr).text()}`);
-  return { result, total };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-try {
-  ensurePeers();
-  const env = { PATH: `/usr/bin:/bin:/usr/local/bin`, HOME: work, CI: "true" };
-  // The floor: a minimal SDK client, compiled like toolgate.
-  writeFileSync(
-    join(work, "floor.ts"),
-    `import { Client } from ${JSON.stringify(join(sdk, "client", "index.js"))};
+const sdkClient = (body: string) => `import { Client } from ${JSON.stringify(join(sdk, "client", "index.js"))};
 import { StdioClientTransport } from ${JSON.stringify(join(sdk, "client", "stdio.js"))};
 const c = new Client({ name: "floor", version: "1" }, { capabilities: {} });
-const t = new StdioClientTransport({ command: ${JSON.stringify(node)}, args: [${JSON.stringify(everything)}, "stdio"] });
-await c.connect(t);
-const r = await c.callTool({ name: "echo", arguments: { message: "hi" } });
-process.stdout.write(JSON.stringify(r) + "\\n");
-await c.close();
+await c.connect(new StdioClientTransport({ command: ${JSON.stringify(node)}, args: [${JSON.stringify(everything)}, "stdio"] }));
+${body}
 process.exit(0);
-`,
-  );
-  const built = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", join(work, "floor.ts"), "--outfile", join(work, "floor")], { cwd: root, stderr: "pipe" });
-  if (built.exitCode !== 0) throw new Error(`floor build failed: ${built.stderr}`);
+`;
+
+// The floor for a cold call: newline-delimited JSON-RPC over the child's pipes, nothing else.
+const raw = `const child = Bun.spawn([${JSON.stringify(node)}, ${JSON.stringify(everything)}, "stdio"], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+const send = (m: unknown) => { child.stdin.write(JSON.stringify(m) + "\\n"); child.stdin.flush(); };
+const reader = child.stdout.getReader();
+let buf = "";
+async function answer(id: number): Promise<unknown> {
+  for (;;) {
+    let nl: number;
+    while ((nl = buf.indexOf("\\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const m = JSON.parse(line);
+      if (m.id === id) return m.result;
+    }
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the server closed");
+    buf += new TextDecoder().decode(value);
+  }
+}
+send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+await answer(1);
+send({ jsonrpc: "2.0", method: "notifications/initialized" });
+send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "hi" } } });
+process.stdout.write(JSON.stringify(await answer(2)) + "\\n");
+child.kill();
+process.exit(0);
+`;
+
+try {
+  const env = { PATH: `/usr/bin:/bin:/usr/local/bin`, HOME: work, XDG_STATE_HOME: join(work, ".state"), CI: "true" };
+  const rawClient = compile("raw", raw);
+  const sdkCall = compile("sdk-call", sdkClient(`process.stdout.write(JSON.stringify(await c.callTool({ name: "echo", arguments: { message: "hi" } })) + "\\n");`));
+  const sdkList = compile("sdk-list", sdkClient(`process.stdout.write(JSON.stringify(await c.listTools()) + "\\n");`));
   const ws = join(work, "ws");
   mkdirSync(ws);
-  writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { everything: { command: node, args: [everything, "stdio"] } }, las: { shutdown_grace_secs: 10 } }));
+  writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { everything: server }, las: { shutdown_grace_secs: 10 } }));
   Bun.spawnSync([bin, "tools", "--allow-run"], { cwd: ws, env }); // warm the catalog cache
-  const peers = join(peersDir, "node_modules", ".bin");
-  const cases: [string, string[], number][] = [
-    ["floor: minimal SDK client (compiled)", [join(work, "floor")], runs],
-    ["toolgate call everything__echo", [bin, "call", "everything__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"], runs],
-    ...(baseline ? ([["toolgate (BENCH_BASELINE) call", [baseline, "call", "everything__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"], runs]] as [string, string[], number][]) : []),
-    ["mcporter call", [join(peers, "mcporter"), "call", "--stdio", node, "--stdio-arg", everything, "--stdio-arg", "stdio", "--server", "everything", "--tool", "echo", "message=hi", "--output", "json"], Math.max(3, Math.ceil(runs / 2))],
-    ["inspector --cli tools/call", [join(peers, "mcp-inspector"), "--cli", node, everything, "stdio", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hi"], Math.max(3, Math.ceil(runs / 3))],
+  const o = { cwd: ws, env, until: "Echo: hi" };
+  const call = ["call", "everything__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"];
+  const refresh = ["tools", "--json", "--refresh", "--allow-run"];
+  const lo = { cwd: ws, env };
+  const bin_ = join(root, "node_modules", ".bin");
+  const cases: Case[] = [
+    { name: "raw", cmd: [rawClient], opts: o },
+    { name: "call", cmd: [bin, ...call], opts: o },
+    ...(baseline ? [{ name: "baseline call", cmd: [baseline, ...call], opts: o }] : []),
+    { name: "sdk call", cmd: [sdkCall], opts: o },
+    { name: "sdk listTools", cmd: [sdkList], opts: lo },
+    { name: "refresh", cmd: [bin, ...refresh], opts: lo },
+    ...(baseline ? [{ name: "baseline refresh", cmd: [baseline, ...refresh], opts: lo }] : []),
+    ...(peers
+      ? [
+          { name: "mcporter", cmd: [join(bin_, "mcporter"), "call", "--stdio", node, "--stdio-arg", everything, "--stdio-arg", "stdio", "--server", "everything", "--tool", "echo", "message=hi", "--output", "json"], opts: o, runs: Math.max(3, Math.ceil(runs / 2)) },
+          { name: "inspector", cmd: [join(bin_, "mcp-inspector"), "--cli", node, everything, "stdio", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hi"], opts: o, runs: Math.max(3, Math.ceil(runs / 3)) },
+        ]
+      : []),
   ];
-  const samples = new Map(cases.map(([n]) => [n, { result: [] as number[], total: [] as number[] }]));
-  const rounds = Math.max(...cases.map(([, , n]) => n));
-  for (let i = 0; i <= rounds; i++) {
-    for (const [name, cmd, n] of cases) {
-      if (i > n) continue;
-      const t = await timed(cmd, ws, env);
-      if (i === 0) continue; // warm-up
-      samples.get(name)!.result.push(t.result);
-      samples.get(name)!.total.push(t.total);
-    }
-  }
-  const floor = median(samples.get(cases[0]![0])!.result);
-  console.log("one everything__echo call, cold server; medians: time to result / whole process");
-  const report: Record<string, unknown> = {};
-  for (const [name] of cases) {
-    const s = samples.get(name)!;
-    const r = median(s.result);
-    console.log(`${name.padEnd(40)} ${r.toFixed(0).padStart(6)} ms  (+${(r - floor).toFixed(0)} over floor)  whole ${median(s.total).toFixed(0).padStart(6)} ms  n=${s.result.length}`);
-    report[name] = { result_ms: +r.toFixed(1), over_floor_ms: +(r - floor).toFixed(1), whole_ms: +median(s.total).toFixed(1), n: s.result.length };
-  }
+  const s = await interleave(cases, runs);
+  const r = (n: string) => med(s, n, "result");
+  const w = (n: string) => med(s, n, "wall");
+  const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  console.log(`MCP, server-everything, ${runs} interleaved rounds (load ${loadavg()} at the end)`);
+  console.log(row("cold MCP call (echo), time to result", `${x(r("call"), r("raw"))} raw client`, "<= 1.05x", baseline ? x(r("baseline call"), r("raw")) : undefined));
+  console.log(`  raw client ${ms(r("raw"))}, toolgate ${ms(r("call"))} (whole ${ms(w("call"))}, CPU ${ms(med(s, "call", "cpu"))})${baseline ? `, baseline ${ms(r("baseline call"))}` : ""}; SDK client ${ms(r("sdk call"))} (${x(r("call"), r("sdk call"))})`);
+  if (peers) console.log(`  mcporter ${ms(r("mcporter"))} (${x(r("mcporter"), r("call"))} toolgate), inspector --cli ${ms(r("inspector"))} (${x(r("inspector"), r("call"))})`);
+  console.log(row("tools --json --refresh, whole process", `${x(w("refresh"), w("sdk listTools"))} SDK listTools`, "<= 1.05x", baseline ? x(w("baseline refresh"), w("sdk listTools")) : undefined));
+  console.log(`  SDK listTools ${ms(w("sdk listTools"))}, toolgate ${ms(w("refresh"))}${baseline ? `, baseline ${ms(w("baseline refresh"))}` : ""}`);
+  const report: Record<string, unknown> = { load: loadavg() };
+  for (const c of cases) report[c.name] = { result_ms: +r(c.name).toFixed(1), whole_ms: +w(c.name).toFixed(1), cpu_ms: +med(s, c.name, "cpu").toFixed(1), n: s.get(c.name)!.length };
   console.log(JSON.stringify(report));
 
   // `tools` with three configured servers and a warm cache vs the built-ins-only listing.
   const three = join(work, "three");
   mkdirSync(three);
-  const server = { command: node, args: [everything, "stdio"] };
   writeFileSync(join(three, "toolgate.json"), JSON.stringify({ mcpServers: { one: server, two: server, three: server } }));
   Bun.spawnSync([bin, "tools", "--allow-run"], { cwd: three, env });
   const bare = join(work, "bare");
   mkdirSync(bare);
-  const listing = { three: [] as number[], bare: [] as number[] };
-  for (let i = 0; i <= 30; i++) {
-    for (const [k, cwd] of [["three", three], ["bare", bare]] as const) {
-      const t0 = performance.now();
-      const p = Bun.spawn([bin, "tools", "--json"], { cwd, env, stdout: "pipe", stderr: "pipe" });
-      await new Response(p.stdout).arrayBuffer();
-      if ((await p.exited) !== 0) throw new Error(`tools in ${k} failed`);
-      if (i > 0) listing[k].push(performance.now() - t0);
-    }
-  }
-  const [m3, mb] = [median(listing.three), median(listing.bare)];
-  console.log(`\ntoolgate tools --json: three servers, warm cache ${m3.toFixed(1)} ms; built-ins only ${mb.toFixed(1)} ms; difference ${(m3 - mb).toFixed(1)} ms (n=30)`);
+  const listing = await interleave([{ name: "three", cmd: [bin, "tools", "--json"], opts: { cwd: three, env } }, { name: "bare", cmd: [bin, "tools", "--json"], opts: { cwd: bare, env } }], 30);
+  const [m3, mb] = [med(listing, "three", "wall"), med(listing, "bare", "wall")];
+  console.log(`\ntoolgate tools --json: three servers, warm cache ${ms(m3)}; built-ins only ${ms(mb)}; difference ${ms(m3 - mb)} (n=30)`);
   console.log(JSON.stringify({ tools_three_warm_ms: +m3.toFixed(1), tools_builtins_ms: +mb.toFixed(1), diff_ms: +(m3 - mb).toFixed(1) }));
 } finally {
   rmSync(work, { recursive: true, force: true });

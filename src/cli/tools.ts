@@ -43,8 +43,11 @@ export async function runTools(ctx: RunContext): Promise<number> {
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
     // Listing needs no live server: they end first (a sandboxed one holds the paths of missing
-    // control files, such as the lock --lock writes, with placeholders while it runs).
-    await booted.remote?.shutdown();
+    // control files, such as the lock --lock writes, with placeholders while it runs). A one-shot
+    // process hands an unsandboxed child's shutdown (stdin closed, grace, kill) to the detached
+    // reaper, as a cold call does: the listing does not wait out its exit (an HTTP session still
+    // ends here, before the listing).
+    await booted.remote?.shutdown({ handOff: ctx.via === undefined ? "children" : false });
     // Over the whole catalog, so a tool's served name does not depend on the profile.
     const served = bool(s, "served") ? servedNames(booted.catalog.descriptors.map((d) => d.name), budget.value) : undefined;
     return listTools(booted, s, name, ctx, profile, served);

@@ -310,8 +310,9 @@ export class RemoteSources {
    * The seed's shutdown for every child this process started: stdin closed, grace, kill. `handOff`
    * (a one-shot process whose result is out): stdin is closed here and the rest is left to a
    * detached reaper, so the caller does not wait out the children (src/launcher/reaper.ts).
+   * `"children"`: only the children go to the reaper; an HTTP server's session is ended here.
    */
-  async shutdown(opts: { handOff?: boolean } = {}): Promise<void> {
+  async shutdown(opts: { handOff?: boolean | "children" } = {}): Promise<void> {
     // No restart is scheduled or started from here on; one already starting is awaited and closed below.
     this.#closing = true;
     this.#supervisor?.stop();
@@ -332,7 +333,7 @@ export class RemoteSources {
             return;
           }
           // An HTTP session's DELETE goes with the reaper too; this side only lets go.
-          const request = opts.handOff ? await conn.endLater?.() : undefined;
+          const request = opts.handOff === true ? await conn.endLater?.() : undefined;
           if (request) requests.push(request);
           await conn.close(spec?.graceMs ?? 0);
         } catch {

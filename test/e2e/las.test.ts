@@ -176,6 +176,22 @@ describe("Las calls", () => {
     expect(await until(() => reapers(pid).length === 0, 1_000)).toBe(true);
   });
 
+  test("tools --refresh exits at its listing too: the server it started is left to a reaper, which ends it", async () => {
+    await using dir = tempDir();
+    const f = lasWorkspace(dir.path, ["--linger", "--ignore-term"], { shutdown_grace_secs: 3 });
+    const r = await run(["tools", "--refresh", "--json", "--allow-run"], { cwd: dir.path });
+    const returned = performance.now();
+    expect(r.code).toBe(0);
+    expect(lines(r).some((d) => d.name === "echo__echo")).toBe(true);
+    const pid = Number(readFileSync(f.pid, "utf8"));
+    // The listing did not wait the server out: it lingers (TERM ignored), its reaper beside it...
+    expect(alive(pid)).toBe(true);
+    expect(reapers(pid).length).toBe(1);
+    // ...until the grace runs out: then it is killed, and the reaper is gone with it.
+    expect(await gone(pid, 3_000 + 1_000 - (performance.now() - returned))).toBe(true);
+    expect(await until(() => reapers(pid).length === 0, 1_000)).toBe(true);
+  });
+
   test("a server that leaves when its stdin closes is gone well within the grace, and so is the reaper", async () => {
     await using dir = tempDir();
     const f = lasWorkspace(dir.path, [], { shutdown_grace_secs: 30 });

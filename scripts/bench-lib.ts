@@ -1,0 +1,98 @@
+// What the benchmarks share (run on demand, never in `bun test`): paired, interleaved runs of
+// whole processes, medians, the machine's load, and a compiled hello-world floor. The machine is
+// shared and noisy: every figure is read against a floor measured in the same rounds, and each run
+// also records the process's CPU time (user + system, from wait4), which queues on a loaded
+// machine stretch far less than wall time.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+export const quantile = (xs: readonly number[], f: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * f)] ?? NaN;
+
+/** The 1, 5 and 15 minute load averages (2 cores here: above 2, runs queue for a core). */
+export const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+
+export interface Run {
+  /** Whole process, ms. */
+  wall: number;
+  /** Until `until` first appeared on stdout (else the whole process), ms. */
+  result: number;
+  /** User + system CPU time of the process (not of what it left running), ms. */
+  cpu: number;
+  /** Peak resident set, MB. */
+  rss: number;
+  out: string;
+}
+
+export interface RunOpts {
+  cwd: string;
+  env: Record<string, string>;
+  /** Time to result: when this text first shows on stdout. */
+  until?: string;
+  stdin?: string;
+}
+
+/** One process, timed; a non-zero exit (or `until` never seen) throws with its output. */
+export async function timed(cmd: readonly string[], o: RunOpts): Promise<Run> {
+  const t0 = performance.now();
+  const p = Bun.spawn([...cmd], { cwd: o.cwd, env: o.env, stdin: o.stdin === undefined ? "ignore" : new Blob([o.stdin]), stdout: "pipe", stderr: "pipe" });
+  const err = new Response(p.stderr).text();
+  let out = "";
+  let result = 0;
+  const decoder = new TextDecoder();
+  for await (const chunk of p.stdout) {
+    out += decoder.decode(chunk, { stream: true });
+    if (result === 0 && o.until !== undefined && out.includes(o.until)) result = performance.now() - t0;
+  }
+  const code = await p.exited;
+  const wall = performance.now() - t0;
+  if (code !== 0 || (o.until !== undefined && result === 0)) throw new Error(`${cmd.join(" ")} failed (${code}): ${out.slice(0, 300)} ${(await err).slice(0, 2000)}`);
+  const usage = p.resourceUsage()!;
+  return { wall, result: result || wall, cpu: Number(usage.cpuTime.total) / 1000, rss: usage.maxRSS / 1e6, out };
+}
+
+export interface Case {
+  name: string;
+  cmd: readonly string[];
+  opts: RunOpts;
+  /** Run in this many rounds only (default: all). */
+  runs?: number;
+}
+
+/** Every case once per round, in turn (machine noise hits all alike); round 0 is a warm-up. */
+export async function interleave(cases: readonly Case[], runs: number): Promise<Map<string, Run[]>> {
+  const samples = new Map<string, Run[]>(cases.map((c) => [c.name, []]));
+  for (let i = 0; i <= runs; i++) {
+    for (const c of cases) {
+      if (i > (c.runs ?? runs)) continue;
+      const r = await timed(c.cmd, c.opts);
+      if (i > 0) samples.get(c.name)!.push(r);
+    }
+  }
+  return samples;
+}
+
+/** The median of one field of a case's runs. */
+export const med = (samples: Map<string, Run[]>, name: string, k: keyof Omit<Run, "out">) => median(samples.get(name)!.map((r) => r[k]));
+
+/**
+ * Builds the floor, a bare hello-world compiled with toolgate's flags (scripts/build.ts, the JIT
+ * policy too), in a child process (a bundler run would grow this one).
+ */
+export function buildHello(dir: string): string {
+  const src = join(dir, "hello.ts");
+  const out = join(dir, "hello");
+  writeFileSync(src, 'process.stdout.write("hello\\n");\n');
+  const script = `await Bun.build({ entrypoints: [${JSON.stringify(src)}], compile: { outfile: ${JSON.stringify(out)}, autoloadDotenv: false, autoloadBunfig: false, jitPolicy: 8 }, minify: true, bytecode: true, format: "esm", target: "bun" }).then((r) => process.exit(r.success ? 0 : 1));`;
+  const built = Bun.spawnSync([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
+  if (built.exitCode !== 0) throw new Error(`could not build the hello-world floor: ${built.stderr.toString()}`);
+  return out;
+}
+
+/** A row of the issue's table: the figure now (and BENCH_BASELINE's), and the target. */
+export function row(what: string, now: string, target: string, before?: string): string {
+  return `${what.padEnd(44)} ${now.padStart(26)}  target ${target}${before === undefined ? "" : `  (baseline: ${before})`}`;
+}
+
+export const ms = (x: number) => `${x.toFixed(1)} ms`;
+export const plus = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)} ms`;
