@@ -152,13 +152,17 @@ export function fileSchemeBefore(t: string, p: number): boolean {
   );
 }
 
-/** Does the (cleaned) text hold a local path or a `file:` URL? */
-export function hasLocalPath(t: string, roots: Roots): boolean {
-  for (let p = t.indexOf("/"); p !== -1; p = t.indexOf("/", p + 1)) {
-    if (startsAt(t, p) && localPathAt(t, p, roots)) return true;
+/** Does the (cleaned) text hold a local path or a `file:` URL? The caller may know it has no `/` or no `:`. */
+export function hasLocalPath(t: string, roots: Roots, slash = true, colon = true): boolean {
+  if (slash) {
+    for (let p = t.indexOf("/"); p !== -1; p = t.indexOf("/", p + 1)) {
+      if (startsAt(t, p) && localPathAt(t, p, roots)) return true;
+    }
   }
-  for (let p = t.indexOf(":", 4); p !== -1; p = t.indexOf(":", p + 1)) {
-    if (fileSchemeBefore(t, p)) return true;
+  if (colon) {
+    for (let p = t.indexOf(":", 4); p !== -1; p = t.indexOf(":", p + 1)) {
+      if (fileSchemeBefore(t, p)) return true;
+    }
   }
   return false;
 }

@@ -4,7 +4,7 @@
 // other text is read cleaned (format.ts). Strings up to 1 KiB and Latin text get one JS pass (no
 // native call per string); longer ASCII gets native indexOf jumps.
 import { asciiSpaces, foldForMatch, hasDashRun, hasNonAscii, isSpace, removeInvisible } from "./format.ts";
-import { fileSchemeBefore, hasLocalPath, isBefore, localPathAt, type Roots } from "./paths.ts";
+import { hasLocalPath, type Roots } from "./paths.ts";
 import { skeleton } from "./skeleton.ts";
 
 export type TextRule = "nul" | "pem" | "local_path";
@@ -12,12 +12,16 @@ export type TextRule = "nul" | "pem" | "local_path";
 /** ASCII strings up to this many UTF-16 units take the single JS pass; longer ones, where native indexOf wins, take the jumps. */
 export const ONE_PASS_MAX = 1024;
 
-/** What the one pass looks at below U+0080: 1 `/`, 2 `:`, 3 `-`, 4 NUL; 0 for the rest. */
+/** What the one pass notes below U+0080, as bits: a `/`, a `:`, a `-`; and NUL, which ends it. */
+const SLASH = 1;
+const COLON = 2;
+const DASH = 4;
+const NUL = 8;
 const WATCH = new Uint8Array(128);
-WATCH[47] = 1;
-WATCH[58] = 2;
-WATCH[45] = 3;
-WATCH[0] = 4;
+WATCH[47] = SLASH;
+WATCH[58] = COLON;
+WATCH[45] = DASH;
+WATCH[0] = NUL;
 
 /**
  * A private-key BEGIN marker: four or five dashes, BEGIN, any label, PRIVATE KEY, case-insensitive.
@@ -91,41 +95,42 @@ export const NON_ASCII = "non_ascii";
 
 /**
  * One pass over a short string: NON_ASCII at its first character that needs the cleaned reading;
- * "json" when its first non-space character is `{`, `[` or `"`; else nul > pem > local_path, the
- * PEM regex run only where four dashes stand in a row. Most characters are letters above `:`,
- * settled by one test. Below U+02D7 (Latin-1 and Latin Extended) only U+00AD is invisible, only
+ * "json" when its first non-space character is `{`, `[` or `"`; else nul > pem > local_path. The
+ * pass only notes which of `/ : -` occur (one table load a character); the PEM regex runs only
+ * where four dashes stand in a row, the path reading only where a `/` or `:` occurs. Below U+02D7 (Latin-1 and Latin Extended) only U+00AD is invisible, only
  * NEL and NBSP are whitespace and no character is dash-like, so such text is read here too; it
  * leaves this pass at the first character from U+02D7 on, at U+00AD and NEL.
  */
 export function shortAsciiRule(s: string, roots: Roots | null): TextRule | "json" | null | typeof NON_ASCII {
   const n = s.length;
   let i = 0;
-  let c = s.charCodeAt(0);
-  while (c === 32 || (c >= 9 && c <= 13)) c = s.charCodeAt(++i);
-  if (c === 123 || c === 91 || c === 34) return hasNonAscii(s) ? NON_ASCII : "json";
-  if (c === 0xa0 || c === 0x85) return NON_ASCII; // whitespace that may stand before JSON
-  let maybePem = false;
-  let latin = false;
-  let path = false;
+  // Every read stays inside the string: a NaN from past its end would make the JIT's int
+  // speculation on the char codes fail, and the pass be recompiled slower.
   for (; i < n; i++) {
-    c = s.charCodeAt(i);
+    const c = s.charCodeAt(i);
+    if (c !== 32 && (c < 9 || c > 13)) break;
+  }
+  if (i < n) {
+    const first = s.charCodeAt(i);
+    if (first === 123 || first === 91 || first === 34) return "json"; // jsonText cleans what needs it
+    if (first === 0xa0 || first === 0x85) return NON_ASCII; // whitespace that may stand before JSON
+  }
+  let seen = 0;
+  let latin = false;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
     if (c >= 128) {
       if (c >= 0x2d7 || c === 0xad || c === 0x85) return NON_ASCII;
       latin = true;
-      continue;
+    } else {
+      const watch = WATCH[c]!;
+      if (watch === NUL) return "nul";
+      seen |= watch;
     }
-    const watch = WATCH[c];
-    if (watch === 0) continue;
-    if (watch === 1) {
-      if (!path && roots !== null && (i === 0 || isBefore(s.charCodeAt(i - 1)))) path = localPathAt(s, i, roots);
-    } else if (watch === 2) {
-      if (!path && roots !== null) path = fileSchemeBefore(s, i);
-    } else if (watch === 3) {
-      if (!maybePem && s.charCodeAt(i + 1) === 45 && s.charCodeAt(i + 2) === 45 && s.charCodeAt(i + 3) === 45) maybePem = true;
-    } else return "nul";
   }
-  if (maybePem && (latin ? cleanPem(s) : asciiPem(s))) return "pem";
-  return path ? "local_path" : null;
+  if ((seen & DASH) !== 0 && s.indexOf("----") !== -1 && (latin ? cleanPem(s) : asciiPem(s))) return "pem";
+  if (roots !== null && (seen & (SLASH | COLON)) !== 0 && hasLocalPath(s, roots, (seen & SLASH) !== 0, (seen & COLON) !== 0)) return "local_path";
+  return null;
 }
 
 /**
