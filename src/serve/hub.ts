@@ -11,6 +11,7 @@ import { escapeControl } from "../result/escape.ts";
 import type { Refusal } from "../result/result.ts";
 import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
 import { invoke, type Invoked, type Profile } from "../runtime/invoke.ts";
+import { checkpointWhenIdle } from "../state/db.ts";
 import { elicitApproval } from "./elicit.ts";
 import { servedPeer } from "./peer.ts";
 import type { Relay, RelayClient } from "./relay.ts";
@@ -46,6 +47,8 @@ export class Hub {
   /** Messages handed to a transport and not yet written: a shutdown waits for the last answers. */
   readonly #sending = new Set<Promise<void>>();
   #closing = false;
+  /** After each call: the journal's WAL is checkpointed once calls pause, not inside one. */
+  #wrote: (() => void) | undefined;
 
   constructor(private readonly deps: HubDeps) {}
 
@@ -198,6 +201,7 @@ export class Hub {
     } finally {
       this.#inflight.delete(flight);
       signal.removeEventListener("abort", onAbort);
+      (this.#wrote ??= checkpointWhenIdle(this.deps.wiring.db()))();
     }
   }
 

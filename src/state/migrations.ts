@@ -84,4 +84,30 @@ export const MIGRATIONS: readonly string[] = [
   // The marks (pid + start time) of a running task's call trees, for ending them when its
   // supervisor is found gone (tasks.ts reconcile).
   `ALTER TABLE tasks ADD COLUMN trees TEXT;`,
+  // The journal without AUTOINCREMENT (issue 22): its counter was a second page written by every
+  // call's started row. Rows are never deleted, so a plain rowid (max + 1) gives the same ids;
+  // every row moves over with its id. (created_resources, written rarely, keeps its counter.)
+  `CREATE TABLE journal_rowid (
+     id INTEGER PRIMARY KEY,
+     time_ms INTEGER NOT NULL,
+     event TEXT NOT NULL DEFAULT 'tool_finished',
+     tool TEXT NOT NULL,
+     origin TEXT,
+     digest TEXT,
+     effect TEXT,
+     status TEXT NOT NULL,
+     error_code TEXT,
+     duration_ms INTEGER NOT NULL,
+     args_preview TEXT NOT NULL,
+     result_bytes INTEGER NOT NULL,
+     detail TEXT,
+     pid INTEGER,
+     pid_start INTEGER,
+     parent INTEGER
+   );
+   INSERT INTO journal_rowid (id, time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start, parent)
+     SELECT id, time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start, parent FROM journal;
+   DROP TABLE journal;
+   ALTER TABLE journal_rowid RENAME TO journal;
+   DELETE FROM sqlite_sequence WHERE name = 'journal';`,
 ];

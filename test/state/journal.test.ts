@@ -65,6 +65,42 @@ describe("call journal", () => {
     expect(lastActions(db, 10).map((r) => [r.event, r.tool, r.status])).toEqual([["tool_finished", "file_read", "success"]]);
     db.close();
   });
+
+  test("a journal made with AUTOINCREMENT moves to a plain rowid with every row and id kept", async () => {
+    await using dir = tempDir();
+    makeStateFolder(dir.path);
+    // The schema as the last toolgate before this step left it, written by that toolgate's steps.
+    const before = MIGRATIONS.findIndex((m) => m.includes("journal_rowid"));
+    expect(before).toBeGreaterThan(0);
+    const old = new Database(join(dir.path, "toolgate.db"), { create: true });
+    old.run("PRAGMA journal_mode = WAL");
+    for (const [i, m] of MIGRATIONS.slice(0, before).entries()) {
+      old.run(m);
+      old.run(`PRAGMA user_version = ${i + 1}`);
+    }
+    expect((old.query("SELECT sql FROM sqlite_master WHERE name = 'journal'").get() as { sql: string }).sql).toContain("AUTOINCREMENT");
+    const insert = old.query(
+      "INSERT INTO journal (time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start, parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    for (let i = 1; i <= 300; i++) insert.run(i, "tool_finished", `t${i}`, "builtin", "d", "read", "success", null, i, `{"i":${i}}`, 10 * i, i % 7 === 0 ? '{"rule":"x"}' : null, null, null, i % 5 === 0 ? i - 1 : null);
+    insert.run(301, "tool_started", "bash", "builtin", "d", "irreversible", "started", null, 0, "{}", 0, null, 2 ** 22 + 1, 1, null);
+    old.run("INSERT INTO created_resources (time_ms, tool, kind, resource_id, journal_id) VALUES (1, 't5', 'chat', 'c1', 5)");
+    const rows = old.query("SELECT * FROM journal ORDER BY id").all();
+    old.close();
+
+    const db = openState(dir.path);
+    expect((db.query("SELECT sql FROM sqlite_master WHERE name = 'journal'").get() as { sql: string }).sql).not.toContain("AUTOINCREMENT");
+    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'journal_rowid'").all()).toEqual([]);
+    expect(db.query("SELECT * FROM journal ORDER BY id").all()).toEqual(rows);
+    expect(lastActions(db, 1).map((r) => [r.id, r.tool, r.status])).toEqual([[301, "bash", "indeterminate"]]);
+    // New rows continue after the last id; a created resource still points at its call's row.
+    const j = callJournal(() => db, selfMark);
+    j.started(row({ tool: "plan" }));
+    expect(j.rowId()).toBe(302);
+    j.finished(row({ tool: "plan" }));
+    expect(db.query("SELECT tool FROM journal WHERE id = (SELECT journal_id FROM created_resources)").get()).toEqual({ tool: "t5" });
+    db.close();
+  });
 });
 
 describe("a task child's journal", () => {
