@@ -70,10 +70,30 @@ function withVia<R extends { detail: string | null }>(row: R, via: string | unde
   return { ...row, detail: JSON.stringify({ via, ...(detail as object) }) };
 }
 
+/** What every call of one boot shares, built on its first call (serve makes a call's deps per request). */
+interface Shared {
+  readonly memory: ReturnType<typeof userApprovals>;
+  readonly skillDirs: readonly string[];
+  readonly http: NonNullable<CallScope["http"]>;
+  readonly tokens: readonly string[];
+  readonly self: readonly string[];
+  readonly guard: { guard?: readonly string[] };
+}
+const sharedBy = new WeakMap<Booted, Shared>();
+function sharedFor(booted: Booted): Shared {
+  let s = sharedBy.get(booted);
+  if (!s) {
+    const skillDirs = ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d));
+    s = { memory: userApprovals(booted.userState, booted.workspace), skillDirs, http: httpClient(booted.net), tokens: railTokens(booted), self: selfArgv(), guard: guarded() };
+    sharedBy.set(booted, s);
+  }
+  return s;
+}
+
 /** The invoke dependencies for one call (each call gets its own journal row). */
 export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
   const { booted } = w;
-  const memory = userApprovals(booted.userState, booted.workspace);
+  const { memory, skillDirs, http, tokens, self, guard } = sharedFor(booted);
   const traced = w.telemetry?.call({ lane: w.lane, sandbox: booted.sandbox.mode, ...(w.task ? { task: w.task } : {}), ...(w.via ? { via: w.via } : {}) }, w.trace);
   const journal = callJournal(w.db, selfMark, traced?.tap);
   return {
@@ -87,7 +107,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       stateDir: booted.stateDir,
       scratch: booted.config.values.scratch as string,
       lane: w.lane,
-      skillDirs: ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d)),
+      skillDirs,
       store: () => laneStore(w.db()),
       // A task's log tail passes the boundary with its tool's rules, as its result did.
       tasks: () => taskBoard(w.db(), { now: Date.now }, (tool) => boundaryFor(booted.catalog.entries.get(tool))),
@@ -95,7 +115,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       controlFiles: booted.controlFiles,
       namedSecret: (abs) => booted.permissions.names("read", abs),
       operator: (line) => w.operator(escapeControl(line)),
-      http: httpClient(booted.net),
+      http,
       rails: booted.rails,
       ...(booted.most ? { most: booted.most } : {}),
       ...(w.peer ? { peer: w.peer } : {}),
@@ -103,7 +123,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       // Kept with the call's journal row (written before the adapter ran).
       created: (tool, kind, id) => recordResource(w.db(), { time_ms: Date.now(), tool, kind, resource_id: id, journal_id: journal.rowId() ?? null }),
       delegation: {
-        self: selfArgv(),
+        self,
         configData: booted.file?.data ?? null,
         readGrant: booted.grants.allow.read,
         denies: booted.grants.deny,
@@ -116,7 +136,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
     // The call's secrets (the rails' credentials, an authored tool's needs.env values) are masked in
     // the child's output as it is drained too (tails, artifacts, a task's live log), not only in
     // the result: a secret split across reads is still caught.
-    processes: (s, masks) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks, signal: s, ...(w.watch ? { watch: w.watch } : {}), ...guarded() }),
+    processes: (s, masks) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks, signal: s, ...(w.watch ? { watch: w.watch } : {}), ...guard }),
     permissions: booted.permissions,
     approval: {
       approved: w.approved,
@@ -130,7 +150,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
       ...(w.howToGrant ? { howToGrant: w.howToGrant } : {}),
     },
     // The rails' credentials are redacted from every view of every call.
-    secrets: railTokens(booted),
+    secrets: tokens,
     // The write-ahead row: if it cannot be written, the call does not run.
     started: (row, facts) => {
       if (facts) traced?.approved(facts.approval);
