@@ -9,6 +9,7 @@ import { loadEffective } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags } from "./flags.ts";
 import { note, table, writeOut } from "./ui.ts";
+import { telemetryLeaves } from "../telemetry/env.ts";
 
 export default defineCommand({
   meta: { name: "config", description: "Show the effective configuration with each value's origin (flag, env, file:line, default)" },
@@ -31,14 +32,16 @@ export async function runConfig(ctx: RunContext): Promise<number> {
   }
   const { config, file } = await loadEffective(bootInput(ctx, s));
   if (file?.client) note(file.client.note);
+  // Telemetry is the environment's alone (never a file's): shown after the config's own keys.
+  const leaves = [...config.leaves, ...telemetryLeaves(ctx.env)];
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     const out: Record<string, { value: unknown; origin: string }> = {};
-    for (const [k, l] of config.leaves) out[k] = { value: l.value, origin: l.origin };
+    for (const [k, l] of leaves) out[k] = { value: l.value, origin: l.origin };
     writeOut(jsonForTerminal(out, 2));
     return 0;
   }
   const rows = [["KEY", "VALUE", "ORIGIN"]];
-  for (const [k, l] of config.leaves) rows.push([k, JSON.stringify(l.value), l.origin]);
+  for (const [k, l] of leaves) rows.push([k, JSON.stringify(l.value), l.origin]);
   writeOut(table(rows));
   return 0;
 }

@@ -18,6 +18,7 @@ import { note } from "./ui.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { checkState, openChecked, stateError } from "./state.ts";
 import { servingChoices } from "./serve-choices.ts";
+import { telemetryFor } from "../telemetry/telemetry.ts";
 
 export default defineCommand({
   meta: { name: "serve", description: "Serve the catalog as an MCP server over stdio (or Streamable HTTP with --http): the same pipeline as call, narrowed by --profile and --child" },
@@ -42,6 +43,8 @@ export async function runServe(ctx: RunContext): Promise<number> {
   // Nobody is asked at a terminal: permissions come from the flags and the config only.
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState, child: bool(s, "child"), relaySampling: !bool(s, "child") });
   let db: Database | undefined;
+  // Each call's span, exported from this process off the calls' path (when the environment asks for it).
+  const telemetry = telemetryFor(ctx.env, "live", (line) => void process.stderr.write(`${line}\n`));
   try {
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
@@ -70,6 +73,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
           throw stateError(booted.config, e, "the call was not run");
         },
         unfinished: (e) => note(stateError(booted.config, e, "a call's journal row was not finished; `toolgate log` shows it as indeterminate").message),
+        ...(telemetry ? { telemetry } : {}),
       },
       profile: choices.profile,
       child: bool(s, "child"),
@@ -102,6 +106,8 @@ export async function runServe(ctx: RunContext): Promise<number> {
   } finally {
     await booted.remote?.shutdown();
     db?.close();
+    // The last batch of spans goes out, waiting at most a second.
+    await telemetry?.finish(1_000);
     process.stdin.destroy();
   }
 }

@@ -18,6 +18,7 @@ import { bootError } from "../result/result.ts";
 import { VERSION } from "../version.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { checkState } from "./state.ts";
+import { telemetryFor } from "../telemetry/telemetry.ts";
 import type { Scanned } from "./flags.ts";
 
 /** A forwarded call this session does not serve: the client runs it cold. */
@@ -59,6 +60,8 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   const unfit = folder === null ? "no user folder" : unfitSessions(folder);
   if (folder === null || unfit !== null) throw bootError(`a session cannot listen in ${unfit}`, "start it with toolgate session start");
   const socket = socketFor(folder, realOr(booted.workspace));
+  // The forwarded calls' spans, exported by this process (the client's TRACEPARENT is each call's parent).
+  const telemetry = telemetryFor(ctx.env, "live", (line) => void process.stderr.write(`${line}\n`));
   let calls = 0;
   let inFlight = 0;
   let last = Date.now();
@@ -70,14 +73,14 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
       if (req.v !== VERSION) return { why: `the session runs toolgate ${VERSION}, this is ${req.v}` };
       inFlight++;
       try {
-        const env: Record<string, string | undefined> = { ...ctx.env, TOOLGATE_CONFIG: req.env.TOOLGATE_CONFIG, CI: req.env.CI };
+        const env: Record<string, string | undefined> = { ...ctx.env, TOOLGATE_CONFIG: req.env.TOOLGATE_CONFIG, CI: req.env.CI, TRACEPARENT: req.env.TRACEPARENT, TRACESTATE: req.env.TRACESTATE };
         const gate = (config: Effective, file: ConfigFile | null) => {
           const id = identity(config, file);
           if (id.key !== own.key) throw new NotThisSession("the session serves another workspace or config", false);
           if (id.fingerprint !== own.fingerprint) throw new NotThisSession("the config or toolgate.lock changed since the session started", true);
         };
         const code = await withSinks({ out: io.out, err: io.err }, () =>
-          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate, pool, ...(req.prompt === true ? { ask: io.ask } : {}) }),
+          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate, pool, ...(req.prompt === true ? { ask: io.ask } : {}), ...(telemetry ? { telemetry } : {}) }),
         );
         calls++;
         return code;
@@ -126,6 +129,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   for (let waited = 0; (inFlight > 0 || listener.active() > 0) && waited < graceMs; waited += 50) await Bun.sleep(50);
   await booted.remote?.shutdown();
   await pool.close(graceMs);
+  await telemetry?.finish(1_000);
   process.exit(0);
 }
 

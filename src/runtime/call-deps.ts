@@ -94,7 +94,9 @@ function sharedFor(booted: Booted): Shared {
 export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
   const { booted } = w;
   const { memory, skillDirs, http, tokens, self, guard } = sharedFor(booted);
-  const traced = w.telemetry?.call({ lane: w.lane, sandbox: booted.sandbox.mode, ...(w.task ? { task: w.task } : {}), ...(w.via ? { via: w.via } : {}) }, w.trace);
+  // The trace a call continues: a served client's `_meta`, else TRACEPARENT of the call's environment (a session's client's).
+  const trace = w.trace ?? { traceparent: w.env.TRACEPARENT, tracestate: w.env.TRACESTATE };
+  const traced = w.telemetry?.call({ lane: w.lane, sandbox: booted.sandbox.mode, ...(w.task ? { task: w.task } : {}), ...(w.via ? { via: w.via } : {}) }, trace);
   const journal = callJournal(w.db, selfMark, traced?.tap);
   return {
     ...(signal ? { signal } : {}),

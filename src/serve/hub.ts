@@ -124,7 +124,7 @@ export class Hub {
         operator: this.deps.wiring.operator,
         ...(log ? { log } : {}),
       });
-      const result = await this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined });
+      const result = await this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"] });
       await Promise.allSettled(sent);
       return result;
     });
@@ -146,7 +146,7 @@ export class Hub {
     return server;
   }
 
-  async #call(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined }): Promise<CallResult> {
+  async #call(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined; trace?: CallWiring["trace"] }): Promise<CallResult> {
     const invoked = await this.#invoke(name, args, signal, how);
     const e = invoked.envelope;
     // Exposed, a server's own isError answer reaches the client as the server sent it (the
@@ -161,7 +161,7 @@ export class Hub {
    * One request through the pipeline. `entry`: a relayed request (relay.ts), run as the only entry
    * of a catalog of its own: permissions, journal and boundary as for a tool, no profile.
    */
-  async #invoke(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined; entry?: Entry }): Promise<Invoked & { origin: string | undefined }> {
+  async #invoke(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined; entry?: Entry; trace?: CallWiring["trace"] }): Promise<Invoked & { origin: string | undefined }> {
     if (this.#closing) return { envelope: { status: "failed", tool: name, error_code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" }, origin: undefined };
     const entry = how.entry ?? this.deps.wiring.booted.catalog.entries.get(name);
     const now = entry && !how.entry ? this.deps.refusedNow?.(name) : undefined;
@@ -174,6 +174,8 @@ export class Hub {
         ...this.deps.wiring,
         ask: how.ask,
         ...(how.peer ? { peer: how.peer } : {}),
+        // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
+        ...(how.trace ? { trace: how.trace } : {}),
         unattended: this.deps.child,
         profile: this.deps.profile,
         howToGrant: (t) =>

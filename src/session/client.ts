@@ -69,6 +69,9 @@ function couldPrompt(argv: readonly string[], env: Env): boolean {
 }
 
 /** Forwards `argv` to a live session; the exit code, or null when none answers (run cold). */
+/** The client's variables a forwarded call runs with: its config and prompting, and the trace it continues (telemetry). */
+const FORWARDED_VARS = ["TOOLGATE_CONFIG", "CI", "TRACEPARENT", "TRACESTATE"] as const;
+
 export async function forward(argv: readonly string[], _at: number, cwd: string, env: Env): Promise<number | null> {
   const verbose = argv.includes("--verbose") || argv.includes("-v");
   const cold = (why: string) => {
@@ -82,7 +85,7 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
     v: VERSION,
     argv: [...argv],
     cwd,
-    env: { ...(env.TOOLGATE_CONFIG !== undefined ? { TOOLGATE_CONFIG: env.TOOLGATE_CONFIG } : {}), ...(env.CI !== undefined ? { CI: env.CI } : {}) },
+    env: Object.fromEntries(FORWARDED_VARS.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : []))),
     tty: process.stdout.isTTY === true,
     prompt: couldPrompt(argv, env),
   };

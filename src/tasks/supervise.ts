@@ -12,6 +12,7 @@ import { appendLogs, cancelRequested, claimTask, dropLogs, finishTask, LOG_CHUNK
 import { LiveLog } from "./live-log.ts";
 import { admittedGate, bootFrom, type TaskRequest } from "./request.ts";
 import { treeMarks } from "./tree-marks.ts";
+import { telemetryFor } from "../telemetry/telemetry.ts";
 
 const CANCEL_POLL_MS = 100;
 const SUMMARY_CHARS = 200;
@@ -36,6 +37,8 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
     cancel.abort();
   });
   let booted: Booted | undefined;
+  // The call's span (its stderr line, if the collector is down, goes to the task's stderr artifact).
+  const telemetry = telemetryFor(env, "live", (line) => void process.stderr.write(`${line}\n`));
   // The call's output reaches the row while it runs (redacted by the launcher, batched).
   const live = new LiveLog({ write: (pieces, dropped) => appendLogs(db, id, pieces, dropped), chunkChars: LOG_CHUNK_CHARS, chunksCap: LOG_CHUNKS_CAP }).start();
   try {
@@ -66,6 +69,7 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
         },
         unfinished: () => undefined,
         watch: { output: (stream, text) => live.push(stream, text), ...treeMarks(db, id) },
+        ...(telemetry ? { telemetry, task: id } : {}),
       },
       cancel.signal,
     );
@@ -81,6 +85,8 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
     clearInterval(poll);
     await booted?.remote?.shutdown();
     db.close();
+    // Nobody waits on the supervisor: the exporter's own timeout bounds it.
+    await telemetry?.finish(15_000);
   }
 }
 

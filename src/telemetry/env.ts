@@ -45,10 +45,10 @@ export function telemetrySettings(env: Env): TelemetryOn | TelemetryOff {
   const exporters = (val(env, "OTEL_TRACES_EXPORTER") ?? "otlp").toLowerCase().split(",").map((s) => s.trim());
   if (exporters.includes("none")) return { on: false };
   const endpointVar = specific !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT";
-  const raw = specific ?? `${generic!.endsWith("/") ? generic : `${generic}/`}v1/traces`;
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(specific ?? generic!);
+    if (specific === undefined) url.pathname = `${url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`}v1/traces`;
   } catch {
     return { on: false, problem: `${endpointVar} is not a URL: telemetry is off (give an http:// or https:// URL, e.g. http://localhost:4318)` };
   }
@@ -69,4 +69,22 @@ export function telemetrySettings(env: Env): TelemetryOn | TelemetryOff {
 export function endpointView(endpoint: string): string {
   const u = new URL(endpoint);
   return `${u.protocol}//${u.host}${u.pathname}${u.search === "" ? "" : "?…"}`;
+}
+
+/**
+ * What `toolgate config` shows of telemetry, each value with where it came from: the endpoint
+ * (without user name, password or query), the protocol, the service name, and the names of the
+ * headers sent (never their values).
+ */
+export function telemetryLeaves(env: Env): [string, { value: unknown; origin: string }][] {
+  const s = telemetrySettings(env);
+  if (!s.on) return [["telemetry.endpoint", { value: null, origin: s.problem === undefined ? "default" : `off: ${s.problem}` }]];
+  const from = (name: string, fallback = "default") => (val(env, name) !== undefined ? `env:${name}` : fallback);
+  const headers = ["OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS"].filter((n) => val(env, n) !== undefined);
+  return [
+    ["telemetry.endpoint", { value: endpointView(s.endpoint), origin: `env:${s.endpointVar}` }],
+    ["telemetry.protocol", { value: s.protocol, origin: from("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", from("OTEL_EXPORTER_OTLP_PROTOCOL")) }],
+    ["telemetry.service_name", { value: s.serviceName, origin: from("OTEL_SERVICE_NAME") }],
+    ["telemetry.headers", { value: s.headerNames, origin: headers.length > 0 ? headers.map((n) => `env:${n}`).join(", ") : "default" }],
+  ];
 }

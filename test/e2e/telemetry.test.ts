@@ -217,6 +217,21 @@ inLoopbackNamespace(import.meta.path, () => {
   });
 
   describe("the endpoint is the user's", () => {
+    test("toolgate config shows the endpoint, protocol, service name and header names, never a header value or credential", async () => {
+      await using ws = tempDir();
+      const env = { OTEL_EXPORTER_OTLP_ENDPOINT: "https://user:pw@collector.example:4318/otlp?key=k", OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=hdr-CANARY,other=v", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" };
+      const c = await run(["config", "--json"], { cwd: ws.path, env });
+      const out = json(c);
+      expect(Object.fromEntries(Object.entries(out).filter(([k]) => k.startsWith("telemetry.")))).toEqual({
+        "telemetry.endpoint": { value: "https://collector.example:4318/otlp/v1/traces?…", origin: "env:OTEL_EXPORTER_OTLP_ENDPOINT" },
+        "telemetry.protocol": { value: "http/json", origin: "env:OTEL_EXPORTER_OTLP_PROTOCOL" },
+        "telemetry.service_name": { value: "toolgate", origin: "default" },
+        "telemetry.headers": { value: ["other", "x-honeycomb-team"], origin: "env:OTEL_EXPORTER_OTLP_HEADERS" },
+      });
+      for (const secret of ["CANARY", "pw@", "key=k"]) expect(c.stdout.includes(secret)).toBe(false);
+      expect(json(await run(["config", "--json"], { cwd: ws.path }))["telemetry.endpoint"]).toEqual({ value: null, origin: "default" });
+    });
+
     test("a workspace toolgate.json that names an endpoint is refused while untrusted (exit 5); nothing is sent", async () => {
       await using ws = tempDir();
       await using r = receiver();
