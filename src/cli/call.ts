@@ -6,6 +6,8 @@ import type { Database } from "bun:sqlite";
 import { jsonForTerminal } from "../result/escape.ts";
 import { bootError, exitCodeFor, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
+import { guardSelf, warmGuard } from "../launcher/guard.ts";
+import { AUTHORED_ORIGIN } from "../catalog/authored.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
 import { approvedSet, callDeps, type CallWiring } from "../runtime/call-deps.ts";
@@ -45,7 +47,12 @@ export async function runCall(ctx: RunContext): Promise<number> {
   // The state is checked before anything starts (without writing: a failed boot writes nothing),
   // and opened before the call: a call toolgate cannot journal never runs.
   // call: tool limits which servers a catalog-cache miss may start (none for a built-in).
-  const input = { ...bootInput(ctx, s), call: tool, beforeStart: checkState };
+  // Sandbox off and bash or a gate: the command's guardian starts as soon as the config says so.
+  const beforeStart = (config: Parameters<typeof checkState>[0]) => {
+    checkState(config);
+    if (!background && config.values.sandbox === "off" && SANDBOXED_BUILTINS.has(tool)) warmSelf();
+  };
+  const input = { ...bootInput(ctx, s), call: tool, beforeStart };
   const booted = await boot(input);
   // Spans, when the environment asks for them: a session's own exporter, else handed to the reaper after the result.
   const telemetry = ctx.telemetry ?? telemetryFor(ctx.env, "one-shot", (line) => writeStderr(`${line}\n`));
@@ -54,6 +61,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {
     await checkSandbox(booted, tool, bool(s, "verbose"));
+    if (!background) warmGuardFor(booted, tool);
     db = openChecked(booted.config);
     // Ctrl-C or TERM cancels the call: the launcher ends the child's tree, and the result
     // (cancelled) is still printed and journaled.
@@ -126,6 +134,21 @@ export async function runCall(ctx: RunContext): Promise<number> {
 
 /** Built-ins that start sandboxed processes; tools from other sources may too. */
 const SANDBOXED_BUILTINS = new Set(["bash", "dev_check"]);
+
+/**
+ * Sandbox off, a tool that runs a command: its guardian (launcher/guard.ts) starts now, so that its
+ * start overlaps the rest of the call (journal, permissions, approval) instead of delaying the command.
+ */
+function warmGuardFor(booted: Booted, tool: string): void {
+  const entry = booted.catalog.entries.get(tool);
+  if (booted.sandbox.wrapper || !entry || !(SANDBOXED_BUILTINS.has(tool) || tool === "task" || entry.origin === AUTHORED_ORIGIN)) return;
+  warmSelf();
+}
+
+const warmSelf = () => {
+  const self = guardSelf();
+  if (self) warmGuard(self);
+};
 
 /**
  * States the sandbox mode (--verbose) and, when the call may use it, probes it: bwrap takes tens of

@@ -4,7 +4,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { fileSink, openArtifact, pruneArtifacts, randomHex } from "./artifacts.ts";
-import { guardedArgv, guardStartFailure } from "./guard.ts";
+import { guardedArgv, guardStartFailure, startWarm, takeWarmGuard } from "./guard.ts";
 import { TASK_MARK_VAR } from "./orphan-session.ts";
 import { closeQuietly } from "./seccomp.ts";
 import { becomeSubreaper, ownChildren } from "./subreaper.ts";
@@ -55,20 +55,28 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
   // Unsandboxed, nothing but toolgate can catch an orphan (sandboxed: the PID namespace ends it).
   if (!spec.sandbox && deps.subreaper !== false) await becomeSubreaper();
   const startedAt = now();
-  let proc;
+  let proc: Bun.Subprocess<"ignore" | "pipe" | Uint8Array, "pipe", "pipe">;
   let fds: readonly number[] = [];
   try {
     fds = spec.sandbox?.openFds?.() ?? [];
-    const stdin = spec.stdin === undefined ? "ignore" : typeof spec.stdin === "string" ? new TextEncoder().encode(spec.stdin) : spec.stdin;
-    proc = Bun.spawn(argv, {
-      cwd: spec.cwd,
-      // A task's children carry its mark: only a process that has it is ever ended from its row.
-      env: spec.watch?.mark ? { ...env, [TASK_MARK_VAR]: spec.watch.mark } : { ...env },
-      // setsid(2): the child leads a new session and process group, so TERM/KILL reach its tree.
-      detached: true,
-      // The wrapper's own descriptors follow stdin, stdout and stderr (fd 3, 4, ...).
-      stdio: [stdin, "pipe", "pipe", ...fds],
-    });
+    const stdin = spec.stdin === undefined ? undefined : typeof spec.stdin === "string" ? new TextEncoder().encode(spec.stdin) : spec.stdin;
+    // A task's children carry its mark: only a process that has it is ever ended from its row.
+    const childEnv = spec.watch?.mark ? { ...env, [TASK_MARK_VAR]: spec.watch.mark } : { ...env };
+    // A guardian started ahead (guard.ts warmGuard) is told the command now; else one starts here.
+    const warm = !spec.sandbox && spec.guard ? takeWarmGuard() : undefined;
+    if (warm) {
+      startWarm(warm, { argv: spec.argv, env: childEnv, cwd: spec.cwd }, stdin);
+      proc = warm.proc;
+    } else {
+      proc = Bun.spawn(argv, {
+        cwd: spec.cwd,
+        env: childEnv,
+        // setsid(2): the child leads a new session and process group, so TERM/KILL reach its tree.
+        detached: true,
+        // The wrapper's own descriptors follow stdin, stdout and stderr (fd 3, 4, ...).
+        stdio: [stdin ?? "ignore", "pipe", "pipe", ...fds],
+      });
+    }
   } catch (e) {
     return fail(spawnFailure(e, argv[0]!, spec.cwd, env.PATH ?? ""));
   } finally {

@@ -15,7 +15,7 @@ const SAMPLE_FIRST_MS = 10;
 const SAMPLE_MAX_MS = 1_000;
 
 export interface Supervised {
-  readonly proc: Subprocess<"ignore" | Uint8Array, "pipe", "pipe">;
+  readonly proc: Subprocess<"ignore" | "pipe" | Uint8Array, "pipe", "pipe">;
   /** Opens a stream's artifact (called at its first output). */
   readonly artifact: (stream: StreamName) => () => ArtifactSink;
   readonly redactor: () => Redactor | null;
