@@ -1,86 +1,126 @@
-// Session benchmark (on demand, not in `bun test`), all in one run (issue 12, Speed): 100 sequential
-// `toolgate call everything__echo` from a bash loop cold, with a session, and through mcporter's
-// keep-alive daemon, against 100 runs of a compiled hello-world (the floor for 100 processes); then
-// 100 forwarded `call file_read` against 100 cold ones, and the session's RSS with server-everything.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+// Session benchmark (on demand, not in `bun test`), issue 22's session rows in one run:
+// - a forwarded `call everything__echo` (server-everything alive in the session) and a forwarded
+//   `call file_read`, one process each, interleaved with a hello-world compiled with toolgate's
+//   flags (the floor) and a cold `call file_read`: medians over the floor;
+// - N sequential forwarded MCP calls from a bash loop (BENCH_CALLS, default 100), whole loop;
+// - the session's RSS with server-everything attached, after those calls.
+// BENCH_BASELINE=/path/to/an/older/toolgate: its own session in a second workspace, the same
+// cases in the same rounds. BENCH_PEERS=1 adds the cold loop and mcporter's keep-alive daemon.
+// BENCH_RUNS=N rounds (default 30).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildHello, interleave, loadavg, med, ms, plus, row, type Case } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 const bin = join(root, "dist", "toolgate");
+const baseline = process.env.BENCH_BASELINE;
 const N = Number(process.env.BENCH_CALLS ?? 100);
+const runs = Number(process.env.BENCH_RUNS ?? 30);
+const peers = process.env.BENCH_PEERS === "1";
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-session-"));
 const node = Bun.which("node") ?? "/usr/bin/node";
 const everything = join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const mcporter = join(root, "node_modules", "mcporter", "dist", "cli.js");
-// The user's state folder (where a session's socket lives) outside the workspace, as a session requires.
+// The user's state folder (where a session's socket lives) outside the workspaces, as a session requires.
 const user = mkdtempSync(join(tmpdir(), "toolgate-bench-user-"));
 const env = { PATH: "/usr/bin:/bin", HOME: work, XDG_STATE_HOME: join(user, "state"), CI: "true" };
 const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
-/** Wall time of one bash loop running `cmd` N times (its output checked once, then discarded). */
-function loop(name: string, cmd: string[], expect: string): number {
-  const once = Bun.spawnSync(["bash", "-c", cmd.map(q).join(" ")], { cwd: work, env });
-  const out = once.stdout.toString();
-  if (!out.includes(expect)) throw new Error(`${name}: unexpected output ${out} ${once.stderr.toString()}`);
+/** Wall time of bash loops running `cmd` `n` times in `cwd` (its output checked once, then discarded). */
+function loop(name: string, cmd: string[], expect: string, cwd: string, n = N): number {
+  const once = Bun.spawnSync(["bash", "-c", cmd.map(q).join(" ")], { cwd, env });
+  if (!once.stdout.toString().includes(expect)) throw new Error(`${name}: unexpected output ${once.stdout} ${once.stderr}`);
   const t0 = performance.now();
-  const r = Bun.spawnSync(["bash", "-c", `for i in $(seq ${N}); do ${cmd.map(q).join(" ")} >/dev/null || exit 1; done`], { cwd: work, env });
-  const ms = performance.now() - t0;
+  const r = Bun.spawnSync(["bash", "-c", `for i in $(seq ${n}); do ${cmd.map(q).join(" ")} >/dev/null || exit 1; done`], { cwd, env });
+  const took = performance.now() - t0;
   if (r.exitCode !== 0) throw new Error(`${name}: the loop failed: ${r.stderr.toString()}`);
-  return ms;
+  return took;
 }
 
-const sh = (args: string[]) => {
-  const r = Bun.spawnSync(args, { cwd: work, env });
+/** N calls of each, as loops of 10 taken in turn (machine noise hits each alike): total wall time of each. */
+function loops(cases: readonly [string, string[], string, string][]): Record<string, number> {
+  const total: Record<string, number> = Object.fromEntries(cases.map(([n]) => [n, 0]));
+  for (let done = 0; done < N; done += 10) for (const [name, cmd, expect, cwd] of cases) total[name]! += loop(name, cmd, expect, cwd, Math.min(10, N - done));
+  return total;
+}
+
+const sh = (args: string[], cwd: string) => {
+  const r = Bun.spawnSync(args, { cwd, env });
   if (r.exitCode !== 0) throw new Error(`${args.join(" ")}: ${r.stderr.toString()}`);
   return r.stdout.toString();
 };
 
+/** A workspace with server-everything configured, its catalog cache warm, and a session started by `exe`. */
+function workspace(name: string, exe: string): string {
+  const ws = join(work, name);
+  mkdirSync(ws);
+  writeFileSync(join(ws, "README.md"), "# bench\n\nsome text\n".repeat(20));
+  writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { everything: { command: node, args: [everything, "stdio"] } } }));
+  sh([exe, "tools", "--allow-run"], ws);
+  sh([exe, "session", "start", "--idle-secs", "600"], ws);
+  return ws;
+}
+
+/** The session's resident memory now and at its peak, MB (its own process). */
+function rss(exe: string, ws: string): { now: number; peak: number; calls: number; servers: number } {
+  const st = JSON.parse(sh([exe, "session", "status", "--json"], ws));
+  const proc = readFileSync(`/proc/${st.pid}/status`, "utf8");
+  const kb = (k: string) => Number(proc.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0);
+  return { now: Math.round(kb("VmRSS") / 102.4) / 10, peak: Math.round(kb("VmHWM") / 102.4) / 10, calls: st.calls, servers: st.servers.length };
+}
+
+const echo = ["call", "everything__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"];
+const read = ["call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"];
+const started: [string, string][] = [];
+
 try {
-  writeFileSync(join(work, "hello.ts"), 'process.stdout.write("hello\\n");\n');
-  sh([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(work, "hello.ts"), "--outfile", join(work, "hello")]);
-  writeFileSync(join(work, "README.md"), "# bench\n\nsome text\n".repeat(20));
-  writeFileSync(join(work, "toolgate.json"), JSON.stringify({ mcpServers: { everything: { command: node, args: [everything, "stdio"] } } }));
-  mkdirSync(join(work, "config"));
-  writeFileSync(join(work, "config", "mcporter.json"), JSON.stringify({ mcpServers: { everything: { command: node, args: [everything, "stdio"], lifecycle: "keep-alive" } } }));
-  const echo = [bin, "call", "everything__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"];
-  const read = [bin, "call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"];
-  sh([bin, "tools", "--allow-run"]); // the catalog cache: every loop below starts from it
-  const results: Record<string, number> = {};
-  results.floor = loop("floor", [join(work, "hello")], "hello");
-  results.cold_echo = loop("cold", [...echo, "--no-session"], "Echo: hi");
-  results.cold_file_read = loop("cold file_read", [...read, "--no-session"], '"status":"success"');
-  const mcp = [process.execPath, mcporter, "call", "everything.echo", "message=hi"];
-  sh([process.execPath, mcporter, "daemon", "start"]);
-  results.mcporter_daemon_echo = loop("mcporter", mcp, "Echo: hi");
-  const daemonStatus = sh([process.execPath, mcporter, "daemon", "status"]);
-  sh([process.execPath, mcporter, "daemon", "stop"]);
-  sh([bin, "session", "start", "--idle-secs", "300"]);
-  try {
-    results.session_echo = loop("session", echo, "Echo: hi");
-    results.session_file_read = loop("session file_read", read, '"status":"success"');
-    const st = JSON.parse(sh([bin, "session", "status", "--json"]));
-    const proc = readFileSync(`/proc/${st.pid}/status`, "utf8");
-    const kb = (k: string) => Number(proc.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0);
-    results.session_rss_mb = Math.round(kb("VmRSS") / 102.4) / 10;
-    results.session_peak_rss_mb = Math.round(kb("VmHWM") / 102.4) / 10;
-    results.session_calls = st.calls;
-    results.session_servers = st.servers.length;
-  } finally {
-    sh([bin, "session", "stop"]);
+  const hello = buildHello(work);
+  const ws = workspace("ws", bin);
+  started.push([bin, ws]);
+  const base = baseline ? workspace("base", baseline) : undefined;
+  if (baseline && base) started.push([baseline, base]);
+  const at = (cwd: string, until: string) => ({ cwd, env, until });
+  const cases: Case[] = [
+    { name: "floor", cmd: [hello], opts: at(ws, "hello") },
+    { name: "echo", cmd: [bin, ...echo], opts: at(ws, "Echo: hi") },
+    { name: "file_read", cmd: [bin, ...read], opts: at(ws, '"status":"success"') },
+    { name: "cold file_read", cmd: [bin, ...read, "--no-session"], opts: at(ws, '"status":"success"') },
+    ...(baseline && base
+      ? [
+          { name: "baseline echo", cmd: [baseline, ...echo], opts: at(base, "Echo: hi") },
+          { name: "baseline file_read", cmd: [baseline, ...read], opts: at(base, '"status":"success"') },
+        ]
+      : []),
+  ];
+  const s = await interleave(cases, runs);
+  const floor = med(s, "floor", "wall");
+  const over = (n: string) => `hello ${plus(med(s, n, "wall") - floor)} (CPU ${ms(med(s, n, "cpu"))})`;
+  const looped = loops([["session", [bin, ...echo], "Echo: hi", ws], ...(baseline && base ? [["baseline", [baseline, ...echo], "Echo: hi", base] as [string, string[], string, string]] : []), ["floor", [hello], "hello", ws]]);
+  const mem = rss(bin, ws);
+  const baseMem = baseline && base ? rss(baseline, base) : undefined;
+  console.log(`session, ${runs} interleaved rounds, then the loops in turns of 10 (load ${loadavg()}); floor: compiled hello-world ${ms(floor)}, ${N} of them in a loop ${(looped.floor! / 1000).toFixed(2)} s`);
+  console.log(row("MCP call through the warm session", over("echo"), "hello + 6 ms", baseline ? over("baseline echo") : undefined));
+  console.log(row(`${N} MCP calls from a shell loop, session`, `${(looped.session! / 1000).toFixed(2)} s`, `<= ${((1.2 * N) / 100).toFixed(2)} s`, looped.baseline ? `${(looped.baseline / 1000).toFixed(2)} s` : undefined));
+  console.log(row("session RSS with server-everything", `${mem.now} MB (peak ${mem.peak})`, "<= 60 MB", baseMem ? `${baseMem.now} MB (peak ${baseMem.peak})` : undefined));
+  console.log(row("call file_read through the warm session", over("file_read"), `(cold: ${over("cold file_read")})`, baseline ? over("baseline file_read") : undefined));
+  const report: Record<string, unknown> = { load: loadavg(), floor_ms: +floor.toFixed(2), loops: looped, rss: mem, ...(baseMem ? { baseline_rss: baseMem } : {}) };
+  for (const c of cases) report[c.name] = { wall_ms: +med(s, c.name, "wall").toFixed(2), cpu_ms: +med(s, c.name, "cpu").toFixed(2) };
+
+  if (peers) {
+    // The same loop cold, and through mcporter's keep-alive daemon (bun).
+    mkdirSync(join(work, "config"));
+    writeFileSync(join(work, "config", "mcporter.json"), JSON.stringify({ mcpServers: { everything: { command: node, args: [everything, "stdio"], lifecycle: "keep-alive" } } }));
+    const cold = loop("cold", [bin, ...echo, "--no-session"], "Echo: hi", ws);
+    sh([process.execPath, mcporter, "daemon", "start"], work);
+    const viaDaemon = loop("mcporter", [process.execPath, mcporter, "call", "everything.echo", "message=hi"], "Echo: hi", work);
+    sh([process.execPath, mcporter, "daemon", "stop"], work);
+    console.log(`${N} MCP calls, cold: ${(cold / 1000).toFixed(2)} s; mcporter's keep-alive daemon: ${(viaDaemon / 1000).toFixed(2)} s; the session ${(cold / looped.session!).toFixed(1)}x and ${(viaDaemon / looped.session!).toFixed(1)}x faster`);
+    Object.assign(report, { cold_loop: cold, mcporter_loop: viaDaemon });
   }
-  const f = (ms: number) => `${(ms / 1000).toFixed(2)} s (${(ms / N).toFixed(1)} ms/call)`;
-  console.log(`${N} sequential calls from a bash loop, one run (${new Date().toISOString()}, load ${readFileSync("/proc/loadavg", "utf8").trim()})`);
-  console.log(`floor: compiled hello-world           ${f(results.floor!)}`);
-  console.log(`cold: toolgate call everything__echo  ${f(results.cold_echo!)}`);
-  console.log(`mcporter keep-alive daemon (bun)      ${f(results.mcporter_daemon_echo!)}`);
-  console.log(`session: toolgate call everything__echo ${f(results.session_echo!)}  (${(results.cold_echo! / results.session_echo!).toFixed(1)}x faster than cold, ${(results.mcporter_daemon_echo! / results.session_echo!).toFixed(1)}x than mcporter)`);
-  console.log(`cold: call file_read                  ${f(results.cold_file_read!)}`);
-  console.log(`session: call file_read               ${f(results.session_file_read!)}`);
-  console.log(`session RSS with server-everything: ${results.session_rss_mb} MB now, ${results.session_peak_rss_mb} MB peak (toolgate's own process; ${results.session_servers} server alive, ${results.session_calls} calls served)`);
-  console.log(`mcporter daemon status: ${daemonStatus.trim().split("\n").join(" | ")}`);
-  console.log(JSON.stringify(results));
+  console.log(JSON.stringify(report));
 } finally {
+  for (const [exe, ws] of started) Bun.spawnSync([exe, "session", "stop"], { cwd: ws, env });
   rmSync(work, { recursive: true, force: true });
   rmSync(user, { recursive: true, force: true });
 }

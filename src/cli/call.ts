@@ -62,7 +62,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
   try {
     await checkSandbox(booted, tool, bool(s, "verbose"));
     if (!background) warmGuardFor(booted, tool);
-    db = openChecked(booted.config);
+    db = ctx.stateDb ? ctx.stateDb(booted.config) : openChecked(booted.config);
     // Ctrl-C or TERM cancels the call: the launcher ends the child's tree, and the result
     // (cancelled) is still printed and journaled.
     // In a session, the client's Ctrl-C arrives as ctx.signal.
@@ -103,7 +103,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
     const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane, writeScope: writeScope ?? null, env: ctx.env }) } : {};
     const { envelope, note: rejected, operator, task } = await invoke(tool, args, { ...deps, ...admit });
     terminal?.finish();
-    db?.close();
+    if (!ctx.stateDb) db?.close();
     if (task !== undefined) {
       writeOut(jsonForTerminal({ task_id: task, status: "queued" }));
       return 0;

@@ -7,6 +7,8 @@ import { canAsk } from "./terminal.ts";
 import { isCI } from "../config/ci.ts";
 import type { Asker } from "../permission/prompt.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
+import type { Database } from "bun:sqlite";
+import type { Effective } from "../config/resolve.ts";
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
   readonly argv: readonly string[];
@@ -26,12 +28,14 @@ export interface RunContext {
   readonly ask?: Asker;
   /** A session's telemetry (its spans exported by the session): a forwarded call records into it. */
   readonly telemetry?: Telemetry;
+  /** A session's journal, kept open across its calls (src/session/kept-state.ts): the call neither opens nor closes one. */
+  readonly stateDb?: (config: Effective) => Database;
   /** The entry point's dispatch (main with its error reporting): a session runs forwarded calls through it. */
   readonly dispatch?: (argv: readonly string[], world: World) => Promise<number>;
 }
 
 /** What a session passes for a forwarded call instead of this process's world. */
-export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool" | "ask" | "telemetry">>;
+export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool" | "ask" | "telemetry" | "stateDb">>;
 
 /** What every command hands the boot from its command line: the same flags mean the same thing. */
 export function bootInput(ctx: RunContext, s: Scanned): BootInput {

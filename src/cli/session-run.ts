@@ -17,8 +17,9 @@ import { realOr, sessionsFolder, socketFor, unfitSessions } from "../session/whe
 import { bootError } from "../result/result.ts";
 import { VERSION } from "../version.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { checkState } from "./state.ts";
+import { checkState, openChecked } from "./state.ts";
 import { telemetryFor } from "../telemetry/telemetry.ts";
+import { KeptState } from "../session/kept-state.ts";
 import type { Scanned } from "./flags.ts";
 
 /** A forwarded call this session does not serve: the client runs it cold. */
@@ -51,6 +52,9 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   const runMain = ctx.dispatch!;
   // Las and the MCP servers, started on a call's first use and kept while the session lives.
   const pool = new ConnectionPool();
+  // The journal, opened on the first call and kept open (each call checks it is still the file).
+  const kept = new KeptState();
+  const stateDb = (config: Effective) => kept.get(config.values.state as string, () => openChecked(config));
   // One boot with no grants: a config that cannot boot never starts a session.
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
   await booted.remote?.shutdown();
@@ -80,7 +84,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
           if (id.fingerprint !== own.fingerprint) throw new NotThisSession("the config or toolgate.lock changed since the session started", true);
         };
         const code = await withSinks({ out: io.out, err: io.err }, () =>
-          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate, pool, ...(req.prompt === true ? { ask: io.ask } : {}), ...(telemetry ? { telemetry } : {}) }),
+          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate, pool, stateDb, ...(req.prompt === true ? { ask: io.ask } : {}), ...(telemetry ? { telemetry } : {}) }),
         );
         calls++;
         return code;
@@ -130,6 +134,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   await booted.remote?.shutdown();
   await pool.close(graceMs);
   await telemetry?.finish(1_000);
+  kept.close();
   process.exit(0);
 }
 

@@ -1,7 +1,7 @@
 // toolgate session end to end through dist/toolgate: start/status/stop, forwarded calls answered
 // byte for byte as cold ones, nothing widens, a session per workspace, and every way it ends.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
 import { logFor, socketFor } from "../../src/session/where.ts";
@@ -271,6 +271,24 @@ process.stdout.write(got);
     expect((await status(ws)).in_flight).toBe(0);
   });
 
+  test("the journal stays open across forwarded calls, and one removed meanwhile is made anew for the next call's row", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    await using s = await start(ws);
+    const read = () => call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"]);
+    const journal = join(ws, ".toolgate", "toolgate.db");
+    // The session's open descriptors on the journal file (by its path; " (deleted)" once removed).
+    const held = () => readdirSync(`/proc/${s.pid}/fd`).map((fd) => safeLink(`/proc/${s.pid}/fd/${fd}`)).filter((t) => t === journal || t === `${journal} (deleted)`);
+    expect((await read()).code).toBe(0);
+    expect((await read()).code).toBe(0);
+    expect(held()).toEqual([journal]);
+    for (const f of ["", "-wal", "-shm"]) rmSync(`${journal}${f}`, { force: true });
+    expect((await read()).code).toBe(0);
+    const rows = await lastRows(ws, 10);
+    expect(rows.map((r) => [r.tool, r.status, JSON.parse(r.detail).via])).toEqual([["file_read", "success", "session"]]);
+    expect(held().filter((t) => t === journal)).toEqual([journal]);
+  });
+
   test("8 parallel clients x 50 calls: 400 journal rows, each via the session", async () => {
     await using dir = await tempDirWith("a.txt");
     const ws = dir.path;
@@ -331,4 +349,13 @@ async function tempDirWith(file: string) {
   const d = tempDir();
   writeFileSync(join(d.path, file), "hello\n");
   return d;
+}
+
+/** Where a /proc fd link points ("" when it is gone). */
+function safeLink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
 }
