@@ -1,16 +1,21 @@
 // A run's own HOME (SPEC "The launcher": `bash -lc` runs with HOME set to an empty folder in the
-// state folder, so the user's dotfiles neither run nor print into every result). Each run gets a
-// fresh folder, `<state>/home/<pid>-<random>`, made 0700 by toolgate with an exclusive mkdir in
-// a folder it verified as its own: empty when the command starts (a .profile a previous command
-// left cannot run), writable while it runs (caches), removed when it ends. One left by a process
-// that was killed is removed by a later run once that process is gone.
-import { lstatSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+// state folder, so the user's dotfiles neither run nor print into every result). Each run has a
+// folder of its own, `<state>/home/<pid>-<random>`, in a folder toolgate verified as its own, made
+// 0700: empty when the command starts (a .profile a previous command left cannot run), writable
+// while it runs (caches), emptied when it ends. An empty one is kept for the next run (removing a
+// folder costs a few ms on some disks, making one does not): a run takes a free one by renaming it
+// to its own name (atomic: two processes never share one), one left by a process that is gone included.
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomHex } from "./artifacts.ts";
 
 export type RunHome = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly message: string };
 
-/** Makes this run's HOME under `<stateDir>/home`; a refusal names what is wrong with that folder. */
+const NAME = /^(\d+)-[0-9a-f]{32}$/;
+/** This process's homes while their runs go on: never taken by another of its runs. */
+const inUse = new Set<string>();
+
+/** Makes (or takes a free) HOME for one run under `<stateDir>/home`; a refusal names what is wrong with that folder. */
 export function makeRunHome(stateDir: string): RunHome {
   const root = join(stateDir, "home");
   try {
@@ -25,15 +30,57 @@ export function makeRunHome(stateDir: string): RunHome {
     if (!st.isDirectory() || st.uid !== process.geteuid?.()) {
       return { ok: false, message: `${root} is not a folder toolgate made (${st.isSymbolicLink() ? "a symbolic link" : !st.isDirectory() ? "not a folder" : "another user's"}): remove it, toolgate makes it again` };
     }
-    sweep(root);
   }
   const path = join(root, `${process.pid}-${randomHex()}`);
-  try {
-    mkdirSync(path, { mode: 0o700 });
-  } catch (e) {
-    return { ok: false, message: `cannot make ${path} for the command's HOME: ${(e as Error).message}` };
+  if (!takeFree(root, path)) {
+    try {
+      mkdirSync(path, { mode: 0o700 });
+    } catch (e) {
+      return { ok: false, message: `cannot make ${path} for the command's HOME: ${(e as Error).message}` };
+    }
   }
+  inUse.add(path);
   return { ok: true, path };
+}
+
+/** After the run: what the command left in its HOME goes (links removed, never followed); the folder stays for the next run. */
+export function releaseRunHome(path: string): void {
+  inUse.delete(path);
+  empty(path);
+}
+
+/** Renames a free home (this process's, not in use; or a gone process's) to `path`, emptied. */
+function takeFree(root: string, path: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return false;
+  }
+  for (const name of names) {
+    const pid = Number(NAME.exec(name)?.[1]);
+    const from = join(root, name);
+    if (!(pid > 0) || inUse.has(from) || (pid !== process.pid && alive(pid))) continue;
+    try {
+      renameSync(from, path);
+    } catch {
+      continue; // taken by another process meanwhile
+    }
+    const st = lstatSync(path);
+    if (st.isDirectory() && st.uid === process.geteuid?.() && (st.mode & 0o777) === 0o700 && empty(path)) return true;
+    rmSync(path, { recursive: true, force: true }); // not what toolgate left there: it goes
+  }
+  return false;
+}
+
+/** Removes everything in `dir`; false when something could not be removed. */
+function empty(dir: string): boolean {
+  try {
+    for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true, maxRetries: 2 });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** mkdir: true when made, false when the state folder is missing; throws anything else (EEXIST). */
@@ -44,24 +91,6 @@ function madeRoot(root: string): boolean {
   } catch (e) {
     if ((e as { code?: string }).code === "ENOENT") return false;
     throw e;
-  }
-}
-
-/** Removes a run's HOME and what the command left in it (links are removed, never followed). */
-export function removeRunHome(path: string): void {
-  rmSync(path, { recursive: true, force: true, maxRetries: 2 });
-}
-
-/** Folders of processes that are gone (killed before they could remove them). */
-function sweep(root: string): void {
-  for (const name of readdirSync(root)) {
-    const pid = Number(/^(\d+)-[0-9a-f]+$/.exec(name)?.[1]);
-    if (!(pid > 0) || pid === process.pid || alive(pid)) continue;
-    try {
-      removeRunHome(join(root, name));
-    } catch {
-      // Another run sweeps it later.
-    }
   }
 }
 

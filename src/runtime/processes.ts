@@ -6,7 +6,7 @@ import type { ProcessRequest, ProcessRunner, SandboxMode } from "../catalog/decl
 import { StreamRedactor } from "../boundary/redact.ts";
 import { childEnv } from "../launcher/env.ts";
 import { createLauncher } from "../launcher/launch.ts";
-import { makeRunHome, removeRunHome } from "../launcher/run-home.ts";
+import { makeRunHome, releaseRunHome } from "../launcher/run-home.ts";
 import type { Execution, LaunchWatch, Sandbox } from "../launcher/types.ts";
 import { refuse, type Outcome } from "../result/result.ts";
 
@@ -58,22 +58,14 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
   return {
     sandboxMode: deps.sandboxMode,
     async run(req) {
-      // A fresh, empty HOME of the run's own (bash -lc): removed once the run and its tree are over.
+      // An empty HOME of the run's own (bash -lc): emptied once the run and its tree are over.
       const home = req.home ? makeRunHome(deps.stateDir) : null;
       if (home && !home.ok) return refuse("launch.home", `${home.message}; the command did not run`);
       try {
         return await launch(req, home?.path);
       } finally {
-        if (home) removeQuietly(home.path);
+        if (home) releaseRunHome(home.path);
       }
     },
   };
-}
-
-function removeQuietly(path: string): void {
-  try {
-    removeRunHome(path);
-  } catch {
-    // A folder the command made unremovable: a later run's sweep tries again.
-  }
 }
