@@ -3,7 +3,9 @@
 // `--version`, a cold `call file_read`, a cold `tools --json` and the thin start of a client that
 // finds no session; wall time and CPU time over the floor (medians of interleaved runs) and peak
 // RSS. BENCH_RUNS=N (default 40); BENCH_BASELINE=/path/to/an/older/toolgate runs its same commands
-// in the same rounds (before/after). Then the output boundary bench.
+// in the same rounds (before/after); BENCH_OTEL=1 adds the cold call with telemetry on (OTEL_* set, a
+// loopback OTLP receiver; the reaper that sends the spans runs after the measured process ends).
+// Then the output boundary bench.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,10 +27,13 @@ try {
     ["call file_read", ["call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"]],
     ["tools --json", ["tools", "--json"]],
   ];
+  const collector = process.env.BENCH_OTEL ? Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (await req.arrayBuffer(), new Response("")) }) : undefined;
+  const otel = "call file_read, telemetry on";
   const cases: Case[] = [
     { name: "floor", cmd: [hello], opts },
     ...commands.map(([name, argv]) => ({ name, cmd: [bin, ...argv], opts })),
     ...(baseline ? commands.map(([name, argv]) => ({ name: `baseline ${name}`, cmd: [baseline, ...argv], opts })) : []),
+    ...(collector ? [{ name: otel, cmd: [bin, ...commands[1]![1]], opts: { cwd: work, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` } } }] : []),
   ];
   const samples = await interleave(cases, runs);
   const floor = { wall: med(samples, "floor", "wall"), cpu: med(samples, "floor", "cpu") };
@@ -46,6 +51,11 @@ try {
     for (const who of baseline ? [name, `baseline ${name}`] : [name]) {
       report[who] = { over_floor_ms: +(med(samples, who, "wall") - floor.wall).toFixed(2), cpu_over_floor_ms: +(med(samples, who, "cpu") - floor.cpu).toFixed(2), rss_mb: +med(samples, who, "rss").toFixed(1) };
     }
+  }
+  if (collector) {
+    console.log(row(`toolgate ${otel}`, figure(otel), "call file_read + 1 ms"));
+    report[otel] = { over_floor_ms: +(med(samples, otel, "wall") - floor.wall).toFixed(2), cpu_over_floor_ms: +(med(samples, otel, "cpu") - floor.cpu).toFixed(2), rss_mb: +med(samples, otel, "rss").toFixed(1) };
+    collector.stop(true);
   }
   console.log(JSON.stringify(report));
 } finally {

@@ -5,7 +5,6 @@
 // - live (serve, a session, a task's supervisor, the reaper): the exporter is loaded on the first span,
 //   off the call's path, batches, and is flushed (bounded) before the process ends.
 import { fstatSync } from "node:fs";
-import { reapLater } from "../launcher/reaper.ts";
 import { parseTraceparent, type SpanParent } from "./context.ts";
 import { isOtelVar, telemetrySettings, type TelemetryOn } from "./env.ts";
 import type { Exporter } from "./export.ts";
@@ -45,8 +44,9 @@ function oneShot(settings: TelemetryOn, env: Env, parent: SpanParent | null): Te
       if (records.length === 0) return;
       // Only the exporter's own variables go along (its endpoint, headers, resource, limits).
       const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => isOtelVar(e[0]) && e[1] !== undefined));
-      const handed = { ...vars, ...spansEnv(records) };
+      const handed = { ...vars, ...spansEnv(records), [AFTER_VAR]: String(process.pid) };
       // The reaper's one line on failure reaches a terminal or a file; never a pipe (whose reader would wait for it).
+      const { reapLater } = await import("../launcher/reaper.ts");
       if (!reapLater([], [], { env: handed, stderr: stderrIsWaitFree() })) await exportNow(settings, records, () => {});
     },
   };
@@ -71,7 +71,27 @@ export async function exportHandedOver(env: Env, operator: (line: string) => voi
   const settings = telemetrySettings(env);
   const records = readSpansEnv(env);
   if (!settings.on || records.length === 0) return;
+  // The exporter loads once the caller has exited (it does so at once): on a busy machine the
+  // caller's last milliseconds do not share the CPU with it.
+  await gone(Number(env[AFTER_VAR]), 300);
   await exportNow(settings, records, operator);
+}
+
+/** The caller whose spans the reaper sends: it waits for that process to end. */
+const AFTER_VAR = "TOOLGATE_REAP_AFTER";
+
+/** Resolves once `pid` no longer runs, or after `ms`. */
+async function gone(pid: number, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  while (Number.isInteger(pid) && pid > 1 && alive() && Date.now() < until) await Bun.sleep(2);
 }
 
 async function exportNow(settings: TelemetryOn, records: readonly SpanRecord[], operator: (line: string) => void): Promise<void> {
