@@ -138,6 +138,8 @@ describe("toolgate session", () => {
     mkdirSync(inner);
     writeFileSync(join(inner, "toolgate.json"), "{}\n");
     writeFileSync(join(inner, "a.txt"), "inner\n");
+    // A config below a state folder is used only once trusted (a sandboxed command could have planted it).
+    expect((await run(["trust"], { cwd: inner, env: env(a.path) })).code).toBe(0);
     const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read", "--verbose"], { cwd: inner, env: env(a.path) });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("session: the session serves another workspace or config; running cold");
