@@ -103,7 +103,6 @@ export async function runCall(ctx: RunContext): Promise<number> {
     const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane, writeScope: writeScope ?? null, env: ctx.env }) } : {};
     const { envelope, note: rejected, operator, task } = await invoke(tool, args, { ...deps, ...admit });
     terminal?.finish();
-    if (!ctx.stateDb) db?.close();
     if (task !== undefined) {
       writeOut(jsonForTerminal({ task_id: task, status: "queued" }));
       return 0;
@@ -127,6 +126,10 @@ export async function runCall(ctx: RunContext): Promise<number> {
     // off the caller's path; the process then exits once its output is written. A session keeps
     // its own (its pool) and shuts down any other in place.
     await booted.remote?.shutdown({ handOff: ctx.via === undefined });
+    // The journal is closed after the output too: its rows are committed, and closing the last
+    // connection checkpoints the WAL and syncs it to disk, which the result need not wait for.
+    // A session's stays open (ctx.stateDb).
+    if (!ctx.stateDb) db?.close();
     // A one-shot call's spans go to the detached reaper (a session's stay with its exporter).
     if (!ctx.telemetry) await telemetry?.finish();
   }
