@@ -4,7 +4,7 @@ import { defineCommand, renderUsage, type CommandDef } from "citty";
 import { escapeControl } from "./result/escape.ts";
 import { CliError, ExitCode } from "./result/result.ts";
 import { VERSION } from "./version.ts";
-import { writeStderr } from "./result/io.ts";
+import { isTerminal, useProcessStreams, writeStderr, writeStdout } from "./result/io.ts";
 import type { RunContext, World } from "./cli/context.ts";
 import { GLOBAL_FLAGS } from "./cli/flags.ts";
 
@@ -69,7 +69,7 @@ function commandIndex(argv: readonly string[]): number {
 }
 
 /** Help is plain text when it is not going to a terminal. */
-const plain = (s: string) => (process.stdout.isTTY ? s : s.replace(/\u001b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, ""));
+const plain = (s: string) => (isTerminal(1) ? s : s.replace(/\u001b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, ""));
 
 async function readStdin(): Promise<string> {
   return await Bun.stdin.text();
@@ -97,10 +97,10 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   }
   if (at < 0) {
     if (argv.includes("--version") || argv.includes("-V")) {
-      process.stdout.write(`toolgate ${VERSION}\n`);
+      writeStdout(`toolgate ${VERSION}\n`);
       return 0;
     }
-    process.stdout.write(`${plain(await renderUsage(mainDef))}\n`);
+    writeStdout(`${plain(await renderUsage(mainDef))}\n`);
     return wantsHelp ? 0 : ExitCode.usage;
   }
   const name = argv[at]!;
@@ -110,7 +110,11 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   }
   // The binary starts with the JIT reluctant (scripts/build.ts, jitPolicy): right for a cold command,
   // not for a process that serves or supervises for minutes, which gets the normal policy back.
-  if (LONG_RUNNING.has(name)) Bun.unsafe.setJITPolicy(1);
+  // They write through process.stdout and process.stderr too (src/result/io.ts; serve guards stdout).
+  if (LONG_RUNNING.has(name)) {
+    Bun.unsafe.setJITPolicy(1);
+    useProcessStreams();
+  }
   // A session for this workspace answers before anything heavy loads; none (or a stale one): cold.
   if (FORWARDED.has(name) && world.via === undefined && !wantsHelp && !argv.includes("--no-session") && process.env.TOOLGATE_SESSION !== "off") {
     const { forward } = await import("./session/client.ts");
@@ -120,14 +124,14 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   const cmd = await load();
   if (wantsHelp) {
     const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt, --lane NAME,\n--allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR], --require-rails, --no-session";
-    process.stdout.write(`${plain(await renderUsage(cmd.def, mainDef))}\n\n${globals}\n`);
+    writeStdout(`${plain(await renderUsage(cmd.def, mainDef))}\n\n${globals}\n`);
     return 0;
   }
   return cmd.run({
     argv: [...argv.slice(0, at), ...argv.slice(at + 1)],
     cwd: process.cwd(),
     env: process.env,
-    stdoutIsTTY: process.stdout.isTTY === true,
+    stdoutIsTTY: isTerminal(1),
     readStdin,
     // The session runs each forwarded call through here (importing this module would be a cycle).
     dispatch: runMain,

@@ -2,6 +2,7 @@
 // URL on stderr, a browser when there is one, a loopback redirect), or forgets what is stored.
 // Tokens live in the user's state folder (auth/), never in the workspace; call, tools and serve
 // then use and refresh them. The server's network grants are the same flags as for a call.
+import { writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
 import { boot } from "../runtime/boot.ts";
@@ -55,7 +56,7 @@ export async function runAuth(ctx: RunContext): Promise<number> {
         open: (url) => {
           note(`to authorize toolgate at MCP server "${name}", open this URL in a browser on this machine:`);
           // The URL alone on its line, so it can be copied (or read by a script).
-          process.stderr.write(`${escapeControl(url.href)}\n`);
+          writeStderr(`${escapeControl(url.href)}\n`);
           if (openBrowser(url.href, ctx.env)) note("(opened in your browser)");
         },
       });

@@ -1,6 +1,6 @@
 // `toolgate call TOOL [ARGS_JSON | - | --arg k=v ...]`: boot, run one call through the
 // pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
-import { writeStderr } from "../result/io.ts";
+import { isTerminal, writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
 import { jsonForTerminal } from "../result/escape.ts";
@@ -79,7 +79,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
             // A session has no terminal of its own: a forwarded call's form is declined, saying how to be asked.
             ask: booted.canPrompt && ctx.via === undefined,
             ...(ctx.via === undefined ? {} : { whyNot: "a call forwarded to a session cannot show a form (run it with --no-session to be asked)" }),
-            progress: ctx.via === undefined && process.stderr.isTTY === true,
+            progress: ctx.via === undefined && isTerminal(2),
             err: writeStderr,
           }) : undefined;
     const wiring: CallWiring = {

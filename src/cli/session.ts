@@ -1,5 +1,6 @@
 // `toolgate session start|stop|status`: a warm process for this workspace and config that `call`
 // and `tools` forward to (src/session/client.ts). It holds no grants: each call brings its own.
+import { writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -112,7 +113,7 @@ async function start(ctx: RunContext, s: Scanned, socket: string): Promise<numbe
       return 0;
     }
     if (ended !== undefined) {
-      process.stderr.write(readFileSync(log, "utf8"));
+      writeStderr(readFileSync(log, "utf8"));
       return ended === 0 ? ExitCode.boot : ended;
     }
     await Bun.sleep(50);

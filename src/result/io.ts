@@ -1,6 +1,10 @@
 // Where toolgate's own stdout and stderr go: the process's, or, inside a session, the sinks of the
 // forwarded call being served (AsyncLocalStorage keeps concurrent calls' output apart).
+// A one-shot command writes its file descriptors directly: `process.stdout` and `process.stderr`
+// are Node streams whose first use costs a start about 7 ms of CPU (most of a bare Bun start), so
+// they are used only by the long-running commands (useProcessStreams), where serve guards stdout.
 import type { AsyncLocalStorage } from "node:async_hooks";
+import { writeSync } from "node:fs";
 
 export interface Sinks {
   out(text: string): void;
@@ -17,14 +21,61 @@ export function withSinks<T>(sinks: Sinks, f: () => T): T {
   return current.run(sinks, f);
 }
 
+/** How long a write may find a non-blocking descriptor full before it fails. */
+const FULL_FOR_MS = 60_000;
+
+/** All of `text` to `fd`, waiting out a full non-blocking pipe; a closed reader (EPIPE) throws, as a stream's write did. */
+function writeAll(fd: number, text: string): void {
+  let rest: Uint8Array = Buffer.from(text);
+  let full: number | undefined;
+  while (rest.length > 0) {
+    try {
+      rest = rest.subarray(writeSync(fd, rest));
+      full = undefined;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "EAGAIN") throw e;
+      full ??= performance.now();
+      if (performance.now() - full > FULL_FOR_MS) throw e;
+      Bun.sleepSync(1);
+    }
+  }
+}
+
+let out = (text: string) => writeAll(1, text);
+let err = (text: string) => writeAll(2, text);
+
+/**
+ * From now on the process's own output goes through process.stdout and process.stderr: for the
+ * long-running commands (serve takes stdout for its transport and sends all else to stderr).
+ */
+export function useProcessStreams(): void {
+  out = (text) => void process.stdout.write(text);
+  err = (text) => void process.stderr.write(text);
+}
+
 export function writeStdout(text: string): void {
   const s = current?.getStore();
   if (s) s.out(text);
-  else process.stdout.write(text);
+  else out(text);
 }
 
 export function writeStderr(text: string): void {
   const s = current?.getStore();
   if (s) s.err(text);
-  else process.stderr.write(text);
+  else err(text);
+}
+
+let ttyWrap: { isTTY(fd: number): boolean } | null | undefined;
+
+/** Whether this process's `fd` is a terminal, without making the Node stream (as `process.stdout.isTTY` would). */
+export function isTerminal(fd: 0 | 1 | 2): boolean {
+  if (ttyWrap === undefined) {
+    try {
+      ttyWrap = (process as unknown as { binding(name: string): { isTTY(fd: number): boolean } }).binding("tty_wrap");
+    } catch {
+      ttyWrap = null;
+    }
+  }
+  if (ttyWrap && typeof ttyWrap.isTTY === "function") return ttyWrap.isTTY(fd) === true;
+  return (require("node:tty") as typeof import("node:tty")).isatty(fd);
 }

@@ -297,7 +297,7 @@ function delegation(config: Effective, file: ConfigFile | null, env: BootInput["
   }
   if (d.worktree_root !== undefined) {
     const swept = sweepWorktrees(resolve(config.values.workspace as string, d.worktree_root));
-    if (swept.length > 0) process.stderr.write(`toolgate: removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})\n`);
+    if (swept.length > 0) writeStderr(`toolgate: removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})\n`);
   }
   return tools;
 }

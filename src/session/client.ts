@@ -3,6 +3,7 @@
 import { closeSync, lstatSync, openSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isCI } from "../config/ci.ts";
+import { isTerminal, writeStderr, writeStdout } from "../result/io.ts";
 import { VERSION } from "../version.ts";
 import { lineReader, Outbox, type Answer, type Request } from "./protocol.ts";
 import { peerReader, socketFd, type PeerReader } from "./peer.ts";
@@ -75,7 +76,7 @@ const FORWARDED_VARS = ["TOOLGATE_CONFIG", "CI", "TRACEPARENT", "TRACESTATE"] as
 export async function forward(argv: readonly string[], _at: number, cwd: string, env: Env): Promise<number | null> {
   const verbose = argv.includes("--verbose") || argv.includes("-v");
   const cold = (why: string) => {
-    if (verbose) process.stderr.write(`toolgate: session: ${why}; running cold\n`);
+    if (verbose) writeStderr(`toolgate: session: ${why}; running cold\n`);
     return null;
   };
   const path = findSocket(argv, cwd, env);
@@ -86,13 +87,13 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
     argv: [...argv],
     cwd,
     env: Object.fromEntries(FORWARDED_VARS.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : []))),
-    tty: process.stdout.isTTY === true,
+    tty: isTerminal(1),
     prompt: couldPrompt(argv, env),
   };
   const answered = await exchange(path, request, {
     onStdin: () => Bun.stdin.text(),
-    out: (d) => void process.stdout.write(d),
-    err: (d) => void process.stderr.write(d),
+    out: (d) => writeStdout(d),
+    err: (d) => writeStderr(d),
   });
   if (answered === "stale") {
     // Nobody listens: a session that was killed left its socket. Remove it, once.

@@ -10,6 +10,20 @@ describe("io", () => {
     expect({ out, err, exit }).toEqual({ out: "out\n", err: "err\n", exit: 0 });
   });
 
+  test("after useProcessStreams, output goes through process.stdout (which serve guards) and isTerminal tells a pipe", async () => {
+    const code = [
+      'import { isTerminal, useProcessStreams, writeStdout } from "./src/result/io.ts";',
+      'writeStdout(`direct ${isTerminal(1)}\\n`);',
+      'const write = process.stdout.write.bind(process.stdout);',
+      '(process.stdout as any).write = (t: string) => write(`guarded:${t}`);',
+      "useProcessStreams();",
+      'writeStdout("after\\n");',
+    ].join("\n");
+    const p = Bun.spawn([process.execPath, "-e", code], { cwd: `${import.meta.dir}/../..`, stdout: "pipe", stderr: "pipe" });
+    const [out, exit] = await Promise.all([new Response(p.stdout).text(), p.exited]);
+    expect({ out, exit }).toEqual({ out: "direct false\nguarded:after\n", exit: 0 });
+  });
+
   test("concurrent calls under withSinks each write only to their own sinks, also after an await", async () => {
     const { withSinks, writeStdout, writeStderr } = await import("../../src/result/io.ts");
     const seen: Record<string, string[]> = { a: [], b: [] };
