@@ -14,6 +14,7 @@ export const MIN_SECRET_LENGTH = 4;
 
 /** The values worth redacting: long enough, distinct, longest first. */
 function usable(secrets: readonly string[]): string[] {
+  if (secrets.length === 0) return [];
   return [...new Set(secrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 

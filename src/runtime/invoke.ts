@@ -107,6 +107,13 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const pathsOff = entry?.adapter.localPathsOff;
   let offDetail = {}; // set once the result reaches the boundary with the rule off
   let recorded: Record<string, string> = {}; // what the adapter recorded (ctx.record)
+  // The preview depends on the arguments and the secrets only: made once while the secrets stay the same list.
+  let preview: { of: readonly string[]; length: number; text: string } | undefined;
+  const previewed = () => {
+    const s = secrets();
+    if (preview?.of !== s || preview.length !== s.length) preview = { of: s, length: s.length, text: previewArgs(entry?.adapter.audit ? entry.adapter.audit(args) : args, 240, s) };
+    return preview.text;
+  };
   const row = (status: string, error_code: string | null, result_bytes: number, detail: string | null): JournalRow => ({
     time_ms: started,
     tool: name,
@@ -116,7 +123,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     status,
     error_code,
     duration_ms: Math.max(0, Math.round(deps.now() - started)),
-    args_preview: previewArgs(entry?.adapter.audit ? entry.adapter.audit(args) : args, 240, secrets()),
+    args_preview: previewed(),
     result_bytes,
     detail,
   });
@@ -187,7 +194,18 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const controller = new AbortController();
   deps.signal?.addEventListener("abort", () => controller.abort(), { once: true });
   const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });
-  const ctx: ToolContext = { ...deps.scope, checked: checkedNeeds, processes: deps.processes(controller.signal, secrets()), signal: controller.signal, now: deps.now, record };
+  // The process runner is made when the tool first asks for it (most tools run no process).
+  let processes: ProcessRunner | undefined;
+  const ctx: ToolContext = {
+    ...deps.scope,
+    checked: checkedNeeds,
+    get processes() {
+      return (processes ??= deps.processes(controller.signal, secrets()));
+    },
+    signal: controller.signal,
+    now: deps.now,
+    record,
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((res) => {
     timer = setTimeout(() => res("deadline"), deadlineMs);

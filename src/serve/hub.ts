@@ -49,6 +49,8 @@ export class Hub {
   #closing = false;
   /** After each call: the journal's WAL is checkpointed once calls pause, not inside one. */
   #wrote: (() => void) | undefined;
+  /** The wiring every call of this hub shares (a call adds who is asked and its peer). */
+  #wiring: CallWiring | undefined;
 
   constructor(private readonly deps: HubDeps) {}
 
@@ -108,8 +110,10 @@ export class Hub {
       const sent: Promise<void>[] = [];
       const canElicit = !this.deps.child && server.getClientCapabilities()?.elicitation !== undefined;
       const ask = canElicit ? (req: ApprovalRequest) => elicitApproval(req, served, extra.sendRequest, types.ElicitResultSchema) : undefined;
-      // What an upstream MCP server asks during the call goes to this client, as far as it declared it can take it.
-      const peer = servedPeer({
+      // What an upstream MCP server asks during the call goes to this client, as far as it declared it can take it
+      // (made when a tool first needs it: most calls never reach an upstream server).
+      let served_: ReturnType<typeof servedPeer> | undefined;
+      const peer: ReturnType<typeof servedPeer> = (who) => (served_ ??= servedPeer({
         capabilities: server.getClientCapabilities(),
         child: this.deps.child,
         progressToken: request.params._meta?.progressToken,
@@ -123,9 +127,9 @@ export class Hub {
         schemas: { elicit: types.ElicitResultSchema, sample: types.CreateMessageResultWithToolsSchema },
         operator: this.deps.wiring.operator,
         ...(log ? { log } : {}),
-      });
+      }))(who);
       const result = await this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"] });
-      await Promise.allSettled(sent);
+      if (sent.length > 0) await Promise.allSettled(sent);
       return result;
     });
     server.onclose = () => {
@@ -169,28 +173,24 @@ export class Hub {
     const cancel = new AbortController();
     const onAbort = () => cancel.abort();
     signal.addEventListener("abort", onAbort, { once: true });
-    const deps = callDeps(
-      {
-        ...this.deps.wiring,
-        ask: how.ask,
-        ...(how.peer ? { peer: how.peer } : {}),
-        // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
-        ...(how.trace ? { trace: how.trace } : {}),
-        unattended: this.deps.child,
-        profile: this.deps.profile,
-        howToGrant: (t) =>
-          this.deps.child
-            ? `start the child with --approve ${t}`
-            : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve with --approve ${t} (or --approve all)`,
-      },
-      cancel.signal,
-    );
+    const base = (this.#wiring ??= {
+      ...this.deps.wiring,
+      ask: undefined,
+      unattended: this.deps.child,
+      profile: this.deps.profile,
+      howToGrant: (t) =>
+        this.deps.child
+          ? `start the child with --approve ${t}`
+          : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve with --approve ${t} (or --approve all)`,
+    });
+    // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
+    const deps = callDeps({ ...base, ask: how.ask, ...(how.peer ? { peer: how.peer } : {}), ...(how.trace ? { trace: how.trace } : {}) }, cancel.signal);
     const session = how.remembered;
     const approval = session
       ? { ...deps.approval, isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || deps.approval.isRemembered(t, d), remember: (t: string, d: string) => void session.add(`${t}@${d}`) }
       : deps.approval;
     const own = how.entry ? { catalog: { descriptors: [how.entry], entries: new Map([[name, how.entry]]) }, profile: undefined, refused: undefined } : {};
-    const done = invoke(name, args, { ...deps, approval, ...own });
+    const done = invoke(name, args, session || how.entry ? { ...deps, approval, ...own } : deps);
     const flight = { cancel, done };
     this.#inflight.add(flight);
     try {

@@ -43,9 +43,16 @@ const VALUES = "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $er
 
 type Params = Record<string, string | number | null>;
 
+const INSERT = `INSERT INTO journal (${COLUMNS}) VALUES (${VALUES})`;
+const FINISH = `UPDATE journal SET event = 'tool_finished', status = $status, error_code = $error_code, duration_ms = $duration_ms,
+   result_bytes = $result_bytes, detail = $detail, pid = NULL, pid_start = NULL WHERE id = $id`;
+
 export function appendJournal(db: Database, row: JournalRow, event = "tool_finished", mark: ProcessMark | null = null): number {
-  const r = db.query(`INSERT INTO journal (${COLUMNS}) VALUES (${VALUES})`).run({ ...row, event, pid: mark?.pid ?? null, pid_start: mark?.start ?? null } as unknown as Params);
-  return Number(r.lastInsertRowid);
+  const params: Params = {
+    time_ms: row.time_ms, event, tool: row.tool, origin: row.origin, digest: row.digest, effect: row.effect, status: row.status, error_code: row.error_code,
+    duration_ms: row.duration_ms, args_preview: row.args_preview, result_bytes: row.result_bytes, detail: row.detail, pid: mark?.pid ?? null, pid_start: mark?.start ?? null,
+  };
+  return Number(db.query(INSERT).run(params).lastInsertRowid);
 }
 
 /**
@@ -76,7 +83,7 @@ export function callJournal(db: () => Database, mark: () => ProcessMark, tap?: J
   let id: number | undefined;
   return {
     started: (row) => {
-      id = appendJournal(db(), { ...row, status: "started" }, "tool_started", mark());
+      id = appendJournal(db(), row.status === "started" ? row : { ...row, status: "started" }, "tool_started", mark());
       tell(tap, "tool_started", row);
     },
     rowId: () => id,
@@ -85,12 +92,7 @@ export function callJournal(db: () => Database, mark: () => ProcessMark, tap?: J
         appendJournal(db(), row);
         return tell(tap, "tool_finished", row);
       }
-      db()
-        .query(
-          `UPDATE journal SET event = 'tool_finished', status = $status, error_code = $error_code, duration_ms = $duration_ms,
-             result_bytes = $result_bytes, detail = $detail, pid = NULL, pid_start = NULL WHERE id = $id`,
-        )
-        .run({ id, status: row.status, error_code: row.error_code, duration_ms: row.duration_ms, result_bytes: row.result_bytes, detail: row.detail });
+      db().query(FINISH).run({ id, status: row.status, error_code: row.error_code, duration_ms: row.duration_ms, result_bytes: row.result_bytes, detail: row.detail });
       tell(tap, "tool_finished", row);
     },
   };

@@ -8,7 +8,16 @@ interface DeskRow { lane: string; version: number; text: string; updated_ms: num
 
 const toPlan = (r: PlanRow): PlanRecord => ({ lane: r.lane, version: r.version, steps: JSON.parse(r.steps) as PlanStep[], updated_ms: r.updated_ms });
 
+const stores = new WeakMap<Database, LaneStore>();
+
+/** One store per database (serve asks for it on every plan or desk call). */
 export function laneStore(db: Database): LaneStore {
+  let store = stores.get(db);
+  if (!store) stores.set(db, (store = makeStore(db)));
+  return store;
+}
+
+function makeStore(db: Database): LaneStore {
   const readPlanRow = (lane: string) => db.query("SELECT * FROM plans WHERE lane = $lane").get({ lane }) as PlanRow | null;
   const readDeskRow = (lane: string) => db.query("SELECT * FROM desks WHERE lane = $lane").get({ lane }) as DeskRow | null;
   return {

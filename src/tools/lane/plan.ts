@@ -36,6 +36,8 @@ export default defineTool({
 
 function view(lane: string, plan: PlanRecord | null, changed: boolean) {
   const steps = plan?.steps ?? [];
-  const counts = Object.fromEntries(STEP_STATUSES.map((s) => [s, steps.filter((x) => x.status === s).length]));
+  const counts: Record<string, number> = {};
+  for (const s of STEP_STATUSES) counts[s] = 0;
+  for (const x of steps) if (Object.hasOwn(counts, x.status)) counts[x.status]!++;
   return { lane, version: plan?.version ?? 0, changed, steps, counts };
 }
