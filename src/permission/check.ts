@@ -43,26 +43,28 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
 
   #check(need: Need, reason: string, detail?: () => string): PermissionResult | Promise<PermissionResult> {
     const ev = evaluate(this.#grants, need, this.cwd, this.opts);
-    const flag = flagFor(need, this.cwd);
+    // The flag that would grant it: only a refusal or a prompt names it (resolving it costs a walk of the path).
+    let named: string | undefined;
+    const flag = () => (named ??= flagFor(need, this.cwd));
     const what = `${need.kind} access to "${escapeControl(ev.value)}"`;
     if (need.recursive && ev.decision !== "denied") {
       const denied = this.#grants.deny[need.kind];
       const inside = denied === true ? undefined : denied?.find((d) => d !== ev.value && pathCovers(ev.value, d));
       if (inside !== undefined) {
-        return refuse(`${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`, flag);
+        return refuse(`${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`, flag());
       }
     }
     if (ev.decision === "granted" || (need.denyOnly && ev.decision !== "denied")) return { ok: true, value: ev.value };
     if (ev.decision === "denied") {
-      if (ev.invalid !== undefined) return refuse(`${what} is refused: the value ${ev.invalid}`, flag);
+      if (ev.invalid !== undefined) return refuse(`${what} is refused: the value ${ev.invalid}`, flag());
       const by = escapeControl(ev.deniedBy!);
       const message = `${what} is denied by ${by} (a flag or the config's permissions.deny); deny wins over allow`;
-      return { ...refuse(message, flag), deniedBy: ev.deniedBy! };
+      return { ...refuse(message, flag()), deniedBy: ev.deniedBy! };
     }
     const key = `${need.kind}\0${ev.value}`;
     const why = ev.secret ? secretWhy(need.kind, ev.value) : need.note !== undefined ? escapeControl(need.note) : "";
-    const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag, ...(detail || why ? { detail: `${why ? `┠─ ${why}.\n` : ""}${detail?.() ?? ""}` } : {}) });
-    const settle = (answer: Answer) => this.#settle(need, ev.value, key, flag, what, detail !== undefined, answer, why);
+    const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag: flag(), ...(detail || why ? { detail: `${why ? `┠─ ${why}.\n` : ""}${detail?.() ?? ""}` } : {}) });
+    const settle = (answer: Answer) => this.#settle(need, ev.value, key, flag(), what, detail !== undefined, answer, why);
     return answer instanceof Promise ? answer.then(settle) : settle(answer);
   }
 

@@ -2,7 +2,7 @@
 // writes nothing but what the caller's beforeStart does (`call` opens its state there).
 import { writeStderr } from "../result/io.ts";
 import { existsSync, readFileSync } from "node:fs";
-import { findOnPath } from "../fs/real-path.ts";
+import { findOnPath, heldRoot } from "../fs/real-path.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
 import { buildCatalog, type Catalog, type ToolSource } from "../catalog/catalog.ts";
@@ -167,6 +167,8 @@ export async function boot(input: BootInput): Promise<Booted> {
   const fromFlags = grantsFromFlags(input.permissionFlags);
   const grants = mergeGrants(fromConfig, fromFlags);
   const workspace = config.values.workspace as string;
+  // The workspace's real path, resolved once and held: a file tool refuses it moved or swapped for a link later.
+  heldRoot(workspace);
   // Prompts need a terminal (the caller knows) and prompting left on (the config may turn it off).
   const canPrompt = input.interactive === true && config.values.permissions?.prompt !== false;
   // Bare program names in run grants resolve on the children's fixed PATH, where they will run.
