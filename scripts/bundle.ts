@@ -1,0 +1,17 @@
+// How dist/toolgate's code is bundled, shared by scripts/build.ts (which compiles it) and
+// test/architecture.test.ts (which checks what a start loads). Split: src/main.ts is a small entry
+// that dispatches, and every module it or a command imports dynamically (each command, the SDK, a
+// tool's machinery) becomes a chunk of its own in the binary's embedded file system, read and
+// evaluated only when first imported. The file_search worker is a second entry: in the binary it
+// sits at tools/search/worker.ts, where search/pool.ts starts it (without it, one thread scans).
+import pkg from "../package.json" with { type: "json" };
+
+export function bundleOptions(root: string): { entrypoints: string[]; splitting: boolean; format: "esm"; target: "bun"; define: Record<string, string> } {
+  return {
+    entrypoints: [`${root}/src/main.ts`, `${root}/src/tools/search/worker.ts`],
+    splitting: true,
+    format: "esm",
+    target: "bun",
+    define: { TOOLGATE_VERSION: JSON.stringify(pkg.version) },
+  };
+}
