@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { interleave, loadavg, med, ms, row, type Case } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
-const bin = join(root, "dist", "toolgate");
+// BENCH_BIN: the binary under test (default dist/toolgate).
+const bin = process.env.BENCH_BIN ?? join(root, "dist", "toolgate");
 const everything = join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const node = Bun.which("node") ?? "/usr/bin/node";
 const sdk = join(root, "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm");

@@ -3,7 +3,7 @@
 //   `call file_read`, one process each, interleaved with a hello-world compiled with toolgate's
 //   flags (the floor) and a cold `call file_read`: medians over the floor;
 // - N sequential forwarded MCP calls from a bash loop (BENCH_CALLS, default 100), whole loop;
-// - the session's RSS with server-everything attached, after those calls.
+// - the session's RSS with server-everything attached, right after those calls and once idle (2 s).
 // BENCH_BASELINE=/path/to/an/older/toolgate: its own session in a second workspace, the same
 // cases in the same rounds. BENCH_PEERS=1 adds the cold loop and mcporter's keep-alive daemon.
 // BENCH_RUNS=N rounds (default 30).
@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { buildHello, interleave, loadavg, med, ms, plus, row, type Case } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
-const bin = join(root, "dist", "toolgate");
+// BENCH_BIN: the binary under test (default dist/toolgate).
+const bin = process.env.BENCH_BIN ?? join(root, "dist", "toolgate");
 const baseline = process.env.BENCH_BASELINE;
 const N = Number(process.env.BENCH_CALLS ?? 100);
 const runs = Number(process.env.BENCH_RUNS ?? 30);
@@ -97,14 +98,19 @@ try {
   const floor = med(s, "floor", "wall");
   const over = (n: string) => `hello ${plus(med(s, n, "wall") - floor)} (CPU ${ms(med(s, n, "cpu"))})`;
   const looped = loops([["session", [bin, ...echo], "Echo: hi", ws], ...(baseline && base ? [["baseline", [baseline, ...echo], "Echo: hi", base] as [string, string[], string, string]] : []), ["floor", [hello], "hello", ws]]);
+  const busy = rss(bin, ws);
+  const baseBusy = baseline && base ? rss(baseline, base) : undefined;
+  // And once idle (2 s after the last call): what the session holds while it waits for the next one.
+  await Bun.sleep(2_000);
   const mem = rss(bin, ws);
   const baseMem = baseline && base ? rss(baseline, base) : undefined;
   console.log(`session, ${runs} interleaved rounds, then the loops in turns of 10 (load ${loadavg()}); floor: compiled hello-world ${ms(floor)}, ${N} of them in a loop ${(looped.floor! / 1000).toFixed(2)} s`);
   console.log(row("MCP call through the warm session", over("echo"), "hello + 6 ms", baseline ? over("baseline echo") : undefined));
   console.log(row(`${N} MCP calls from a shell loop, session`, `${(looped.session! / 1000).toFixed(2)} s`, `<= ${((1.2 * N) / 100).toFixed(2)} s`, looped.baseline ? `${(looped.baseline / 1000).toFixed(2)} s` : undefined));
-  console.log(row("session RSS with server-everything", `${mem.now} MB (peak ${mem.peak})`, "<= 60 MB", baseMem ? `${baseMem.now} MB (peak ${baseMem.peak})` : undefined));
+  console.log(row("session RSS with server-everything, idle", `${mem.now} MB (peak ${mem.peak})`, "<= 60 MB", baseMem ? `${baseMem.now} MB (peak ${baseMem.peak})` : undefined));
+  console.log(row("  right after the calls", `${busy.now} MB`, "", baseBusy ? `${baseBusy.now} MB` : undefined));
   console.log(row("call file_read through the warm session", over("file_read"), `(cold: ${over("cold file_read")})`, baseline ? over("baseline file_read") : undefined));
-  const report: Record<string, unknown> = { load: loadavg(), floor_ms: +floor.toFixed(2), loops: looped, rss: mem, ...(baseMem ? { baseline_rss: baseMem } : {}) };
+  const report: Record<string, unknown> = { load: loadavg(), floor_ms: +floor.toFixed(2), loops: looped, rss: mem, rss_busy: busy, ...(baseMem ? { baseline_rss: baseMem } : {}) };
   for (const c of cases) report[c.name] = { wall_ms: +med(s, c.name, "wall").toFixed(2), cpu_ms: +med(s, c.name, "cpu").toFixed(2) };
 
   if (peers) {

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { buildHello, interleave, loadavg, med, median, ms, plus, quantile, row, type Case } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
-const bin = join(root, "dist", "toolgate");
+// BENCH_BIN: the binary under test (default dist/toolgate).
+const bin = process.env.BENCH_BIN ?? join(root, "dist", "toolgate");
 const baseline = process.env.BENCH_BASELINE;
 const runs = Number(process.env.BENCH_RUNS ?? 40);
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-"));

@@ -109,10 +109,12 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     throw new CliError(ExitCode.usage, `unknown command "${name}"`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`);
   }
   // The binary starts with the JIT reluctant (scripts/build.ts, jitPolicy): right for a cold command,
-  // not for a process that serves or supervises for minutes, which gets the normal policy back.
+  // not for a process that serves or supervises for minutes, which gets the normal policy back. A
+  // session keeps it: each forwarded call is a short run of mostly run-once code, and tiering up
+  // held about 6 MB more for no faster call (scripts/bench-session.ts).
   // They write through process.stdout and process.stderr too (src/result/io.ts; serve guards stdout).
   if (LONG_RUNNING.has(name)) {
-    Bun.unsafe.setJITPolicy(1);
+    if (name !== "session") Bun.unsafe.setJITPolicy(1);
     useProcessStreams();
   }
   // A session for this workspace answers before anything heavy loads; none (or a stale one): cold.

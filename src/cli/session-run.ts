@@ -22,6 +22,9 @@ import { telemetryFor } from "../telemetry/telemetry.ts";
 import { KeptState } from "../session/kept-state.ts";
 import type { Scanned } from "./flags.ts";
 
+/** How long after its last call a session collects its garbage (once per burst of calls). */
+const IDLE_COLLECT_MS = 500;
+
 /** A forwarded call this session does not serve: the client runs it cold. */
 class NotThisSession extends Error {
   override name = "NotThisSession";
@@ -108,6 +111,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
       calls,
       in_flight: inFlight,
       rss_bytes: process.memoryUsage().rss,
+      idle_collections: collections,
       servers: pool.alive(),
       env_bound: boundNames(booted.config),
     }),
@@ -119,7 +123,16 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   const uid = process.getuid?.();
   const listener = listen(socket, handlers, read && uid !== undefined ? (sock) => refusePeer(read, socketFd(sock), uid) : null);
   // Idle, or the config / lock edited: the session ends by itself (the next call runs cold).
+  // Half a second or more after a burst of calls (at the next tick), one full collection: the garbage of the calls served
+  // would otherwise stay resident while the session waits, most of the time it lives.
+  let collectedAt = 0;
+  let collections = 0;
   const tick = setInterval(() => {
+    if (inFlight === 0 && calls !== collectedAt && Date.now() - last >= IDLE_COLLECT_MS) {
+      collectedAt = calls;
+      collections++;
+      Bun.gc(true);
+    }
     if (inFlight === 0 && Date.now() - last >= idleSecs * 1000) stopping?.(`idle for ${idleSecs} s`);
     else if (identity(booted.config, booted.file).fingerprint !== own.fingerprint) stopping?.("the config or toolgate.lock changed");
   }, Math.min(1000, idleSecs * 250));

@@ -92,6 +92,8 @@ export interface Status {
   calls: number;
   in_flight: number;
   rss_bytes: number;
+  /** Full collections run once idle (half a second after a burst of calls): what is left is the memory it holds while it waits. */
+  idle_collections: number;
   servers: { name: string; pid: number | null }[];
   env_bound: string[];
 }

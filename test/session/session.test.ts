@@ -291,6 +291,24 @@ process.stdout.write(got);
     expect(held().filter((t) => t === journal)).toEqual([journal]);
   });
 
+  test("once its calls stop, the session collects its garbage once, not again until more calls come", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    await using _s = await start(ws);
+    expect((await status(ws)).idle_collections).toBe(0);
+    for (let i = 0; i < 3; i++) expect((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code).toBe(0);
+    let st = await status(ws);
+    for (let i = 0; i < 60 && st.idle_collections === 0; i++) st = (await Bun.sleep(100), await status(ws));
+    expect(st.idle_collections).toBe(1);
+    // No calls since: the next ticks (one a second) find nothing new to collect.
+    await Bun.sleep(2_200);
+    expect((await status(ws)).idle_collections).toBe(1);
+    expect((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code).toBe(0);
+    st = await status(ws);
+    for (let i = 0; i < 60 && st.idle_collections === 1; i++) st = (await Bun.sleep(100), await status(ws));
+    expect(st.idle_collections).toBe(2);
+  });
+
   test("8 parallel clients x 50 calls: 400 journal rows, each via the session", async () => {
     await using dir = await tempDirWith("a.txt");
     const ws = dir.path;
