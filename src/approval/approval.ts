@@ -36,9 +36,19 @@ export const effectivePolicy = (entry: Pick<Entry, "name" | "approval">, overrid
 export const preApproved = (entry: Pick<Entry, "name" | "approval">, deps: Pick<ApprovalDeps, "approved" | "overrides">): boolean =>
   effectivePolicy(entry, deps.overrides) === "never" || deps.approved.has("all") || deps.approved.has(entry.name);
 
+const BY_POLICY = { ok: true, value: "policy" } as const;
+const BY_FLAG = { ok: true, value: "flag" } as const;
+
+/** Approved with nobody asked and nothing read (the policy, or --approve); undefined: `approve` decides. */
+export function approvedOutright(entry: Entry, deps: Pick<ApprovalDeps, "approved" | "overrides">): typeof BY_POLICY | typeof BY_FLAG | undefined {
+  if (effectivePolicy(entry, deps.overrides) === "never") return BY_POLICY;
+  if (deps.approved.has("all") || deps.approved.has(entry.name)) return BY_FLAG;
+  return undefined;
+}
+
 export async function approve(entry: Entry, args: () => string, deps: ApprovalDeps): Promise<Outcome<"policy" | "flag" | "remembered" | "prompt">> {
-  if (effectivePolicy(entry, deps.overrides) === "never") return { ok: true, value: "policy" };
-  if (deps.approved.has("all") || deps.approved.has(entry.name)) return { ok: true, value: "flag" };
+  const outright = approvedOutright(entry, deps);
+  if (outright) return outright;
   if (deps.unattended) {
     return refuse(
       "approval.child_unattended",

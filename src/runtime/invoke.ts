@@ -4,11 +4,11 @@
 // is written (started); the same row is finished after.
 import type { Catalog, Entry } from "../catalog/catalog.ts";
 import type { CallScope, ProcessRunner, ToolContext } from "../catalog/declare.ts";
-import { approve, type ApprovalDeps } from "../approval/approval.ts";
+import { approve, approvedOutright, type ApprovalDeps } from "../approval/approval.ts";
 import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryOptions, type BoundaryViolation } from "../boundary/boundary.ts";
 import { argsForApproval, previewArgs, redactValue } from "../boundary/redact.ts";
 import type { Need } from "../permission/types.ts";
-import type { Envelope, Refusal } from "../result/result.ts";
+import type { Envelope, Outcome, Refusal } from "../result/result.ts";
 import { explainWithArktype } from "../schema/explain.ts";
 import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
@@ -181,7 +181,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   }
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
-  const approved = await approve(entry, () => argsForApproval(value, secrets()), deps.approval);
+  const approved = approvedOutright(entry, deps.approval) ?? (await approve(entry, () => argsForApproval(value, secrets()), deps.approval));
   if (!approved.ok) return failed(approved.refusal);
   if (deps.admit) {
     const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: previewArgs(entry.adapter.audit ? entry.adapter.audit(value) : value, 240, secrets()) });
@@ -207,10 +207,15 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     record,
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"deadline">((res) => {
-    timer = setTimeout(() => res("deadline"), deadlineMs);
-  });
-  const ran = await Promise.race([entry.adapter.run(value, ctx), deadline]).finally(() => clearTimeout(timer));
+  let ran: Outcome<unknown> | "deadline";
+  try {
+    ran = await new Promise<Outcome<unknown> | "deadline">((resolve, reject) => {
+      timer = setTimeout(resolve, deadlineMs, "deadline");
+      entry.adapter.run(value, ctx).then(resolve, reject);
+    });
+  } finally {
+    clearTimeout(timer);
+  }
   if (ran === "deadline") {
     controller.abort();
     // A tool outside this process may have acted: its effect is unknown, never a plain failure.

@@ -92,7 +92,11 @@ export class Hub {
 
   /** Connects one client: a new SDK Server over `transport`, its handlers bound to this hub. */
   async connect(transport: Transport, opts: ConnectOptions): Promise<Server> {
-    const [{ Server }, types] = await Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+    const [{ Server }, { Protocol }, types] = await Promise.all([
+      import("@modelcontextprotocol/sdk/server/index.js"),
+      import("@modelcontextprotocol/sdk/shared/protocol.js"),
+      import("@modelcontextprotocol/sdk/types.js"),
+    ]);
     const relay = this.deps.relay;
     const server = new Server(
       { name: "toolgate", version: this.deps.version },
@@ -104,7 +108,13 @@ export class Hub {
     if (relay) relayHandlers(server, types, relay, client);
     const log = relay ? (srv: string, params: Record<string, unknown>) => (client.level === undefined || admits(client.level, params.level) ? relay.logFor(srv, params) : undefined) : undefined;
     server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.tools() }));
-    server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
+    // Set as the protocol sets any handler (the request parsed once, against CallToolRequestSchema),
+    // not through Server's tools/call override, which parses the request a second time and the
+    // result against CallToolResultSchema: every result here is built by renderResult, and a
+    // server's own content passed through was parsed when it arrived. About a third of the SDK's
+    // work per call (issue 22).
+    const setHandler = Protocol.prototype.setRequestHandler as unknown as typeof server.setRequestHandler;
+    setHandler.call(server, types.CallToolRequestSchema, async (request, extra) => {
       const served = request.params.name;
       const name = this.#fromServed(served);
       const sent: Promise<void>[] = [];

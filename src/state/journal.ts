@@ -2,7 +2,7 @@
 // tried, and what was stopped". A call that reaches its adapter is written first ("tool_started",
 // before any effect) and finished in place after; one never finished shows as indeterminate.
 // Never a value the boundary refused.
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { redactText } from "../boundary/redact.ts";
 import { isLive, readStat } from "../launcher/proc-tree.ts";
 
@@ -47,12 +47,20 @@ const INSERT = `INSERT INTO journal (${COLUMNS}) VALUES (${VALUES})`;
 const FINISH = `UPDATE journal SET event = 'tool_finished', status = $status, error_code = $error_code, duration_ms = $duration_ms,
    result_bytes = $result_bytes, detail = $detail, pid = NULL, pid_start = NULL WHERE id = $id`;
 
+/** The journal's two write statements, prepared once per connection (serve writes both on every call). */
+const prepared = new WeakMap<Database, { readonly insert: Statement; readonly finish: Statement }>();
+function statements(db: Database) {
+  let s = prepared.get(db);
+  if (!s) prepared.set(db, (s = { insert: db.prepare(INSERT), finish: db.prepare(FINISH) }));
+  return s;
+}
+
 export function appendJournal(db: Database, row: JournalRow, event = "tool_finished", mark: ProcessMark | null = null): number {
   const params: Params = {
     time_ms: row.time_ms, event, tool: row.tool, origin: row.origin, digest: row.digest, effect: row.effect, status: row.status, error_code: row.error_code,
     duration_ms: row.duration_ms, args_preview: row.args_preview, result_bytes: row.result_bytes, detail: row.detail, pid: mark?.pid ?? null, pid_start: mark?.start ?? null,
   };
-  return Number(db.query(INSERT).run(params).lastInsertRowid);
+  return Number(statements(db).insert.run(params).lastInsertRowid);
 }
 
 /**
@@ -92,7 +100,7 @@ export function callJournal(db: () => Database, mark: () => ProcessMark, tap?: J
         appendJournal(db(), row);
         return tell(tap, "tool_finished", row);
       }
-      db().query(FINISH).run({ id, status: row.status, error_code: row.error_code, duration_ms: row.duration_ms, result_bytes: row.result_bytes, detail: row.detail });
+      statements(db()).finish.run({ id, status: row.status, error_code: row.error_code, duration_ms: row.duration_ms, result_bytes: row.result_bytes, detail: row.detail });
       tell(tap, "tool_finished", row);
     },
   };

@@ -18,7 +18,8 @@ export function laneStore(db: Database): LaneStore {
 }
 
 function makeStore(db: Database): LaneStore {
-  const readPlanRow = (lane: string) => db.query("SELECT * FROM plans WHERE lane = $lane").get({ lane }) as PlanRow | null;
+  const planRow = db.prepare("SELECT * FROM plans WHERE lane = $lane");
+  const readPlanRow = (lane: string) => planRow.get({ lane }) as PlanRow | null;
   const readDeskRow = (lane: string) => db.query("SELECT * FROM desks WHERE lane = $lane").get({ lane }) as DeskRow | null;
   return {
     readPlan: (lane) => {
