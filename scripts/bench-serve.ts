@@ -2,9 +2,13 @@
 // the same run: scripts/bench-serve-floor.ts (the SDK's low-level Server answering `echo`) compiled
 // with toolgate's build flags. One client: raw newline-delimited JSON-RPC over the child's pipes
 // (no SDK Client, so the client's own overhead stays out of both figures).
-//   1. 1,000 sequential tools/call (after 50 warm-up calls) per process: serve runs file_read
-//      (--allow-read --approve file_read, journaling on), the floor echo; calls/s, p50, p99.
-//      BENCH_ROUNDS rounds (default 3), alternating; the median round is reported.
+//   1. 1,000 sequential tools/call (after 50 warm-up calls) per process: serve runs plan (issue 22's
+//      row: no permission, the lane store, the journal's two rows) and file_read (--allow-read
+//      --approve file_read: a permission and a file), the floors echo: the low-level Server
+//      (bench-serve-floor.ts) and McpServer with a zod input schema (bench-serve-floor-mcp.ts, the
+//      floor issue 22 names); calls/s, p50, p99. BENCH_ROUNDS rounds (default 7), each case once
+//      per round in turn, the machine's load average printed per round; per case the median round
+//      (by calls/s), and serve's ratio to each floor as the median of the rounds' own ratios.
 //   2. Peak RSS (VmHWM of /proc/PID/status) of serve's own process: after those calls with
 //      built-ins only, and with the fixture Las and two server-everything children attached.
 //   3. Cold spawn → initialize → tools/list answered, serve with built-ins vs the floor: medians
@@ -17,7 +21,7 @@
 //   6. The gateway's relay (issue 21): p50 of resources/read and prompts/get sent to the
 //      conformance fixture server directly and through serve (the fixture its stdio upstream);
 //      target: a relayed request at most 300 µs (p50) over the direct one.
-// Targets (issue 9): serve ≥ 70% of the floor's calls/s, p99 < 2 ms, RSS < 80 MB, cold within 30 ms.
+// Targets (issues 9, 22): serve plan ≥ 70% of the floor's calls/s, p99 < 2 ms, RSS < 80 MB, cold within 30 ms.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,7 +38,7 @@ const everything = join(root, "node_modules", "@modelcontextprotocol", "server-e
 const las = join(root, "test", "fixtures", "las", "server.ts");
 const node = Bun.which("node") ?? "/usr/bin/node";
 const runs = Number(process.env.BENCH_RUNS ?? 20);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WARMUP = 50;
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-serve-"));
@@ -161,25 +165,41 @@ async function cold(cmd: string[], cwd: string, env: Record<string, string>): Pr
 
 try {
   // Built in a child process, like scripts/bench.ts: the bundler would grow this process.
-  const floor = join(work, "floor");
-  const built = Bun.spawnSync(
-    [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(import.meta.dir, "bench-serve-floor.ts"), "--outfile", floor],
-    { stdout: "ignore", stderr: "pipe" },
-  );
-  if (built.exitCode !== 0) throw new Error(`could not build the floor: ${built.stderr.toString()}`);
+  const compile = (script: string, out: string) => {
+    const built = Bun.spawnSync(
+      [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(import.meta.dir, script), "--outfile", out],
+      { stdout: "ignore", stderr: "pipe" },
+    );
+    if (built.exitCode !== 0) throw new Error(`could not build ${script}: ${built.stderr.toString()}`);
+    return out;
+  };
+  const floor = compile("bench-serve-floor.ts", join(work, "floor"));
+  const floorMcp = compile("bench-serve-floor-mcp.ts", join(work, "floor-mcp"));
   const ws = join(work, "ws");
   Bun.spawnSync(["mkdir", "-p", ws, join(work, "home")]);
   writeFileSync(join(ws, "README.md"), "# bench\n\nsome text\n".repeat(20));
   const env = { PATH: "/usr/bin:/bin", HOME: join(work, "home"), XDG_STATE_HOME: join(work, "home", "state"), CI: "true" };
   const serveArgs = [bin, "serve", "--allow-read", "--approve", "file_read"];
   const cases: Case[] = [
-    { name: "floor: bare SDK server, echo", cmd: [floor], tool: "echo", args: { text: "hello" } },
+    { name: "floor: bare SDK Server, echo", cmd: [floor], tool: "echo", args: { text: "hello" } },
+    { name: "floor: bare SDK McpServer, echo", cmd: [floorMcp], tool: "echo", args: { text: "hello" } },
+    { name: "toolgate serve, plan", cmd: serveArgs, tool: "plan", args: {} },
     { name: "toolgate serve, file_read", cmd: serveArgs, tool: "file_read", args: { path: "README.md" } },
   ];
+  const [low, high, plan, read] = cases.map((c) => c.name) as [string, string, string, string];
 
-  console.log(`1. ${CALLS} sequential tools/call per process (after ${WARMUP} warm-up calls), ${rounds} rounds alternating; the median round (by calls/s):`);
+  console.log(`1. ${CALLS} sequential tools/call per process (after ${WARMUP} warm-up calls), ${rounds} rounds, each case in turn (µs per call, mean):`);
   const results = new Map<string, Round[]>(cases.map((c) => [c.name, []]));
-  for (let r = 0; r < rounds; r++) for (const c of cases) results.get(c.name)!.push(await throughput(c, ws, env));
+  const loadAvg = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0]!;
+  for (let r = 0; r < rounds; r++) {
+    const line: string[] = [];
+    for (const c of cases) {
+      const x = await throughput(c, ws, env);
+      results.get(c.name)!.push(x);
+      line.push(`${c.name.replace(/^(floor: bare SDK |toolgate serve, )/, "")} ${(1e6 / x.callsPerSec).toFixed(0)}`);
+    }
+    console.log(`   round ${r + 1}, load ${loadAvg()}: ${line.join(", ")}`);
+  }
   const report: Record<string, unknown> = {};
   const mid = (name: string) => sorted(results.get(name)!.map((x) => x.callsPerSec)).map((cps) => results.get(name)!.find((x) => x.callsPerSec === cps)!)[Math.floor(rounds / 2)]!;
   for (const c of cases) {
@@ -187,9 +207,12 @@ try {
     console.log(`   ${c.name.padEnd(32)} ${m.callsPerSec.toFixed(0).padStart(6)} calls/s  p50 ${(m.p50 * 1000).toFixed(0).padStart(5)} µs  p99 ${(m.p99 * 1000).toFixed(0).padStart(5)} µs  peak RSS ${m.rssMb.toFixed(1)} MB`);
     report[c.name] = { calls_per_s: +m.callsPerSec.toFixed(0), p50_us: +(m.p50 * 1000).toFixed(0), p99_us: +(m.p99 * 1000).toFixed(0), peak_rss_mb: +m.rssMb.toFixed(1) };
   }
-  const ratio = mid(cases[1]!.name).callsPerSec / mid(cases[0]!.name).callsPerSec;
-  console.log(`   serve / floor: ${(ratio * 100).toFixed(0)}% of the floor's calls/s (target ≥ 70%); serve p99 ${(mid(cases[1]!.name).p99).toFixed(2)} ms (target < 2 ms)`);
-  report.ratio = +ratio.toFixed(3);
+  // Each round's own ratio (the same minute of the machine), then their median.
+  const ratioTo = (a: string, b: string) => median(results.get(a)!.map((x, i) => x.callsPerSec / results.get(b)!.at(i)!.callsPerSec));
+  for (const [name, key] of [[plan, "plan"], [read, "file_read"]] as const) {
+    console.log(`   serve ${key}: ${(ratioTo(name, low) * 100).toFixed(0)}% of the Server floor's calls/s, ${(ratioTo(name, high) * 100).toFixed(0)}% of the McpServer floor's (target ≥ 70%); p99 ${mid(name).p99.toFixed(2)} ms (target < 2 ms)`);
+    report[`ratio_${key}`] = { server: +ratioTo(name, low).toFixed(3), mcp_server: +ratioTo(name, high).toFixed(3) };
+  }
 
   // 2. With children attached: the fixture Las (under bun) and two server-everything (node).
   const cfg = join(work, "attached.json");
@@ -213,7 +236,7 @@ try {
   }
   const attachedRss = attached.peakRssMb();
   await attached.close();
-  console.log(`2. peak RSS of serve's own process: ${mid(cases[1]!.name).rssMb.toFixed(1)} MB with built-ins only; ${attachedRss.toFixed(1)} MB with Las and two MCP servers attached (${tools.length} tools, 1,000 calls across the four sources) (target < 80 MB)`);
+  console.log(`2. peak RSS of serve's own process: ${mid(read).rssMb.toFixed(1)} MB with built-ins only; ${attachedRss.toFixed(1)} MB with Las and two MCP servers attached (${tools.length} tools, 1,000 calls across the four sources) (target < 80 MB)`);
   report.attached_peak_rss_mb = +attachedRss.toFixed(1);
 
   // 3. Cold start to a listed catalog, interleaved.
@@ -260,8 +283,8 @@ try {
     self_mark_us: await perCall(selfMark),
   };
   db.close();
-  const floorUs = 1e6 / mid(cases[0]!.name).callsPerSec;
-  const serveUs = 1e6 / mid(cases[1]!.name).callsPerSec;
+  const floorUs = 1e6 / mid(low).callsPerSec;
+  const serveUs = 1e6 / mid(read).callsPerSec;
   console.log(`4. per call: floor round trip ${floorUs.toFixed(0)} µs, serve round trip ${serveUs.toFixed(0)} µs (+${(serveUs - floorUs).toFixed(0)} µs); in process: the pipeline (invoke file_read) ${parts.invoke_us.toFixed(0)} µs, of which the journal's started + finished rows ${parts.journal_rows_us.toFixed(0)} µs (selfMark, read per row, ${parts.self_mark_us.toFixed(0)} µs)`);
   report.per_call_us = { floor: +floorUs.toFixed(0), serve: +serveUs.toFixed(0), invoke: +parts.invoke_us.toFixed(0), journal_rows: +parts.journal_rows_us.toFixed(0), self_mark: +parts.self_mark_us.toFixed(1) };
 
