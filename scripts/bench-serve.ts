@@ -42,6 +42,14 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WARMUP = 50;
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-serve-"));
+/** BENCH_OTEL=1: a loopback OTLP receiver that counts the export requests it is sent. */
+const collector = process.env.BENCH_OTEL
+  ? (() => {
+      const c = { port: 0, requests: 0 };
+      c.port = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (await req.arrayBuffer(), c.requests++, new Response("")) }).port!;
+      return c;
+    })()
+  : undefined;
 
 /** One MCP peer over newline JSON-RPC: requests are answered by id, in any order. */
 class Peer {
@@ -120,6 +128,8 @@ interface Case {
   readonly cmd: string[];
   readonly tool: string;
   readonly args: object;
+  /** Added to the environment (BENCH_OTEL: telemetry on). */
+  readonly env?: Record<string, string>;
 }
 
 interface Round {
@@ -131,7 +141,7 @@ interface Round {
 
 /** Warm-up, then CALLS sequential calls, each awaited before the next is sent. */
 async function throughput(c: Case, cwd: string, env: Record<string, string>): Promise<Round> {
-  const peer = new Peer(c.cmd, cwd, env);
+  const peer = new Peer(c.cmd, cwd, { ...env, ...c.env });
   await peer.initialize();
   const params = { name: c.tool, arguments: c.args };
   const first = await peer.request("tools/call", params);
@@ -185,6 +195,8 @@ try {
     { name: "floor: bare SDK McpServer, echo", cmd: [floorMcp], tool: "echo", args: { text: "hello" } },
     { name: "toolgate serve, plan", cmd: serveArgs, tool: "plan", args: {} },
     { name: "toolgate serve, file_read", cmd: serveArgs, tool: "file_read", args: { path: "README.md" } },
+    // BENCH_OTEL=1: file_read with telemetry on, spans batched to a loopback OTLP receiver (issue 23: within 5%).
+    ...(collector ? [{ name: "serve, file_read, telemetry on", cmd: serveArgs, tool: "file_read", args: { path: "README.md" }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` } }] : []),
   ];
   const [low, high, plan, read] = cases.map((c) => c.name) as [string, string, string, string];
 
@@ -212,6 +224,11 @@ try {
   for (const [name, key] of [[plan, "plan"], [read, "file_read"]] as const) {
     console.log(`   serve ${key}: ${(ratioTo(name, low) * 100).toFixed(0)}% of the Server floor's calls/s, ${(ratioTo(name, high) * 100).toFixed(0)}% of the McpServer floor's (target ≥ 70%); p99 ${mid(name).p99.toFixed(2)} ms (target < 2 ms)`);
     report[`ratio_${key}`] = { server: +ratioTo(name, low).toFixed(3), mcp_server: +ratioTo(name, high).toFixed(3) };
+  }
+  if (collector) {
+    const on = ratioTo(cases[4]!.name, read);
+    console.log(`   serve file_read, telemetry on: ${(on * 100).toFixed(1)}% of its calls/s without (target ≥ 95%); ${collector.requests} export requests received`);
+    report.telemetry_ratio = +on.toFixed(3);
   }
 
   // 2. With children attached: the fixture Las (under bun) and two server-everything (node).

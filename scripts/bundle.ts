@@ -3,12 +3,13 @@
 // that dispatches, and every module it or a command imports dynamically (each command, the SDK, a
 // tool's machinery) becomes a chunk of its own in the binary's embedded file system, read and
 // evaluated only when first imported. The file_search worker is a second entry: in the binary it
-// sits at tools/search/worker.ts, where search/pool.ts starts it (without it, one thread scans).
+// sits at tools/search/worker.ts, where search/pool.ts starts it (without it, one thread scans);
+// likewise the exporter's thread of a long-lived process with telemetry on (telemetry/worker.ts).
 import pkg from "../package.json" with { type: "json" };
 
 export function bundleOptions(root: string): { entrypoints: string[]; splitting: boolean; format: "esm"; target: "bun"; define: Record<string, string> } {
   return {
-    entrypoints: [`${root}/src/main.ts`, `${root}/src/tools/search/worker.ts`],
+    entrypoints: [`${root}/src/main.ts`, `${root}/src/tools/search/worker.ts`, `${root}/src/telemetry/worker.ts`],
     splitting: true,
     format: "esm",
     target: "bun",

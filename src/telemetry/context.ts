@@ -32,10 +32,11 @@ export function parseTraceparent(header: unknown, state?: unknown): SpanParent |
 
 export const formatTraceparent = (traceId: string, spanId: string, sampled: boolean): string => `00-${traceId}-${spanId}-${sampled ? "01" : "00"}`;
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const hex = (bytes: number): string => {
   const b = crypto.getRandomValues(new Uint8Array(bytes));
   let s = "";
-  for (const x of b) s += x.toString(16).padStart(2, "0");
+  for (let i = 0; i < b.length; i++) s += HEX[b[i]!];
   return s;
 };
 

@@ -2,12 +2,14 @@
 // plain span records (spans.ts) as their journal rows are written; where they go depends on the process:
 // - one-shot (`toolgate call`): kept, and handed after the result is printed to the detached reaper,
 //   which loads the SDK and sends them (the caller never waits on the exporter or the collector);
-// - live (serve, a session, a task's supervisor, the reaper): the exporter is loaded on the first span,
-//   off the call's path, batches, and is flushed (bounded) before the process ends.
+// - live (serve, a session, a task's supervisor): the exporter runs on a thread of its own (worker.ts),
+//   started on the first span; records reach it in batches, and it is flushed (bounded) before the
+//   process ends. The reaper exports a one-shot call's spans on its own thread (nobody waits on it).
 import { fstatSync } from "node:fs";
 import { parseTraceparent, type SpanParent } from "./context.ts";
 import { isOtelVar, telemetrySettings, type TelemetryOn } from "./env.ts";
 import type { Exporter } from "./export.ts";
+import type { FromExporter, ToExporter } from "./worker.ts";
 import { callTrace, type CallFacts, type CallTrace, type SpanRecord } from "./spans.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -52,16 +54,72 @@ function oneShot(settings: TelemetryOn, env: Env, parent: SpanParent | null): Te
   };
 }
 
+/** Where a live process's records go: the exporter's thread (worker.ts), else this thread's own exporter. */
+interface Sink {
+  send(records: SpanRecord[]): void;
+  close(ms: number): Promise<void>;
+}
+
+/** How long records wait on the calls' thread before they go to the exporter's, in one message. */
+const HANDOFF_MS = 100;
+
 function live(settings: TelemetryOn, parent: SpanParent | null, operator: (line: string) => void): Telemetry {
-  let exporter: Promise<Exporter> | undefined;
-  const load = () => (exporter ??= import("./export.ts").then((m) => m.startExporter(settings, operator)));
-  const push = (r: SpanRecord) => void load().then((e) => e.add([r]), () => {});
+  let sink: Sink | undefined;
+  const pending: SpanRecord[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const handOff = () => {
+    timer = undefined;
+    if (pending.length > 0) sink!.send(pending.splice(0));
+  };
+  const push = (r: SpanRecord) => {
+    sink ??= startSink(settings, operator);
+    pending.push(r);
+    timer ??= setTimeout(handOff, HANDOFF_MS).unref();
+  };
   return {
     call: (facts, trace) => callTrace({ ...facts, parent: parseTraceparent(trace?.traceparent, trace?.tracestate) ?? parent }, push),
     async finish(ms = 1_000) {
-      if (exporter === undefined) return;
-      const e = await exporter.catch(() => undefined);
-      await e?.close(ms);
+      if (sink === undefined) return;
+      clearTimeout(timer);
+      handOff();
+      await sink.close(ms);
+    },
+  };
+}
+
+// In the compiled binary the worker is its own entry point at the root of the embedded file system
+// (`telemetry/worker.ts` below `src/`); from source it sits beside this file.
+const workerUrl = (): string => (import.meta.url.startsWith("file:///$bunfs/") ? "./telemetry/worker.ts" : new URL("./worker.ts", import.meta.url).href);
+
+/** The exporter's thread; if it cannot start, an exporter on this thread (the same spans, later work here). */
+function startSink(settings: TelemetryOn, operator: (line: string) => void): Sink {
+  let local: Promise<Exporter> | undefined;
+  const inProcess = () => (local ??= import("./export.ts").then((m) => m.startExporter(settings, operator)));
+  let worker: Worker | undefined;
+  let closed: (() => void) | undefined;
+  try {
+    worker = new Worker(workerUrl());
+    worker.unref();
+    worker.onmessage = (e: MessageEvent<FromExporter>) => (e.data === "closed" ? closed?.() : operator(e.data.line));
+    worker.onerror = () => void (worker = undefined);
+    worker.postMessage({ t: "start", settings } satisfies ToExporter);
+  } catch {
+    worker = undefined;
+  }
+  return {
+    send(records) {
+      if (worker) worker.postMessage({ t: "spans", records: JSON.stringify(records) } satisfies ToExporter);
+      else void inProcess().then((e) => e.add(records), () => {});
+    },
+    async close(ms) {
+      const w = worker;
+      if (!w) return void (await (await inProcess().catch(() => undefined))?.close(ms));
+      await new Promise<void>((res) => {
+        const late = setTimeout(res, ms + 100);
+        closed = () => (clearTimeout(late), res());
+        w.postMessage({ t: "close", ms } satisfies ToExporter);
+      });
+      w.terminate();
     },
   };
 }
