@@ -35,7 +35,7 @@ try {
     // A call's time to result (its first line on stdout) is kept beside its whole process.
     ...commands.map(([name, argv]) => ({ name, cmd: [bin, ...argv], opts: name.startsWith("call") ? { ...opts, until: '"status"' } : opts })),
     ...(baseline ? commands.map(([name, argv]) => ({ name: `baseline ${name}`, cmd: [baseline, ...argv], opts: name.startsWith("call") ? { ...opts, until: '"status"' } : opts })) : []),
-    ...(collector ? [{ name: otel, cmd: [bin, ...commands[1]![1]], opts: { cwd: work, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` } } }] : []),
+    ...(collector ? [{ name: otel, cmd: [bin, ...commands[1]![1]], opts: { cwd: work, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` }, until: '"status"' } }] : []),
   ];
   const samples = await interleave(cases, runs);
   const floor = { wall: med(samples, "floor", "wall"), cpu: med(samples, "floor", "cpu") };
@@ -45,7 +45,7 @@ try {
   const targets: Record<string, string> = { "--version": "hello + 3 ms", "call file_read": "hello + 10 ms, <= 30 MB", "tools --json": "hello + 8 ms" };
   const figure = (name: string) => {
     const s = samples.get(name)!.map((r) => r.wall);
-    const result = name.endsWith("call file_read") ? ` (result: hello ${plus(med(samples, name, "result") - floor.wall)})` : "";
+    const result = name.includes("call file_read") ? ` (result: hello ${plus(med(samples, name, "result") - floor.wall)})` : "";
     return `hello ${plus(median(s) - floor.wall)}${result} (${ms(quantile(s, 0.1))}..${ms(quantile(s, 0.9))}) | CPU ${plus(med(samples, name, "cpu") - floor.cpu)} | ${med(samples, name, "rss").toFixed(1)} MB`;
   };
   for (const [name] of commands) {
@@ -57,7 +57,7 @@ try {
   }
   if (collector) {
     console.log(row(`toolgate ${otel}`, figure(otel), "call file_read + 1 ms"));
-    report[otel] = { over_floor_ms: +(med(samples, otel, "wall") - floor.wall).toFixed(2), cpu_over_floor_ms: +(med(samples, otel, "cpu") - floor.cpu).toFixed(2), rss_mb: +med(samples, otel, "rss").toFixed(1) };
+    report[otel] = { over_floor_ms: +(med(samples, otel, "wall") - floor.wall).toFixed(2), result_over_floor_ms: +(med(samples, otel, "result") - floor.wall).toFixed(2), cpu_over_floor_ms: +(med(samples, otel, "cpu") - floor.cpu).toFixed(2), rss_mb: +med(samples, otel, "rss").toFixed(1) };
     collector.stop(true);
   }
   console.log(JSON.stringify(report));
