@@ -96,3 +96,12 @@ export function row(what: string, now: string, target: string, before?: string):
 
 export const ms = (x: number) => `${x.toFixed(1)} ms`;
 export const plus = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)} ms`;
+
+/**
+ * The median over rounds of a[i] / b[i] (cases run in the same round, one after the other): on a
+ * noisy machine steadier than a ratio of medians, as a slow moment tends to hit both of a round.
+ */
+export function pairedRatio(samples: Map<string, Run[]>, a: string, b: string, k: "wall" | "result" | "cpu" = "result"): number {
+  const xs = samples.get(a)!, ys = samples.get(b)!;
+  return median(xs.slice(0, ys.length).map((x, i) => x[k] / ys[i]![k]));
+}

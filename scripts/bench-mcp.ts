@@ -10,7 +10,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { interleave, loadavg, med, ms, row, type Case } from "./bench-lib.ts";
+import { interleave, loadavg, med, ms, pairedRatio, row, type Case } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 // BENCH_BIN: the binary under test (default dist/toolgate).
@@ -101,11 +101,13 @@ try {
   const r = (n: string) => med(s, n, "result");
   const w = (n: string) => med(s, n, "wall");
   const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  // Each round's own ratio, then their median: steadier than a ratio of medians on a busy machine.
+  const px = (a: string, b: string, k: "wall" | "result" = "result") => `${pairedRatio(s, a, b, k).toFixed(2)}x`;
   console.log(`MCP, server-everything, ${runs} interleaved rounds (load ${loadavg()} at the end)`);
-  console.log(row("cold MCP call (echo), time to result", `${x(r("call"), r("raw"))} raw client`, "<= 1.05x", baseline ? x(r("baseline call"), r("raw")) : undefined));
-  console.log(`  raw client ${ms(r("raw"))}, toolgate ${ms(r("call"))} (whole ${ms(w("call"))}, CPU ${ms(med(s, "call", "cpu"))})${baseline ? `, baseline ${ms(r("baseline call"))}` : ""}; SDK client ${ms(r("sdk call"))} (${x(r("call"), r("sdk call"))})`);
+  console.log(row("cold MCP call (echo), time to result", `${px("call", "raw")} raw client`, "<= 1.05x", baseline ? px("baseline call", "raw") : undefined));
+  console.log(`  medians: raw client ${ms(r("raw"))}, toolgate ${ms(r("call"))} (whole ${ms(w("call"))}, CPU ${ms(med(s, "call", "cpu"))})${baseline ? `, baseline ${ms(r("baseline call"))} (toolgate/baseline ${px("call", "baseline call")})` : ""}; SDK client ${ms(r("sdk call"))} (toolgate/SDK ${px("call", "sdk call")})`);
   if (peers) console.log(`  mcporter ${ms(r("mcporter"))} (${x(r("mcporter"), r("call"))} toolgate), inspector --cli ${ms(r("inspector"))} (${x(r("inspector"), r("call"))})`);
-  console.log(row("tools --json --refresh, whole process", `${x(w("refresh"), w("sdk listTools"))} SDK listTools`, "<= 1.05x", baseline ? x(w("baseline refresh"), w("sdk listTools")) : undefined));
+  console.log(row("tools --json --refresh, whole process", `${px("refresh", "sdk listTools", "wall")} SDK listTools`, "<= 1.05x", baseline ? px("baseline refresh", "sdk listTools", "wall") : undefined));
   console.log(`  SDK listTools ${ms(w("sdk listTools"))}, toolgate ${ms(w("refresh"))}${baseline ? `, baseline ${ms(w("baseline refresh"))}` : ""}`);
   const report: Record<string, unknown> = { load: loadavg() };
   for (const c of cases) report[c.name] = { result_ms: +r(c.name).toFixed(1), whole_ms: +w(c.name).toFixed(1), cpu_ms: +med(s, c.name, "cpu").toFixed(1), n: s.get(c.name)!.length };

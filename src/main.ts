@@ -5,6 +5,7 @@ import { escapeControl } from "./result/escape.ts";
 import { CliError, ExitCode } from "./result/result.ts";
 import { VERSION } from "./version.ts";
 import { isTerminal, useProcessStreams, writeStderr, writeStdout } from "./result/io.ts";
+import { markLongRunning } from "./result/lifetime.ts";
 import type { RunContext, World } from "./cli/context.ts";
 import { GLOBAL_FLAGS } from "./cli/flags.ts";
 
@@ -116,6 +117,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   if (LONG_RUNNING.has(name)) {
     if (name !== "session") Bun.unsafe.setJITPolicy(1);
     useProcessStreams();
+    markLongRunning();
   }
   // A session for this workspace answers before anything heavy loads; none (or a stale one): cold.
   if (FORWARDED.has(name) && world.via === undefined && !wantsHelp && !argv.includes("--no-session") && process.env.TOOLGATE_SESSION !== "off") {

@@ -185,6 +185,7 @@ describe("architecture", () => {
       "src/permission/types.ts",
       "src/result/escape.ts",
       "src/result/io.ts",
+      "src/result/lifetime.ts",
       "src/result/result.ts",
       "src/version.ts",
     ]);
