@@ -3,7 +3,7 @@
 // shared and noisy: every figure is read against a floor measured in the same rounds, and each run
 // also records the process's CPU time (user + system, from wait4), which queues on a loaded
 // machine stretch far less than wall time.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -77,12 +77,15 @@ export const med = (samples: Map<string, Run[]>, name: string, k: keyof Omit<Run
 
 /**
  * Builds the floor, a bare hello-world compiled with toolgate's flags (scripts/build.ts, the JIT
- * policy too), in a child process (a bundler run would grow this one).
+ * policy too), in a child process (a bundler run would grow this one). It writes with
+ * process.stdout.write, as the issue's floor did; `bare` writes with console.log instead, which
+ * never makes the Node stream (about 7 ms of CPU less): the least a compiled Bun start costs here.
  */
-export function buildHello(dir: string): string {
-  const src = join(dir, "hello.ts");
-  const out = join(dir, "hello");
-  writeFileSync(src, 'process.stdout.write("hello\\n");\n');
+export function buildHello(dir: string, bare = false): string {
+  const name = bare ? "bare" : "hello";
+  const src = join(dir, `${name}.ts`);
+  const out = join(dir, name);
+  writeFileSync(src, bare ? 'console.log("hello");\n' : 'process.stdout.write("hello\\n");\n');
   const script = `await Bun.build({ entrypoints: [${JSON.stringify(src)}], compile: { outfile: ${JSON.stringify(out)}, autoloadDotenv: false, autoloadBunfig: false, jitPolicy: 8 }, minify: true, bytecode: true, format: "esm", target: "bun" }).then((r) => process.exit(r.success ? 0 : 1));`;
   const built = Bun.spawnSync([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
   if (built.exitCode !== 0) throw new Error(`could not build the hello-world floor: ${built.stderr.toString()}`);
@@ -104,4 +107,21 @@ export const plus = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)} ms`;
 export function pairedRatio(samples: Map<string, Run[]>, a: string, b: string, k: "wall" | "result" | "cpu" = "result"): number {
   const xs = samples.get(a)!, ys = samples.get(b)!;
   return median(xs.slice(0, ys.length).map((x, i) => x[k] / ys[i]![k]));
+}
+
+/**
+ * Peak RSS in MB, median of `n` runs, read by GNU time (/usr/bin/time -f %M) rather than from
+ * wait4 in this process: a child spawned from here counts this (much larger) process's pages until
+ * it execs, so its own peak below this process's size does not show. NaN without /usr/bin/time.
+ */
+export function peakRss(cmd: readonly string[], o: RunOpts, n = 10): number {
+  if (!existsSync("/usr/bin/time")) return NaN;
+  const out: number[] = [];
+  const file = join(o.cwd, `.peak-rss-${process.pid}`);
+  for (let i = 0; i < n; i++) {
+    Bun.spawnSync(["/usr/bin/time", "-f", "%M", "-o", file, ...cmd], { cwd: o.cwd, env: o.env, stdout: "ignore", stderr: "ignore" });
+    out.push(Number(readFileSync(file, "utf8").trim().split("\n").pop()) / 1024);
+  }
+  rmSync(file, { force: true });
+  return median(out);
 }
