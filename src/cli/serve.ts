@@ -89,8 +89,8 @@ export async function runServe(ctx: RunContext): Promise<number> {
     await booted.remote?.supervise({ onChange: () => void hub.listChanged(), onEvent: (line) => note(line) });
     const listening = http ? await startHttp(hub, http) : undefined;
     if (!listening) {
-      const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-      const transport = new StdioServerTransport(process.stdin, stdout as never);
+      const { StdioTransport } = await import("../serve/stdio.ts");
+      const transport = new StdioTransport(process.stdin, stdout);
       await hub.connect(transport, { sessionApprovals: false });
     }
     if (bool(s, "verbose")) note(`serving ${hub.tools().length} tools over ${listening ? "HTTP" : "stdio"} (profile ${choices.profile.name}${bool(s, "child") ? ", child" : ""})`);
