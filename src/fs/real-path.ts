@@ -87,6 +87,8 @@ function isExecutableFile(p: string): boolean {
  * folder), not a walk of every component; a folder moved or deleted no longer is.
  */
 const held = new Map<string, { readonly real: string; fd: number }>();
+/** A process works in one workspace (a session in a few): past this many, the oldest is let go (a test run boots hundreds). */
+const MAX_HELD = 16;
 
 const stillAt = (h: { readonly real: string; readonly fd: number }): boolean => fdPath(h.fd) === h.real;
 
@@ -137,7 +139,14 @@ export function heldRoot(dir: string): HeldRoot {
     return { ok: true, real };
   }
   const fd = holdAt(real);
-  if (fd !== null) held.set(dir, { real, fd });
+  if (fd !== null) {
+    held.set(dir, { real, fd });
+    for (const [oldest, h] of held) {
+      if (held.size <= MAX_HELD) break;
+      closeSync(h.fd);
+      held.delete(oldest);
+    }
+  }
   return { ok: true, real };
 }
 

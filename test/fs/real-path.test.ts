@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { heldRoot, resolveFrom, resolveReal, which } from "../../src/fs/real-path.ts";
 import { tempTree } from "../permission/helpers.ts";
 
@@ -94,6 +94,18 @@ describe("a held root (the workspace, resolved once per process)", () => {
     rmSync(t.path("via"));
     symlinkSync(t.path("b"), t.path("via"));
     expect(heldRoot(t.path("via"))).toMatchObject({ ok: false, moved: true });
+  });
+
+  test("a process holds a bounded number of folders open (a test run boots hundreds of workspaces)", async () => {
+    await using t = tempTree();
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const before = fds();
+    for (let i = 0; i < 100; i++) expect(heldRoot(t.dir(`w${i}`)).ok).toBe(true);
+    expect(fds() - before).toBeLessThanOrEqual(16);
+    // The most recent ones are still held: a swap is still caught there.
+    renameSync(t.path("w99"), t.path("w99.moved"));
+    symlinkSync(t.path("w0"), t.path("w99"));
+    expect(heldRoot(t.path("w99"))).toMatchObject({ ok: false, moved: true });
   });
 
   test("a folder that does not exist yet is resolved each time until it does", async () => {
