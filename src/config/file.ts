@@ -116,7 +116,7 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     throw bootError(`${path}:${at.line}:${at.column}: ${otel}: a config file cannot set where spans go: telemetry is configured only by the OTEL_* variables of your own environment (OTEL_EXPORTER_OTLP_ENDPOINT, …)`, `remove "${otel}" from the config, and set OTEL_EXPORTER_OTLP_ENDPOINT where you run toolgate (docs/telemetry.md)`);
   }
-  const checked = (validateConfig ??= compileSchema(configSchema))(data);
+  const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(data);
   if (!checked.ok) {
     const issues = await explainWithArktype(configType, data, checked.issues);
     // Every problem, each with its place, in the order they stand in the file: one edit fixes them all.
@@ -177,7 +177,7 @@ async function clientConfig(path: string, via: ConfigFile["via"], text: string, 
     }
   });
   if (!r.ok) throw bootError(`${path}: read as another client's MCP config: ${r.problem}`, "name a toolgate.json with --config, or fix that file");
-  const checked = (validateConfig ??= compileSchema(configSchema))(r.data);
+  const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(r.data);
   if (!checked.ok) {
     const issues = await explainWithArktype(configType, r.data, checked.issues);
     const lines = issues.map((i) => `${path}: ${i.path.join(".")}: ${i.message}`);

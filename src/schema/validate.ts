@@ -45,6 +45,8 @@ const codePointLength = (d: unknown) => {
 };
 /** Set only while compileSchema runs (synchronously): string lengths count code points. */
 let countCodePoints = false;
+/** compileSchema's `lazy`, while it (or a lazy property) compiles. */
+let lazyProperties = false;
 const arrayLength = (d: unknown) => (Array.isArray(d) ? d.length : undefined);
 const BOUNDS: [string, (d: unknown) => number | undefined, (n: number, rule: number) => boolean, string][] = [
   ["minimum", asNumber, (n, r) => n >= r, "at least"],
@@ -59,15 +61,14 @@ const BOUNDS: [string, (d: unknown) => number | undefined, (n: number, rule: num
 ];
 const NO_DEFAULT = Symbol("no default");
 
-/** `codePoints`: string lengths count code points, as JSON Schema says (schemas from other sources). */
-export function compileSchema(schema: JsonSchema, opts: { codePoints?: boolean } = {}): Validator {
-  countCodePoints = opts.codePoints === true;
-  let root: Node;
-  try {
-    root = compile(schema, "#");
-  } finally {
-    countCodePoints = false;
-  }
+/**
+ * `codePoints`: string lengths count code points, as JSON Schema says (schemas from other sources).
+ * `lazy`: each property's schema is compiled when data first has that property (a large schema of
+ * which a document uses little: the config's), so a mistake in the schema shows only then.
+ */
+export function compileSchema(schema: JsonSchema, opts: { codePoints?: boolean; lazy?: boolean } = {}): Validator {
+  let root!: Node;
+  withFlags(opts.codePoints === true, opts.lazy === true, () => void (root = compile(schema, "#")));
   return (data) => {
     const issues: Issue[] = [];
     const value = root.check(data, [], issues);
@@ -152,20 +153,42 @@ function compile(schema: JsonSchema, at: string, fillsDefault = false): Node {
   return { check, fits, fills: filling.length > 0, label };
 }
 
+/** Compiles under these flags, then puts the ones before back (a lazy property compiles later, within a check). */
+function withFlags<T>(codePoints: boolean, lazy: boolean, f: () => T): T {
+  const before = [countCodePoints, lazyProperties] as const;
+  [countCodePoints, lazyProperties] = [codePoints, lazy];
+  try {
+    return f();
+  } finally {
+    [countCodePoints, lazyProperties] = before;
+  }
+}
+
+/** Whether compile(s).fills would be true, without compiling: a default at a property or tuple element below. */
+function mayFill(s: JsonSchema | undefined): boolean {
+  if (!isObject(s)) return false;
+  const filling = (v: JsonSchema) => defaultOf(v) !== NO_DEFAULT || mayFill(v);
+  return Object.values((s.properties ?? {}) as Record<string, JsonSchema>).some(filling) || Object.values((s.patternProperties ?? {}) as Record<string, JsonSchema>).some(mayFill)
+    || mayFill(s.additionalProperties as JsonSchema | undefined) || ((s.prefixItems ?? []) as JsonSchema[]).some(filling) || mayFill(s.items as JsonSchema | undefined)
+    || (["anyOf", "oneOf", "allOf"] as const).some((k) => Array.isArray(s[k]) && (s[k] as JsonSchema[]).some(mayFill));
+}
+
 function objectNode(s: Record<string, unknown>, at: string): Node | undefined {
   if (![s.properties, s.required, s.additionalProperties, s.patternProperties].some((x) => x !== undefined)) return;
   const required = (s.required ?? []) as string[];
   need(Array.isArray(required) && required.every((k) => typeof k === "string"), at, "bad required");
   need([s.properties, s.patternProperties].every((x) => x === undefined || isObject(x)), at, "bad properties");
+  const [lazy, codePoints] = [lazyProperties, countCodePoints];
   const props = Object.entries((s.properties ?? {}) as Record<string, JsonSchema>).map(([key, v]) => ({
-    key, node: compile(v, `${at}/properties/${key}`, true), dflt: defaultOf(v),
+    key, schema: v, where: `${at}/properties/${key}`, node: lazy ? undefined : compile(v, `${at}/properties/${key}`, true), dflt: defaultOf(v),
   }));
+  const nodeOf = (p: (typeof props)[number]): Node => (p.node ??= withFlags(codePoints, lazy, () => compile(p.schema, p.where, true)));
   const patterns = Object.entries((s.patternProperties ?? {}) as Record<string, JsonSchema>).map(([p, v]) => ({
     re: regex(p, at), node: compile(v, `${at}/patternProperties/${p}`),
   }));
   const extra = s.additionalProperties === undefined ? undefined : compile(s.additionalProperties as JsonSchema, `${at}/additionalProperties`);
   const declared = new Set(props.map((p) => p.key));
-  const fills = props.some((p) => p.node.fills || p.dflt !== NO_DEFAULT) || patterns.some((p) => p.node.fills) || !!extra?.fills;
+  const fills = props.some((p) => (p.node ? p.node.fills : mayFill(p.schema)) || p.dflt !== NO_DEFAULT) || patterns.some((p) => p.node.fills) || !!extra?.fills;
 
   // Copy on write: a branch of a union that fills a default and then fails leaves no trace.
   const check: Check = (data, path, issues) => {
@@ -176,10 +199,10 @@ function objectNode(s: Record<string, unknown>, at: string): Node | undefined {
       if (!Object.hasOwn(data, required[i]!)) issues.push({ path: [...path, required[i]!], message: "must be present" });
     }
     for (let i = 0; i < props.length; i++) {
-      const { key, node, dflt } = props[i]!;
+      const { key, dflt } = props[i]!;
       let v: unknown;
       if (Object.hasOwn(data, key)) {
-        if ((v = visit(node, data[key], key, path, issues)) === data[key]) continue;
+        if ((v = visit(nodeOf(props[i]!), data[key], key, path, issues)) === data[key]) continue;
       } else if (dflt === NO_DEFAULT) continue;
       else v = dflt; // cloned with the whole result in compileSchema
       out = put(out ?? { ...data }, key, v); // spread defines own keys, so "__proto__" stays data
