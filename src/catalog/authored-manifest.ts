@@ -8,7 +8,7 @@ import { resolveReal, which } from "../fs/real-path.ts";
 import type { PermKind } from "../permission/types.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { compileFull, whereInSchema } from "../schema/full.ts";
-import { compileSchema } from "../schema/validate.ts";
+import { compileSchema, type Validator } from "../schema/validate.ts";
 import { EFFECTS, type ApprovalPolicy, type EffectClass } from "./declare.ts";
 import { authoredIdentity } from "./authored-identity.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
@@ -71,7 +71,9 @@ const MANIFEST_SCHEMA = {
   required: ["name", "description", "input_schema"],
   additionalProperties: false,
 };
-const validateManifest = compileSchema(MANIFEST_SCHEMA);
+// Compiled on the first manifest read: a start that reads none (most do) never pays for it.
+let manifestValidator: Validator | undefined;
+const validateManifest = (data: unknown) => (manifestValidator ??= compileSchema(MANIFEST_SCHEMA))(data);
 
 type Path = (string | number)[];
 class ManifestError extends Error {
