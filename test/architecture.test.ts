@@ -155,28 +155,12 @@ describe("architecture", () => {
   // is a chunk read on its first use. A static import into this closure puts its module, and every
   // builtin it imports, on every start (`--version` too): this list is where that shows.
   test("a start loads only the entry's static closure: these modules, and of the builtins only fs", async () => {
-    const built = await Bun.build({ ...bundleOptions(join(SRC, "..")), define: { TOOLGATE_VERSION: '"0"' } });
-    expect(built.success).toBe(true);
-    const byName = new Map(built.outputs.map((o) => [basename(o.path), o]));
-    const entry = built.outputs.find((o) => o.kind === "entry-point" && basename(o.path) === "main.js")!;
-    const modules = new Set<string>();
-    const builtins = new Set<string>();
-    const seen = new Set<string>();
-    const visit = async (name: string) => {
-      if (seen.has(name)) return;
-      seen.add(name);
-      const text = await byName.get(name)!.text();
-      for (const m of text.matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)) modules.add(m[1]!.replace(/^node_modules\/([^/]+)\/.*$/, "$1"));
-      for (const m of text.matchAll(/^import\b[^;]*?(?:\bfrom\s*)?"([^"]+)";?$/gm)) {
-        if (m[1]!.startsWith("./")) await visit(m[1]!.slice(2));
-        else builtins.add(m[1]!.replace(/^node:/, ""));
-      }
-    };
-    await visit(basename(entry.path));
-    expect(seen.size).toBeGreaterThan(1);
-    expect(built.outputs.length).toBeGreaterThan(20); // the commands, the SDK, the tools: chunks of their own
-    expect([...builtins].sort()).toEqual(["fs"]);
-    expect([...modules].sort()).toEqual([
+    const texts = await splitBuild();
+    expect(texts.size).toBeGreaterThan(20); // the commands, the SDK, the tools: chunks of their own
+    const start = closure(texts, "main.js");
+    expect(start.chunks).toBeGreaterThan(1);
+    expect([...start.builtins].sort()).toEqual(["fs"]);
+    expect([...start.modules].sort()).toEqual([
       "citty",
       "src/cli/flags.ts",
       "src/main.ts",
@@ -190,4 +174,41 @@ describe("architecture", () => {
       "src/version.ts",
     ]);
   });
+
+  // What `call` and `tools` load once chosen (their chunk and its static closure), of the builtins.
+  // node:crypto's Hash is a Node stream: loading it (streams and all) was about a seventh of a cold
+  // call's CPU, so the digests on these paths go through Bun's own hasher (src/result/sha256.ts).
+  test("call and tools load of the builtins only bun:sqlite, fs and path", async () => {
+    const texts = await splitBuild();
+    for (const command of ["call", "tools"]) {
+      const chunk = [...texts].find(([, t]) => t.includes(`\n// src/cli/${command}.ts\n`))![0];
+      expect({ command, builtins: [...closure(texts, chunk).builtins].sort() }).toEqual({ command, builtins: ["bun:sqlite", "fs", "path"] });
+    }
+  });
 });
+
+/** The binary's chunks as scripts/build.ts splits them (not minified, so each module's "// path" comment shows), by file name. */
+async function splitBuild(): Promise<Map<string, string>> {
+  const built = await Bun.build({ ...bundleOptions(join(SRC, "..")), define: { TOOLGATE_VERSION: '"0"' } });
+  expect(built.success).toBe(true);
+  return new Map(await Promise.all(built.outputs.map(async (o) => [basename(o.path), await o.text()] as [string, string])));
+}
+
+/** What loading `chunk` loads: the chunks it imports statically (transitively), their modules and builtins. */
+function closure(texts: ReadonlyMap<string, string>, chunk: string): { chunks: number; modules: Set<string>; builtins: Set<string> } {
+  const seen = new Set<string>();
+  const modules = new Set<string>();
+  const builtins = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const text = texts.get(name)!;
+    for (const m of text.matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)) modules.add(m[1]!.replace(/^node_modules\/([^/]+)\/.*$/, "$1"));
+    for (const m of text.matchAll(/^import\b[^;]*?(?:\bfrom\s*)?"([^"]+)";?$/gm)) {
+      if (m[1]!.startsWith("./")) visit(m[1]!.slice(2));
+      else builtins.add(m[1]!.replace(/^node:/, ""));
+    }
+  };
+  visit(chunk);
+  return { chunks: seen.size, modules, builtins };
+}

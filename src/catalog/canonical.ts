@@ -1,6 +1,6 @@
 // Canonical JSON (sorted keys, no whitespace) and the sha256 digests built on it.
 // Pure: the same value always gives the same bytes.
-import { createHash } from "node:crypto";
+import { sha256Hex as hex } from "../result/sha256.ts";
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") {
@@ -19,4 +19,4 @@ export function canonicalJson(value: unknown): string {
   return `{${parts.join(",")}}`;
 }
 
-export const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
+export const sha256Hex = (data: string | Uint8Array): string => hex(data);

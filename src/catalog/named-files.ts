@@ -2,7 +2,7 @@
 // digest covers what runs"): the program, and any argument naming a regular file as the child
 // would resolve it against its cwd (`bash scripts/fmt.sh`, `node server.js`), not only `./` ones.
 // Read while manifests and server specs are read, so the catalog itself stays pure.
-import { createHash } from "node:crypto";
+import { sha256 } from "../result/sha256.ts";
 import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 
@@ -48,7 +48,7 @@ export function fileDigest(path: string): string | null {
     if (!statSync(path).isFile()) return null;
     const fd = openSync(path, "r");
     try {
-      const hash = createHash("sha256");
+      const hash = sha256();
       const buf = Buffer.allocUnsafe(CHUNK);
       for (let n = readSync(fd, buf, 0, CHUNK, null); n > 0; n = readSync(fd, buf, 0, CHUNK, null)) hash.update(buf.subarray(0, n));
       return hash.digest("hex");

@@ -4,7 +4,7 @@
 // ^[A-Za-z0-9_-]+$ stays; any other becomes a readable stem plus a digest of the whole name.
 // Deterministic (no clock, no random), never two-to-one. Pure. The catalog maps server and tool
 // names here; `serve` maps catalog names to a client's budget with the same code (serve/names.ts).
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../result/sha256.ts";
 
 /** The characters every MCP client takes in a tool name. */
 export const LEGAL_NAME = /^[A-Za-z0-9_-]+$/;
@@ -25,7 +25,7 @@ const fits = (name: string, budget: number) => name.length > 0 && name.length <=
  */
 export function mappedName(name: string, budget: number, taken: ReadonlySet<string> = new Set()): string {
   const stem = name.replace(/[^A-Za-z0-9_-]+/g, "_");
-  const hex = createHash("sha256").update(name, "utf8").digest("hex");
+  const hex = sha256Hex(name);
   const withSuffix = (suffix: string) => `${stem.slice(0, Math.max(0, budget - 1 - suffix.length)).replace(/[_-]+$/, "")}_${suffix}`;
   for (const len of [8, 12, 16]) {
     if (len + 2 > budget) break;

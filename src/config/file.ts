@@ -1,6 +1,6 @@
 // Finding, parsing (JSON with comments) and validating toolgate.json. Every error names
 // the file, the line and column or key path, what was expected and how to fix it.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../result/sha256.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Node, ParseError } from "jsonc-parser";
@@ -90,7 +90,7 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
     throw bootError(`config file ${path} cannot be read: ${(e as Error).message}`);
   }
   // The digest is of the very bytes parsed here: what is trusted is what is read.
-  const digest = createHash("sha256").update(bytes).digest("hex");
+  const digest = sha256Hex(bytes);
   const text = bytes.toString("utf8");
   // A file the user named may be another client's (never one found by search: a checkout's .mcp.json
   // is not toolgate's config unless the user says so).

@@ -3,7 +3,7 @@
 // file in the state folder whose path and sha256 the prompt shows, saying plainly it is partial.
 // The file is new (O_CREAT|O_EXCL|O_NOFOLLOW) under a random name in toolgate's own `prompts/`:
 // nothing the arguments decide names it, so no link planted there ahead of time is written through.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../result/sha256.ts";
 import { newStateFile } from "../fs/state-folder.ts";
 import { escapeControl } from "../result/escape.ts";
 
@@ -17,7 +17,7 @@ const visible = (text: string) => text.split("\n").map(escapeControl).join("\n")
 export function argumentsBlock(args: string, stateDir: string, label = "Arguments"): string {
   const shown = visible(args);
   if (shown.length <= SHOW_CHARS) return `┠─ ${label}:\n${indent(shown)}\n`;
-  const sha = createHash("sha256").update(args).digest("hex");
+  const sha = sha256Hex(args);
   const file = newStateFile(stateDir, "prompts", "args-", ".json", args);
   let cut = SHOW_CHARS;
   if (/[\ud800-\udbff]/.test(shown.charAt(cut - 1))) cut--;

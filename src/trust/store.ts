@@ -3,7 +3,7 @@
 // A record binds the path as found, its real path and the workspace's real path: a checkout that
 // links its toolgate.json to a trusted project's file borrows nothing (another found path, another
 // workspace). Checking one is a single read; an edited file no longer matches its record.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../result/sha256.ts";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -28,7 +28,7 @@ export interface TrustRecord extends TrustBinding {
   readonly tools?: Readonly<Record<string, string>>;
 }
 
-const hex = (s: string) => createHash("sha256").update(s).digest("hex");
+const hex = (s: string) => sha256Hex(s);
 const recordPath = (stateDir: string, path: string) => join(stateDir, "trust", `${hex(path)}.json`);
 
 const isRecord = (r: unknown): r is TrustRecord => {

@@ -8,7 +8,7 @@ import { dirname, resolve } from "node:path";
 import type { ConfigFile } from "../config/file.ts";
 import { repositoryRoot } from "../config/file.ts";
 import { resolveReal } from "../fs/real-path.ts";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../result/sha256.ts";
 import { stateInWorkspace, tellIgnored, userStateDir } from "./paths.ts";
 import { readRecord } from "./store.ts";
 
@@ -43,7 +43,7 @@ export function trustDigest(configDigest: string, tools: Readonly<Record<string,
   const names = Object.keys(tools).sort();
   if (names.length === 0) return configDigest;
   const text = ["toolgate-trust-v1", `config ${configDigest}`, ...names.map((n) => `tool ${n} ${tools[n]}`), ""].join("\n");
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }
 
 const inside = (root: string, p: string) => p === root || p.startsWith(root === "/" ? "/" : `${root}/`);

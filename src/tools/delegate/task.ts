@@ -1,7 +1,7 @@
 // task: one bounded child agent (delegation.command) with a narrowed toolgate as its only tools.
 // scout: `serve --profile scout --child` on the workspace; write: `serve --profile writer --child`
 // on a fresh worktree (HEAD plus the uncommitted changes) whose diff apply_change may apply later.
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../../result/sha256.ts";
 import { rmSync, writeFileSync } from "node:fs";
 import { ensureStateFolder } from "../../fs/state-folder.ts";
 import { join, relative, resolve } from "node:path";
@@ -53,7 +53,7 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
   const del = ctx.delegation;
   if (conf.command === undefined || del === undefined) return refuse("task.unconfigured", "delegation.command is not set in a trusted config");
   if (kind === "write" && conf.root === null) return refuse("task.unconfigured", 'a write child needs delegation.worktree_root (where its worktree lives until apply_change)');
-  const id = randomBytes(8).toString("hex");
+  const id = randomHex(8);
   const childState = join(ctx.stateDir, "children", id);
   let wt: Worktree | null = null;
   if (kind === "write") {

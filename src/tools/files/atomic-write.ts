@@ -3,7 +3,7 @@
 // when nothing may be replaced), fsync of the folder, then a read-back whose digest must match.
 // A crash at any point leaves the old file or the new one at the target, never a partial one.
 // Every step goes through the folder's verified descriptor (src/fs/opened.ts), never its name again.
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../../result/sha256.ts";
 import {
   closeSync, constants, fchmodSync, fchownSync, fstatSync, fsyncSync, linkSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync,
   type BigIntStats,
@@ -182,7 +182,7 @@ function openTemp(dirFd: number, name: string, mode: number | undefined): { ok: 
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   let code = "EEXIST";
   for (let attempt = 0; attempt < 8 && code === "EEXIST"; attempt++) {
-    const path = inDir(dirFd, `.${name.slice(0, 64)}.${randomBytes(8).toString("hex")}.toolgate-tmp`);
+    const path = inDir(dirFd, `.${name.slice(0, 64)}.${randomHex(8)}.toolgate-tmp`);
     try {
       return { ok: true, fd: openSync(path, flags, mode === undefined ? 0o666 : 0o600), path };
     } catch (e) {
