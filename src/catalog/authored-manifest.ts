@@ -3,7 +3,7 @@
 // authored-tools folder exists, so the start-up path without one never pays for it.
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import type { Node, ParseError } from "jsonc-parser";
 import { resolveReal, which } from "../fs/real-path.ts";
 import type { PermKind } from "../permission/types.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
@@ -71,6 +71,8 @@ const MANIFEST_SCHEMA = {
   required: ["name", "description", "input_schema"],
   additionalProperties: false,
 };
+// jsonc-parser, loaded on the first manifest read (its module builds tables as it loads), as src/config/file.ts does.
+const jsonc = (): typeof import("jsonc-parser") => require("jsonc-parser/lib/esm/main.js");
 // Compiled on the first manifest read: a start that reads none (most do) never pays for it.
 let manifestValidator: Validator | undefined;
 const validateManifest = (data: unknown) => (manifestValidator ??= compileSchema(MANIFEST_SCHEMA))(data);
@@ -122,6 +124,7 @@ export function loadManifest(path: string, folder: string, opts: ManifestOptions
     return refuse("authored.invalid_manifest", `${path}: cannot be read: ${(e as Error).message}`, { hint: "fix the file's permissions" });
   }
   const errors: ParseError[] = [];
+  const { parseTree, printParseErrorCode } = jsonc();
   const tree = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
   if (errors.length > 0 || tree === undefined) {
     const e = errors[0];
@@ -251,7 +254,7 @@ function treeValue(n: Node, path: Path = []): unknown {
 /** The value's node (the property's, for a key that should go); the nearest existing parent otherwise. */
 function nodeFor(tree: Node, path: Path, atKey: boolean): Node | undefined {
   for (let i = path.length; i >= 0; i--) {
-    const n = findNodeAtLocation(tree, path.slice(0, i));
+    const n = jsonc().findNodeAtLocation(tree, path.slice(0, i));
     if (n) return atKey && i === path.length && n.parent?.type === "property" ? n.parent : n;
   }
   return undefined;
