@@ -29,7 +29,16 @@ export class StateFolderRefused extends Error {
 }
 
 /** Folders this process checked (or made) and found its own. */
-const verified = new Set<string>();
+/** Folders this process checked as its own, with the inode it checked: a folder removed or replaced since is checked (or made) again. */
+const verified = new Map<string, bigint>();
+const stillVerified = (dir: string): boolean => {
+  const ino = verified.get(dir);
+  if (ino === undefined) return false;
+  if (lstatSync(dir, { bigint: true, throwIfNoEntry: false })?.ino === ino) return true;
+  verified.delete(dir);
+  return false;
+};
+const markVerified = (dir: string): void => void verified.set(dir, lstatSync(dir, { bigint: true }).ino);
 
 const me = (): number => process.geteuid?.() ?? -1;
 
@@ -114,7 +123,7 @@ function readMark(path: string): string | null {
  * process checked it before (a folder a child could write meanwhile).
  */
 export function stateFolderProblem(dir: string, again = false): StateFolderRefused | null {
-  if (verified.has(dir) && !again) return null;
+  if (!again && stillVerified(dir)) return null;
   const r = inspect(dir);
   return r.kind === "refused" ? r.why : null;
 }
@@ -125,11 +134,11 @@ export function stateFolderProblem(dir: string, again = false): StateFolderRefus
  * Safe under concurrent first calls: the mark's content is the folder's own, whoever writes it.
  */
 export function ensureStateFolder(dir: string): void {
-  if (verified.has(dir)) return;
+  if (stillVerified(dir)) return;
   for (let attempt = 0; attempt < 3; attempt++) {
     const r = inspect(dir);
     if (r.kind === "ours" || r.kind === "other") {
-      if (r.kind === "ours") verified.add(dir);
+      if (r.kind === "ours") markVerified(dir);
       return;
     }
     if (r.kind === "refused") throw r.why;
@@ -156,7 +165,7 @@ export function ensureStateFolder(dir: string): void {
   const last = inspect(dir);
   if (last.kind === "refused") throw last.why;
   if (last.kind !== "ours") throw new StateFolderRefused(`the state folder ${dir} could not be made toolgate's own`, removeHint(dir));
-  verified.add(dir);
+  markVerified(dir);
 }
 
 /** The mark, written whole under a random name and linked into place: a reader never sees half of it. */

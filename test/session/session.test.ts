@@ -291,6 +291,19 @@ process.stdout.write(got);
     expect(held().filter((t) => t === journal)).toEqual([journal]);
   });
 
+  test("a state folder removed while the session runs is made anew (marked) for the next call, not refused", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    await using _s = await start(ws);
+    const read = () => call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"]);
+    expect((await read()).code).toBe(0);
+    rmSync(join(ws, ".toolgate"), { recursive: true, force: true });
+    const again = await read();
+    expect([again.code, again.stderr]).toEqual([0, ""]);
+    expect(existsSync(join(ws, ".toolgate", "made-by-toolgate"))).toBe(true);
+    expect((await lastRows(ws, 10)).map((r) => [r.tool, r.status])).toEqual([["file_read", "success"]]);
+  });
+
   test("once its calls stop, the session collects its garbage once, not again until more calls come", async () => {
     await using dir = await tempDirWith("a.txt");
     const ws = dir.path;
