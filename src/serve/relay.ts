@@ -172,7 +172,8 @@ export class Relay {
     conn.session.onNotification((method, params) => {
       if (method === "notifications/resources/updated" && typeof params.uri === "string") {
         const served = this.#servedUri(spec.name, params.uri);
-        for (const c of this.#clients) if (c.subscriptions.has(served)) c.notify(method, { ...params, uri: served });
+        // The URI alone: anything else the server put beside it would reach the client unchecked.
+        for (const c of this.#clients) if (c.subscriptions.has(served)) c.notify(method, { uri: served });
       } else if (method === "notifications/resources/list_changed" || method === "notifications/prompts/list_changed") {
         for (const c of this.#clients) c.notify(method);
       } else if (method === "notifications/message") {
