@@ -91,8 +91,10 @@ export class Relay {
   }
 
   /** With --expose, the server's own instructions. */
+  /** With --expose, the server's own instructions, checked as its results are (withheld: none). */
   instructions(): string | undefined {
-    return this.deps.expose === undefined ? undefined : this.servers()[0]?.info.instructions;
+    const s = this.deps.expose === undefined ? undefined : this.servers()[0];
+    return s && typeof s.info.instructions === "string" ? this.#shown(s.spec, s.info.instructions, "the instructions") : undefined;
   }
 
   attach(client: RelayClient): () => void {
@@ -185,13 +187,16 @@ export class Relay {
 
   /** A server's log message as a client may see it: secrets redacted, dropped when the boundary would withhold it. */
   checkedLog(spec: RemoteSpec, params: Record<string, unknown>): Record<string, unknown> | undefined {
-    const value = redactValue(params, this.deps.sources.secretsOf(spec)) as Record<string, unknown>;
-    const v = checkBoundary(value, { localPaths: spec.localPathsOff === undefined });
-    if (v) {
-      this.deps.operator(`toolgate: a log message of MCP server "${spec.name}" was withheld (rule ${v.rule} at ${v.where})`);
-      return undefined;
-    }
-    return value;
+    return this.#shown(spec, params, "a log message");
+  }
+
+  /** What a server sent outside a result, as a client may see it: its secrets redacted; withheld (the operator hears why) where the boundary would. */
+  #shown<T>(spec: RemoteSpec, value: T, what: string): T | undefined {
+    const shown = redactValue(value, this.deps.sources.secretsOf(spec)) as T;
+    const v = checkBoundary(shown, { localPaths: spec.localPathsOff === undefined });
+    if (!v) return shown;
+    this.deps.operator(`toolgate: MCP server "${spec.name}": ${what} withheld (rule ${v.rule} at ${v.where})`);
+    return undefined;
   }
 
   /** A log message a server sent during a call of `server`'s, as the calling client may see it. */

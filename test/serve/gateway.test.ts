@@ -160,6 +160,20 @@ describe("the relay's guards", () => {
     }
   }, 60_000);
 
+  test("--expose: the server's instructions pass the boundary like its results (a local path in them: withheld)", async () => {
+    await using root = tempDir();
+    const plain = site(join(root.path, "plain"), { fixture: {} });
+    await using ok = await serve(["--config", plain.config, "--allow-run", "--expose", "fixture"], { cwd: plain.ws, home: plain.home });
+    expect(ok.client.getInstructions()).toBe("The conformance fixture: every tool, resource and prompt the suite asks for.");
+    await ok.close();
+    const s = site(join(root.path, "leaky"), { fixture: { LEAK: "1" } });
+    await using served = await serve(["--config", s.config, "--allow-run", "--expose", "fixture"], { cwd: s.ws, home: s.home });
+    expect(served.client.getInstructions()).not.toContain("/etc/fixture-secret");
+    await served.close();
+    expect(served.stderr()).toContain('MCP server "fixture": the instructions withheld (rule local_path');
+    expect(served.stderr()).not.toContain("/etc/fixture-secret");
+  }, 60_000);
+
   test("without the server's start granted nothing is relayed and nothing starts", async () => {
     await using root = tempDir();
     const s = site(root.path, { fixture: {} });
