@@ -3,7 +3,9 @@
 // (runtime/invoke.ts) with the same wiring as `toolgate call`. The hub tracks calls in flight so a
 // shutdown can refuse new ones, let the rest finish within the grace, then cancel them.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolRequest, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { effectivePolicy, preApproved, type ApprovalAnswer, type ApprovalRequest } from "../approval/approval.ts";
 import type { Descriptor, Entry } from "../catalog/catalog.ts";
 import type { ListedTool } from "../mcp/session.ts";
@@ -12,6 +14,7 @@ import type { Refusal } from "../result/result.ts";
 import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
 import { invoke, type Invoked, type Profile } from "../runtime/invoke.ts";
 import { checkpointWhenIdle } from "../state/db.ts";
+import { fastPathFor } from "./dispatch.ts";
 import { elicitApproval } from "./elicit.ts";
 import { servedPeer } from "./peer.ts";
 import type { Relay, RelayClient } from "./relay.ts";
@@ -114,12 +117,12 @@ export class Hub {
     // server's own content passed through was parsed when it arrived. About a third of the SDK's
     // work per call (issue 22).
     const setHandler = Protocol.prototype.setRequestHandler as unknown as typeof server.setRequestHandler;
-    setHandler.call(server, types.CallToolRequestSchema, async (request, extra) => {
+    const onCall = async (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallResult> => {
       const served = request.params.name;
       const name = this.#fromServed(served);
       const sent: Promise<void>[] = [];
       const canElicit = !this.deps.child && server.getClientCapabilities()?.elicitation !== undefined;
-      const ask = canElicit ? (req: ApprovalRequest) => elicitApproval(req, served, extra.sendRequest, types.ElicitResultSchema) : undefined;
+      const ask = canElicit ? (req: ApprovalRequest) => elicitApproval(req, served, extra.sendRequest as Parameters<typeof elicitApproval>[2], types.ElicitResultSchema) : undefined;
       // What an upstream MCP server asks during the call goes to this client, as far as it declared it can take it
       // (made when a tool first needs it: most calls never reach an upstream server).
       let served_: ReturnType<typeof servedPeer> | undefined;
@@ -141,7 +144,8 @@ export class Hub {
       const result = await this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"] });
       if (sent.length > 0) await Promise.allSettled(sent);
       return result;
-    });
+    };
+    setHandler.call(server, types.CallToolRequestSchema, onCall);
     server.onclose = () => {
       this.#servers.delete(server);
       detach?.();
@@ -156,6 +160,7 @@ export class Hub {
       return p;
     };
     await server.connect(transport);
+    fastPathFor(server, transport, onCall as (request: unknown, extra: unknown) => Promise<CallResult>);
     this.#servers.add(server);
     return server;
   }
