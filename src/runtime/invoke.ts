@@ -191,8 +191,15 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   deps.started(row("started", null, 0, null), { approval: approved.value });
   // 6. secrets: only what the config binds to this tool's source (built-ins are bound none).
   // 7. the adapter, under a deadline and cancellation
-  const controller = new AbortController();
-  deps.signal?.addEventListener("abort", () => controller.abort(), { once: true });
+  // The call's cancellation, made when the adapter first looks at it (most never do) or the deadline passes.
+  let controller: AbortController | undefined;
+  const cancellation = (): AbortController => {
+    if (controller) return controller;
+    const c = (controller = new AbortController());
+    if (deps.signal?.aborted) c.abort();
+    else deps.signal?.addEventListener("abort", () => c.abort(), { once: true });
+    return c;
+  };
   const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });
   // The process runner is made when the tool first asks for it (most tools run no process).
   let processes: ProcessRunner | undefined;
@@ -200,9 +207,11 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     ...deps.scope,
     checked: checkedNeeds,
     get processes() {
-      return (processes ??= deps.processes(controller.signal, secrets()));
+      return (processes ??= deps.processes(cancellation().signal, secrets()));
     },
-    signal: controller.signal,
+    get signal() {
+      return cancellation().signal;
+    },
     now: deps.now,
     record,
   };
@@ -217,7 +226,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     clearTimeout(timer);
   }
   if (ran === "deadline") {
-    controller.abort();
+    cancellation().abort();
     // A tool outside this process may have acted: its effect is unknown, never a plain failure.
     const remote = !entry.adapter.builtin;
     return failed({ code: "deadline", message: `${name} did not finish within ${deadlineMs / 1000} s${remote ? "; the effect is unknown and the call is not replayed" : ""}`, ...(remote ? { indeterminate: true as const } : {}) });
