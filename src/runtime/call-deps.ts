@@ -91,7 +91,7 @@ function sharedFor(booted: Booted): Shared {
 }
 
 /** The invoke dependencies for one call (each call gets its own journal row). */
-export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
+export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal): InvokeDeps {
   const { booted } = w;
   const { memory, skillDirs, http, tokens, self, guard } = sharedFor(booted);
   // The trace a call continues: a served client's `_meta`, else TRACEPARENT of the call's environment (a session's client's).
@@ -100,6 +100,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal): InvokeDeps {
   const journal = callJournal(w.db, selfMark, traced?.tap);
   return {
     ...(signal ? { signal } : {}),
+    ...(stop ? { stop } : {}),
     catalog: booted.catalog,
     refused: booted.refused,
     unknown: (name) => booted.remote?.whyUnlisted(name),

@@ -51,8 +51,10 @@ export interface InvokeDeps {
   readonly journal: (row: JournalRow) => void;
   readonly now: () => number;
   readonly deadlineMs: number;
-  /** Cancellation from outside (SIGINT/SIGTERM at the entry point): the adapter's run is aborted. */
+  /** Cancellation from outside (SIGINT/SIGTERM at the entry point, a served client's cancel): the adapter's run is aborted. */
   readonly signal?: AbortSignal;
+  /** A second such signal, shared by every call of a process (serve's drain after its grace). */
+  readonly stop?: AbortSignal;
   /**
    * A background call (`call --background`): after steps 1-5 pass, the call is handed here (to
    * become a task) instead of running: the task's id, or a refusal (a busy write scope),
@@ -196,8 +198,10 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const cancellation = (): AbortController => {
     if (controller) return controller;
     const c = (controller = new AbortController());
-    if (deps.signal?.aborted) c.abort();
-    else deps.signal?.addEventListener("abort", () => c.abort(), { once: true });
+    for (const outer of [deps.signal, deps.stop]) {
+      if (outer?.aborted) c.abort();
+      else outer?.addEventListener("abort", () => c.abort(), { once: true });
+    }
     return c;
   };
   const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });

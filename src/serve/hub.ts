@@ -46,7 +46,9 @@ export interface ConnectOptions {
 
 export class Hub {
   readonly #servers = new Set<Server>();
-  readonly #inflight = new Set<{ cancel: AbortController; done: Promise<unknown> }>();
+  readonly #inflight = new Set<Promise<unknown>>();
+  /** Aborted when the drain's grace is over: every call still running is cancelled. */
+  readonly #stop = new AbortController();
   /** Messages handed to a transport and not yet written: a shutdown waits for the last answers. */
   readonly #sending = new Set<Promise<void>>();
   #closing = false;
@@ -185,9 +187,6 @@ export class Hub {
     const entry = how.entry ?? this.deps.wiring.booted.catalog.entries.get(name);
     const now = entry && !how.entry ? this.deps.refusedNow?.(name) : undefined;
     if (now) return { envelope: { status: "failed", tool: name, error_code: now.code, message: now.message }, origin: entry?.origin };
-    const cancel = new AbortController();
-    const onAbort = () => cancel.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
     const base = (this.#wiring ??= {
       ...this.deps.wiring,
       ask: undefined,
@@ -199,15 +198,14 @@ export class Hub {
           : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve with --approve ${t} (or --approve all)`,
     });
     // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
-    const deps = callDeps({ ...base, ask: how.ask, ...(how.peer ? { peer: how.peer } : {}), ...(how.trace ? { trace: how.trace } : {}) }, cancel.signal);
+    const deps = callDeps({ ...base, ask: how.ask, ...(how.peer ? { peer: how.peer } : {}), ...(how.trace ? { trace: how.trace } : {}) }, signal, this.#stop.signal);
     const session = how.remembered;
     const approval = session
       ? { ...deps.approval, isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || deps.approval.isRemembered(t, d), remember: (t: string, d: string) => void session.add(`${t}@${d}`) }
       : deps.approval;
     const own = how.entry ? { catalog: { descriptors: [how.entry], entries: new Map([[name, how.entry]]) }, profile: undefined, refused: undefined } : {};
     const done = invoke(name, args, session || how.entry ? { ...deps, approval, ...own } : deps);
-    const flight = { cancel, done };
-    this.#inflight.add(flight);
+    this.#inflight.add(done);
     try {
       const invoked = await done;
       const { note, operator } = invoked;
@@ -216,8 +214,7 @@ export class Hub {
       if (operator !== undefined) this.deps.wiring.operator(`toolgate: ${name}: ${escapeControl(operator)}`);
       return { ...invoked, origin: entry?.origin };
     } finally {
-      this.#inflight.delete(flight);
-      signal.removeEventListener("abort", onAbort);
+      this.#inflight.delete(done);
       (this.#wrote ??= checkpointWhenIdle(this.deps.wiring.db()))();
     }
   }
@@ -235,12 +232,12 @@ export class Hub {
   /** New calls are refused from now on; calls in flight get `graceMs` to finish, then are cancelled and awaited. */
   async drain(graceMs: number): Promise<void> {
     this.#closing = true;
-    const all = () => Promise.allSettled([...this.#inflight].map((f) => f.done));
+    const all = () => Promise.allSettled([...this.#inflight]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = await Promise.race([all().then(() => false), new Promise<boolean>((res) => (timer = setTimeout(() => res(true), graceMs)))]);
     clearTimeout(timer);
     if (late) {
-      for (const f of this.#inflight) f.cancel.abort();
+      this.#stop.abort();
       await all();
     }
     // The SDK hands each answer to the transport a few microtasks after its handler settles.

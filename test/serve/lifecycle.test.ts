@@ -113,6 +113,30 @@ describe("shutdown", () => {
   }, 30_000);
 });
 
+test("a client's notifications/cancelled stops the call's process tree; the row is finished and serve goes on", async () => {
+  await using root = tempDir();
+  const s = site(root.path);
+  const raw = new Raw(["--allow-run", "--approve", "bash"], s.ws, s.home);
+  await raw.init(); // request 1
+  const pidFile = join(s.ws, "sleep.pid");
+  const answered = raw.call("bash", { command: "echo $$ > sleep.pid; exec sleep 30" }).then(() => "answered"); // request 2
+  for (let i = 0; i < 200 && !existsSync(pidFile); i++) await Bun.sleep(25);
+  const sleeper = Number(readFileSync(pidFile, "utf8"));
+  expect(alive(sleeper)).toBe(true);
+  raw.proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user pressed stop" } })}\n`);
+  raw.proc.stdin.flush();
+  for (let i = 0; i < 200 && alive(sleeper); i++) await Bun.sleep(25);
+  expect(alive(sleeper)).toBe(false);
+  // Still serving; the cancelled request gets no answer (the protocol's rule), the next one does.
+  const next = await raw.call("plan", {});
+  expect(next.result._meta).toEqual({ toolgate: { status: "success" } });
+  expect(await Promise.race([answered, Bun.sleep(200).then(() => "none")])).toBe("none");
+  raw.proc.stdin.end();
+  expect(await raw.proc.exited).toBe(0);
+  const rows = (await run(["log", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+  expect(rows.filter((r) => r.tool === "bash").map((r) => [r.event, r.status])).toEqual([["tool_finished", "failed"]]);
+}, 30_000);
+
 test("a client that vanishes mid-call (its pipes closed unread): serve still stops, nothing left spinning", async () => {
   await using root = tempDir();
   const s = site(root.path);
