@@ -383,3 +383,6 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
+
+// BENCH_OTEL=1: then telemetry off vs on, paired, with serve's CPU time by thread (scripts/bench-serve-otel.ts).
+if (collector) Bun.spawnSync([process.execPath, join(import.meta.dir, "bench-serve-otel.ts")], { stdout: "inherit", stderr: "inherit" });

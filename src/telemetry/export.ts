@@ -5,12 +5,14 @@
 // toolgate's HTTP adapter (src/http, the only place that calls fetch) to the configured endpoint
 // and nowhere else: no redirect is followed. A collector that is down, slow or refusing costs one
 // line on stderr per process, and nothing else.
-import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type SpanContext } from "@opentelemetry/api";
 import { createOtlpNetworkExportDelegate, ExporterMetrics, OTLPExporterBase } from "@opentelemetry/otlp-exporter-base";
 import { convertLegacyHttpOptions } from "@opentelemetry/otlp-exporter-base/node-http";
 import { JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from "@opentelemetry/otlp-transformer";
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
+import {
+  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type ReadableSpan, type Sampler, type SpanExporter,
+} from "@opentelemetry/sdk-trace-base";
 import { VERSION } from "../version.ts";
 import { endpointView, type TelemetryOn } from "./env.ts";
 import type { SpanRecord } from "./spans.ts";
@@ -45,35 +47,104 @@ export function startExporter(settings: TelemetryOn, operator: (line: string) =>
     shutdown: () => base.shutdown(),
     forceFlush: () => base.forceFlush(),
   };
-  // Span ids are the records' own (made while the call ran, already sent on as traceparent): the
-  // SDK takes them from here instead of drawing new ones.
-  let next: SpanRecord | undefined;
-  const idGenerator = { generateTraceId: () => next!.traceId, generateSpanId: () => next!.spanId };
-  // toolgate's name and version, under what the user's OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES say.
-  const resource = defaultResource()
-    .merge(resourceFromAttributes({ "service.name": "toolgate", "service.version": VERSION }))
-    .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new BasicTracerProvider({ resource, idGenerator, spanProcessors: [new BatchSpanProcessor(exporter)] });
-  const tracer = provider.getTracer("toolgate", VERSION);
+  const span = spanMaker();
+  // The SDK's batching as it is (OTEL_BSP_*): spans go in as they ended, out in batches to the exporter.
+  const processor = new BatchSpanProcessor(exporter);
   return {
     add(records) {
       for (const r of records) {
-        next = r;
-        const parent = r.parent
-          ? trace.setSpanContext(ROOT_CONTEXT, { traceId: r.traceId, spanId: r.parent.spanId, traceFlags: r.sampled ? 1 : 0, isRemote: r.parent.remote, ...(r.traceState ? { traceState: createTraceState(r.traceState) } : {}) })
-          : ROOT_CONTEXT;
-        const span = tracer.startSpan(r.name, { kind: SpanKind.INTERNAL, startTime: r.start, attributes: r.attributes }, parent);
-        if (r.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: r.error });
-        span.end(r.end);
+        const made = span(r);
+        if (made !== undefined) processor.onEnd(made);
       }
-      next = undefined;
     },
     async close(ms) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<void>((res) => (timer = setTimeout(res, ms)));
-      await Promise.race([provider.forceFlush().then(() => provider.shutdown()), late]).catch(() => {});
+      await Promise.race([processor.forceFlush().then(() => processor.shutdown()), late]).catch(() => {});
       clearTimeout(timer);
     },
+  };
+}
+
+/**
+ * Records to finished spans, as the SDK's tracer would have made them (same ids, times, status,
+ * sampling decision, resource), built directly: the tracer's Span machinery is not needed for spans
+ * that are already over. Undefined: not sampled (not exported).
+ */
+export function spanMaker(): (r: SpanRecord) => ReadableSpan | undefined {
+  // toolgate's name and version, under what the user's OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES say.
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ "service.name": "toolgate", "service.version": VERSION }))
+    .merge(detectResources({ detectors: [envDetector] }));
+  const scope = { name: "toolgate", version: VERSION };
+  const sampler = samplerFromEnv();
+  const limit = lengthLimit();
+  return (r) => readable(r, resource, scope, sampler, limit);
+}
+
+/** The sampler OTEL_TRACES_SAMPLER names, as the SDK's tracer provider builds it; undefined: the default (parent-based, always on). */
+function samplerFromEnv(): Sampler | undefined {
+  const name = process.env.OTEL_TRACES_SAMPLER;
+  if (name === undefined || name.trim() === "" || name === "parentbased_always_on") return undefined;
+  const ratio = () => {
+    const v = Number(process.env.OTEL_TRACES_SAMPLER_ARG?.trim() || NaN);
+    return Number.isNaN(v) || v < 0 || v > 1 ? 1 : v;
+  };
+  if (name === "always_on") return new AlwaysOnSampler();
+  if (name === "always_off") return new AlwaysOffSampler();
+  if (name === "parentbased_always_off") return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+  if (name === "traceidratio") return new TraceIdRatioBasedSampler(ratio());
+  if (name === "parentbased_traceidratio") return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
+  return undefined;
+}
+
+/** OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (else OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT): string values cut there, as the SDK's spans do. */
+function lengthLimit(): number {
+  for (const name of ["OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"]) {
+    const v = process.env[name]?.trim();
+    if (v !== undefined && v !== "" && !Number.isNaN(Number(v))) return Number(v);
+  }
+  return Infinity;
+}
+
+const NO_LINKS: ReadableSpan["links"] = Object.freeze([]) as unknown as ReadableSpan["links"];
+const NO_EVENTS: ReadableSpan["events"] = Object.freeze([]) as unknown as ReadableSpan["events"];
+const hrTime = (ms: number): HrTime => [Math.trunc(ms / 1000), Math.round((ms % 1000) * 1e6)];
+
+function readable(r: SpanRecord, resource: Resource, scope: ReadableSpan["instrumentationScope"], sampler: Sampler | undefined, limit: number): ReadableSpan | undefined {
+  const state = r.traceState ? createTraceState(r.traceState) : undefined;
+  const parent: SpanContext | undefined = r.parent ? { traceId: r.traceId, spanId: r.parent.spanId, traceFlags: r.sampled ? 1 : 0, isRemote: r.parent.remote, ...(state ? { traceState: state } : {}) } : undefined;
+  let sampled = r.sampled;
+  let attributes: Attributes = r.attributes;
+  let traceState = parent ? state : undefined;
+  if (sampler !== undefined) {
+    const decision = sampler.shouldSample(parent ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT, r.traceId, r.name, SpanKind.INTERNAL, { ...attributes }, []);
+    sampled = decision.decision === SamplingDecision.RECORD_AND_SAMPLED;
+    if (decision.attributes) attributes = { ...attributes, ...decision.attributes } as Attributes;
+    traceState = decision.traceState ?? traceState;
+  }
+  if (!sampled) return undefined;
+  if (limit !== Infinity) attributes = Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, typeof v === "string" ? v.slice(0, limit) : v]));
+  const context: SpanContext = { traceId: r.traceId, spanId: r.spanId, traceFlags: 1, ...(traceState ? { traceState } : {}) };
+  const end = Math.max(r.start, r.end);
+  return {
+    name: r.name,
+    kind: SpanKind.INTERNAL,
+    spanContext: () => context,
+    parentSpanContext: parent,
+    startTime: hrTime(r.start),
+    endTime: hrTime(end),
+    duration: hrTime(end - r.start),
+    status: r.error === undefined ? { code: SpanStatusCode.UNSET } : { code: SpanStatusCode.ERROR, message: r.error },
+    attributes,
+    links: NO_LINKS,
+    events: NO_EVENTS,
+    ended: true,
+    resource,
+    instrumentationScope: scope,
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
   };
 }
 
