@@ -57,6 +57,8 @@ export interface Case {
   opts: RunOpts;
   /** Run in this many rounds only (default: all). */
   runs?: number;
+  /** Awaited after each run, unmeasured (e.g. until what the run left behind is done). */
+  after?: () => Promise<void>;
 }
 
 /** Every case once per round, in turn (machine noise hits all alike); round 0 is a warm-up. */
@@ -67,6 +69,7 @@ export async function interleave(cases: readonly Case[], runs: number): Promise<
       if (i > (c.runs ?? runs)) continue;
       const r = await timed(c.cmd, c.opts);
       if (i > 0) samples.get(c.name)!.push(r);
+      await c.after?.();
     }
   }
   return samples;

@@ -4,7 +4,8 @@
 // finds no session; wall time and CPU time over the floor (medians of interleaved runs) and peak
 // RSS. BENCH_RUNS=N (default 40); BENCH_BASELINE=/path/to/an/older/toolgate runs its same commands
 // in the same rounds (before/after); BENCH_OTEL=1 adds the cold call with telemetry on (OTEL_* set, a
-// loopback OTLP receiver; the reaper that sends the spans runs after the measured process ends).
+// loopback OTLP receiver; the reaper that sends the spans runs after the measured process ends, and
+// the next run waits until it has sent them), and its paired difference to the call without.
 // Then the output boundary bench.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,15 +30,24 @@ try {
     ["call file_read", ["call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"]],
     ["tools --json", ["tools", "--json"]],
   ];
-  const collector = process.env.BENCH_OTEL ? Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (await req.arrayBuffer(), new Response("")) }) : undefined;
+  let received = 0;
+  const collector = process.env.BENCH_OTEL ? Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (await req.arrayBuffer(), received++, new Response("")) }) : undefined;
   const otel = "call file_read, telemetry on";
+  const otelEnv = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector?.port}` };
+  // The reaper sends the call's span after the call: the next run waits until it has (at most 2 s),
+  // so that no run shares the CPU with the one before.
+  const sent = async () => {
+    const before = received;
+    for (let i = 0; i < 200 && received === before; i++) await Bun.sleep(10);
+  };
   const cases: Case[] = [
     { name: "floor", cmd: [hello], opts },
     { name: "bare", cmd: [bare], opts },
     // A call's time to result (its first line on stdout) is kept beside its whole process.
     ...commands.map(([name, argv]) => ({ name, cmd: [bin, ...argv], opts: name.startsWith("call") ? { ...opts, until: '"status"' } : opts })),
     ...(baseline ? commands.map(([name, argv]) => ({ name: `baseline ${name}`, cmd: [baseline, ...argv], opts: name.startsWith("call") ? { ...opts, until: '"status"' } : opts })) : []),
-    ...(collector ? [{ name: otel, cmd: [bin, ...commands[1]![1]], opts: { cwd: work, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` }, until: '"status"' } }] : []),
+    ...(collector ? [{ name: otel, cmd: [bin, ...commands[1]![1]], opts: { cwd: work, env: otelEnv, until: '"status"' }, after: sent }] : []),
+    ...(collector && baseline ? [{ name: `baseline ${otel}`, cmd: [baseline, ...commands[1]![1]], opts: { cwd: work, env: otelEnv, until: '"status"' }, after: sent }] : []),
   ];
   const samples = await interleave(cases, runs);
   // Peak RSS measured apart, through GNU time (bench-lib.ts: a child of this process counts its pages).
@@ -63,6 +73,9 @@ try {
   }
   if (collector) {
     console.log(row(`toolgate ${otel}`, figure(otel), "call file_read + 1 ms"));
+    const paired = (name: string, k: "wall" | "result" | "cpu") => median(samples.get(name)!.map((r, i) => r[k] - samples.get("call file_read")![i]![k]));
+    const over = (name: string) => `wall ${plus(paired(name, "wall"))}, result ${plus(paired(name, "result"))}, CPU ${plus(paired(name, "cpu"))}`;
+    console.log(`  over call file_read without telemetry (paired medians): ${over(otel)}${baseline ? `; baseline: ${over(`baseline ${otel}`)}` : ""}`);
     report[otel] = { over_floor_ms: +(med(samples, otel, "wall") - floor.wall).toFixed(2), result_over_floor_ms: +(med(samples, otel, "result") - floor.wall).toFixed(2), cpu_over_floor_ms: +(med(samples, otel, "cpu") - floor.cpu).toFixed(2), rss_mb: +rss.get(otel)!.toFixed(1) };
     collector.stop(true);
   }

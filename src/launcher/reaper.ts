@@ -6,6 +6,7 @@ import type { LaterRequest } from "../http/later.ts";
 import { endTree, waitUntil } from "./end-tree.ts";
 import { isLive, ProcessTree, readStat, type TreeSnapshot } from "./proc-tree.ts";
 import { selfArgv, startDetached } from "./detached.ts";
+import { ownChildren } from "./subreaper.ts";
 
 /** One server handed over: its stdin is already closed (or closes as the caller exits). */
 export interface ReapOrder {
@@ -37,6 +38,31 @@ export function reapLater(orders: readonly ReapOrder[], requests: readonly Later
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The started waiter: this process holds its stdin's other end until it exits (kept here, never collected before). */
+let waiter: Bun.Subprocess<"pipe", "ignore", "ignore" | "inherit"> | undefined;
+/** A waiter still here this long after the hand-over lets go anyway (its caller is slow to exit). */
+const WAIT_AT_MOST_MS = 300;
+
+/**
+ * Like reapLater with `env` alone (a one-shot call's spans), but the reaper starts once this process
+ * has exited: a shell blocks (no CPU) reading a pipe this process holds, and executes the reaper when
+ * the pipe closes, so the reaper's own start-up never shares the CPU with this process's last
+ * milliseconds. 300 ms after the hand-over it starts anyway. False when nothing could be started.
+ */
+export function reapAfterExit(env: Readonly<Record<string, string>>, stderr: boolean): boolean {
+  try {
+    const argv = ["/bin/sh", "-c", 'read _; exec "$@" </dev/null', "sh", ...selfArgv(), REAP_COMMAND, "[]"];
+    const p = Bun.spawn(argv, { cwd: "/", env, stdin: "pipe", stdout: "ignore", stderr: stderr ? "inherit" : "ignore", detached: true });
+    p.unref();
+    ownChildren.add(p.pid);
+    waiter = p;
+    setTimeout(() => void p.stdin.end(), WAIT_AT_MOST_MS).unref();
+    return true;
+  } catch {
+    return reapLater([], [], { env, stderr });
   }
 }
 

@@ -48,8 +48,8 @@ function oneShot(settings: TelemetryOn, env: Env, parent: SpanParent | null): Te
       const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => isOtelVar(e[0]) && e[1] !== undefined));
       const handed = { ...vars, ...spansEnv(records), [AFTER_VAR]: String(process.pid) };
       // The reaper's one line on failure reaches a terminal or a file; never a pipe (whose reader would wait for it).
-      const { reapLater } = await import("../launcher/reaper.ts");
-      if (!reapLater([], [], { env: handed, stderr: stderrIsWaitFree() })) await exportNow(settings, records, () => {});
+      const { reapAfterExit } = await import("../launcher/reaper.ts");
+      if (!reapAfterExit(handed, stderrIsWaitFree())) await exportNow(settings, records, () => {});
     },
   };
 }
