@@ -52,11 +52,12 @@ export async function runCall(ctx: RunContext): Promise<number> {
     checkState(config);
     if (!background && config.values.sandbox === "off" && SANDBOXED_BUILTINS.has(tool)) warmSelf();
   };
-  const input = { ...bootInput(ctx, s), call: tool, beforeStart };
+  let db: Database | undefined;
+  // A server started for the call journals its start in the call's database once that is open.
+  const input = { ...bootInput(ctx, s), call: tool, beforeStart, stateDb: () => db };
   const booted = await boot(input);
   // Spans, when the environment asks for them: a session's own exporter, else handed to the reaper after the result.
   const telemetry = ctx.telemetry ?? telemetryFor(ctx.env, "one-shot", (line) => writeStderr(`${line}\n`));
-  let db: Database | undefined;
   let unjournaled: unknown;
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {

@@ -1,5 +1,6 @@
 // Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
 // writes nothing but what the caller's beforeStart does (`call` opens its state there).
+import type { Database } from "bun:sqlite";
 import { writeStderr } from "../result/io.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { findOnPath, heldRoot } from "../fs/real-path.ts";
@@ -67,6 +68,8 @@ export interface BootInput {
   readonly relaySampling?: boolean;
   /** Runs once the configuration is known, before anything starts (`call` opens and checks its state here). */
   readonly beforeStart?: (config: Effective) => void;
+  /** The state database the command holds open for its calls, once it does: server starts are journaled there too. */
+  readonly stateDb?: () => Database | undefined;
   /**
    * The tool a `call` will run. On a catalog-cache miss only the server that can own it is
    * started to list it (none for a built-in); without it (`tools`) every server may be.
@@ -255,7 +258,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       // Over HTTP, a server at a non-public address needs an exact grant on the command line.
       httpFetch: policyFetch({ exact: exactNetGrants(...flagNet), pins, grants: connectGrants, cwd: workspace }),
       describe: (spec) => serverDetail(spec, declaredIn),
-      journal: serverJournal(declaredIn),
+      journal: serverJournal(declaredIn, input.stateDb),
       // OAuth tokens live in the user's state folder; never in one inside the workspace.
       userState: userState && !stateInWorkspace(userState, workspace) ? userState : null,
       ...(input.pool ? { pool: input.pool } : {}),

@@ -189,7 +189,9 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: previewArgs(entry.adapter.audit ? entry.adapter.audit(value) : value, 240, secrets()) });
     return "task" in a ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task } : failed(a);
   }
-  // The write-ahead row, before any effect: a call killed from here on shows as indeterminate.
+  // Steps 3-5 passed: a source's own start (a server's, with its own row) may begin beside the call's row.
+  const run = entry.adapter.begin?.() ?? ((a: unknown, c: ToolContext) => entry.adapter.run(a, c));
+  // The write-ahead row, before the call's effect: a call killed from here on shows as indeterminate.
   deps.started(row("started", null, 0, null), { approval: approved.value });
   // 6. secrets: only what the config binds to this tool's source (built-ins are bound none).
   // 7. the adapter, under a deadline and cancellation
@@ -224,7 +226,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   try {
     ran = await new Promise<Outcome<unknown> | "deadline">((resolve, reject) => {
       timer = setTimeout(resolve, deadlineMs, "deadline");
-      entry.adapter.run(value, ctx).then(resolve, reject);
+      run(value, ctx).then(resolve, reject);
     });
   } finally {
     clearTimeout(timer);

@@ -52,6 +52,14 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
       // The start's own check, shared with the connect: one call, one prompt.
       checkNeed: (need) => remote.checkStart(spec, need),
       run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx)),
+      // The server starts (its row, then the spawn) while the call's own row is written; the run
+      // waits for that same start. Not when the call is refused anyway (a supervised server down).
+      begin: () => {
+        if (remote.refusedNow(name)) return undefined;
+        const early = remote.connection(spec);
+        early.catch(() => {}); // the run reports it (a failed started row means no run: shutdown closes it)
+        return (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx), early);
+      },
     },
   };
 }
@@ -82,13 +90,13 @@ function traceMeta(ctx: ToolContext): Record<string, string> | undefined {
   return t ? { traceparent: t.traceparent, ...(t.tracestate ? { tracestate: t.tracestate } : {}) } : undefined;
 }
 
-async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls, args: unknown, signal: AbortSignal, peer: Peer, meta?: Record<string, string>): Promise<Outcome<unknown>> {
+async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls, args: unknown, signal: AbortSignal, peer: Peer, meta?: Record<string, string>, early?: Promise<Connection>): Promise<Outcome<unknown>> {
   // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
   const now = remote.refusedNow(catalogNameOf(spec, tool.name));
   if (now) return { ok: false, refusal: now };
   let conn;
   try {
-    conn = await remote.connection(spec);
+    conn = await (early ?? remote.connection(spec));
   } catch (e) {
     const auth = remote.authRefusal(spec);
     if (auth) return { ok: false, refusal: auth };

@@ -229,7 +229,9 @@ export class RemoteSources {
     // A server that cannot start at all (its command is on no PATH folder) says so before any grant is asked for.
     if (spec.problem) throw new Error(spec.problem);
     for (const need of restart ? [] : spec.needs) {
-      const r = await this.checkStart(spec, need);
+      // Awaited only when it asks someone: with its grants known, a call's start spawns at once (begin, call.ts).
+      const c = this.checkStart(spec, need);
+      const r = c instanceof Promise ? await c : c;
       if (!r.ok) throw Object.assign(new Error(r.message), { transient: true });
     }
     const poolKey = this.deps.pool ? ConnectionPool.key(spec, this.deps.networkGranted === true) : "";

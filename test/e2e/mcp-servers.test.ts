@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Database } from "bun:sqlite";
 import { json, ROOT, run, tempDir, type RunResult } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
@@ -59,6 +60,34 @@ describe("real servers", () => {
     // A result without a local path passes: the file's own text.
     const read = await run(["call", "fs__read_text_file", JSON.stringify({ path: join(dir.path, "note.txt") }), ...GRANT], { cwd: dir.path });
     expect(json(read)).toEqual({ status: "success", tool: "fs__read_text_file", payload: { content: [{ type: "text", text: "plain text\n" }], structuredContent: { content: "plain text\n" } } });
+  });
+});
+
+describe("a cold call's server start", () => {
+  test("begins once the call passed permissions and approval: its server_started row, then the call's own row", async () => {
+    await using dir = tempDir();
+    config(dir.path, { a: fixture(dir.path, "a") });
+    expect((await run(["tools", "--allow-run"], { cwd: dir.path })).code).toBe(0); // the catalog cache, warm
+    const rows = () => {
+      const db = new Database(join(dir.path, ".toolgate", "toolgate.db"), { readonly: true });
+      try {
+        return db.query("SELECT tool, status FROM journal ORDER BY id").all() as { tool: string; status: string }[];
+      } finally {
+        db.close();
+      }
+    };
+    const before = rows().length;
+    // Refused at approval, invalid arguments: no start, no row of a start.
+    expect((await run(["call", "a__echo__echo", '{"message":"hi"}', "--allow-run"], { cwd: dir.path })).code).toBe(4);
+    expect((await run(["call", "a__echo__echo", '{"message":7}', ...GRANT], { cwd: dir.path })).code).toBe(1);
+    expect(rows().slice(before).map((r) => r.tool)).toEqual(["a__echo__echo", "a__echo__echo"]);
+    // The start (its row, then the spawn) overlaps the call's row, which still comes before the call itself.
+    const ok = await run(["call", "a__echo__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
+    expect([ok.code, json(ok).status]).toEqual([0, "success"]);
+    expect(rows().slice(before + 2)).toEqual([
+      { tool: "mcp.connect:a", status: "started" },
+      { tool: "a__echo__echo", status: "success" },
+    ]);
   });
 });
 
