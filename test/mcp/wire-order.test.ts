@@ -1,0 +1,76 @@
+// What a stdio connect sends, seen by a server written on the wire (test/fixtures/mcp/wire.ts):
+// initialize, one notifications/initialized, tools/list (every page), then the call; a list that
+// fails, never comes or whose server dies fails the connect with the SDK's own words.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { StreamRedactor } from "../../src/boundary/redact.ts";
+import { childEnv } from "../../src/launcher/env.ts";
+import { connectTarget, type Target } from "../../src/mcp/connect.ts";
+import { tempDir } from "../helpers.ts";
+
+const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "wire.ts");
+const opts = { pin: false, connectTimeoutMs: 10_000, requestTimeoutMs: 10_000, version: "test", redactor: (s: readonly string[]) => new StreamRedactor(s) };
+
+function target(args: string[]): Target {
+  const env = childEnv({ parent: {}, values: {} });
+  if (!env.ok) throw new Error(env.refusal.message);
+  return { kind: "stdio", name: "wire", argv: [process.execPath, FIXTURE, ...args], env: env.value, cwd: import.meta.dir };
+}
+
+const received = (file: string) =>
+  readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { cursor?: string } });
+
+describe("a stdio connect on the wire", () => {
+  test("initialize, its answer, one notifications/initialized, tools/list, then the call: in that order", async () => {
+    await using dir = tempDir();
+    const log = join(dir.path, "wire.log");
+    const c = await connectTarget(target([`--log=${log}`]), opts);
+    try {
+      expect(c.tools.map((t) => t.name)).toEqual(["echo"]);
+      expect(await c.session.callTool("echo", { message: "hi" }, { timeoutMs: 5000 })).toEqual({ ok: true, result: { content: [{ type: "text", text: "hi" }] } });
+    } finally {
+      await c.close(1000);
+    }
+    const methods = received(log).map((m) => m.method);
+    expect(methods).toEqual(["initialize", "notifications/initialized", "tools/list", "tools/call"]);
+  });
+
+  test("every page is asked for, at the connect and at a later listing", async () => {
+    await using dir = tempDir();
+    const log = join(dir.path, "wire.log");
+    const c = await connectTarget(target([`--log=${log}`, "--list=paged"]), opts);
+    try {
+      expect(c.tools.map((t) => t.name)).toEqual(["echo", "second"]);
+      // A later listing (a gateway's re-list) is an ordinary request.
+      expect((await c.session.listTools(5000)).map((t) => t.name)).toEqual(["echo", "second"]);
+    } finally {
+      await c.close(1000);
+    }
+    const lists = received(log).filter((m) => m.method === "tools/list");
+    expect(lists.map((m) => m.params?.cursor ?? null)).toEqual([null, "2", null, "2"]);
+    expect(received(log).filter((m) => m.method === "notifications/initialized")).toHaveLength(1);
+  });
+
+  test("a list answered with an error fails the connect with the server's words", async () => {
+    await expect(connectTarget(target(["--list=error"]), opts)).rejects.toThrow("MCP error -32603: the list is broken");
+  });
+
+  test("a server that exits before it answers the list fails the connect as closed", async () => {
+    await expect(connectTarget(target(["--list=close"]), opts)).rejects.toThrow(/Connection closed/);
+  });
+
+  test("a list never answered fails at the request deadline", async () => {
+    await expect(connectTarget(target(["--list=silent"]), { ...opts, requestTimeoutMs: 300 })).rejects.toThrow("MCP error -32001: Request timed out");
+  });
+
+  test("an initialize answered with an error sends nothing more", async () => {
+    await using dir = tempDir();
+    const log = join(dir.path, "wire.log");
+    await expect(connectTarget(target([`--log=${log}`, "--init=error"]), opts)).rejects.toThrow("no initialize today");
+    expect(received(log).map((m) => m.method)).toEqual(["initialize"]);
+  });
+});
