@@ -6,7 +6,9 @@
 // - `tools --json --refresh` against the SDK client's own listTools process (connect, list, print,
 //   exit): whole process, since a listing is done when its process is;
 // - `tools --json` with three configured servers and a warm catalog cache against built-ins only.
-// BENCH_RUNS=N (default 10); BENCH_BASELINE=/path/to/toolgate runs that binary's same commands too.
+// BENCH_RUNS=N (default 10); BENCH_BASELINE=/path/to/toolgate runs that binary's same commands too;
+// BENCH_ALSO=/path[,/path] more binaries' cold call in the same rounds (one change at a time);
+// BENCH_CALL_ONLY=1: the cold call rows only.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +23,8 @@ const sdk = join(root, "node_modules", "@modelcontextprotocol", "sdk", "dist", "
 const runs = Number(process.env.BENCH_RUNS ?? 10);
 const baseline = process.env.BENCH_BASELINE;
 const peers = process.env.BENCH_PEERS !== "0";
+const also = (process.env.BENCH_ALSO ?? "").split(",").filter(Boolean);
+const callOnly = process.env.BENCH_CALL_ONLY === "1";
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-mcp-"));
 const server = { command: node, args: [everything, "stdio"] };
 
@@ -86,10 +90,15 @@ try {
     { name: "raw", cmd: [rawClient], opts: o },
     { name: "call", cmd: [bin, ...call], opts: o },
     ...(baseline ? [{ name: "baseline call", cmd: [baseline, ...call], opts: o }] : []),
+    ...also.map((b, i) => ({ name: `also ${i + 1} call`, cmd: [b, ...call], opts: o })),
     { name: "sdk call", cmd: [sdkCall], opts: o },
-    { name: "sdk listTools", cmd: [sdkList], opts: lo },
-    { name: "refresh", cmd: [bin, ...refresh], opts: lo },
-    ...(baseline ? [{ name: "baseline refresh", cmd: [baseline, ...refresh], opts: lo }] : []),
+    ...(callOnly
+      ? []
+      : [
+          { name: "sdk listTools", cmd: [sdkList], opts: lo },
+          { name: "refresh", cmd: [bin, ...refresh], opts: lo },
+          ...(baseline ? [{ name: "baseline refresh", cmd: [baseline, ...refresh], opts: lo }] : []),
+        ]),
     ...(peers
       ? [
           { name: "mcporter", cmd: [join(bin_, "mcporter"), "call", "--stdio", node, "--stdio-arg", everything, "--stdio-arg", "stdio", "--server", "everything", "--tool", "echo", "message=hi", "--output", "json"], opts: o, runs: Math.max(3, Math.ceil(runs / 2)) },
@@ -106,24 +115,28 @@ try {
   console.log(`MCP, server-everything, ${runs} interleaved rounds (load ${loadavg()} at the end)`);
   console.log(row("cold MCP call (echo), time to result", `${px("call", "raw")} raw client`, "<= 1.05x", baseline ? px("baseline call", "raw") : undefined));
   console.log(`  medians: raw client ${ms(r("raw"))}, toolgate ${ms(r("call"))} (whole ${ms(w("call"))}, CPU ${ms(med(s, "call", "cpu"))})${baseline ? `, baseline ${ms(r("baseline call"))} (toolgate/baseline ${px("call", "baseline call")})` : ""}; SDK client ${ms(r("sdk call"))} (toolgate/SDK ${px("call", "sdk call")})`);
+  also.forEach((b, i) => console.log(`  also ${i + 1} (${b}): ${px(`also ${i + 1} call`, "raw")} raw client, ${ms(r(`also ${i + 1} call`))} (CPU ${ms(med(s, `also ${i + 1} call`, "cpu"))})${baseline ? `, ${px(`also ${i + 1} call`, "baseline call")} baseline` : ""}`));
   if (peers) console.log(`  mcporter ${ms(r("mcporter"))} (${x(r("mcporter"), r("call"))} toolgate), inspector --cli ${ms(r("inspector"))} (${x(r("inspector"), r("call"))})`);
-  console.log(row("tools --json --refresh, whole process", `${px("refresh", "sdk listTools", "wall")} SDK listTools`, "<= 1.05x", baseline ? px("baseline refresh", "sdk listTools", "wall") : undefined));
-  console.log(`  SDK listTools ${ms(w("sdk listTools"))}, toolgate ${ms(w("refresh"))}${baseline ? `, baseline ${ms(w("baseline refresh"))}` : ""}`);
+  if (!callOnly) {
+    console.log(row("tools --json --refresh, whole process", `${px("refresh", "sdk listTools", "wall")} SDK listTools`, "<= 1.05x", baseline ? px("baseline refresh", "sdk listTools", "wall") : undefined));
+    console.log(`  SDK listTools ${ms(w("sdk listTools"))}, toolgate ${ms(w("refresh"))}${baseline ? `, baseline ${ms(w("baseline refresh"))}` : ""}`);
+  }
   const report: Record<string, unknown> = { load: loadavg() };
   for (const c of cases) report[c.name] = { result_ms: +r(c.name).toFixed(1), whole_ms: +w(c.name).toFixed(1), cpu_ms: +med(s, c.name, "cpu").toFixed(1), n: s.get(c.name)!.length };
   console.log(JSON.stringify(report));
-
   // `tools` with three configured servers and a warm cache vs the built-ins-only listing.
-  const three = join(work, "three");
-  mkdirSync(three);
-  writeFileSync(join(three, "toolgate.json"), JSON.stringify({ mcpServers: { one: server, two: server, three: server } }));
-  Bun.spawnSync([bin, "tools", "--allow-run"], { cwd: three, env });
-  const bare = join(work, "bare");
-  mkdirSync(bare);
-  const listing = await interleave([{ name: "three", cmd: [bin, "tools", "--json"], opts: { cwd: three, env } }, { name: "bare", cmd: [bin, "tools", "--json"], opts: { cwd: bare, env } }], 30);
-  const [m3, mb] = [med(listing, "three", "wall"), med(listing, "bare", "wall")];
-  console.log(`\ntoolgate tools --json: three servers, warm cache ${ms(m3)}; built-ins only ${ms(mb)}; difference ${ms(m3 - mb)} (n=30)`);
-  console.log(JSON.stringify({ tools_three_warm_ms: +m3.toFixed(1), tools_builtins_ms: +mb.toFixed(1), diff_ms: +(m3 - mb).toFixed(1) }));
+  if (!callOnly) {
+    const three = join(work, "three");
+    mkdirSync(three);
+    writeFileSync(join(three, "toolgate.json"), JSON.stringify({ mcpServers: { one: server, two: server, three: server } }));
+    Bun.spawnSync([bin, "tools", "--allow-run"], { cwd: three, env });
+    const bare = join(work, "bare");
+    mkdirSync(bare);
+    const listing = await interleave([{ name: "three", cmd: [bin, "tools", "--json"], opts: { cwd: three, env } }, { name: "bare", cmd: [bin, "tools", "--json"], opts: { cwd: bare, env } }], 30);
+    const [m3, mb] = [med(listing, "three", "wall"), med(listing, "bare", "wall")];
+    console.log(`\ntoolgate tools --json: three servers, warm cache ${ms(m3)}; built-ins only ${ms(mb)}; difference ${ms(m3 - mb)} (n=30)`);
+    console.log(JSON.stringify({ tools_three_warm_ms: +m3.toFixed(1), tools_builtins_ms: +mb.toFixed(1), diff_ms: +(m3 - mb).toFixed(1) }));
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
