@@ -2,14 +2,18 @@
 // file_find against `git ls-files`, through dist/toolgate, on one generated git repository of
 // 20,000+ tracked files / 200+ MB with a few matches (built once, cached under the temp folder).
 // Each pair must agree on its results; then medians of interleaved runs, and their ratios.
-// Targets: file_search within 2x of rg, file_find within 2x of git ls-files.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+// Targets: file_search within 2x of rg (issue 22: toward 1.5x), file_find within 2x of git ls-files.
+// BENCH_RUNS=N (default 15); BENCH_BASELINE=/path/to/an/older/toolgate runs its file_search in the
+// same rounds, right after this one's (paired: the ratio per round, then the median).
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
 const root = join(import.meta.dir, "..");
 const bin = process.env.TOOLGATE_BIN ?? join(root, "dist", "toolgate");
 const runs = Number(process.env.BENCH_RUNS ?? 15);
+const baseline = process.env.BENCH_BASELINE;
+const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const TREE_VERSION = 1;
 const tree = join(tmpdir(), `toolgate-bench-search-v${TREE_VERSION}`);
 const home = join(tmpdir(), "toolgate-bench-search-home");
@@ -161,11 +165,13 @@ const cases: [string, string[]][] = [];
 for (const [name, args, rg] of searches) {
   cases.push([`rg ${name}`, [...rgBase, ...rg]]);
   cases.push([`file_search ${name}`, [bin, "call", "file_search", JSON.stringify({ ...args, limit: 1000 }), "--allow-read", "--approve", "file_search"]]);
+  if (baseline) cases.push([`baseline file_search ${name}`, [baseline, "call", "file_search", JSON.stringify({ ...args, limit: 1000 }), "--allow-read", "--approve", "file_search"]]);
 }
 cases.push(["git ls-files", ["git", "ls-files"]]);
 cases.push(["file_find **/* (first page)", [bin, "call", "file_find", '{"pattern":"**/*","limit":5000}', "--allow-read", "--approve", "file_find"]]);
 cases.push(["toolgate --version (start-up floor)", [bin, "--version"]]);
 
+console.log(`load before: ${loadavg()}`);
 const samples = new Map<string, number[]>(cases.map(([n]) => [n, []]));
 const cpuShare = new Map<string, number[]>(cases.map(([n]) => [n, []])); // CPU time / wall: above 1 means threads ran
 const pages: number[] = [];
@@ -204,6 +210,16 @@ for (const [name] of searches) {
   console.log(`file_search ${name} / rg`.padEnd(38), r.toFixed(2));
   report[`ratio file_search ${name}`] = +r.toFixed(2);
 }
+if (baseline) {
+  console.log("\nthis binary / BENCH_BASELINE, median of per-round ratios (wall; cpu)");
+  const paired = (a: string, b: string, xs: Map<string, number[]>) => median(samples.get(a)!.map((_, i) => xs.get(a)![i]! / xs.get(b)![i]!));
+  const cpuMs = new Map([...cpuShare].map(([n, s]) => [n, s.map((x, i) => x * samples.get(n)![i]!)]));
+  for (const [name] of searches) {
+    const a = `file_search ${name}`, b = `baseline file_search ${name}`;
+    console.log(`${a} / baseline`.padEnd(38), paired(a, b, samples).toFixed(3), paired(a, b, cpuMs).toFixed(3));
+    report[`vs baseline ${name}`] = +paired(a, b, samples).toFixed(3);
+  }
+}
 for (const n of ["file_find **/* (first page)", "file_find **/* (every page)"]) {
   const r = ratio(n, "git ls-files");
   console.log(`${n} / git ls-files`.padEnd(38), r.toFixed(2));
@@ -213,4 +229,5 @@ for (const n of ["file_find **/* (first page)", "file_find **/* (every page)"]) 
 if (median(cpuShare.get("rg literal")!) >= 1.3 && median(cpuShare.get("file_search literal")!) < 1.1) {
   console.log("\nnote: file_search ran on one thread: is src/tools/search/worker.ts an entry point in scripts/build.ts?");
 }
+console.log(`load after: ${loadavg()}`);
 console.log(JSON.stringify(report));
