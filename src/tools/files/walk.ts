@@ -47,7 +47,9 @@ function readLayer(dir: string | number, relDir: string): Layer | null {
   // The library on first use, not at import: file_find and file_search are in every boot's catalog.
   const ignore = require("ignore") as typeof import("ignore");
   // Case-sensitive, as git is by default (core.ignoreCase=false); the library's default is not.
-  return { base: relDir, rules: ignore({ ignorecase: false }).add(text) };
+  const rules = ignore({ ignorecase: false }).add(text);
+  lowerTiers(rules);
+  return { base: relDir, rules };
 }
 
 /** Like git: a symlinked .gitignore is not followed (it could lead out), and a pipe is not waited on. */
@@ -110,6 +112,7 @@ export function ancestry(workspace: string, relDir: string, skip: ReadonlySet<st
 }
 
 export function walk(opts: WalkOptions): WalkResult {
+  lowerTiers();
   const files: string[] = [];
   let visited = 0;
   let capped = false;
@@ -127,7 +130,7 @@ export function walk(opts: WalkOptions): WalkResult {
     try {
       entries = readdirSync(`/proc/self/fd/${opened.fd}`, { withFileTypes: true });
       // Opened only when listed: a failed open per folder costs more than the whole listing.
-      if (entries.some((e) => e.name === ".gitignore")) own = readLayer(opened.fd, dir.rel);
+      if (hasGitignore(entries)) own = readLayer(opened.fd, dir.rel);
     } catch {
       continue;
     } finally {
@@ -152,4 +155,28 @@ export function walk(opts: WalkOptions): WalkResult {
     }
   }
   return { files, visited: Math.min(visited, opts.budget), scanCapped: capped, secretFiles };
+}
+
+/** Whether a listing holds a .gitignore. */
+function hasGitignore(entries: Dirent[]): boolean {
+  for (const e of entries) if (e.name === ".gitignore") return true;
+  return false;
+}
+
+// A walk runs these once per entry, thousands of times, once per process: JavaScriptCore's top
+// tier (FTL) would spend more compiling them than it saves (scripts/bench-search.ts); the tiers
+// below it stay. So do the ignore library's per-path methods. Marked on the first walk (bun:jsc is
+// loaded then, not at import: a start that walks nothing never loads it).
+let tiered = false;
+let ignoreTiered = false;
+function lowerTiers(ig?: Ignore): void {
+  if (tiered && (ig === undefined || ignoreTiered)) return;
+  const { noFTL } = require("bun:jsc") as typeof import("bun:jsc");
+  if (!tiered) for (const f of [walk, isIgnored, hasGitignore, isSecretName]) noFTL(f);
+  tiered = true;
+  if (ig === undefined) return;
+  ignoreTiered = true;
+  const proto = Object.getPrototypeOf(ig);
+  const rules = (ig as unknown as { _rules?: object })._rules;
+  for (const f of [proto.test, proto._test, proto._t, rules && Object.getPrototypeOf(rules).test]) if (typeof f === "function") noFTL(f);
 }

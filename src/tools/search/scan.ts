@@ -3,6 +3,7 @@
 // Bytes are searched for a required literal first; only candidate lines are decoded.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
+import { noFTL } from "bun:jsc";
 import type { OpenBeneath } from "../../fs/beneath.ts";
 import { fdPath, O_DIR, openChecked } from "../../fs/opened.ts";
 import { hasLookaround, type Needle } from "./literal.ts";
@@ -52,6 +53,7 @@ export class Scanner {
     private readonly root?: string,
     private readonly beneath?: OpenBeneath | null,
   ) {
+    if (beneath) noFTL(beneath); // called once per file too (see the end of this file)
     const flags = spec.ignoreCase ? "iu" : "u";
     this.line = new RegExp(spec.source, flags);
     // Across a whole text, `m` makes ^ and $ see lines; a lookaround could see past one.
@@ -123,7 +125,8 @@ export class Scanner {
   private byNeedles(b: Buffer, from: number, after: number): LineMatch[] {
     const out: LineMatch[] = [];
     const needles = this.spec.needles!;
-    const next = needles.map(() => -2); // cached next hit of each needle (-2: not looked up yet)
+    const next: number[] = []; // cached next hit of each needle (-2: not looked up yet)
+    for (let k = 0; k < needles.length; k++) next.push(-2);
     let pos = from;
     let lineNo = 1;
     let counted = from; // lines are counted up to here
@@ -302,3 +305,9 @@ export async function claimChunks(job: Job, scanner: Scanner, each: (r: ChunkRes
     await each(scanChunk(scanner, job, c));
   }
 }
+
+// A search runs these once per file or chunk, thousands of times, once per process: JavaScriptCore's
+// top tier (FTL) would spend more compiling them than it saves (scripts/bench-search.ts); the tiers
+// below it stay.
+const methods = Scanner.prototype as unknown as Record<string, () => void>;
+for (const f of [methods.scan!, methods.open!, methods.byNeedles!, methods.byText!, methods.test!, findNeedle, scanChunk, claimChunks]) noFTL(f);
