@@ -3,8 +3,8 @@
 // - one-shot (`toolgate call`): kept, and handed after the result is printed to the detached reaper,
 //   which loads the SDK and sends them (the caller never waits on the exporter or the collector);
 // - live (serve, a session, a task's supervisor): the exporter runs on a thread of its own (worker.ts),
-//   started on the first span; records reach it in batches, and it is flushed (bounded) before the
-//   process ends. The reaper exports a one-shot call's spans on its own thread (nobody waits on it).
+//   started with the process (it loads the SDK while the process boots); records reach it in
+//   batches, and it is flushed (bounded) before the process ends (at once when nothing was recorded). The reaper exports a one-shot call's spans on its own thread (nobody waits on it).
 import { fstatSync } from "node:fs";
 import { parseTraceparent, type SpanParent } from "./context.ts";
 import { isOtelVar, telemetrySettings, type TelemetryOn } from "./env.ts";
@@ -64,22 +64,21 @@ interface Sink {
 const HANDOFF_MS = 100;
 
 function live(settings: TelemetryOn, parent: SpanParent | null, operator: (line: string) => void): Telemetry {
-  let sink: Sink | undefined;
+  // Started with the process: the exporter's thread loads the SDK while this one boots, not during its first calls.
+  const sink = startSink(settings, operator);
   const pending: SpanRecord[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const handOff = () => {
     timer = undefined;
-    if (pending.length > 0) sink!.send(pending.splice(0));
+    if (pending.length > 0) sink.send(pending.splice(0));
   };
   const push = (r: SpanRecord) => {
-    sink ??= startSink(settings, operator);
     pending.push(r);
     timer ??= setTimeout(handOff, HANDOFF_MS).unref();
   };
   return {
     call: (facts, trace) => callTrace({ ...facts, parent: parseTraceparent(trace?.traceparent, trace?.tracestate) ?? parent }, push),
     async finish(ms = 1_000) {
-      if (sink === undefined) return;
       clearTimeout(timer);
       handOff();
       await sink.close(ms);
@@ -106,13 +105,17 @@ function startSink(settings: TelemetryOn, operator: (line: string) => void): Sin
   } catch {
     worker = undefined;
   }
+  let used = false;
   return {
     send(records) {
+      used = true;
       if (worker) worker.postMessage({ t: "spans", records: JSON.stringify(records) } satisfies ToExporter);
       else void inProcess().then((e) => e.add(records), () => {});
     },
     async close(ms) {
       const w = worker;
+      // Nothing was recorded: nothing to flush, the thread just ends (a process that ran no call exits at once).
+      if (!used) return void w?.terminate();
       if (!w) return void (await (await inProcess().catch(() => undefined))?.close(ms));
       await new Promise<void>((res) => {
         const late = setTimeout(res, ms + 100);

@@ -52,6 +52,24 @@ inLoopbackNamespace(import.meta.path, () => {
   });
 
   describe("background tasks", () => {
+    test("with no call made, serve stops at once and sends nothing (the exporter's thread, started at boot, just ends)", async () => {
+      await using ws = tempDir();
+      await using r = receiver({ hang: true });
+      const env = { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true", OTEL_EXPORTER_OTLP_ENDPOINT: r.url };
+      const proc = Bun.spawn([BIN, "serve"], { cwd: ws.path, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+      // Up and answering first (the exporter's thread is started by then), then stdin closes.
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`);
+      proc.stdin.flush();
+      const reader = proc.stdout.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain('"serverInfo"');
+      const t0 = performance.now();
+      proc.stdin.end();
+      expect(await proc.exited).toBe(0);
+      // A flush towards this collector (it never answers) would hold the exit for the flush's whole second.
+      expect(performance.now() - t0).toBeLessThan(900);
+      expect(r.requests).toHaveLength(0);
+    });
+
     test("a background call's span comes from its supervisor, under the caller's TRACEPARENT, with the task id", async () => {
       await using ws = tempDir();
       await using r = receiver();
