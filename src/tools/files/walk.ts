@@ -1,6 +1,6 @@
 // A bounded walk of the workspace that respects .gitignore files (nested ones too),
 // never descends into .git or the state folder, and never follows directory symlinks.
-// It lists what `git ls-files --others` would consider: regular files and symlinks.
+// It lists what `git ls-files --others` would consider: regular files and symlinks, in path order.
 // Each folder is opened and verified (src/fs/opened.ts) before it is listed, and listed through
 // its descriptor: a folder swapped for a symlink mid-walk is skipped, never walked out of the tree.
 // Well-known secret files (.env, *.pem, id_rsa, ...) are left out and counted, unless the user
@@ -25,6 +25,8 @@ export interface WalkOptions {
   readonly layers?: readonly Layer[];
   /** Whether a secret file (by its absolute path) was named in a read grant, so the walk keeps it. Absent: none is kept. */
   readonly namedSecret?: (abs: string) => boolean;
+  /** Called before each folder is listed, with the files found so far (in order; the array grows). */
+  readonly progress?: (files: readonly string[]) => void;
 }
 
 export interface Layer {
@@ -33,7 +35,7 @@ export interface Layer {
 }
 
 export interface WalkResult {
-  readonly files: string[]; // workspace-relative, unsorted
+  readonly files: string[]; // workspace-relative, sorted (see walk)
   readonly visited: number;
   readonly scanCapped: boolean;
   /** Well-known secret files left out, workspace-relative (not ignored ones: those are never listed anyway). */
@@ -111,50 +113,70 @@ export function ancestry(workspace: string, relDir: string, skip: ReadonlySet<st
   return { layers, excluded: false };
 }
 
+/**
+ * Lists the tree depth first, each folder's entries in order of their full paths (a folder sorts as
+ * its name and a "/"), so files come out sorted by path in UTF-16 code-unit order, as
+ * `Array.prototype.sort` would put them: a caller can act on the first ones while the walk goes on.
+ */
 export function walk(opts: WalkOptions): WalkResult {
   lowerTiers();
   const files: string[] = [];
   let visited = 0;
   let capped = false;
   const secretFiles: string[] = [];
-  const stack: { abs: string; rel: string; layers: readonly Layer[] }[] = [
-    { abs: opts.root, rel: opts.relRoot === "." ? "" : opts.relRoot, layers: opts.layers ?? [] },
-  ];
-  while (stack.length > 0 && !capped) {
-    const dir = stack.pop()!;
+  const stack: { abs: string; rel: string; layers: readonly Layer[]; entries: Dirent[]; next: number }[] = [];
+  const enter = (abs: string, rel: string, above: readonly Layer[]) => {
+    opts.progress?.(files);
     // The folder at exactly this path (no link swapped in since it was listed), or it is skipped.
-    const opened = openChecked(dir.abs, O_DIR);
-    if (!opened.ok) continue;
+    const opened = openChecked(abs, O_DIR);
+    if (!opened.ok) return;
     let entries: Dirent[];
     let own: Layer | null = null;
     try {
       entries = readdirSync(`/proc/self/fd/${opened.fd}`, { withFileTypes: true });
       // Opened only when listed: a failed open per folder costs more than the whole listing.
-      if (hasGitignore(entries)) own = readLayer(opened.fd, dir.rel);
+      if (hasGitignore(entries)) own = readLayer(opened.fd, rel);
     } catch {
-      continue;
+      return;
     } finally {
       closeSync(opened.fd);
     }
-    const layers = own ? [...dir.layers, own] : dir.layers;
-    for (const ent of entries) {
-      if (++visited > opts.budget) {
-        capped = true;
-        break;
-      }
-      const name = ent.name;
-      const rel = dir.rel === "" ? name : `${dir.rel}/${name}`;
-      if (name === ".git") continue; // a folder, or a file in a worktree or submodule: never listed
-      if (ent.isDirectory()) {
-        if (opts.skip.has(rel) || isIgnored(layers, rel, true)) continue;
-        stack.push({ abs: join(dir.abs, name), rel, layers });
-      } else if ((ent.isFile() || ent.isSymbolicLink()) && !isIgnored(layers, rel, false)) {
-        if (isSecretName(name) && opts.namedSecret?.(join(dir.abs, name)) !== true) secretFiles.push(rel);
-        else files.push(rel); // a symlink is listed as itself, never followed (git does the same)
-      }
+    stack.push({ abs, rel, layers: own ? [...above, own] : above, entries: inPathOrder(entries), next: 0 });
+  };
+  enter(opts.root, opts.relRoot === "." ? "" : opts.relRoot, opts.layers ?? []);
+  while (stack.length > 0) {
+    const dir = stack[stack.length - 1]!;
+    if (dir.next >= dir.entries.length) {
+      stack.pop();
+      continue;
+    }
+    const ent = dir.entries[dir.next++]!;
+    if (++visited > opts.budget) {
+      capped = true;
+      break;
+    }
+    const name = ent.name;
+    const rel = dir.rel === "" ? name : `${dir.rel}/${name}`;
+    if (name === ".git") continue; // a folder, or a file in a worktree or submodule: never listed
+    if (ent.isDirectory()) {
+      if (opts.skip.has(rel) || isIgnored(dir.layers, rel, true)) continue;
+      enter(join(dir.abs, name), rel, dir.layers);
+    } else if ((ent.isFile() || ent.isSymbolicLink()) && !isIgnored(dir.layers, rel, false)) {
+      if (isSecretName(name) && opts.namedSecret?.(join(dir.abs, name)) !== true) secretFiles.push(rel);
+      else files.push(rel); // a symlink is listed as itself, never followed (git does the same)
     }
   }
   return { files, visited: Math.min(visited, opts.budget), scanCapped: capped, secretFiles };
+}
+
+/** A folder's entries in the order of the paths below it: a folder sorts as "name/" (so "a-b" < "a/x" < "a0"). */
+function inPathOrder(entries: Dirent[]): Dirent[] {
+  const keyed: [string, Dirent][] = [];
+  for (const e of entries) keyed.push([e.isDirectory() ? `${e.name}/` : e.name, e]);
+  keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const out: Dirent[] = [];
+  for (const k of keyed) out.push(k[1]);
+  return out;
 }
 
 /** Whether a listing holds a .gitignore. */
@@ -172,7 +194,7 @@ let ignoreTiered = false;
 function lowerTiers(ig?: Ignore): void {
   if (tiered && (ig === undefined || ignoreTiered)) return;
   const { noFTL } = require("bun:jsc") as typeof import("bun:jsc");
-  if (!tiered) for (const f of [walk, isIgnored, hasGitignore, isSecretName]) noFTL(f);
+  if (!tiered) for (const f of [walk, isIgnored, hasGitignore, inPathOrder, isSecretName]) noFTL(f);
   tiered = true;
   if (ig === undefined) return;
   ignoreTiered = true;

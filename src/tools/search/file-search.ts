@@ -3,10 +3,9 @@
 // The per-file work is in scan.ts, spread over threads by pool.ts.
 import { defineTool } from "../../catalog/declare.ts";
 import { refuse, type Outcome } from "../../result/result.ts";
-import type { Helper } from "./pool.ts";
+import type { Pool } from "./pool.ts";
 import type { ScanSpec } from "./scan.ts";
 import { ancestry, walk } from "../files/walk.ts";
-import { bisect } from "../files/bisect.ts";
 import { globMatcher } from "../files/glob.ts";
 import { CHANGED, changedMessage, kindAt } from "../../fs/opened.ts";
 import { relativeInside, resolveInside, targetInside } from "../files/workspace.ts";
@@ -72,7 +71,7 @@ export interface SearchScope {
 
 export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise<Outcome<unknown>> {
   // The scan machinery on the first search, not at import: this tool is in every boot's catalog.
-  const [{ assemblePage }, { Helper, runPool }, { escapeRegExp, requiredNeedles }] = await Promise.all([import("./page.ts"), import("./pool.ts"), import("./literal.ts")]);
+  const [{ assemblePage }, { Helper, Pool }, { escapeRegExp, requiredNeedles }] = await Promise.all([import("./page.ts"), import("./pool.ts"), import("./literal.ts")]);
   const { workspace, stateDir, signal } = scope;
   const readBudget = scope.readBudget ?? READ_BUDGET_BYTES;
   const ignoreCase = args.ignoreCase === true;
@@ -94,44 +93,46 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
   const root = resolveInside(workspace, ".");
   if (!root.ok) return root;
 
-  let files: string[];
+  const [cursorPath, cursorLine] = cursor ? [cursor[1]!, Number(cursor[2])] : ["", 0];
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const spec: ScanSpec = { source, ignoreCase, needles: requiredNeedles(source, ignoreCase), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: limit + 1 };
+  const setup = { base: root.value.abs, spec, firstAfter: (first: string) => (first === cursorPath ? cursorLine : 0), enoughMatches: limit, enoughBytes: readBudget, signal };
+
+  let pool: Pool;
   let scanCapped = false;
   let skippedSecretFiles = 0;
   let pathIgnored = false;
-  let helpers: Helper[] = [];
   if (isDir) {
     const matches = args.glob === undefined ? null : globMatcher(args.glob, "glob", "searched");
     if (matches && !matches.ok) return matches;
-    helpers = Helper.start(); // their start-up overlaps the walk; runPool ends them
+    // The helpers start now (their start-up overlaps the walk's first folders) and search while it goes on.
+    pool = new Pool(setup, Helper.start());
     const relRoot = rel === "." ? "" : rel;
     const stateRel = relativeInside(workspace, stateDir);
     const skip = new Set<string>(stateRel !== null && stateRel !== "." ? [stateRel] : []);
+    const pick = (f: string) => matches === null || matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1));
+    // The walk lists files in sorted order (UTF-16 code units): those the glob keeps, from the cursor's file on, are the job.
+    let seen = 0;
+    const take = (found: readonly string[]) => {
+      for (; seen < found.length; seen++) {
+        const f = found[seen]!;
+        if ((cursor === null || f >= cursorPath) && pick(f)) pool.files.push(f);
+      }
+      pool.offer();
+    };
     const { layers, excluded } = ancestry(workspace, relRoot, skip);
-    const walked = excluded ? { files: [], scanCapped: false, secretFiles: [] } : walk({ root: abs, relRoot, skip, budget: scope.walkBudget ?? WALK_BUDGET, layers, ...(scope.namedSecret ? { namedSecret: scope.namedSecret } : {}) });
+    const walked = excluded ? { files: [], scanCapped: false, secretFiles: [] } : walk({ root: abs, relRoot, skip, budget: scope.walkBudget ?? WALK_BUDGET, layers, progress: take, ...(scope.namedSecret ? { namedSecret: scope.namedSecret } : {}) });
+    take(walked.files);
     pathIgnored = excluded;
     scanCapped = walked.scanCapped;
-    const pick = (f: string) => matches === null || matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1));
     // The secret files the glob would have searched: left out, counted.
     skippedSecretFiles = walked.secretFiles.filter(pick).length;
-    files = walked.files.filter(pick);
-    files.sort(); // UTF-16 code unit order
   } else {
-    files = [rel]; // a file named as path is searched even if ignored, as ripgrep does
+    pool = new Pool(setup, []);
+    if (cursor === null || rel >= cursorPath) pool.files.push(rel); // a file named as path is searched even if ignored, as ripgrep does
   }
-  const [cursorPath, cursorLine] = cursor ? [cursor[1]!, Number(cursor[2])] : ["", 0];
-  if (cursor) files = files.slice(bisect(files, cursorPath, false));
-
-  const limit = args.limit ?? DEFAULT_LIMIT;
-  const spec: ScanSpec = { source, ignoreCase, needles: requiredNeedles(source, ignoreCase), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: limit + 1 };
-  const prefix = await runPool({
-    base: root.value.abs,
-    files,
-    spec,
-    firstAfter: files[0] === cursorPath ? cursorLine : 0,
-    enoughMatches: limit,
-    enoughBytes: readBudget,
-    signal,
-  }, helpers);
+  const files = pool.files;
+  const prefix = await pool.finish();
 
   const page = assemblePage(prefix, files, limit, ANSWER_BOUND_BYTES, readBudget);
   return {

@@ -268,8 +268,14 @@ export interface Job {
   readonly control: Int32Array;
 }
 
-/** A job as posted to a worker: the files joined by NUL. */
-export type JobMessage = Omit<Job, "files"> & { readonly files: string };
+/** A job as posted to a worker: the files joined by NUL (more may follow); `end`: they are all there. */
+export type JobMessage = Omit<Job, "files"> & { readonly files: string; readonly end: boolean };
+
+/** The next files of a job posted to a worker, in order. */
+export interface MoreFiles {
+  readonly files: string;
+  readonly end: boolean;
+}
 
 export interface ChunkResult {
   readonly chunk: number;
@@ -296,6 +302,19 @@ export function scanChunk(scanner: Scanner, job: Job, chunk: number): ChunkResul
   return { chunk, status, bytes, matches };
 }
 
+/**
+ * Claims chunks whose files are all in `job.files` (which grows until `end`) until none are left
+ * or the stop flag is set: a worker's loop, while the other thread may still be finding files.
+ */
+export function claimKnown(job: Job, scanner: Scanner, end: boolean, each: (r: ChunkResult) => void): void {
+  const ready = end ? Math.ceil(job.files.length / job.chunkSize) : Math.floor(job.files.length / job.chunkSize);
+  while (Atomics.load(job.control, STOP) === 0) {
+    const c = Atomics.load(job.control, NEXT);
+    if (c >= ready) return;
+    if (Atomics.compareExchange(job.control, NEXT, c, c + 1) === c) each(scanChunk(scanner, job, c));
+  }
+}
+
 /** Claims chunks until none are left or the stop flag is set; `each` runs after every chunk. */
 export async function claimChunks(job: Job, scanner: Scanner, each: (r: ChunkResult) => void | Promise<void>): Promise<void> {
   const chunks = Math.ceil(job.files.length / job.chunkSize);
@@ -310,4 +329,4 @@ export async function claimChunks(job: Job, scanner: Scanner, each: (r: ChunkRes
 // top tier (FTL) would spend more compiling them than it saves (scripts/bench-search.ts); the tiers
 // below it stay.
 const methods = Scanner.prototype as unknown as Record<string, () => void>;
-for (const f of [methods.scan!, methods.open!, methods.byNeedles!, methods.byText!, methods.test!, findNeedle, scanChunk, claimChunks]) noFTL(f);
+for (const f of [methods.scan!, methods.open!, methods.byNeedles!, methods.byText!, methods.test!, findNeedle, scanChunk, claimKnown, claimChunks]) noFTL(f);
