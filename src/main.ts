@@ -111,8 +111,8 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   }
   // The binary starts with the JIT reluctant (scripts/build.ts, jitPolicy): right for a cold command,
   // not for a process that serves or supervises for minutes, which gets the normal policy back. A
-  // session keeps it: each forwarded call is a short run of mostly run-once code, and tiering up
-  // held about 6 MB more for no faster call (scripts/bench-session.ts).
+  // session makes it more reluctant still (src/cli/session-run.ts): each forwarded call is a short
+  // run of mostly run-once code, and tiering up held memory for no faster call (scripts/bench-session.ts).
   // They write through process.stdout and process.stderr too (src/result/io.ts; serve guards stdout).
   if (LONG_RUNNING.has(name)) {
     if (name !== "session") Bun.unsafe.setJITPolicy(1);

@@ -94,6 +94,8 @@ export interface Status {
   rss_bytes: number;
   /** Full collections run once idle (half a second after a burst of calls): what is left is the memory it holds while it waits. */
   idle_collections: number;
+  /** Full collections run between calls after the 1st, 2nd, 4th, 8th, ... call (what the first calls loaded left the most garbage). */
+  early_collections: number;
   servers: { name: string; pid: number | null }[];
   env_bound: string[];
 }

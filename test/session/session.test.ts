@@ -322,6 +322,20 @@ process.stdout.write(got);
     expect(st.idle_collections).toBe(2);
   });
 
+  test("the session collects its garbage between calls after its 1st, 2nd, 4th, 8th... call, not after every call", async () => {
+    await using dir = await tempDirWith("a.txt");
+    const ws = dir.path;
+    writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { a: { command: process.execPath, args: [FIXTURE] } } }));
+    await using _s = await start(ws, 600);
+    expect((await status(ws)).early_collections).toBe(0);
+    expect((await call(ws, ["a__echo__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"])).code).toBe(0);
+    for (let i = 0; i < 8; i++) expect((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code).toBe(0);
+    // Nine calls: after the 1st, 2nd, 4th and 8th (each once the answer went out).
+    let st = await status(ws);
+    for (let i = 0; i < 60 && st.early_collections < 4; i++) st = (await Bun.sleep(50), await status(ws));
+    expect([st.calls, st.early_collections]).toEqual([9, 4]);
+  });
+
   test("8 parallel clients x 50 calls: 400 journal rows, each via the session", async () => {
     await using dir = await tempDirWith("a.txt");
     const ws = dir.path;
