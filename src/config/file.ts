@@ -152,7 +152,7 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
     digest,
     data: checked.value as Record<string, unknown>,
     lineOf: (p) => {
-      const n = jsonc().findNodeAtLocation(withTree(), [...p]);
+      const n = jsoncParser().findNodeAtLocation(withTree(), [...p]);
       return n ? position((lines ??= lineStarts(text)), n.offset).line : undefined;
     },
   };
@@ -189,18 +189,22 @@ async function clientConfig(path: string, via: ConfigFile["via"], text: string, 
 /** jsonc-parser, loaded on first use (synchronously: line numbers are asked for lazily). */
 // The ESM build: the UMD main resolves its parts at run time, which a compiled binary cannot.
 const jsonc = (): typeof import("jsonc-parser") => require("jsonc-parser/lib/esm/main.js");
+/**
+ * Its parser alone (a tree, a node at a path), without the main module's formatter, whose tables
+ * it builds as it loads: a line number (a server start's journal row, before the spawn) needs no more.
+ */
+const jsoncParser = (): Pick<typeof import("jsonc-parser"), "parseTree" | "findNodeAtLocation"> => require("jsonc-parser/lib/esm/impl/parser.js");
 
 function parseJsonc(path: string, text: string): Node;
 function parseJsonc(path: string, text: string, quiet: true): Node | undefined;
 function parseJsonc(path: string, text: string, quiet?: true): Node | undefined {
-  const { parseTree, printParseErrorCode } = jsonc();
   const errors: ParseError[] = [];
-  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const tree = jsoncParser().parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0 || tree === undefined) {
     if (quiet) return undefined;
     const e = errors[0];
     const at = e ? position(lineStarts(text), e.offset) : { line: 1, column: 1 };
-    const what = e ? printParseErrorCode(e.error) : "empty file";
+    const what = e ? jsonc().printParseErrorCode(e.error) : "empty file";
     throw bootError(`${path}:${at.line}:${at.column}: invalid JSON (${what})`, "fix the syntax there; comments and trailing commas are allowed");
   }
   return tree;
@@ -215,7 +219,7 @@ function hintFor(issue: Issue): string {
 
 /** For an unknown key the property's own node (so the column points at the key), else the value's. */
 function nodeAt(tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
-  const n = jsonc().findNodeAtLocation(tree, [...path]);
+  const n = jsoncParser().findNodeAtLocation(tree, [...path]);
   return atKey && n?.parent?.type === "property" ? n.parent : n;
 }
 
