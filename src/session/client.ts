@@ -6,7 +6,7 @@ import { isCI } from "../config/ci.ts";
 import { isTerminal, writeStderr, writeStdout } from "../result/io.ts";
 import { VERSION } from "../version.ts";
 import { lineReader, Outbox, type Answer, type Request } from "./protocol.ts";
-import { peerReader, socketFd, type PeerReader } from "./peer.ts";
+import { peerChecksUnavailable, peerReader, socketFd, type PeerReader } from "./peer.ts";
 import { realOr, sessionsFolder, socketFor, unfitSessions, within } from "./where.ts";
 import type { Question } from "../permission/prompt.ts";
 
@@ -163,7 +163,7 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
     }).then(
       (s) => {
         // Nothing is sent before the listener is known to run as this user (its peer credentials).
-        const why = creds ? listenerNotOurs(creds, s) : null;
+        const why = creds ? listenerNotOurs(creds, s) : peerChecksUnavailable(creds);
         if (why !== null) {
           finish({ why });
           s.end();
