@@ -1,7 +1,7 @@
 // The one SQLite database in the state folder (WAL, busy timeout, bundled migrations).
 // Only this module opens SQLite; it is safe under many concurrent `toolgate call` processes.
 import { Database } from "bun:sqlite";
-import { closeSync, constants, existsSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { makeStateFolder } from "./folder.ts";
 import { stateFolderProblem } from "../fs/state-folder.ts";
@@ -91,8 +91,17 @@ function open(path: string, migrations: readonly string[], now = () => performan
       db = new Database(path, { create: true, strict: true });
       db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.run("PRAGMA journal_mode = WAL");
+      // No WAL yet, or an empty one (the last connection to close removes it, so every cold process finds none): the
+      // first commit writes the new WAL's header, which SQLite then syncs with the WAL's folder, 1-4 ms
+      // before this process's first row (the write-ahead row, before the effect). That header is
+      // written here instead, with no sync, in a commit that changes nothing; from there on NORMAL.
+      // What it gives up: a power loss before the next sync (any checkpoint, the close's included)
+      // can drop this process's rows, which NORMAL allows anyway; the database file is only written
+      // by a checkpoint, which syncs the WAL first, so it cannot be corrupted.
+      const fresh = walBytes(path) === 0;
+      if (fresh) db.run("PRAGMA synchronous = OFF");
+      migrate(db, migrations, fresh);
       db.run("PRAGMA synchronous = NORMAL");
-      migrate(db, migrations);
       return db;
     } catch (e) {
       db?.close();
@@ -102,14 +111,27 @@ function open(path: string, migrations: readonly string[], now = () => performan
   }
 }
 
-function migrate(db: Database, migrations: readonly string[]): void {
+/** The size of `path`'s WAL (0: none yet, or not yet written: its first commit writes the header). */
+function walBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** `touch`: commit even when there is nothing to migrate (the version rewritten as it is), so the WAL's header is written now. */
+function migrate(db: Database, migrations: readonly string[], touch: boolean): void {
   const version = () => (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (version() >= migrations.length) return;
-  // IMMEDIATE takes the write lock first, so two processes never run the same step twice.
+  if (!touch && version() >= migrations.length) return;
+  // IMMEDIATE takes the write lock first, so two processes never run the same step twice (and the
+  // version a touch writes back is the one under that lock).
   db.transaction(() => {
-    for (let v = version(); v < migrations.length; v++) {
+    const from = version();
+    for (let v = from; v < migrations.length; v++) {
       db.run(migrations[v]!);
       db.run(`PRAGMA user_version = ${v + 1}`);
     }
+    if (from >= migrations.length) db.run(`PRAGMA user_version = ${from}`);
   }).immediate();
 }

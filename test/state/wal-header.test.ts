@@ -1,0 +1,72 @@
+// A cold process's first row costs no disk sync. The last connection to close removes the WAL, so
+// every cold `toolgate call` finds none, and SQLite syncs a new WAL's header (and its folder) at the
+// first commit: before the write-ahead row, so before the effect and the result. openState writes
+// that header itself, unsynced, and the syncs come with the close's checkpoint, after the result.
+// What a row must survive (a crash, kill -9) it still does, and the connection ends up NORMAL.
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openState } from "../../src/state/db.ts";
+import { BIN, ROOT, tempDir } from "../helpers.ts";
+
+describe("the WAL's header at open", () => {
+  test("opening a state folder with no WAL writes the header; the connection is synchronous=NORMAL", async () => {
+    await using dir = tempDir();
+    const state = join(dir.path, "state");
+    const db = openState(state);
+    try {
+      expect(statSync(join(state, "toolgate.db-wal")).size).toBeGreaterThanOrEqual(32);
+      expect((db.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous).toBe(1);
+    } finally {
+      db.close();
+    }
+    // The last close checkpointed and removed it: the next open writes it again.
+    expect(existsSync(join(state, "toolgate.db-wal"))).toBe(false);
+    const again = openState(state);
+    expect(statSync(join(state, "toolgate.db-wal")).size).toBeGreaterThanOrEqual(32);
+    again.close();
+  });
+
+  test("a row written after such an open survives kill -9 of its process", async () => {
+    await using dir = tempDir();
+    const state = join(dir.path, "state");
+    const script = join(dir.path, "writer.ts");
+    writeFileSync(
+      script,
+      `import { openState } from ${JSON.stringify(join(ROOT, "src/state/db.ts"))};
+import { callJournal, selfMark } from ${JSON.stringify(join(ROOT, "src/state/journal.ts"))};
+const db = openState(process.argv[2]);
+callJournal(() => db, selfMark).started({ time_ms: 1, tool: "plan", origin: "builtin", digest: "d", effect: "idempotent-write", status: "started", error_code: null, duration_ms: 0, args_preview: "{}", result_bytes: 0, detail: null });
+process.kill(process.pid, "SIGKILL");
+`,
+    );
+    const p = Bun.spawn([process.execPath, script, state], { stdout: "ignore", stderr: "pipe" });
+    expect(await p.exited).not.toBe(0);
+    expect(p.signalCode).toBe("SIGKILL");
+    const db = new Database(join(state, "toolgate.db"), { readonly: true });
+    try {
+      expect(db.query("SELECT tool, event FROM journal").all()).toEqual([{ tool: "plan", event: "tool_started" }]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+test("a cold call of the binary syncs nothing before its result is written (strace)", async () => {
+  await using dir = tempDir();
+  const trace = join(dir.path, "trace.txt");
+  const env = { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true" };
+  // Twice: the first call makes the state folder, the second is the ordinary cold call (no WAL left by the first).
+  for (let i = 0; i < 2; i++) {
+    const p = Bun.spawn(["strace", "-f", "-o", trace, "-e", "trace=fsync,fdatasync,write", BIN, "call", "plan", "{}"], { cwd: dir.path, env, stdout: "pipe", stderr: "pipe" });
+    expect(await p.exited).toBe(0);
+    expect(JSON.parse(await new Response(p.stdout).text()).status).toBe("success");
+  }
+  const lines = readFileSync(trace, "utf8").split("\n");
+  const result = lines.findIndex((l) => /write\(1, "\{\\"status\\":\\"success\\"/.test(l));
+  expect(result).toBeGreaterThanOrEqual(0);
+  expect(lines.slice(0, result).filter((l) => /\bf(data)?sync\(/.test(l))).toEqual([]);
+  // The syncs still happen, after the result: the close's checkpoint.
+  expect(lines.slice(result).some((l) => /\bfsync\(/.test(l))).toBe(true);
+});
