@@ -36,7 +36,8 @@ import { openState } from "../src/state/db.ts";
 import { callJournal, selfMark } from "../src/state/journal.ts";
 
 const root = join(import.meta.dir, "..");
-const bin = join(root, "dist", "toolgate");
+// BENCH_BIN: the binary under test (default dist/toolgate), e.g. an older build for a before/after in one sitting.
+const bin = process.env.BENCH_BIN ?? join(root, "dist", "toolgate");
 const everything = join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const las = join(root, "test", "fixtures", "las", "server.ts");
 const node = Bun.which("node") ?? "/usr/bin/node";
