@@ -76,7 +76,7 @@ function toolCell(r: { tool: string; event: string; detail: string | null }): st
 function withDb<T>(config: Effective, f: (db: Database) => T): T {
   let db: Database;
   try {
-    db = openState(config.values.state as string);
+    db = openState(config.values.state as string, false);
   } catch (e) {
     throw stateError(config, e, "the journal cannot be read");
   }

@@ -74,7 +74,7 @@ export async function runTasks(ctx: RunContext): Promise<number> {
   }
   let db: Database;
   try {
-    db = openState(stateDir);
+    db = openState(stateDir, action === "cancel" || action === "prune");
   } catch (e) {
     throw stateError(config, e, "the tasks cannot be read");
   }

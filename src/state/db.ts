@@ -16,7 +16,12 @@ const BUSY_TIMEOUT_MS = 10_000;
 /** WAL pages past which a long-lived connection checkpoints inline all the same (~16 MB; SQLite's default is 1,000). */
 const BACKSTOP_PAGES = 4000;
 
-export function openState(stateDir: string): Database {
+/**
+ * The workspace's database. `writes`: this process will journal (a call, serve, a session, a task's
+ * supervisor), so a WAL's header is written as it opens (see open()); a command that only reads
+ * (`log`, `tasks`) passes false and commits nothing it need not.
+ */
+export function openState(stateDir: string, writes = true): Database {
   makeStateFolder(stateDir);
   const path = join(stateDir, DB_NAME);
   // Made 0600 by toolgate, never through a link (SQLite gives its WAL and SHM files the same mode).
@@ -25,7 +30,7 @@ export function openState(stateDir: string): Database {
   } catch {
     // There already (or not makeable: the open below says why).
   }
-  return open(path, MIGRATIONS);
+  return open(path, MIGRATIONS, writes);
 }
 
 /** A task child's journal (its own state folder) moved into `db` under the parent call, `secrets` redacted; 0 when it wrote none. */
@@ -83,7 +88,7 @@ export function openUserState(userStateDir: string): Database {
  * process is recovering or creating, a journal-mode switch racing another opener): opening is
  * retried for as long as the busy timeout would have waited, so concurrent first calls never fail.
  */
-function open(path: string, migrations: readonly string[], now = () => performance.now()): Database {
+function open(path: string, migrations: readonly string[], writes = false, now = () => performance.now()): Database {
   const until = now() + BUSY_TIMEOUT_MS;
   for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
     let db: Database | undefined;
@@ -91,14 +96,16 @@ function open(path: string, migrations: readonly string[], now = () => performan
       db = new Database(path, { create: true, strict: true });
       db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.run("PRAGMA journal_mode = WAL");
-      // No WAL yet, or an empty one (the last connection to close removes it, so every cold process finds none): the
-      // first commit writes the new WAL's header, which SQLite then syncs with the WAL's folder, 1-4 ms
-      // before this process's first row (the write-ahead row, before the effect). That header is
-      // written here instead, with no sync, in a commit that changes nothing; from there on NORMAL.
+      // A connection that will write, and no WAL yet or an empty one (the last connection to close
+      // removes it, so every cold process finds none): the first commit writes the new WAL's header,
+      // which SQLite then syncs with the WAL's folder, 1-4 ms before this process's first row (the
+      // write-ahead row, before the effect). That header is written here instead, with no sync, in a
+      // commit that changes nothing; from there on NORMAL. (A connection that only reads commits
+      // nothing, so its close has nothing to checkpoint or sync: it is left so.)
       // What it gives up: a power loss before the next sync (any checkpoint, the close's included)
       // can drop this process's rows, which NORMAL allows anyway; the database file is only written
       // by a checkpoint, which syncs the WAL first, so it cannot be corrupted.
-      const fresh = walBytes(path) === 0;
+      const fresh = writes && walBytes(path) === 0;
       if (fresh) db.run("PRAGMA synchronous = OFF");
       migrate(db, migrations, fresh);
       db.run("PRAGMA synchronous = NORMAL");

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openState } from "../../src/state/db.ts";
+import { openState, openUserState } from "../../src/state/db.ts";
 import { BIN, ROOT, tempDir } from "../helpers.ts";
 
 describe("the WAL's header at open", () => {
@@ -26,6 +26,26 @@ describe("the WAL's header at open", () => {
     const again = openState(state);
     expect(statSync(join(state, "toolgate.db-wal")).size).toBeGreaterThanOrEqual(32);
     again.close();
+  });
+
+  test("a connection that only reads (openUserState, `log`) commits nothing: its WAL stays empty, so its close has nothing to sync", async () => {
+    await using dir = tempDir();
+    const state = join(dir.path, "state");
+    openState(state).close(); // made, and its WAL removed by the close
+    const reader = openState(state, false);
+    try {
+      expect(existsSync(join(state, "toolgate.db-wal")) ? statSync(join(state, "toolgate.db-wal")).size : 0).toBe(0);
+    } finally {
+      reader.close();
+    }
+    const user = join(dir.path, "user");
+    openUserState(user).close();
+    const approvals = openUserState(user);
+    try {
+      expect(existsSync(join(user, "approvals.db-wal")) ? statSync(join(user, "approvals.db-wal")).size : 0).toBe(0);
+    } finally {
+      approvals.close();
+    }
   });
 
   test("a row written after such an open survives kill -9 of its process", async () => {
@@ -51,6 +71,18 @@ process.kill(process.pid, "SIGKILL");
       db.close();
     }
   });
+});
+
+test("`toolgate log` syncs nothing at all: it only reads (strace)", async () => {
+  await using dir = tempDir();
+  const trace = join(dir.path, "trace.txt");
+  const env = { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true" };
+  const made = Bun.spawnSync([BIN, "call", "plan", "{}"], { cwd: dir.path, env });
+  expect(made.exitCode).toBe(0);
+  const p = Bun.spawn(["strace", "-f", "-o", trace, "-e", "trace=fsync,fdatasync", BIN, "log", "--json"], { cwd: dir.path, env, stdout: "pipe", stderr: "pipe" });
+  expect(await p.exited).toBe(0);
+  expect((await new Response(p.stdout).text()).trim().split("\n").map((l) => JSON.parse(l).tool)).toEqual(["plan"]);
+  expect(readFileSync(trace, "utf8").split("\n").filter((l) => /\bf(data)?sync\(/.test(l))).toEqual([]);
 });
 
 test("a cold call of the binary syncs nothing before its result is written (strace)", async () => {
