@@ -196,13 +196,22 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 6. secrets: only what the config binds to this tool's source (built-ins are bound none).
   // 7. the adapter, under a deadline and cancellation
   // The call's cancellation, made when the adapter first looks at it (most never do) or the deadline passes.
+  // Its listeners on the outer signals are removed once the adapter is done: `stop` is shared by
+  // every call of a long-lived process, and would otherwise hold each call's controller for good.
   let controller: AbortController | undefined;
+  const detach: (() => void)[] = [];
   const cancellation = (): AbortController => {
     if (controller) return controller;
     const c = (controller = new AbortController());
     for (const outer of [deps.signal, deps.stop]) {
-      if (outer?.aborted) c.abort();
-      else outer?.addEventListener("abort", () => c.abort(), { once: true });
+      if (!outer) continue;
+      if (outer.aborted) {
+        c.abort();
+        continue;
+      }
+      const onAbort = () => c.abort();
+      outer.addEventListener("abort", onAbort, { once: true });
+      detach.push(() => outer.removeEventListener("abort", onAbort));
     }
     return c;
   };
@@ -230,9 +239,11 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     });
   } finally {
     clearTimeout(timer);
+    for (const off of detach.splice(0)) off();
   }
   if (ran === "deadline") {
-    cancellation().abort();
+    // Aborted as it is made if the adapter never looked: no listener is added after the detach.
+    (controller ??= new AbortController()).abort();
     // A tool outside this process may have acted: its effect is unknown, never a plain failure.
     const remote = !entry.adapter.builtin;
     return failed({ code: "deadline", message: `${name} did not finish within ${deadlineMs / 1000} s${remote ? "; the effect is unknown and the call is not replayed" : ""}`, ...(remote ? { indeterminate: true as const } : {}) });

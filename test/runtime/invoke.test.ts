@@ -229,6 +229,39 @@ describe("invoke", () => {
     expect(trace.rows[0]!.args_preview).not.toContain("hunter2");
   });
 
+  test("the call's cancellation reaches the adapter from both outer signals, and leaves no listener on them once done", async () => {
+    // A signal shared by every call of a process (serve's drain), counting its listeners.
+    const listeners = new Set<unknown>();
+    const shared = { aborted: false, addEventListener: (_: string, f: unknown) => void listeners.add(f), removeEventListener: (_: string, f: unknown) => void listeners.delete(f) } as unknown as AbortSignal;
+    const { deps } = setup({ builtin: true });
+    const looked: AbortSignal[] = [];
+    const entry = deps.catalog.entries.get("demo__read")!;
+    const run = entry.adapter.run;
+    (entry.adapter as { run: Adapter["run"] }).run = async (args, ctx) => (looked.push(ctx.signal), run(args, ctx));
+    for (let i = 0; i < 50; i++) {
+      const own = new AbortController();
+      const r = await invoke("demo__read", { path: "a" }, { ...deps, signal: own.signal, stop: shared });
+      expect(r.envelope.status).toBe("success");
+      own.abort(); // after the call: reaches nothing any more
+    }
+    expect(looked).toHaveLength(50);
+    expect(looked.every((s) => !s.aborted)).toBe(true);
+    expect(listeners.size).toBe(0);
+    // While a call runs, either outer signal aborts what the adapter sees.
+    for (const which of ["signal", "stop"] as const) {
+      const outer = new AbortController();
+      let seen: AbortSignal | undefined;
+      (entry.adapter as { run: Adapter["run"] }).run = async (_args, ctx) => {
+        seen = ctx.signal;
+        outer.abort();
+        return { ok: true, value: { aborted: ctx.signal.aborted } };
+      };
+      const r = await invoke("demo__read", { path: "a" }, { ...deps, [which]: outer.signal });
+      expect({ which, payload: (r.envelope as { payload?: unknown }).payload }).toEqual({ which, payload: { aborted: true } });
+      expect(seen?.aborted).toBe(true);
+    }
+  });
+
   test("a refusal from the adapter is a failed envelope with its code", async () => {
     const { deps } = setup({ refuse: true });
     expect((await invoke("demo__read", { path: "a" }, deps)).envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "file.missing", message: "gone" });
