@@ -96,19 +96,9 @@ function open(path: string, migrations: readonly string[], writes = false, now =
       db = new Database(path, { create: true, strict: true });
       db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       db.run("PRAGMA journal_mode = WAL");
-      // A connection that will write, and no WAL yet or an empty one (the last connection to close
-      // removes it, so every cold process finds none): the first commit writes the new WAL's header,
-      // which SQLite then syncs with the WAL's folder, 1-4 ms before this process's first row (the
-      // write-ahead row, before the effect). That header is written here instead, with no sync, in a
-      // commit that changes nothing; from there on NORMAL. (A connection that only reads commits
-      // nothing, so its close has nothing to checkpoint or sync: it is left so.)
-      // What it gives up: a power loss before the next sync (any checkpoint, the close's included)
-      // can drop this process's rows, which NORMAL allows anyway; the database file is only written
-      // by a checkpoint, which syncs the WAL first, so it cannot be corrupted.
-      const fresh = writes && walBytes(path) === 0;
-      if (fresh) db.run("PRAGMA synchronous = OFF");
-      migrate(db, migrations, fresh);
       db.run("PRAGMA synchronous = NORMAL");
+      migrate(db, migrations);
+      if (writes && walBytes(path) === 0) writeWalHeader(db);
       return db;
     } catch (e) {
       db?.close();
@@ -127,18 +117,38 @@ function walBytes(path: string): number {
   }
 }
 
-/** `touch`: commit even when there is nothing to migrate (the version rewritten as it is), so the WAL's header is written now. */
-function migrate(db: Database, migrations: readonly string[], touch: boolean): void {
-  const version = () => (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (!touch && version() >= migrations.length) return;
-  // IMMEDIATE takes the write lock first, so two processes never run the same step twice (and the
-  // version a touch writes back is the one under that lock).
+function migrate(db: Database, migrations: readonly string[]): void {
+  if (version(db) >= migrations.length) return;
+  // IMMEDIATE takes the write lock first, so two processes never run the same step twice.
   db.transaction(() => {
-    const from = version();
-    for (let v = from; v < migrations.length; v++) {
+    for (let v = version(db); v < migrations.length; v++) {
       db.run(migrations[v]!);
       db.run(`PRAGMA user_version = ${v + 1}`);
     }
-    if (from >= migrations.length) db.run(`PRAGMA user_version = ${from}`);
   }).immediate();
+}
+
+const version = (db: Database): number => (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+
+/**
+ * A connection that will write, finding no WAL or an empty one (the last connection to close
+ * removes it, so every cold process finds none): its first commit would write the new WAL's header,
+ * which SQLite then syncs with the WAL's folder, 1-4 ms before this process's first row (the
+ * write-ahead row, before the effect). The header is written here instead, unsynced, by a commit
+ * that changes nothing (the version, rewritten as it is under the write lock; migrations have run,
+ * under NORMAL, before this). No checkpoint can run in it (autocheckpoint off for this commit),
+ * and NORMAL is back before anything else, even a failure's close. What it gives up: a power loss
+ * before the next sync (any checkpoint, the close's included) can drop this process's rows, which
+ * NORMAL allows anyway; the database file is written only by a checkpoint, which syncs the WAL
+ * first, so it cannot be corrupted. A connection that only reads commits nothing.
+ */
+function writeWalHeader(db: Database): void {
+  db.run("PRAGMA wal_autocheckpoint = 0");
+  db.run("PRAGMA synchronous = OFF");
+  try {
+    db.transaction(() => db.run(`PRAGMA user_version = ${version(db)}`)).immediate();
+  } finally {
+    db.run("PRAGMA synchronous = NORMAL");
+    db.run("PRAGMA wal_autocheckpoint = 1000");
+  }
 }

@@ -8,6 +8,8 @@ import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openState, openUserState } from "../../src/state/db.ts";
+import { makeStateFolder } from "../../src/state/folder.ts";
+import { MIGRATIONS } from "../../src/state/migrations.ts";
 import { BIN, ROOT, tempDir } from "../helpers.ts";
 
 describe("the WAL's header at open", () => {
@@ -72,6 +74,43 @@ process.kill(process.pid, "SIGKILL");
     }
   });
 });
+
+test("a migration at open runs under NORMAL: a checkpoint it triggers syncs the WAL before it writes the database file (strace)", async () => {
+  await using dir = tempDir();
+  const state = join(dir.path, "state");
+  // A state folder one migration behind, its journal large enough that the last migration (which
+  // copies the journal) passes SQLite's 1,000-page autocheckpoint; no WAL left, as after any close.
+  makeStateFolder(state);
+  const db = new Database(join(state, "toolgate.db"), { create: true });
+  db.run("PRAGMA journal_mode = WAL");
+  for (let v = 0; v < MIGRATIONS.length - 1; v++) db.run(MIGRATIONS[v]!);
+  db.run(`PRAGMA user_version = ${MIGRATIONS.length - 1}`);
+  const insert = db.prepare("INSERT INTO journal (time_ms, tool, status, duration_ms, args_preview, result_bytes) VALUES (1, 'plan', 'success', 1, ?, 10)");
+  db.transaction(() => {
+    for (let i = 0; i < 20_000; i++) insert.run("x".repeat(200));
+  })();
+  insert.finalize();
+  db.close();
+  expect(existsSync(join(state, "toolgate.db-wal"))).toBe(false);
+  const script = join(dir.path, "open.ts");
+  writeFileSync(script, `import { openState } from ${JSON.stringify(join(ROOT, "src/state/db.ts"))};\nopenState(process.argv[2]).close();\n`);
+  const trace = join(dir.path, "trace.txt");
+  const p = Bun.spawn(["strace", "-f", "-y", "-o", trace, "-e", "trace=fsync,fdatasync,pwrite64", process.execPath, script, state], { stdout: "ignore", stderr: "pipe" });
+  expect({ code: await p.exited, stderr: await new Response(p.stderr).text() }).toEqual({ code: 0, stderr: "" });
+  const lines = readFileSync(trace, "utf8").split("\n");
+  const dbWrite = lines.findIndex((l) => /pwrite64\(\d+<[^>]*\/toolgate\.db>/.test(l));
+  const walSync = lines.findIndex((l) => /f(data)?sync\(\d+<[^>]*\/toolgate\.db-wal>/.test(l));
+  expect(dbWrite).toBeGreaterThan(0); // the database file was written (a checkpoint ran)
+  expect(walSync).toBeGreaterThanOrEqual(0);
+  expect(walSync).toBeLessThan(dbWrite);
+  const check = new Database(join(state, "toolgate.db"), { readonly: true });
+  try {
+    expect((check.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+    expect((check.query("SELECT count(*) AS n FROM journal").get() as { n: number }).n).toBe(20_000);
+  } finally {
+    check.close();
+  }
+}, 30_000);
 
 test("`toolgate log` syncs nothing at all: it only reads (strace)", async () => {
   await using dir = tempDir();
