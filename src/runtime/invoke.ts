@@ -200,9 +200,11 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // every call of a long-lived process, and would otherwise hold each call's controller for good.
   let controller: AbortController | undefined;
   const detach: (() => void)[] = [];
+  let settled = false; // the adapter is done: a late first look gets a controller that listens to nothing
   const cancellation = (): AbortController => {
     if (controller) return controller;
     const c = (controller = new AbortController());
+    if (settled) return c;
     for (const outer of [deps.signal, deps.stop]) {
       if (!outer) continue;
       if (outer.aborted) {
@@ -239,6 +241,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     });
   } finally {
     clearTimeout(timer);
+    settled = true;
     for (const off of detach.splice(0)) off();
   }
   if (ran === "deadline") {

@@ -23,8 +23,8 @@ const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** A request id as the SDK's RequestIdSchema takes it: a string or an integer. */
-const isRequestId = (v: unknown): boolean => typeof v === "string" || (typeof v === "number" && Number.isInteger(v));
+/** A request id as the SDK's RequestIdSchema takes it: a string or a safe integer (zod's int() refuses 2^53 and past). */
+const isRequestId = (v: unknown): boolean => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
 
 /**
  * Whether `m` is, beyond doubt, what JSONRPCRequestSchema accepts: exactly jsonrpc "2.0", an id, a
@@ -40,14 +40,18 @@ export function isPlainRequest(m: unknown): boolean {
   if (meta === undefined) return true;
   if (!isObject(meta) || RELATED_TASK in meta) return false;
   const token = meta.progressToken;
-  return token === undefined || typeof token === "string" || (typeof token === "number" && Number.isInteger(token));
+  return token === undefined || isRequestId(token);
 }
 
-/** Whether a plain request's params are what CallToolRequestSchema accepts, with no task asked for. */
+/**
+ * Whether a plain request's params are what CallToolRequestSchema accepts, with no task asked for,
+ * and what the handler gets is what that parse would give it: arguments with an own `__proto__`
+ * key (which the parse's copy leaves out) take the SDK's path.
+ */
 export function isPlainCall(request: unknown): boolean {
   const p = (request as { params?: unknown }).params;
   if (!isObject(p) || typeof p.name !== "string" || "task" in p) return false;
-  return p.arguments === undefined || isObject(p.arguments);
+  return p.arguments === undefined || (isObject(p.arguments) && !Object.hasOwn(p.arguments, "__proto__"));
 }
 
 const internalsOf = (server: Server): ProtocolInternals | undefined => {

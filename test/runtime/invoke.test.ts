@@ -247,6 +247,12 @@ describe("invoke", () => {
     expect(looked).toHaveLength(50);
     expect(looked.every((s) => !s.aborted)).toBe(true);
     expect(listeners.size).toBe(0);
+    // An adapter whose continuation first looks at its signal after it settled adds none either.
+    let late: (() => AbortSignal) | undefined;
+    (entry.adapter as { run: Adapter["run"] }).run = async (_args, ctx) => ((late = () => ctx.signal), { ok: true, value: {} });
+    await invoke("demo__read", { path: "a" }, { ...deps, stop: shared });
+    expect(late!().aborted).toBe(false);
+    expect(listeners.size).toBe(0);
     // While a call runs, either outer signal aborts what the adapter sees.
     for (const which of ["signal", "stop"] as const) {
       const outer = new AbortController();

@@ -9,8 +9,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, CallToolResultSchema, isJSONRPCRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { fastPathFor, isPlainCall, isPlainRequest } from "../../src/serve/dispatch.ts";
 
-const ids: unknown[] = [1, 0, -3, "a", "", 1.5, null, true, {}, [], undefined, Number.NaN];
-const metas: unknown[] = [undefined, {}, { progressToken: 1 }, { progressToken: "t" }, { progressToken: 1.5 }, { progressToken: {} }, { progressToken: null }, { traceparent: "00-x" }, { "io.modelcontextprotocol/related-task": { taskId: "t" } }, { "io.modelcontextprotocol/related-task": 5 }, [], null, "m"];
+const ids: unknown[] = [1, 0, -3, "a", "", 1.5, null, true, {}, [], undefined, Number.NaN, 2 ** 53, 1e20, -(2 ** 53)];
+const metas: unknown[] = [undefined, {}, { progressToken: 1 }, { progressToken: "t" }, { progressToken: 1.5 }, { progressToken: 2 ** 53 }, { progressToken: 1e20 }, { progressToken: {} }, { progressToken: null }, { traceparent: "00-x" }, { "io.modelcontextprotocol/related-task": { taskId: "t" } }, { "io.modelcontextprotocol/related-task": 5 }, [], null, "m"];
 const paramsList: unknown[] = [undefined, {}, [], null, "p", 3, ...metas.map((m) => ({ _meta: m })), { name: "x", arguments: {} }];
 
 /** Every combination of the fields a request is told by, and some it is not. */
@@ -58,6 +58,8 @@ describe("the fast path's classification", () => {
     for (const m of [
       { jsonrpc: "2.0", id: 1, method: "tools/call", extra: true }, // an unknown key: the SDK's strict schema refuses it
       { jsonrpc: "2.0", id: 1.5, method: "x" }, // not an integer id
+      { jsonrpc: "2.0", id: 2 ** 53, method: "x" }, // not a safe integer (the SDK refuses it; a reply could not carry it)
+      { jsonrpc: "2.0", id: 9007199254740993, method: "tools/call", params: { name: "plan" } },
       { jsonrpc: "2.0", id: 1, result: {} }, // a response
       { jsonrpc: "2.0", method: "notifications/initialized" }, // a notification
       { jsonrpc: "2.0", id: 1, method: "x", params: { _meta: { "io.modelcontextprotocol/related-task": { taskId: "t" } } } }, // a task's
@@ -69,7 +71,7 @@ describe("the fast path's classification", () => {
   test("a call taken as plain is one CallToolRequestSchema accepts, without a task", () => {
     const calls: unknown[] = [];
     for (const name of ["plan", "", 3, undefined])
-      for (const args of [undefined, {}, { a: 1 }, [], null, "s"])
+      for (const args of [undefined, {}, { a: 1 }, [], null, "s", JSON.parse('{"__proto__":{"x":1},"a":1}')])
         for (const task of [undefined, { ttl: 1 }]) {
           const params: Record<string, unknown> = {};
           if (name !== undefined) params.name = name;
@@ -85,6 +87,10 @@ describe("the fast path's classification", () => {
       expect("task" in (c as { params: object }).params).toBe(false);
     }
     expect(plain).toBe(6); // a string name ("plan" or ""), arguments absent, {} or {a:1}, no task
+    // Arguments with an own __proto__ key take the SDK's path: its parse hands the handler a copy without it.
+    const proto = { method: "tools/call", params: { name: "a", arguments: JSON.parse('{"__proto__":{"x":1},"a":1}') } };
+    expect(isPlainCall(proto)).toBe(false);
+    expect(Object.keys((CallToolRequestSchema.parse(proto) as { params: { arguments: object } }).params.arguments)).toEqual(["a"]);
   });
 });
 
