@@ -1,7 +1,7 @@
 // Shared test seams: temporary folders disposed with `await using`, and the compiled binary.
 import type { CallScope, ToolContext } from "../src/catalog/declare.ts";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -60,6 +60,15 @@ export async function runUnprivileged(args: readonly string[], opts: { cwd: stri
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
+}
+
+/** Gives `p` and everything below it to nobody (65534), links left alone: a tree an unprivileged run may write. */
+export function chownToNobody(p: string): void {
+  chownSync(p, 65534, 65534);
+  for (const e of readdirSync(p, { withFileTypes: true })) {
+    if (e.isDirectory()) chownToNobody(join(p, e.name));
+    else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
+  }
 }
 
 /** For tool contexts in tests whose tool starts no process: any use is a test bug. */

@@ -7,22 +7,14 @@
 // "Trust": every git command on a tree a child could have written runs with the git folder fixed
 // before it ran and with filters, attributes, hooks, fsmonitor and global/system config off.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
-import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
+import { BIN, chownToNobody, json, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
 });
-
-const chownAll = (p: string) => {
-  chownSync(p, 65534, 65534);
-  for (const e of readdirSync(p, { withFileTypes: true })) {
-    if (e.isDirectory()) chownAll(join(p, e.name));
-    else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
-  }
-};
 
 /** The child: plants the trap in its worktree (its cwd), tries the marker itself, and reports. */
 const agent = (marker: string, how: "dotgit" | "nested") =>
@@ -67,7 +59,7 @@ async function attack(who: "root" | "nobody", how: "dotgit" | "nested") {
   const command = ["bash", "-c", agent(marker, how), "agent", "{objective}", "{server}"];
   writeFileSync(cfg, JSON.stringify({ workspace: ws, sandbox: "product", delegation: { command, worktree_root: join(d.path, "worktrees"), timeout_secs: 60 } }));
   const args = ["call", "task", JSON.stringify({ objective: "plant", kind: "write" }), "--config", cfg, "--allow-read", "--approve", "task"];
-  if (who === "nobody") chownAll(d.path);
+  if (who === "nobody") chownToNobody(d.path);
   const r = who === "root" ? await run(args, { cwd: ws, env: { HOME: d.path } }) : await runUnprivileged(args, { cwd: ws });
   return { r, p: json(r).payload, marker: existsSync(marker), out: readdirSync(out) };
 }

@@ -7,22 +7,14 @@
 // repository nested inside the workspace is refused, and the workspace's own is named on git's
 // command line. The filter's marker lies outside the workspace, where the sandbox cannot write.
 import { beforeAll, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
-import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
+import { BIN, chownToNobody, json, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
 });
-
-const chownAll = (p: string) => {
-  chownSync(p, 65534, 65534);
-  for (const e of readdirSync(p, { withFileTypes: true })) {
-    if (e.isDirectory()) chownAll(join(p, e.name));
-    else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
-  }
-};
 
 test.each(["root", "nobody"] as const)("as %s: a repository planted below the workspace by a sandboxed command runs nothing through dev_check", async (who) => {
   await using d = tempDir();
@@ -37,7 +29,7 @@ test.each(["root", "nobody"] as const)("as %s: a repository planted below the wo
   git(ws, "init", "-q", "-b", "main");
   git(ws, "add", "-A");
   git(ws, "commit", "-q", "-m", "fixture");
-  if (who === "nobody") chownAll(d.path);
+  if (who === "nobody") chownToNobody(d.path);
   const call = (args: string[]) => (who === "root" ? run(args, { cwd: ws, env: { HOME: d.path } }) : runUnprivileged(args, { cwd: ws }));
   // The model's sandboxed command: a repository of its own in gates/, whose clean filter would write the marker.
   const plant = [

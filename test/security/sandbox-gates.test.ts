@@ -1,22 +1,14 @@
 // Issue 8, finding 1 (gates): a gate runs in a disposable copy, and under the product sandbox only
 // that copy is writable: a hostile gate cannot write the real checkout or plant a new gate in it.
 import { beforeAll, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
-import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
+import { BIN, chownToNobody, json, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
-
-const chownAll = (p: string) => {
-  chownSync(p, 65534, 65534);
-  for (const e of readdirSync(p, { withFileTypes: true })) {
-    if (e.isDirectory()) chownAll(join(p, e.name));
-    else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
-  }
-};
 
 test.each(["root", "nobody"] as const)("as %s: a gate writes its own copy, never the real checkout", async (who) => {
   await using dir = tempDir();
@@ -41,7 +33,7 @@ test.each(["root", "nobody"] as const)("as %s: a gate writes its own copy, never
   git(real, "add", "-A");
   git(real, "commit", "-q", "-m", "fixture");
   const args = ["call", "dev_check", '{"gate":"evil"}', "--allow-run=bash,git", "--approve", "dev_check"];
-  if (who === "nobody") chownAll(real);
+  if (who === "nobody") chownToNobody(real);
   const r = who === "root" ? await run(args, { cwd: real, env: { HOME: dir.path } }) : await runUnprivileged(args, { cwd: real });
   const out = json(r);
   expect(out).toMatchObject({ status: "success", payload: { sandbox: "product", passed: 1, failed: 0 } });

@@ -3,10 +3,10 @@
 // unmounting a protected bind, no write to .git, the config, the lock, the state folder or a
 // not-yet-existing tools/ folder, no /etc/shadow, no host socket under /run, no home folder.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { productWorkspace } from "./product-workspace.ts";
-import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
+import { BIN, chownToNobody, json, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 const asRoot = process.getuid?.() === 0;
 const tag = `toolgate-sec-${process.pid}`;
@@ -59,14 +59,6 @@ const ATTACK = [
 ].join("\n");
 
 /** The whole tree owned by nobody (65534). */
-function chownTree(p: string): void {
-  chownSync(p, 65534, 65534);
-  for (const e of readdirSync(p, { withFileTypes: true })) {
-    if (e.isDirectory()) chownTree(join(p, e.name));
-    else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
-  }
-}
-
 const ARGS = ["call", "bash", JSON.stringify({ command: ATTACK }), "--allow-run=bash", "--approve", "bash"];
 
 function checkHeld(ws: string, r: { code: number; stdout: string; stderr: string }, gitConfig: string) {
@@ -119,7 +111,7 @@ describe("the product sandbox against a hostile bash call", () => {
     await using dir = tempDir();
     chmodSync(dir.path, 0o755);
     const ws = productWorkspace(dir.path);
-    chownTree(ws);
+    chownToNobody(ws);
     const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
     const command = `echo made > made.txt && echo wrote; id -u\n${ATTACK}`;
     const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: dir.path } });
@@ -134,7 +126,7 @@ describe("the product sandbox against a hostile bash call", () => {
     await using dir = tempDir();
     chmodSync(dir.path, 0o755);
     const ws = productWorkspace(dir.path);
-    chownTree(ws);
+    chownToNobody(ws);
     const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
     const r = await runUnprivileged(ARGS, { cwd: ws });
     checkHeld(ws, r, gitConfig);

@@ -10,7 +10,7 @@ import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync,
 import { join } from "node:path";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { productWorkspace } from "./product-workspace.ts";
-import { BIN, json, tempDir, type RunResult } from "../helpers.ts";
+import { BIN, chownToNobody, json, type RunResult, tempDir } from "../helpers.ts";
 import { makeStateFolder } from "../../src/state/folder.ts";
 
 type Role = "root" | "nobody";
@@ -54,14 +54,6 @@ for my $p (@paths) {
 print "DONE\\n";
 `;
 
-const chownTree = (p: string) => {
-  chownSync(p, 65534, 65534);
-  for (const e of readdirSync(p, { withFileTypes: true })) {
-    if (e.isDirectory()) chownTree(join(p, e.name));
-    else if (!e.isSymbolicLink()) chownSync(join(p, e.name), 65534, 65534);
-  }
-};
-
 interface Setup extends AsyncDisposable {
   ws: string;
   home: string;
@@ -90,8 +82,8 @@ async function setup(role: Role): Promise<Setup> {
   let hits = 0;
   const page = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (hits++, new Response("<html><body><p>FETCHED-CANARY</p></body></html>", { headers: { "content-type": "text/html" } })) });
   if (role === "nobody") {
-    chownTree(ws);
-    chownTree(home);
+    chownToNobody(ws);
+    chownToNobody(home);
     chownSync(runtime, 65534, 65534);
   }
   writeFileSync(join(ws, "attack.pl"), ATTACK_PL);
@@ -113,7 +105,7 @@ async function setup(role: Role): Promise<Setup> {
       request(["config", "import", join(home, "claude_desktop_config.json"), "--config", join(ws, "imported.json")]),
     ].join("\n") + "\n",
   );
-  if (role === "nobody") chownTree(ws);
+  if (role === "nobody") chownToNobody(ws);
   return {
     ws,
     home,
