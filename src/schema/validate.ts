@@ -45,8 +45,12 @@ const codePointLength = (d: unknown) => {
 };
 /** Set only while compileSchema runs (synchronously): string lengths count code points. */
 let countCodePoints = false;
-/** compileSchema's `lazy`, while it (or a lazy property) compiles. */
-let lazyProperties = false;
+/**
+ * compileSchema's `lazy`, while it (or a lazy property) compiles: "no-defaults" when the schema has
+ * no `default` anywhere, so that no property left uncompiled needs searching for one (mayFill).
+ */
+type Lazy = false | "defaults" | "no-defaults";
+let lazyProperties: Lazy = false;
 const arrayLength = (d: unknown) => (Array.isArray(d) ? d.length : undefined);
 const BOUNDS: [string, (d: unknown) => number | undefined, (n: number, rule: number) => boolean, string][] = [
   ["minimum", asNumber, (n, r) => n >= r, "at least"],
@@ -68,7 +72,7 @@ const NO_DEFAULT = Symbol("no default");
  */
 export function compileSchema(schema: JsonSchema, opts: { codePoints?: boolean; lazy?: boolean } = {}): Validator {
   let root!: Node;
-  withFlags(opts.codePoints === true, opts.lazy === true, () => void (root = compile(schema, "#")));
+  withFlags(opts.codePoints === true, opts.lazy === true ? lazyKind(schema) : false, () => void (root = compile(schema, "#")));
   return (data) => {
     const issues: Issue[] = [];
     const value = root.check(data, [], issues);
@@ -153,8 +157,22 @@ function compile(schema: JsonSchema, at: string, fillsDefault = false): Node {
   return { check, fits, fills: filling.length > 0, label };
 }
 
+/**
+ * Whether a lazily compiled schema may hold a default: walking the whole of a large schema for one
+ * (mayFill, at each object) cost the config's check about half of its time at every start. One
+ * native serialization answers it: no `"default":` key text anywhere, no default (a property or a
+ * text that merely reads so only takes the walk, as before).
+ */
+function lazyKind(schema: JsonSchema): Lazy {
+  try {
+    return JSON.stringify(schema).includes('"default":') ? "defaults" : "no-defaults";
+  } catch {
+    return "defaults";
+  }
+}
+
 /** Compiles under these flags, then puts the ones before back (a lazy property compiles later, within a check). */
-function withFlags<T>(codePoints: boolean, lazy: boolean, f: () => T): T {
+function withFlags<T>(codePoints: boolean, lazy: Lazy, f: () => T): T {
   const before = [countCodePoints, lazyProperties] as const;
   [countCodePoints, lazyProperties] = [codePoints, lazy];
   try {
@@ -188,7 +206,7 @@ function objectNode(s: Record<string, unknown>, at: string): Node | undefined {
   }));
   const extra = s.additionalProperties === undefined ? undefined : compile(s.additionalProperties as JsonSchema, `${at}/additionalProperties`);
   const declared = new Set(props.map((p) => p.key));
-  const fills = props.some((p) => (p.node ? p.node.fills : mayFill(p.schema)) || p.dflt !== NO_DEFAULT) || patterns.some((p) => p.node.fills) || !!extra?.fills;
+  const fills = (lazy !== "no-defaults" && props.some((p) => (p.node ? p.node.fills : mayFill(p.schema)) || p.dflt !== NO_DEFAULT)) || patterns.some((p) => p.node.fills) || !!extra?.fills;
 
   // Copy on write: a branch of a union that fills a default and then fails leaves no trace.
   const check: Check = (data, path, issues) => {

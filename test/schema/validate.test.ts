@@ -117,6 +117,22 @@ describe("lazy compilation", () => {
     expect(() => lazy({ unused: "x" })).toThrow(/^compileSchema: unsupported keyword "uniqueItems" at #\/properties\/unused/);
   });
 
+  // A schema without any "default" keyword skips the search for one below each uncompiled property;
+  // one with a default anywhere (however deep), or with text that only reads like one, still fills as eager does.
+  test("defaults deep below a lazy property are filled; a property named default, or such text, changes nothing", () => {
+    const deep = { type: "object", properties: { a: { type: "object", properties: { b: { type: "object", properties: { c: { type: "number", default: 7 } } } } } } } as JsonSchema;
+    const named = { type: "object", properties: { default: { type: "object", properties: { x: { type: "string", description: '"default": 1' } } } } } as JsonSchema;
+    for (const schema of [deep, named]) {
+      const [eager, lazy] = [compileSchema(schema), compileSchema(schema, { lazy: true })];
+      for (const sample of [{}, { a: {} }, { a: { b: {} } }, { a: { b: { c: 1 } } }, { default: {} }, { default: { x: "y" } }, { default: { x: 1 } }]) {
+        expect(lazy(structuredClone(sample))).toEqual(eager(structuredClone(sample)));
+      }
+    }
+    expect(compileSchema(deep, { lazy: true })({ a: { b: {} } })).toEqual({ ok: true, value: { a: { b: { c: 7 } } } });
+    const data = { mcpServers: { a: { command: "node" } } };
+    expect((compileSchema(configSchema, { lazy: true })(data) as { value: unknown }).value).toBe(data); // nothing filled, nothing copied
+  });
+
   test("code points are counted in a property compiled later, as its schema was asked", () => {
     const schema = { type: "object", properties: { s: { type: "object", properties: { t: { type: "string", maxLength: 1 } } } } } as JsonSchema;
     const lazy = compileSchema(schema, { lazy: true, codePoints: true });
