@@ -21,7 +21,7 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
     await child.shutdown(graceMs);
   };
   try {
-    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, ...(opts.sampling ? { sampling: true } : {}) });
+    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, early: true, ...(opts.sampling ? { sampling: true } : {}) });
     const tools = await session.listTools(opts.requestTimeoutMs);
     const exit = child.exited.then((code) => (code === null ? "was killed by a signal" : `exited with status ${code}`));
     // stdout usually closes a moment before the exit is reaped: wait briefly to say which it was.

@@ -4,7 +4,7 @@
 // (the SDK's own default is 60 s).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { PinnedProtocol } from "./transport.ts";
+import { EarlyInitialized, PinnedProtocol } from "./transport.ts";
 import { NO_MODEL, Peers, type Peer } from "./peer.ts";
 import { isLongRunning } from "../result/lifetime.ts";
 
@@ -59,7 +59,7 @@ const refusal = (code: number, message: string) => Object.assign(new Error(messa
  * `sampling`: declare the capability (serve, which can relay it to a client that has it).
  * `cutMark`: the `data.toolgate` of the error that stands for an answer cut at the bound (http-cap.ts).
  */
-export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; cutMark?: string }): Promise<McpSession> {
+export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; cutMark?: string; early?: boolean }): Promise<McpSession> {
   // A one-shot process parses each of the SDK's schemas a few times at most: zod's interpreter does
   // that sooner than compiling a parser first (the initialize answer about 4 ms sooner). Set before
   // the SDK's schemas are made; a long-running process keeps the compiled parsers.
@@ -105,11 +105,12 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     throw refusal(types.ErrorCode.MethodNotFound, "Method not found");
   };
   // No answer to initialize in time (JSON-RPC -32001) is marked: the caller's message names the key that sets it.
-  await client.connect(pinned ?? transport, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === -32001 ? Object.assign(e as Error, { connectTimeout: true }) : e));
+  // `early` (a stdio child's pipes): its initialized notification goes out as the initialize result arrives (EarlyInitialized).
+  const wired = pinned ?? transport;
+  await client.connect(opts.early ? new EarlyInitialized(wired, types.SUPPORTED_PROTOCOL_VERSIONS) : wired, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === -32001 ? Object.assign(e as Error, { connectTimeout: true }) : e));
   // The SDK runs a notification's handler a microtask after it arrives but settles a response at
   // once: a server's last progress (or log) sent just before its result would find its request
   // already gone. A response is handed on a microtask later, after what came before it.
-  const wired = pinned ?? transport;
   const deliver = wired.onmessage!;
   wired.onmessage = (m: JSONRPCMessage) => ("method" in m ? deliver(m) : void Promise.resolve().then(() => deliver(m)));
   const negotiated = pinned?.negotiated;

@@ -140,3 +140,66 @@ export class PinnedProtocol implements Transport {
     return this.inner.close();
   }
 }
+
+/**
+ * Sends `notifications/initialized` the moment the server's initialize result arrives, before the
+ * SDK has parsed it (about 1 ms of a cold call, spent while the server waits for it to begin its own
+ * start-up work); the SDK's own notification, once it has, is then not sent a second time. Only for
+ * a result of the shape the SDK accepts at its core (a protocol version it supports, capabilities
+ * and serverInfo objects, instructions a string if any): an error answer, or any other, gets
+ * nothing more from here, and the SDK decides as before. The order on the wire is unchanged.
+ */
+export class EarlyInitialized implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  #initId: unknown;
+  /** Sent from here: the SDK's own is dropped (once). */
+  #sent = false;
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly supported: readonly string[],
+  ) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (e) => this.onerror?.(e);
+    inner.onmessage = (m) => {
+      const r = m as { id?: unknown; result?: unknown };
+      if (this.#initId !== undefined && r.id === this.#initId) {
+        this.#initId = undefined;
+        if ("result" in r && this.#accepted(r.result)) {
+          this.#sent = true;
+          // A failed write shows as the connection's failure, through the SDK's own request.
+          void this.inner.send({ jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => {});
+        }
+      }
+      this.onmessage?.(m);
+    };
+  }
+
+  #accepted(result: unknown): boolean {
+    if (result === null || typeof result !== "object") return false;
+    const r = result as { protocolVersion?: unknown; capabilities?: unknown; serverInfo?: unknown; instructions?: unknown };
+    const object = (x: unknown) => x !== null && typeof x === "object" && !Array.isArray(x);
+    const info = r.serverInfo as { name?: unknown; version?: unknown } | undefined;
+    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && object(r.capabilities) && object(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
+    const m = message as { method?: string; id?: unknown };
+    if (m.method === "initialize") this.#initId = m.id;
+    if (m.method === "notifications/initialized" && this.#sent) {
+      this.#sent = false;
+      return Promise.resolve();
+    }
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
