@@ -33,10 +33,18 @@ export function parseTraceparent(header: unknown, state?: unknown): SpanParent |
 export const formatTraceparent = (traceId: string, spanId: string, sampled: boolean): string => `00-${traceId}-${spanId}-${sampled ? "01" : "00"}`;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+// Random bytes are drawn from the system in blocks and handed out in order: serve makes two ids per
+// call, and one getRandomValues call (with its array) per id cost more than the rest of a call's span.
+const POOL = new Uint8Array(2_048);
+let used = POOL.length;
 const hex = (bytes: number): string => {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  if (used + bytes > POOL.length) {
+    crypto.getRandomValues(POOL);
+    used = 0;
+  }
   let s = "";
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]!];
+  for (let i = used; i < used + bytes; i++) s += HEX[POOL[i]!];
+  used += bytes;
   return s;
 };
 

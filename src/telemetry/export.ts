@@ -15,6 +15,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { VERSION } from "../version.ts";
 import { endpointView, type TelemetryOn } from "./env.ts";
+import { withRequestWriter } from "./protobuf.ts";
 import type { SpanRecord } from "./spans.ts";
 
 export interface Exporter {
@@ -32,7 +33,7 @@ export function startExporter(settings: TelemetryOn, operator: (line: string) =>
   const options = convertLegacyHttpOptions({ url: settings.endpoint }, "TRACES", "v1/traces", { "Content-Type": protobuf ? "application/x-protobuf" : "application/json" });
   const transport = { send: (data: Uint8Array, timeoutMs: number) => post(options.url, options.headers, options.compression, data, timeoutMs), shutdown: () => {} };
   const metrics = new ExporterMetrics({ componentType: "otlp_http_span_exporter", metricsHelper: TraceExporterMetricsHelper, url: options.url, meterProvider: undefined, responseAttributesFromError: () => ({}) });
-  const base = new OTLPExporterBase<ReadableSpan[]>(createOtlpNetworkExportDelegate(options, protobuf ? ProtobufTraceSerializer : JsonTraceSerializer, metrics, transport));
+  const base = new OTLPExporterBase<ReadableSpan[]>(createOtlpNetworkExportDelegate(options, protobuf ? withRequestWriter(ProtobufTraceSerializer) : JsonTraceSerializer, metrics, transport));
   let told = false;
   const exporter: SpanExporter = {
     export: (spans, done) =>
