@@ -31,6 +31,8 @@ export function startExporter(settings: TelemetryOn, operator: (line: string) =>
   const protobuf = settings.protocol === "http/protobuf";
   // The standard variables: headers (OTEL_EXPORTER_OTLP[_TRACES]_HEADERS), timeout, compression.
   const options = convertLegacyHttpOptions({ url: settings.endpoint }, "TRACES", "v1/traces", { "Content-Type": protobuf ? "application/x-protobuf" : "application/json" });
+  // The HTTP adapter loads now, not on the first export (in serve: while the process boots).
+  void httpModules().catch(() => {});
   const transport = { send: (data: Uint8Array, timeoutMs: number) => post(options.url, options.headers, options.compression, data, timeoutMs), shutdown: () => {} };
   const metrics = new ExporterMetrics({ componentType: "otlp_http_span_exporter", metricsHelper: TraceExporterMetricsHelper, url: options.url, meterProvider: undefined, responseAttributesFromError: () => ({}) });
   const base = new OTLPExporterBase<ReadableSpan[]>(createOtlpNetworkExportDelegate(options, protobuf ? withRequestWriter(ProtobufTraceSerializer) : JsonTraceSerializer, metrics, transport));
@@ -149,9 +151,12 @@ function readable(r: SpanRecord, resource: Resource, scope: ReadableSpan["instru
   };
 }
 
+let http: Promise<[typeof import("../http/fetch.ts"), typeof import("../http/resolve.ts")]> | undefined;
+const httpModules = () => (http ??= Promise.all([import("../http/fetch.ts"), import("../http/resolve.ts")]));
+
 /** One POST to the endpoint through the HTTP adapter: the operator's endpoint (any address class), no redirect followed. */
 async function post(url: string, headers: () => Promise<Record<string, string>>, compression: string, data: Uint8Array, timeoutMs: number): Promise<Sent> {
-  const [{ guardedFetch }, { systemResolver }] = await Promise.all([import("../http/fetch.ts"), import("../http/resolve.ts")]);
+  const [{ guardedFetch }, { systemResolver }] = await httpModules();
   const h: Record<string, string> = { ...(await headers()), "User-Agent": `toolgate/${VERSION}` };
   const body = compression === "gzip" ? Bun.gzipSync(data as Uint8Array<ArrayBuffer>) : data;
   if (compression === "gzip") h["Content-Encoding"] = "gzip";

@@ -76,7 +76,7 @@ function keyValue(w: Writer, key: string, value: Value): void {
 }
 
 /** A span attribute's whole field (tag, length, KeyValue), by key then value; bounded, short values only. */
-const attributeBytes = new Map<string, Map<string | boolean, Uint8Array>>();
+const attributeBytes = new Map<string, Map<string | number | boolean, Uint8Array>>();
 let cached = 0;
 const CACHE_MAX = 4_096;
 const CACHE_VALUE_MAX = 256;
@@ -86,14 +86,15 @@ function spanAttributes(w: Writer, attrs: Readonly<Record<string, Value>>): void
   for (const key in attrs) {
     if (!Object.hasOwn(attrs, key)) continue;
     const value = attrs[key];
-    if (typeof value === "number" || (typeof value === "string" && value.length > CACHE_VALUE_MAX)) {
+    // Numbers are cached when small whole ones (exit codes, most durations); other values as they come.
+    if (typeof value === "number" ? !(value >= 0 && value < 1_024 && Number.isInteger(value)) : typeof value === "string" && value.length > CACHE_VALUE_MAX) {
       w.tag(9, 2);
       const at = w.start();
       keyValue(w, key, value);
       w.end(at);
       continue;
     }
-    const v = value as string | boolean;
+    const v = value as string | number | boolean;
     let byValue = attributeBytes.get(key);
     let bytes = byValue?.get(v);
     if (bytes === undefined) {

@@ -57,20 +57,25 @@ export function callTrace(facts: CallFacts, push: (r: SpanRecord) => void): Call
   let start: number | undefined;
   let approval: string | undefined;
   const own = () => (spanId ??= newSpanId());
-  const base = { traceId, sampled, ...(facts.parent?.traceState ? { traceState: facts.parent.traceState } : {}) };
+  const traceState = facts.parent?.traceState;
+  const remoteParent = facts.parent ? { spanId: facts.parent.spanId, remote: facts.parent.remote } : undefined;
+  // Built field by field, without spreads: serve makes one for every call, on the calls' thread.
+  const record = (spanId: string, parent: SpanRecord["parent"], row: JournalRow, start: number, more: SpanMore): SpanRecord => {
+    const r: { -readonly [K in keyof SpanRecord]: SpanRecord[K] } = { traceId, spanId, sampled, name: "", start: 0, end: 0, attributes: EMPTY };
+    if (traceState) r.traceState = traceState;
+    if (parent) r.parent = parent;
+    spanOf(r, row, start, more);
+    return r;
+  };
   const tap: JournalTap = (event, row) => {
     if (event === "tool_started") {
       own();
       start = row.time_ms;
       return;
     }
-    if (event === "adopted") {
-      // A task child's call, filed under this call: its span is a child of this call's.
-      push({ ...base, spanId: newSpanId(), parent: { spanId: own(), remote: false }, ...spanOf(row, { delegated: true }) });
-      return;
-    }
-    const parent = facts.parent ? { parent: { spanId: facts.parent.spanId, remote: facts.parent.remote } } : {};
-    push({ ...base, spanId: own(), ...parent, ...spanOf({ ...row, time_ms: start ?? row.time_ms }, { facts, approval }) });
+    // A task child's call, filed under this call: its span is a child of this call's.
+    if (event === "adopted") push(record(newSpanId(), { spanId: own(), remote: false }, row, row.time_ms, { delegated: true }));
+    else push(record(own(), remoteParent, row, start ?? row.time_ms, { facts, approval }));
   };
   return {
     tap,
@@ -80,8 +85,11 @@ export function callTrace(facts: CallFacts, push: (r: SpanRecord) => void): Call
   };
 }
 
-/** The span of one row: its name, times, attributes and status. */
-function spanOf(row: JournalRow, more: { facts?: CallFacts; approval?: string | undefined; delegated?: boolean }): Pick<SpanRecord, "name" | "start" | "end" | "attributes" | "error"> {
+type SpanMore = { facts?: CallFacts; approval?: string | undefined; delegated?: boolean };
+const EMPTY: Attributes = {};
+
+/** The span of one row, starting at `start`: its name, times, attributes and status, set on `r`. */
+function spanOf(r: { -readonly [K in keyof SpanRecord]: SpanRecord[K] }, row: JournalRow, start: number, more: SpanMore): void {
   const known = row.origin !== null && TOOL_NAME.test(row.tool);
   // A started row never finished (a child killed mid-call): its effect is unknown.
   const status = row.status === "started" ? "indeterminate" : row.status;
@@ -114,13 +122,11 @@ function spanOf(row: JournalRow, more: { facts?: CallFacts; approval?: string | 
     a["toolgate.boundary.rule"] = rejection.rule;
     a["toolgate.boundary.where"] = rejection.where;
   }
-  return {
-    name: known ? `execute_tool ${row.tool}` : "execute_tool",
-    start: row.time_ms,
-    end: row.time_ms + Math.max(0, row.duration_ms),
-    attributes: a,
-    ...(status === "success" ? {} : { error: code ?? status }),
-  };
+  r.name = known ? `execute_tool ${row.tool}` : "execute_tool";
+  r.start = start;
+  r.end = start + Math.max(0, row.duration_ms);
+  r.attributes = a;
+  if (status !== "success") r.error = code ?? status;
 }
 
 function boundaryOf(detail: string | null): { rule: string; where: string } | null {
