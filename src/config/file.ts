@@ -11,6 +11,7 @@ import { explainWithArktype } from "../schema/explain.ts";
 import { clientFileNote, isClientFile, readClientFile } from "./client-file.ts";
 import type { Imported } from "./import.ts";
 import { findInertKey } from "./inert.ts";
+import { offsetAt } from "./locate.ts";
 import { BUILTIN_PROFILE_NAMES, redefinedProfile } from "./profiles.ts";
 import { configType } from "./schema.ts";
 
@@ -99,9 +100,11 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
   // comments, trailing commas, error positions and the line numbers `toolgate config` shows.
   let data: unknown;
   let tree: Node | undefined;
+  let plain = true;
   try {
     data = JSON.parse(text);
   } catch {
+    plain = false;
     tree = parseJsonc(path, text);
     data = treeValue(tree);
   }
@@ -152,8 +155,9 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
     digest,
     data: checked.value as Record<string, unknown>,
     lineOf: (p) => {
-      const n = jsoncParser().findNodeAtLocation(withTree(), [...p]);
-      return n ? position((lines ??= lineStarts(text)), n.offset).line : undefined;
+      // Plain JSON (most files) is scanned for the one value; jsonc's tree only for a file that needed it.
+      const offset = plain ? offsetAt(text, p) : jsoncParser().findNodeAtLocation(withTree(), [...p])?.offset;
+      return offset === undefined ? undefined : position((lines ??= lineStarts(text)), offset).line;
     },
   };
 }
