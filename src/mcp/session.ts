@@ -104,6 +104,14 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     if (r.method === "sampling/createMessage") throw refusal(types.ErrorCode.MethodNotFound, `${NO_MODEL}; the request is declined`);
     throw refusal(types.ErrorCode.MethodNotFound, "Method not found");
   };
+  // The parsers of the answers a call waits on (tools/list's, tools/call's) are built on their first
+  // parse, up to a millisecond of the call's path after the server answered: built here instead,
+  // once initialize is on its way, while the server is still starting.
+  const callResult = types.CallToolResultSchema.passthrough();
+  setTimeout(() => {
+    types.ResultSchema.safeParse({ tools: [] });
+    callResult.safeParse({ content: [{ type: "text", text: "" }] });
+  }, 0);
   // No answer to initialize in time (JSON-RPC -32001) is marked: the caller's message names the key that sets it.
   // `early` (a stdio child's pipes): its initialized notification goes out as the initialize result arrives (EarlyInitialized).
   const wired = pinned ?? transport;
@@ -138,7 +146,7 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     onNotification(fn) {
       notified = fn;
     },
-    callTool: (name, args, opts) => raw("tools/call", { name, arguments: args as Record<string, unknown>, ...(opts.meta ? { _meta: opts.meta } : {}) }, opts, types.CallToolResultSchema.passthrough()),
+    callTool: (name, args, opts) => raw("tools/call", { name, arguments: args as Record<string, unknown>, ...(opts.meta ? { _meta: opts.meta } : {}) }, opts, callResult),
     request: (method, params, opts) => raw(method, params, opts, types.ResultSchema.passthrough()),
     close: () => client.close(),
   };

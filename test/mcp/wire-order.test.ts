@@ -39,6 +39,23 @@ describe("a stdio connect on the wire", () => {
     expect(methods).toEqual(["initialize", "notifications/initialized", "tools/list", "tools/call"]);
   });
 
+  // The call's result parser is made once per connection (and built before the server answers):
+  // each result is still checked by the SDK's CallToolResultSchema, the bad one between good ones too.
+  test("every call's result is checked by the SDK's schema: one it refuses fails the call, and the next call is checked again", async () => {
+    const c = await connectTarget(target([]), opts);
+    try {
+      const call = (message: string) => c.session.callTool("echo", { message }, { timeoutMs: 5000 });
+      expect(await call("one")).toEqual({ ok: true, result: { content: [{ type: "text", text: "one" }] } });
+      const bad = await call("malformed");
+      expect(bad.ok === false && bad.message).toContain("expected array");
+      expect(await call("two")).toEqual({ ok: true, result: { content: [{ type: "text", text: "two" }] } });
+      const again = await call("malformed");
+      expect(again.ok === false && again.message).toContain("expected array");
+    } finally {
+      await c.close(1000);
+    }
+  });
+
   test("every page is asked for, at the connect and at a later listing", async () => {
     await using dir = tempDir();
     const log = join(dir.path, "wire.log");
