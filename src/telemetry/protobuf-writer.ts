@@ -6,21 +6,26 @@ export const utf8 = new TextEncoder();
 
 /** A growing byte buffer with protobuf's primitives (as the official ProtobufWriter writes them). */
 export class Writer {
-  buf = new Uint8Array(16_384);
+  // A Buffer: ids and strings are written into it natively (hex, UTF-8), not byte by byte.
+  buf = Buffer.allocUnsafe(16_384);
   pos = 0;
-  private view = new DataView(this.buf.buffer);
+  private view = new DataView(this.buf.buffer, this.buf.byteOffset);
 
   room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;
-    const next = new Uint8Array(size);
+    const next = Buffer.allocUnsafe(size);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
-    this.view = new DataView(next.buffer);
+    this.view = new DataView(next.buffer, next.byteOffset);
   }
   varint(value: number): void {
     this.room(10);
+    if (value >= 0 && value < 0x80) {
+      this.buf[this.pos++] = value;
+      return;
+    }
     if (value >= 0 && value <= 0xffffffff) {
       let v = value >>> 0;
       while (v > 0x7f) {
@@ -60,7 +65,10 @@ export class Writer {
     this.pos += b.length;
   }
   string(s: string): void {
-    this.bytes(utf8.encode(s));
+    const n = Buffer.byteLength(s, "utf8");
+    this.varint(n);
+    this.room(n);
+    this.pos += this.buf.write(s, this.pos, n, "utf8");
   }
   fixed32(v: number): void {
     this.room(4);
@@ -87,7 +95,7 @@ export class Writer {
     this.tag(field, 2);
     this.varint(id.length / 2);
     this.room(id.length / 2);
-    for (let i = 0; i < id.length; i += 2) this.buf[this.pos++] = (nibble(id.charCodeAt(i)) << 4) | nibble(id.charCodeAt(i + 1));
+    this.pos += this.buf.write(id, this.pos, id.length / 2, "hex");
   }
   /** Reserves a length byte; `end` writes the length there, moving the message when it needs more. */
   start(): number {
@@ -112,5 +120,4 @@ export class Writer {
   }
 }
 
-const nibble = (c: number): number => (c <= 57 ? c - 48 : c - 87);
 const varintSize = (v: number): number => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);

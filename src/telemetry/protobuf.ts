@@ -103,7 +103,7 @@ function spanAttributes(w: Writer, attrs: Readonly<Record<string, Value>>): void
       const at = scratch.start();
       keyValue(scratch, key, v);
       scratch.end(at);
-      bytes = scratch.buf.slice(0, scratch.pos);
+      bytes = Uint8Array.prototype.slice.call(scratch.buf, 0, scratch.pos); // a copy (a Buffer's slice is a view)
       if (cached < CACHE_MAX) {
         if (byValue === undefined) attributeBytes.set(key, (byValue = new Map()));
         byValue.set(v, bytes);
@@ -246,7 +246,7 @@ export function writeRequest(spans: readonly ReadableSpan[]): Uint8Array | undef
   }
   const w = new Writer();
   for (const [resource, scopes] of byResource) resourceSpans(w, resource, scopes);
-  return w.buf.slice(0, w.pos);
+  return w.buf.subarray(0, w.pos);
 }
 
 /** The official protobuf serializer with this request writer in front (its response reading unchanged). */
