@@ -62,10 +62,19 @@ export interface Case {
 }
 
 /** Every case once per round, in turn (machine noise hits all alike); round 0 is a warm-up. */
-export async function interleave(cases: readonly Case[], runs: number): Promise<Map<string, Run[]>> {
+export async function interleave(cases: readonly Case[], runs: number, opts: { shuffle?: boolean } = {}): Promise<Map<string, Run[]>> {
   const samples = new Map<string, Run[]>(cases.map((c) => [c.name, []]));
+  // shuffle: each round in its own order (seeded, the same every run), so that no case always
+  // follows the same other (whose leftovers, such as a server still exiting, it would pay for).
+  let seed = 0x9e3779b9;
+  const next = () => ((seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32);
   for (let i = 0; i <= runs; i++) {
-    for (const c of cases) {
+    const order = [...cases];
+    if (opts.shuffle) for (let j = order.length - 1; j > 0; j--) {
+      const k = Math.floor(next() * (j + 1));
+      [order[j], order[k]] = [order[k]!, order[j]!];
+    }
+    for (const c of order) {
       if (i > (c.runs ?? runs)) continue;
       const r = await timed(c.cmd, c.opts);
       if (i > 0) samples.get(c.name)!.push(r);

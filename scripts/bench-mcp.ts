@@ -8,8 +8,9 @@
 // - `tools --json` with three configured servers and a warm catalog cache against built-ins only.
 // BENCH_RUNS=N (default 10); BENCH_BASELINE=/path/to/toolgate runs that binary's same commands too;
 // BENCH_ALSO=/path[,/path] more binaries' cold call in the same rounds (one change at a time);
-// BENCH_CALL_ONLY=1: the cold call rows only.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// BENCH_CALL_ONLY=1: the cold call rows only. Each round runs the cases in its own (seeded) order,
+// each run once the previous run's servers have exited.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { interleave, loadavg, med, ms, pairedRatio, row, type Case } from "./bench-lib.ts";
@@ -72,6 +73,21 @@ child.kill();
 process.exit(0);
 `;
 
+/** Resolves once no server-everything process runs (polled; at most 3 s). */
+async function serversGone(): Promise<void> {
+  const until = Date.now() + 3_000;
+  const running = () =>
+    readdirSync("/proc").some((p) => {
+      if (!/^\d+$/.test(p)) return false;
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(everything);
+      } catch {
+        return false;
+      }
+    });
+  while (running() && Date.now() < until) await Bun.sleep(10);
+}
+
 try {
   const env = { PATH: `/usr/bin:/bin:/usr/local/bin`, HOME: work, XDG_STATE_HOME: join(work, ".state"), CI: "true" };
   const rawClient = compile("raw", raw);
@@ -106,7 +122,9 @@ try {
         ]
       : []),
   ];
-  const s = await interleave(cases, runs);
+  // Each round in its own order, and each run only once the servers of the one before have exited
+  // (a cold call's reaper ends its server about 400 ms after the result): no case pays for another.
+  const s = await interleave(cases.map((c) => ({ ...c, after: serversGone })), runs, { shuffle: true });
   const r = (n: string) => med(s, n, "result");
   const w = (n: string) => med(s, n, "wall");
   const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
