@@ -26,10 +26,11 @@ export type CallOutcome =
   | { readonly ok: true; readonly result: Record<string, unknown> }
   /**
    * transport: the connection failed mid-call (effect unknown); deadline: no answer in time;
-   * protocol: a malformed answer or an error the server answered (its JSON-RPC code); too_large:
-   * the answer passed the message bound and was not read.
+   * protocol: an error the server answered (its JSON-RPC code); malformed: an answer that is not a
+   * result of the method's shape (the SDK's schema refused it; `message` says where, never what it
+   * held); too_large: the answer passed the message bound and was not read.
    */
-  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol" | "too_large"; readonly message: string; readonly code?: number };
+  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol" | "malformed" | "too_large"; readonly message: string; readonly code?: number };
 
 export interface McpSession {
   /** With `pin`: the protocol version the server answered (before the pin rewrote it for the SDK). */
@@ -164,9 +165,24 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       if (code === types.ErrorCode.RequestTimeout) return { ok: false, kind: "deadline", message };
       if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };
       if (typeof code === "number") return { ok: false, kind: "protocol", message, code };
+      // The SDK's schema refused the answer (a zod error lists its issues): it answered, malformed.
+      const issues = (e as { issues?: unknown }).issues;
+      if (Array.isArray(issues)) return { ok: false, kind: "malformed", message: whereRefused(issues) };
       return { ok: false, kind: "transport", message };
     } finally {
       leave();
     }
   }
+}
+
+/**
+ * Where a result broke the schema, from the schema's issues: each issue's place (only names a
+ * schema would use, and indexes: a key the server made up is not repeated) and the schema's own
+ * words for what it expected. Never a value the server sent.
+ */
+function whereRefused(issues: readonly unknown[]): string {
+  const place = (path: unknown) => (Array.isArray(path) && path.length > 0 ? path.map((p) => (typeof p === "number" ? `[${p}]` : typeof p === "string" && /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(p) ? `.${p}` : ".…")).join("").replace(/^\./, "") : "the result");
+  const said = (m: unknown) => (typeof m === "string" ? m.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 120) : "invalid");
+  const shown = issues.slice(0, 3).map((i) => `${place((i as { path?: unknown }).path)}: ${said((i as { message?: unknown }).message)}`);
+  return `${shown.join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more` : ""}`;
 }

@@ -126,6 +126,11 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
     return { ok: true, value: r.result };
   }
   if (r.kind === "protocol") return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
+  // It answered, but not with a tools/call result: whether it acted is unknown, as for a lost connection.
+  if (r.kind === "malformed") {
+    const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
+    return { ok: false, refusal: { code: "mcp.malformed_result", indeterminate: true, message: `${tool.name}: ${who} answered with something that is not a tools/call result (${r.message}); the remote effect is unknown and the call is not replayed` } };
+  }
   // It answered, and the answer was too large to read: failed like a result over the output boundary's size, not indeterminate.
   if (r.kind === "too_large") {
     const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;

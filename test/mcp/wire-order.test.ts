@@ -48,6 +48,7 @@ describe("a stdio connect on the wire", () => {
       expect(await call("one")).toEqual({ ok: true, result: { content: [{ type: "text", text: "one" }] } });
       const bad = await call("malformed");
       expect(bad.ok === false && bad.message).toContain("expected array");
+      expect(bad.ok === false && [bad.kind, bad.message.split(":")[0]]).toEqual(["malformed", "content"]);
       expect(await call("two")).toEqual({ ok: true, result: { content: [{ type: "text", text: "two" }] } });
       const again = await call("malformed");
       expect(again.ok === false && again.message).toContain("expected array");

@@ -1,0 +1,35 @@
+// End to end: an MCP server that answers a call with something that is not a tools/call result
+// (the SDK's schema refuses it). It answered, so the connection was not lost; whether it acted is
+// unknown: the call is indeterminate (exit 3, never replayed) with its own code, and the message
+// says where the answer broke the schema, never what it held.
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { json, run, tempDir } from "../helpers.ts";
+
+const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "wire.ts");
+const GRANT = ["--allow-run", "--approve", "all"];
+
+describe("a malformed tools/call result", () => {
+  test("is indeterminate mcp.malformed_result naming the place and the schema's words, not transport_lost; no value of the answer is shown; the next call works", async () => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { wire: { command: process.execPath, args: [FIXTURE] } } }));
+    const bad = await run(["call", "wire__echo", '{"message":"malformed-canary"}', ...GRANT], { cwd: dir.path });
+    expect(bad.code).toBe(3);
+    const env = json(bad);
+    expect([env.status, env.error_code]).toEqual(["indeterminate", "mcp.malformed_result"]);
+    expect(env.message).toContain('MCP server "wire" answered with something that is not a tools/call result (content[0]: Invalid input);');
+    expect(env.message).toContain("the remote effect is unknown and the call is not replayed");
+    expect(env.message).not.toContain("connection failed");
+    expect(`${bad.stdout}${bad.stderr}`).not.toContain("CANARY");
+    expect(`${bad.stdout}${bad.stderr}`).not.toContain("/home/alice");
+    const plain = await run(["call", "wire__echo", '{"message":"malformed"}', ...GRANT], { cwd: dir.path });
+    expect([plain.code, json(plain).error_code, json(plain).message]).toEqual([3, "mcp.malformed_result", expect.stringContaining("(content: ")]);
+    const good = await run(["call", "wire__echo", '{"message":"fine"}', ...GRANT], { cwd: dir.path });
+    expect([good.code, json(good).payload?.content?.[0]?.text]).toEqual([0, "fine"]);
+    // The journal holds it as indeterminate too.
+    const log = await run(["log", "--json"], { cwd: dir.path });
+    expect(log.stdout).toContain("mcp.malformed_result");
+    expect(log.stdout).not.toContain("CANARY");
+  }, 60_000);
+});
