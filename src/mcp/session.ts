@@ -5,6 +5,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { EarlyInitialized, PinnedProtocol } from "./transport.ts";
+import { whereRefused } from "./refused.ts";
 import { NO_MODEL, Peers, type Peer } from "./peer.ts";
 import { isLongRunning } from "../result/lifetime.ts";
 
@@ -173,16 +174,4 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       leave();
     }
   }
-}
-
-/**
- * Where a result broke the schema, from the schema's issues: each issue's place (only names a
- * schema would use, and indexes: a key the server made up is not repeated) and the schema's own
- * words for what it expected. Never a value the server sent.
- */
-function whereRefused(issues: readonly unknown[]): string {
-  const place = (path: unknown) => (Array.isArray(path) && path.length > 0 ? path.map((p) => (typeof p === "number" ? `[${p}]` : typeof p === "string" && /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(p) ? `.${p}` : ".…")).join("").replace(/^\./, "") : "the result");
-  const said = (m: unknown) => (typeof m === "string" ? m.replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 120) : "invalid");
-  const shown = issues.slice(0, 3).map((i) => `${place((i as { path?: unknown }).path)}: ${said((i as { message?: unknown }).message)}`);
-  return `${shown.join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more` : ""}`;
 }

@@ -11,14 +11,14 @@ const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "wire.ts");
 const GRANT = ["--allow-run", "--approve", "all"];
 
 describe("a malformed tools/call result", () => {
-  test("is indeterminate mcp.malformed_result naming the place and the schema's words, not transport_lost; no value of the answer is shown; the next call works", async () => {
+  test("is indeterminate mcp.malformed_result naming the place and how, in its own words, not transport_lost; no value of the answer is shown; the next call works", async () => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { wire: { command: process.execPath, args: [FIXTURE] } } }));
     const bad = await run(["call", "wire__echo", '{"message":"malformed-canary"}', ...GRANT], { cwd: dir.path });
     expect(bad.code).toBe(3);
     const env = json(bad);
     expect([env.status, env.error_code]).toEqual(["indeterminate", "mcp.malformed_result"]);
-    expect(env.message).toContain('MCP server "wire" answered with something that is not a tools/call result (content[0]: Invalid input);');
+    expect(env.message).toContain('MCP server "wire" answered with something that is not a tools/call result (content[0]: invalid input);');
     expect(env.message).toContain("the remote effect is unknown and the call is not replayed");
     expect(env.message).not.toContain("connection failed");
     expect(`${bad.stdout}${bad.stderr}`).not.toContain("CANARY");
