@@ -146,8 +146,10 @@ export class PinnedProtocol implements Transport {
  * SDK has parsed it (about 1 ms of a cold call, spent while the server waits for it to begin its own
  * start-up work); the SDK's own notification, once it has, is then not sent a second time. Only for
  * a result of the shape the SDK accepts at its core (a protocol version it supports, capabilities
- * and serverInfo objects, instructions a string if any): an error answer, or any other, gets
- * nothing more from here, and the SDK decides as before. The order on the wire is unchanged.
+ * each an object with boolean flags, a serverInfo object, instructions a string if any): an error
+ * answer, or any other, gets nothing more from here, and the SDK decides as before. A result that
+ * passes this and fails the SDK's whole schema deeper down (a serverInfo icon of the wrong shape,
+ * say) has had its notification sent before the SDK closes the connection; nothing else is sent.
  */
 export class EarlyInitialized implements Transport {
   onclose?: () => void;
@@ -182,7 +184,9 @@ export class EarlyInitialized implements Transport {
     const r = result as { protocolVersion?: unknown; capabilities?: unknown; serverInfo?: unknown; instructions?: unknown };
     const object = (x: unknown) => x !== null && typeof x === "object" && !Array.isArray(x);
     const info = r.serverInfo as { name?: unknown; version?: unknown } | undefined;
-    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && object(r.capabilities) && object(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
+    // Each capability an object, its flags (listChanged, subscribe) booleans if there: as the SDK's schema.
+    const capable = (c: unknown) => object(c) && Object.values(c as object).every((v) => object(v) && Object.entries(v as object).every(([k, f]) => !["listChanged", "subscribe"].includes(k) || typeof f === "boolean"));
+    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && capable(r.capabilities) && object(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
   }
 
   start(): Promise<void> {

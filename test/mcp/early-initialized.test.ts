@@ -49,6 +49,8 @@ describe("EarlyInitialized", () => {
     ["a protocol version the SDK does not support", result({ protocolVersion: "1999-01-01" })],
     ["no serverInfo", { jsonrpc: "2.0", id: 0, result: { protocolVersion: "2024-11-05", capabilities: {} } }],
     ["capabilities not an object", result({ capabilities: [] })],
+    ["a capability not an object", result({ capabilities: { tools: "x" } })],
+    ["a capability flag not a boolean", result({ capabilities: { resources: { subscribe: "yes" } } })],
     ["instructions not a string", result({ instructions: 1 })],
     ["a result to another request", { ...result({}), id: 7 }],
   ])("%s: nothing is sent from here; the SDK's own notification, if it sends one, goes out", async (_name, answer) => {
