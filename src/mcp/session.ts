@@ -4,7 +4,7 @@
 // (the SDK's own default is 60 s).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { EarlyInitialized, PinnedProtocol } from "./transport.ts";
+import { EarlyInitialized, MALFORMED_MARK, PinnedProtocol } from "./transport.ts";
 import { whereRefused } from "./refused.ts";
 import { NO_MODEL, Peers, type Peer } from "./peer.ts";
 import { isLongRunning } from "../result/lifetime.ts";
@@ -162,6 +162,8 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     } catch (e) {
       const code = (e as { code?: number }).code;
       const message = (e as Error).message;
+      // An answer the protocol refuses, as the pipe transport hands it on (MALFORMED_MARK): malformed.
+      if ((e as { data?: { toolgate?: unknown } }).data?.toolgate === MALFORMED_MARK) return { ok: false, kind: "malformed", message: message.replace(/^MCP error -?\d+: /, "") };
       if (opts.cutMark !== undefined && (e as { data?: { toolgate?: unknown } }).data?.toolgate === opts.cutMark) return { ok: false, kind: "too_large", message: message.replace(/^MCP error -?\d+: /, "") };
       if (code === types.ErrorCode.RequestTimeout) return { ok: false, kind: "deadline", message };
       if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };

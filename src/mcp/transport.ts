@@ -16,9 +16,15 @@ export interface ChildPipes {
   endInput(): void;
 }
 
+/** In the `data` of the error that stands for an answer the protocol refuses: random per process, never sent anywhere. */
+export const MALFORMED_MARK = crypto.randomUUID();
+
 /**
  * NDJSON over pipes. A line that is not a JSON-RPC message (noise on stdout) is reported
- * through `onNoise` and skipped, never fatal; the stream ending is `onclose`.
+ * through `onNoise` and skipped, never fatal; the stream ending is `onclose`. An answer to a
+ * request that the SDK's envelope schema would refuse (and drop, leaving the request to wait out
+ * its deadline) is handed on as an error carrying MALFORMED_MARK, which session.ts tells apart
+ * from anything a server could send.
  */
 export class PipeTransport implements Transport {
   onclose?: () => void;
@@ -76,6 +82,12 @@ export class PipeTransport implements Transport {
       this.onNoise(line);
       return;
     }
+    const refused = refusedAnswer(msg as Record<string, unknown>);
+    const id = (msg as { id?: unknown }).id;
+    if (refused !== null) {
+      this.onmessage?.({ jsonrpc: "2.0", id: id as string | number, error: { code: -32603, message: refused, data: { toolgate: MALFORMED_MARK } } });
+      return;
+    }
     this.onmessage?.(msg as JSONRPCMessage);
   }
 
@@ -95,6 +107,27 @@ export class PipeTransport implements Transport {
     this.pipes.endInput();
     this.#finish();
   }
+}
+
+const plain = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
+const requestId = (x: unknown) => typeof x === "string" || Number.isSafeInteger(x);
+
+/**
+ * For an answer to a request (an id, and a result or an error) that the SDK's envelope schema
+ * certainly refuses, where and how in toolgate's words (never a key or value of the answer);
+ * otherwise null (the SDK decides). Only refusals it is sure of: a stricter check here would turn
+ * an answer the SDK takes into an error.
+ */
+export function refusedAnswer(m: Record<string, unknown>): string | null {
+  if (!requestId(m.id) || !("result" in m || "error" in m)) return null;
+  if (Object.keys(m).some((k) => k !== "jsonrpc" && k !== "id" && k !== "result" && k !== "error")) return "the answer: a key the protocol does not allow";
+  if ("result" in m && "error" in m) return "the answer: both a result and an error";
+  if ("error" in m) return plain(m.error) && Number.isSafeInteger(m.error.code) && typeof m.error.message === "string" ? null : "error: not a JSON-RPC error";
+  if (!plain(m.result)) return "result: expected object";
+  const meta = m.result._meta;
+  if (meta !== undefined && !plain(meta)) return "result._meta: expected object";
+  if (meta !== undefined && "progressToken" in meta && !requestId(meta.progressToken)) return "result._meta.progressToken: expected string or integer";
+  return null;
 }
 
 /**

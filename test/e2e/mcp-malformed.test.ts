@@ -32,4 +32,19 @@ describe("a malformed tools/call result", () => {
     expect(log.stdout).toContain("mcp.malformed_result");
     expect(log.stdout).not.toContain("CANARY");
   }, 60_000);
+
+  test("an answer whose envelope the protocol refuses (a key the server chose beside the result, a _meta that is a string) fails at once, not at the deadline; its text is in no output", async () => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { wire: { command: process.execPath, args: [FIXTURE], timeout_secs: 30 } } }));
+    for (const [message, said] of [["envelope-key", "the answer: a key the protocol does not allow"], ["envelope-meta", "result._meta: expected object"]]) {
+      const t0 = performance.now();
+      const r = await run(["call", "wire__echo", JSON.stringify({ message }), ...GRANT], { cwd: dir.path });
+      expect(performance.now() - t0).toBeLessThan(15_000);
+      expect([r.code, json(r).error_code, json(r).status]).toEqual([3, "mcp.malformed_result", "indeterminate"]);
+      expect(json(r).message).toContain(`not a tools/call result (${said})`);
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(/CANARY|alice|ignore previous/);
+    }
+    const log = await run(["log", "--json"], { cwd: dir.path });
+    expect(log.stdout).not.toMatch(/CANARY|alice|ignore previous/);
+  }, 60_000);
 });
