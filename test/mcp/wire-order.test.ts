@@ -57,6 +57,31 @@ describe("a stdio connect on the wire", () => {
     }
   });
 
+  // serve relays reads, prompts and completions through request(): their answers' schema is made
+  // once per connection (a new one per request compiled its parser each time, ~70 µs of a relay).
+  test("any other request's answer is checked by one schema made at the connect, not one per request", async () => {
+    const types = await import("@modelcontextprotocol/sdk/types.js");
+    const schema = types.ResultSchema as unknown as { passthrough: () => unknown };
+    const made = schema.passthrough;
+    let count = 0;
+    schema.passthrough = function (this: unknown) {
+      count++;
+      return made.call(this);
+    };
+    try {
+      const c = await connectTarget(target([]), opts);
+      try {
+        const atConnect = count;
+        for (let i = 0; i < 5; i++) expect(await c.session.request("ping", {}, { timeoutMs: 5000 })).toMatchObject({ ok: false, kind: "protocol" });
+        expect([atConnect, count]).toEqual([1, 1]);
+      } finally {
+        await c.close(1000);
+      }
+    } finally {
+      schema.passthrough = made;
+    }
+  });
+
   test("every page is asked for, at the connect and at a later listing", async () => {
     await using dir = tempDir();
     const log = join(dir.path, "wire.log");
