@@ -213,13 +213,12 @@ export class EarlyInitialized implements Transport {
   }
 
   #accepted(result: unknown): boolean {
-    if (result === null || typeof result !== "object") return false;
+    if (!plain(result)) return false;
     const r = result as { protocolVersion?: unknown; capabilities?: unknown; serverInfo?: unknown; instructions?: unknown };
-    const object = (x: unknown) => x !== null && typeof x === "object" && !Array.isArray(x);
     const info = r.serverInfo as { name?: unknown; version?: unknown } | undefined;
     // Each capability an object, its flags (listChanged, subscribe) booleans if there: as the SDK's schema.
-    const capable = (c: unknown) => object(c) && Object.values(c as object).every((v) => object(v) && Object.entries(v as object).every(([k, f]) => !["listChanged", "subscribe"].includes(k) || typeof f === "boolean"));
-    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && capable(r.capabilities) && object(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
+    const capable = (c: unknown) => plain(c) && Object.values(c).every((v) => plain(v) && Object.entries(v).every(([k, f]) => !["listChanged", "subscribe"].includes(k) || typeof f === "boolean"));
+    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && capable(r.capabilities) && plain(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
   }
 
   start(): Promise<void> {

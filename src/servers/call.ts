@@ -10,7 +10,7 @@ import type { ToolContext } from "../catalog/declare.ts";
 import type { Need } from "../permission/types.ts";
 import type { Outcome, Refusal } from "../result/result.ts";
 import { executableOf, liveDigest } from "./digest.ts";
-import { catalogNameOf, type RemoteSpec } from "./specs.ts";
+import { catalogNameOf, serverWho, type RemoteSpec } from "./specs.ts";
 
 const MESSAGE_CHARS = 1_000;
 
@@ -100,7 +100,7 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
   } catch (e) {
     const auth = remote.authRefusal(spec);
     if (auth) return { ok: false, refusal: auth };
-    return { ok: false, refusal: { code: "mcp.connect_failed", message: `cannot reach ${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`}: ${(e as Error).message}` } };
+    return { ok: false, refusal: { code: "mcp.connect_failed", message: `cannot reach ${serverWho(spec)}: ${(e as Error).message}` } };
   }
   if (remote.isFresh(spec.name)) {
     const live = conn.tools.find((t) => t.name === tool.name);
@@ -126,20 +126,18 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
     return { ok: true, value: r.result };
   }
   if (r.kind === "protocol") return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
+  const unknown = "the remote effect is unknown and the call is not replayed";
   // It answered, but not with a tools/call result: whether it acted is unknown, as for a lost connection.
   if (r.kind === "malformed") {
-    const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
-    return { ok: false, refusal: { code: "mcp.malformed_result", indeterminate: true, message: `${tool.name}: ${who} answered with something that is not a tools/call result (${r.message}); the remote effect is unknown and the call is not replayed` } };
+    return { ok: false, refusal: { code: "mcp.malformed_result", indeterminate: true, message: `${tool.name}: ${serverWho(spec)} answered with something that is not a tools/call result (${r.message}); ${unknown}` } };
   }
   // It answered, and the answer was too large to read: failed like a result over the output boundary's size, not indeterminate.
   if (r.kind === "too_large") {
-    const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
-    return { ok: false, refusal: { code: "mcp.response_too_large", message: `${tool.name}: ${who}: ${r.message} (a result passes the output boundary only up to 64 KiB)` } };
+    return { ok: false, refusal: { code: "mcp.response_too_large", message: `${tool.name}: ${serverWho(spec)}: ${r.message} (a result passes the output boundary only up to 64 KiB)` } };
   }
-  const unknown = "the remote effect is unknown and the call is not replayed";
   if (r.kind === "deadline") return { ok: false, refusal: { code: "deadline", indeterminate: true, message: `${tool.name}: no answer within ${spec.timeoutMs / 1000} s; ${unknown}` } };
   // Lost mid-call: say how the server ended (its exit status), and give the operator its stderr.
-  const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
+  const who = serverWho(spec);
   const how = signal.aborted ? undefined : await whyLost(conn.lost);
   const tail = conn.child?.stderrTail().trim().slice(-STDERR_CHARS) ?? "";
   return {

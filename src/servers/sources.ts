@@ -20,7 +20,7 @@ import type { AuthWiring, WiringInput } from "./auth.ts";
 import { remoteToolSource, type StartCheck } from "./call.ts";
 import { connectTimeoutMessage, listRemote, type ServerStatus } from "./list.ts";
 import { ConnectionPool } from "./pool.ts";
-import { secretValues, type RemoteSpec } from "./specs.ts";
+import { secretValues, serverWho, type RemoteSpec } from "./specs.ts";
 import { stdioTarget } from "./target.ts";
 import type { RestartPolicy, Supervisor, SupervisorHooks } from "./supervisor.ts";
 
@@ -74,7 +74,7 @@ export class RemoteSources {
     const spec = owners.sort((a, b) => serverPrefix(b.name).length - serverPrefix(a.name).length)[0] ?? this.deps.specs.find((s) => s.kind === "las");
     const st = spec && this.#status.find((x) => x.name === spec.name);
     if (!spec || !st) return undefined;
-    const who = spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`;
+    const who = serverWho(spec);
     if (st.withheld !== undefined) return { code: "mcp.withheld", message: `${name}: the tools of ${who} are withheld: ${st.withheld}` };
     if (st.ok) return undefined;
     return this.#refusals.get(spec.name) ?? { code: "mcp.connect_failed", message: `${name}: ${who} failed: ${st.error ?? "unknown error"}` };
@@ -216,7 +216,7 @@ export class RemoteSources {
       this.#granted.set(key, value);
       return { ok: true, value };
     }
-    const message = `${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} is not started: ${r.message}`;
+    const message = `${serverWho(spec)} is not started: ${r.message}`;
     this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
     this.#journal(spec, { status: "refused", code: r.code, message });
     return { ok: false, code: r.code, message, ...(r.flag ? { flag: r.flag } : {}) };

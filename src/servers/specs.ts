@@ -17,6 +17,9 @@ export const catalogNameOf = (spec: Pick<RemoteSpec, "kind" | "name">, raw: stri
 import { expandVars, fillVars, parseEnvFile } from "./vars.ts";
 import { resolveCommand, type FindOnPath } from "./command.ts";
 
+/** How a message names the server: "Las", or MCP server "NAME". */
+export const serverWho = (spec: Pick<RemoteSpec, "kind" | "name">): string => (spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`);
+
 export interface RemoteSpec {
   readonly name: string;
   /** "las" or "mcp:<name>": part of every tool's digest. */

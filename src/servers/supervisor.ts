@@ -6,7 +6,7 @@ import type { Connection } from "../mcp/connect.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Refusal } from "../result/result.ts";
 import { liveDigest } from "./digest.ts";
-import { catalogNameOf, type RemoteSpec } from "./specs.ts";
+import { catalogNameOf, serverWho, type RemoteSpec } from "./specs.ts";
 
 export interface SupervisorHooks {
   /** The set of servable tools changed (a server went down, came back, or lists another descriptor). */
@@ -59,7 +59,6 @@ interface ServerState {
 }
 
 const catalogName = catalogNameOf;
-const who = (spec: RemoteSpec) => (spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`);
 /** An HTTP server is not toolgate's process: it is reconnected, not restarted. */
 const again = (spec: RemoteSpec) => (spec.transport.kind === "http" ? "reconnect" : "restart");
 
@@ -119,7 +118,7 @@ export class Supervisor {
     st.changed = this.#compare(spec, conn.tools);
     if (restarted) {
       const changed = st.changed.size > 0 ? `; withheld as changed: ${[...st.changed.keys()].join(", ")}` : "";
-      this.hooks.onEvent(`${who(spec)} ${again(spec)}ed${conn.child ? ` (pid ${conn.child.pid})` : ""}${changed}`);
+      this.hooks.onEvent(`${serverWho(spec)} ${again(spec)}ed${conn.child ? ` (pid ${conn.child.pid})` : ""}${changed}`);
     }
     void conn.lost?.then((why) => this.#died(spec, conn, why));
     this.#notify();
@@ -131,10 +130,10 @@ export class Supervisor {
     const st = spec && this.#state.get(spec.name);
     if (!spec || !st) return undefined;
     if (st.gaveUp !== undefined) {
-      return { code: "mcp.server_down", message: `${name}: ${who(spec)} is down and no longer ${again(spec)}ed (${st.gaveUp}); restart toolgate once it is fixed` };
+      return { code: "mcp.server_down", message: `${name}: ${serverWho(spec)} is down and no longer ${again(spec)}ed (${st.gaveUp}); restart toolgate once it is fixed` };
     }
     if (st.down !== undefined) {
-      return { code: "mcp.restarting", message: `${name}: ${who(spec)} ${st.down} and is being ${again(spec)}ed; try again shortly` };
+      return { code: "mcp.restarting", message: `${name}: ${serverWho(spec)} ${st.down} and is being ${again(spec)}ed; try again shortly` };
     }
     return st.changed.get(name);
   }
@@ -168,7 +167,7 @@ export class Supervisor {
       const name = catalogName(spec, t.name);
       out.set(name, {
         code: "descriptor_changed",
-        message: `${name} from ${spec.origin} ${now ? "changed its descriptor" : "is no longer listed"} since ${who(spec)} was ${again(spec)}ed; it is withheld until toolgate restarts and the change is reviewed (\`toolgate tools --refresh\`, then \`toolgate tools --lock\`)`,
+        message: `${name} from ${spec.origin} ${now ? "changed its descriptor" : "is no longer listed"} since ${serverWho(spec)} was ${again(spec)}ed; it is withheld until toolgate restarts and the change is reviewed (\`toolgate tools --refresh\`, then \`toolgate tools --lock\`)`,
         details: { catalog: liveDigest(spec, t), ...(now ? { current: liveDigest(spec, now) } : {}) },
       });
     }
@@ -192,14 +191,14 @@ export class Supervisor {
     if (st.failures > this.policy.attempts) {
       delete st.down;
       st.gaveUp = `${why}; ${this.policy.attempts} ${again(spec)}s in a row failed`;
-      this.hooks.onEvent(`${who(spec)} ${why}; not ${again(spec)}ed again (${this.policy.attempts} ${again(spec)}s in a row failed); its tools are refused until toolgate restarts`);
+      this.hooks.onEvent(`${serverWho(spec)} ${why}; not ${again(spec)}ed again (${this.policy.attempts} ${again(spec)}s in a row failed); its tools are refused until toolgate restarts`);
       this.remote.journalExit(spec, "mcp.server_down", st.gaveUp);
       this.#notify();
       return;
     }
     const delay = Math.min(this.policy.initialMs * 2 ** (st.failures - 1), this.policy.maxMs);
     st.down = why;
-    this.hooks.onEvent(`${who(spec)} ${why}; ${again(spec)}ing in ${delay / 1000} s (${again(spec)} ${st.failures} of at most ${this.policy.attempts})`);
+    this.hooks.onEvent(`${serverWho(spec)} ${why}; ${again(spec)}ing in ${delay / 1000} s (${again(spec)} ${st.failures} of at most ${this.policy.attempts})`);
     this.remote.journalExit(spec, "mcp.exited", why);
     this.#notify();
     st.timer = setTimeout(() => void this.#restart(spec), delay);

@@ -4,7 +4,7 @@ import { childEnv } from "../launcher/env.ts";
 import type { Sandbox } from "../launcher/types.ts";
 import type { SandboxMode } from "../catalog/declare.ts";
 import type { Target } from "../mcp/connect.ts";
-import { expandHeader, type RemoteSpec } from "./specs.ts";
+import { expandHeader, serverWho, type RemoteSpec } from "./specs.ts";
 
 export interface StdioInput {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
@@ -18,7 +18,7 @@ export function stdioTarget(spec: RemoteSpec, deps: StdioInput): Target {
   if (spec.transport.kind === "http") throw new Error(`${spec.name} is not a stdio server`);
   // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
   if (spec.network && deps.sandboxMode === "product" && deps.networkGranted !== true) {
-    throw Object.assign(new Error(`${spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`), { transient: true });
+    throw Object.assign(new Error(`${serverWho(spec)} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`), { transient: true });
   }
   const t = spec.transport;
   const bound = t.bound ?? {};
