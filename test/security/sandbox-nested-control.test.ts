@@ -5,10 +5,10 @@
 // depth, so discovery holds instead: the sub/toolgate.json the command did write is not used by a
 // later plain run from sub/ (exit 5, naming it and the workspace it lies in). As root and nobody.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
-import { BIN, json, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
+import { BIN, json, run, runUnprivileged, chownToNobody, tempDir, type RunResult } from "../helpers.ts";
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
@@ -38,7 +38,7 @@ function setup(path: string, who: (typeof WHO)[number]): { ws: string; config: s
   if (who === "nobody") {
     chmodSync(path, 0o755);
     chmodSync(config, 0o644);
-    for (const p of [ws, ...readdirSync(ws, { recursive: true }).map((e) => join(ws, String(e)))]) chownSync(p, 65534, 65534);
+    chownToNobody(ws);
   }
   return { ws, config };
 }

@@ -4,11 +4,11 @@
 // reach neither a loopback HTTP server, nor a pathname socket in /var/tmp or /var/lib, nor an
 // abstract socket. Run inside a network namespace holding only loopback, as root and as nobody.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { productWorkspace } from "./product-workspace.ts";
-import { BIN, json, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
+import { BIN, json, run, runUnprivileged, chownToNobody, tempDir, type RunResult } from "../helpers.ts";
 
 const tag = `toolgate-net-${process.pid}`;
 const PLACES = { vartmp: `/var/tmp/${tag}`, varlib: `/var/lib/${tag}` } as const;
@@ -63,7 +63,7 @@ inLoopbackNamespace(import.meta.path, () => {
     if (who === "root") return run(args, { cwd: productWorkspace(path), env: { HOME: path } });
     chmodSync(path, 0o755);
     const ws = productWorkspace(path);
-    for (const p of [ws, ...readdirSync(ws, { recursive: true }).map((e) => join(ws, String(e)))]) chownSync(p, 65534, 65534);
+    chownToNobody(ws);
     return runUnprivileged(args, { cwd: ws });
   }
 

@@ -6,7 +6,7 @@
 // an "A" over the socket is not remembered, and a socket planted in the workspace is never used.
 // The whole file runs in a network namespace holding only loopback (the fetch's page is there).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { productWorkspace } from "./product-workspace.ts";
