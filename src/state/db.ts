@@ -38,7 +38,7 @@ export function adoptChildState(db: Database, childStateDir: string, parent: num
   if (!existsSync(join(childStateDir, DB_NAME))) return 0;
   // The child could write its folder: a database (or its WAL) that is a link is not opened.
   if (stateFolderProblem(childStateDir, true) !== null) return 0;
-  const child = open(join(childStateDir, DB_NAME), MIGRATIONS);
+  const child = open(join(childStateDir, DB_NAME), MIGRATIONS, false);
   try {
     return adoptJournal(db, child, parent, secrets, tap);
   } finally {
@@ -80,7 +80,7 @@ export function checkpointWhenIdle(db: Database, idleMs = 250): () => void {
 /** The user's database (outside every checkout), in a 0700 folder made on first use. */
 export function openUserState(userStateDir: string): Database {
   mkdirSync(userStateDir, { recursive: true, mode: 0o700 });
-  return open(join(userStateDir, USER_DB_NAME), USER_MIGRATIONS);
+  return open(join(userStateDir, USER_DB_NAME), USER_MIGRATIONS, false);
 }
 
 /**
@@ -88,8 +88,8 @@ export function openUserState(userStateDir: string): Database {
  * process is recovering or creating, a journal-mode switch racing another opener): opening is
  * retried for as long as the busy timeout would have waited, so concurrent first calls never fail.
  */
-function open(path: string, migrations: readonly string[], writes = false, now = () => performance.now()): Database {
-  const until = now() + BUSY_TIMEOUT_MS;
+function open(path: string, migrations: readonly string[], writes: boolean): Database {
+  const until = performance.now() + BUSY_TIMEOUT_MS;
   for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
     let db: Database | undefined;
     try {
@@ -102,7 +102,7 @@ function open(path: string, migrations: readonly string[], writes = false, now =
       return db;
     } catch (e) {
       db?.close();
-      if (!String((e as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY") || now() >= until) throw e;
+      if (!String((e as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY") || performance.now() >= until) throw e;
       Bun.sleepSync(pause);
     }
   }
@@ -143,12 +143,13 @@ const version = (db: Database): number => (db.query("PRAGMA user_version").get()
  * first, so it cannot be corrupted. A connection that only reads commits nothing.
  */
 function writeWalHeader(db: Database): void {
+  const autocheckpoint = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
   db.run("PRAGMA wal_autocheckpoint = 0");
   db.run("PRAGMA synchronous = OFF");
   try {
     db.transaction(() => db.run(`PRAGMA user_version = ${version(db)}`)).immediate();
   } finally {
     db.run("PRAGMA synchronous = NORMAL");
-    db.run("PRAGMA wal_autocheckpoint = 1000");
+    db.run(`PRAGMA wal_autocheckpoint = ${autocheckpoint}`);
   }
 }
