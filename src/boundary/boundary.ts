@@ -3,7 +3,8 @@
 // broken and where, never the value; the caller replaces the whole result.
 import { isSecretKey } from "./keys.ts";
 import { MACHINE_ROOTS, rootsOf, type Roots } from "./paths.ts";
-import { findDuplicateKey, jsonText, mayHoldNulOrPem, readable, scanText, startsLikeJson, textRule, type Segment } from "./scan.ts";
+import { jsonText, mayHoldNulOrPem, readable, scanText, startsLikeJson, textRule } from "./scan.ts";
+import { findDuplicateKey, type Segment } from "../schema/duplicate-key.ts";
 
 export { isSecretKey } from "./keys.ts";
 

@@ -12,6 +12,7 @@ import { clientFileNote, isClientFile, readClientFile } from "./client-file.ts";
 import type { Imported } from "./import.ts";
 import { findInertKey } from "./inert.ts";
 import { offsetAt } from "./locate.ts";
+import { findDuplicateKey } from "../schema/duplicate-key.ts";
 import { BUILTIN_PROFILE_NAMES, redefinedProfile } from "./profiles.ts";
 import { configType } from "./schema.ts";
 
@@ -109,6 +110,14 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
     data = treeValue(tree);
   }
   const withTree = (): Node => (tree ??= parseJsonc(path, text));
+  // A key given twice in one object: JSON.parse keeps the last, a line shown to the reviewer (the
+  // start prompt's file:line) would be the first's; a hostile config could show a harmless decoy.
+  const twice = tree ? duplicateInTree(tree) : duplicateInText(text);
+  if (twice) {
+    const at = position(lineStarts(text), twice.offset);
+    const where = twice.path.map(String).join(".");
+    throw bootError(`${path}:${at.line}:${at.column}: ${JSON.stringify(where)} is given twice in one object: JSON readers disagree on which one counts, so toolgate reads neither`, `keep one "${String(twice.path[twice.path.length - 1])}" in that object and remove the other`);
+  }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw bootError(`${path}:1:1: the config must be a JSON object`, 'start from {} and add sections such as "permissions"');
   }
@@ -225,6 +234,32 @@ function hintFor(issue: Issue): string {
 function nodeAt(tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
   const n = jsoncParser().findNodeAtLocation(tree, [...path]);
   return atKey && n?.parent?.type === "property" ? n.parent : n;
+}
+
+/** The first key given twice in one object, in plain JSON text: its path and where its first copy is (its value). */
+function duplicateInText(text: string): { path: (string | number)[]; offset: number } | null {
+  const segments = findDuplicateKey(text);
+  if (segments === null) return null;
+  const path = segments.map((s) => (typeof s === "number" ? s : s.key));
+  return { path, offset: offsetAt(text, path) ?? 0 };
+}
+
+/** The same in a JSONC tree (comments may hold quotes and braces: the tree, not the text); the first copy's key. */
+function duplicateInTree(n: Node, path: (string | number)[] = []): { path: (string | number)[]; offset: number } | null {
+  const seen = new Map<string, number>();
+  for (const [i, c] of (n.children ?? []).entries()) {
+    const [k, v] = n.type === "object" ? (c.children ?? []) : [undefined, c];
+    if (n.type === "object") {
+      if (!k) continue;
+      const key = k.value as string;
+      const first = seen.get(key);
+      if (first !== undefined) return { path: [...path, key], offset: first };
+      seen.set(key, k.offset);
+    }
+    const inner = v && (v.type === "object" || v.type === "array") ? duplicateInTree(v, [...path, n.type === "object" ? (k!.value as string) : i]) : null;
+    if (inner) return inner;
+  }
+  return null;
 }
 
 function treeValue(n: Node): unknown {
