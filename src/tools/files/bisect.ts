@@ -1,4 +1,5 @@
-// Binary search over sorted (code-unit order) paths: the cursors of file_find and file_search.
+// Binary search over sorted (code-unit order) paths: file_find's cursor (file_search filters its
+// walk, already in path order, by comparison).
 
 /** First index whose entry sorts after `value` (`after: true`) or not before it (`after: false`). */
 export function bisect(sorted: readonly string[], value: string, after: boolean): number {

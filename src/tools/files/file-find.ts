@@ -64,7 +64,8 @@ export function findFiles(
   const { layers, excluded } = ancestry(workspace, relRoot, skip);
   const res = excluded ? { files: [], scanCapped: false, secretFiles: [] } : walk({ root: abs, relRoot, skip, budget, layers, ...(namedSecret ? { namedSecret } : {}) });
   const pick = (f: string) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1));
-  const matched = res.files.filter(pick).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // Already in path order: the walk lists files sorted by whole path (walk.ts, test/tools/files/walk.test.ts).
+  const matched = res.files.filter(pick);
   const start = cursor === undefined ? 0 : bisect(matched, cursor, true);
   const paths: string[] = [];
   let bytes = 0;
