@@ -199,12 +199,13 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // Its listeners on the outer signals are removed once the adapter is done: `stop` is shared by
   // every call of a long-lived process, and would otherwise hold each call's controller for good.
   let controller: AbortController | undefined;
-  const detach: (() => void)[] = [];
-  let settled = false; // the adapter is done: a late first look gets a controller that listens to nothing
+  // The removers of those listeners; undefined once the adapter is done (a late first look, or the
+  // deadline's, gets a controller that listens to nothing).
+  let detach: (() => void)[] | undefined = [];
   const cancellation = (): AbortController => {
     if (controller) return controller;
     const c = (controller = new AbortController());
-    if (settled) return c;
+    if (!detach) return c;
     for (const outer of [deps.signal, deps.stop]) {
       if (!outer) continue;
       if (outer.aborted) {
@@ -241,12 +242,11 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     });
   } finally {
     clearTimeout(timer);
-    settled = true;
-    for (const off of detach.splice(0)) off();
+    for (const off of detach) off();
+    detach = undefined;
   }
   if (ran === "deadline") {
-    // Aborted as it is made if the adapter never looked: no listener is added after the detach.
-    (controller ??= new AbortController()).abort();
+    cancellation().abort();
     // A tool outside this process may have acted: its effect is unknown, never a plain failure.
     const remote = !entry.adapter.builtin;
     return failed({ code: "deadline", message: `${name} did not finish within ${deadlineMs / 1000} s${remote ? "; the effect is unknown and the call is not replayed" : ""}`, ...(remote ? { indeterminate: true as const } : {}) });
