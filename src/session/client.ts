@@ -122,6 +122,9 @@ export interface ExchangeIo {
  */
 export async function exchange(path: string, request: Request, io: ExchangeIo, onStatus?: (s: unknown) => void): Promise<number | { why: string } | "stale"> {
   const creds = await peerReader();
+  // A listener that cannot be checked is never connected to (nothing is sent, nothing accepted).
+  const blind = peerChecksUnavailable(creds);
+  if (blind !== null) return { why: blind };
   return await new Promise((done) => {
     let finished = false;
     let sock: { end(): void } | undefined;
@@ -163,7 +166,7 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
     }).then(
       (s) => {
         // Nothing is sent before the listener is known to run as this user (its peer credentials).
-        const why = creds ? listenerNotOurs(creds, s) : peerChecksUnavailable(creds);
+        const why = creds ? listenerNotOurs(creds, s) : null;
         if (why !== null) {
           finish({ why });
           s.end();
