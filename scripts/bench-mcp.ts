@@ -2,7 +2,8 @@
 // paired and interleaved in one run, medians (issue 22's rows):
 // - a cold `call everything__echo` (the server started for the call) against a client with no SDK
 //   (spawn, initialize, call, kill; compiled like toolgate): time to result (first line on stdout);
-//   beside it the SDK's own minimal client, mcporter and the Inspector CLI (BENCH_PEERS=0 skips those two);
+//   beside it the same raw client asking tools/list too (what toolgate's descriptor check costs the
+//   server), the SDK's own minimal client, mcporter and the Inspector CLI (BENCH_PEERS=0 skips those two);
 // - `tools --json --refresh` against the SDK client's own listTools process (connect, list, print,
 //   exit): whole process, since a listing is done when its process is;
 // - `tools --json` with three configured servers and a warm catalog cache against built-ins only.
@@ -46,7 +47,9 @@ process.exit(0);
 `;
 
 // The floor for a cold call: newline-delimited JSON-RPC over the child's pipes, nothing else.
-const raw = `const child = Bun.spawn([${JSON.stringify(node)}, ${JSON.stringify(everything)}, "stdio"], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+// With `list`, it also asks tools/list (beside initialized) before the call, as toolgate's
+// descriptor check must: the part of the gap that is the server's, not toolgate's.
+const rawSource = (list: boolean) => `const child = Bun.spawn([${JSON.stringify(node)}, ${JSON.stringify(everything)}, "stdio"], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
 const send = (m: unknown) => { child.stdin.write(JSON.stringify(m) + "\\n"); child.stdin.flush(); };
 const reader = child.stdout.getReader();
 let buf = "";
@@ -67,6 +70,7 @@ async function answer(id: number): Promise<unknown> {
 send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
 await answer(1);
 send({ jsonrpc: "2.0", method: "notifications/initialized" });
+${list ? `send({ jsonrpc: "2.0", id: 3, method: "tools/list", params: {} });\nawait answer(3);` : ""}
 send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "hi" } } });
 process.stdout.write(JSON.stringify(await answer(2)) + "\\n");
 child.kill();
@@ -90,7 +94,8 @@ async function serversGone(): Promise<void> {
 
 try {
   const env = { PATH: `/usr/bin:/bin:/usr/local/bin`, HOME: work, XDG_STATE_HOME: join(work, ".state"), CI: "true" };
-  const rawClient = compile("raw", raw);
+  const rawClient = compile("raw", rawSource(false));
+  const rawListClient = compile("raw-list", rawSource(true));
   const sdkCall = compile("sdk-call", sdkClient(`process.stdout.write(JSON.stringify(await c.callTool({ name: "echo", arguments: { message: "hi" } })) + "\\n");`));
   const sdkList = compile("sdk-list", sdkClient(`process.stdout.write(JSON.stringify(await c.listTools()) + "\\n");`));
   const ws = join(work, "ws");
@@ -104,6 +109,7 @@ try {
   const bin_ = join(root, "node_modules", ".bin");
   const cases: Case[] = [
     { name: "raw", cmd: [rawClient], opts: o },
+    { name: "raw+list", cmd: [rawListClient], opts: o },
     { name: "call", cmd: [bin, ...call], opts: o },
     ...(baseline ? [{ name: "baseline call", cmd: [baseline, ...call], opts: o }] : []),
     ...also.map((b, i) => ({ name: `also ${i + 1} call`, cmd: [b, ...call], opts: o })),
@@ -132,7 +138,8 @@ try {
   const px = (a: string, b: string, k: "wall" | "result" = "result") => `${pairedRatio(s, a, b, k).toFixed(2)}x`;
   console.log(`MCP, server-everything, ${runs} interleaved rounds (load ${loadavg()} at the end)`);
   console.log(row("cold MCP call (echo), time to result", `${px("call", "raw")} raw client`, "<= 1.05x", baseline ? px("baseline call", "raw") : undefined));
-  console.log(`  medians: raw client ${ms(r("raw"))}, toolgate ${ms(r("call"))} (whole ${ms(w("call"))}, CPU ${ms(med(s, "call", "cpu"))})${baseline ? `, baseline ${ms(r("baseline call"))} (toolgate/baseline ${px("call", "baseline call")})` : ""}; SDK client ${ms(r("sdk call"))} (toolgate/SDK ${px("call", "sdk call")})`);
+  console.log(`  the server's part: a raw client that also lists (toolgate's descriptor check) ${px("raw+list", "raw")} raw client; toolgate ${px("call", "raw+list")} that`);
+  console.log(`  medians: raw client ${ms(r("raw"))}, raw+list ${ms(r("raw+list"))}, toolgate ${ms(r("call"))} (whole ${ms(w("call"))}, CPU ${ms(med(s, "call", "cpu"))})${baseline ? `, baseline ${ms(r("baseline call"))} (toolgate/baseline ${px("call", "baseline call")})` : ""}; SDK client ${ms(r("sdk call"))} (toolgate/SDK ${px("call", "sdk call")})`);
   also.forEach((b, i) => console.log(`  also ${i + 1} (${b}): ${px(`also ${i + 1} call`, "raw")} raw client, ${ms(r(`also ${i + 1} call`))} (CPU ${ms(med(s, `also ${i + 1} call`, "cpu"))})${baseline ? `, ${px(`also ${i + 1} call`, "baseline call")} baseline` : ""}`));
   if (peers) console.log(`  mcporter ${ms(r("mcporter"))} (${x(r("mcporter"), r("call"))} toolgate), inspector --cli ${ms(r("inspector"))} (${x(r("inspector"), r("call"))})`);
   if (!callOnly) {
