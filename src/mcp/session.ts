@@ -119,9 +119,10 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     callResult.safeParse({ content: [{ type: "text", text: "" }] });
   }, 0);
   // No answer to initialize in time (JSON-RPC -32001) is marked: the caller's message names the key that sets it.
-  // `early` (a stdio child's pipes): its initialized notification goes out as the initialize result arrives (EarlyInitialized).
+  // `early` (a stdio child's pipes, listed first thing): its initialized notification, and the first
+  // page of tools/list behind it, go out as the initialize result arrives (EarlyInitialized).
   const wired = pinned ?? transport;
-  await client.connect(opts.early ? new EarlyInitialized(wired, types.SUPPORTED_PROTOCOL_VERSIONS) : wired, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === -32001 ? Object.assign(e as Error, { connectTimeout: true }) : e));
+  await client.connect(opts.early ? new EarlyInitialized(wired, types.SUPPORTED_PROTOCOL_VERSIONS, true) : wired, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === -32001 ? Object.assign(e as Error, { connectTimeout: true }) : e));
   // The SDK runs a notification's handler a microtask after it arrives but settles a response at
   // once: a server's last progress (or log) sent just before its result would find its request
   // already gone. A response is handed on a microtask later, after what came before it.

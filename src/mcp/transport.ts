@@ -174,6 +174,9 @@ export class PinnedProtocol implements Transport {
   }
 }
 
+/** The id of the tools/list sent from EarlyInitialized: a string, where the SDK numbers its own requests. */
+const EARLY_LIST_ID = "toolgate-early-tools-list";
+
 /**
  * Sends `notifications/initialized` the moment the server's initialize result arrives, before the
  * SDK has parsed it (about 1 ms of a cold call, spent while the server waits for it to begin its own
@@ -183,6 +186,12 @@ export class PinnedProtocol implements Transport {
  * answer, or any other, gets nothing more from here, and the SDK decides as before. A result that
  * passes this and fails the SDK's whole schema deeper down (a serverInfo icon of the wrong shape,
  * say) has had its notification sent before the SDK closes the connection; nothing else is sent.
+ *
+ * `listEarly` (a connect lists the tools first thing): the first page of tools/list goes out right
+ * behind the notification, under an id of its own, and the SDK's own first tools/list (no cursor)
+ * is not sent but handed that answer under its id, so its parsing, deadline and errors are the
+ * SDK's as before. The server works on the list while the SDK parses the initialize result (about
+ * 1 ms of a cold call). A cancellation the SDK sends for its request goes out for the early one.
  */
 export class EarlyInitialized implements Transport {
   onclose?: () => void;
@@ -191,25 +200,45 @@ export class EarlyInitialized implements Transport {
   #initId: unknown;
   /** Sent from here: the SDK's own is dropped (once). */
   #sent = false;
+  /** The early tools/list: sent, its answer once here, the SDK's id for it once it asked. */
+  #list: { answer?: JSONRPCMessage; sdkId?: string | number } | undefined;
 
   constructor(
     private readonly inner: Transport,
     private readonly supported: readonly string[],
+    private readonly listEarly = false,
   ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (e) => this.onerror?.(e);
     inner.onmessage = (m) => {
       const r = m as { id?: unknown; result?: unknown };
+      if (this.#list && r.id === EARLY_LIST_ID && ("result" in r || "error" in r)) {
+        this.#list.answer = m;
+        this.#handList();
+        return;
+      }
       if (this.#initId !== undefined && r.id === this.#initId) {
         this.#initId = undefined;
         if ("result" in r && this.#accepted(r.result)) {
           this.#sent = true;
           // A failed write shows as the connection's failure, through the SDK's own request.
           void this.inner.send({ jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => {});
+          if (this.listEarly) {
+            this.#list = {};
+            void this.inner.send({ jsonrpc: "2.0", id: EARLY_LIST_ID, method: "tools/list", params: {} }).catch(() => {});
+          }
         }
       }
       this.onmessage?.(m);
     };
+  }
+
+  /** The early answer to the SDK, under its own id, once both are here. */
+  #handList(): void {
+    const l = this.#list;
+    if (!l || l.answer === undefined || l.sdkId === undefined) return;
+    this.#list = undefined;
+    this.onmessage?.({ ...l.answer, id: l.sdkId } as JSONRPCMessage);
   }
 
   #accepted(result: unknown): boolean {
@@ -231,6 +260,18 @@ export class EarlyInitialized implements Transport {
     if (m.method === "notifications/initialized" && this.#sent) {
       this.#sent = false;
       return Promise.resolve();
+    }
+    const l = this.#list;
+    if (l && l.sdkId === undefined && m.method === "tools/list" && m.id !== undefined && (m as { params?: { cursor?: unknown } }).params?.cursor === undefined) {
+      l.sdkId = m.id as string | number;
+      // Handed on as an answer arriving after the request was sent.
+      queueMicrotask(() => this.#handList());
+      return Promise.resolve();
+    }
+    const c = m as { method?: string; params?: { requestId?: unknown } };
+    if (l && l.sdkId !== undefined && c.method === "notifications/cancelled" && c.params?.requestId === l.sdkId) {
+      this.#list = undefined;
+      message = { ...message, params: { ...c.params, requestId: EARLY_LIST_ID } } as JSONRPCMessage;
     }
     return this.inner.send(message, options);
   }

@@ -8,10 +8,11 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
 import { EarlyInitialized } from "../../src/mcp/transport.ts";
 
 /** A transport that records what is sent on it, and delivers what the test says the server answered. */
-function fake(events: string[]) {
+function fake(events: string[], sent: JSONRPCMessage[] = []) {
   const t: Transport & { answer(m: unknown): void } = {
     async start() {},
     async send(m: JSONRPCMessage) {
+      sent.push(m);
       events.push(`wire ${(m as { method?: string }).method ?? "answer"}`);
     },
     async close() {},
@@ -25,13 +26,21 @@ function fake(events: string[]) {
 const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "t", version: "1" } } } as JSONRPCMessage;
 const result = (r: Record<string, unknown>) => ({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "s", version: "1" }, ...r } });
 
-function wired() {
+function wired(listEarly = false) {
   const events: string[] = [];
-  const inner = fake(events);
-  const early = new EarlyInitialized(inner, SUPPORTED_PROTOCOL_VERSIONS);
-  early.onmessage = (m) => events.push(`handed on ${"result" in m ? "result" : "error" in m ? "error" : "other"}`);
-  return { events, inner, early };
+  const sent: JSONRPCMessage[] = [];
+  const handed: JSONRPCMessage[] = [];
+  const inner = fake(events, sent);
+  const early = new EarlyInitialized(inner, SUPPORTED_PROTOCOL_VERSIONS, listEarly);
+  early.onmessage = (m) => {
+    handed.push(m);
+    events.push(`handed on ${"result" in m ? "result" : "error" in m ? "error" : "other"}`);
+  };
+  return { events, inner, early, sent, handed };
 }
+
+const sdkList = (id: number, params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method: "tools/list", params }) as JSONRPCMessage;
+const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe("EarlyInitialized", () => {
   test("the notification goes out before the initialize result is handed on, and the SDK's own is not sent again", async () => {
@@ -68,5 +77,64 @@ describe("EarlyInitialized", () => {
     inner.answer(result({}));
     inner.answer(result({}));
     expect(events.filter((e) => e === "wire notifications/initialized")).toHaveLength(1);
+  });
+
+  describe("listEarly: the first tools/list goes out behind the notification", () => {
+    test("under an id of its own; the SDK's first tools/list is not sent but handed that answer under its id, whichever comes first", async () => {
+      for (const answerFirst of [true, false]) {
+        const { events, inner, early, sent, handed } = wired(true);
+        await early.send(init);
+        inner.answer(result({}));
+        expect(events).toEqual(["wire initialize", "wire notifications/initialized", "wire tools/list", "handed on result"]);
+        const earlyId = (sent[2] as { id: unknown }).id;
+        expect(typeof earlyId).toBe("string"); // the SDK numbers its own: no id of its can be this one
+        const tools = { tools: [{ name: "echo", inputSchema: { type: "object" } }] };
+        if (answerFirst) inner.answer({ jsonrpc: "2.0", id: earlyId, result: tools });
+        expect(handed).toHaveLength(1); // nothing handed on before the SDK asked
+        await early.send(sdkList(1));
+        if (!answerFirst) inner.answer({ jsonrpc: "2.0", id: earlyId, result: tools });
+        await tick();
+        expect(handed.slice(1)).toEqual([{ jsonrpc: "2.0", id: 1, result: tools } as JSONRPCMessage]);
+        expect(sent.filter((m) => (m as { method?: string }).method === "tools/list")).toHaveLength(1);
+        // A later page, and a later listing, are the SDK's own requests.
+        await early.send(sdkList(2, { cursor: "2" }));
+        await early.send(sdkList(3));
+        expect(sent.slice(3).map((m) => (m as { id?: unknown }).id)).toEqual([2, 3]);
+      }
+    });
+
+    test("an error answer is handed on as the SDK's request's error", async () => {
+      const { inner, early, sent, handed } = wired(true);
+      await early.send(init);
+      inner.answer(result({}));
+      await early.send(sdkList(1));
+      expect(typeof (sent[2] as { id: unknown }).id).toBe("string");
+      const error = { code: -32603, message: "the list is broken" };
+      inner.answer({ jsonrpc: "2.0", id: (sent[2] as { id: unknown }).id, error });
+      expect(handed.at(-1)).toEqual({ jsonrpc: "2.0", id: 1, error } as JSONRPCMessage);
+    });
+
+    test("the SDK's cancellation of its request goes out for the early one", async () => {
+      const { early, inner, sent } = wired(true);
+      await early.send(init);
+      inner.answer(result({}));
+      await early.send(sdkList(1));
+      expect(typeof (sent[2] as { id: unknown }).id).toBe("string");
+      await early.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "timed out" } } as JSONRPCMessage);
+      expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: (sent[2] as { id: unknown }).id, reason: "timed out" } } as JSONRPCMessage);
+    });
+
+    test("no early list for an initialize result the SDK would not take, nor without listEarly", async () => {
+      for (const [listEarly, answer] of [
+        [true, result({ protocolVersion: "1999-01-01" })],
+        [false, result({})],
+      ] as const) {
+        const { early, inner, sent } = wired(listEarly);
+        await early.send(init);
+        inner.answer(answer);
+        await early.send(sdkList(1));
+        expect(sent.filter((m) => (m as { method?: string }).method === "tools/list").map((m) => (m as { id?: unknown }).id)).toEqual([1]);
+      }
+    });
   });
 });

@@ -37,6 +37,8 @@ describe("a stdio connect on the wire", () => {
     }
     const methods = received(log).map((m) => m.method);
     expect(methods).toEqual(["initialize", "notifications/initialized", "tools/list", "tools/call"]);
+    // The list went out behind the notification, before the SDK asked (EarlyInitialized): under its own id.
+    expect(received(log)[2]!.id).toBe("toolgate-early-tools-list");
   });
 
   // The call's result parser is made once per connection (and built before the server answers):
@@ -106,8 +108,15 @@ describe("a stdio connect on the wire", () => {
     await expect(connectTarget(target(["--list=close"]), opts)).rejects.toThrow(/Connection closed/);
   });
 
-  test("a list never answered fails at the request deadline", async () => {
-    await expect(connectTarget(target(["--list=silent"]), { ...opts, requestTimeoutMs: 300 })).rejects.toThrow("MCP error -32001: Request timed out");
+  test("a list never answered fails at the request deadline, and the server is told to stop it", async () => {
+    await using dir = tempDir();
+    const log = join(dir.path, "wire.log");
+    await expect(connectTarget(target([`--log=${log}`, "--list=silent"]), { ...opts, requestTimeoutMs: 300 })).rejects.toThrow("MCP error -32001: Request timed out");
+    const m = received(log);
+    const list = m.find((x) => x.method === "tools/list")!;
+    expect(m.filter((x) => x.method === "tools/list")).toHaveLength(1);
+    // The cancellation names the request the server saw.
+    expect(m.filter((x) => x.method === "notifications/cancelled").map((x) => (x.params as { requestId?: unknown }).requestId)).toEqual([list.id]);
   });
 
   test("an initialize answered with an error sends nothing more", async () => {
