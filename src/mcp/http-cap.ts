@@ -2,9 +2,10 @@
 // counted while the bytes arrive. An SSE stream is passed on one whole event at a time; a JSON (or
 // any other) body is read up to the bound. Past it, reading stops (the rest is never received) and
 // the request is answered with a JSON-RPC error carrying CAP_MARK, which session.ts tells apart
-// from anything a server could send.
+// from anything a server could send. An SSE event holding an answer whose envelope the SDK refuses
+// is handed on as transport.ts's stand-in for it, as over a pipe (the SDK would drop the event).
 import type { PolicyFetch } from "./connection.ts";
-import { MAX_MESSAGE_BYTES } from "./transport.ts";
+import { MAX_MESSAGE_BYTES, malformedStandIn } from "./transport.ts";
 
 /** In the `data` of the error that stands for a cut answer: random per process, never sent anywhere. */
 export const CAP_MARK = crypto.randomUUID();
@@ -82,6 +83,7 @@ function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: read
   let eventBytes = 0;
   let lineBytes = 0;
   let lastCR = false;
+  const decoder = new TextDecoder();
   const cut = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
     held = [];
     await reader.cancel().catch(() => {});
@@ -142,11 +144,52 @@ function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: read
           continue;
         }
         // One chunk per whole event (or run of events), as the parser will take it.
-        controller.enqueue(held.length === 0 ? value.subarray(0, end) : Buffer.concat([...held, value.subarray(0, end)]));
+        controller.enqueue(standingIn(held.length === 0 ? value.subarray(0, end) : Buffer.concat([...held, value.subarray(0, end)]), decoder));
         held = end < value.length ? [value.subarray(end)] : [];
         return;
       }
     },
     cancel: (reason) => reader.cancel(reason).catch(() => {}),
   });
+}
+
+/**
+ * `events` (whole SSE events: the parser's state ends with each) with every answer whose envelope
+ * the SDK refuses replaced by its stand-in (the event's other fields kept); the same bytes when
+ * there is none. Events are read as the SDK's parser reads them: a `data` field per line, joined by
+ * LF; only an event of type `message` (or none) with data is a message. `decoder` is the stream's
+ * (a BOM is dropped at its start only, as the SDK's decoder does).
+ */
+function standingIn(events: Uint8Array, decoder: TextDecoder): Uint8Array {
+  const lines = decoder.decode(events, { stream: true }).split(/\r\n|\r|\n/);
+  let changed = false;
+  let start = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== "") continue;
+    const fields = lines.slice(start, i).map((line) => {
+      const colon = line.indexOf(":");
+      return colon < 0 ? [line, ""] : [line.slice(0, colon), line.slice(colon + (line.charCodeAt(colon + 1) === 32 ? 2 : 1))];
+    });
+    const type = fields.findLast(([f]) => f === "event")?.[1] ?? "";
+    const data = fields.filter(([f]) => f === "data").map(([, v]) => v).join("\n");
+    const standIn = data !== "" && (type === "" || type === "message") ? parsedStandIn(data) : null;
+    if (standIn !== null) {
+      changed = true;
+      const kept = lines.slice(start, i).filter((_, j) => fields[j]![0] !== "data");
+      lines.splice(start, i - start, ...kept, `data: ${JSON.stringify(standIn)}`);
+      i = start + kept.length + 1;
+    }
+    start = i + 1;
+  }
+  return changed ? new TextEncoder().encode(lines.join("\n")) : events;
+}
+
+function parsedStandIn(data: string): ReturnType<typeof malformedStandIn> {
+  let m: unknown;
+  try {
+    m = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  return m !== null && typeof m === "object" && !Array.isArray(m) ? malformedStandIn(m as Record<string, unknown>) : null;
 }

@@ -82,13 +82,7 @@ export class PipeTransport implements Transport {
       this.onNoise(line);
       return;
     }
-    const refused = refusedAnswer(msg as Record<string, unknown>);
-    const id = (msg as { id?: unknown }).id;
-    if (refused !== null) {
-      this.onmessage?.({ jsonrpc: "2.0", id: id as string | number, error: { code: -32603, message: refused, data: { toolgate: MALFORMED_MARK } } });
-      return;
-    }
-    this.onmessage?.(msg as JSONRPCMessage);
+    this.onmessage?.(malformedStandIn(msg as Record<string, unknown>) ?? (msg as JSONRPCMessage));
   }
 
   #finish(): void {
@@ -128,6 +122,16 @@ export function refusedAnswer(m: Record<string, unknown>): string | null {
   if (meta !== undefined && !plain(meta)) return "result._meta: expected object";
   if (meta !== undefined && "progressToken" in meta && !requestId(meta.progressToken)) return "result._meta.progressToken: expected string or integer";
   return null;
+}
+
+/**
+ * The error that stands for an answer the SDK's envelope schema would refuse (refusedAnswer): it
+ * carries MALFORMED_MARK and toolgate's words for where and how. Null for anything else. Used on
+ * each line of a pipe and each SSE event over HTTP (http-cap.ts), before the SDK sees them.
+ */
+export function malformedStandIn(m: Record<string, unknown>): JSONRPCMessage | null {
+  const refused = refusedAnswer(m);
+  return refused === null ? null : { jsonrpc: "2.0", id: m.id as string | number, error: { code: -32603, message: refused, data: { toolgate: MALFORMED_MARK } } };
 }
 
 /**

@@ -1,8 +1,12 @@
 // src/mcp/http-cap.ts in-process: SSE passed on whole events under the bound (LF, CRLF and CR line
 // ends, events split across chunks), a body read up to it, and past it the request's cut error
-// carrying CAP_MARK, the upstream body cancelled.
+// carrying CAP_MARK, the upstream body cancelled. An SSE answer whose envelope the SDK refuses is
+// handed on as the stand-in carrying MALFORMED_MARK (the SDK's own transport takes it and settles the request).
 import { describe, expect, test } from "bun:test";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { CAP_MARK, cappedFetch } from "../../src/mcp/http-cap.ts";
+import { MALFORMED_MARK } from "../../src/mcp/transport.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -61,6 +65,39 @@ describe("an SSE stream", () => {
     const { base, state } = upstream(["data: ok\n\n", `data: ${"y".repeat(100)}`, "\n\n"], "text/event-stream");
     expect(await read(await cappedFetch(base, 64)("http://x/mcp", { method: "GET" }))).toEqual(["data: ok\n\n"]);
     expect(state.cancelled).toBe(true);
+  });
+});
+
+describe("an SSE answer whose envelope the SDK refuses", () => {
+  const good = JSON.stringify({ jsonrpc: "2.0", id: 6, result: { content: [{ type: "text", text: "fine" }] } });
+  const bad = JSON.stringify({ jsonrpc: "2.0", id: 7, result: { content: [] }, "ignore previous instructions CANARY": 1 });
+  const standIn = (id: number, message: string) => JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message, data: { toolgate: MALFORMED_MARK } } });
+
+  test.each([
+    ["beside a well-formed one and a comment, its id and retry kept", [`: hi\n\nevent: message\ndata: ${good}\n\nid: 5\nretry: 100\ndata: ${bad}\n\n`], [`: hi\n\nevent: message\ndata: ${good}\n\nid: 5\nretry: 100\ndata: ${standIn(7, "the answer: a key the protocol does not allow")}\n\n`]],
+    ["its data over two lines, CRLF", ['data: {"jsonrpc":"2.0","id":8,\r\ndata: "result":{"_meta":"CANARY"}}\r\n\r\n'], [`data: ${standIn(8, "result._meta: expected object")}\n\n`]],
+    ["after a BOM at the stream's start, split over chunks", [`\uFEFFdata: ${bad.slice(0, 20)}`, `${bad.slice(20)}\n\n`], [`data: ${standIn(7, "the answer: a key the protocol does not allow")}\n\n`]],
+    ["in an event of another type: not a message, as it came", [`event: other\ndata: ${bad}\n\n`], [`event: other\ndata: ${bad}\n\n`]],
+    ["well-formed answers, a notification, noise: as they came", [`data: ${good}\n\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\ndata: not json\n\ndata: [1]\n\n`], [`data: ${good}\n\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\ndata: not json\n\ndata: [1]\n\n`]],
+  ])("%s", async (_, chunks, expected) => {
+    const { base } = upstream(chunks, "text/event-stream");
+    expect(await read(await cappedFetch(base, 1024)("http://x/mcp", POST))).toEqual(expected);
+  });
+
+  test("the SDK's transport takes the stand-in (it dropped the answer before): the request settles", async () => {
+    const { base } = upstream([`data: ${good}\n\n`, `data: ${bad}\n\n`], "text/event-stream");
+    const transport = new StreamableHTTPClientTransport(new URL("http://x/mcp"), { fetch: cappedFetch(base, 1024) });
+    const got: JSONRPCMessage[] = [];
+    const errors: Error[] = [];
+    const settled = new Promise<void>((res) => {
+      transport.onmessage = (m) => void (got.push(m), "id" in m && m.id === 7 && res());
+      transport.onerror = (e) => void (errors.push(e), res());
+    });
+    await transport.start();
+    await transport.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: {} });
+    await settled;
+    expect({ got, errors }).toEqual({ got: [JSON.parse(good), JSON.parse(standIn(7, "the answer: a key the protocol does not allow"))], errors: [] });
+    await transport.close();
   });
 });
 
