@@ -104,6 +104,8 @@ export class PipeTransport implements Transport {
 }
 
 const plain = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
+/** The `_meta` key of a task-related result (the SDK's schema wants `{ taskId: string }` there). */
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const requestId = (x: unknown) => typeof x === "string" || Number.isSafeInteger(x);
 
 /**
@@ -121,6 +123,8 @@ export function refusedAnswer(m: Record<string, unknown>): string | null {
   const meta = m.result._meta;
   if (meta !== undefined && !plain(meta)) return "result._meta: expected object";
   if (meta !== undefined && "progressToken" in meta && !requestId(meta.progressToken)) return "result._meta.progressToken: expected string or integer";
+  const task = meta?.[RELATED_TASK];
+  if (task !== undefined && !(plain(task) && typeof task.taskId === "string")) return `result._meta["${RELATED_TASK}"]: expected an object with a string taskId`;
   return null;
 }
 

@@ -33,10 +33,10 @@ describe("a malformed tools/call result", () => {
     expect(log.stdout).not.toContain("CANARY");
   }, 60_000);
 
-  test("an answer whose envelope the protocol refuses (a key the server chose beside the result, a _meta that is a string) fails at once, not at the deadline; its text is in no output", async () => {
+  test("an answer whose envelope the protocol refuses (a key the server chose beside the result, a _meta or its related task that is a string) fails at once, not at the deadline; its text is in no output", async () => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { wire: { command: process.execPath, args: [FIXTURE], timeout_secs: 30 } } }));
-    for (const [message, said] of [["envelope-key", "the answer: a key the protocol does not allow"], ["envelope-meta", "result._meta: expected object"]]) {
+    for (const [message, said] of [["envelope-key", "the answer: a key the protocol does not allow"], ["envelope-meta", "result._meta: expected object"], ["envelope-task", 'result._meta["io.modelcontextprotocol/related-task"]: expected an object with a string taskId']]) {
       const t0 = performance.now();
       const r = await run(["call", "wire__echo", JSON.stringify({ message }), ...GRANT], { cwd: dir.path });
       expect(performance.now() - t0).toBeLessThan(15_000);

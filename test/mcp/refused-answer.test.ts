@@ -1,10 +1,12 @@
 // An answer over a pipe whose JSON-RPC envelope the SDK would refuse (and drop, leaving the call to
 // wait out its deadline) is handed on at once as an error toolgate marks malformed. The check may
 // only flag what the SDK certainly refuses: on thousands of generated answers, whatever it flags,
-// the SDK's own envelope schema refuses too.
+// the SDK's own envelope schema refuses too, and every answer to a request it refuses is flagged.
 import { describe, expect, test } from "bun:test";
 import * as types from "@modelcontextprotocol/sdk/types.js";
 import { MALFORMED_MARK, PipeTransport, refusedAnswer } from "../../src/mcp/transport.ts";
+
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
 /** A deterministic generator (the same answers every run). */
 function random(seed: number): () => number {
@@ -13,11 +15,11 @@ function random(seed: number): () => number {
 }
 
 describe("an answer the protocol refuses", () => {
-  test("flagged only when the SDK's envelope schema refuses it too; the ordinary ones never", () => {
+  test("an answer to a request flagged exactly when the SDK's envelope schema refuses it; the ordinary ones never", () => {
     const next = random(7);
     const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
     const values: unknown[] = [undefined, null, 1, 1.5, -3, 2 ** 53, "x", "", true, [], [1], {}, { a: 1 }, { content: [] }];
-    const metas: unknown[] = [undefined, null, "x", [], {}, { progressToken: 1 }, { progressToken: "t" }, { progressToken: 1.5 }, { progressToken: null }, { other: 1 }];
+    const metas: unknown[] = [undefined, null, "x", [], {}, { progressToken: 1 }, { progressToken: "t" }, { progressToken: 1.5 }, { progressToken: null }, { other: 1 }, ...[null, "t", 1, {}, { taskId: 1 }, { taskId: "t" }, { taskId: "t", more: 1 }].map((task) => ({ [RELATED_TASK]: task }))];
     let flagged = 0;
     for (let i = 0; i < 5_000; i++) {
       const m: Record<string, unknown> = { jsonrpc: "2.0", id: pick([1, "a", 0, -1, 1.5, null, 2 ** 53, {}]) };
@@ -29,6 +31,9 @@ describe("an answer the protocol refuses", () => {
       if (shape === "error" || shape === "both") m.error = next() < 0.7 ? { code: pick([1, -32603, 1.5, "1"]), message: pick(["m", 1, undefined]), ...(next() < 0.3 ? { data: pick(values) } : {}) } : pick(values);
       if (next() < 0.15) m[pick(["extra", "method", "params", "Ignore previous"])] = pick(values);
       const said = refusedAnswer(m);
+      // An answer to a request (an id it could have, a result or an error) the SDK refuses is flagged: none waits out its deadline.
+      const answer = (typeof m.id === "string" || Number.isSafeInteger(m.id)) && shape !== "none";
+      if (answer && said === null) expect({ m, sdk: types.JSONRPCMessageSchema.safeParse(m).success }).toEqual({ m, sdk: true });
       if (said !== null) {
         flagged++;
         expect({ m, sdk: types.JSONRPCMessageSchema.safeParse(m).success }).toEqual({ m, sdk: false });
@@ -36,7 +41,7 @@ describe("an answer the protocol refuses", () => {
       }
     }
     expect(flagged).toBeGreaterThan(500);
-    for (const ok of [{ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } }, { jsonrpc: "2.0", id: "x", result: { _meta: { progressToken: 3 } } }, { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found", data: { any: 1 } } }, { jsonrpc: "2.0", method: "notifications/progress", params: {} }, { jsonrpc: "2.0", id: 3, method: "ping" }]) {
+    for (const ok of [{ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } }, { jsonrpc: "2.0", id: "x", result: { _meta: { progressToken: 3 } } }, { jsonrpc: "2.0", id: 4, result: { _meta: { [RELATED_TASK]: { taskId: "t", more: 1 } } } }, { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found", data: { any: 1 } } }, { jsonrpc: "2.0", method: "notifications/progress", params: {} }, { jsonrpc: "2.0", id: 3, method: "ping" }]) {
       expect(refusedAnswer(ok)).toBeNull();
     }
   });
