@@ -182,8 +182,11 @@ export class PinnedProtocol implements Transport {
   }
 }
 
-/** The id of the tools/list sent from EarlyInitialized: a string, where the SDK numbers its own requests. */
-const EARLY_LIST_ID = "toolgate-early-tools-list";
+/**
+ * The id of the tools/list sent from EarlyInitialized: an integer (a server may read ids as
+ * integers only) that the SDK never gives a request of its own (it numbers them from 0 up).
+ */
+const EARLY_LIST_ID = -1;
 
 /**
  * Sends `notifications/initialized` the moment the server's initialize result arrives, before the
@@ -208,8 +211,8 @@ export class EarlyInitialized implements Transport {
   #initId: unknown;
   /** Sent from here: the SDK's own is dropped (once). */
   #sent = false;
-  /** The early tools/list: sent, its answer once here, the SDK's id for it once it asked. */
-  #list: { answer?: JSONRPCMessage; sdkId?: string | number } | undefined;
+  /** The early tools/list: its write, its answer once here, the SDK's id for it once it asked. */
+  #list: { written: Promise<void>; answer?: JSONRPCMessage; sdkId?: string | number } | undefined;
 
   constructor(
     private readonly inner: Transport,
@@ -229,11 +232,13 @@ export class EarlyInitialized implements Transport {
         this.#initId = undefined;
         if ("result" in r && this.#accepted(r.result)) {
           this.#sent = true;
-          // A failed write shows as the connection's failure, through the SDK's own request.
+          // A failed write shows as the connection's failure, through the SDK's own request (with
+          // listEarly, its tools/list: it fails with the early one's write, below).
           void this.inner.send({ jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => {});
           if (this.listEarly) {
-            this.#list = {};
-            void this.inner.send({ jsonrpc: "2.0", id: EARLY_LIST_ID, method: "tools/list", params: {} }).catch(() => {});
+            const written = this.inner.send({ jsonrpc: "2.0", id: EARLY_LIST_ID, method: "tools/list", params: {} });
+            written.catch(() => {});
+            this.#list = { written };
           }
         }
       }
@@ -272,9 +277,9 @@ export class EarlyInitialized implements Transport {
     const l = this.#list;
     if (l && l.sdkId === undefined && m.method === "tools/list" && m.id !== undefined && (m as { params?: { cursor?: unknown } }).params?.cursor === undefined) {
       l.sdkId = m.id as string | number;
-      // Handed on as an answer arriving after the request was sent.
-      queueMicrotask(() => this.#handList());
-      return Promise.resolve();
+      // The SDK's request is as sent as the early one: a failed write fails it (a broken pipe at
+      // once, not its deadline). The answer is handed on as one arriving after the request was sent.
+      return l.written.then(() => queueMicrotask(() => this.#handList()));
     }
     const c = m as { method?: string; params?: { requestId?: unknown } };
     if (l && l.sdkId !== undefined && c.method === "notifications/cancelled" && c.params?.requestId === l.sdkId) {

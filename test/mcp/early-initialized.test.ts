@@ -87,7 +87,7 @@ describe("EarlyInitialized", () => {
         inner.answer(result({}));
         expect(events).toEqual(["wire initialize", "wire notifications/initialized", "wire tools/list", "handed on result"]);
         const earlyId = (sent[2] as { id: unknown }).id;
-        expect(typeof earlyId).toBe("string"); // the SDK numbers its own: no id of its can be this one
+        expect(earlyId).toBe(-1); // an integer, and one the SDK (numbering its own from 0) never uses
         const tools = { tools: [{ name: "echo", inputSchema: { type: "object" } }] };
         if (answerFirst) inner.answer({ jsonrpc: "2.0", id: earlyId, result: tools });
         expect(handed).toHaveLength(1); // nothing handed on before the SDK asked
@@ -108,7 +108,7 @@ describe("EarlyInitialized", () => {
       await early.send(init);
       inner.answer(result({}));
       await early.send(sdkList(1));
-      expect(typeof (sent[2] as { id: unknown }).id).toBe("string");
+      expect((sent[2] as { id: unknown }).id).toBe(-1);
       const error = { code: -32603, message: "the list is broken" };
       inner.answer({ jsonrpc: "2.0", id: (sent[2] as { id: unknown }).id, error });
       expect(handed.at(-1)).toEqual({ jsonrpc: "2.0", id: 1, error } as JSONRPCMessage);
@@ -119,7 +119,7 @@ describe("EarlyInitialized", () => {
       await early.send(init);
       inner.answer(result({}));
       await early.send(sdkList(1));
-      expect(typeof (sent[2] as { id: unknown }).id).toBe("string");
+      expect((sent[2] as { id: unknown }).id).toBe(-1);
       await early.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "timed out" } } as JSONRPCMessage);
       expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: (sent[2] as { id: unknown }).id, reason: "timed out" } } as JSONRPCMessage);
     });
@@ -135,6 +135,21 @@ describe("EarlyInitialized", () => {
         await early.send(sdkList(1));
         expect(sent.filter((m) => (m as { method?: string }).method === "tools/list").map((m) => (m as { id?: unknown }).id)).toEqual([1]);
       }
+    });
+
+    test("a failed write of the early list fails the SDK's request with it, at once", async () => {
+      const events: string[] = [];
+      const inner = fake(events);
+      const send = inner.send.bind(inner);
+      inner.send = async (m: JSONRPCMessage) => {
+        if ((m as { method?: string }).method === "tools/list") throw new Error("EPIPE: broken pipe, write");
+        return send(m);
+      };
+      const early = new EarlyInitialized(inner, SUPPORTED_PROTOCOL_VERSIONS, true);
+      early.onmessage = () => {};
+      await early.send(init);
+      inner.answer(result({}));
+      await expect(early.send(sdkList(1))).rejects.toThrow("EPIPE");
     });
   });
 });

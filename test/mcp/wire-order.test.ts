@@ -38,7 +38,7 @@ describe("a stdio connect on the wire", () => {
     const methods = received(log).map((m) => m.method);
     expect(methods).toEqual(["initialize", "notifications/initialized", "tools/list", "tools/call"]);
     // The list went out behind the notification, before the SDK asked (EarlyInitialized): under its own id.
-    expect(received(log)[2]!.id).toBe("toolgate-early-tools-list");
+    expect(received(log)[2]!.id).toBe(-1);
   });
 
   // The call's result parser is made once per connection (and built before the server answers):
@@ -117,6 +117,13 @@ describe("a stdio connect on the wire", () => {
     expect(m.filter((x) => x.method === "tools/list")).toHaveLength(1);
     // The cancellation names the request the server saw.
     expect(m.filter((x) => x.method === "notifications/cancelled").map((x) => (x.params as { requestId?: unknown }).requestId)).toEqual([list.id]);
+  });
+
+  test("a server that stops reading as it answers initialize fails the connect at once with the broken pipe, not at the deadline", async () => {
+    const t0 = performance.now();
+    const failed = await connectTarget(target(["--init=close-stdin"]), { ...opts, requestTimeoutMs: 8_000 }).then(() => null, (e: Error) => e.message);
+    expect(failed).toMatch(/EPIPE|broken pipe/);
+    expect(performance.now() - t0).toBeLessThan(4_000);
   });
 
   test("an initialize answered with an error sends nothing more", async () => {
