@@ -5,6 +5,7 @@
 // from anything a server could send. An SSE event holding an answer whose envelope the SDK refuses
 // is handed on as transport.ts's stand-in for it, as over a pipe (the SDK would drop the event).
 import type { PolicyFetch } from "./connection.ts";
+import { isObject } from "./envelope.ts";
 import { MAX_MESSAGE_BYTES, malformedStandIn } from "./transport.ts";
 
 /** In the `data` of the error that stands for a cut answer: random per process, never sent anywhere. */
@@ -191,5 +192,5 @@ function parsedStandIn(data: string): ReturnType<typeof malformedStandIn> {
   } catch {
     return null;
   }
-  return m !== null && typeof m === "object" && !Array.isArray(m) ? malformedStandIn(m as Record<string, unknown>) : null;
+  return isObject(m) ? malformedStandIn(m) : null;
 }

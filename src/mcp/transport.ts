@@ -2,6 +2,7 @@
 // started by the launcher, never by the SDK), and a wrapper that pins the protocol version.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isObject, isRequestId, RELATED_TASK } from "./envelope.ts";
 
 export const PINNED_PROTOCOL = "2024-11-05";
 
@@ -103,10 +104,6 @@ export class PipeTransport implements Transport {
   }
 }
 
-const plain = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
-/** The `_meta` key of a task-related result (the SDK's schema wants `{ taskId: string }` there). */
-const RELATED_TASK = "io.modelcontextprotocol/related-task";
-const requestId = (x: unknown) => typeof x === "string" || Number.isSafeInteger(x);
 
 /**
  * For an answer to a request (an id, and a result or an error) that the SDK's envelope schema
@@ -115,16 +112,16 @@ const requestId = (x: unknown) => typeof x === "string" || Number.isSafeInteger(
  * an answer the SDK takes into an error.
  */
 export function refusedAnswer(m: Record<string, unknown>): string | null {
-  if (!requestId(m.id) || !("result" in m || "error" in m)) return null;
+  if (!isRequestId(m.id) || !("result" in m || "error" in m)) return null;
   if (Object.keys(m).some((k) => k !== "jsonrpc" && k !== "id" && k !== "result" && k !== "error")) return "the answer: a key the protocol does not allow";
   if ("result" in m && "error" in m) return "the answer: both a result and an error";
-  if ("error" in m) return plain(m.error) && Number.isSafeInteger(m.error.code) && typeof m.error.message === "string" ? null : "error: not a JSON-RPC error";
-  if (!plain(m.result)) return "result: expected object";
+  if ("error" in m) return isObject(m.error) && Number.isSafeInteger(m.error.code) && typeof m.error.message === "string" ? null : "error: not a JSON-RPC error";
+  if (!isObject(m.result)) return "result: expected object";
   const meta = m.result._meta;
-  if (meta !== undefined && !plain(meta)) return "result._meta: expected object";
-  if (meta !== undefined && "progressToken" in meta && !requestId(meta.progressToken)) return "result._meta.progressToken: expected string or integer";
+  if (meta !== undefined && !isObject(meta)) return "result._meta: expected object";
+  if (meta !== undefined && "progressToken" in meta && !isRequestId(meta.progressToken)) return "result._meta.progressToken: expected string or integer";
   const task = meta?.[RELATED_TASK];
-  if (task !== undefined && !(plain(task) && typeof task.taskId === "string")) return `result._meta["${RELATED_TASK}"]: expected an object with a string taskId`;
+  if (task !== undefined && !(isObject(task) && typeof task.taskId === "string")) return `result._meta["${RELATED_TASK}"]: expected an object with a string taskId`;
   return null;
 }
 
@@ -255,12 +252,12 @@ export class EarlyInitialized implements Transport {
   }
 
   #accepted(result: unknown): boolean {
-    if (!plain(result)) return false;
+    if (!isObject(result)) return false;
     const r = result as { protocolVersion?: unknown; capabilities?: unknown; serverInfo?: unknown; instructions?: unknown };
     const info = r.serverInfo as { name?: unknown; version?: unknown } | undefined;
     // Each capability an object, its flags (listChanged, subscribe) booleans if there: as the SDK's schema.
-    const capable = (c: unknown) => plain(c) && Object.values(c).every((v) => plain(v) && Object.entries(v).every(([k, f]) => !["listChanged", "subscribe"].includes(k) || typeof f === "boolean"));
-    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && capable(r.capabilities) && plain(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
+    const capable = (c: unknown) => isObject(c) && Object.values(c).every((v) => isObject(v) && Object.entries(v).every(([k, f]) => !["listChanged", "subscribe"].includes(k) || typeof f === "boolean"));
+    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && capable(r.capabilities) && isObject(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
   }
 
   start(): Promise<void> {

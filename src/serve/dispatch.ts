@@ -8,6 +8,7 @@
 // (`fastPathFor`); if an SDK version renames them, every message takes the SDK's path.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { isObject, isRequestId, RELATED_TASK } from "../mcp/envelope.ts";
 
 type Message = Parameters<NonNullable<Transport["onmessage"]>>[0];
 type Extra = Parameters<NonNullable<Transport["onmessage"]>>[1];
@@ -18,13 +19,6 @@ interface ProtocolInternals {
   _onrequest(request: Message, extra?: Extra): void;
   _requestHandlers: Map<string, Handler>;
 }
-
-const RELATED_TASK = "io.modelcontextprotocol/related-task";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** A request id as the SDK's RequestIdSchema takes it: a string or a safe integer (zod's int() refuses 2^53 and past). */
-const isRequestId = (v: unknown): boolean => typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
 
 /**
  * Whether `m` is, beyond doubt, what JSONRPCRequestSchema accepts: exactly jsonrpc "2.0", an id, a
