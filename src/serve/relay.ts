@@ -148,8 +148,8 @@ export class Relay {
     const r = await conn.session.request(method, params, { timeoutMs: spec.timeoutMs, signal, ...(peer ? { peer } : {}) });
     if (r.ok) return { ok: true, value: r.result };
     if (r.kind === "protocol") return refuse("mcp.error", r.message, { code: r.code });
-    if (r.kind === "too_large" || r.kind === "malformed") return refuse(r.kind === "too_large" ? "mcp.response_too_large" : "mcp.malformed_result", `${method} to MCP server "${spec.name}": ${r.kind === "too_large" ? r.message : `the answer is not a ${method} result (${r.message})`}`);
-    return refuse(r.kind === "deadline" ? "deadline" : "transport_lost", `${method} to MCP server "${spec.name}": ${r.message}`);
+    if (r.kind === "malformed") return refuse("mcp.malformed_result", `${method} to MCP server "${spec.name}": the answer is not a ${method} result (${r.message})`);
+    return refuse(r.kind === "too_large" ? "mcp.response_too_large" : r.kind === "deadline" ? "deadline" : "transport_lost", `${method} to MCP server "${spec.name}": ${r.message}`);
   }
 
   /** Runs one request on one server through the pipeline, answered as the server answered or as an error. */
