@@ -50,8 +50,11 @@ export function findDuplicateKey(text: string): Segment[] | null {
   return null;
 }
 
-/** Index of the quote that closes the string literal opening at i (an even run of backslashes before it). */
-function closingQuote(text: string, i: number): number {
+/**
+ * Index of the quote that closes the string literal opening at i (an even run of backslashes before
+ * it), in text known to be valid JSON; also how config/locate.ts steps over a string.
+ */
+export function closingQuote(text: string, i: number): number {
   let end = text.indexOf('"', i + 1);
   for (;;) {
     let b = end - 1;
