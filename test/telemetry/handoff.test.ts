@@ -16,6 +16,9 @@ async function until(ok: () => boolean, ms: number): Promise<boolean> {
   return ok();
 }
 
+/** Whether the reaper has noted its start in `mark`: a whole line (the file exists, empty, a moment before its line is in it). */
+const marked = (mark: string) => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n");
+
 async function handOver(lingerMs: number, mark: string) {
   const p = Bun.spawn([process.execPath, FIXTURE, String(lingerMs)], { env: { ...process.env, MARK: mark }, stdout: "pipe", stderr: "inherit" });
   const reader = p.stdout.getReader();
@@ -35,7 +38,7 @@ describe("handing a one-shot call's spans to the reaper", () => {
     for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
     expect(await p.exited).toBe(0);
     const { exitAt } = JSON.parse(rest.trim()) as { exitAt: number };
-    expect(await until(() => existsSync(mark), 5_000)).toBe(true);
+    expect(await until(() => marked(mark), 5_000)).toBe(true);
     expect(Number(readFileSync(mark, "utf8").trim())).toBeGreaterThanOrEqual(exitAt);
   });
 
@@ -43,7 +46,7 @@ describe("handing a one-shot call's spans to the reaper", () => {
     await using dir = tempDir();
     const mark = join(dir.path, "mark");
     const { p, handedAt } = await handOver(3_000, mark);
-    expect(await until(() => existsSync(mark), 2_500)).toBe(true);
+    expect(await until(() => marked(mark), 2_500)).toBe(true);
     expect(p.exitCode).toBeNull();
     expect(Number(readFileSync(mark, "utf8").trim()) - handedAt).toBeGreaterThanOrEqual(300);
     p.kill();
