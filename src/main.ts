@@ -8,6 +8,7 @@ import { isTerminal, useProcessStreams, writeStderr, writeStdout } from "./resul
 import { markLongRunning } from "./result/lifetime.ts";
 import type { RunContext, World } from "./cli/context.ts";
 import { GLOBAL_FLAGS } from "./cli/flags.ts";
+import { surelyNoSession } from "./session/none.ts";
 
 type Loaded = { def: CommandDef<any>; run: (ctx: RunContext) => Promise<number> };
 const COMMANDS: Record<string, () => Promise<Loaded>> = {
@@ -120,7 +121,8 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     markLongRunning();
   }
   // A session for this workspace answers before anything heavy loads; none (or a stale one): cold.
-  if (FORWARDED.has(name) && world.via === undefined && !wantsHelp && !argv.includes("--no-session") && process.env.TOOLGATE_SESSION !== "off") {
+  // Without a sessions folder, the client (its chunk, node:path) is not even loaded.
+  if (FORWARDED.has(name) && world.via === undefined && !wantsHelp && !argv.includes("--no-session") && process.env.TOOLGATE_SESSION !== "off" && !surelyNoSession(process.env)) {
     const { forward } = await import("./session/client.ts");
     const code = await forward(argv, at, process.cwd(), process.env);
     if (code !== null) return code;

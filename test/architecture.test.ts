@@ -171,6 +171,7 @@ describe("architecture", () => {
       "src/result/io.ts",
       "src/result/lifetime.ts",
       "src/result/result.ts",
+      "src/session/none.ts",
       "src/version.ts",
     ]);
   });
