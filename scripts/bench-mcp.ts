@@ -6,6 +6,9 @@
 //   server), the SDK's own minimal client, mcporter and the Inspector CLI (BENCH_PEERS=0 skips those two);
 // - `tools --json --refresh` against the SDK client's own listTools process (connect, list, print,
 //   exit): whole process, since a listing is done when its process is;
+// - the same cold call against a compiled server that answers at once, beside the raw client that
+//   lists: how long after each client's start the server starts, and the result is out (toolgate's
+//   own cost in ms, which node's boot time does not move);
 // - `tools --json` with three configured servers and a warm catalog cache against built-ins only.
 // BENCH_RUNS=N (default 10); BENCH_BASELINE=/path/to/toolgate runs that binary's same commands too;
 // BENCH_ALSO=/path[,/path] more binaries' cold call in the same rounds (one change at a time);
@@ -14,7 +17,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { interleave, loadavg, med, ms, pairedRatio, row, type Case } from "./bench-lib.ts";
+import { interleave, loadavg, med, ms, pairedRatio, plus, row, type Case } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 // BENCH_BIN: the binary under test (default dist/toolgate).
@@ -49,7 +52,7 @@ process.exit(0);
 // The floor for a cold call: newline-delimited JSON-RPC over the child's pipes, nothing else.
 // With `list`, it also asks tools/list (beside initialized) before the call, as toolgate's
 // descriptor check must: the part of the gap that is the server's, not toolgate's.
-const rawSource = (list: boolean) => `const child = Bun.spawn([${JSON.stringify(node)}, ${JSON.stringify(everything)}, "stdio"], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+const rawSource = (list: boolean, argv: readonly string[] = [node, everything, "stdio"]) => `const child = Bun.spawn(${JSON.stringify(argv)}, { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
 const send = (m: unknown) => { child.stdin.write(JSON.stringify(m) + "\\n"); child.stdin.flush(); };
 const reader = child.stdout.getReader();
 let buf = "";
@@ -76,6 +79,53 @@ process.stdout.write(JSON.stringify(await answer(2)) + "\\n");
 child.kill();
 process.exit(0);
 `;
+
+// An MCP server that answers at once (compiled like the clients), appending its process's start
+// (performance.timeOrigin) to the file its argument names: how long after its own start a client
+// spawns the server, and how long after the server's start its result is out, with no node boot
+// hiding anything. Beside the raw client that lists, that is toolgate's own cost of a cold call.
+const instantSource = `import { appendFileSync } from "node:fs";
+appendFileSync(process.argv[2]!, \`\${performance.timeOrigin}\\n\`);
+const out = (m: unknown) => void process.stdout.write(JSON.stringify(m) + "\\n");
+const echo = { name: "echo", description: "Echo a message", inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } };
+let buf = "";
+process.stdin.on("data", (d) => {
+  buf += d.toString();
+  for (let nl = buf.indexOf("\\n"); nl >= 0; nl = buf.indexOf("\\n")) {
+    const m = JSON.parse(buf.slice(0, nl));
+    buf = buf.slice(nl + 1);
+    if (m.id === undefined) continue;
+    if (m.method === "initialize") out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "instant", version: "1" } } });
+    else if (m.method === "tools/list") out({ jsonrpc: "2.0", id: m.id, result: { tools: [echo] } });
+    else if (m.method === "tools/call") out({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: "Echo: " + m.params.arguments.message }] } });
+  }
+});
+process.stdin.on("end", () => process.exit(0));
+`;
+
+/** Each case's medians over `runs` shuffled rounds: ms from its own spawn to the server's start, and to its result. */
+async function againstInstant(cases: readonly (readonly [string, readonly string[]])[], stamps: string, cwd: string, env: Record<string, string>): Promise<Map<string, { spawn: number; result: number }>> {
+  const got = new Map(cases.map(([n]) => [n, { spawn: [] as number[], result: [] as number[] }]));
+  for (let i = 0; i <= runs; i++) {
+    for (const [name, cmd] of [...cases].sort(() => Math.random() - 0.5)) {
+      writeFileSync(stamps, "");
+      const t0 = performance.timeOrigin + performance.now();
+      const p = Bun.spawn([...cmd], { cwd, env, stdout: "pipe", stderr: "ignore" });
+      let out = "";
+      let result = 0;
+      for await (const chunk of p.stdout) {
+        out += new TextDecoder().decode(chunk);
+        if (result === 0 && out.includes("Echo: hi")) result = performance.timeOrigin + performance.now() - t0;
+      }
+      if ((await p.exited) !== 0 || result === 0) throw new Error(`${name} against the instant server failed: ${out.slice(0, 300)}`);
+      const started = Number(readFileSync(stamps, "utf8").split("\n")[0]);
+      if (i > 0) got.get(name)!.spawn.push(started - t0), got.get(name)!.result.push(result);
+      await Bun.sleep(20); // the cold call's reaper ends its server off the path: let it
+    }
+  }
+  const m = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  return new Map([...got].map(([n, v]) => [n, { spawn: m(v.spawn), result: m(v.result) }]));
+}
 
 /** Resolves once no server-everything process runs (polled; at most 3 s). */
 async function serversGone(): Promise<void> {
@@ -149,6 +199,18 @@ try {
   const report: Record<string, unknown> = { load: loadavg() };
   for (const c of cases) report[c.name] = { result_ms: +r(c.name).toFixed(1), whole_ms: +w(c.name).toFixed(1), cpu_ms: +med(s, c.name, "cpu").toFixed(1), n: s.get(c.name)!.length };
   console.log(JSON.stringify(report));
+  // toolgate's own part of a cold call, with the server's time out of it (an instant server).
+  const instant = compile("instant", instantSource);
+  const stamps = join(work, "stamps");
+  const quick = join(work, "quick");
+  mkdirSync(quick);
+  writeFileSync(join(quick, "toolgate.json"), JSON.stringify({ mcpServers: { instant: { command: instant, args: [stamps] } } }));
+  Bun.spawnSync([bin, "tools", "--allow-run"], { cwd: quick, env });
+  const instantCall = ["call", "instant__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"];
+  const against = await againstInstant([["raw+list", [compile("raw-list-instant", rawSource(true, [instant, stamps]))]], ["toolgate", [bin, ...instantCall]], ...(baseline ? [["baseline", [baseline, ...instantCall]] as const] : [])], stamps, quick, env);
+  const [rl, tg] = [against.get("raw+list")!, against.get("toolgate")!];
+  console.log(`\nagainst a server that answers at once (${runs} rounds): the server starts ${ms(rl.spawn)} after the raw client that lists, ${ms(tg.spawn)} after toolgate (${plus(tg.spawn - rl.spawn)}); result ${ms(rl.result)} and ${ms(tg.result)} (${plus(tg.result - rl.result)})${baseline ? `; baseline: server ${ms(against.get("baseline")!.spawn)}, result ${ms(against.get("baseline")!.result)}` : ""}`);
+  console.log(JSON.stringify({ instant: Object.fromEntries([...against].map(([n, v]) => [n, { spawn_ms: +v.spawn.toFixed(2), result_ms: +v.result.toFixed(2) }])) }));
   // `tools` with three configured servers and a warm cache vs the built-ins-only listing.
   if (!callOnly) {
     const three = join(work, "three");
