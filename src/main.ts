@@ -7,7 +7,7 @@ import { VERSION } from "./version.ts";
 import { isTerminal, useProcessStreams, writeStderr, writeStdout } from "./result/io.ts";
 import { markLongRunning } from "./result/lifetime.ts";
 import type { RunContext, World } from "./cli/context.ts";
-import { GLOBAL_FLAGS } from "./cli/flags.ts";
+import { GLOBAL_FLAGS, scanFlags } from "./cli/flags.ts";
 import { surelyNoSession } from "./session/none.ts";
 
 type Loaded = { def: CommandDef<any>; run: (ctx: RunContext) => Promise<number> };
@@ -102,6 +102,8 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
       writeStdout(`toolgate ${VERSION}\n`);
       return 0;
     }
+    // No command: a flag toolgate does not know is named (what, and the --help hint), not met with the whole usage.
+    if (!wantsHelp) scanFlags(argv, {});
     writeStdout(`${plain(await renderUsage(mainDef))}\n`);
     return wantsHelp ? 0 : ExitCode.usage;
   }

@@ -74,6 +74,10 @@ describe("exit codes and refusals", () => {
     const flag = await run(["call", "file_read", "{}", "--allow-reed"], { cwd: dir.path });
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("unknown flag --allow-reed");
+    // With no command at all, the unknown flag is named too (not only the usage printed).
+    const bare = await run(["--verbsoe"], { cwd: dir.path });
+    expect([bare.code, bare.stdout]).toEqual([2, ""]);
+    expect(bare.stderr).toContain("unknown flag --verbsoe");
     const cmd = await run(["frobnicate"], { cwd: dir.path });
     expect(cmd.code).toBe(2);
     expect(cmd.stderr).toContain('unknown command "frobnicate"');
