@@ -21,6 +21,8 @@ export interface Run {
   cpu: number;
   /** Peak resident set, MB. */
   rss: number;
+  /** When the process was spawned, ms since the epoch (performance.timeOrigin + now): to set beside another process's clock. */
+  start: number;
   out: string;
 }
 
@@ -48,7 +50,7 @@ export async function timed(cmd: readonly string[], o: RunOpts): Promise<Run> {
   const wall = performance.now() - t0;
   if (code !== 0 || (o.until !== undefined && result === 0)) throw new Error(`${cmd.join(" ")} failed (${code}): ${out.slice(0, 300)} ${(await err).slice(0, 2000)}`);
   const usage = p.resourceUsage()!;
-  return { wall, result: result || wall, cpu: Number(usage.cpuTime.total) / 1000, rss: usage.maxRSS / 1e6, out };
+  return { wall, result: result || wall, cpu: Number(usage.cpuTime.total) / 1000, rss: usage.maxRSS / 1e6, start: performance.timeOrigin + t0, out };
 }
 
 export interface Case {

@@ -17,7 +17,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { interleave, loadavg, med, ms, pairedRatio, plus, row, type Case } from "./bench-lib.ts";
+import { interleave, loadavg, med, median, ms, pairedRatio, plus, row, type Case } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 // BENCH_BIN: the binary under test (default dist/toolgate).
@@ -103,28 +103,24 @@ process.stdin.on("data", (d) => {
 process.stdin.on("end", () => process.exit(0));
 `;
 
-/** Each case's medians over `runs` shuffled rounds: ms from its own spawn to the server's start, and to its result. */
+/**
+ * Each case's medians over `runs` shuffled rounds (interleave's): ms from its own start to the
+ * server's start (the stamp the server wrote, against the run's `start`), and to its result.
+ */
 async function againstInstant(cases: readonly (readonly [string, readonly string[]])[], stamps: string, cwd: string, env: Record<string, string>): Promise<Map<string, { spawn: number; result: number }>> {
-  const got = new Map(cases.map(([n]) => [n, { spawn: [] as number[], result: [] as number[] }]));
-  for (let i = 0; i <= runs; i++) {
-    for (const [name, cmd] of [...cases].sort(() => Math.random() - 0.5)) {
-      writeFileSync(stamps, "");
-      const t0 = performance.timeOrigin + performance.now();
-      const p = Bun.spawn([...cmd], { cwd, env, stdout: "pipe", stderr: "ignore" });
-      let out = "";
-      let result = 0;
-      for await (const chunk of p.stdout) {
-        out += new TextDecoder().decode(chunk);
-        if (result === 0 && out.includes("Echo: hi")) result = performance.timeOrigin + performance.now() - t0;
-      }
-      if ((await p.exited) !== 0 || result === 0) throw new Error(`${name} against the instant server failed: ${out.slice(0, 300)}`);
-      const started = Number(readFileSync(stamps, "utf8").split("\n")[0]);
-      if (i > 0) got.get(name)!.spawn.push(started - t0), got.get(name)!.result.push(result);
-      await Bun.sleep(20); // the cold call's reaper ends its server off the path: let it
-    }
-  }
-  const m = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-  return new Map([...got].map(([n, v]) => [n, { spawn: m(v.spawn), result: m(v.result) }]));
+  // Each run's stamp, read (and the file emptied) after it; the warm-up round's first.
+  const started = new Map(cases.map(([n]) => [n, [] as number[]]));
+  writeFileSync(stamps, "");
+  const after = (name: string) => async () => {
+    started.get(name)!.push(Number(readFileSync(stamps, "utf8").split("\n")[0]));
+    writeFileSync(stamps, "");
+    await Bun.sleep(20); // the cold call's reaper ends its server off the path: let it
+  };
+  const s = await interleave(cases.map(([name, cmd]) => ({ name, cmd, opts: { cwd, env, until: "Echo: hi" }, after: after(name) })), runs, { shuffle: true });
+  return new Map(cases.map(([n]) => {
+    const runsOf = s.get(n)!;
+    return [n, { spawn: median(runsOf.map((r, k) => started.get(n)![k + 1]! - r.start)), result: median(runsOf.map((r) => r.result)) }];
+  }));
 }
 
 /** Resolves once no server-everything process runs (polled; at most 3 s). */
