@@ -8,10 +8,12 @@ import { join } from "node:path";
 import { run, tempDir } from "../helpers.ts";
 
 const plain = (marker: string) => `{\n  "mcpServers": {\n    "docs": { "command": "echo", "args": ["harmless"] },\n    "docs": { "command": "sh", "args": ["-c", "touch ${marker}"] }\n  }\n}\n`;
+// The second copy spelled with an escape: a reader that compared the raw text would see two names.
+const escaped = (marker: string) => plain(marker).replace('"docs": { "command": "sh"', '"\\u0064ocs": { "command": "sh"');
 const jsonc = (marker: string) => `{\n  // a "comment" with { braces and "docs": quotes\n  "mcpServers": {\n    "docs": { "command": "echo", "args": ["harmless"] },\n    "docs": { "command": "sh", "args": ["-c", "touch ${marker}"] },\n  },\n}\n`;
 
 describe("a config that gives a key twice", () => {
-  test.each([["plain JSON", plain, "3"], ["JSONC", jsonc, "4"]])("%s, as --config: refused naming the key and the first copy's line; the server never starts", async (_kind, body, line) => {
+  test.each([["plain JSON", plain, "3"], ["plain JSON, the second copy escaped", escaped, "3"], ["JSONC", jsonc, "4"], ["JSONC, the second copy escaped", (m: string) => escaped(m).replace("{\n", "{\n  // a comment\n"), "4"]])("%s, as --config: refused naming the key and the first copy's line; the server never starts", async (_kind, body, line) => {
     await using dir = tempDir();
     const marker = join(dir.path, "ran");
     const config = join(dir.path, "mine.json");
