@@ -85,6 +85,17 @@ const OTEL_KEY = /^(telemetry|otel|opentelemetry|tracing|otel_.*)$/i;
 let validateConfig: Validator | undefined;
 
 export async function readConfig(path: string, via: ConfigFile["via"]): Promise<ConfigFile> {
+  try {
+    return await readConfigFile(path, via);
+  } catch (e) {
+    // Every reader of the text (JSON.parse, jsonc-parser, the checks) recurses per level: a file
+    // nested deeper than the stack is bad input, refused as such, not an internal error.
+    if (!(e instanceof RangeError)) throw e;
+    throw bootError(`${path}: its values are nested too deeply to be read (${e.message})`, "a config needs a few levels of nesting; check that the file is the config you meant");
+  }
+}
+
+async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<ConfigFile> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
