@@ -121,14 +121,7 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
     data = treeValue(tree);
   }
   const withTree = (): Node => (tree ??= parseJsonc(path, text));
-  // A key given twice in one object: JSON.parse keeps the last, a line shown to the reviewer (the
-  // start prompt's file:line) would be the first's; a hostile config could show a harmless decoy.
-  const twice = tree ? duplicateInTree(tree) : duplicateInText(text);
-  if (twice) {
-    const at = position(lineStarts(text), twice.offset);
-    const where = twice.path.map(String).join(".");
-    throw bootError(`${path}:${at.line}:${at.column}: ${JSON.stringify(where)} is given twice in one object: JSON readers disagree on which one counts, so toolgate reads neither`, `keep one "${String(twice.path[twice.path.length - 1])}" in that object and remove the other`);
-  }
+  refuseDuplicateKey(path, text, tree);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw bootError(`${path}:1:1: the config must be a JSON object`, 'start from {} and add sections such as "permissions"');
   }
@@ -193,14 +186,18 @@ function tryJson(text: string): unknown {
 
 /** Another client's file as config data: parse errors and shape problems name the file; no line numbers. */
 async function clientConfig(path: string, via: ConfigFile["via"], text: string, digest: string): Promise<ConfigFile> {
+  let tree: Node | undefined;
   const r = readClientFile(path, text, (t) => {
     try {
       return JSON.parse(t);
     } catch {
-      return treeValue(parseJsonc(path, t));
+      tree = parseJsonc(path, t);
+      return treeValue(tree);
     }
   });
   if (!r.ok) throw bootError(`${path}: read as another client's MCP config: ${r.problem}`, "name a toolgate.json with --config, or fix that file");
+  // As in a toolgate.json: the other client may run the copy toolgate would not. (TOML refuses a key twice itself.)
+  if (!/\.toml$/i.test(path)) refuseDuplicateKey(path, text, tree);
   const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(r.data);
   if (!checked.ok) {
     const issues = await explainWithArktype(configType, r.data, checked.issues);
@@ -245,6 +242,20 @@ function hintFor(issue: Issue): string {
 function nodeAt(tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
   const n = jsoncParser().findNodeAtLocation(tree, [...path]);
   return atKey && n?.parent?.type === "property" ? n.parent : n;
+}
+
+/**
+ * A key given twice in one object: JSON.parse keeps the last, a line shown to the reviewer (the
+ * start prompt's file:line) would be the first's, and another reader may take either; a hostile
+ * config could show a harmless decoy. Refused, naming the key and the first copy. `tree`: the
+ * file's jsonc tree when it is not plain JSON.
+ */
+function refuseDuplicateKey(path: string, text: string, tree: Node | undefined): void {
+  const twice = tree ? duplicateInTree(tree) : duplicateInText(text);
+  if (!twice) return;
+  const at = position(lineStarts(text), twice.offset);
+  const where = twice.path.map(String).join(".");
+  throw bootError(`${path}:${at.line}:${at.column}: ${JSON.stringify(where)} is given twice in one object: JSON readers disagree on which one counts, so toolgate reads neither`, `keep one "${String(twice.path[twice.path.length - 1])}" in that object and remove the other`);
 }
 
 /** The first key given twice in one object, in plain JSON text: its path and where its first copy is (its value). */

@@ -35,6 +35,19 @@ describe("a config that gives a key twice", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  test("in another client's MCP config named with --config (.mcp.json, JSONC too): refused the same way", async () => {
+    await using dir = tempDir();
+    for (const [name, body] of [[".mcp.json", plain], ["mcp.json", jsonc]] as const) {
+      const marker = join(dir.path, `ran-${name}`);
+      const config = join(dir.path, name);
+      writeFileSync(config, body(marker));
+      const r = await run(["call", "docs__x", "{}", "--config", config, "--allow-run", "--approve", "all"], { cwd: dir.path });
+      expect(r.code).toBe(5);
+      expect(r.stderr).toContain('"mcpServers.docs" is given twice in one object');
+      expect(existsSync(marker)).toBe(false);
+    }
+  });
+
   test("a key repeated in different objects is fine", async () => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "mine.json"), '{"mcpServers": {"a": {"command": "echo", "args": ["x"]}, "b": {"command": "echo", "args": ["x"]}}}');
