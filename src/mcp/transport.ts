@@ -181,9 +181,10 @@ export class PinnedProtocol implements Transport {
 
 /**
  * The id of the tools/list sent from EarlyInitialized: an integer (a server may read ids as
- * integers only) that the SDK never gives a request of its own (it numbers them from 0 up).
+ * integers only) that fits 32 bits, signed or not (rmcp read ids as u32 before 0.6.3 and ended on
+ * one it could not read, -1 say), and that the SDK never reaches (it numbers its own from 0 up).
  */
-const EARLY_LIST_ID = -1;
+const EARLY_LIST_ID = 2 ** 31 - 1;
 
 /**
  * Sends `notifications/initialized` the moment the server's initialize result arrives, before the

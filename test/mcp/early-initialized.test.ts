@@ -87,7 +87,7 @@ describe("EarlyInitialized", () => {
         inner.answer(result({}));
         expect(events).toEqual(["wire initialize", "wire notifications/initialized", "wire tools/list", "handed on result"]);
         const earlyId = (sent[2] as { id: unknown }).id;
-        expect(earlyId).toBe(-1); // an integer, and one the SDK (numbering its own from 0) never uses
+        expect(earlyId).toBe(2 ** 31 - 1); // an integer a 32-bit server reads, and one the SDK (numbering its own from 0) never reaches
         const tools = { tools: [{ name: "echo", inputSchema: { type: "object" } }] };
         if (answerFirst) inner.answer({ jsonrpc: "2.0", id: earlyId, result: tools });
         expect(handed).toHaveLength(1); // nothing handed on before the SDK asked
@@ -108,7 +108,7 @@ describe("EarlyInitialized", () => {
       await early.send(init);
       inner.answer(result({}));
       await early.send(sdkList(1));
-      expect((sent[2] as { id: unknown }).id).toBe(-1);
+      expect((sent[2] as { id: unknown }).id).toBe(2 ** 31 - 1);
       const error = { code: -32603, message: "the list is broken" };
       inner.answer({ jsonrpc: "2.0", id: (sent[2] as { id: unknown }).id, error });
       expect(handed.at(-1)).toEqual({ jsonrpc: "2.0", id: 1, error } as JSONRPCMessage);
@@ -119,7 +119,7 @@ describe("EarlyInitialized", () => {
       await early.send(init);
       inner.answer(result({}));
       await early.send(sdkList(1));
-      expect((sent[2] as { id: unknown }).id).toBe(-1);
+      expect((sent[2] as { id: unknown }).id).toBe(2 ** 31 - 1);
       await early.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "timed out" } } as JSONRPCMessage);
       expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: (sent[2] as { id: unknown }).id, reason: "timed out" } } as JSONRPCMessage);
     });

@@ -38,7 +38,7 @@ describe("a stdio connect on the wire", () => {
     const methods = received(log).map((m) => m.method);
     expect(methods).toEqual(["initialize", "notifications/initialized", "tools/list", "tools/call"]);
     // The list went out behind the notification, before the SDK asked (EarlyInitialized): under its own id.
-    expect(received(log)[2]!.id).toBe(-1);
+    expect(received(log)[2]!.id).toBe(2 ** 31 - 1);
   });
 
   // The call's result parser is made once per connection (and built before the server answers):
@@ -98,6 +98,17 @@ describe("a stdio connect on the wire", () => {
     const lists = received(log).filter((m) => m.method === "tools/list");
     expect(lists.map((m) => m.params?.cursor ?? null)).toEqual([null, "2", null, "2"]);
     expect(received(log).filter((m) => m.method === "notifications/initialized")).toHaveLength(1);
+  });
+
+  // rmcp (the Rust SDK) read request ids as u32 before 0.6.3, and a message it could not read ended
+  // its server: the early list's id must be one such a server reads.
+  test("a server that reads request ids as 32-bit unsigned integers lists its tools", async () => {
+    const c = await connectTarget(target(["--ids=u32"]), opts);
+    try {
+      expect(c.tools.map((t) => t.name)).toEqual(["echo"]);
+    } finally {
+      await c.close(1000);
+    }
   });
 
   test("a list answered with an error fails the connect with the server's words", async () => {
