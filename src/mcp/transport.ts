@@ -104,7 +104,6 @@ export class PipeTransport implements Transport {
   }
 }
 
-
 /**
  * For an answer to a request (an id, and a result or an error) that the SDK's envelope schema
  * certainly refuses, where and how in toolgate's words (never a key or value of the answer);
@@ -266,23 +265,22 @@ export class EarlyInitialized implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
-    const m = message as { method?: string; id?: unknown };
+    const m = message as { method?: string; id?: unknown; params?: { cursor?: unknown; requestId?: unknown } };
     if (m.method === "initialize") this.#initId = m.id;
     if (m.method === "notifications/initialized" && this.#sent) {
       this.#sent = false;
       return Promise.resolve();
     }
     const l = this.#list;
-    if (l && l.sdkId === undefined && m.method === "tools/list" && m.id !== undefined && (m as { params?: { cursor?: unknown } }).params?.cursor === undefined) {
+    if (l && l.sdkId === undefined && m.method === "tools/list" && m.id !== undefined && m.params?.cursor === undefined) {
       l.sdkId = m.id as string | number;
       // The SDK's request is as sent as the early one: a failed write fails it (a broken pipe at
       // once, not its deadline). The answer is handed on as one arriving after the request was sent.
       return l.written.then(() => queueMicrotask(() => this.#handList()));
     }
-    const c = m as { method?: string; params?: { requestId?: unknown } };
-    if (l && l.sdkId !== undefined && c.method === "notifications/cancelled" && c.params?.requestId === l.sdkId) {
+    if (l && l.sdkId !== undefined && m.method === "notifications/cancelled" && m.params?.requestId === l.sdkId) {
       this.#list = undefined;
-      message = { ...message, params: { ...c.params, requestId: EARLY_LIST_ID } } as JSONRPCMessage;
+      message = { ...message, params: { ...m.params, requestId: EARLY_LIST_ID } } as JSONRPCMessage;
     }
     return this.inner.send(message, options);
   }
