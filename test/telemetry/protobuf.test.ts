@@ -90,6 +90,26 @@ describe("the OTLP/protobuf request writer", () => {
     expect(ours(again.spans)).toBe(official(again.spans));
   });
 
+  test("records with ids that are not lowercase hex, or attributes that are not plain values (the reaper reads records from its environment as they come), go through the official serializer whole", () => {
+    const good = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", sampled: true, name: "execute_tool file_read", start: 1_700_000_000_123, end: 1_700_000_000_130, attributes: { "toolgate.status": "success" } };
+    const odd: SpanRecord[] = [
+      { ...good, traceId: "zz".repeat(16) },
+      { ...good, traceId: "4BF92F3577B34DA6A3CE929D0E0E4736" },
+      { ...good, spanId: "00f067aa0ba902b" },
+      { ...good, parent: { spanId: "0g".repeat(8), remote: true } },
+      { ...good, parent: { spanId: "abc", remote: false } },
+      { ...good, attributes: { "toolgate.status": null } as unknown as SpanRecord["attributes"] },
+      { ...good, attributes: { "toolgate.status": { nested: "x" } } as unknown as SpanRecord["attributes"] },
+    ];
+    const make = spanMaker();
+    for (const r of odd) {
+      const spans = [good, r, good].map(make).filter((s): s is ReadableSpan => s !== undefined);
+      expect(spans.length).toBe(3);
+      expect(writeRequest(spans)).toBeUndefined();
+      expect(hex(TraceSerializer.serializeRequest(spans))).toBe(official(spans));
+    }
+  });
+
   test("spans with events, links or array and bytes attributes go through the official serializer whole", () => {
     const { spans } = sdkSpans(20, 11, (i): Attributes => (i === 7 ? { list: ["a", "b"], bytes: "x" } : {}));
     expect(writeRequest(spans)).toBeUndefined();
