@@ -57,22 +57,20 @@ function anyValue(w: Writer, value: Value): void {
 
 /** Each own property as a KeyValue message in `field`, in for-in order (the official writer's). */
 function keyValues(w: Writer, attrs: Readonly<Record<string, Value>>, field: number): void {
-  for (const key in attrs) {
-    if (!Object.hasOwn(attrs, key)) continue;
-    w.tag(field, 2);
-    const at = w.start();
-    keyValue(w, key, attrs[key]);
-    w.end(at);
-  }
+  for (const key in attrs) if (Object.hasOwn(attrs, key)) keyValue(w, field, key, attrs[key]);
 }
 
-function keyValue(w: Writer, key: string, value: Value): void {
+/** One KeyValue message in `field`: its tag, length, key and value. */
+function keyValue(w: Writer, field: number, key: string, value: Value): void {
+  w.tag(field, 2);
+  const kv = w.start();
   w.tag(1, 2);
   w.string(key);
   w.tag(2, 2);
   const at = w.start();
   anyValue(w, value);
   w.end(at);
+  w.end(kv);
 }
 
 /** A span attribute's whole field (tag, length, KeyValue), by key then value; bounded, short values only. */
@@ -88,10 +86,7 @@ function spanAttributes(w: Writer, attrs: Readonly<Record<string, Value>>): void
     const value = attrs[key];
     // Numbers are cached when small whole ones (exit codes, most durations); other values as they come.
     if (typeof value === "number" ? !(value >= 0 && value < 1_024 && Number.isInteger(value)) : typeof value === "string" && value.length > CACHE_VALUE_MAX) {
-      w.tag(9, 2);
-      const at = w.start();
-      keyValue(w, key, value);
-      w.end(at);
+      keyValue(w, 9, key, value);
       continue;
     }
     const v = value as string | number | boolean;
@@ -99,10 +94,7 @@ function spanAttributes(w: Writer, attrs: Readonly<Record<string, Value>>): void
     let bytes = byValue?.get(v);
     if (bytes === undefined) {
       scratch.pos = 0;
-      scratch.tag(9, 2);
-      const at = scratch.start();
-      keyValue(scratch, key, v);
-      scratch.end(at);
+      keyValue(scratch, 9, key, v);
       bytes = Uint8Array.prototype.slice.call(scratch.buf, 0, scratch.pos); // a copy (a Buffer's slice is a view)
       if (cached < CACHE_MAX) {
         if (byValue === undefined) attributeBytes.set(key, (byValue = new Map()));
