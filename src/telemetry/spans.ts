@@ -60,11 +60,11 @@ export function callTrace(facts: CallFacts, push: (r: SpanRecord) => void): Call
   const traceState = facts.parent?.traceState;
   const remoteParent = facts.parent ? { spanId: facts.parent.spanId, remote: facts.parent.remote } : undefined;
   // Built field by field, without spreads: serve makes one for every call, on the calls' thread.
-  const record = (spanId: string, parent: SpanRecord["parent"], row: JournalRow, start: number, more: SpanMore): SpanRecord => {
-    const r: { -readonly [K in keyof SpanRecord]: SpanRecord[K] } = { traceId, spanId, sampled, name: "", start: 0, end: 0, attributes: EMPTY };
+  const record = (id: string, parent: SpanRecord["parent"], row: JournalRow, from: number, more: SpanMore): SpanRecord => {
+    const r: Writable = { traceId, spanId: id, sampled, name: "", start: 0, end: 0, attributes: EMPTY };
     if (traceState) r.traceState = traceState;
     if (parent) r.parent = parent;
-    spanOf(r, row, start, more);
+    spanOf(r, row, from, more);
     return r;
   };
   const tap: JournalTap = (event, row) => {
@@ -81,15 +81,16 @@ export function callTrace(facts: CallFacts, push: (r: SpanRecord) => void): Call
     tap,
     approved: (how) => void (approval = how),
     traceparent: () => formatTraceparent(traceId, own(), sampled),
-    tracestate: () => facts.parent?.traceState,
+    tracestate: () => traceState,
   };
 }
 
 type SpanMore = { facts?: CallFacts; approval?: string | undefined; delegated?: boolean };
+type Writable = { -readonly [K in keyof SpanRecord]: SpanRecord[K] };
 const EMPTY: Attributes = {};
 
 /** The span of one row, starting at `start`: its name, times, attributes and status, set on `r`. */
-function spanOf(r: { -readonly [K in keyof SpanRecord]: SpanRecord[K] }, row: JournalRow, start: number, more: SpanMore): void {
+function spanOf(r: Writable, row: JournalRow, start: number, more: SpanMore): void {
   const known = row.origin !== null && TOOL_NAME.test(row.tool);
   // A started row never finished (a child killed mid-call): its effect is unknown.
   const status = row.status === "started" ? "indeterminate" : row.status;
