@@ -84,26 +84,25 @@ function spanAttributes(w: Writer, attrs: Readonly<Record<string, Value>>): void
   for (const key in attrs) {
     if (!Object.hasOwn(attrs, key)) continue;
     const value = attrs[key];
-    // Numbers are cached when small whole ones (exit codes, most durations); other values as they come.
-    if (typeof value === "number" ? !(value >= 0 && value < 1_024 && Number.isInteger(value)) : typeof value === "string" && value.length > CACHE_VALUE_MAX) {
-      keyValue(w, 9, key, value);
-      continue;
-    }
-    const v = value as string | number | boolean;
-    let byValue = attributeBytes.get(key);
-    let bytes = byValue?.get(v);
-    if (bytes === undefined) {
-      scratch.pos = 0;
-      keyValue(scratch, 9, key, v);
-      bytes = Uint8Array.prototype.slice.call(scratch.buf, 0, scratch.pos); // a copy (a Buffer's slice is a view)
-      if (cached < CACHE_MAX) {
-        if (byValue === undefined) attributeBytes.set(key, (byValue = new Map()));
-        byValue.set(v, bytes);
-        cached++;
-      }
-    }
-    w.raw(bytes);
+    const bytes = attributeBytes.get(key)?.get(value as string | number | boolean);
+    if (bytes !== undefined) w.raw(bytes);
+    // Numbers are cached when small whole ones (exit codes, most durations); other values as they
+    // come; once the cache is full, a value it lacks is written directly (not encoded and copied).
+    else if (cached >= CACHE_MAX || (typeof value === "number" ? !(value >= 0 && value < 1_024 && Number.isInteger(value)) : typeof value === "string" && value.length > CACHE_VALUE_MAX)) keyValue(w, 9, key, value);
+    else w.raw(remember(key, value as string | number | boolean));
   }
+}
+
+/** The attribute's field, encoded once and kept (a copy: a Buffer's slice is a view). */
+function remember(key: string, value: string | number | boolean): Uint8Array {
+  scratch.pos = 0;
+  keyValue(scratch, 9, key, value);
+  const bytes = Uint8Array.prototype.slice.call(scratch.buf, 0, scratch.pos);
+  let byValue = attributeBytes.get(key);
+  if (byValue === undefined) attributeBytes.set(key, (byValue = new Map()));
+  byValue.set(value, bytes);
+  cached++;
+  return bytes;
 }
 
 /** Span names repeat (`execute_tool <tool>`): their UTF-8, kept (bounded). */
