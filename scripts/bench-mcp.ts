@@ -80,29 +80,6 @@ child.kill();
 process.exit(0);
 `;
 
-// An MCP server that answers at once (compiled like the clients), appending its process's start
-// (performance.timeOrigin) to the file its argument names: how long after its own start a client
-// spawns the server, and how long after the server's start its result is out, with no node boot
-// hiding anything. Beside the raw client that lists, that is toolgate's own cost of a cold call.
-const instantSource = `import { appendFileSync } from "node:fs";
-appendFileSync(process.argv[2]!, \`\${performance.timeOrigin}\\n\`);
-const out = (m: unknown) => void process.stdout.write(JSON.stringify(m) + "\\n");
-const echo = { name: "echo", description: "Echo a message", inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } };
-let buf = "";
-process.stdin.on("data", (d) => {
-  buf += d.toString();
-  for (let nl = buf.indexOf("\\n"); nl >= 0; nl = buf.indexOf("\\n")) {
-    const m = JSON.parse(buf.slice(0, nl));
-    buf = buf.slice(nl + 1);
-    if (m.id === undefined) continue;
-    if (m.method === "initialize") out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "instant", version: "1" } } });
-    else if (m.method === "tools/list") out({ jsonrpc: "2.0", id: m.id, result: { tools: [echo] } });
-    else if (m.method === "tools/call") out({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: "Echo: " + m.params.arguments.message }] } });
-  }
-});
-process.stdin.on("end", () => process.exit(0));
-`;
-
 /**
  * Each case's medians over `runs` shuffled rounds (interleave's): ms from its own start to the
  * server's start (the stamp the server wrote, against the run's `start`), and to its result.
@@ -116,7 +93,7 @@ async function againstInstant(cases: readonly (readonly [string, readonly string
     writeFileSync(stamps, "");
     await Bun.sleep(20); // the cold call's reaper ends its server off the path: let it
   };
-  const s = await interleave(cases.map(([name, cmd]) => ({ name, cmd, opts: { cwd, env, until: "Echo: hi" }, after: after(name) })), runs, { shuffle: true });
+  const s = await interleave(cases.map(([name, cmd]) => ({ name, cmd, opts: { cwd, env, until: '"text":"hi"' }, after: after(name) })), runs, { shuffle: true });
   return new Map(cases.map(([n]) => {
     const runsOf = s.get(n)!;
     return [n, { spawn: median(runsOf.map((r, k) => started.get(n)![k + 1]! - r.start)), result: median(runsOf.map((r) => r.result)) }];
@@ -196,14 +173,18 @@ try {
   for (const c of cases) report[c.name] = { result_ms: +r(c.name).toFixed(1), whole_ms: +w(c.name).toFixed(1), cpu_ms: +med(s, c.name, "cpu").toFixed(1), n: s.get(c.name)!.length };
   console.log(JSON.stringify(report));
   // toolgate's own part of a cold call, with the server's time out of it (an instant server).
-  const instant = compile("instant", instantSource);
+  // A server that answers at once: the wire fixture (no SDK), compiled like the clients, writing
+  // its process's start (performance.timeOrigin) to `stamps` as it starts. Beside the raw client
+  // that lists, how long after each client's own start the server starts and the result is out is
+  // toolgate's own cost of a cold call, with no node boot to hide or add anything.
+  const instant = compile("instant", readFileSync(join(root, "test", "fixtures", "mcp", "wire.ts"), "utf8"));
   const stamps = join(work, "stamps");
   const quick = join(work, "quick");
   mkdirSync(quick);
-  writeFileSync(join(quick, "toolgate.json"), JSON.stringify({ mcpServers: { instant: { command: instant, args: [stamps] } } }));
+  writeFileSync(join(quick, "toolgate.json"), JSON.stringify({ mcpServers: { instant: { command: instant, args: [`--stamp=${stamps}`] } } }));
   Bun.spawnSync([bin, "tools", "--allow-run"], { cwd: quick, env });
   const instantCall = ["call", "instant__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"];
-  const against = await againstInstant([["raw+list", [compile("raw-list-instant", rawSource(true, [instant, stamps]))]], ["toolgate", [bin, ...instantCall]], ...(baseline ? [["baseline", [baseline, ...instantCall]] as const] : [])], stamps, quick, env);
+  const against = await againstInstant([["raw+list", [compile("raw-list-instant", rawSource(true, [instant, `--stamp=${stamps}`]))]], ["toolgate", [bin, ...instantCall]], ...(baseline ? [["baseline", [baseline, ...instantCall]] as const] : [])], stamps, quick, env);
   const [rl, tg] = [against.get("raw+list")!, against.get("toolgate")!];
   console.log(`\nagainst a server that answers at once (${runs} rounds): the server starts ${ms(rl.spawn)} after the raw client that lists, ${ms(tg.spawn)} after toolgate (${plus(tg.spawn - rl.spawn)}); result ${ms(rl.result)} and ${ms(tg.result)} (${plus(tg.result - rl.result)})${baseline ? `; baseline: server ${ms(against.get("baseline")!.spawn)}, result ${ms(against.get("baseline")!.result)}` : ""}`);
   console.log(JSON.stringify({ instant: Object.fromEntries([...against].map(([n, v]) => [n, { spawn_ms: +v.spawn.toFixed(2), result_ms: +v.result.toFixed(2) }])) }));
