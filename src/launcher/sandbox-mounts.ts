@@ -5,7 +5,10 @@
 import { lstatSync, mkdirSync, realpathSync, rmdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { boundSockets, canSearch, type Who } from "./host-sockets.ts";
+import { inside, nullFile, roBind, tmpfs, type Mount } from "./mount-list.ts";
 import { secretMasks, type Mask } from "./secret-masks.ts";
+
+export { inside };
 
 /**
  * bwrap mounts at real paths: a workspace reached through a symlink is bound where it really is.
@@ -19,8 +22,6 @@ export const real = (p: string): string => {
     return up === p ? p : join(real(up), basename(p));
   }
 };
-
-export const inside = (root: string, p: string) => p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
 
 export interface Host {
   /** toolgate runs as root: the child would own root's files, so they are masked. */
@@ -88,13 +89,16 @@ export const realHost: Host = {
 const HIDDEN = ["/run", "/var/run", "/var/tmp", "/home", "/root"];
 
 /**
- * Everything before the workspace's own binds. Order matters: later mounts cover earlier ones,
- * so a workspace under /tmp, /home or /root is bound again over the empty folder that hid it.
+ * What comes before the bwrap program (running it as another user), bwrap's namespace flags, and
+ * the system's mounts: everything before the workspace's own. Order matters: later mounts cover
+ * earlier ones, so a workspace under /tmp, /home or /root is bound again over the empty folder that hid it.
  */
-/** What comes before the bwrap program (running it as another user), and bwrap's system mounts. */
 export interface SystemView {
   readonly before: readonly string[];
-  readonly args: readonly string[];
+  readonly flags: readonly string[];
+  readonly mounts: readonly Mount[];
+  /** The masks among them (root's files closed to others), applied again over a working folder shown read-only. */
+  readonly masks: readonly Mount[];
   /** The uid and gid the child runs as when toolgate (root) runs it as the workspace's owner. */
   readonly runAs: { readonly uid: number; readonly gid: number } | null;
   /** Folders the view replaces with empty ones (/tmp, the hidden ones, masked folders): nothing of the host's shows under them. */
@@ -131,7 +135,7 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
   const before = runAs ? ["setpriv", `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, "--clear-groups", "--"] : [];
   const covered = ["/tmp", ...hidden, ...masks.filter((m) => m.dir).map((m) => m.path)];
   const who = runAs ? { ...runAs, groups: [] } : asRoot ? { uid: 0, gid: 0, groups: process.getgroups?.() ?? [] } : null;
-  const args = [
+  const flags = [
     "--die-with-parent", // the sandbox never outlives the launcher's child
     "--new-session", // no TIOCSTI into a terminal the sandbox could reach
     "--unshare-all", // user (unless root: see below), IPC, PID, network, UTS and cgroup namespaces
@@ -139,15 +143,18 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
     ...(asRoot ? ["--unshare-user"] : []),
     ...(o.shareNet ? ["--share-net"] : []),
     "--cap-drop", "ALL", // also as root: no mount, no unmount, no reading past permissions
-    "--ro-bind", "/", "/",
-    "--dev", "/dev",
-    "--proc", "/proc",
-    "--tmpfs", "/tmp",
-    ...hidden.flatMap((p) => ["--tmpfs", p]),
-    ...(keepResolv ? ["--ro-bind", resolv, resolv] : []),
-    ...masks.flatMap((m) => (m.dir ? ["--tmpfs", m.path, "--remount-ro", m.path] : ["--ro-bind", "/dev/null", m.path])),
   ];
-  return { before, args, runAs, covered, who };
+  const maskMounts = masks.map((m) => (m.dir ? tmpfs(m.path, true) : nullFile(m.path)));
+  const mounts: Mount[] = [
+    roBind("/"),
+    { kind: "dev", target: "/dev" },
+    { kind: "proc", target: "/proc" },
+    tmpfs("/tmp", false),
+    ...hidden.map((p) => tmpfs(p, false)),
+    ...(keepResolv ? [roBind(resolv)] : []),
+    ...maskMounts,
+  ];
+  return { before, flags, mounts, masks: maskMounts, runAs, covered, who };
 }
 
 /**
@@ -156,11 +163,11 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
  * folder is out of sight already; one the child cannot reach (a folder it may not search) needs no
  * mask, and bwrap, as that user, could not mount over it. Read at every wrap: sockets come and go.
  */
-export function socketMasks(system: SystemView, workspace: string, host: Host, seen?: Set<string>): string[] {
-  const shown = (p: string) => inside(workspace, p) || !system.covered.some((c) => inside(c, p));
+export function socketMasks(system: SystemView, shownAgain: readonly string[], host: Host, seen?: Set<string>): Mount[] {
+  const shown = (p: string) => shownAgain.some((s) => inside(s, p)) || !system.covered.some((c) => inside(c, p));
   const masked = host.sockets().filter((p) => shown(p) && host.canSearch(p, system.who));
   for (const p of masked) seen?.add(p);
-  return masked.flatMap((p) => ["--ro-bind", "/dev/null", p]);
+  return masked.map(nullFile);
 }
 
 /**
@@ -213,29 +220,29 @@ const holders = new Map<string, number>();
  * real workspace: a name cannot be kept free any other way; bwrap could not make it as root in a
  * workspace another user owns) and removes it when the last run holding it ends.
  */
-export function controlMounts(protect: readonly string[], workspace: string, host: Host): { args: string[]; placeholders: string[] } {
-  const args: string[] = [];
+export function controlMounts(protect: readonly string[], workspace: string, host: Host): { mounts: Mount[]; placeholders: string[] } {
+  const mounts: Mount[] = [];
   const placeholders: string[] = [];
   for (const p of protect) {
     if (host.kind(p) !== null) {
-      args.push("--ro-bind-try", p, p);
+      mounts.push(roBind(p, true));
       continue;
     }
     let top = p;
     while (dirname(top) !== workspace && host.kind(dirname(top)) === null) top = dirname(top);
-    if (placeholders.includes(top) || args.includes(top)) continue;
+    if (placeholders.includes(top) || mounts.some((m) => m.target === top)) continue;
     const held = holders.get(top);
     if (held !== undefined) holders.set(top, held + 1);
     else if (host.makeDir(top)) holders.set(top, 1);
     else {
       // Made meanwhile by someone else: then it exists, and is bound over itself.
-      args.push("--ro-bind-try", top, top);
+      mounts.push(roBind(top, true));
       continue;
     }
     placeholders.push(top);
-    args.push("--tmpfs", top, "--remount-ro", top);
+    mounts.push(tmpfs(top, true));
   }
-  return { args, placeholders };
+  return { mounts, placeholders };
 }
 
 /** Removes placeholders no other run of this process still holds: only empty folders (what bwrap made). */

@@ -6,8 +6,9 @@ import type { SandboxMode } from "../catalog/declare.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
 import { openSeccomp, seccompSupported } from "./seccomp.ts";
+import { bind, mountArgs, roBind, tmpfs, type Mount } from "./mount-list.ts";
 import { controlMounts, hiddenFolders, inside, reachable, real, realHost, releasePlaceholders, socketMasks, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
-import type { ArtifactSink, Sandbox } from "./types.ts";
+import type { ArtifactSink, Sandbox, WrapContext } from "./types.ts";
 
 export interface BwrapOptions {
   readonly mode: "product" | "bench";
@@ -74,40 +75,60 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
   const covered = new Set<string>();
   // Placeholders this sandbox's runs hold, removed by release() when the last run using one ends.
   const held: string[][] = [];
+  /**
+   * The run's mounts, in order. The workspace is writable, or read-only with only the run's own
+   * folders writable (`ctx.writable`: a gate's copy, a child's state folder and worktree); the state
+   * folder and control paths are read-only again over it. The working folder is never made
+   * writable for being the working folder: one the system view hides (under /tmp or a home) is
+   * shown read-only, before the workspace's own mounts, so it can uncover none of them.
+   */
+  const plan = (ctx: WrapContext): { mounts: Mount[]; placeholders: string[] } => {
+    system ??= systemMounts({ workspace, shareNet, host });
+    const runAs = system.runAs;
+    const canReach = (p: string) => runAs === null || reachable(p, workspace, runAs);
+    const cwd = real(ctx.cwd);
+    const only = ctx.writable?.map(real);
+    const open = [workspace, ...(only ?? writable), ...(ctx.home ? [ctx.home] : [])];
+    const hiddenCwd = !open.some((p) => inside(p, cwd)) && system.covered.some((c) => inside(c, cwd));
+    // Over the working folder again: the system's masks that lie in it, or hold it.
+    const masksAgain = hiddenCwd ? system.masks.filter((m) => inside(cwd, m.target) || inside(m.target, cwd)) : [];
+    // A read-only workspace holds its missing control paths already: no placeholder is made.
+    const control = only ? { mounts: [], placeholders: [] } : controlMounts(protect, workspace, host);
+    const mounts: Mount[] = [
+      ...system.mounts,
+      ...(hiddenCwd ? [roBind(cwd), ...masksAgain] : []),
+      only ? roBind(workspace) : bind(workspace),
+      ...readOnly.filter(canReach).map((p) => roBind(p, true)),
+      ...control.mounts,
+      ...(only ? [] : writable).filter(canReach).map((p) => bind(p, true)),
+      ...(only ?? []).map((p) => bind(p)),
+      // The run's own HOME, inside the read-only state folder.
+      ...(ctx.home && canReach(ctx.home) ? [bind(ctx.home)] : []),
+      // Last: a socket in the workspace would otherwise be uncovered by its bind.
+      ...socketMasks(system, hiddenCwd ? [workspace, cwd] : [workspace], host, covered),
+      // Then the user's own folders over all of it (a socket masked inside one lies under the tmpfs).
+      ...hiddenFolders(o.hide ?? [], { workspace, cwd, host, system }).map((p) => tmpfs(p, true)),
+    ];
+    return { mounts, placeholders: control.placeholders };
+  };
   return {
     name: o.mode,
+    plan(ctx) {
+      const { mounts, placeholders } = plan(ctx);
+      releasePlaceholders(placeholders, host);
+      return mounts;
+    },
     wrap(argv, ctx) {
-      system ??= systemMounts({ workspace, shareNet, host });
-      if (o.makeWritable !== false) for (const p of writable) makeFolder(p, system.runAs);
-      const runAs = system.runAs;
-      const canReach = (p: string) => runAs === null || reachable(p, workspace, runAs);
-      const cwd = real(ctx.cwd);
-      // A run may narrow the workspace to read-only with only its own folders writable (a gate's copy).
-      const only = ctx.writable?.map(real);
-      const open = only
-        ? only.some((p) => inside(p, cwd))
-        : inside(workspace, cwd) && (!readOnly.some((p) => inside(p, cwd)) || writable.some((p) => inside(p, cwd)));
-      // A read-only workspace holds its missing control paths already: no placeholder is made.
-      const control = only ? { args: [], placeholders: [] } : controlMounts(protect, workspace, host);
-      held.push(control.placeholders);
+      const { mounts, placeholders } = plan(ctx);
+      if (o.makeWritable !== false) for (const p of writable) makeFolder(p, system!.runAs);
+      held.push(placeholders);
       return [
-        ...system.before,
+        ...system!.before,
         program,
-        ...system.args,
-        only ? "--ro-bind" : "--bind", workspace, workspace,
-        ...readOnly.filter(canReach).flatMap((p) => ["--ro-bind-try", p, p]),
-        ...control.args,
-        ...(only ? [] : writable).filter(canReach).flatMap((p) => ["--bind-try", p, p]),
-        ...(only ?? []).flatMap((p) => ["--bind", p, p]),
-        ...(open ? [] : ["--bind", cwd, cwd]),
-        // The run's own HOME, inside the read-only state folder.
-        ...(ctx.home && canReach(ctx.home) ? ["--bind", ctx.home, ctx.home] : []),
-        // Last: a socket in the workspace would otherwise be uncovered by its bind.
-        ...socketMasks(system, workspace, host, covered),
-        // Then the user's own folders over all of it (a socket masked inside one lies under the tmpfs).
-        ...hiddenFolders(o.hide ?? [], { workspace, cwd, host, system }).flatMap((p) => ["--tmpfs", p, "--remount-ro", p]),
+        ...system!.flags,
+        ...mountArgs(mounts),
         ...(seccomp ? ["--seccomp", "3"] : []),
-        "--chdir", cwd, "--", ...argv,
+        "--chdir", real(ctx.cwd), "--", ...argv,
       ];
     },
     ...(seccomp ? { openFds: () => [openSeccomp()] } : {}),
@@ -162,6 +183,8 @@ export interface SandboxInput {
   readonly protect?: readonly string[];
   /** The user's own toolgate folders (trust/paths.ts userFolders): no sandbox sees them. */
   readonly hide?: readonly string[];
+  /** The host as the mounts see it (tests inject one). */
+  readonly host?: Partial<Host>;
 }
 
 export function sandboxFor(input: SandboxInput): BootSandbox {
@@ -172,7 +195,7 @@ export function sandboxFor(input: SandboxInput): BootSandbox {
   const readOnly = stateInside ? [stateDir] : [];
   const writable = stateInside && inside(stateDir, scratch) ? [scratch] : [];
   const protect = input.protect ?? [];
-  const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, protect, writable, hide: input.hide ?? [] };
+  const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, protect, writable, hide: input.hide ?? [], ...(input.host ? { host: input.host } : {}) };
   return {
     mode: input.mode,
     wrapper: bwrapSandbox(options),

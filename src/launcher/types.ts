@@ -1,6 +1,7 @@
 // The launcher's vocabulary: what a caller asks for (LaunchSpec), what it gets back (Execution or
 // a typed LaunchRefusal), and the seams a caller injects (LauncherDeps). Types only.
 import type { ChildEnv } from "./env.ts";
+import type { Mount } from "./mount-list.ts";
 
 export type StreamName = "stdout" | "stderr";
 
@@ -36,6 +37,8 @@ export interface Sandbox {
    * copies once the child is spawned.
    */
   openFds?(): readonly number[];
+  /** The mounts a run in `ctx` gets, in the order applied (mount-list.ts replays them); nothing is made. */
+  plan?(ctx: WrapContext): readonly Mount[];
 }
 
 export interface WrapContext {

@@ -137,13 +137,19 @@ describe("the bwrap argv", () => {
     ]);
   });
 
-  test("the state folder is bound read-only again; a working folder outside the writable part is bound writable", () => {
+  test("the state folder is bound read-only again; a working folder is never bound writable for being one", () => {
     const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, readOnly: [`${ws}/.toolgate`], host: host() });
     const base = ["bwrap", ...fixed, ...mounts, "--ro-bind-try", `${ws}/.toolgate`, `${ws}/.toolgate`];
-    expect(wrap(s, `${ws}/sub`)).toEqual([...base, "--seccomp", "3", "--chdir", `${ws}/sub`, "--", "echo", "hi"]);
-    const copy = `${ws}/.toolgate/worktrees/abc`;
-    expect(wrap(s, copy)).toEqual([...base, "--bind", copy, copy, "--seccomp", "3", "--chdir", copy, "--", "echo", "hi"]);
-    expect(wrap(s, "/elsewhere")).toEqual([...base, "--bind", "/elsewhere", "/elsewhere", "--seccomp", "3", "--chdir", "/elsewhere", "--", "echo", "hi"]);
+    const tail = (cwd: string) => ["--seccomp", "3", "--chdir", cwd, "--", "echo", "hi"];
+    expect(wrap(s, `${ws}/sub`)).toEqual([...base, ...tail(`${ws}/sub`)]);
+    // In the read-only state folder, or outside the workspace where the system shows it: as it is.
+    expect(wrap(s, `${ws}/.toolgate/worktrees/abc`)).toEqual([...base, ...tail(`${ws}/.toolgate/worktrees/abc`)]);
+    expect(wrap(s, "/elsewhere")).toEqual([...base, ...tail("/elsewhere")]);
+    // One the system view hides (a home, /tmp) is shown read-only, before the workspace's mounts.
+    expect(wrap(s, "/home/u/proj")).toEqual([
+      "bwrap", ...fixed, ...system, "--ro-bind", "/home/u/proj", "/home/u/proj", "--bind", ws, ws,
+      "--ro-bind-try", `${ws}/.toolgate`, `${ws}/.toolgate`, ...tail("/home/u/proj"),
+    ]);
   });
 
   test("a run's own HOME in the read-only state folder is bound writable", () => {
