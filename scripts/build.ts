@@ -8,15 +8,16 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
-import { bundleOptions } from "./bundle.ts";
+import { bundleOptions, commitOf, hostTarget } from "./bundle.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const outfile = `${root}dist/toolgate`;
 await $`bun ${root}scripts/gen-schemas.ts`;
+const built = { commit: commitOf(root), target: hostTarget() };
 
 async function compile(order: readonly string[]): Promise<void> {
   const result = await Bun.build({
-    ...bundleOptions(root.replace(/\/$/, "")),
+    ...bundleOptions(root.replace(/\/$/, ""), built),
     compile: {
       outfile,
       autoloadDotenv: false,
@@ -63,7 +64,7 @@ const work = mkdtempSync(join(tmpdir(), "toolgate-order-"));
 try {
   const order = recordOrder(work);
   if (order.length > 0) await compile(order);
-  console.error(`built dist/toolgate ${pkg.version} (bytecode laid out by ${order.length} recorded runs)`);
+  console.error(`built dist/toolgate ${pkg.version} ${built.commit} ${built.target} (bytecode laid out by ${order.length} recorded runs)`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

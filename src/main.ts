@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   session: () => import("./cli/session.ts").then((m) => ({ def: m.default, run: m.runSession })),
   tasks: () => import("./cli/tasks.ts").then((m) => ({ def: m.default, run: m.runTasks })),
   auth: () => import("./cli/auth.ts").then((m) => ({ def: m.default, run: m.runAuth })),
+  version: () => import("./cli/version.ts").then((m) => ({ def: m.default, run: m.runVersion })),
 };
 
 /** Commands whose process lives on: an MCP server, a session, a task's supervisor. */

@@ -1,4 +1,4 @@
-// End to end: tools, log, --help and --version on the compiled binary.
+// End to end: tools, log, --help, --version and version on the compiled binary.
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -58,6 +58,18 @@ describe("help and version", () => {
     const r = await run(["--version"], { cwd: dir.path });
     const pkg = await Bun.file(join(import.meta.dir, "../../package.json")).json();
     expect(r.stdout.trim()).toBe(`toolgate ${pkg.version}`);
+  });
+
+  test("version: the version, the commit built (the checkout's HEAD) and the target", async () => {
+    await using dir = tempDir();
+    const r = await run(["version"], { cwd: dir.path });
+    const pkg = await Bun.file(join(import.meta.dir, "../../package.json")).json();
+    const head = Bun.spawnSync(["git", "-C", join(import.meta.dir, "../.."), "rev-parse", "--short=12", "HEAD"]).stdout.toString().trim();
+    expect(r.code).toBe(0);
+    const v = JSON.parse(r.stdout);
+    expect(v).toEqual({ version: pkg.version, commit: expect.stringMatching(new RegExp(`^${head}(-dirty)?$`)), target: `linux-${process.arch}` });
+    const extra = await run(["version", "now"], { cwd: dir.path });
+    expect([extra.code, extra.stderr]).toEqual([2, 'toolgate: unexpected argument "now"\n  hint: toolgate version [--json]\n']);
   });
 
   test("no command: usage on stdout, exit 2", async () => {
