@@ -31,7 +31,7 @@ const host = hostTarget();
 async function compile(t: Target, outfile: string): Promise<void> {
   const result = await Bun.build({
     ...bundleOptions(root, { commit, target: t.name }),
-    compile: { target: t.bun, outfile, autoloadDotenv: false, autoloadBunfig: false, jitPolicy: 8 },
+    compile: { target: t.bun as Bun.Build.CompileTarget, outfile, autoloadDotenv: false, autoloadBunfig: false, jitPolicy: 8 },
     minify: true,
     bytecode: true,
   });
