@@ -3,7 +3,7 @@
 // broken and where, never the value; the caller replaces the whole result.
 import { isSecretKey } from "./keys.ts";
 import { MACHINE_ROOTS, rootsOf, type Roots } from "./paths.ts";
-import { jsonText, mayHoldNulOrPem, readable, scanText, startsLikeJson, textRule } from "./scan.ts";
+import { jsonText, mayHoldNulOrPem, scanText, textRule } from "./scan.ts";
 import { findDuplicateKey, type Segment } from "../schema/duplicate-key.ts";
 
 export { isSecretKey } from "./keys.ts";
@@ -11,10 +11,10 @@ export { isSecretKey } from "./keys.ts";
 export type BoundaryRule = "size" | "depth" | "secret_key" | "nul" | "pem" | "local_path" | "duplicate_key";
 
 /**
- * `where` is a path from `$`: `.key` or `["key"]` for object keys, `[i]` for array items,
- * `<json>` where a JSON-looking string was parsed, `<key#i>` for the i-th key of an object when
- * the key's own text broke a rule, looks like JSON or is longer than 64 chars (so a path never
- * repeats the text it reports).
+ * `where` is a path from `$`: `.key` for an object key that is a plain identifier
+ * (`[A-Za-z_][A-Za-z0-9_]{0,63}`), `<key#i>` for any other (the i-th key of its object, from 0),
+ * `[i]` for array items, `<json>` where a JSON-looking string was parsed. So a path never carries
+ * a key's text that could be the secret or the text it reports.
  */
 export interface BoundaryViolation {
   rule: BoundaryRule;
@@ -263,16 +263,16 @@ function checkJsonValue(text: string, parsed: unknown, mode: number): Found | nu
   return found;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+/** A key a path may name: a plain identifier of at most 64 chars. */
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /**
- * `.key` for identifiers, `["key"]` otherwise; `<key#i>` for a key whose text breaks a string
- * rule (paths counted, whatever the origin), looks like JSON, or runs past 64 chars, so a path
- * never carries the text it is reporting (a duplicate may sit under keys the walk never saw).
+ * `.key` for a plain identifier, `<key#i>` for any other key (i its position among the object's
+ * keys, from 0): the place is shown on stderr, journaled and exported with a span, so it never
+ * quotes a key that could itself be the secret (`sk-live-…`, a PEM marker, a path, JSON).
  */
 function keySegment(key: string, index: number): string {
-  if (key.length > 64 || textRule(key, roots) !== null || startsLikeJson(readable(key))) return `<key#${index}>`;
-  return IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  return PLAIN_KEY.test(key) ? `.${key}` : `<key#${index}>`;
 }
 
 function renderSegments(path: Segment[]): string {

@@ -1,33 +1,30 @@
-// Redaction of secret values bound to a call, for every view (SPEC "The output boundary": also
-// across chunk boundaries of a stream), and the bounded argument preview used by prompts and the
-// journal. Pure. Runs after the boundary check, before the journal and the views.
+// Redaction of secret values bound to a call, for every view (also across chunk boundaries of a
+// stream), and the bounded argument preview used by prompts and the journal. Pure. Runs after the
+// boundary check, before the journal and the views. What each secret is masked as: masks.ts.
 import { isSecretKey } from "./keys.ts";
+import { masksOf, type Masks } from "./masks.ts";
+
+export { MIN_ENCODED_LENGTH, MIN_SECRET_LENGTH } from "./masks.ts";
 
 export const REDACTED = "[REDACTED]";
 
 /**
- * Bound values shorter than this are not redacted. Masking every "abc" would mangle output, and
- * the pattern of markers would itself give a 1–3 char value away; a value that short is no
- * secret worth the name, so config should refuse to bind one.
- */
-export const MIN_SECRET_LENGTH = 4;
-
-/** The values worth redacting: long enough, distinct, longest first. */
-function usable(secrets: readonly string[]): string[] {
-  if (secrets.length === 0) return [];
-  return [...new Set(secrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-}
-
-/**
- * Where secrets cover `text`, as merged [start, end) pairs, sorted. Every occurrence counts,
+ * Where masks cover `text`, as merged [start, end) pairs, sorted. Every occurrence counts,
  * overlapping ones included, so with secrets "abcd" and "cdef" all of "abcdef" is covered.
  * `carry` marks [0, carry) as covered by a match that began before `text`. Runs of covered chars
  * (touching or overlapping matches) become one marker.
  */
-function coverage(text: string, secrets: readonly string[], carry: number): number[] {
+function coverage(text: string, masks: Masks, carry: number): number[] {
   const spans: Array<[number, number]> = carry > 0 ? [[0, carry]] : [];
-  for (const secret of secrets) {
+  for (const secret of masks.texts) {
     for (let p = text.indexOf(secret); p !== -1; p = text.indexOf(secret, p + 1)) spans.push([p, p + secret.length]);
+  }
+  // A percent-encoded form holds a `%` or a `+`; without either, a pattern matches only the literal.
+  if (masks.patterns.length > 0 && (text.indexOf("%") !== -1 || text.indexOf("+") !== -1)) {
+    for (const pattern of masks.patterns) {
+      pattern.lastIndex = 0;
+      for (let m = pattern.exec(text); m !== null; pattern.lastIndex = m.index + 1, m = pattern.exec(text)) spans.push([m.index, m.index + m[0].length]);
+    }
   }
   spans.sort((a, b) => a[0] - b[0]);
   const merged: number[] = [];
@@ -52,13 +49,13 @@ function emit(text: string, cut: number, spans: number[], continuing: boolean): 
   return out + text.slice(pos, cut);
 }
 
-/** Every occurrence of every usable secret replaced by [REDACTED]. */
+/** Every occurrence of every form of every usable secret replaced by [REDACTED]. */
 export function redactText(text: string, secrets: readonly string[]): string {
-  const list = usable(secrets);
-  return list.length === 0 ? text : redactWith(text, list);
+  const list = masksOf(secrets);
+  return list.texts.length === 0 ? text : redactWith(text, list);
 }
 
-function redactWith(text: string, list: readonly string[]): string {
+function redactWith(text: string, list: Masks): string {
   const spans = coverage(text, list, 0);
   return spans.length === 0 ? text : emit(text, text.length, spans, false);
 }
@@ -70,12 +67,12 @@ function redactWith(text: string, list: readonly string[]): string {
  * With no usable secrets the value itself is returned.
  */
 export function redactValue(value: unknown, secrets: readonly string[]): unknown {
-  const list = usable(secrets);
-  return list.length === 0 ? value : redactDeep(value, list, false, Infinity);
+  const list = masksOf(secrets);
+  return list.texts.length === 0 ? value : redactDeep(value, list, false, Infinity);
 }
 
 /** `room` is how many more containers to enter; past it a container previews as "…". */
-function redactDeep(value: unknown, list: readonly string[], maskSecretKeys: boolean, room: number): unknown {
+function redactDeep(value: unknown, list: Masks, maskSecretKeys: boolean, room: number): unknown {
   if (typeof value === "string") return redactWith(value, list);
   if (typeof value === "number" || typeof value === "bigint") {
     const text = String(value);
@@ -96,24 +93,25 @@ function redactDeep(value: unknown, list: readonly string[], maskSecretKeys: boo
 }
 
 /**
- * Redacts a stream whose chunks may split a secret anywhere. Holds back the last
- * (longest secret − 1) UTF-16 units, one more rather than split a surrogate pair; the
- * concatenation of every push and the flush equals redactText of the whole stream.
+ * Redacts a stream whose chunks may split a secret anywhere. Holds back the last (longest mask
+ * − 1) UTF-16 units, one more rather than split a surrogate pair (the longest form, such as a
+ * secret's percent-encoding or hex, sets it); the concatenation of every push and the flush
+ * equals redactText of the whole stream.
  */
 export class StreamRedactor {
-  readonly #secrets: string[];
+  readonly #masks: Masks;
   readonly #hold: number;
   #pending = "";
   #carry = 0; // leading chars of #pending covered by a match already partly emitted
   #inRun = false; // the last emitted char was covered
 
   constructor(secrets: readonly string[]) {
-    this.#secrets = usable(secrets);
-    this.#hold = this.#secrets.length === 0 ? 0 : this.#secrets[0]!.length - 1;
+    this.#masks = masksOf(secrets);
+    this.#hold = Math.max(0, this.#masks.longest - 1);
   }
 
   push(chunk: string): string {
-    if (this.#secrets.length === 0) return chunk;
+    if (this.#masks.texts.length === 0) return chunk;
     this.#pending += chunk;
     let cut = this.#pending.length - this.#hold;
     if (cut > 0 && isHighSurrogate(this.#pending.charCodeAt(cut - 1))) cut--;
@@ -131,7 +129,7 @@ export class StreamRedactor {
   /** Every match starting before `cut` lies wholly in #pending, so coverage of [0, cut) is final. */
   #emitUpTo(cut: number): string {
     const text = this.#pending;
-    const spans = coverage(text, this.#secrets, this.#carry);
+    const spans = coverage(text, this.#masks, this.#carry);
     const out = emit(text, cut, spans, this.#inRun);
     // The merged span reaching cut, if any, decides both: spans starting later are found again.
     let reach = 0;
@@ -165,7 +163,7 @@ const INVISIBLE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2
 export function previewArgs(args: unknown, maxChars = 240, secrets: readonly string[] = []): string {
   let json: string | undefined;
   try {
-    json = JSON.stringify(redactDeep(args, usable(secrets), true, PREVIEW_DEPTH));
+    json = JSON.stringify(redactDeep(args, masksOf(secrets), true, PREVIEW_DEPTH));
   } catch {
     json = "[unserializable arguments]";
   }
@@ -188,7 +186,7 @@ const APPROVAL_DEPTH = 64;
 export function argsForApproval(args: unknown, secrets: readonly string[] = []): string {
   let json: string | undefined;
   try {
-    json = JSON.stringify(redactDeep(args, usable(secrets), true, APPROVAL_DEPTH), null, 2);
+    json = JSON.stringify(redactDeep(args, masksOf(secrets), true, APPROVAL_DEPTH), null, 2);
   } catch {
     json = "[unserializable arguments]";
   }

@@ -42,9 +42,6 @@ function cleanPem(t: string): boolean {
   return PEM_BEGIN.test(folded) || PEM_BEGIN.test(foldForMatch(skeleton(folded)));
 }
 
-/** The reading the rules see: ASCII as it is, other text with its invisible characters removed. */
-export const readable = (s: string): string => (hasNonAscii(s) ? removeInvisible(s) : s);
-
 /** The text JSON.parse is given for a JSON-looking string: cleaned, wide whitespace as spaces, trimmed (a BOM is invisible). */
 export const jsonText = (s: string): string => (hasNonAscii(s) ? asciiSpaces(removeInvisible(s)) : s).trim();
 

@@ -38,6 +38,11 @@ describe("samples", () => {
       expect(sample.where).not.toMatch(/\u0000|BEGIN|\/(etc|home|root|tmp|srv|var)|file:/i);
     }
   });
+
+  test("a rejection's where names only plain identifier keys; any other key is <key#n>", () => {
+    const segments = /^\$(?:\.[A-Za-z_][A-Za-z0-9_]{0,63}|<key#\d+>|\[\d+\]|<json>)*$/;
+    expect(mustReject.filter((s) => !segments.test(s.where)).map((s) => [s.name, s.where])).toEqual([]);
+  });
 });
 
 describe("checkBoundary", () => {

@@ -129,7 +129,7 @@ describe("what the tool prints", () => {
 
   test.each([
     ["a secret key", { api_key: "sk-123" }, "secret_key", "$.api_key"],
-    ["a secret key, deep and spelled differently", { a: { "X-Api-Key": "v" } }, "secret_key", '$.a["X-Api-Key"]'],
+    ["a secret key, deep and spelled differently", { a: { "X-Api-Key": "v" } }, "secret_key", "$.a<key#0>"],
     ["a local path", { where: "see /etc/passwd" }, "local_path", "$.where"],
     ["a file: URL inside a JSON-looking string", { s: JSON.stringify({ p: "file:///home/u" }) }, "local_path", "$.s<json>.p"],
     ["a private key", { k: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA" }, "pem", "$.k"],
