@@ -39,6 +39,12 @@ export const SENSITIVE_OUTPUT_REJECTED = Object.freeze({
 
 export const MAX_OUTPUT_BYTES = 65536;
 export const MAX_OUTPUT_DEPTH = 8;
+/**
+ * How deep one field of a declared descriptor may nest. A JSON Schema spends two levels on each
+ * nested object or array item, so the schemas servers generate run past 8 (server-filesystem's
+ * read_media_file 10, excel-mcp-server's excel_format_range 13); every other rule reads all of it.
+ */
+export const MAX_DECLARED_DEPTH = 32;
 
 /** A violation whose `where` is being built while the walk unwinds (so a clean walk builds no paths). */
 interface Found {
@@ -62,16 +68,45 @@ interface Found {
  * throw JSON.stringify's TypeError: no view could print such a result, so it is a caller bug.
  */
 export function checkBoundary(value: unknown, opts: BoundaryOptions): BoundaryViolation | null {
-  roots = opts.machineRoots === undefined ? MACHINE_ROOTS : rootsOf(opts.machineRoots);
-  pathRoots = opts.localPaths ? roots : null;
+  const mode = begin(opts);
   const binary = opts.localPaths ? binaryPayloads(value) : null;
-  const found = checkIndependent(value, opts.localPaths ? LOCAL_PATHS : 0, -1, binary);
+  const found = checkIndependent(value, mode, -1, binary);
   return found === null ? null : { rule: found.rule, where: "$" + found.where };
 }
 
-/** The roots of the check under way, and the same when its path rule applies (checkBoundary is synchronous and sets them first). */
+/**
+ * Check what a server declared: one tool, resource, template or prompt as it listed it. Each field
+ * (`description`, `inputSchema`, `annotations`, `_meta`, ...) is checked as a result is, with its
+ * own 64 KiB and MAX_DECLARED_DEPTH levels, and each field's name as a result's keys are; `where`
+ * starts at the descriptor (`$.inputSchema.properties.password`).
+ */
+export function checkDeclared(fields: Readonly<Record<string, unknown>>, opts: BoundaryOptions): BoundaryViolation | null {
+  const mode = begin(opts, MAX_DECLARED_DEPTH);
+  const keys = Object.keys(fields);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const item = fields[k];
+    if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+    const inKey = checkKey(k, i, mode | NUL_OR_PEM);
+    if (inKey !== null) return { rule: inKey.rule, where: "$" + inKey.where };
+    const found = checkIndependent(item, mode, -1);
+    if (found !== null) return { rule: found.rule, where: "$" + keySegment(k, i) + found.where };
+  }
+  return null;
+}
+
+/** Sets the roots and depth of a check about to run; its walk mode. */
+function begin(opts: BoundaryOptions, depth = MAX_OUTPUT_DEPTH): number {
+  maxDepth = depth;
+  roots = opts.machineRoots === undefined ? MACHINE_ROOTS : rootsOf(opts.machineRoots);
+  pathRoots = opts.localPaths ? roots : null;
+  return opts.localPaths ? LOCAL_PATHS : 0;
+}
+
+/** The roots of the check under way, the same when its path rule applies, and its depth (each check is synchronous and sets them first). */
 let roots: Roots = MACHINE_ROOTS;
 let pathRoots: Roots | null = null;
+let maxDepth = MAX_OUTPUT_DEPTH;
 
 /** Which key of which object holds a binary payload the walk skips: object → key. */
 type Binary = ReadonlyMap<object, string> | null;
@@ -117,7 +152,7 @@ function checkIndependent(value: unknown, mode: number, sourceLength: number, bi
   const outline = shape(value, 0, { bytes: MAX_OUTPUT_BYTES }, "");
   if (outline !== null) return outline;
   if (sourceLength < 0 || sourceLength * 6 > MAX_OUTPUT_BYTES) {
-    const json = JSON.stringify(value); // acyclic and at most 8 deep by now: only a bigint throws
+    const json = JSON.stringify(value); // acyclic and within the depth by now: only a bigint throws
     if (json !== undefined && exceedsBytes(json)) return { rule: "size", where: "" };
     if (sourceLength < 0) mode |= json === undefined || mayHoldNulOrPem(json) ? NUL_OR_PEM : 0;
   }
@@ -136,7 +171,7 @@ function shape(value: unknown, level: number, budget: { bytes: number }, key: st
   }
   if (typeof v === "string") return (budget.bytes -= v.length + 2) < 0 ? { rule: "size", where: "" } : null;
   if (typeof v !== "object" || v === null) return --budget.bytes < 0 ? { rule: "size", where: "" } : null;
-  if (level === MAX_OUTPUT_DEPTH) return { rule: "depth", where: "" };
+  if (level === maxDepth) return { rule: "depth", where: "" };
   if ((budget.bytes -= 2) < 0) return { rule: "size", where: "" };
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
@@ -181,7 +216,7 @@ function walk(value: unknown, level: number, mode: number, key: string | number,
     if (typeof v === "string") return checkString(v, mode);
     if (typeof v !== "object" || v === null) return null;
   }
-  if (level === MAX_OUTPUT_DEPTH) return { rule: "depth", where: "" }; // shape passed; guards a fickle toJSON
+  if (level === maxDepth) return { rule: "depth", where: "" }; // shape passed; guards a fickle toJSON
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const found = walk(v[i], level + 1, mode, i, binary);

@@ -19,6 +19,7 @@ import { bootInput, type RunContext } from "./context.ts";
 import { checkState, openChecked, stateError } from "./state.ts";
 import { servingChoices } from "./serve-choices.ts";
 import { telemetryFor } from "../telemetry/telemetry.ts";
+import { withheldToolNotes } from "../servers/list.ts";
 
 export default defineCommand({
   meta: { name: "serve", description: "Serve the catalog as an MCP server over stdio (or Streamable HTTP with --http): the same pipeline as call, narrowed by --profile and --child" },
@@ -55,6 +56,8 @@ export async function runServe(ctx: RunContext): Promise<number> {
       const names = (remote?.status ?? []).filter((st) => st.origin.startsWith("mcp:")).map((st) => st.name);
       throw usageError(`--expose ${JSON.stringify(expose)}: no MCP server of that name in the config`, names.length > 0 ? `configured: ${names.join(", ")}` : "declare it under mcpServers in toolgate.json");
     }
+    // A tool the output boundary kept out of a server's listing is not served: the operator hears which rule and where.
+    if (!bool(s, "quiet")) for (const line of withheldToolNotes(remote?.status ?? [])) note(line);
     db = openChecked(booted.config);
     // The hub runs each relayed request; the relay is made first, so it reaches the hub late.
     let runRelayed: Hub["runRelayed"] | undefined;

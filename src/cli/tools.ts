@@ -15,6 +15,7 @@ import type { Profile } from "../serve/profiles.ts";
 import { parseNameBudget, servedNames, type ServedNames } from "../serve/names.ts";
 import { profileFor } from "./serve-choices.ts";
 import { effectivePolicy } from "../approval/approval.ts";
+import { withheldToolNotes } from "../servers/list.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "List the catalog, or show one tool's descriptor and input schema" },
@@ -63,6 +64,7 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
     if (st.withheld !== undefined) note(`${st.origin} withheld (none of its tools is offered): ${st.withheld}`);
     else if (!st.ok) note(`${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${st.error ?? ""}`);
   }
+  if (!bool(s, "quiet")) for (const line of withheldToolNotes(booted.remote?.status ?? [])) note(line);
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).
   if (json && !bool(s, "quiet")) note(`sandbox: ${booted.sandbox.summary}`);

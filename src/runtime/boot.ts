@@ -251,6 +251,8 @@ export async function boot(input: BootInput): Promise<Booted> {
       refresh: input.refresh === true,
       version: VERSION,
       discover: (spec) => mayDiscover(spec, input.call, (n) => builtinNames.has(n), lasSurfaces),
+      // A call shows no listing: the boundary checks the descriptor of the tool it runs, no other.
+      ...(input.call !== undefined ? { checkOnly: input.call } : {}),
       // Servers and Las run in the boot's sandbox mode; the network only for one that declares it.
       sandboxMode: sandbox.mode,
       sandbox: (network) => (sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper),

@@ -18,6 +18,11 @@ export interface RemoteDeps {
   readonly onNoise?: (server: string, line: string) => void;
   /** Which servers may be started to list them when the cache has nothing (default: all). */
   readonly discover?: (spec: RemoteSpec) => boolean;
+  /**
+   * The one tool this boot runs and shows nothing else of (`call`): the output boundary checks only
+   * its descriptor. Undefined: every listed tool's (`tools`, `serve`).
+   */
+  readonly checkOnly?: string;
   /** The boot's sandbox mode, and its wrapper for a stdio child with or without the network. */
   readonly sandboxMode?: SandboxMode;
   readonly sandbox?: (network: boolean) => Sandbox | undefined;

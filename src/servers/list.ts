@@ -7,7 +7,8 @@ import type { Connection } from "../mcp/connect.ts";
 import type { ListedTool, ServerInfo } from "../mcp/session.ts";
 import type { Refusal } from "../result/result.ts";
 import { fingerprint, readCache, saveCache } from "./cache.ts";
-import type { RemoteSpec } from "./specs.ts";
+import type { WithheldTool } from "./declared.ts";
+import { catalogNameOf, type RemoteSpec } from "./specs.ts";
 import { basename } from "node:path";
 
 export interface ServerStatus {
@@ -20,6 +21,8 @@ export interface ServerStatus {
   readonly cached: boolean;
   /** Why its tools are kept out of the catalog (a bad or colliding name), when they are. */
   readonly withheld?: string;
+  /** Its tools the output boundary kept out of the catalog (what they declare broke a rule). */
+  readonly withheldTools?: readonly WithheldTool[];
   /** What it declared at initialize (capabilities, instructions), when known: serve relays it. */
   readonly server?: ServerInfo;
 }
@@ -32,6 +35,8 @@ export interface ListInput {
   readonly version: string;
   /** Which servers may be started to list them when the cache has nothing (default: all). */
   readonly discover?: (spec: RemoteSpec) => boolean;
+  /** The one tool whose descriptor the output boundary checks (a call's); undefined: every tool's. */
+  readonly checkOnly?: string;
   readonly connect: (spec: RemoteSpec) => Promise<Connection>;
   readonly source: (spec: RemoteSpec, tool: ListedTool) => ToolSource;
 }
@@ -67,6 +72,8 @@ export async function listRemote(input: ListInput): Promise<Listing> {
   const sources: ToolSource[] = [];
   const status: ServerStatus[] = [];
   const taken = new Map<string, readonly ListedTool[]>();
+  // Loaded only when there is a descriptor to check (`tools` with no server never loads the boundary).
+  let declared: typeof import("./declared.ts") | undefined;
   for (const s of specs) {
     const l = listed.get(s.name);
     const e = errors.get(s.name);
@@ -78,12 +85,31 @@ export async function listRemote(input: ListInput): Promise<Listing> {
       }
       continue;
     }
-    const tools = s.kind === "las" ? l.tools : filterTools(l.tools, s.include, s.exclude);
-    status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached, ...(l.server ? { server: l.server } : {}) });
+    // What a server declares is checked as its results are before anything shows it, from the cache
+    // too (the verdict follows this boot's flags); a call shows nothing but the tool it runs.
+    const listedTools = s.kind === "las" ? l.tools : filterTools(l.tools, s.include, s.exclude);
+    const only = input.checkOnly;
+    const check = only === undefined ? listedTools.length > 0 : listedTools.some((t) => catalogNameOf(s, t.name) === only);
+    const { kept: tools, withheld } = check ? (declared ??= await import("./declared.ts")).checkListedTools(s, listedTools, only) : { kept: listedTools, withheld: [] };
+    status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached, ...(l.server ? { server: l.server } : {}), ...(withheld.length > 0 ? { withheldTools: withheld } : {}) });
     taken.set(s.name, tools);
     for (const t of tools) sources.push(input.source(s, t));
   }
   return { ok: true, sources, status, listed: taken };
+}
+
+/**
+ * The operator's line for each tool the output boundary kept out of a server's listing: the rule
+ * and where, never the value (nor the tool's name when that is what broke the rule).
+ */
+export function withheldToolNotes(status: readonly ServerStatus[]): string[] {
+  return status.flatMap((st) =>
+    (st.withheldTools ?? []).map((t) => {
+      const which = t.tool !== undefined ? `tool ${JSON.stringify(t.tool)}` : `tool #${t.position} (its name is not shown)`;
+      const fix = t.rule === "local_path" && st.origin.startsWith("mcp:") ? `; if its descriptors rightly hold absolute paths, --allow-local-paths=${st.name} lets them through` : "";
+      return `${st.origin}: ${which} withheld: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)${fix}`;
+    }),
+  );
 }
 
 /** Package runners whose first start downloads (and may build) the package before the server answers. */

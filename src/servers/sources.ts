@@ -28,7 +28,6 @@ export { CACHE_NAME, fingerprint } from "./cache.ts";
 export type { ServerStatus } from "./list.ts";
 export type { RemoteDeps } from "./deps.ts";
 
-
 export class RemoteSources {
   readonly #connections = new Map<string, Promise<Connection>>();
   readonly #fresh = new Set<string>();
@@ -65,7 +64,7 @@ export class RemoteSources {
 
   /**
    * Why `name` is not in the catalog when a configured server would own it: the connect was
-   * refused (the permission's refusal, naming the flag), failed, or its tools were withheld.
+   * refused (the permission's refusal, naming the flag), failed, or its tools (or this one) were withheld.
    */
   whyUnlisted(name: string): Refusal | undefined {
     if (name.indexOf("__") <= 0) return undefined;
@@ -76,6 +75,8 @@ export class RemoteSources {
     if (!spec || !st) return undefined;
     const who = serverWho(spec);
     if (st.withheld !== undefined) return { code: "mcp.withheld", message: `${name}: the tools of ${who} are withheld: ${st.withheld}` };
+    const t = st.withheldTools?.find((w) => w.name === name);
+    if (t) return { code: "mcp.withheld", message: `${name}: withheld from the listing of ${who}: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)` };
     if (st.ok) return undefined;
     return this.#refusals.get(spec.name) ?? { code: "mcp.connect_failed", message: `${name}: ${who} failed: ${st.error ?? "unknown error"}` };
   }
@@ -346,5 +347,4 @@ export class RemoteSources {
     // No reaper could be started: the shutdown happens here, as before.
     if (!reapLater(orders, requests)) await reap(orders, requests);
   }
-
 }

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import {
   checkBoundary,
+  checkDeclared,
   isSecretKey,
+  MAX_DECLARED_DEPTH,
   SENSITIVE_OUTPUT_REJECTED,
   type BoundaryOptions,
   type BoundaryRule,
@@ -109,6 +111,60 @@ describe("checkBoundary", () => {
   test("a duplicate under a key that breaks a rule does not print that key", () => {
     const text = '{"a":{"/etc/x":{"b":1,"b":2}},"a":1}';
     expect(checkBoundary({ t: text }, EXTERNAL)).toEqual({ rule: "duplicate_key", where: "$.t<json>.a<key#0>.b" });
+  });
+});
+
+describe("checkDeclared", () => {
+  /** A schema of `levels` objects, each the `items` of the one before. */
+  const chain = (levels: number): Record<string, unknown> => (levels === 1 ? { type: "string" } : { type: "array", items: chain(levels - 1) });
+
+  test.each([
+    ["a private key as the description", { name: "t", description: "-----BEGIN PRIVATE KEY-----\nMIIE", inputSchema: { type: "object" } }, { rule: "pem", where: "$.description" }],
+    ["a default under a secret-named key", { name: "t", inputSchema: { type: "object", properties: { password: { type: "string", default: "hunter2" } } } }, { rule: "secret_key", where: "$.inputSchema.properties.password" }],
+    ["an API key in _meta", { name: "t", inputSchema: {}, _meta: { api_key: "sk-1" } }, { rule: "secret_key", where: "$._meta.api_key" }],
+    ["a local path as the annotations' title", { name: "t", inputSchema: {}, annotations: { title: "/etc/shadow" } }, { rule: "local_path", where: "$.annotations.title" }],
+    ["a path in the output schema", { name: "t", inputSchema: {}, outputSchema: { properties: { at: { const: "/home/u/x" } } } }, { rule: "local_path", where: "$.outputSchema.properties.at.const" }],
+    ["a field named like a secret", { name: "t", inputSchema: {}, token: "x" }, { rule: "secret_key", where: "$.token" }],
+    ["a field whose name is a path", { name: "t", inputSchema: {}, "/etc/x": 1 }, { rule: "local_path", where: "$<key#2>" }],
+    ["a NUL in the name", { name: "t\u0000" }, { rule: "nul", where: "$.name" }],
+    ["JSON text in a title", { name: "t", title: '{"cookie":"c"}' }, { rule: "secret_key", where: "$.title<json>.cookie" }],
+  ])("withholds %s, naming the place from the descriptor", (_what, descriptor, violation) => {
+    expect(checkDeclared(descriptor, EXTERNAL)).toEqual(violation as never);
+  });
+
+  test("ordinary descriptors pass: prose with slashes, routes, token counts, schema keywords", () => {
+    const tool = {
+      name: "weather",
+      title: "Weather",
+      description: "Light rain / drizzle; GET /users/42 and https://host/etc/x are not paths",
+      inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { city: { type: "string", default: "Oslo" }, max_tokens: { type: "integer" }, address: { $ref: "#/$defs/address" } } },
+      annotations: { readOnlyHint: true },
+      _meta: { "example.com/route": "/api/v1/weather" },
+    };
+    expect(checkDeclared(tool, EXTERNAL)).toBeNull();
+  });
+
+  test("a path passes where the user switched the rule off for the server; every other rule holds", () => {
+    expect(checkDeclared({ name: "t", annotations: { title: "/etc/shadow" } }, BUILTIN)).toBeNull();
+    expect(checkDeclared({ name: "t", annotations: { title: "/etc/shadow" }, _meta: { api_key: "k" } }, BUILTIN)).toEqual({ rule: "secret_key", where: "$._meta.api_key" });
+  });
+
+  test("each field counts its own levels, up to MAX_DECLARED_DEPTH: a generated schema deeper than a result may be passes", () => {
+    expect(checkBoundary({ inputSchema: chain(13) }, EXTERNAL)).toEqual({ rule: "depth", where: `$.inputSchema${".items".repeat(7)}` });
+    expect(checkDeclared({ name: "t", inputSchema: chain(13) }, EXTERNAL)).toBeNull();
+    expect(checkDeclared({ name: "t", inputSchema: chain(MAX_DECLARED_DEPTH) }, EXTERNAL)).toBeNull();
+    expect(checkDeclared({ name: "t", inputSchema: chain(MAX_DECLARED_DEPTH + 1) }, EXTERNAL)).toEqual({ rule: "depth", where: `$.inputSchema${".items".repeat(MAX_DECLARED_DEPTH)}` });
+  });
+
+  test("each field has its own 64 KiB", () => {
+    const half = "a".repeat(40_000);
+    expect(checkDeclared({ name: "t", description: half, title: half }, EXTERNAL)).toBeNull();
+    expect(checkDeclared({ name: "t", description: half + half }, EXTERNAL)).toEqual({ rule: "size", where: "$.description" });
+  });
+
+  test("a result's depth is still 8 after a declared check", () => {
+    checkDeclared({ name: "t", inputSchema: chain(13) }, EXTERNAL);
+    expect(checkBoundary(chain(9), EXTERNAL)).toEqual({ rule: "depth", where: `$${".items".repeat(8)}` });
   });
 });
 
