@@ -27,8 +27,9 @@ async function compile(out: string, order: readonly string[], recording: boolean
       outfile: out,
       autoloadDotenv: false,
       autoloadBunfig: false,
-      // Bun reads BUN_OPTIONS from the environment and parses it with these, after them: "--" ends the
-      // options, so what it holds (--preload, --cpu-prof, ...) is never parsed, and no code runs before ours.
+      // Bun puts BUN_OPTIONS (from the environment) after these and parses both: "--" ends the options,
+      // so what it holds (--preload, --cpu-prof, ...) is never parsed. With an exec argv Bun parses at
+      // every start, and that parse reads BUN_INSPECT_PRELOAD: src/main.ts refuses it (docs/security.md).
       execArgv: ["--"],
       bytecodeOrder: order.length > 0 ? [...order] : false,
       // JIT tier-up thresholds x8 at start: a cold command's run-once code stays in the interpreter
