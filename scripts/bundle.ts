@@ -18,6 +18,21 @@ export function commitOf(root: string): string {
 /** The target name of the machine building (dist/toolgate is built for it). */
 export const hostTarget = (): string => `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
 
+/** What every compile of toolgate sets (scripts/build.ts, and scripts/release.ts for each platform). */
+export const COMPILE = {
+  // The binary reads no .env or bunfig.toml from where it runs.
+  autoloadDotenv: false,
+  autoloadBunfig: false,
+  // Bun puts BUN_OPTIONS (from the environment) after these and parses both: "--" ends the options,
+  // so what it holds (--preload, --cpu-prof, ...) is never parsed. With an exec argv Bun parses at
+  // every start, and that parse reads BUN_INSPECT_PRELOAD: src/main.ts refuses it (docs/security.md).
+  execArgv: ["--"],
+  // JIT tier-up thresholds x8 at start: a cold command's run-once code stays in the interpreter
+  // instead of being compiled on background threads (cold call: about 5 ms CPU and 2.5 MB less).
+  // The long-running commands (src/main.ts) and the search worker set the normal policy back.
+  jitPolicy: 8,
+};
+
 export function bundleOptions(
   root: string,
   build: { commit: string; target: string } = { commit: "unknown", target: hostTarget() },
@@ -31,6 +46,8 @@ export function bundleOptions(
       TOOLGATE_VERSION: JSON.stringify(pkg.version),
       TOOLGATE_COMMIT: JSON.stringify(build.commit),
       TOOLGATE_TARGET: JSON.stringify(build.target),
+      // Only scripts/build.ts's recording build lets BUN_BYTECODE_ORDER_OUT through (src/main.ts).
+      TOOLGATE_RECORDS_ORDER: "false",
     },
   };
 }

@@ -8,7 +8,7 @@ import { $ } from "bun";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
-import { bundleOptions, commitOf, hostTarget } from "./bundle.ts";
+import { bundleOptions, COMPILE, commitOf, hostTarget } from "./bundle.ts";
 import { npmPackages, TARGETS, type Target } from "./release-targets.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -31,7 +31,7 @@ const host = hostTarget();
 async function compile(t: Target, outfile: string): Promise<void> {
   const result = await Bun.build({
     ...bundleOptions(root, { commit, target: t.name }),
-    compile: { target: t.bun as Bun.Build.CompileTarget, outfile, autoloadDotenv: false, autoloadBunfig: false, jitPolicy: 8 },
+    compile: { ...COMPILE, target: t.bun as Bun.Build.CompileTarget, outfile },
     minify: true,
     bytecode: true,
   });

@@ -9,6 +9,7 @@ import { markLongRunning } from "./result/lifetime.ts";
 import type { RunContext, World } from "./cli/context.ts";
 import { GLOBAL_FLAGS, scanFlags } from "./cli/flags.ts";
 import { surelyNoSession } from "./session/none.ts";
+import { actsFirst, bunSwitches } from "./launcher/bun-switches.ts";
 
 type Loaded = { def: CommandDef<any>; run: (ctx: RunContext) => Promise<number> };
 const COMMANDS: Record<string, () => Promise<Loaded>> = {
@@ -169,6 +170,34 @@ export async function runMain(argv: readonly string[], world: World = {}): Promi
  */
 const humanLines = (text: string) => text.split("\n").map(escapeControl).join("\n  ");
 
+/** Set by scripts/build.ts for the one run that records the bytecode layout, never for dist/toolgate. */
+declare const TOOLGATE_RECORDS_ORDER: boolean | undefined;
+
+/**
+ * Bun's runtime switches in the caller's environment (src/launcher/bun-switches.ts) are not obeyed.
+ * Those Bun acted on before this code could run are refused (exit 2). The others toolgate starts
+ * again without, same argv and pid: execve(2) runs nothing at exit, where some of them write.
+ */
+function withoutBunSwitches(found: readonly string[]): number {
+  const first = found.filter(actsFirst);
+  if (first.length > 0) return refuseSwitches(first, "Bun acted on them before toolgate's own code ran (a debugger, a module loaded first)", " (a VS Code terminal with Bun's extension sets BUN_INSPECT and BUN_INSPECT_NOTIFY)");
+  const env = { ...process.env };
+  for (const name of found) delete env[name];
+  const entry = Bun.main.startsWith("/$bunfs/") || Bun.main === process.execPath ? [] : [Bun.main];
+  try {
+    process.execve!(process.execPath, [process.argv0, ...entry, ...process.argv.slice(2)], env as Record<string, string>);
+  } catch (e) {
+    return refuseSwitches(found, `toolgate could not start again without them (${(e as { code?: string })?.code ?? String(e)})`, "");
+  }
+  return ExitCode.failed; // execve returns only by throwing
+}
+
+function refuseSwitches(names: readonly string[], why: string, where: string): number {
+  writeStderr(`toolgate: ${names.join(", ")} set: Bun's runtime switches are toolgate's own, not its caller's, and ${why}; nothing was run\n  hint: unset ${names.join(" ")}${where}\n`);
+  return ExitCode.usage;
+}
+
 if (import.meta.main) {
-  process.exitCode = await runMain(process.argv.slice(2));
+  const found = bunSwitches(process.env, typeof TOOLGATE_RECORDS_ORDER === "boolean" && TOOLGATE_RECORDS_ORDER ? "BUN_BYTECODE_ORDER_OUT" : undefined);
+  process.exitCode = found.length > 0 ? withoutBunSwitches(found) : await runMain(process.argv.slice(2));
 }

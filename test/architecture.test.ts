@@ -163,6 +163,7 @@ describe("architecture", () => {
     expect([...start.modules].sort()).toEqual([
       "citty",
       "src/cli/flags.ts",
+      "src/launcher/bun-switches.ts",
       "src/main.ts",
       "src/permission/flags.ts",
       "src/permission/net.ts",

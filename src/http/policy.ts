@@ -41,7 +41,8 @@ export function checkUrl(raw: string, reach: Reach): Outcome<Checked> {
   } catch {
     return rejected("invalid_url", "the URL cannot be parsed (give an absolute http:// or https:// URL)");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return rejected("scheme", `the scheme ${JSON.stringify(url.protocol.slice(0, -1).slice(0, 20))} is not allowed; only http and https are`, { scheme: url.protocol.slice(0, -1).slice(0, 20) });
+  const scheme = schemeRefused(url);
+  if (scheme) return scheme;
   if (url.username !== "" || url.password !== "") return rejected("userinfo", "the URL carries a user name or password (user:pass@host), which is refused; send credentials another way", { url: auditView(url) });
   const port = url.port === "" ? defaultPort(url.protocol) : Number(url.port);
   // One trailing dot names the same host (`localhost.`): judged without it.
@@ -59,6 +60,18 @@ export function checkUrl(raw: string, reach: Reach): Outcome<Checked> {
     return rejected("private_address", `${host} is a loopback name; only an exact grant reaches it (--allow-net=${host}:${port})`, { host, range: "loopback", flag: `--allow-net=${host}:${port}` });
   }
   return { ok: true, value: checked };
+}
+
+/**
+ * The refusal of a URL whose scheme is not http or https, or null. The parser has read the scheme
+ * already: `file:`, `FILE:`, ` file:` and `file:///etc/x` are all the file scheme, with or without
+ * a path, and are refused alike (web_extract says the same before any grant is asked for).
+ */
+export function schemeRefused(url: URL): { ok: false; refusal: Refusal } | null {
+  if (url.protocol === "http:" || url.protocol === "https:") return null;
+  const scheme = url.protocol.slice(0, -1).slice(0, 20);
+  const file = scheme === "file" ? " (a file: URL names a file on this machine: file_read reads one)" : "";
+  return rejected("scheme", `the scheme ${JSON.stringify(scheme)} is not allowed; only http and https are${file}`, { scheme });
 }
 
 /** `localhost` and every name under it: loopback by definition (RFC 6761). */

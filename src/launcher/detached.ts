@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileSink, openArtifact, randomHex } from "./artifacts.ts";
 import { readStat } from "./proc-tree.ts";
 import { ownChildren } from "./subreaper.ts";
+import { withoutBunSwitches } from "./bun-switches.ts";
 
 export interface Detached {
   readonly pid: number;
@@ -32,7 +33,8 @@ export function startDetached(
   try {
     const p = Bun.spawn([...argv], {
       cwd: opts.cwd,
-      env: opts.env as Record<string, string>,
+      // toolgate again: Bun's runtime switches are its own, never handed on (bun-switches.ts).
+      env: withoutBunSwitches(opts.env) as Record<string, string>,
       stdin: "ignore",
       stdout: opts.files ? Bun.file(opts.files.stdout) : (fd ?? "ignore"),
       stderr: opts.files ? Bun.file(opts.files.stderr) : (fd ?? opts.stderr ?? "ignore"),

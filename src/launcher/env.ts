@@ -2,6 +2,7 @@
 // fixed base, the caller's allowlist and pass-through groups (copied from the parent env it is
 // given), explicit values, and secret bindings. Nothing here reads process.env.
 import { refuse, type Outcome, type Refusal } from "../result/result.ts";
+import { isBunSwitch } from "./bun-switches.ts";
 
 export const BASE_ENV: Readonly<Record<string, string>> = Object.freeze({
   PATH: "/usr/bin:/bin:/usr/sbin:/sbin:/opt/homebrew/bin:/usr/local/bin",
@@ -30,8 +31,6 @@ const EXECUTION_CONTROL = new Set([
   "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
   "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONWARNINGS", "PYTHONUSERBASE", "PYTHONBREAKPOINT",
   "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-  // Bun: extra command-line options (--preload) for every bun program, the guardian included (guard.ts)
-  "BUN_OPTIONS",
   // git: config (core.pager, core.fsmonitor, aliases), the repository and the programs it starts
   "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG",
   "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR",
@@ -154,8 +153,9 @@ export function pathProblem(value: string): string | null {
   return null;
 }
 
+/** Bun's runtime switches (BUN_OPTIONS, BUN_INSPECT*, ...) too: they would reach the guardian, toolgate itself (guard.ts). */
 export function isExecutionControl(name: string): boolean {
-  return EXECUTION_CONTROL.has(name) || EXECUTION_CONTROL_PREFIXES.some((p) => name.startsWith(p));
+  return EXECUTION_CONTROL.has(name) || EXECUTION_CONTROL_PREFIXES.some((p) => name.startsWith(p)) || isBunSwitch(name);
 }
 
 const isPassThrough = (s: Source) => s === "allow" || s === "group";

@@ -6,6 +6,7 @@ import type { LaterRequest } from "../http/later.ts";
 import { endTree, waitUntil } from "./end-tree.ts";
 import { isLive, ProcessTree, readStat, type TreeSnapshot } from "./proc-tree.ts";
 import { selfArgv, startDetached } from "./detached.ts";
+import { withoutBunSwitches } from "./bun-switches.ts";
 import { ownChildren } from "./subreaper.ts";
 
 /** One server handed over: its stdin is already closed (or closes as the caller exits). */
@@ -55,7 +56,7 @@ const WAIT_AT_MOST_MS = 300;
 export function reapAfterExit(env: Readonly<Record<string, string>>, stderr: boolean): boolean {
   try {
     const argv = ["/bin/sh", "-c", 'read _; exec "$@" </dev/null', "sh", ...selfArgv(), REAP_COMMAND, "[]"];
-    const p = Bun.spawn(argv, { cwd: "/", env, stdin: "pipe", stdout: "ignore", stderr: stderr ? "inherit" : "ignore", detached: true });
+    const p = Bun.spawn(argv, { cwd: "/", env: withoutBunSwitches(env), stdin: "pipe", stdout: "ignore", stderr: stderr ? "inherit" : "ignore", detached: true });
     p.unref();
     ownChildren.add(p.pid);
     waiter = p;

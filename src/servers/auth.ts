@@ -3,6 +3,7 @@
 // reaches (metadata, registration, token endpoints) is network access: its net permission passes
 // first, as the server's own did; the config's headers never leave the server's origin.
 import { NetRefused } from "../http/client.ts";
+import { auditView, schemeRefused } from "../http/policy.ts";
 import type { PolicyFetch, Target } from "../mcp/connect.ts";
 import type { Refusal } from "../result/result.ts";
 import { expandHeader, type RemoteSpec } from "./specs.ts";
@@ -62,6 +63,14 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
   const base: PolicyFetch = i.base ?? globalThis.fetch;
   const fetch: PolicyFetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
+    // A metadata document may name any URL: one that is not http or https (a bare `file:` too) is
+    // refused as the URL policy refuses it, before a net grant is asked for a host it does not have.
+    const scheme = schemeRefused(url);
+    if (scheme) {
+      const message = `MCP server "${spec.name}" needs ${auditView(url)} for its authorization: ${scheme.refusal.message}`;
+      wiring.refused = { code: scheme.refusal.code, message };
+      throw new NetRefused(scheme.refusal.code, message, scheme.refusal.details);
+    }
     const port = url.port || (url.protocol === "https:" ? "443" : "80");
     const r = await i.check({ kind: "net", value: `${url.hostname}:${port}` });
     if (!r.ok) {

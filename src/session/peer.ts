@@ -34,12 +34,12 @@ let reader: Promise<PeerReader | null> | undefined;
 
 /**
  * Why peer credentials are needed and cannot be read here, or null: on Linux they always can be
- * (getsockopt through bun:ffi), so a reader that fails to load (the JIT turned off, e.g.
- * BUN_JSC_useJIT=0, which bun:ffi needs; no C library found) fails closed: no session listens, and
- * a client runs its call cold. Elsewhere only the socket's and folder's modes keep others out.
+ * (getsockopt through bun:ffi), so a reader that fails to load (no C library found; the JIT, which
+ * bun:ffi needs, off: the caller's BUN_JSC_* no longer reach toolgate) fails closed: no session
+ * listens, and a client runs its call cold. Elsewhere only the socket's and folder's modes keep others out.
  */
 export const peerChecksUnavailable = (read: PeerReader | null): string | null =>
-  read === null && process.platform === "linux" ? "peer credentials cannot be read here (getsockopt(2) through bun:ffi did not load: is the JIT turned off, e.g. BUN_JSC_useJIT=0?)" : null;
+  read === null && process.platform === "linux" ? "peer credentials cannot be read here (getsockopt(2) through bun:ffi did not load)" : null;
 
 /** A function giving a connected Unix socket's peer, or null where that cannot be read (not Linux, no libc). Loaded once (bun:ffi costs about 0.5 ms). */
 export function peerReader(): Promise<PeerReader | null> {

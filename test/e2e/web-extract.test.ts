@@ -107,6 +107,14 @@ inLoopbackNamespace(import.meta.path, () => {
       const nodns = await extract(dir.path, { url: "https://example.com/" }, ["--allow-net=example.com", "--approve", "web_extract"]);
       expect([json(nodns).error_code, json(nodns).details.rule]).toEqual(["url.rejected", "dns_failed"]);
     });
+    // A file: URL, bare or with a host, is refused for its scheme before a grant is asked for: it
+    // once read as a URL that cannot be parsed, or (with a host) as a need for --allow-net=HOST:80.
+    test.each(["file:", "FILE:", " file: ", "file:///etc/passwd", "file://example.com/etc/passwd"])("%j is refused url.rejected (scheme) with no grant asked for", async (url) => {
+      await using dir = tempDir();
+      const r = await extract(dir.path, { url }, ["--approve", "web_extract"]);
+      expect([r.code, json(r).error_code, json(r).details]).toEqual([1, "url.rejected", { rule: "scheme", scheme: "file" }]);
+      expect(json(r).message).toContain("a file: URL names a file on this machine: file_read reads one");
+    });
     test("the journal keeps the URL's scheme and host only", async () => {
       await using dir = tempDir();
       await extract(dir.path, { url: `http://${site}/page?token=s3cret#frag` });

@@ -29,6 +29,12 @@ const CASES: [string, string][] = [
   // schemes
   ["ftp://example.com/", "scheme"],
   ["file:///etc/passwd", "scheme"],
+  // the file scheme bare, in any case, with blanks about it: the same scheme, refused alike
+  ["file:", "scheme"],
+  ["FILE:", "scheme"],
+  [" file: ", "scheme"],
+  ["file:/", "scheme"],
+  ["file://example.com/etc/passwd", "scheme"],
   ["gopher://example.com/", "scheme"],
   ["javascript:alert(1)", "scheme"],
   ["data:text/plain,hi", "scheme"],

@@ -125,6 +125,8 @@ describe("names that change what a child runs before its own code", () => {
     "PYTHONPATH", "PYTHONHOME", "PYTHONWARNINGS", "PYTHONSTARTUP", "NODE_PATH", "NODE_OPTIONS", "RUBYLIB", "RUBYOPT",
     "PERL5LIB", "PERL5OPT", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_12", "GIT_CONFIG_PARAMETERS",
     "GIT_DIR", "GIT_EXEC_PATH", "PAGER", "GIT_PAGER", "EDITOR", "VISUAL", "LESSOPEN", "BASH_ENV", "ENV", "LD_PRELOAD", "BUN_OPTIONS",
+    // Bun's runtime switches: the guardian that runs an unsandboxed command is toolgate (bun-switches.ts)
+    "BUN_INSPECT", "BUN_INSPECT_PRELOAD", "BUN_BE_BUN", "BUN_BYTECODE_ORDER_OUT", "BUN_JSC_useJIT", "NODE_REDIRECT_WARNINGS",
   ])("%s is refused as a value, a secret and an allowlist entry", (name) => {
     expect(isExecutionControl(name)).toBe(true);
     for (const input of [{ values: { [name]: "x" } }, { secrets: { [name]: "secret-value" } }, { allow: [name] }]) {
@@ -133,7 +135,7 @@ describe("names that change what a child runs before its own code", () => {
     }
   });
 
-  test.each(["PYTHONUNBUFFERED", "NODE_ENV", "GIT_AUTHOR_NAME", "EDITOR_THEME", "TOKEN"])("%s stays allowed", (name) => {
+  test.each(["PYTHONUNBUFFERED", "NODE_ENV", "GIT_AUTHOR_NAME", "EDITOR_THEME", "TOKEN", "BUN_INSTALL", "BUN_CONFIG_REGISTRY"])("%s stays allowed", (name) => {
     expect(isExecutionControl(name)).toBe(false);
   });
 });

@@ -67,3 +67,67 @@ describe("apply_change writes no path file_write would refuse", () => {
     expect([existsSync(join(top, "outside.txt")), existsSync(join(ws, "inside.txt"))]).toEqual([false, false]);
   }, 60_000);
 });
+
+// A bare repository is a git folder without the name .git: a child that leaves `x/HEAD` beside
+// `x/config` (core.fsmonitor naming a program) and `x/hooks/` in its tree would, once applied,
+// have the next `git -C x status` run that program. Such a folder is protected as .git is.
+describe("apply_change writes nothing into a folder git would take for a repository", () => {
+  const bare = (dir: string, marker: string) => [
+    `mkdir -p ${dir}/hooks ${dir}/objects ${dir}/refs/heads`,
+    `printf 'ref: refs/heads/main\\n' > ${dir}/HEAD`,
+    `printf '[core]\\n\\tbare = true\\n\\tfsmonitor = touch ${marker}\\n' > ${dir}/config`,
+    `printf '#!/bin/sh\\ntouch ${marker}\\n' > ${dir}/hooks/pre-commit`,
+    `echo x > ${dir}/objects/.keep`,
+    `echo x > ${dir}/refs/heads/.keep`,
+  ];
+
+  test("a bare repository in the change (HEAD, config with core.fsmonitor, hooks/): refused change.protected, nothing written", async () => {
+    await using d = tempDir();
+    const marker = join(d.path, "fsmonitor-ran");
+    const script = [...bare("vendor/x", marker), "echo fine > ok.txt"].join("\n");
+    const { ws, cfg } = site(d.path, ".", script);
+    const before = tree(ws);
+    const { files, applied } = await taskThenApply(ws, cfg);
+    const repo = ["vendor/x/HEAD", "vendor/x/config", "vendor/x/hooks/pre-commit", "vendor/x/objects/.keep", "vendor/x/refs/heads/.keep"];
+    expect(files.sort()).toEqual([...repo, "ok.txt"].sort());
+    expect([applied.status, applied.error_code, [...applied.details.files].sort()]).toEqual(["failed", "change.protected", [...repo].sort()]);
+    expect(applied.details.why[0]).toContain("inside vendor/x, which holds HEAD beside config, objects/ or refs/");
+    expect(applied.message).toContain("a folder git would take for a repository");
+    expect(tree(ws)).toEqual(before);
+    expect(existsSync(marker)).toBe(false);
+  }, 60_000);
+
+  test.each([
+    ["HEAD beside config", ["HEAD", "config"]],
+    ["HEAD beside objects/", ["HEAD", "objects/pack/.keep"]],
+    ["HEAD beside refs/, names in another case", ["head", "Refs/heads/main"]],
+  ])("%s in the change alone: refused", async (_name, names) => {
+    await using d = tempDir();
+    const script = [...names.map((n) => `mkdir -p "$(dirname x/${n})" && echo x > x/${n}`), "echo fine > ok.txt"].join("\n");
+    const { ws, cfg } = site(d.path, ".", script);
+    const { applied } = await taskThenApply(ws, cfg);
+    expect([applied.error_code, [...applied.details.files].sort()]).toEqual(["change.protected", names.map((n) => `x/${n}`).sort()]);
+  }, 60_000);
+
+  test("HEAD alone in the change, config already in the checkout's folder: refused", async () => {
+    await using d = tempDir();
+    const { ws, cfg } = site(d.path, ".", "echo 'ref: refs/heads/main' > x/HEAD");
+    // The checkout's own x/config, committed before the task (the child's tree starts from it).
+    mkdirSync(join(ws, "x"));
+    writeFileSync(join(ws, "x", "config"), "[core]\n\tfsmonitor = true\n");
+    git(ws, "add", "-A");
+    git(ws, "commit", "-q", "-m", "x/config");
+    const { files, applied } = await taskThenApply(ws, cfg);
+    expect(files).toEqual(["x/HEAD"]);
+    expect([applied.error_code, applied.details.files]).toEqual(["change.protected", ["x/HEAD"]]);
+  }, 60_000);
+
+  test("files named HEAD or config elsewhere, or a config/ folder beside HEAD, are written as any others", async () => {
+    await using d = tempDir();
+    const script = ["mkdir -p docs/config a b", "echo h > docs/HEAD", "echo c > docs/config/app.json", "echo h > a/HEAD", "echo c > b/config"].join("\n");
+    const { ws, cfg } = site(d.path, ".", script);
+    const { applied } = await taskThenApply(ws, cfg);
+    expect([applied.status, applied.payload?.status]).toEqual(["success", "applied"]);
+    expect(tree(ws).filter((p) => /^(docs|a|b)\//.test(p)).sort()).toEqual(["a/HEAD", "b/config", "docs/HEAD", "docs/config/app.json"]);
+  }, 60_000);
+});

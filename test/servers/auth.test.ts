@@ -44,6 +44,15 @@ describe("authWiring's fetch", () => {
     expect(w.refusal("srv")).toEqual({ code: "permission.denied", message: expect.stringContaining("needs https://auth.example.com for its authorization"), details: { flag: "--allow-net=auth.example.com:443" } });
   });
 
+  // A metadata document names the URLs the flow fetches: a file: one (bare, or with a path) never
+  // becomes a net need for a host it does not have, and no request leaves.
+  test.each(["file:", "FILE:///etc/passwd", "file://auth.example.com/token"])("a %s URL is refused as the URL policy refuses it, before any grant is asked for", async (url) => {
+    const { w, sent, asked } = wired();
+    await expect(w.fetch(url)).rejects.toThrow('the scheme "file" is not allowed; only http and https are');
+    expect([asked, sent]).toEqual([[], []]);
+    expect(w.refusal("srv")).toEqual({ code: "url.rejected", message: expect.stringMatching(/^MCP server "srv" needs file:\/\/\S* for its authorization: the scheme "file" is not allowed/) });
+  });
+
   test("the config's headers go to the server's origin only", async () => {
     const { w, sent } = wired({ headers: { "X-Api-Key": "key-123456789" } });
     await w.fetch("https://mcp.example.com/mcp", { headers: { "X-Api-Key": "key-123456789", accept: "application/json" } });

@@ -3,7 +3,7 @@
 // never from the tree the child wrote). Unchanged since the base: the child's version; changed on
 // both sides: `git merge-file`; a conflict anywhere: nothing is written at all. The checkout is
 // read and written through folder descriptors (checkout-io.ts), never through a link.
-import { lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { ProcessRunner } from "../../catalog/declare.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
@@ -64,21 +64,58 @@ async function checkouts(p: ProcessRunner, rec: Sealed): Promise<Outcome<{ dir: 
  * The paths apply_change never writes, judged as file_write judges them (one predicate,
  * files/protected.ts: .git in any case and at any depth, the state folder, toolgate.json and
  * toolgate.lock in any folder, the config in use, the authored-tools folder), plus the worktree
- * root's records and anything outside the workspace (the repository's top may lie above it).
+ * root's records, anything outside the workspace (the repository's top may lie above it), and
+ * anything in a folder git would take for a repository (gitDirs).
  */
 function guardedPaths(rec: Sealed, top: string, scope: ApplyScope): { path: string; why: string }[] {
   const ws = realpathSync(scope.workspace);
   const out: { path: string; why: string }[] = [];
+  const unplain = (p: string) => p.split("/").some((s) => s === "" || s === "." || s === "..");
+  const repos = gitDirs(top, rec.files.map((f) => f.path).filter((p) => !unplain(p)));
   for (const { path } of rec.files) {
     const abs = join(top, path);
-    if (path.split("/").some((s) => s === "" || s === "." || s === "..")) out.push({ path, why: "not a plain relative path" });
+    const repo = repos.find((d) => d === "." || isInside(d, path));
+    if (unplain(path)) out.push({ path, why: "not a plain relative path" });
     else if (!isInside(ws, abs)) out.push({ path, why: "outside the workspace" });
+    else if (repo !== undefined) out.push({ path, why: `inside ${repo === "." ? "the checkout's top" : repo}, which holds HEAD beside config, objects/ or refs/ (in the checkout or with the change): git would take it for a repository and run what its config and hooks name, so apply_change never writes there, as it never writes .git` });
     else {
       const refused = refuseProtected(ws, { ...(scope.stateDir ? { stateDir: scope.stateDir } : {}), controlFiles: scope.controlFiles }, relative(ws, abs));
       if (refused && !refused.ok) out.push({ path, why: refused.refusal.message });
     }
   }
   return out;
+}
+
+/**
+ * The folders (relative to the checkout's top, "." for the top) holding one of `paths` that look
+ * like a git directory once the change is in: a `HEAD` beside a `config`, `objects` or `refs`,
+ * counting what the checkout holds there now and what the change brings, names in any case (as
+ * .git is judged). A bare repository a child left in its tree (`x/HEAD`, `x/config` naming
+ * core.fsmonitor, `x/hooks/`) would otherwise sit in the checkout, where `git -C x` runs what it names.
+ */
+function gitDirs(top: string, paths: readonly string[]): string[] {
+  /** Per folder: each entry's lower-cased name, and whether one of that name is a file (not a folder). */
+  const folders = new Map<string, Map<string, boolean>>();
+  const note = (dir: string, name: string, file: boolean) => {
+    const entries = folders.get(dir) ?? new Map<string, boolean>();
+    entries.set(name.toLowerCase(), file || entries.get(name.toLowerCase()) === true);
+    folders.set(dir, entries);
+  };
+  for (const path of paths) {
+    const parts = path.split("/");
+    parts.forEach((name, i) => note(i === 0 ? "." : parts.slice(0, i).join("/"), name, i === parts.length - 1));
+  }
+  const found: string[] = [];
+  for (const [dir, entries] of folders) {
+    try {
+      for (const e of readdirSync(join(top, dir), { withFileTypes: true })) note(dir, e.name, !e.isDirectory());
+    } catch {
+      // Not in the checkout (yet): the change's own entries decide.
+    }
+    const file = (name: string) => entries.get(name) === true;
+    if (file("head") && (file("config") || entries.has("objects") || entries.has("refs"))) found.push(dir);
+  }
+  return found;
 }
 
 /** What apply_change's writes are scoped by: the workspace, the state folder and the control paths (absolute) it never writes. */
@@ -94,7 +131,7 @@ export async function planApply(p: ProcessRunner, rec: Sealed, scope: ApplyScope
   const guarded = guardedPaths(rec, top, scope);
   if (guarded.length > 0) {
     const list = guarded.map((g) => g.path);
-    return refuse("change.protected", `the change touches files apply_change never writes, as file_write never does (.git, toolgate's state folder and control files, or outside the workspace): ${list.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true})`, { files: list, why: guarded.map((g) => `${g.path}: ${g.why}`) });
+    return refuse("change.protected", `the change touches files apply_change never writes, as file_write never does (.git or a folder git would take for a repository, toolgate's state folder and control files, or outside the workspace): ${list.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true})`, { files: list, why: guarded.map((g) => `${g.path}: ${g.why}`) });
   }
   const files = await checkouts(p, rec);
   if (!files.ok) return files;

@@ -22,8 +22,7 @@ export default defineTool({
   audit: (args) => (typeof args === "object" && args !== null && typeof (args as { url?: unknown }).url === "string" ? { ...args, url: urlAudit((args as { url: string }).url) } : args),
   needs: (args) => {
     const hostPort = netNeed(args.url);
-    if (hostPort === null) return refuse("url.rejected", "the URL cannot be parsed (give an absolute http:// or https:// URL)", { rule: "invalid_url" });
-    return { ok: true, value: [{ kind: "net", value: hostPort }] };
+    return hostPort.ok ? { ok: true, value: [{ kind: "net", value: hostPort.value }] } : hostPort;
   },
   handler: async (args, ctx) => {
     if (!ctx.http) return refuse("web.unavailable", "this context has no network adapter");
@@ -75,17 +74,29 @@ function urlAudit(raw: string): string {
   }
 }
 
-/** `host:port` the call needs --allow-net for, or null when the URL does not parse. */
-export function netNeed(raw: string): string | null {
+/**
+ * `host:port` the call needs --allow-net for. A URL that does not parse, has no host, or whose scheme
+ * is not http or https (a bare `file:` as much as `file:///etc/x` or `file://host/x`) is refused here,
+ * before a grant or an approval is asked for, in the URL policy's words (src/http/policy.ts).
+ */
+export function netNeed(raw: string): Outcome<string> {
+  let u: URL;
   try {
-    const u = new URL(raw);
-    const port = u.port || (u.protocol === "https:" ? "443" : "80");
-    const host = u.hostname.replace(/(?<=[^.])\.$/, "");
-    return host === "" ? null : `${host}:${port}`;
+    u = new URL(raw);
   } catch {
-    return null;
+    return refuse("url.rejected", UNPARSED, { rule: "invalid_url" });
   }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    const scheme = u.protocol.slice(0, -1).slice(0, 20);
+    const file = scheme === "file" ? " (a file: URL names a file on this machine: file_read reads one)" : "";
+    return refuse("url.rejected", `the scheme ${JSON.stringify(scheme)} is not allowed; only http and https are${file}`, { rule: "scheme", scheme });
+  }
+  const host = u.hostname.replace(/(?<=[^.])\.$/, "");
+  if (host === "" || host.endsWith(".")) return refuse("url.rejected", "the URL has no host name", { rule: "invalid_url" });
+  return { ok: true, value: `${host}:${u.port || (u.protocol === "https:" ? "443" : "80")}` };
 }
+
+const UNPARSED = "the URL cannot be parsed (give an absolute http:// or https:// URL)";
 
 function kindOf(type: string, bytes: Uint8Array): "html" | "text" | "binary" {
   if (type === "text/html" || type === "application/xhtml+xml") return "html";
