@@ -46,9 +46,11 @@ export interface McpSession {
   readonly server: ServerInfo;
   /**
    * The server's notifications outside any call of toolgate's (resources updated, lists changed,
-   * log messages with no call in flight) go to `fn`; one listener, set by the gateway.
+   * log messages with no call in flight) go to `fn`; one listener, set by the gateway. A log
+   * message that is nobody's to see (calls for several owners in flight: Peers.log) is dropped;
+   * `dropped` hears that it was, to count it.
    */
-  onNotification(fn: (method: string, params: Record<string, unknown>) => void): void;
+  onNotification(fn: (method: string, params: Record<string, unknown>) => void, dropped?: () => void): void;
   close(): Promise<void>;
 }
 
@@ -95,11 +97,17 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   }
   // Undeclared sampling (the SDK refuses a handler for it): the server still hears why, not just "method not found".
   let notified: ((method: string, params: Record<string, unknown>) => void) | undefined;
-  // A log message belongs to the call in flight when there is exactly one (it is shown before that
-  // call's result); everything else goes to the gateway's listener.
+  let dropped: (() => void) | undefined;
+  // A log message goes to the call it belongs to (shown before that call's result), or nowhere
+  // when that is unclear (Peers.log); with no call in flight, to the gateway's listener as the
+  // rest do.
   client.fallbackNotificationHandler = async (n) => {
     const params = (n.params ?? {}) as Record<string, unknown>;
-    if (n.method === "notifications/message" && peers.log(params)) return;
+    if (n.method === "notifications/message") {
+      const route = peers.log(params);
+      if (route === "unclear") dropped?.();
+      if (route !== "outside") return;
+    }
     notified?.(n.method, params);
   };
   client.fallbackRequestHandler = async (r) => {
@@ -150,8 +158,9 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       return tools;
     },
     server: { capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>, instructions: client.getInstructions() },
-    onNotification(fn) {
+    onNotification(fn, onDropped) {
       notified = fn;
+      dropped = onDropped;
     },
     callTool: (name, args, opts) => raw("tools/call", { name, arguments: args as Record<string, unknown>, ...(opts.meta ? { _meta: opts.meta } : {}) }, opts, callResult),
     request: (method, params, opts) => raw(method, params, opts, anyResult),

@@ -1,5 +1,7 @@
 // Routing a server's requests to the call in flight: the only one is asked; none, several, a
 // non-form mode or a peer that cannot ask means declined; sampling goes only to a peer that relays.
+// A log message goes to the calls in flight when they are one owner's; with several owners' calls
+// in flight it is nobody's.
 import { describe, expect, test } from "bun:test";
 import { Peers, type ElicitAnswer, type Peer } from "../../src/mcp/peer.ts";
 
@@ -54,5 +56,51 @@ describe("Peers.sample", () => {
     leave();
     peers.enter({ sample: async (p) => ({ echoed: p }) });
     expect(await peers.sample({ x: 1 }, signal)).toEqual({ echoed: { x: 1 } });
+  });
+});
+
+describe("Peers.log", () => {
+  const alice = {};
+  const bob = {};
+  const line = { level: "info", data: "asked for private doc x" };
+  function listening(owner?: object): Peer & { got: unknown[] } {
+    const got: unknown[] = [];
+    return { got, ...(owner ? { owner } : {}), log: (p) => void got.push(p) };
+  }
+
+  test("no call in flight: outside any call (the session's listener has it)", () => {
+    expect(new Peers().log(line)).toBe("outside");
+  });
+
+  test("calls of one owner in flight: theirs, shown once; a call that cannot show it keeps it from everyone else", () => {
+    const peers = new Peers();
+    const a1 = listening(alice);
+    const a2 = listening(alice);
+    const leave = peers.enter(a1);
+    peers.enter(a2);
+    expect(peers.log(line)).toBe("call");
+    expect([a1.got, a2.got]).toEqual([[line], []]);
+    leave();
+    expect(peers.log(line)).toBe("call");
+    expect(a2.got).toEqual([line]);
+    const mute = new Peers();
+    mute.enter({ owner: alice });
+    expect(mute.log(line)).toBe("call");
+  });
+
+  test("calls of two owners in flight and nothing tying it: nobody's (unclear), shown to neither; calls without an owner are each their own", () => {
+    const peers = new Peers();
+    const a = listening(alice);
+    const b = listening(bob);
+    peers.enter(a);
+    peers.enter(b);
+    expect(peers.log(line)).toBe("unclear");
+    const ownerless = new Peers();
+    const x = listening();
+    const y = listening();
+    ownerless.enter(x);
+    ownerless.enter(y);
+    expect(ownerless.log(line)).toBe("unclear");
+    expect([a.got, b.got, x.got, y.got]).toEqual([[], [], [], []]);
   });
 });
