@@ -41,39 +41,56 @@ export interface Peer {
 
 export const NO_MODEL = "toolgate holds no model, so it cannot answer sampling/createMessage";
 
+type Id = string | number;
+
+/** One call in flight: its peer and, once sent, its request's id on the connection. */
+export interface InFlight {
+  readonly peer: Peer;
+  id?: Id;
+}
+
 /**
- * Where a server's log message went: to a call in flight (`call`: that call's peer shows it, when
- * it can); to nobody's call, none being in flight (`outside`: the session's listener has it); or
- * nowhere (`unclear`: calls of several owners were in flight).
+ * Where a server's log message went: to a call (`call`: that call's peer shows it, when the call
+ * is still in flight and its peer can); to nobody's call, none being in flight and nothing tying
+ * it to one (`outside`: the session's listener has it); or nowhere (`unclear`: calls of several
+ * owners were in flight and nothing tied it to one).
  */
 export type LogRoute = "call" | "outside" | "unclear";
 
 /** The calls in flight on one connection, each with its peer: a server's request goes to the only one. */
 export class Peers {
-  readonly #live = new Set<Peer>();
+  readonly #live = new Set<InFlight>();
 
-  enter(peer: Peer): () => void {
-    this.#live.add(peer);
-    return () => void this.#live.delete(peer);
+  /** A call from now until `leave()`; set its `id` once its request is sent. */
+  enter(peer: Peer): InFlight & { leave(): void } {
+    const call: InFlight & { leave(): void } = { peer, leave: () => void this.#live.delete(call) };
+    this.#live.add(call);
+    return call;
   }
 
   /** The peer a server request belongs to, or why there is none. */
   only(): { peer: Peer } | { why: string } {
-    if (this.#live.size === 1) return { peer: [...this.#live][0]! };
+    if (this.#live.size === 1) return { peer: [...this.#live][0]!.peer };
     return { why: this.#live.size === 0 ? "no call of toolgate's is in flight on this connection" : "several calls are in flight on this connection, so whose person to ask is unknown" };
   }
 
   /**
-   * A server's log message, to the calls in flight when they are all one owner's (nothing on the
-   * message says which request it answers). Calls of several owners in flight: nobody's to see
-   * (a log line may say what its server was asked, and for whom).
+   * A server's log message, to the call it belongs to: the call whose request `related` names
+   * (it came on that request's own stream; dropped when that call is over, as it is nobody
+   * else's), else, with nothing tying it, the calls in flight when they are all one owner's.
+   * Calls of several owners in flight and nothing tying it: nobody's to see (a log line may say
+   * what its server was asked, and for whom).
    */
-  log(params: Record<string, unknown>): LogRoute {
+  log(params: Record<string, unknown>, related?: Id): LogRoute {
+    if (related !== undefined) {
+      for (const c of this.#live) if (c.id === related) c.peer.log?.(params);
+      return "call";
+    }
     if (this.#live.size === 0) return "outside";
     const calls = [...this.#live];
-    const owner = calls[0]!.owner ?? calls[0]!;
-    if (calls.some((p) => (p.owner ?? p) !== owner)) return "unclear";
-    calls.find((p) => p.log)?.log!(params);
+    const owner = calls[0]!.peer.owner ?? calls[0]!.peer;
+    if (calls.some((c) => (c.peer.owner ?? c.peer) !== owner)) return "unclear";
+    calls.find((c) => c.peer.log)?.peer.log!(params);
     return "call";
   }
 

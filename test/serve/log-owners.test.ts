@@ -3,9 +3,9 @@
 // inside every request it answers, naming what it was asked. A line sent while answering one
 // client reaches that client, before its answer, and no other; a line sent while requests of both
 // clients are in flight on the one upstream connection, with nothing tying it to one of them, is
-// dropped (and counted on stderr), never broadcast. Whether a client saw another's line is read
-// after a resource update both are subscribed to, sent by the upstream after the lines, on the
-// stream a broadcast takes.
+// dropped (and counted on stderr), never broadcast. Over HTTP the upstream's answer stream ties
+// each line to its request. Whether a client saw another's line is read after a resource update
+// both are subscribed to, sent by the upstream after the lines, on the stream a broadcast takes.
 import { describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -67,15 +67,30 @@ async function settled(by: Watched, all: readonly Watched[]): Promise<void> {
   await Promise.all(all.map((w, i) => w.until(() => w.updates.length > before[i]!, "heard the last marker change")));
 }
 
-/** A workspace whose config names the fixture as `docs`, a stdio child. */
-function site(root: string): { ws: string; home: string; config: string } {
+/** A workspace whose config names the fixture as `docs`: a stdio child, or the server at `url`. */
+function site(root: string, url?: string): { ws: string; home: string; config: string } {
   const ws = join(root, "ws");
   const home = join(root, "home");
   mkdirSync(ws, { recursive: true });
   mkdirSync(home, { recursive: true });
   const config = join(home, "toolgate.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { docs: { command: process.execPath, args: [FIXTURE] } } }));
+  writeFileSync(config, JSON.stringify({ mcpServers: { docs: url ? { type: "http", url } : { command: process.execPath, args: [FIXTURE] } } }));
   return { ws, home, config };
+}
+
+/** The fixture over Streamable HTTP on loopback, its URL read from its first line. */
+async function fixtureHttp(): Promise<{ url: string; port: number } & AsyncDisposable> {
+  const proc = Bun.spawn([process.execPath, FIXTURE, "--http"], { stdout: "pipe", stderr: "ignore" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  for (let i = 0; i < 100 && !text.includes("\n"); i++) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  const url = /^URL (\S+)/.exec(text)?.[1];
+  if (!url) throw new Error(`the fixture did not start: ${text}`);
+  return { url, port: Number(new URL(url).port), [Symbol.asyncDispose]: async () => void (proc.kill(), await proc.exited) };
 }
 
 const ASKED = (doc: string) => [`asked for private doc ${doc} (resources/read)`, `asked for private doc ${doc} (prompts/get)`, `asked for private doc ${doc} (completion/complete)`, `asked for private doc ${doc} (tools/call)`];
@@ -131,5 +146,24 @@ describe("serve --http: a log line goes to the client whose request it came from
     await served.said('toolgate: MCP server "docs": a log message was dropped');
     expect(served.stderr()).toContain("2 so far");
     expect(served.stderr()).not.toContain("meet a");
+  }, 60_000);
+
+  test("two calls in flight on one HTTP upstream: the upstream's answer stream ties each line to its call, so each client gets exactly its own", async () => {
+    await using root = tempDir();
+    await using upstream = await fixtureHttp();
+    const s = site(root.path, upstream.url);
+    await using served = await serveHttp(["--no-token", "--config", s.config, `--allow-net=127.0.0.1:${upstream.port}`, "--approve", "all"], { cwd: s.ws, home: s.home });
+    const a = await watched(served.url);
+    const b = await watched(served.url);
+    await using _a = a.client;
+    await using _b = b.client;
+    await streamsOpen(a, [a, b]);
+    const [ra, rb] = await Promise.all([a.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "a" } }), b.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "b" } })]);
+    expect([ra.isError, rb.isError]).toEqual([undefined, undefined]);
+    // Before each answer, on its own stream.
+    expect([a.lines, b.lines]).toEqual([["meet a"], ["meet b"]]);
+    await settled(a, [a, b]);
+    expect([a.lines, b.lines]).toEqual([["meet a"], ["meet b"]]);
+    expect(served.stderr()).not.toContain("was dropped");
   }, 60_000);
 });
