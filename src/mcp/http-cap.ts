@@ -4,12 +4,20 @@
 // the request is answered with a JSON-RPC error carrying CAP_MARK, which session.ts tells apart
 // from anything a server could send. An SSE event holding an answer whose envelope the SDK refuses
 // is handed on as transport.ts's stand-in for it, as over a pipe (the SDK would drop the event).
+// A log message on the stream of a POST that carried one request is marked with that request's id
+// (RELATED_MARK), which session.ts reads and removes: the line belongs to that request's call.
 import type { PolicyFetch } from "./connection.ts";
 import { isObject } from "./envelope.ts";
 import { MAX_MESSAGE_BYTES, malformedStandIn } from "./transport.ts";
 
 /** In the `data` of the error that stands for a cut answer: random per process, never sent anywhere. */
 export const CAP_MARK = crypto.randomUUID();
+
+/**
+ * The params key that carries, on a log message, the id of the request on whose stream it came:
+ * random per process, so no server can send it.
+ */
+export const RELATED_MARK = `toolgate-related-${crypto.randomUUID()}`;
 
 /** Statuses whose response may carry no body. */
 const NULL_BODY = new Set([101, 204, 205, 304]);
@@ -42,7 +50,7 @@ export function cappedFetch(base: PolicyFetch, max = MAX_MESSAGE_BYTES): PolicyF
     if (response.body === null || NULL_BODY.has(response.status)) return response;
     const requests = requestsOf(init?.body);
     const sse = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() === "text/event-stream";
-    const body = sse ? sseCapped(response.body, max, requests) : await bodyCapped(response, max, requests);
+    const body = sse ? sseCapped(response.body, max, requests, requests.length === 1 ? requests[0]!.id : undefined) : await bodyCapped(response, max, requests);
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
@@ -76,9 +84,10 @@ const LF = 10;
 /**
  * Passes an SSE stream on whole events (an event ends at an empty line: LF, CR or CRLF). An
  * event past `max` is dropped unread, the upstream body cancelled, and the POST's requests
- * answered by cut errors, so a call fails at once instead of waiting out its deadline.
+ * answered by cut errors, so a call fails at once instead of waiting out its deadline. `related`:
+ * the one request the POST carried, whose id its log messages are marked with.
  */
-function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: readonly { id: Id; method: string }[]): ReadableStream<Uint8Array> {
+function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: readonly { id: Id; method: string }[], related: Id | undefined): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let held: Uint8Array[] = [];
   let eventBytes = 0;
@@ -145,7 +154,7 @@ function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: read
           continue;
         }
         // One chunk per whole event (or run of events), as the parser will take it.
-        controller.enqueue(standingIn(held.length === 0 ? value.subarray(0, end) : Buffer.concat([...held, value.subarray(0, end)]), decoder));
+        controller.enqueue(standingIn(held.length === 0 ? value.subarray(0, end) : Buffer.concat([...held, value.subarray(0, end)]), decoder, related));
         held = end < value.length ? [value.subarray(end)] : [];
         return;
       }
@@ -156,12 +165,13 @@ function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: read
 
 /**
  * `events` (whole SSE events: the parser's state ends with each) with every answer whose envelope
- * the SDK refuses replaced by its stand-in (the event's other fields kept); the same bytes when
- * there is none. Events are read as the SDK's parser reads them: a `data` field per line, joined by
- * LF; only an event of type `message` (or none) with data is a message. `decoder` is the stream's
- * (a BOM is dropped at its start only, as the SDK's decoder does).
+ * the SDK refuses replaced by its stand-in, and each log message marked with `related` (when
+ * given), the event's other fields kept; the same bytes when there is neither. Events are read as
+ * the SDK's parser reads them: a `data` field per line, joined by LF; only an event of type
+ * `message` (or none) with data is a message. `decoder` is the stream's (a BOM is dropped at its
+ * start only, as the SDK's decoder does).
  */
-function standingIn(events: Uint8Array, decoder: TextDecoder): Uint8Array {
+function standingIn(events: Uint8Array, decoder: TextDecoder, related: Id | undefined): Uint8Array {
   const lines = decoder.decode(events, { stream: true }).split(/\r\n|\r|\n/);
   let changed = false;
   let start = 0;
@@ -173,11 +183,11 @@ function standingIn(events: Uint8Array, decoder: TextDecoder): Uint8Array {
     });
     const type = fields.findLast(([f]) => f === "event")?.[1] ?? "";
     const data = fields.filter(([f]) => f === "data").map(([, v]) => v).join("\n");
-    const standIn = data !== "" && (type === "" || type === "message") ? parsedStandIn(data) : null;
-    if (standIn !== null) {
+    const instead = data !== "" && (type === "" || type === "message") ? replaced(data, related) : null;
+    if (instead !== null) {
       changed = true;
       const kept = lines.slice(start, i).filter((_, j) => fields[j]![0] !== "data");
-      lines.splice(start, i - start, ...kept, `data: ${JSON.stringify(standIn)}`);
+      lines.splice(start, i - start, ...kept, `data: ${JSON.stringify(instead)}`);
       i = start + kept.length + 1;
     }
     start = i + 1;
@@ -185,12 +195,15 @@ function standingIn(events: Uint8Array, decoder: TextDecoder): Uint8Array {
   return changed ? new TextEncoder().encode(lines.join("\n")) : events;
 }
 
-function parsedStandIn(data: string): ReturnType<typeof malformedStandIn> {
+/** What an event's message is handed on as: its stand-in, or itself marked as `related`'s log message; null: as it is. */
+function replaced(data: string, related: Id | undefined): object | null {
   let m: unknown;
   try {
     m = JSON.parse(data);
   } catch {
     return null;
   }
-  return isObject(m) ? malformedStandIn(m) : null;
+  if (!isObject(m)) return null;
+  if (related !== undefined && m.method === "notifications/message" && !("id" in m) && isObject(m.params)) return { ...m, params: { ...m.params, [RELATED_MARK]: related } };
+  return malformedStandIn(m);
 }

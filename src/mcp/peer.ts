@@ -1,7 +1,8 @@
 // What the caller of one MCP call can do for the server while the call runs: answer an
 // elicitation (a form for the person, or a relay to an upstream client), relay sampling (toolgate
-// holds no model), show progress. A session routes a server's request to the one call in flight;
-// with none, or several (a shared served connection), nobody is asked: declined.
+// holds no model), show progress, see the server's log lines. A session routes a server's request
+// to the one call in flight; with none, or several (a shared served connection), nobody is asked:
+// declined. A log line goes to the call it belongs to, and never to anyone else's.
 
 /** An `elicitation/create` in form mode, as the server sent it (untrusted). */
 export interface ElicitForm {
@@ -21,6 +22,11 @@ export interface Progress {
 }
 
 export interface Peer {
+  /**
+   * Who the call is made for (in `serve`, the client that asked): the calls of one owner may see
+   * each other's log lines. A call without one is its own owner.
+   */
+  readonly owner?: object;
   /** Asks for the form; absent: the server's elicitation is declined. */
   elicit?(form: ElicitForm, signal: AbortSignal): Promise<ElicitAnswer>;
   /** Relays `sampling/createMessage` (its params) and returns the answer; absent: refused. */
@@ -35,27 +41,57 @@ export interface Peer {
 
 export const NO_MODEL = "toolgate holds no model, so it cannot answer sampling/createMessage";
 
+type Id = string | number;
+
+/** One call in flight: its peer and, once sent, its request's id on the connection. */
+export interface InFlight {
+  readonly peer: Peer;
+  id?: Id;
+}
+
+/**
+ * Where a server's log message went: to a call (`call`: that call's peer shows it, when the call
+ * is still in flight and its peer can); to nobody's call, none being in flight and nothing tying
+ * it to one (`outside`: the session's listener has it); or nowhere (`unclear`: calls of several
+ * owners were in flight and nothing tied it to one).
+ */
+export type LogRoute = "call" | "outside" | "unclear";
+
 /** The calls in flight on one connection, each with its peer: a server's request goes to the only one. */
 export class Peers {
-  readonly #live = new Set<Peer>();
+  readonly #live = new Set<InFlight>();
 
-  enter(peer: Peer): () => void {
-    this.#live.add(peer);
-    return () => void this.#live.delete(peer);
+  /** A call from now until `leave()`; set its `id` once its request is sent. */
+  enter(peer: Peer): InFlight & { leave(): void } {
+    const call: InFlight & { leave(): void } = { peer, leave: () => void this.#live.delete(call) };
+    this.#live.add(call);
+    return call;
   }
 
   /** The peer a server request belongs to, or why there is none. */
   only(): { peer: Peer } | { why: string } {
-    if (this.#live.size === 1) return { peer: [...this.#live][0]! };
+    if (this.#live.size === 1) return { peer: [...this.#live][0]!.peer };
     return { why: this.#live.size === 0 ? "no call of toolgate's is in flight on this connection" : "several calls are in flight on this connection, so whose person to ask is unknown" };
   }
 
-  /** A server's log message while exactly one call with a log listener is in flight: given to it (true), else not taken. */
-  log(params: Record<string, unknown>): boolean {
-    const owner = this.only();
-    if (!("peer" in owner) || !owner.peer.log) return false;
-    owner.peer.log(params);
-    return true;
+  /**
+   * A server's log message, to the call it belongs to: the call whose request `related` names
+   * (it came on that request's own stream; dropped when that call is over, as it is nobody
+   * else's), else, with nothing tying it, the calls in flight when they are all one owner's.
+   * Calls of several owners in flight and nothing tying it: nobody's to see (a log line may say
+   * what its server was asked, and for whom).
+   */
+  log(params: Record<string, unknown>, related?: Id): LogRoute {
+    if (related !== undefined) {
+      for (const c of this.#live) if (c.id === related) c.peer.log?.(params);
+      return "call";
+    }
+    if (this.#live.size === 0) return "outside";
+    const calls = [...this.#live];
+    const owner = calls[0]!.peer.owner ?? calls[0]!.peer;
+    if (calls.some((c) => (c.peer.owner ?? c.peer) !== owner)) return "unclear";
+    calls.find((c) => c.peer.log)?.peer.log!(params);
+    return "call";
   }
 
   /** A server's elicitation/create: asked through the call's peer when it can ask, else declined. */

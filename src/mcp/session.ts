@@ -6,7 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { EarlyInitialized, MALFORMED_MARK, PinnedProtocol } from "./transport.ts";
 import { whereRefused } from "./refused.ts";
-import { NO_MODEL, Peers, type Peer } from "./peer.ts";
+import { NO_MODEL, Peers, type InFlight, type Peer } from "./peer.ts";
 import { isLongRunning } from "../result/lifetime.ts";
 
 export interface ListedTool {
@@ -46,9 +46,11 @@ export interface McpSession {
   readonly server: ServerInfo;
   /**
    * The server's notifications outside any call of toolgate's (resources updated, lists changed,
-   * log messages with no call in flight) go to `fn`; one listener, set by the gateway.
+   * log messages with no call in flight and nothing tying them to one) go to `fn`; one listener,
+   * set by the gateway. A log message that is nobody's to see (calls for several owners in
+   * flight, nothing tying it to one: Peers.log) is dropped; `dropped` hears that it was, to count it.
    */
-  onNotification(fn: (method: string, params: Record<string, unknown>) => void): void;
+  onNotification(fn: (method: string, params: Record<string, unknown>) => void, dropped?: () => void): void;
   close(): Promise<void>;
 }
 
@@ -60,8 +62,9 @@ const refusal = (code: number, message: string) => Object.assign(new Error(messa
 /**
  * `sampling`: declare the capability (serve, which can relay it to a client that has it).
  * `cutMark`: the `data.toolgate` of the error that stands for an answer cut at the bound (http-cap.ts).
+ * `relatedMark`: the params key by which the transport ties a log message to a request (http-cap.ts).
  */
-export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; cutMark?: string; early?: boolean }): Promise<McpSession> {
+export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; cutMark?: string; relatedMark?: string; early?: boolean }): Promise<McpSession> {
   // A one-shot process parses each of the SDK's schemas a few times at most: zod's interpreter does
   // that sooner than compiling a parser first (the initialize answer about 4 ms sooner). Set before
   // the SDK's schemas are made; a long-running process keeps the compiled parsers.
@@ -95,11 +98,21 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   }
   // Undeclared sampling (the SDK refuses a handler for it): the server still hears why, not just "method not found".
   let notified: ((method: string, params: Record<string, unknown>) => void) | undefined;
-  // A log message belongs to the call in flight when there is exactly one (it is shown before that
-  // call's result); everything else goes to the gateway's listener.
+  let dropped: (() => void) | undefined;
+  // A log message goes to the call it belongs to (shown before that call's result), or nowhere
+  // when that is unclear (Peers.log); with no call in flight, to the gateway's listener as the
+  // rest do. The transport's tie to a request is read and taken off.
   client.fallbackNotificationHandler = async (n) => {
-    const params = (n.params ?? {}) as Record<string, unknown>;
-    if (n.method === "notifications/message" && peers.log(params)) return;
+    let params = (n.params ?? {}) as Record<string, unknown>;
+    if (n.method === "notifications/message") {
+      let related: unknown;
+      if (opts.relatedMark !== undefined && opts.relatedMark in params) {
+        ({ [opts.relatedMark]: related, ...params } = params);
+      }
+      const route = peers.log(params, typeof related === "string" || typeof related === "number" ? related : undefined);
+      if (route === "unclear") dropped?.();
+      if (route !== "outside") return;
+    }
     notified?.(n.method, params);
   };
   client.fallbackRequestHandler = async (r) => {
@@ -128,6 +141,17 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   // already gone. A response is handed on a microtask later, after what came before it.
   const deliver = wired.onmessage!;
   wired.onmessage = (m: JSONRPCMessage) => ("method" in m ? deliver(m) : void Promise.resolve().then(() => deliver(m)));
+  // A call learns its request's id as the SDK writes the request, within client.request (raw()):
+  // a log message the transport ties to that id is the call's.
+  let sending: InFlight | undefined;
+  const send = wired.send.bind(wired);
+  wired.send = (m, options) => {
+    if (sending && "method" in m && "id" in m) {
+      sending.id = m.id;
+      sending = undefined;
+    }
+    return send(m, options);
+  };
   const negotiated = pinned?.negotiated;
   return {
     negotiated,
@@ -150,8 +174,9 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       return tools;
     },
     server: { capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>, instructions: client.getInstructions() },
-    onNotification(fn) {
+    onNotification(fn, onDropped) {
       notified = fn;
+      dropped = onDropped;
     },
     callTool: (name, args, opts) => raw("tools/call", { name, arguments: args as Record<string, unknown>, ...(opts.meta ? { _meta: opts.meta } : {}) }, opts, callResult),
     request: (method, params, opts) => raw(method, params, opts, anyResult),
@@ -159,10 +184,13 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   };
 
   async function raw(method: string, params: Record<string, unknown>, { timeoutMs, signal, peer }: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }, schema: typeof types.ResultSchema): Promise<CallOutcome> {
-    const leave = peers.enter(peer ?? {});
+    const call = peers.enter(peer ?? {});
     try {
       // onprogress makes the SDK send a progressToken; the server's notifications go to the peer.
-      const r = await client.request({ method, params } as never, schema, { timeout: timeoutMs, maxTotalTimeout: timeoutMs, ...(signal ? { signal } : {}), onprogress: (p) => peer?.progress?.(p) });
+      sending = call;
+      const answered = client.request({ method, params } as never, schema, { timeout: timeoutMs, maxTotalTimeout: timeoutMs, ...(signal ? { signal } : {}), onprogress: (p) => peer?.progress?.(p) });
+      sending = undefined;
+      const r = await answered;
       return { ok: true, result: r as Record<string, unknown> };
     } catch (e) {
       const code = (e as { code?: number }).code;
@@ -181,7 +209,7 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       if (Array.isArray(issues)) return { ok: false, kind: "malformed", message: whereRefused(issues) };
       return { ok: false, kind: "transport", message };
     } finally {
-      leave();
+      call.leave();
     }
   }
 }

@@ -83,13 +83,14 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
   }
 
   async function handle(req: Request): Promise<Response> {
-    const url = new URL(req.url);
+    // First, before anything reads the request: its URL is built from the Host header, and a Host
+    // that is not a host (`a b`, `127.0.0.1:8080,x`) makes one that does not parse.
     const problem = rebindingProblem(guard, req.headers.get("host"), req.headers.get("origin"));
     if (problem !== null) return rpcError(403, -32000, `Forbidden: ${problem}`);
     if (o.token !== null && !bearerMatches(req.headers.get("authorization"), o.token)) {
       return rpcError(401, -32000, "Unauthorized: send the bearer token serve printed (or the one in --token-file) as Authorization: Bearer TOKEN", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
     }
-    if (url.pathname !== MCP_PATH) return rpcError(404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
+    if (new URL(req.url).pathname !== MCP_PATH) return rpcError(404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
     if (req.method !== "POST" && req.method !== "GET" && req.method !== "DELETE") return rpcError(405, -32000, "Method not allowed.", { Allow: "GET, POST, DELETE" });
     const id = req.headers.get("mcp-session-id");
     if (id === null) return req.method === "POST" ? open(req) : rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");

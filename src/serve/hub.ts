@@ -18,7 +18,6 @@ import { fastPathFor } from "./dispatch.ts";
 import { elicitApproval } from "./elicit.ts";
 import { servedPeer } from "./peer.ts";
 import type { Relay, RelayClient } from "./relay.ts";
-import { admits } from "./relay-names.ts";
 import { relayHandlers } from "./relay-handlers.ts";
 import type { ServedNames } from "./names.ts";
 import { renderResult, renderTool, type CallResult, type ServedTool } from "./render.ts";
@@ -111,7 +110,7 @@ export class Hub {
     const client: RelayClient = { subscriptions: new Set(), level: undefined, notify: (method, params) => void server.notification({ method, ...(params ? { params } : {}) } as never).catch(() => {}) };
     const detach = relay?.attach(client);
     if (relay) relayHandlers(server, types, relay, client);
-    const log = relay ? (srv: string, params: Record<string, unknown>) => (client.level === undefined || admits(client.level, params.level) ? relay.logFor(srv, params) : undefined) : undefined;
+    const log = relay ? (srv: string, params: Record<string, unknown>) => relay.logFor(client, srv, params) : undefined;
     server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.tools() }));
     // Set as the protocol sets any handler (the request parsed once, against CallToolRequestSchema),
     // not through Server's tools/call override, which parses the request a second time and the
@@ -129,6 +128,7 @@ export class Hub {
       // (made when a tool first needs it: most calls never reach an upstream server).
       let served_: ReturnType<typeof servedPeer> | undefined;
       const peer: ReturnType<typeof servedPeer> = (who) => (served_ ??= servedPeer({
+        owner: client,
         capabilities: server.getClientCapabilities(),
         child: this.deps.child,
         progressToken: request.params._meta?.progressToken,

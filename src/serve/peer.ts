@@ -11,6 +11,8 @@ type SendRequest = (request: { method: string; params: Record<string, unknown> }
 type SendNotification = (n: { method: "notifications/progress" | "notifications/message"; params: Record<string, unknown> }) => Promise<void>;
 
 export interface ClientSide {
+  /** The client the call is made for: the owner of what its upstream server sends during it. */
+  readonly owner: object;
   /** What the client declared at initialize. */
   readonly capabilities: { readonly elicitation?: { readonly form?: object; readonly url?: object }; readonly sampling?: object } | undefined;
   readonly child: boolean;
@@ -37,6 +39,7 @@ export function servedPeer(side: ClientSide): NonNullable<CallScope["peer"]> {
   const sampling = !side.child && side.capabilities?.sampling !== undefined;
   const token = side.progressToken;
   return (who) => ({
+    owner: side.owner,
     ...(forms
       ? {
           elicit: async (form, signal) =>

@@ -3,33 +3,23 @@
 // relayed to each client through the same stages as a tool call: the server's start permission,
 // a journal row (effect read), the output boundary and redaction of the server's secrets. A
 // server's notifications go to the clients they belong to: an update to the clients subscribed to
-// that resource, a log message to the clients that set a level, list changes to every client.
+// that resource, list changes to every client, a log message sent during a request to the client
+// that asked (each relayed request carries its client as owner: mcp/peer.ts decides), one sent
+// outside any request to the clients that set a level. One whose owner is unclear is dropped and counted.
 import type { Entry } from "../catalog/catalog.ts";
-import { toolDigest } from "../catalog/catalog.ts";
 import { checkBoundary } from "../boundary/boundary.ts";
 import { redactValue } from "../boundary/redact.ts";
 import type { Connection } from "../mcp/connect.ts";
 import type { Peer } from "../mcp/peer.ts";
 import type { ServerInfo } from "../mcp/session.ts";
-import type { Need } from "../permission/types.ts";
-import { refuse, type Outcome } from "../result/result.ts";
 import type { Invoked } from "../runtime/invoke.ts";
-import type { StartCheck } from "../servers/call.ts";
-import { executableOf } from "../servers/digest.ts";
-import type { ServerStatus } from "../servers/list.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
+import { relayEntry, relayedOf, type Relayed, type RelaySources } from "./relay-entry.ts";
 import { admits, matchesTemplate, page, parseNamespaced, promptOwner, servedPrompt, servedUris, unknownResource } from "./relay-names.ts";
 
-/** What the relay needs of the remote sources (RemoteSources is one). */
-export interface RelaySources {
-  readonly status: readonly ServerStatus[];
-  spec(name: string): RemoteSpec | undefined;
-  connection(spec: RemoteSpec): Promise<Connection>;
-  checkStart(spec: RemoteSpec, need: Need): StartCheck | Promise<StartCheck>;
-  secretsOf(spec: RemoteSpec): string[];
-}
+export type { Relayed, RelaySources } from "./relay-entry.ts";
 
-/** One connected client, as the relay sends to it. */
+/** One connected client, as the relay sends to it; the owner of the requests it makes. */
 export interface RelayClient {
   notify(method: string, params?: Record<string, unknown>): void;
   readonly subscriptions: Set<string>;
@@ -37,7 +27,16 @@ export interface RelayClient {
   level: string | undefined;
 }
 
-export type RunRelayed = (entry: Entry, args: Record<string, unknown>, signal: AbortSignal, peer?: (call: { tool: string; server: string }) => Peer) => Promise<Invoked>;
+/** The peer of one relayed request on one server: its owner, and where its server's log lines go. */
+export type RelayPeer = (call: { tool: string; server: string }) => Peer;
+
+/** A client's request being relayed: its cancellation, and its peer. */
+export interface Asking {
+  readonly signal: AbortSignal;
+  readonly peer: RelayPeer;
+}
+
+export type RunRelayed = (entry: Entry, args: Record<string, unknown>, signal: AbortSignal, peer?: RelayPeer) => Promise<Invoked>;
 
 export interface RelayDeps {
   readonly sources: RelaySources;
@@ -50,9 +49,6 @@ export interface RelayDeps {
 
 const MAX_PAGES = 100;
 
-/** A relayed request's answer: the server's own result, or a JSON-RPC error (its code when the server gave one). */
-export type Relayed = { ok: true; result: Record<string, unknown> } | { ok: false; code: number; message: string; data?: Record<string, unknown> };
-
 export class Relay {
   readonly #clients = new Set<RelayClient>();
   readonly #wired = new WeakSet<Connection>();
@@ -62,6 +58,8 @@ export class Relay {
   #templates: Map<string, string[]> | undefined;
   /** Upstream subscriptions: `server\0uri` → how many clients hold it. */
   readonly #upstream = new Map<string, number>();
+  /** Log messages dropped as nobody's to see, by server. */
+  readonly #dropped = new Map<string, number>();
 
   constructor(private readonly deps: RelayDeps) {}
 
@@ -101,76 +99,34 @@ export class Relay {
     this.#clients.add(client);
     return () => {
       this.#clients.delete(client);
-      for (const served of client.subscriptions) void this.unsubscribe(client, served);
+      const asking: Asking = { signal: new AbortController().signal, peer: () => ({ owner: client }) };
+      for (const served of client.subscriptions) void this.unsubscribe(client, served, asking);
     };
   }
 
-  /** The pipeline entry of one method on one server: effect read, no approval, the server's start needs. */
+  /** The pipeline entry of one method on one server (made once). */
   #entry(spec: RemoteSpec, method: string): Entry {
     const key = `${spec.name}\0${method}`;
     let e = this.#entries.get(key);
-    if (e) return e;
-    const { sources } = this.deps;
-    const schema = { type: "object" };
-    e = {
-      name: method,
-      rawName: method,
-      origin: spec.origin,
-      description: `${method} relayed to MCP server "${spec.name}"`,
-      effect: "read",
-      approval: "never",
-      digest: toolDigest({ origin: spec.origin, name: method, schema, effect: "read", description: "", executable: executableOf(spec) }),
-      inputSchema: schema,
-      adapter: {
-        // The fast schema check; its output is judged as a remote source's (local paths and all).
-        builtin: true,
-        foreignOutput: true,
-        secrets: sources.secretsOf(spec),
-        ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
-        deadlineMs: spec.timeoutMs + 2_000,
-        needs: () => ({ ok: true, value: [...spec.needs] }),
-        checkNeed: (need) => sources.checkStart(spec, need),
-        run: (args, ctx) => this.#request(spec, method, args as Record<string, unknown>, ctx.signal, ctx.peer?.({ tool: method, server: spec.name })),
-      },
-    };
-    this.#entries.set(key, e);
+    if (!e) this.#entries.set(key, (e = relayEntry(spec, method, this.deps.sources, (s, conn) => this.#wire(s, conn))));
     return e;
   }
 
-  async #request(spec: RemoteSpec, method: string, params: Record<string, unknown>, signal: AbortSignal, peer?: Peer): Promise<Outcome<unknown>> {
-    let conn: Connection;
-    try {
-      conn = await this.deps.sources.connection(spec);
-    } catch (e) {
-      return refuse("mcp.server_down", `MCP server "${spec.name}" cannot be reached: ${(e as Error).message}`);
-    }
-    this.#wire(spec, conn);
-    const r = await conn.session.request(method, params, { timeoutMs: spec.timeoutMs, signal, ...(peer ? { peer } : {}) });
-    if (r.ok) return { ok: true, value: r.result };
-    if (r.kind === "protocol") return refuse("mcp.error", r.message, { code: r.code });
-    if (r.kind === "malformed") return refuse("mcp.malformed_result", `${method} to MCP server "${spec.name}": the answer is not a ${method} result (${r.message})`);
-    return refuse(r.kind === "too_large" ? "mcp.response_too_large" : r.kind === "deadline" ? "deadline" : "transport_lost", `${method} to MCP server "${spec.name}": ${r.message}`);
-  }
-
   /** Runs one request on one server through the pipeline, answered as the server answered or as an error. */
-  async #relay(spec: RemoteSpec, method: string, params: Record<string, unknown>, signal: AbortSignal, peer?: Parameters<RunRelayed>[3]): Promise<Relayed> {
-    const { envelope } = await this.deps.run(this.#entry(spec, method), params, signal, peer);
-    if (envelope.status === "success") return { ok: true, result: envelope.payload as Record<string, unknown> };
-    const details = (envelope as { details?: { code?: unknown } }).details;
-    const upstream = envelope.error_code === "mcp.error" && typeof details?.code === "number" ? details.code : undefined;
-    const message =
-      "message" in envelope && typeof envelope.message === "string"
-        ? envelope.message
-        : envelope.error_code === "sensitive_output_rejected"
-          ? "the server's answer was withheld by the output boundary; `toolgate log` says which rule fired, never the value"
-          : envelope.error_code;
-    return { ok: false, code: upstream ?? -32603, message: upstream !== undefined ? message : `${envelope.error_code}: ${message}`, data: { error_code: envelope.error_code } };
+  async #relay(spec: RemoteSpec, method: string, params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
+    return relayedOf(await this.deps.run(this.#entry(spec, method), params, asking.signal, asking.peer));
   }
 
   /** Server notifications outside a call: routed to the clients they belong to. */
   #wire(spec: RemoteSpec, conn: Connection): void {
     if (this.#wired.has(conn)) return;
     this.#wired.add(conn);
+    const dropped = () => {
+      const n = (this.#dropped.get(spec.name) ?? 0) + 1;
+      this.#dropped.set(spec.name, n);
+      // Each one counted; the operator hears of the 1st, 2nd, 4th, 8th, ...: a busy server cannot fill stderr.
+      if ((n & (n - 1)) === 0) this.deps.operator(`toolgate: MCP server "${spec.name}": a log message was dropped: requests of several clients were in flight and nothing tied it to one (${n} so far)`);
+    };
     conn.session.onNotification((method, params) => {
       if (method === "notifications/resources/updated" && typeof params.uri === "string") {
         const served = this.#servedUri(spec.name, params.uri);
@@ -179,10 +135,11 @@ export class Relay {
       } else if (method === "notifications/resources/list_changed" || method === "notifications/prompts/list_changed") {
         for (const c of this.#clients) c.notify(method);
       } else if (method === "notifications/message") {
+        // Sent while no request was in flight: to the clients that asked for log messages.
         const checked = this.checkedLog(spec, params);
         if (checked) for (const c of this.#clients) if (c.level !== undefined && admits(c.level, checked.level)) c.notify(method, checked);
       }
-    });
+    }, dropped);
   }
 
   /** A server's log message as a client may see it: secrets redacted, dropped when the boundary would withhold it. */
@@ -199,8 +156,12 @@ export class Relay {
     return undefined;
   }
 
-  /** A log message a server sent during a call of `server`'s, as the calling client may see it. */
-  logFor(server: string, params: Record<string, unknown>): Record<string, unknown> | undefined {
+  /**
+   * A log message `server` sent during a request of `client`'s, as that client may see it: at its
+   * level when it set one (a client that set none sees its own requests' lines), checked.
+   */
+  logFor(client: RelayClient, server: string, params: Record<string, unknown>): Record<string, unknown> | undefined {
+    if (client.level !== undefined && !admits(client.level, params.level)) return undefined;
     const spec = this.deps.sources.spec(server);
     return spec ? this.checkedLog(spec, params) : undefined;
   }
@@ -211,8 +172,8 @@ export class Relay {
   }
 
   /** resources/list, merged across servers and paginated here. */
-  async listResources(cursor: unknown, signal: AbortSignal): Promise<Relayed> {
-    const all = await this.#collect("resources/list", "resources", signal);
+  async listResources(cursor: unknown, asking: Asking): Promise<Relayed> {
+    const all = await this.#collect("resources/list", "resources", asking);
     if (!all.ok) return all;
     const byServer = new Map([...all.items].map(([server, items]) => [server, items.map((r) => String((r as { uri?: unknown }).uri))]));
     this.#uris = servedUris(byServer);
@@ -220,28 +181,28 @@ export class Relay {
     return page(served, "resources", cursor);
   }
 
-  async listTemplates(cursor: unknown, signal: AbortSignal): Promise<Relayed> {
-    const all = await this.#collect("resources/templates/list", "resourceTemplates", signal);
+  async listTemplates(cursor: unknown, asking: Asking): Promise<Relayed> {
+    const all = await this.#collect("resources/templates/list", "resourceTemplates", asking);
     if (!all.ok) return all;
     this.#templates = new Map([...all.items].map(([server, items]) => [server, items.map((t) => String((t as { uriTemplate?: unknown }).uriTemplate))]));
     return page([...all.items.values()].flat(), "resourceTemplates", cursor);
   }
 
-  async listPrompts(cursor: unknown, signal: AbortSignal): Promise<Relayed> {
-    const all = await this.#collect("prompts/list", "prompts", signal);
+  async listPrompts(cursor: unknown, asking: Asking): Promise<Relayed> {
+    const all = await this.#collect("prompts/list", "prompts", asking);
     if (!all.ok) return all;
     const exposed = this.deps.expose !== undefined;
     return page([...all.items].flatMap(([server, items]) => items.map((p) => ({ ...(p as object), name: servedPrompt(server, String((p as { name?: unknown }).name), exposed) }))), "prompts", cursor);
   }
 
   /** Every page of one list method from each server that offers `cap`, in the servers' order. */
-  async #collect(method: string, key: string, signal: AbortSignal): Promise<{ ok: true; items: Map<string, unknown[]> } | (Relayed & { ok: false })> {
+  async #collect(method: string, key: string, asking: Asking): Promise<{ ok: true; items: Map<string, unknown[]> } | (Relayed & { ok: false })> {
     const items = new Map<string, unknown[]>();
     for (const { spec } of this.#with(key === "prompts" ? "prompts" : "resources")) {
       const got: unknown[] = [];
       let next: string | undefined;
       for (let i = 0; i < MAX_PAGES; i++) {
-        const r = await this.#relay(spec, method, next ? { cursor: next } : {}, signal);
+        const r = await this.#relay(spec, method, next ? { cursor: next } : {}, asking);
         if (!r.ok) return r;
         const list = r.result[key];
         if (Array.isArray(list)) got.push(...list);
@@ -271,31 +232,31 @@ export class Relay {
   }
 
   /** The owner of a served URI, listing the templates first when no client has yet (a URI made from one). */
-  async #owner(served: string, signal: AbortSignal): Promise<{ spec: RemoteSpec; uri: string } | null> {
+  async #owner(served: string, asking: Asking): Promise<{ spec: RemoteSpec; uri: string } | null> {
     const owner = this.#resourceOwner(served);
     if (owner || this.#templates !== undefined) return owner;
-    await this.listTemplates(undefined, signal);
+    await this.listTemplates(undefined, asking);
     return this.#resourceOwner(served);
   }
 
-  async read(params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
+  async read(params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
     const served = String(params.uri);
-    const owner = await this.#owner(served, signal);
+    const owner = await this.#owner(served, asking);
     if (!owner) return unknownResource(served);
-    const r = await this.#relay(owner.spec, "resources/read", { ...params, uri: owner.uri }, signal);
+    const r = await this.#relay(owner.spec, "resources/read", { ...params, uri: owner.uri }, asking);
     if (!r.ok || owner.uri === served) return r;
     const contents = Array.isArray(r.result.contents) ? r.result.contents.map((c) => ((c as { uri?: unknown }).uri === owner.uri ? { ...(c as object), uri: served } : c)) : r.result.contents;
     return { ok: true, result: { ...r.result, contents } };
   }
 
-  async subscribe(client: RelayClient, params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
+  async subscribe(client: RelayClient, params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
     const served = String(params.uri);
-    const owner = await this.#owner(served, signal);
+    const owner = await this.#owner(served, asking);
     if (!owner) return unknownResource(served);
     const key = `${owner.spec.name}\0${owner.uri}`;
     if (!client.subscriptions.has(served)) {
       if ((this.#upstream.get(key) ?? 0) === 0) {
-        const r = await this.#relay(owner.spec, "resources/subscribe", { ...params, uri: owner.uri }, signal);
+        const r = await this.#relay(owner.spec, "resources/subscribe", { ...params, uri: owner.uri }, asking);
         if (!r.ok) return r;
       }
       this.#upstream.set(key, (this.#upstream.get(key) ?? 0) + 1);
@@ -304,7 +265,7 @@ export class Relay {
     return { ok: true, result: {} };
   }
 
-  async unsubscribe(client: RelayClient, served: string, signal?: AbortSignal): Promise<Relayed> {
+  async unsubscribe(client: RelayClient, served: string, asking: Asking): Promise<Relayed> {
     const owner = this.#resourceOwner(served);
     if (!owner || !client.subscriptions.delete(served)) return { ok: true, result: {} };
     const key = `${owner.spec.name}\0${owner.uri}`;
@@ -312,39 +273,39 @@ export class Relay {
     if (left > 0) this.#upstream.set(key, left);
     else {
       this.#upstream.delete(key);
-      const r = await this.#relay(owner.spec, "resources/unsubscribe", { uri: owner.uri }, signal ?? new AbortController().signal);
+      const r = await this.#relay(owner.spec, "resources/unsubscribe", { uri: owner.uri }, asking);
       if (!r.ok) return r;
     }
     return { ok: true, result: {} };
   }
 
-  async getPrompt(params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
+  async getPrompt(params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
     const servers = this.#with("prompts").map((s) => s.spec.name);
     const owner = promptOwner(String(params.name), servers, this.deps.expose !== undefined);
     const spec = owner && this.deps.sources.spec(owner.server);
     if (!owner || !spec) return { ok: false, code: -32602, message: `no prompt named ${JSON.stringify(params.name)}; prompts/list lists them` };
-    return this.#relay(spec, "prompts/get", { ...params, name: owner.name }, signal);
+    return this.#relay(spec, "prompts/get", { ...params, name: owner.name }, asking);
   }
 
-  async complete(params: Record<string, unknown>, signal: AbortSignal): Promise<Relayed> {
+  async complete(params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
     const ref = (params.ref ?? {}) as { type?: unknown; name?: unknown; uri?: unknown };
     if (ref.type === "ref/prompt") {
       const owner = promptOwner(String(ref.name), this.#with("completions").map((s) => s.spec.name), this.deps.expose !== undefined);
       const spec = owner && this.deps.sources.spec(owner.server);
       if (!owner || !spec) return { ok: false, code: -32602, message: `no prompt named ${JSON.stringify(ref.name)}` };
-      return this.#relay(spec, "completion/complete", { ...params, ref: { ...ref, name: owner.name } }, signal);
+      return this.#relay(spec, "completion/complete", { ...params, ref: { ...ref, name: owner.name } }, asking);
     }
     const uri = String(ref.uri);
-    if (this.#templates === undefined) await this.listTemplates(undefined, signal);
+    if (this.#templates === undefined) await this.listTemplates(undefined, asking);
     const owners = this.#with("completions").filter((s) => (this.#templates?.get(s.spec.name) ?? []).includes(uri));
     const spec = owners[0]?.spec ?? (this.#with("completions").length === 1 ? this.#with("completions")[0]!.spec : undefined);
     if (!spec) return { ok: false, code: -32602, message: `no resource template ${JSON.stringify(uri)}; resources/templates/list lists them` };
-    return this.#relay(spec, "completion/complete", params, signal);
+    return this.#relay(spec, "completion/complete", params, asking);
   }
 
   /** logging/setLevel: kept for this client, and forwarded to every relayed server that logs. */
-  async setLevel(client: RelayClient, level: string, signal: AbortSignal): Promise<void> {
+  async setLevel(client: RelayClient, level: string, asking: Asking): Promise<void> {
     client.level = level;
-    await Promise.all(this.#with("logging").map(({ spec }) => this.#relay(spec, "logging/setLevel", { level }, signal).catch(() => undefined)));
+    await Promise.all(this.#with("logging").map(({ spec }) => this.#relay(spec, "logging/setLevel", { level }, asking).catch(() => undefined)));
   }
 }

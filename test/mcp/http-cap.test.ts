@@ -2,10 +2,11 @@
 // ends, events split across chunks), a body read up to it, and past it the request's cut error
 // carrying CAP_MARK, the upstream body cancelled. An SSE answer whose envelope the SDK refuses is
 // handed on as the stand-in carrying MALFORMED_MARK (the SDK's own transport takes it and settles the request).
+// A log message on the stream of a POST that carried one request is marked with that request's id.
 import { describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { CAP_MARK, cappedFetch } from "../../src/mcp/http-cap.ts";
+import { CAP_MARK, cappedFetch, RELATED_MARK } from "../../src/mcp/http-cap.ts";
 import { MALFORMED_MARK } from "../../src/mcp/transport.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -98,6 +99,27 @@ describe("an SSE answer whose envelope the SDK refuses", () => {
     await settled;
     expect({ got, errors }).toEqual({ got: [JSON.parse(good), JSON.parse(standIn(7, "the answer: a key the protocol does not allow"))], errors: [] });
     await transport.close();
+  });
+});
+
+describe("a log message on a request's own stream", () => {
+  const log = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "asked for x" } });
+  const marked = (id: number | string) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "asked for x", [RELATED_MARK]: id } });
+  const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}';
+  const answer = '{"jsonrpc":"2.0","id":7,"result":{}}';
+
+  test("is marked with the id of the one request the POST carried; the progress and the answer beside it pass as they came", async () => {
+    const { base } = upstream([`id: 1\ndata: ${log}\n\ndata: ${progress}\n\n`, `data: ${answer}\n\n`], "text/event-stream");
+    expect(await read(await cappedFetch(base, 1024)("http://x/mcp", POST))).toEqual([`id: 1\ndata: ${marked(7)}\n\ndata: ${progress}\n\n`, `data: ${answer}\n\n`]);
+  });
+
+  test.each([
+    ["a GET stream (no request)", { method: "GET" }],
+    ["a POST of two requests (a batch)", { method: "POST", body: JSON.stringify([{ jsonrpc: "2.0", id: 7, method: "tools/call", params: {} }, { jsonrpc: "2.0", id: 8, method: "tools/call", params: {} }]) }],
+    ["a POST of a notification", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) }],
+  ])("is not marked on %s: nothing there names one request", async (_, init) => {
+    const { base } = upstream([`data: ${log}\n\n`], "text/event-stream");
+    expect(await read(await cappedFetch(base, 1024)("http://x/mcp", init))).toEqual([`data: ${log}\n\n`]);
   });
 });
 

@@ -4,6 +4,7 @@
 // session table are bounded, and SIGTERM ends the server and its children with exit 0.
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { connect as dial } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -19,6 +20,24 @@ const NODE = Bun.which("node") ?? "/usr/bin/node";
 
 
 const post = (url: string, headers: Record<string, string>, body = initializeBody) => fetch(url, { method: "POST", headers: { ...POST_HEADERS, ...headers }, body });
+
+/** The status of one request written byte for byte (fetch would refuse or fix such a Host), read from the status line. */
+async function rawStatus(port: number, head: readonly string[], body: string): Promise<number> {
+  const answer = await new Promise<string>((resolve, reject) => {
+    let got = "";
+    const socket = dial(port, "127.0.0.1", () => socket.write([...head, `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close", "", body].join("\r\n")));
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer in 10 s to ${JSON.stringify(head)}`)));
+    socket.on("data", (d) => {
+      got += d.toString("latin1");
+      if (got.includes("\r\n")) socket.destroy();
+    });
+    socket.on("close", () => resolve(got));
+    socket.on("error", reject);
+  });
+  const status = /^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1];
+  if (status === undefined) throw new Error(`no status line for ${JSON.stringify(head)}: ${JSON.stringify(answer.slice(0, 200))}`);
+  return Number(status);
+}
 
 describe("serve --http with the SDK's client", () => {
   test("lists, calls and journals with the generated token; stdin closed does not stop it", async () => {
@@ -92,6 +111,24 @@ describe("who may call", () => {
     expect(await status({ Origin: "file://localhost" })).toBe(403);
     // Loopback names with this port, and loopback origins, are this server.
     for (const h of [{ Host: `localhost:${port}` } as Record<string, string>, { Host: `[::1]:${port}` }, { Origin: "http://localhost:5173" }, { Origin: `https://127.0.0.1:${port}` }]) expect(await status(h)).toBe(200);
+  });
+  test("a Host that is not a host (a comma, a space, two Host lines, a bad port): refused 400 or 403 before anything reads the request, never 500", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serveHttp([], { cwd: s.ws, home: s.home });
+    const port = Number(new URL(served.url).port);
+    const own = `127.0.0.1:${port}`;
+    const hosts = [["a,b"], [`${own},x`], [`${own}, ${own}`], [own, own], ["a b"], [`[::1:${port}`], ["%zz"], ["a/b"], ["u@a"], ["127.0.0.1:99999"], [`:${port}`], [""]];
+    const seen: [string[], string, number][] = [];
+    for (const lines of hosts) {
+      for (const [method, auth] of [["POST", `Bearer ${served.token}`], ["GET", null]] as const) {
+        const head = [`${method} /mcp HTTP/1.1`, ...lines.map((h) => `Host: ${h}`), "Accept: application/json, text/event-stream", "Content-Type: application/json", ...(auth ? [`Authorization: ${auth}`] : [])];
+        seen.push([lines, method, await rawStatus(port, head, method === "POST" ? initializeBody : "")]);
+      }
+    }
+    expect(seen.filter(([, , status]) => status !== 400 && status !== 403)).toEqual([]);
+    // And the server still answers its own Host.
+    expect((await post(served.url, { Authorization: `Bearer ${served.token}` })).status).toBe(200);
   });
   test("a wildcard bind (0.0.0.0 with --http-public): Host must still name this machine, never another name or the wildcard", async () => {
     await using root = tempDir();
