@@ -20,6 +20,29 @@ export interface ChildPipes {
 /** In the `data` of the error that stands for an answer the protocol refuses: random per process, never sent anywhere. */
 export const MALFORMED_MARK = crypto.randomUUID();
 
+/** Around the `data` of each error answer the SDK's client received: random per process, never sent anywhere. */
+const RECEIVED_MARK = crypto.randomUUID();
+
+/**
+ * Set as a transport's `onmessage` before the SDK's client connects to it: the client calls it with
+ * each message it receives, before handling the message itself (Protocol.connect chains a handler
+ * that was set). An error answer's `data` is wrapped with RECEIVED_MARK, so that an error the
+ * server sent (or one toolgate's transports stand in for an answer with) is told apart from the
+ * errors the client makes itself with the same codes: -32000 when the connection closes, -32001
+ * when its timer fires. A server may send either code as its own.
+ */
+export function markReceived(message: JSONRPCMessage): void {
+  const error = (message as { id?: unknown; error?: unknown }).error;
+  if (!("id" in message) || !isObject(error) || (isObject(error.data) && error.data.toolgate === RECEIVED_MARK)) return;
+  error.data = { toolgate: RECEIVED_MARK, data: error.data };
+}
+
+/** For an error answer the client received (markReceived), the `data` it came with; undefined for an error the client made itself. */
+export function receivedData(e: unknown): { readonly data: unknown } | undefined {
+  const data = (e as { data?: unknown } | null)?.data;
+  return isObject(data) && data.toolgate === RECEIVED_MARK ? { data: data.data } : undefined;
+}
+
 /**
  * NDJSON over pipes. A line that is not a JSON-RPC message (noise on stdout) is reported
  * through `onNoise` and skipped, never fatal; the stream ending is `onclose`. An answer to a
