@@ -4,7 +4,7 @@
 // (the SDK's own default is 60 s).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { EarlyInitialized, MALFORMED_MARK, markReceived, PinnedProtocol, receivedData } from "./transport.ts";
+import { CUT_MARK, EarlyInitialized, MALFORMED_MARK, markReceived, PinnedProtocol, receivedData } from "./transport.ts";
 import { whereRefused } from "./refused.ts";
 import { NO_MODEL, Peers, type Peer } from "./peer.ts";
 import { isLongRunning } from "../result/lifetime.ts";
@@ -60,9 +60,8 @@ const refusal = (code: number, message: string) => Object.assign(new Error(messa
 
 /**
  * `sampling`: declare the capability (serve, which can relay it to a client that has it).
- * `cutMark`: the `data.toolgate` of the error that stands for an answer cut at the bound (http-cap.ts).
  */
-export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; cutMark?: string; early?: boolean }): Promise<McpSession> {
+export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; early?: boolean }): Promise<McpSession> {
   // A one-shot process parses each of the SDK's schemas a few times at most: zod's interpreter does
   // that sooner than compiling a parser first (the initialize answer about 4 ms sooner). Set before
   // the SDK's schemas are made; a long-running process keeps the compiled parsers.
@@ -174,11 +173,11 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       const answer = receivedData(e);
       if (answer) {
         // Stood in for an answer by toolgate's own transports (never a server's: the marks are random
-        // per process): one the protocol refuses (the pipe transport), one cut at the bound (http-cap.ts).
+        // per process): one the protocol refuses, one cut at the message bound (a pipe's line, http-cap.ts).
         const mark = (answer.data as { toolgate?: unknown } | undefined)?.toolgate;
         const ours = message.replace(/^MCP error -?\d+: /, "");
         if (mark === MALFORMED_MARK) return { ok: false, kind: "malformed", message: ours };
-        if (opts.cutMark !== undefined && mark === opts.cutMark) return { ok: false, kind: "too_large", message: ours };
+        if (mark === CUT_MARK) return { ok: false, kind: "too_large", message: ours };
         // The server's error answer, whatever its code: -32000 and -32001 from a server are its own.
         return { ok: false, kind: "protocol", message, ...(typeof code === "number" ? { code } : {}) };
       }

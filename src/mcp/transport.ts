@@ -20,6 +20,9 @@ export interface ChildPipes {
 /** In the `data` of the error that stands for an answer the protocol refuses: random per process, never sent anywhere. */
 export const MALFORMED_MARK = crypto.randomUUID();
 
+/** In the `data` of the error that stands for an answer cut at the message bound (here over a pipe, http-cap.ts over HTTP): random per process. */
+export const CUT_MARK = crypto.randomUUID();
+
 /** Around the `data` of each error answer the SDK's client received: random per process, never sent anywhere. */
 const RECEIVED_MARK = crypto.randomUUID();
 
