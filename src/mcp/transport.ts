@@ -3,6 +3,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isObject, isRequestId, RELATED_TASK } from "./envelope.ts";
+import { answerOf, LineReader, type Dropped } from "./lines.ts";
 
 export const PINNED_PROTOCOL = "2024-11-05";
 
@@ -52,6 +53,13 @@ export function receivedData(e: unknown): { readonly data: unknown } | undefined
  * request that the SDK's envelope schema would refuse (and drop, leaving the request to wait out
  * its deadline) is handed on as an error carrying MALFORMED_MARK, which session.ts tells apart
  * from anything a server could send.
+ *
+ * A line past `maxLineBytes` is dropped unread as it arrives (lines.ts) and its request fails at
+ * once with an error carrying CUT_MARK, as over HTTP (http-cap.ts). Its id is read from the line's
+ * first or last bytes, where servers write it (answerOf). When it is an answer whose id cannot be
+ * read there, every request in flight is failed so: the answer was one of theirs, which one is
+ * unknown, and a request left waiting would wait out its whole deadline for an answer that came.
+ * A dropped request or notification of the server's fails nothing (it answered none of ours).
  */
 export class PipeTransport implements Transport {
   onclose?: () => void;
@@ -63,6 +71,8 @@ export class PipeTransport implements Transport {
   readonly closed = new Promise<void>((res) => {
     this.#resolveClosed = res;
   });
+  /** Requests sent and neither answered nor cancelled yet, by id, with their method: the ones a dropped answer may fail. */
+  readonly #pending = new Map<string | number, string>();
 
   constructor(
     private readonly pipes: ChildPipes,
@@ -75,25 +85,38 @@ export class PipeTransport implements Transport {
   }
 
   async #pump(): Promise<void> {
-    const decoder = new TextDecoder();
-    let buf = "";
+    const lines = new LineReader(this.maxLineBytes, (line) => this.#line(line), (d) => this.#dropped(d));
     try {
-      for await (const chunk of this.pipes.stdout) {
-        buf += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          this.#line(buf.slice(0, nl).replace(/\r$/, ""));
-          buf = buf.slice(nl + 1);
-        }
-        if (buf.length > this.maxLineBytes) {
-          this.onerror?.(new Error(`a line from the server exceeded ${this.maxLineBytes} bytes`));
-          buf = "";
-        }
-      }
+      for await (const chunk of this.pipes.stdout) lines.push(chunk);
     } catch (e) {
       this.onerror?.(e as Error);
     }
     this.#finish();
+  }
+
+  /** A line past the bound, dropped: the request it answered fails now (or, its id unread, every request in flight). */
+  #dropped(d: Dropped): void {
+    const said = answerOf(d);
+    const bound = sizeOf(this.maxLineBytes);
+    if (!said.answer) {
+      this.onerror?.(new Error(`a line of more than ${bound} from the server was dropped unread (not an answer to a request)`));
+      return;
+    }
+    if (said.id !== undefined) {
+      const method = this.#pending.get(said.id) ?? "a request";
+      this.#pending.delete(said.id);
+      this.onmessage?.(cutAnswer(said.id, `its answer to ${method} passed ${bound} in one line; toolgate dropped the line unread`));
+      return;
+    }
+    const inFlight = [...this.#pending];
+    this.#pending.clear();
+    for (const [id, method] of inFlight) {
+      const why =
+        inFlight.length === 1
+          ? `its answer to ${method} passed ${bound} in one line (the only request in flight; the line's id could not be read); toolgate dropped the line unread`
+          : `an answer passed ${bound} in one line while ${inFlight.length} requests were in flight, and its id could not be read: each of them is failed, as it may be the one answered; toolgate dropped the line unread`;
+      this.onmessage?.(cutAnswer(id, why));
+    }
   }
 
   #line(line: string): void {
@@ -109,7 +132,9 @@ export class PipeTransport implements Transport {
       this.onNoise(line);
       return;
     }
-    this.onmessage?.(malformedStandIn(msg as Record<string, unknown>) ?? (msg as JSONRPCMessage));
+    const m = msg as Record<string, unknown>;
+    if (!("method" in m) && isRequestId(m.id)) this.#pending.delete(m.id);
+    this.onmessage?.(malformedStandIn(m) ?? (m as JSONRPCMessage));
   }
 
   #finish(): void {
@@ -121,6 +146,11 @@ export class PipeTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) throw new Error("the server's pipe is closed");
+    const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    if (typeof m.method === "string") {
+      if (isRequestId(m.id)) this.#pending.set(m.id, m.method);
+      else if (m.method === "notifications/cancelled" && isRequestId(m.params?.requestId)) this.#pending.delete(m.params.requestId);
+    }
     await this.pipes.write(`${JSON.stringify(message)}\n`);
   }
 
@@ -129,6 +159,12 @@ export class PipeTransport implements Transport {
     this.#finish();
   }
 }
+
+/** The error that stands for an answer dropped past the bound: CUT_MARK and toolgate's words, never a byte of the answer. */
+const cutAnswer = (id: string | number, message: string): JSONRPCMessage => ({ jsonrpc: "2.0", id, error: { code: -32603, message, data: { toolgate: CUT_MARK } } });
+
+const MiB = 1024 * 1024;
+const sizeOf = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`);
 
 /**
  * For an answer to a request (an id, and a result or an error) that the SDK's envelope schema
