@@ -4,7 +4,8 @@
 // (the SDK's own default is 60 s).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { CUT_MARK, EarlyInitialized, MALFORMED_MARK, markReceived, PinnedProtocol, receivedData } from "./transport.ts";
+import { EarlyInitialized, PinnedProtocol } from "./handshake.ts";
+import { CUT_MARK, MALFORMED_MARK, markReceived, receivedData } from "./transport.ts";
 import { whereRefused } from "./refused.ts";
 import { NO_MODEL, Peers, type Peer } from "./peer.ts";
 import { isLongRunning } from "../result/lifetime.ts";
