@@ -1,7 +1,8 @@
 // A server's stdout as newline-delimited JSON, read under the message bound (transport.ts's
 // PipeTransport): bytes are split at LF and a line is decoded once whole. A line past the bound is
 // dropped as it arrives, never held: only its first and last bytes are kept, enough to tell whose
-// answer it was (answerOf), so that request fails at once instead of waiting out its deadline.
+// answer it was (answerOf), so that request fails at once instead of waiting out its deadline:
+// as the bound is passed when the line's start names it, else when the line ends.
 
 const LF = 10;
 const CR = 13;
@@ -37,12 +38,20 @@ class Edges {
     }
   }
 
+  head(decoder: TextDecoder): string {
+    return decoder.decode(this.#head.subarray(0, this.#headBytes));
+  }
+
   done(decoder: TextDecoder): Dropped {
-    return { head: decoder.decode(this.#head.subarray(0, this.#headBytes)), tail: decoder.decode(this.#tail) };
+    return { head: this.head(decoder), tail: decoder.decode(this.#tail) };
   }
 }
 
-/** Splits a byte stream into lines (their CR LF removed) of at most `max` bytes; a longer one goes to `dropped` instead, unread. */
+/**
+ * Splits a byte stream into lines (their CR LF removed) of at most `max` bytes. A longer one is
+ * dropped unread: `passed` hears its start as the bound is passed (the rest still to come), and
+ * `dropped` its edges once it ends.
+ */
 export class LineReader {
   readonly #decoder = new TextDecoder();
   /** The line so far (under the bound), as pieces of the chunks it came in. */
@@ -55,6 +64,7 @@ export class LineReader {
     private readonly max: number,
     private readonly line: (text: string) => void,
     private readonly dropped: (d: Dropped) => void,
+    private readonly passed: (head: string) => void = () => {},
   ) {}
 
   push(chunk: Uint8Array): void {
@@ -81,6 +91,7 @@ export class LineReader {
     edges.add(piece);
     this.#parts = [];
     this.#size = 0;
+    this.passed(edges.head(this.#decoder));
   }
 
   #end(): void {

@@ -57,7 +57,8 @@ export function receivedData(e: unknown): { readonly data: unknown } | undefined
  *
  * A line past `maxLineBytes` is dropped unread as it arrives (lines.ts) and its request fails at
  * once with an error carrying CUT_MARK, as over HTTP (http-cap.ts). Its id is read from the line's
- * first or last bytes, where servers write it (answerOf). When it is an answer whose id cannot be
+ * first or last bytes, where servers write it (answerOf): from the first as soon as the bound is
+ * passed, from the last when the line ends. When it is an answer whose id cannot be
  * read there, every request in flight is failed so: the answer was one of theirs, which one is
  * unknown, and a request left waiting would wait out its whole deadline for an answer that came.
  * A dropped request or notification of the server's fails nothing (it answered none of ours).
@@ -74,6 +75,8 @@ export class PipeTransport implements Transport {
   });
   /** Requests sent and neither answered nor cancelled yet, by id, with their method: the ones a dropped answer may fail. */
   readonly #pending = new Map<string | number, string>();
+  /** Set while an answer is dropped whose request already failed (its id came first), until its line ends. */
+  #failedEarly = false;
 
   constructor(
     private readonly pipes: ChildPipes,
@@ -86,7 +89,7 @@ export class PipeTransport implements Transport {
   }
 
   async #pump(): Promise<void> {
-    const lines = new LineReader(this.maxLineBytes, (line) => this.#line(line), (d) => this.#dropped(d));
+    const lines = new LineReader(this.maxLineBytes, (line) => this.#line(line), (d) => this.#dropped(d), (head) => this.#passed(head));
     try {
       for await (const chunk of this.pipes.stdout) lines.push(chunk);
     } catch (e) {
@@ -95,20 +98,28 @@ export class PipeTransport implements Transport {
     this.#finish();
   }
 
+  /** A line just passed the bound: an answer whose id comes first fails its request now, while the rest is still dropped. */
+  #passed(head: string): void {
+    const said = answerOf({ head, tail: "" });
+    if (said.answer && said.id !== undefined) {
+      this.#failedEarly = true;
+      this.#cut(said.id);
+    }
+  }
+
   /** A line past the bound, dropped: the request it answered fails now (or, its id unread, every request in flight). */
   #dropped(d: Dropped): void {
+    if (this.#failedEarly) {
+      this.#failedEarly = false;
+      return;
+    }
     const said = answerOf(d);
     const bound = sizeOf(this.maxLineBytes);
     if (!said.answer) {
       this.onerror?.(new Error(`a line of more than ${bound} from the server was dropped unread (not an answer to a request)`));
       return;
     }
-    if (said.id !== undefined) {
-      const method = this.#pending.get(said.id) ?? "a request";
-      this.#pending.delete(said.id);
-      this.onmessage?.(cutAnswer(said.id, `its answer to ${method} passed ${bound} in one line; toolgate dropped the line unread`));
-      return;
-    }
+    if (said.id !== undefined) return this.#cut(said.id);
     const inFlight = [...this.#pending];
     this.#pending.clear();
     for (const [id, method] of inFlight) {
@@ -118,6 +129,12 @@ export class PipeTransport implements Transport {
           : `an answer passed ${bound} in one line while ${inFlight.length} requests were in flight, and its id could not be read: each of them is failed, as it may be the one answered; toolgate dropped the line unread`;
       this.onmessage?.(cutAnswer(id, why));
     }
+  }
+
+  #cut(id: string | number): void {
+    const method = this.#pending.get(id) ?? "a request";
+    this.#pending.delete(id);
+    this.onmessage?.(cutAnswer(id, `its answer to ${method} passed ${sizeOf(this.maxLineBytes)} in one line; toolgate dropped the line unread`));
   }
 
   #line(line: string): void {

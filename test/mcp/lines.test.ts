@@ -103,6 +103,22 @@ describe("PipeTransport: an answer past the bound", () => {
     expect(p.got).toEqual([cut(2, "its answer to resources/read passed 4096 bytes in one line; toolgate dropped the line unread"), { jsonrpc: "2.0", id: 1, result: { ok: true } }]);
   });
 
+  test("its id among its first members: the request fails as the bound is passed, before the line ends; the rest is dropped, the next line read", async () => {
+    const p = piped();
+    await p.t.start();
+    await p.t.send(request(1));
+    await p.t.send(request(2));
+    p.write(`{"jsonrpc":"2.0","id":1,"result":{"text":"${"a".repeat(5_000)}`);
+    expect(await waitUntil(() => p.got.length === 1, 5_000)).toBe(true);
+    expect(p.got).toEqual([cut(1, "its answer to tools/call passed 4096 bytes in one line; toolgate dropped the line unread")]);
+    p.write(`${"a".repeat(5_000)}"}}\n`);
+    p.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, result: {} })}\n`);
+    p.end();
+    await p.t.closed;
+    expect(p.got.slice(1)).toEqual([{ jsonrpc: "2.0", id: 2, result: {} }]);
+    expect(p.errors).toEqual([]);
+  });
+
   test("its id unreadable: the only request in flight fails; with several, each of them", async () => {
     const p = piped();
     await p.t.start();
