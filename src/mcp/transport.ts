@@ -1,6 +1,6 @@
 // MCP transports toolgate owns: newline-delimited JSON-RPC over a child's pipes (the child is
-// started by the launcher, never by the SDK), the errors that stand in for answers it will not
-// hand the SDK as they came, and the mark on errors received (handshake.ts wraps it for initialize).
+// started by the launcher, never by the SDK), the errors that stand in for answers it will not hand
+// the SDK as they came, and the mark that tells an error the SDK's client received from one it made.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isObject, isRequestId, RELATED_TASK } from "./envelope.ts";
