@@ -4,7 +4,7 @@
 // toolgate is done with it: by close(), or packed for the detached reaper with endLater().
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Connection, ConnectOptions, PolicyFetch, Target } from "./connection.ts";
-import { CAP_MARK, cappedFetch, RELATED_MARK } from "./http-cap.ts";
+import { cappedFetch, RELATED_MARK } from "./http-cap.ts";
 import { openSession } from "./session.ts";
 
 /** How long close() waits for the server to answer its DELETE (405, "not supported", is fine too). */
@@ -29,7 +29,7 @@ export async function connectHttp(t: Extract<Target, { kind: "http" }>, opts: Co
       markLost(`cannot be reached (${e.message.slice(0, 200)})`);
     }
   };
-  const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, cutMark: CAP_MARK, relatedMark: RELATED_MARK, ...(opts.sampling ? { sampling: true } : {}) });
+  const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, relatedMark: RELATED_MARK, ...(opts.sampling ? { sampling: true } : {}) });
   const streamable = transport instanceof StreamableHTTPClientTransport ? transport : undefined;
   const close = async () => {
     if (!ended && streamable?.sessionId !== undefined) {

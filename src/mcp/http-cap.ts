@@ -1,17 +1,14 @@
 // MCP over HTTP read under the same bound as a stdio line: at most MAX_MESSAGE_BYTES per message,
 // counted while the bytes arrive. An SSE stream is passed on one whole event at a time; a JSON (or
 // any other) body is read up to the bound. Past it, reading stops (the rest is never received) and
-// the request is answered with a JSON-RPC error carrying CAP_MARK, which session.ts tells apart
+// the request is answered with a JSON-RPC error carrying CUT_MARK, which session.ts tells apart
 // from anything a server could send. An SSE event holding an answer whose envelope the SDK refuses
 // is handed on as transport.ts's stand-in for it, as over a pipe (the SDK would drop the event).
 // A log message on the stream of a POST that carried one request is marked with that request's id
 // (RELATED_MARK), which session.ts reads and removes: the line belongs to that request's call.
 import type { PolicyFetch } from "./connection.ts";
 import { isObject } from "./envelope.ts";
-import { MAX_MESSAGE_BYTES, malformedStandIn } from "./transport.ts";
-
-/** In the `data` of the error that stands for a cut answer: random per process, never sent anywhere. */
-export const CAP_MARK = crypto.randomUUID();
+import { CUT_MARK, MAX_MESSAGE_BYTES, malformedStandIn } from "./transport.ts";
 
 /**
  * The params key that carries, on a log message, the id of the request on whose stream it came:
@@ -40,7 +37,7 @@ function requestsOf(body: unknown): { id: Id; method: string }[] {
 const cutError = (r: { id: Id; method: string }, max: number) => ({
   jsonrpc: "2.0",
   id: r.id,
-  error: { code: -32603, message: `its answer to ${r.method} passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped reading it there`, data: { toolgate: CAP_MARK } },
+  error: { code: -32603, message: `its answer to ${r.method} passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped reading it there`, data: { toolgate: CUT_MARK } },
 });
 
 /** `base` with every response body read under `max` bytes per message. */

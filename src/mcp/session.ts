@@ -4,7 +4,8 @@
 // (the SDK's own default is 60 s).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { EarlyInitialized, MALFORMED_MARK, PinnedProtocol } from "./transport.ts";
+import { EarlyInitialized, PinnedProtocol } from "./handshake.ts";
+import { CUT_MARK, MALFORMED_MARK, markReceived, receivedData } from "./transport.ts";
 import { whereRefused } from "./refused.ts";
 import { NO_MODEL, Peers, type InFlight, type Peer } from "./peer.ts";
 import { isLongRunning } from "../result/lifetime.ts";
@@ -26,8 +27,9 @@ export interface ServerInfo {
 export type CallOutcome =
   | { readonly ok: true; readonly result: Record<string, unknown> }
   /**
-   * transport: the connection failed mid-call (effect unknown); deadline: no answer in time;
-   * protocol: an error the server answered (its JSON-RPC code); malformed: an answer that is not a
+   * transport: the connection failed mid-call (effect unknown); deadline: no answer within the
+   * request's own timer; protocol: an error the server answered (its JSON-RPC code, whichever it
+   * is, -32000 and -32001 included; or an HTTP error status); malformed: an answer that is not a
    * result of the method's shape (the SDK's schema refused it; `message` says where, never what it
    * held); too_large: the answer passed the message bound and was not read.
    */
@@ -61,10 +63,9 @@ const refusal = (code: number, message: string) => Object.assign(new Error(messa
 
 /**
  * `sampling`: declare the capability (serve, which can relay it to a client that has it).
- * `cutMark`: the `data.toolgate` of the error that stands for an answer cut at the bound (http-cap.ts).
  * `relatedMark`: the params key by which the transport ties a log message to a request (http-cap.ts).
  */
-export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; cutMark?: string; relatedMark?: string; early?: boolean }): Promise<McpSession> {
+export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; relatedMark?: string; early?: boolean }): Promise<McpSession> {
   // A one-shot process parses each of the SDK's schemas a few times at most: zod's interpreter does
   // that sooner than compiling a parser first (the initialize answer about 4 ms sooner). Set before
   // the SDK's schemas are made; a long-running process keeps the compiled parsers.
@@ -131,11 +132,14 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     types.ResultSchema.safeParse({ tools: [] });
     callResult.safeParse({ content: [{ type: "text", text: "" }] });
   }, 0);
-  // No answer to initialize in time (JSON-RPC -32001) is marked: the caller's message names the key that sets it.
+  // No answer to initialize in time (the client's own -32001, not a server's error of that code) is
+  // marked: the caller's message names the key that sets it.
   // `early` (a stdio child's pipes, listed first thing): its initialized notification, and the first
   // page of tools/list behind it, go out as the initialize result arrives (EarlyInitialized).
   const wired = pinned ?? transport;
-  await client.connect(opts.early ? new EarlyInitialized(wired, types.SUPPORTED_PROTOCOL_VERSIONS, true) : wired, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === -32001 ? Object.assign(e as Error, { connectTimeout: true }) : e));
+  const connected = opts.early ? new EarlyInitialized(wired, types.SUPPORTED_PROTOCOL_VERSIONS, true) : wired;
+  connected.onmessage = markReceived;
+  await client.connect(connected, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === types.ErrorCode.RequestTimeout && !receivedData(e) ? Object.assign(e as Error, { connectTimeout: true }) : e));
   // The SDK runs a notification's handler a microtask after it arrives but settles a response at
   // once: a server's last progress (or log) sent just before its result would find its request
   // already gone. A response is handed on a microtask later, after what came before it.
@@ -195,14 +199,21 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     } catch (e) {
       const code = (e as { code?: number }).code;
       const message = (e as Error).message;
-      // An error toolgate's own transports made (never a server's: the marks are random per process):
-      // an answer the protocol refuses (the pipe transport) or one cut at the bound (http-cap.ts).
-      const mark = (e as { data?: { toolgate?: unknown } }).data?.toolgate;
-      const ours = message.replace(/^MCP error -?\d+: /, "");
-      if (mark === MALFORMED_MARK) return { ok: false, kind: "malformed", message: ours };
-      if (opts.cutMark !== undefined && mark === opts.cutMark) return { ok: false, kind: "too_large", message: ours };
+      const answer = receivedData(e);
+      if (answer) {
+        // Stood in for an answer by toolgate's own transports (never a server's: the marks are random
+        // per process): one the protocol refuses, one cut at the message bound (a pipe's line, http-cap.ts).
+        const mark = (answer.data as { toolgate?: unknown } | undefined)?.toolgate;
+        const ours = message.replace(/^MCP error -?\d+: /, "");
+        if (mark === MALFORMED_MARK) return { ok: false, kind: "malformed", message: ours };
+        if (mark === CUT_MARK) return { ok: false, kind: "too_large", message: ours };
+        // The server's error answer, whatever its code: -32000 and -32001 from a server are its own.
+        return { ok: false, kind: "protocol", message, ...(typeof code === "number" ? { code } : {}) };
+      }
+      // Errors the client made itself: its timer, the connection closing, the call cancelled.
       if (code === types.ErrorCode.RequestTimeout) return { ok: false, kind: "deadline", message };
       if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };
+      // An HTTP status the server answered a request with (the SDK's HTTP transports' errors carry it as the code).
       if (typeof code === "number") return { ok: false, kind: "protocol", message, code };
       // The SDK's schema refused the answer (a zod error lists its issues): it answered, malformed.
       const issues = (e as { issues?: unknown }).issues;

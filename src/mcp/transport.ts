@@ -1,8 +1,10 @@
 // MCP transports toolgate owns: newline-delimited JSON-RPC over a child's pipes (the child is
-// started by the launcher, never by the SDK), and a wrapper that pins the protocol version.
+// started by the launcher, never by the SDK), the errors that stand in for answers it will not hand
+// the SDK as they came, and the mark that tells an error the SDK's client received from one it made.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isObject, isRequestId, RELATED_TASK } from "./envelope.ts";
+import { answerOf, LineReader, type Dropped } from "./lines.ts";
 
 export const PINNED_PROTOCOL = "2024-11-05";
 
@@ -20,12 +22,46 @@ export interface ChildPipes {
 /** In the `data` of the error that stands for an answer the protocol refuses: random per process, never sent anywhere. */
 export const MALFORMED_MARK = crypto.randomUUID();
 
+/** In the `data` of the error that stands for an answer cut at the message bound (here over a pipe, http-cap.ts over HTTP): random per process. */
+export const CUT_MARK = crypto.randomUUID();
+
+/** Around the `data` of each error answer the SDK's client received: random per process, never sent anywhere. */
+const RECEIVED_MARK = crypto.randomUUID();
+
+/**
+ * Set as a transport's `onmessage` before the SDK's client connects to it: the client calls it with
+ * each message it receives, before handling the message itself (Protocol.connect chains a handler
+ * that was set). An error answer's `data` is wrapped with RECEIVED_MARK, so that an error the
+ * server sent (or one toolgate's transports stand in for an answer with) is told apart from the
+ * errors the client makes itself with the same codes: -32000 when the connection closes, -32001
+ * when its timer fires. A server may send either code as its own.
+ */
+export function markReceived(message: JSONRPCMessage): void {
+  const error = (message as { id?: unknown; error?: unknown }).error;
+  if (!("id" in message) || !isObject(error) || (isObject(error.data) && error.data.toolgate === RECEIVED_MARK)) return;
+  error.data = { toolgate: RECEIVED_MARK, data: error.data };
+}
+
+/** For an error answer the client received (markReceived), the `data` it came with; undefined for an error the client made itself. */
+export function receivedData(e: unknown): { readonly data: unknown } | undefined {
+  const data = (e as { data?: unknown } | null)?.data;
+  return isObject(data) && data.toolgate === RECEIVED_MARK ? { data: data.data } : undefined;
+}
+
 /**
  * NDJSON over pipes. A line that is not a JSON-RPC message (noise on stdout) is reported
  * through `onNoise` and skipped, never fatal; the stream ending is `onclose`. An answer to a
  * request that the SDK's envelope schema would refuse (and drop, leaving the request to wait out
  * its deadline) is handed on as an error carrying MALFORMED_MARK, which session.ts tells apart
  * from anything a server could send.
+ *
+ * A line past `maxLineBytes` is dropped unread as it arrives (lines.ts) and its request fails at
+ * once with an error carrying CUT_MARK, as over HTTP (http-cap.ts). Its id is read from the line's
+ * first or last bytes, where servers write it (answerOf): from the first as soon as the bound is
+ * passed, from the last when the line ends. When it is an answer whose id cannot be
+ * read there, every request in flight is failed so: the answer was one of theirs, which one is
+ * unknown, and a request left waiting would wait out its whole deadline for an answer that came.
+ * A dropped request or notification of the server's fails nothing (it answered none of ours).
  */
 export class PipeTransport implements Transport {
   onclose?: () => void;
@@ -37,6 +73,10 @@ export class PipeTransport implements Transport {
   readonly closed = new Promise<void>((res) => {
     this.#resolveClosed = res;
   });
+  /** Requests sent and neither answered nor cancelled yet, by id, with their method: the ones a dropped answer may fail. */
+  readonly #pending = new Map<string | number, string>();
+  /** Set while an answer is dropped whose request already failed (its id came first), until its line ends. */
+  #failedEarly = false;
 
   constructor(
     private readonly pipes: ChildPipes,
@@ -49,25 +89,52 @@ export class PipeTransport implements Transport {
   }
 
   async #pump(): Promise<void> {
-    const decoder = new TextDecoder();
-    let buf = "";
+    const lines = new LineReader(this.maxLineBytes, (line) => this.#line(line), (d) => this.#dropped(d), (head) => this.#passed(head));
     try {
-      for await (const chunk of this.pipes.stdout) {
-        buf += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          this.#line(buf.slice(0, nl).replace(/\r$/, ""));
-          buf = buf.slice(nl + 1);
-        }
-        if (buf.length > this.maxLineBytes) {
-          this.onerror?.(new Error(`a line from the server exceeded ${this.maxLineBytes} bytes`));
-          buf = "";
-        }
-      }
+      for await (const chunk of this.pipes.stdout) lines.push(chunk);
     } catch (e) {
       this.onerror?.(e as Error);
     }
     this.#finish();
+  }
+
+  /** A line just passed the bound: an answer whose id comes first fails its request now, while the rest is still dropped. */
+  #passed(head: string): void {
+    const said = answerOf({ head, tail: "" });
+    if (said.answer && said.id !== undefined) {
+      this.#failedEarly = true;
+      this.#cut(said.id);
+    }
+  }
+
+  /** A line past the bound, dropped: the request it answered fails now (or, its id unread, every request in flight). */
+  #dropped(d: Dropped): void {
+    if (this.#failedEarly) {
+      this.#failedEarly = false;
+      return;
+    }
+    const said = answerOf(d);
+    const bound = sizeOf(this.maxLineBytes);
+    if (!said.answer) {
+      this.onerror?.(new Error(`a line of more than ${bound} from the server was dropped unread (not an answer to a request)`));
+      return;
+    }
+    if (said.id !== undefined) return this.#cut(said.id);
+    const inFlight = [...this.#pending];
+    this.#pending.clear();
+    for (const [id, method] of inFlight) {
+      const why =
+        inFlight.length === 1
+          ? `its answer to ${method} passed ${bound} in one line (the only request in flight; the line's id could not be read); toolgate dropped the line unread`
+          : `an answer passed ${bound} in one line while ${inFlight.length} requests were in flight, and its id could not be read: each of them is failed, as it may be the one answered; toolgate dropped the line unread`;
+      this.onmessage?.(cutAnswer(id, why));
+    }
+  }
+
+  #cut(id: string | number): void {
+    const method = this.#pending.get(id) ?? "a request";
+    this.#pending.delete(id);
+    this.onmessage?.(cutAnswer(id, `its answer to ${method} passed ${sizeOf(this.maxLineBytes)} in one line; toolgate dropped the line unread`));
   }
 
   #line(line: string): void {
@@ -83,7 +150,9 @@ export class PipeTransport implements Transport {
       this.onNoise(line);
       return;
     }
-    this.onmessage?.(malformedStandIn(msg as Record<string, unknown>) ?? (msg as JSONRPCMessage));
+    const m = msg as Record<string, unknown>;
+    if (!("method" in m) && isRequestId(m.id)) this.#pending.delete(m.id);
+    this.onmessage?.(malformedStandIn(m) ?? (m as JSONRPCMessage));
   }
 
   #finish(): void {
@@ -95,6 +164,11 @@ export class PipeTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) throw new Error("the server's pipe is closed");
+    const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    if (typeof m.method === "string") {
+      if (isRequestId(m.id)) this.#pending.set(m.id, m.method);
+      else if (m.method === "notifications/cancelled" && isRequestId(m.params?.requestId)) this.#pending.delete(m.params.requestId);
+    }
     await this.pipes.write(`${JSON.stringify(message)}\n`);
   }
 
@@ -103,6 +177,12 @@ export class PipeTransport implements Transport {
     this.#finish();
   }
 }
+
+/** The error that stands for an answer dropped past the bound: CUT_MARK and toolgate's words, never a byte of the answer. */
+const cutAnswer = (id: string | number, message: string): JSONRPCMessage => ({ jsonrpc: "2.0", id, error: { code: -32603, message, data: { toolgate: CUT_MARK } } });
+
+const MiB = 1024 * 1024;
+const sizeOf = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`);
 
 /**
  * For an answer to a request (an id, and a result or an error) that the SDK's envelope schema
@@ -132,160 +212,4 @@ export function refusedAnswer(m: Record<string, unknown>): string | null {
 export function malformedStandIn(m: Record<string, unknown>): JSONRPCMessage | null {
   const refused = refusedAnswer(m);
   return refused === null ? null : { jsonrpc: "2.0", id: m.id as string | number, error: { code: -32603, message: refused, data: { toolgate: MALFORMED_MARK } } };
-}
-
-/**
- * Offers exactly PINNED_PROTOCOL in `initialize` and records what the server negotiated;
- * the caller refuses any other version (a boot failure for Las).
- */
-export class PinnedProtocol implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
-  negotiated: string | undefined;
-  #initId: unknown;
-
-  constructor(private readonly inner: Transport) {
-    inner.onclose = () => this.onclose?.();
-    inner.onerror = (e) => this.onerror?.(e);
-    inner.onmessage = (m) => {
-      const r = m as { id?: unknown; result?: { protocolVersion?: unknown } };
-      if (this.#initId !== undefined && r.id === this.#initId && r.result) {
-        this.negotiated = String(r.result.protocolVersion);
-        // The SDK would accept any version it knows; toolgate accepts only the pinned one,
-        // so report it as pinned to the SDK and let the caller check `negotiated`.
-        r.result.protocolVersion = PINNED_PROTOCOL;
-      }
-      this.onmessage?.(m);
-    };
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
-    const m = message as { method?: string; id?: unknown; params?: { protocolVersion?: string } };
-    if (m.method === "initialize" && m.params) {
-      this.#initId = m.id;
-      message = { ...message, params: { ...m.params, protocolVersion: PINNED_PROTOCOL } } as JSONRPCMessage;
-    }
-    return this.inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
-/**
- * The id of the tools/list sent from EarlyInitialized: an integer (a server may read ids as
- * integers only) that fits 32 bits, signed or not (rmcp read ids as u32 before 0.6.3 and ended on
- * one it could not read, -1 say), and that the SDK never reaches (it numbers its own from 0 up).
- */
-const EARLY_LIST_ID = 2 ** 31 - 1;
-
-/**
- * Sends `notifications/initialized` the moment the server's initialize result arrives, before the
- * SDK has parsed it (about 1 ms of a cold call, spent while the server waits for it to begin its own
- * start-up work); the SDK's own notification, once it has, is then not sent a second time. Only for
- * a result of the shape the SDK accepts at its core (a protocol version it supports, capabilities
- * each an object with boolean flags, a serverInfo object, instructions a string if any): an error
- * answer, or any other, gets nothing more from here, and the SDK decides as before. A result that
- * passes this and fails the SDK's whole schema deeper down (a serverInfo icon of the wrong shape,
- * say) has had its notification sent before the SDK closes the connection; nothing else is sent.
- *
- * `listEarly` (a connect lists the tools first thing): the first page of tools/list goes out right
- * behind the notification, under an id of its own, and the SDK's own first tools/list (no cursor)
- * is not sent but handed that answer under its id, so its parsing, deadline and errors are the
- * SDK's as before. The server works on the list while the SDK parses the initialize result (about
- * 1 ms of a cold call). A cancellation the SDK sends for its request goes out for the early one.
- */
-export class EarlyInitialized implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
-  #initId: unknown;
-  /** Sent from here: the SDK's own is dropped (once). */
-  #sent = false;
-  /** The early tools/list: its write, its answer once here, the SDK's id for it once it asked. */
-  #list: { written: Promise<void>; answer?: JSONRPCMessage; sdkId?: string | number } | undefined;
-
-  constructor(
-    private readonly inner: Transport,
-    private readonly supported: readonly string[],
-    private readonly listEarly = false,
-  ) {
-    inner.onclose = () => this.onclose?.();
-    inner.onerror = (e) => this.onerror?.(e);
-    inner.onmessage = (m) => {
-      const r = m as { id?: unknown; result?: unknown };
-      if (this.#list && r.id === EARLY_LIST_ID && ("result" in r || "error" in r)) {
-        this.#list.answer = m;
-        this.#handList();
-        return;
-      }
-      if (this.#initId !== undefined && r.id === this.#initId) {
-        this.#initId = undefined;
-        if ("result" in r && this.#accepted(r.result)) {
-          this.#sent = true;
-          // A failed write shows as the connection's failure, through the SDK's own request (with
-          // listEarly, its tools/list: it fails with the early one's write, below).
-          void this.inner.send({ jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => {});
-          if (this.listEarly) {
-            const written = this.inner.send({ jsonrpc: "2.0", id: EARLY_LIST_ID, method: "tools/list", params: {} });
-            written.catch(() => {});
-            this.#list = { written };
-          }
-        }
-      }
-      this.onmessage?.(m);
-    };
-  }
-
-  /** The early answer to the SDK, under its own id, once both are here. */
-  #handList(): void {
-    const l = this.#list;
-    if (!l || l.answer === undefined || l.sdkId === undefined) return;
-    this.#list = undefined;
-    this.onmessage?.({ ...l.answer, id: l.sdkId } as JSONRPCMessage);
-  }
-
-  #accepted(result: unknown): boolean {
-    if (!isObject(result)) return false;
-    const r = result as { protocolVersion?: unknown; capabilities?: unknown; serverInfo?: unknown; instructions?: unknown };
-    const info = r.serverInfo as { name?: unknown; version?: unknown } | undefined;
-    // Each capability an object, its flags (listChanged, subscribe) booleans if there: as the SDK's schema.
-    const capable = (c: unknown) => isObject(c) && Object.values(c).every((v) => isObject(v) && Object.entries(v).every(([k, f]) => !["listChanged", "subscribe"].includes(k) || typeof f === "boolean"));
-    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && capable(r.capabilities) && isObject(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
-  }
-
-  start(): Promise<void> {
-    return this.inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
-    const m = message as { method?: string; id?: unknown; params?: { cursor?: unknown; requestId?: unknown } };
-    if (m.method === "initialize") this.#initId = m.id;
-    if (m.method === "notifications/initialized" && this.#sent) {
-      this.#sent = false;
-      return Promise.resolve();
-    }
-    const l = this.#list;
-    if (l && l.sdkId === undefined && m.method === "tools/list" && m.id !== undefined && m.params?.cursor === undefined) {
-      l.sdkId = m.id as string | number;
-      // The SDK's request is as sent as the early one: a failed write fails it (a broken pipe at
-      // once, not its deadline). The answer is handed on as one arriving after the request was sent.
-      return l.written.then(() => queueMicrotask(() => this.#handList()));
-    }
-    if (l && l.sdkId !== undefined && m.method === "notifications/cancelled" && m.params?.requestId === l.sdkId) {
-      this.#list = undefined;
-      message = { ...message, params: { ...m.params, requestId: EARLY_LIST_ID } } as JSONRPCMessage;
-    }
-    return this.inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
 }

@@ -38,6 +38,8 @@ export interface CallWiring {
   readonly unattended?: boolean;
   readonly howToGrant?: (tool: string) => string;
   readonly profile?: InvokeDeps["profile"];
+  /** What the serving process refuses now (serve: the shutdown, a supervised server down or restarting). */
+  readonly refusedNow?: InvokeDeps["refusedNow"];
   /** One line for the operator (stderr). */
   readonly operator: (line: string) => void;
   /** What to do when the started row cannot be written (the call then does not run): throw. */
@@ -103,6 +105,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
     ...(stop ? { stop } : {}),
     catalog: booted.catalog,
     refused: booted.refused,
+    ...(w.refusedNow ? { refusedNow: w.refusedNow } : {}),
     unknown: (name) => booted.remote?.whyUnlisted(name),
     profile: w.profile,
     scope: {

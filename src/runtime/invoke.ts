@@ -35,6 +35,12 @@ export interface InvokeDeps {
   readonly unknown?: (name: string) => Refusal | undefined;
   /** Tools toolgate.lock refuses this boot (descriptor_changed / descriptor_unpinned). */
   readonly refused?: ReadonlyMap<string, Refusal>;
+  /**
+   * Why a tool is refused at this moment, by the process serving it (serve: a supervised server
+   * down or restarting, a descriptor changed at a restart, the shutdown): checked beside the lock's
+   * refusals, so such a call is refused before anything is asked and journaled like any other.
+   */
+  readonly refusedNow?: (name: string) => Refusal | undefined;
   /** The call's scope (workspace, folders, lane, store, config, …), handed to needs() and the handler. */
   readonly scope: CallScope;
   /** The process runner for one call, bound to that call's cancellation signal. */
@@ -148,7 +154,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
 
   // 1. resolve from this boot's catalog (never a second lookup by name)
   if (!entry) return failed(deps.unknown?.(name) ?? { code: "unknown_tool", message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them` });
-  const pinned = deps.refused?.get(name);
+  const pinned = deps.refused?.get(name) ?? deps.refusedNow?.(name);
   if (pinned) return failed(pinned);
   // 2. validate
   let validator: Validator;

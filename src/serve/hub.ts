@@ -182,11 +182,16 @@ export class Hub {
    * One request through the pipeline. `entry`: a relayed request (relay.ts), run as the only entry
    * of a catalog of its own: permissions, journal and boundary as for a tool, no profile.
    */
+  /**
+   * What the pipeline refuses at once (so journaled like any refusal): every call once the shutdown
+   * began, and a tool its supervised source refuses now. A relayed request has a catalog of its own,
+   * of methods: only the shutdown applies to it.
+   */
+  readonly #closingOnly = (): Refusal | undefined => (this.#closing ? SHUTTING_DOWN : undefined);
+  readonly #refusedNow = (name: string): Refusal | undefined => (this.#closing ? SHUTTING_DOWN : this.deps.refusedNow?.(name));
+
   async #invoke(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined; entry?: Entry; trace?: CallWiring["trace"] }): Promise<Invoked & { origin: string | undefined }> {
-    if (this.#closing) return { envelope: { status: "failed", tool: name, error_code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" }, origin: undefined };
     const entry = how.entry ?? this.deps.wiring.booted.catalog.entries.get(name);
-    const now = entry && !how.entry ? this.deps.refusedNow?.(name) : undefined;
-    if (now) return { envelope: { status: "failed", tool: name, error_code: now.code, message: now.message }, origin: entry?.origin };
     const base = (this.#wiring ??= {
       ...this.deps.wiring,
       ask: undefined,
@@ -198,7 +203,8 @@ export class Hub {
           : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve with --approve ${t} (or --approve all)`,
     });
     // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
-    const deps = callDeps({ ...base, ask: how.ask, ...(how.peer ? { peer: how.peer } : {}), ...(how.trace ? { trace: how.trace } : {}) }, signal, this.#stop.signal);
+    const refusedNow = how.entry ? this.#closingOnly : this.#refusedNow;
+    const deps = callDeps({ ...base, ask: how.ask, refusedNow, ...(how.peer ? { peer: how.peer } : {}), ...(how.trace ? { trace: how.trace } : {}) }, signal, this.#stop.signal);
     const session = how.remembered;
     const approval = session
       ? { ...deps.approval, isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || deps.approval.isRemembered(t, d), remember: (t: string, d: string) => void session.add(`${t}@${d}`) }
@@ -249,6 +255,8 @@ export class Hub {
     await Promise.all([...this.#servers].map((s) => s.close().catch(() => {})));
   }
 }
+
+const SHUTTING_DOWN: Refusal = { code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" };
 
 /** What the client is told at initialize: the profile, and how approvals work here. */
 function instructionsFor(d: HubDeps): string {

@@ -1,6 +1,7 @@
 // A remote tool as a catalog source: its adapter needs the connect permission, starts only its
 // own server, checks the live descriptor still matches the listed one, and maps the outcome:
-// isError → remote_tool; connection lost mid-call or no answer in time → indeterminate. Under
+// isError, or a JSON-RPC error the server sent (whatever its code) → remote_tool; the connection
+// lost mid-call or no answer within toolgate's own deadline → indeterminate. Under
 // supervision (src/servers/supervisor.ts) what the supervisor refuses now is refused first.
 import type { ToolSource } from "../catalog/catalog.ts";
 import type { Connection } from "../mcp/connect.ts";
@@ -125,6 +126,7 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
     }
     return { ok: true, value: r.result };
   }
+  // The server's error answer (-32000 and -32001 too: codes a server may use, not a lost connection or a timer).
   if (r.kind === "protocol") return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
   const unknown = "the remote effect is unknown and the call is not replayed";
   // It answered, but not with a tools/call result: whether it acted is unknown, as for a lost connection.

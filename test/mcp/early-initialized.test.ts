@@ -1,11 +1,11 @@
-// EarlyInitialized (src/mcp/transport.ts): a stdio connect's notifications/initialized goes out as
+// EarlyInitialized (src/mcp/handshake.ts): a stdio connect's notifications/initialized goes out as
 // the server's initialize result arrives, before the SDK has parsed it, and the SDK's own is not sent
 // again; an error answer, or a result the SDK would not take at its core, gets nothing from it.
 import { describe, expect, test } from "bun:test";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { EarlyInitialized } from "../../src/mcp/transport.ts";
+import { EarlyInitialized } from "../../src/mcp/handshake.ts";
 
 /** A transport that records what is sent on it, and delivers what the test says the server answered. */
 function fake(events: string[], sent: JSONRPCMessage[] = []) {

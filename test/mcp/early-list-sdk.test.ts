@@ -1,4 +1,4 @@
-// The early tools/list (EarlyInitialized, src/mcp/transport.ts) against servers built with the SDK's
+// The early tools/list (EarlyInitialized, src/mcp/handshake.ts) against servers built with the SDK's
 // own server classes: one that registers its tool as the initialized notification arrives (the list
 // is right behind it on the pipe), and one that lists on three pages. A stdio connect lists what the
 // SDK's Client lists from the same server, and a call goes through.

@@ -1,13 +1,13 @@
 // src/mcp/http-cap.ts in-process: SSE passed on whole events under the bound (LF, CRLF and CR line
 // ends, events split across chunks), a body read up to it, and past it the request's cut error
-// carrying CAP_MARK, the upstream body cancelled. An SSE answer whose envelope the SDK refuses is
+// carrying CUT_MARK, the upstream body cancelled. An SSE answer whose envelope the SDK refuses is
 // handed on as the stand-in carrying MALFORMED_MARK (the SDK's own transport takes it and settles the request).
 // A log message on the stream of a POST that carried one request is marked with that request's id.
 import { describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { CAP_MARK, cappedFetch, RELATED_MARK } from "../../src/mcp/http-cap.ts";
-import { MALFORMED_MARK } from "../../src/mcp/transport.ts";
+import { cappedFetch, RELATED_MARK } from "../../src/mcp/http-cap.ts";
+import { CUT_MARK, MALFORMED_MARK } from "../../src/mcp/transport.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -31,7 +31,7 @@ function upstream(chunks: readonly string[], type: string, status = 200) {
 }
 
 const POST = { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: {} }) };
-const cutEvent = (max: number) => `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: `its answer to tools/call passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped reading it there`, data: { toolgate: CAP_MARK } } })}\n\n`;
+const cutEvent = (max: number) => `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: `its answer to tools/call passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped reading it there`, data: { toolgate: CUT_MARK } } })}\n\n`;
 
 /** Every chunk the capped body hands on, as text. */
 async function read(r: Response): Promise<string[]> {

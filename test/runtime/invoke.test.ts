@@ -98,6 +98,18 @@ describe("invoke", () => {
     expect(trace.rows.map((x) => [x.tool, x.error_code, x.digest])).toEqual([["demo__reed", "unknown_tool", null]]);
   });
 
+  test("a tool its source refuses right now (a supervised server restarting, serve shutting down) reaches no stage, and is journaled", async () => {
+    const { trace, deps } = setup();
+    const restarting = { code: "mcp.restarting", message: 'demo__read: MCP server "demo" was killed by a signal and is being restarted; try again shortly' };
+    const asked: string[] = [];
+    const r = await invoke("demo__read", { path: "a" }, { ...deps, refusedNow: (name) => (asked.push(name), restarting) });
+    expect(r.envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "mcp.restarting", message: restarting.message });
+    expect(asked).toEqual(["demo__read"]);
+    expect(trace.steps).toEqual([]);
+    expect(trace.started).toEqual([]);
+    expect(trace.rows.map((x) => [x.tool, x.origin, x.status, x.error_code])).toEqual([["demo__read", "mcp:demo", "failed", "mcp.restarting"]]);
+  });
+
   test("invalid arguments stop before permissions and name the path", async () => {
     const { trace, deps } = setup();
     const r = await invoke("demo__read", { path: 3 }, deps);

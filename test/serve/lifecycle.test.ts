@@ -107,9 +107,10 @@ describe("shutdown", () => {
     expect(await raw.proc.exited).toBe(0);
     expect(performance.now() - t0).toBeLessThan(10_000);
     expect(alive(sleeper)).toBe(false);
-    // The call's row is finished, not left started.
+    // The call's row is finished, not left started; the refused one has its row too.
     const rows = (await run(["log", "--json", "--config", cfg], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(rows.filter((r) => r.tool === "bash").map((r) => r.event)).toEqual(["tool_finished"]);
+    expect(rows.filter((r) => r.tool === "plan").map((r) => [r.event, r.status, r.error_code])).toEqual([["tool_finished", "failed", "serve.shutting_down"]]);
   }, 30_000);
 });
 

@@ -1,9 +1,10 @@
 // Supervision as a user of dist/toolgate serve sees it: a killed child's exit and restart on
-// stderr and in the journal (`toolgate log`), a restarted child listing another descriptor
-// withheld from tools/list and refused descriptor_changed, and after the client leaves no child
-// of any life is left running.
+// stderr and in the journal (`toolgate log`), calls while it restarts refused mcp.restarting with a
+// journal row each, a restarted child listing another descriptor withheld from tools/list and
+// refused descriptor_changed, and after the client leaves no child of any life is left running.
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { waitUntil } from "../../src/launcher/end-tree.ts";
@@ -20,9 +21,9 @@ function site(root: string) {
   const home = join(root, "home");
   mkdirSync(ws);
   mkdirSync(home);
-  const args = [MORTAL, `--pids-out=${root}/pids`, `--calls-out=${root}/calls`, `--variant=${root}/variant`];
+  const args = [MORTAL, `--pids-out=${root}/pids`, `--calls-out=${root}/calls`, `--variant=${root}/variant`, `--die-at-start=${root}/die`];
   writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: process.execPath, args, required: true } } }));
-  return { ws, home, pids: join(root, "pids"), variant: join(root, "variant") };
+  return { ws, home, pids: join(root, "pids"), variant: join(root, "variant"), die: join(root, "die") };
 }
 
 describe("serve supervises its children", () => {
@@ -50,6 +51,42 @@ describe("serve supervises its children", () => {
       ["server_restarted", "mcp.connect:fx", "restarted", null],
     ]);
   }, 40_000);
+
+  test("killed twice under load: every call while it restarts is refused mcp.restarting and has its journal row", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const served = await serve(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+    const echo = (message: string) => served.client.callTool({ name: "fx__echo", arguments: { message } });
+    const count = (text: string) => served.stderr().split(text).length - 1;
+    const refused: unknown[] = [];
+    for (const life of [1, 2]) {
+      expect((await echo(`up ${life}`)).content).toEqual([{ type: "text", text: `up ${life}` }]);
+      // Each restart fails until the test lets it come back: the window stays open while it calls.
+      writeFileSync(s.die, "");
+      process.kill(Number(lines(s.pids).at(-1)), "SIGKILL");
+      expect(await waitUntil(() => count("was killed by a signal; restarting") === life, 15_000)).toBe(true);
+      const during = await Promise.all(Array.from({ length: 5 }, (_, i) => echo(`during ${life}.${i}`)));
+      refused.push(...during.map((r) => r._meta));
+      rmSync(s.die);
+      expect(await waitUntil(() => count(`MCP server "fx" restarted`) === life, 20_000)).toBe(true);
+    }
+    expect((await echo("back")).content).toEqual([{ type: "text", text: "back" }]);
+    expect(refused).toEqual(Array(10).fill({ toolgate: { status: "failed", error_code: "mcp.restarting" } }));
+    await served.close();
+    expect(await waitUntil(() => !alive(served.pid), 15_000)).toBe(true);
+    const db = new Database(join(s.ws, ".toolgate", "toolgate.db"), { readonly: true });
+    try {
+      const rows = db.query("SELECT event, status, error_code, count(*) AS n FROM journal WHERE tool = 'fx__echo' GROUP BY event, status, error_code ORDER BY n").all();
+      expect(rows).toEqual([
+        { event: "tool_finished", status: "success", error_code: null, n: 3 },
+        { event: "tool_finished", status: "failed", error_code: "mcp.restarting", n: 10 },
+      ]);
+    } finally {
+      db.close();
+    }
+    // None of them reached the server.
+    expect(lines(join(root.path, "calls"))).toEqual(["echo", "echo", "echo"]);
+  }, 60_000);
 
   test("a restarted child listing another descriptor: that tool leaves tools/list (list_changed) and a call by name is refused descriptor_changed", async () => {
     await using root = tempDir();
