@@ -17,7 +17,9 @@ fi
 
 # Each program the suite runs, and the Debian package that brings it.
 missing=""
-need() { command -v "$1" >/dev/null 2>&1 || case " $missing " in *" $2 "*) ;; *) missing="$missing $2" ;; esac; }
+add() { case " $missing " in *" $1 "*) ;; *) missing="$missing $1" ;; esac; }
+need() { command -v "$1" >/dev/null 2>&1 || add "$2"; }
+need_file() { [ -e "$1" ] || add "$2"; }
 need script util-linux    # prompts driven through a pseudo-terminal
 need setpriv util-linux   # runs as nobody, and the sandbox as a checkout's owner
 need unshare util-linux   # network namespaces for the URL-policy tests
@@ -30,6 +32,10 @@ need strace strace        # a cold call syncs nothing before its result
 need git git              # gates, worktrees and delegation
 need pgrep procps         # the guardian's process checks
 need patch patch          # file_edit's diffs apply with patch(1)
+# The linux-arm64 binary runs under qemu's user-mode emulator with the arm64 C and C++ libraries.
+need qemu-aarch64-static qemu-user-static
+need_file /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 libc6-arm64-cross
+need_file /usr/aarch64-linux-gnu/lib/libstdc++.so.6 libstdc++6-arm64-cross
 
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
