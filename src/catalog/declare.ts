@@ -85,6 +85,8 @@ export interface ProcessRequest {
   readonly writable?: readonly string[];
   /** HOME is a fresh empty folder of the run's own in the state folder, removed when it ends (bash -lc: no dotfile runs). */
   readonly home?: true;
+  /** Told the output as it is drained, already redacted (a CI log shows a gate's output as it comes). */
+  readonly output?: (stream: "stdout" | "stderr", text: string) => void;
 }
 
 /** The one way a handler starts a process: through the launcher, scrubbed, under the call's signal. */
@@ -119,6 +121,10 @@ export interface CallScope extends NeedsContext {
   readonly namedSecret?: (abs: string) => boolean;
   /** Writes one line to the operator view (stderr, never the result): CI annotations, for instance. */
   readonly operator?: (line: string) => void;
+  /** The CI the call runs in, for what a CI log shows (dev_check): GitHub Actions, another CI, or none. */
+  readonly ci?: "github" | "plain";
+  /** Appends Markdown to the CI job's step summary (GitHub Actions' GITHUB_STEP_SUMMARY), when there is one. */
+  readonly stepSummary?: (markdown: string) => void;
   /** The network, under the URL policy and the grants (src/http): the only way a tool reaches a URL. */
   readonly http?: HttpClient;
   /** Most (from most.url and most.service_token_file), when configured: the token is read per call. */

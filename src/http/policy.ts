@@ -70,7 +70,7 @@ export function checkUrl(raw: string, reach: Reach): Outcome<Checked> {
 export function schemeRefused(url: URL): { ok: false; refusal: Refusal } | null {
   if (url.protocol === "http:" || url.protocol === "https:") return null;
   const scheme = url.protocol.slice(0, -1).slice(0, 20);
-  const file = scheme === "file" ? " (a file: URL names a file on this machine: file_read reads one)" : "";
+  const file = scheme === "file" ? " (that scheme names a file on this machine: file_read reads one)" : "";
   return rejected("scheme", `the scheme ${JSON.stringify(scheme)} is not allowed; only http and https are${file}`, { scheme });
 }
 

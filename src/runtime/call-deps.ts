@@ -18,6 +18,7 @@ import type { Booted } from "./boot.ts";
 import { boundaryFor, type InvokeDeps } from "./invoke.ts";
 import type { CallScope } from "../catalog/declare.ts";
 import { processRunner } from "./processes.ts";
+import { ciScope } from "./ci.ts";
 import { guardSelf } from "../launcher/guard.ts";
 import { httpClient } from "../http/client.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
@@ -121,6 +122,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
       controlFiles: booted.controlFiles,
       namedSecret: (abs) => booted.permissions.names("read", abs),
       operator: (line) => w.operator(escapeControl(line)),
+      ...ciScope(w.env),
       http,
       rails: booted.rails,
       ...(booted.most ? { most: booted.most } : {}),

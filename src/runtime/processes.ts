@@ -27,6 +27,13 @@ export interface ProcessRunnerDeps {
   readonly guard?: readonly string[];
 }
 
+/** A task's hooks and a request's own output hook, both told. */
+function watchWith(watch: LaunchWatch | undefined, output: ProcessRequest["output"]): LaunchWatch {
+  if (!output) return watch!;
+  const theirs = watch?.output;
+  return { ...watch, output: theirs ? (s, t) => (theirs(s, t), output(s, t)) : output };
+}
+
 export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
   const launcher = createLauncher({ redactor: (s) => new StreamRedactor(s) });
   const launch = (req: ProcessRequest, home: string | undefined): Promise<Outcome<Execution>> => {
@@ -49,7 +56,7 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
       ...(req.stdin === undefined ? {} : { stdin: req.stdin }),
       deadlineMs: req.deadlineMs,
       signal: deps.signal,
-      ...(deps.watch ? { watch: deps.watch } : {}),
+      ...(deps.watch || req.output ? { watch: watchWith(deps.watch, req.output) } : {}),
       artifactsDir: join(deps.stateDir, "artifacts"),
       ...(sandboxed ? { sandbox: deps.sandbox, ...(req.writable ? { sandboxWritable: req.writable } : {}), ...(home ? { home } : {}) } : {}),
       ...(guard ? { guard } : {}),

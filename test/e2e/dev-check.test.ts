@@ -39,7 +39,7 @@ describe("dev_check through the binary", () => {
     const out = json(r);
     expect(out).toMatchObject({ status: "failed", tool: "dev_check", error_code: "dev_check.failed", details: { passed: 2, failed: 2, junit: "out/junit.xml", sandbox: "off" } });
     expect(out.message).toBe("2 of 4 gates failed: fail (exit code 3), hang (timeout after 0.5 s); their tails are in details");
-    const annotations = r.stderr.split("\n").filter((l) => l.startsWith("::"));
+    const annotations = r.stderr.split("\n").filter((l) => l.startsWith("::error"));
     expect(annotations.map((l) => l.slice(0, l.indexOf("::", 2) + 2))).toEqual([
       "::error file=script/check-fail.sh,title=dev_check%3A gate fail failed::",
       "::error file=script/check-hang.sh,title=dev_check%3A gate hang failed::",

@@ -113,7 +113,7 @@ inLoopbackNamespace(import.meta.path, () => {
       await using dir = tempDir();
       const r = await extract(dir.path, { url }, ["--approve", "web_extract"]);
       expect([r.code, json(r).error_code, json(r).details]).toEqual([1, "url.rejected", { rule: "scheme", scheme: "file" }]);
-      expect(json(r).message).toContain("a file: URL names a file on this machine: file_read reads one");
+      expect(json(r).message).toContain("that scheme names a file on this machine: file_read reads one");
     });
     test("the journal keeps the URL's scheme and host only", async () => {
       await using dir = tempDir();

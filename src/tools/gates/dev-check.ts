@@ -8,6 +8,7 @@ import type { Need } from "../../permission/types.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { makeCopy } from "./copy.ts";
 import { annotation, findGates, junitXml, type Gate, type GateOutcome } from "./report.ts";
+import { firstPlace, githubGroup, stepSummary, verdictLine } from "./ci-log.ts";
 import { missingFolders, writeFile } from "../files/file-write.ts";
 import { endedText, streamView, type StreamView } from "../shell/run-report.ts";
 import { resolveInside } from "../files/workspace.ts";
@@ -80,26 +81,36 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
   const outcomes: GateOutcome[] = [];
   let top: string | null = null;
   const copiesLeft: string[] = [];
-  for (const gate of selected) {
+  const line = ctx.operator;
+  for (const [i, gate] of selected.entries()) {
     if (ctx.signal.aborted) break;
     const copy = await makeCopy(ctx.processes, dir, ctx.stateDir, randomId(), undefined, ctx.workspace);
     if (!copy.ok) return results.length > 0 ? refuse(copy.refusal.code, copy.refusal.message, { gates: results }) : copy;
     top = copy.value.top;
+    // On a GitHub Actions log: the gate's output as it comes, in a group of its own.
+    const group = ctx.ci === "github" && line ? githubGroup(gate.name, i + 1, selected.length, line) : undefined;
+    group?.open();
     let run;
     try {
       // Only the copy is writable: a gate cannot write the real checkout or plant a gate in it.
-      run = await ctx.processes.run({ argv: ["bash", gate.script], cwd: copy.value.cwd, deadlineMs, sandboxed: true, writable: [copy.value.root], values: { TOOLGATE_GATE: gate.name } });
+      run = await ctx.processes.run({ argv: ["bash", gate.script], cwd: copy.value.cwd, deadlineMs, sandboxed: true, writable: [copy.value.root], values: { TOOLGATE_GATE: gate.name }, ...(group ? { output: group.output } : {}) });
     } finally {
+      group?.close();
       if (!copy.value.remove()) copiesLeft.push(gate.name);
     }
     if (!run.ok && run.refusal.code === "launch.cancelled") break;
     const r = gateResult(gate, run, deadlineMs, tailBytes);
+    // A failed gate's annotation points at the first file:line its output names in the repository.
+    const place = !r.outcome.passed && ctx.ci === "github" && conf.annotations ? firstPlace(`${r.outcome.stderr}\n${r.outcome.stdout}`, { cwd: copy.value.cwd, copyRoot: copy.value.root, top: copy.value.top }) : null;
+    const outcome = place ? { ...r.outcome, place } : r.outcome;
+    if (ctx.ci && line) line(verdictLine(outcome));
     results.push(r.result);
-    outcomes.push(r.outcome);
+    outcomes.push(outcome);
   }
   if (ctx.signal.aborted) return refuse("dev_check.cancelled", "the call was cancelled; the running gate was stopped with its whole process tree and its copy removed");
 
   const failedGates = outcomes.filter((o) => !o.passed);
+  if (outcomes.length > 0) ctx.stepSummary?.(stepSummary(outcomes));
   if (conf.annotations && ctx.operator) {
     for (const o of failedGates) ctx.operator(annotation(o, top === null ? null : relative(top, join(dir, o.script))));
   }

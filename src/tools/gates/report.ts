@@ -57,6 +57,8 @@ export interface GateOutcome {
   readonly durationMs: number;
   readonly stdout: string;
   readonly stderr: string;
+  /** The first file:line (and column) of the repository a failed gate's output names (ci-log.ts). */
+  readonly place?: { readonly file: string; readonly line: number; readonly col?: number };
 }
 
 /** XML 1.0 forbids most control characters even as references: they become U+FFFD. */
@@ -95,10 +97,13 @@ const escapeProperty = (s: string) => escapeData(s).replaceAll(":", "%3A").repla
 /**
  * `::error file=...,title=...::message` for a failed gate: GitHub's runner reads workflow commands
  * from a step's stdout and stderr alike, so they go to stderr and stdout stays the one result.
- * `file` is the script relative to the repository's top folder.
+ * `file` is the place the gate's output names, else the script, relative to the repository's top folder.
  */
 export function annotation(g: GateOutcome, fileInRepo: string | null): string {
   const output = (g.stderr.trim() || g.stdout.trim()).split("\n").slice(-ANNOTATION_LINES).join("\n");
-  const props = [...(fileInRepo ? [`file=${escapeProperty(fileInRepo)}`] : []), `title=${escapeProperty(`dev_check: gate ${g.name} failed`)}`];
+  const at = g.place
+    ? [`file=${escapeProperty(g.place.file)}`, `line=${g.place.line}`, ...(g.place.col ? [`col=${g.place.col}`] : [])]
+    : fileInRepo ? [`file=${escapeProperty(fileInRepo)}`] : [];
+  const props = [...at, `title=${escapeProperty(`dev_check: gate ${g.name} failed`)}`];
   return `::error ${props.join(",")}::${escapeData(`${g.how}${output ? `\n${output}` : ""}`)}`;
 }

@@ -88,7 +88,7 @@ export function netNeed(raw: string): Outcome<string> {
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") {
     const scheme = u.protocol.slice(0, -1).slice(0, 20);
-    const file = scheme === "file" ? " (a file: URL names a file on this machine: file_read reads one)" : "";
+    const file = scheme === "file" ? " (that scheme names a file on this machine: file_read reads one)" : "";
     return refuse("url.rejected", `the scheme ${JSON.stringify(scheme)} is not allowed; only http and https are${file}`, { rule: "scheme", scheme });
   }
   const host = u.hostname.replace(/(?<=[^.])\.$/, "");

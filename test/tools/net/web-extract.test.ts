@@ -12,7 +12,7 @@ describe("netNeed", () => {
   test.each(FILE_URLS)("%j is the file scheme: refused as url.rejected (scheme), as the URL policy refuses it", (url) => {
     const r = netNeed(url);
     const policy = checkUrl(url, { exact: new Set(), pinned: new Set() });
-    expect(r).toEqual({ ok: false, refusal: { code: "url.rejected", message: 'the scheme "file" is not allowed; only http and https are (a file: URL names a file on this machine: file_read reads one)', details: { rule: "scheme", scheme: "file" } } });
+    expect(r).toEqual({ ok: false, refusal: { code: "url.rejected", message: 'the scheme "file" is not allowed; only http and https are (that scheme names a file on this machine: file_read reads one)', details: { rule: "scheme", scheme: "file" } } });
     expect(policy).toEqual(r as typeof policy);
   });
 
