@@ -111,7 +111,7 @@ export const CODES = {
   "mcp.response_too_large": { exit: 1, outcome: "failed", meaning: "the MCP server's answer is past the size toolgate reads" },
   "mcp.restarting": { exit: 1, outcome: "failed", meaning: "the supervised MCP server is down and being restarted: try again shortly" },
   "mcp.server_down": { exit: 1, outcome: "failed", meaning: "the MCP server is down: it is no longer restarted, or cannot be reached" },
-  "mcp.withheld": { exit: 1, outcome: "failed", meaning: "the server's tools, or this tool, are withheld (what it declares breaks the output boundary, or a bad name)" },
+  "mcp.withheld": { exit: 1, outcome: "failed", meaning: "an optional server is withheld (its names collide or break the naming rule), or this tool is (what it declares breaks the output boundary)" },
   "most.invalid_response": { exit: 1, outcome: "failed", meaning: "Most answered something that is not JSON, or too much" },
   "most.status": { exit: 1, outcome: "failed", meaning: "Most answered with an HTTP status other than 2xx" },
   "most.token_missing": { exit: 1, outcome: "failed", meaning: "the Most token file does not exist or is empty" },
