@@ -2,6 +2,7 @@
 // dispatch entries). Building it is pure: no clock, no randomness, no I/O.
 import type { Type, type as arkType } from "arktype";
 import type { Need } from "../permission/types.ts";
+import type { Code } from "../result/codes.ts";
 import type { Outcome } from "../result/result.ts";
 import { refuse } from "../result/result.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
@@ -9,7 +10,7 @@ import { EFFECTS, type ApprovalPolicy, type EffectClass, type NeedsContext, type
 
 export type JsonSchema = Record<string, unknown>;
 /** A need as the permission stage settled it: granted (with the value matched) or refused. */
-export type CheckedNeed = { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
+export type CheckedNeed = { ok: true; value?: string } | { ok: false; code: Code; message: string; flag?: string };
 
 /** How a dispatch entry runs: validation, needs and the call itself. */
 export interface Adapter {

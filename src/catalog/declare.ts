@@ -5,6 +5,7 @@
 import type { Type, type as arkType } from "arktype";
 import type { Need } from "../permission/types.ts";
 import type { Execution } from "../launcher/types.ts";
+import type { Code } from "../result/codes.ts";
 import type { Outcome } from "../result/result.ts";
 import type { Peer } from "../mcp/peer.ts";
 
@@ -57,7 +58,7 @@ export interface TaskBoard {
   list(lane: string, limit: number): readonly ModelTask[];
   /** Another lane's id answers exactly like a missing one. */
   /** `logTail` is null when the boundary withheld it (the tool's own rules: a local path, a secret key, a PEM block). */
-  get(lane: string, id: string): { ok: true; task: ModelTask; result: unknown; logTail: string | null } | { ok: false; code: string; message: string };
+  get(lane: string, id: string): { ok: true; task: ModelTask; result: unknown; logTail: string | null } | { ok: false; code: Code; message: string };
   /** Asks the task's supervisor to cancel; false when it had already ended. */
   cancel(lane: string, id: string): boolean;
 }

@@ -4,6 +4,7 @@ import type { HttpBody, HttpClient, HttpGetOptions } from "../catalog/declare.ts
 import { hostsOf, parseNet } from "../permission/net.ts";
 import { decide } from "../permission/match.ts";
 import type { GrantValue, PermissionGrants } from "../permission/types.ts";
+import type { Code } from "../result/codes.ts";
 import type { Outcome } from "../result/result.ts";
 import type { HttpDeps } from "./fetch.ts";
 import { laterRequest, type LaterRequest } from "./later.ts";
@@ -68,7 +69,7 @@ export function httpClient(setup: NetSetup): HttpClient {
 /** Thrown by the fetch handed to the MCP SDK: its message and code are the refusal's. */
 export class NetRefused extends Error {
   constructor(
-    readonly code: string,
+    readonly code: Code,
     message: string,
     readonly details?: unknown,
   ) {

@@ -2,7 +2,7 @@
 // hop: the URL policy, the grant, DNS (or a --resolve pin) with every answer judged, then a
 // connection to the validated address itself, keeping the Host header and the TLS server name.
 // Redirects are followed here, by hand, each hop judged again.
-import { refuse, type Outcome } from "../result/result.ts";
+import { refuse, type Outcome, type Refusal } from "../result/result.ts";
 import { auditView, checkUrl, isLoopbackName, judgeAnswers, LOOPBACK, rejected, type Checked, type Reach } from "./policy.ts";
 import type { Pins, Resolver } from "./resolve.ts";
 
@@ -87,7 +87,7 @@ export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDep
 }
 
 /** A hop's refusal says which URL redirected there. */
-function atHop<R extends { ok: false; refusal: { code: string; message: string; details?: unknown } }>(r: R, previous: Checked | null, current: string): R {
+function atHop<R extends { ok: false; refusal: Refusal }>(r: R, previous: Checked | null, current: string): R {
   if (previous === null) return r;
   let to: string;
   try {
@@ -158,7 +158,7 @@ async function connect(c: Checked, addresses: readonly string[], s: Sending, dep
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENETUNREACH", "EHOSTUNREACH", "ECONNRESET", "ConnectionRefused", "FailedToOpenSocket", "ConnectionClosed", "EADDRNOTAVAIL"]);
 
 /** A network failure, told apart from a policy refusal by its code; the message names no path. */
-export function networkRefusal(e: unknown, url: URL): { ok: false; refusal: { code: string; message: string } } {
+export function networkRefusal(e: unknown, url: URL): { ok: false; refusal: Refusal } {
   const err = e as { name?: string; code?: string };
   const where = auditView(url);
   if (err.name === "TimeoutError") return refuse("net.timeout", `${where} did not answer in time`);

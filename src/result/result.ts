@@ -1,5 +1,7 @@
-// The sealed result vocabulary and the exit codes (SPEC.md: Results, Exit codes).
-// Every stage and handler answers with these values; only the entry point maps them to exit codes.
+// The sealed result vocabulary and the exit codes; the refusal codes are registered in codes.ts.
+// Every stage and handler answers with these values; only the entry point maps them to exit codes (exit.ts).
+
+import type { Code } from "./codes.ts";
 
 export type Status = "success" | "failed" | "indeterminate";
 
@@ -13,7 +15,7 @@ export interface Failed {
   readonly status: "failed";
   /** Absent only in the boundary's fixed `sensitive_output_rejected` object. */
   readonly tool?: string;
-  readonly error_code: string;
+  readonly error_code: Code;
   readonly message?: string;
   readonly details?: unknown;
 }
@@ -21,7 +23,7 @@ export interface Failed {
 export interface Indeterminate {
   readonly status: "indeterminate";
   readonly tool: string;
-  readonly error_code: string;
+  readonly error_code: Code;
   readonly message?: string;
 }
 
@@ -29,7 +31,7 @@ export type Envelope = Success | Failed | Indeterminate;
 
 /** A typed refusal: a stable code plus a message that says how to fix it. */
 export interface Refusal {
-  readonly code: string;
+  readonly code: Code;
   readonly message: string;
   readonly details?: unknown;
   /** The transport failed mid-call: the remote effect is unknown (recorded, never replayed). */
@@ -46,7 +48,7 @@ export interface Refusal {
 export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
-export const refuse = (code: string, message: string, details?: unknown): { ok: false; refusal: Refusal } =>
+export const refuse = (code: Code, message: string, details?: unknown): { ok: false; refusal: Refusal } =>
   ({ ok: false, refusal: details === undefined ? { code, message } : { code, message, details } });
 
 export const ExitCode = {
@@ -58,20 +60,6 @@ export const ExitCode = {
   boot: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
-
-/** Codes that mean "a permission or an approval was refused" (exit 4). */
-// mcp.auth_required: the server refuses toolgate until the user authorizes it (`toolgate auth`), a grant like a permission's.
-const DENIAL_CODES = new Set(["permission.denied", "approval.required", "approval.denied", "approval.child_unattended", "mcp.auth_required"]);
-/** Codes that mean "the boot itself failed" (exit 5). */
-const BOOT_CODES = new Set(["descriptor_changed", "descriptor_unpinned"]);
-
-export function exitCodeFor(env: Envelope): ExitCode {
-  if (env.status === "success") return ExitCode.success;
-  if (env.status === "indeterminate") return ExitCode.indeterminate;
-  if (DENIAL_CODES.has(env.error_code)) return ExitCode.denied;
-  if (BOOT_CODES.has(env.error_code)) return ExitCode.boot;
-  return ExitCode.failed;
-}
 
 /** An error the CLI turns into a message on stderr and an exit code; never a tool result. */
 export class CliError extends Error {

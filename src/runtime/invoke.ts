@@ -8,13 +8,14 @@ import { approve, approvedOutright, type ApprovalDeps } from "../approval/approv
 import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryOptions, type BoundaryViolation } from "../boundary/boundary.ts";
 import { argsForApproval, previewArgs, redactValue } from "../boundary/redact.ts";
 import type { Need } from "../permission/types.ts";
+import type { Code } from "../result/codes.ts";
 import type { Envelope, Outcome, Refusal } from "../result/result.ts";
 import { explainWithArktype } from "../schema/explain.ts";
 import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import type { JournalRow } from "../state/journal.ts";
 
-export type GateResult = { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
+export type GateResult = { ok: true; value?: string } | { ok: false; code: Code; message: string; flag?: string };
 
 export interface PermissionGate {
   /** Granted with the canonical value it matched (read/write: the real path), or refused. */

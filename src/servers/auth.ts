@@ -5,6 +5,7 @@
 import { NetRefused } from "../http/client.ts";
 import { auditView, schemeRefused } from "../http/policy.ts";
 import type { PolicyFetch, Target } from "../mcp/connect.ts";
+import type { Code } from "../result/codes.ts";
 import type { Refusal } from "../result/result.ts";
 import { expandHeader, type RemoteSpec } from "./specs.ts";
 import { AuthRequired, StoreProvider, type OAuthSettings } from "../auth/provider.ts";
@@ -12,7 +13,7 @@ import { AuthStore } from "../auth/store.ts";
 import type { Need } from "../permission/types.ts";
 
 /** A need of the server's start, as RemoteSources.checkStart settles it (a session may ask its client first). */
-type AuthCheck = { ok: true } | { ok: false; code: string; message: string; flag?: string };
+type AuthCheck = { ok: true } | { ok: false; code: Code; message: string; flag?: string };
 
 export interface AuthWiring {
   readonly provider: StoreProvider;
@@ -20,7 +21,7 @@ export interface AuthWiring {
   /** Set when the server needs someone to authorize (or a wider scope): the call refuses with mcp.auth_required. */
   needed: AuthRequired | undefined;
   /** Set when a host of the authorization flow was not granted: the connect's refusal is that permission's. */
-  refused: { code: string; message: string; flag?: string } | undefined;
+  refused: { code: Code; message: string; flag?: string } | undefined;
   /** Set when the server (or its authorization server) answered 429: the refusal says it is rate limiting. */
   limited: RateLimit | undefined;
   /** The server as a connect target, through this wiring's fetch and provider. */

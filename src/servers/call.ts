@@ -9,6 +9,7 @@ import type { ListedTool } from "../mcp/session.ts";
 import type { Peer } from "../mcp/peer.ts";
 import type { ToolContext } from "../catalog/declare.ts";
 import type { Need } from "../permission/types.ts";
+import type { Code } from "../result/codes.ts";
 import type { Outcome, Refusal } from "../result/result.ts";
 import { executableOf, liveDigest } from "./digest.ts";
 import { catalogNameOf, serverWho, type RemoteSpec } from "./specs.ts";
@@ -16,7 +17,7 @@ import { catalogNameOf, serverWho, type RemoteSpec } from "./specs.ts";
 const MESSAGE_CHARS = 1_000;
 
 /** How a server's start need was settled (RemoteSources.checkStart). */
-export type StartCheck = { ok: true; value: string } | { ok: false; code: string; message: string; flag?: string };
+export type StartCheck = { ok: true; value: string } | { ok: false; code: Code; message: string; flag?: string };
 
 /** What a remote tool's adapter needs of the remote sources (RemoteSources, in sources.ts, is one). */
 export interface RemoteCalls {

@@ -3,6 +3,7 @@
 import type { SandboxMode } from "../catalog/declare.ts";
 import type { Sandbox } from "../launcher/types.ts";
 import type { PolicyFetch } from "../mcp/connect.ts";
+import type { Code } from "../result/codes.ts";
 import type { PermissionGate } from "../runtime/invoke.ts";
 import type { ConnectionPool } from "./pool.ts";
 import type { RemoteSpec } from "./specs.ts";
@@ -41,7 +42,7 @@ export interface RemoteDeps {
    * Throws when the row cannot be written: then the server is not started. "restarted" is a
    * supervised restart's start; "exited" a supervised child's death (best effort).
    */
-  readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }) => void;
+  readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: Code; message?: string }) => void;
   /** The user's state folder where OAuth tokens live (null: none, or it lies in the workspace). */
   readonly userState?: string | null;
 }

@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { previewArgs } from "../boundary/redact.ts";
 import { auditView } from "../http/audit.ts";
+import type { Code } from "../result/codes.ts";
 import { openState } from "../state/db.ts";
 import { appendJournal } from "../state/journal.ts";
 import { declaredAt, type DeclaredIn } from "./prompt.ts";
@@ -17,7 +18,7 @@ import type { RemoteSpec } from "./specs.ts";
  * about 1.5 ms of a cold call, right before the spawn).
  */
 export function serverJournal(d: DeclaredIn, held?: () => Database | undefined) {
-  return (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: string; message?: string }): void => {
+  return (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: Code; message?: string }): void => {
     // A URL's audit view: no userinfo, path, query or fragment (a token in a query stays out).
     const what = spec.transport.kind === "stdio" ? spec.transport.argv : auditView(spec.transport.url);
     const kept = held?.();

@@ -301,7 +301,7 @@ export class RemoteSources {
   }
 
   /** A refusal's row is best effort: the refusal itself already stops the start. */
-  #journal(spec: RemoteSpec, outcome: { status: "refused" | "exited"; code: string; message: string }): void {
+  #journal(spec: RemoteSpec, outcome: { status: "refused" | "exited"; code: Refusal["code"]; message: string }): void {
     try {
       this.deps.journal?.(spec, outcome);
     } catch {

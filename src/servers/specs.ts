@@ -163,7 +163,7 @@ export function remoteSpecs(
     // (--allow-env=NAME or a yes at the prompt, never the config) and a secret.
     const needNames: string[] = [];
     const allBound: Record<string, string> = {};
-    const bad = (at: (string | number)[], problem: string) => ({ ok: false as const, refusal: { code: "config.invalid", message: `mcpServers.${name}.${at.join(".")}: ${problem}`, details: { at: ["mcpServers", name, ...at] } } });
+    const bad = (at: (string | number)[], problem: string): { ok: false; refusal: Refusal } => ({ ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}.${at.join(".")}: ${problem}`, details: { at: ["mcpServers", name, ...at] } } });
     const read = (raw: string, at: (string | number)[]) => {
       const e = expandVars(raw, { parent, workspace });
       if (!e.ok) return bad(at, e.problem);

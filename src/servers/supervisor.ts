@@ -4,6 +4,7 @@
 // now is answered by refusedNow(); onChange fires whenever that set changes.
 import type { Connection } from "../mcp/connect.ts";
 import type { ListedTool } from "../mcp/session.ts";
+import type { Code } from "../result/codes.ts";
 import type { Refusal } from "../result/result.ts";
 import { liveDigest } from "./digest.ts";
 import { catalogNameOf, serverWho, type RemoteSpec } from "./specs.ts";
@@ -41,7 +42,7 @@ export interface Supervised {
   /** Forgets a lost connection so the next connection() starts a new child. */
   drop(server: string, conn: Connection): void;
   /** Best-effort journal row for a child's exit. */
-  journalExit(spec: RemoteSpec, code: string, reason: string): void;
+  journalExit(spec: RemoteSpec, code: Code, reason: string): void;
 }
 
 interface ServerState {

@@ -5,6 +5,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { redactText } from "../boundary/redact.ts";
 import { isLive, readStat } from "../launcher/proc-tree.ts";
+import type { Code } from "../result/codes.ts";
 
 export interface JournalRow {
   readonly time_ms: number;
@@ -129,7 +130,7 @@ export function adoptJournal(db: Database, from: Database, parent: number | null
 }
 
 /** The error code of a call started and never finished: its process ended mid-call. */
-export const UNFINISHED = "journal.unfinished";
+export const UNFINISHED = "journal.unfinished" satisfies Code;
 
 /**
  * The action window: the last `n` rows, oldest first. A started row is "running" while its

@@ -4,7 +4,8 @@
 // content: never the arguments (not even their preview), the result, a path or a secret. Plain
 // records here; the OTel SDK turns them into spans elsewhere (export.ts), off the caller's path.
 import type { JournalRow, JournalTap } from "../state/journal.ts";
-import { exitCodeFor, type Envelope } from "../result/result.ts";
+import { exitCodeFor } from "../result/exit.ts";
+import type { Envelope } from "../result/result.ts";
 import { formatTraceparent, newSpanId, newTraceId, type SpanParent } from "./context.ts";
 
 export type Attributes = Readonly<Record<string, string | number | boolean>>;

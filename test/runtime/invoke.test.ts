@@ -100,7 +100,7 @@ describe("invoke", () => {
 
   test("a tool its source refuses right now (a supervised server restarting, serve shutting down) reaches no stage, and is journaled", async () => {
     const { trace, deps } = setup();
-    const restarting = { code: "mcp.restarting", message: 'demo__read: MCP server "demo" was killed by a signal and is being restarted; try again shortly' };
+    const restarting: Refusal = { code: "mcp.restarting", message: 'demo__read: MCP server "demo" was killed by a signal and is being restarted; try again shortly' };
     const asked: string[] = [];
     const r = await invoke("demo__read", { path: "a" }, { ...deps, refusedNow: (name) => (asked.push(name), restarting) });
     expect(r.envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "mcp.restarting", message: restarting.message });

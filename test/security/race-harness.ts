@@ -87,7 +87,7 @@ export function throughBinary(workspace: string, home: string, flags: readonly s
     if (r.code === 5 && r.stdout === "") {
       // A boot failure (e.g. the state database busy under four concurrent calls): nothing ran, so
       // no escape; counted as a refusal, and every race still needs successes to pass.
-      return { status: "failed", tool, error_code: "boot_failed", message: r.stderr } as Envelope;
+      return { status: "failed", tool, error_code: "boot_failed", message: r.stderr } as unknown as Envelope;
     }
     try {
       return JSON.parse(r.stdout) as Envelope;

@@ -2,10 +2,11 @@
 // all or nothing), or its discard. Either way what the change kept (its git folder) is removed and
 // the change cannot be applied again. Offered only when delegation.worktree_root is set.
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
+import type { Code } from "../../result/codes.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { git } from "../gates/copy.ts";
 import { planApply, prepareFolders, writePlan } from "./apply.ts";
-import { readChange, removeChange, writeChange } from "./change.ts";
+import { readChange, removeChange, writeChange, type ChangeRecord } from "./change.ts";
 import { delegationOf } from "./task.ts";
 
 export default defineTool({
@@ -21,6 +22,9 @@ export default defineTool({
   handler: (args, ctx) => applyChange(args.change_id, args.discard === true, ctx),
 });
 
+/** The refusal of a change that is not ready, by its status; a record toolgate did not write is an unknown change. */
+const NOT_READY = { running: "change.running", applied: "change.applied", discarded: "change.discarded" } as const satisfies Record<Exclude<ChangeRecord["status"], "ready">, Code>;
+
 async function applyChange(id: string, discard: boolean, ctx: ToolContext): Promise<Outcome<unknown>> {
   const root = delegationOf(ctx).root;
   if (root === null) return refuse("change.unconfigured", "delegation.worktree_root is not set");
@@ -28,7 +32,7 @@ async function applyChange(id: string, discard: boolean, ctx: ToolContext): Prom
   if (rec === null) return refuse("change.unknown", `no change ${JSON.stringify(id)} under ${root}: a change_id is what a write task returned (16 hex digits)`, { change_id: id });
   if (rec.status !== "ready") {
     const why = rec.status === "running" ? "its write child is still working" : `it was already ${rec.status}; a change is applied or discarded once`;
-    return refuse(`change.${rec.status}`, `change ${id} cannot be applied or discarded: ${why}`, { change_id: id, status: rec.status });
+    return refuse(Object.hasOwn(NOT_READY, rec.status) ? NOT_READY[rec.status] : "change.unknown", `change ${id} cannot be applied or discarded: ${why}`, { change_id: id, status: rec.status });
   }
   if (discard) {
     writeChange(root, { ...rec, status: "discarded" });

@@ -6,6 +6,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSyn
 import { dirname, join, relative, resolve } from "node:path";
 import { copyUntracked } from "./untracked.ts";
 import type { ProcessRunner } from "../../catalog/declare.ts";
+import type { Code } from "../../result/codes.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { isInside } from "../files/workspace.ts";
 
@@ -40,7 +41,7 @@ export interface GitRun {
 export const git = (p: ProcessRunner, cwd: string, args: readonly string[]): Promise<Outcome<GitRun>> => runGit(p, [...GIT, ...args], cwd);
 
 /** One git command line (argv[0] is "git"), outside any sandbox; `code` names a run that did not finish. */
-export async function runGit(p: ProcessRunner, argv: readonly string[], cwd: string, extra: { values?: Record<string, string>; stdin?: string; code?: string } = {}): Promise<Outcome<GitRun>> {
+export async function runGit(p: ProcessRunner, argv: readonly string[], cwd: string, extra: { values?: Record<string, string>; stdin?: string; code?: Code } = {}): Promise<Outcome<GitRun>> {
   const r = await p.run({ argv, cwd, deadlineMs: GIT_DEADLINE_MS, sandboxed: false, ...(extra.values ? { values: extra.values } : {}), ...(extra.stdin === undefined ? {} : { stdin: extra.stdin }) });
   if (!r.ok) return r;
   const e = r.value;

@@ -2,6 +2,7 @@
 // operator class (trusted for its address, still scheme-checked), a size cap and a deadline; a
 // 2xx JSON answer is the value. The caller names the refusal codes and how the endpoint is called.
 import type { HttpClient } from "../../catalog/declare.ts";
+import type { Code } from "../../result/codes.ts";
 import { refuse, type Outcome } from "../../result/result.ts";
 
 export interface OperatorRequest {
@@ -18,7 +19,7 @@ export interface OperatorRequest {
 export interface OperatorWords {
   /** How a refusal names the endpoint ("the bank_search endpoint", "most_health: Most"). */
   readonly who: string;
-  readonly codes: { readonly status: string; readonly tooLarge: string; readonly notJson: string };
+  readonly codes: { readonly status: Code; readonly tooLarge: Code; readonly notJson: Code };
 }
 
 export async function operatorJson(http: HttpClient, req: OperatorRequest, words: OperatorWords): Promise<Outcome<any>> {

@@ -4,12 +4,13 @@ import { dirname, join } from "node:path";
 import fileFind, { ANSWER_BOUND_CHARS, findFiles } from "../../../src/tools/files/file-find.ts";
 import { tempDir, toolContext } from "../../helpers.ts";
 import { isSecretPath } from "../../../src/fs/secret-files.ts";
+import type { Code } from "../../../src/result/codes.ts";
 
 const put = (root: string, rel: string, body = ""): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
   writeFileSync(join(root, rel), body);
 };
-const refusal = (code: string) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
+const refusal = (code: Code) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Every path a listing reaches, page by page with nextCursor; each page checked against the bounds. */
 function allPages(ws: string, pattern: string, limit: number): { paths: string[]; pages: number } {
@@ -188,7 +189,7 @@ describe("narrowing with path", () => {
     ["an absolute path", "/tmp", "path.outside_workspace"],
     ["a symlink leading out", "out", "path.outside_workspace"],
     ["link/.. where link leads out", "out/..", "path.outside_workspace"],
-  ])("%s (%s) is refused %s", async (_name, path, code) => {
+  ] as [string, string, Code][])("%s (%s) is refused %s", async (_name, path, code) => {
     await using top = tempDir();
     const ws = join(top.path, "ws");
     project(ws);

@@ -4,6 +4,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fileRead, { ANSWER_BOUND_CHARS, LINE_BOUND_CHARS, READ_BOUND_BYTES, readFile } from "../../../src/tools/files/file-read.ts";
 import { tempDir, toolContext } from "../../helpers.ts";
+import type { Code } from "../../../src/result/codes.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -12,7 +13,7 @@ const put = (root: string, rel: string, body: string | Uint8Array): void => {
 const digestOf = (body: string | Uint8Array) => `sha256:${createHash("sha256").update(body).digest("hex")}`;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1));
-const refusal = (code: string) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
+const refusal = (code: Code) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
 /** UTF-8 bytes of a string once JSON-serialized, without the quotes: what the output boundary measures. */
 const jsonBytes = (s: string) => Buffer.byteLength(JSON.stringify(s)) - 2;
 /** The line numbers an answer's content shows, in order. */
@@ -227,7 +228,7 @@ describe("refusals", () => {
     ["a path through a file", "a.txt/x", "file.missing"],
     ["a directory", "sub", "file.not_a_file"],
     ["the workspace itself", ".", "file.not_a_file"],
-  ])("%s: %s is refused %s", async (_name, path, code) => {
+  ] as [string, string, Code][])("%s: %s is refused %s", async (_name, path, code) => {
     await using ws = tempDir();
     put(ws.path, "a.txt", "a\n");
     put(ws.path, "sub/b.txt", "b\n");

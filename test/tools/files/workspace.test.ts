@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isInside, relativeInside, resolveInside } from "../../../src/tools/files/workspace.ts";
 import { tempDir } from "../../helpers.ts";
+import type { Code } from "../../../src/result/codes.ts";
 
 /** top/ws (the workspace) with a file, a folder, a sibling "ws2" and an "outside" folder, plus links. */
 function layout(top: string): string {
@@ -57,7 +58,7 @@ describe("resolveInside", () => {
     ["out-file", "path.outside_workspace"],
     ["a\0b", "path.invalid"],
     ["loop-a", "path.invalid"],
-  ])("%j is refused %s", async (path, code) => {
+  ] as [string, Code][])("%j is refused %s", async (path, code) => {
     await using top = tempDir();
     const ws = layout(top.path);
     expect(resolveInside(ws, path)).toEqual({ ok: false, refusal: { code, message: expect.any(String) } });

@@ -9,6 +9,7 @@ import { OPEN_FLAGS, Scanner, Status } from "../../../src/tools/search/scan.ts";
 import { loadBeneath } from "../../../src/fs/beneath.ts";
 import { walk } from "../../../src/tools/files/walk.ts";
 import { tempDir } from "../../helpers.ts";
+import type { Code } from "../../../src/result/codes.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -24,7 +25,7 @@ async function found(ws: string, args: SearchArgs, extra = {}): Promise<any> {
   return r.value;
 }
 const where = (p: any) => p.matches.map((m: any) => `${m.path}:${m.line}`);
-const refusal = (code: string) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
+const refusal = (code: Code) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
 const ZERO = { skippedBinary: 0, skippedLarge: 0, skippedUnreadable: 0, skippedSecretFiles: 0, clippedLines: 0, truncated: false, scanCapped: false };
 
 describe("matches", () => {

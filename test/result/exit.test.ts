@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { exitCodeFor, type Envelope } from "../../src/result/result.ts";
+import { exitCodeFor } from "../../src/result/exit.ts";
+import type { Envelope } from "../../src/result/result.ts";
 
 test.each([
   [{ status: "success", tool: "t", payload: 1 }, 0],
