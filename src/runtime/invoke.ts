@@ -13,6 +13,7 @@ import { explainWithArktype } from "../schema/explain.ts";
 import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import type { JournalRow } from "../state/journal.ts";
+import { rejectionNote } from "./rejection-note.ts";
 
 export type GateResult = { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
 
@@ -280,17 +281,3 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
 export const boundaryFor = (entry: Entry | undefined): BoundaryOptions => ({
   localPaths: entry === undefined || ((!entry.adapter.builtin || entry.adapter.foreignOutput === true) && entry.adapter.localPathsOff === undefined),
 });
-
-/**
- * The operator view of a rejection: the tool, the rule and where (a JSON path such as
- * `$.content[0].text`), never the value; what may have happened outside; how to lift a local-path
- * rejection for a server whose job is to answer with absolute paths (only the user can).
- */
-function rejectionNote(name: string, entry: Entry, v: BoundaryViolation, withheld: Refusal | undefined): string {
-  const what = withheld ? `the server's error answer (${withheld.code}) was withheld` : "the result was withheld";
-  const remote = !entry.adapter.builtin;
-  const acted = !remote ? "" : withheld ? "; the remote side may have acted" : "; the call ran, so its effect (if any) stands";
-  const server = entry.origin.startsWith("mcp:") ? entry.origin.slice(4) : undefined;
-  const fix = v.rule === "local_path" && server !== undefined ? `; if this server's job is to answer with absolute paths, --allow-local-paths=${server} lets them through` : "";
-  return `${name}: ${what} (sensitive_output_rejected): rule ${v.rule} at ${v.where}, the value is not shown${acted}${fix}`;
-}
