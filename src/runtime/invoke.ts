@@ -14,6 +14,7 @@ import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import type { JournalRow } from "../state/journal.ts";
 import { rejectionNote } from "./rejection-note.ts";
+import { interruptedBeforeStart, interruptedBy, interruptedRefusal } from "./interrupted.ts";
 
 export type GateResult = { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
 
@@ -115,7 +116,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // The user's opt-out of the local-path rule for this source: every call's row says so.
   const pathsOff = entry?.adapter.localPathsOff;
   let offDetail = {}; // set once the result reaches the boundary with the rule off
-  let recorded: Record<string, string> = {}; // what the adapter recorded (ctx.record)
+  let recorded: Record<string, string> = {}; // what the adapter recorded (ctx.record), and the signal that interrupted it
+  const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });
   // The preview depends on the arguments and the secrets only: made once while the secrets stay the same list.
   let preview: { of: readonly string[]; length: number; text: string } | undefined;
   const previewed = () => {
@@ -148,7 +150,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   };
   const failed = (r: Refusal): Invoked => {
     const done = r.indeterminate
-      ? finish({ status: "indeterminate", tool: name, error_code: r.code, message: r.message })
+      ? finish({ status: "indeterminate", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) })
       : finish({ status: "failed", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) });
     return r.operator === undefined ? done : { ...done, operator: r.operator };
   };
@@ -196,6 +198,12 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: previewArgs(entry.adapter.audit ? entry.adapter.audit(value) : value, 240, secrets()) });
     return "task" in a ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task } : failed(a);
   }
+  // Interrupted while asked (a prompt) or before: nothing starts, not even a source's server.
+  const early = interruptedBy(deps.signal);
+  if (early) {
+    record({ signal: early });
+    return failed(interruptedBeforeStart(early, name));
+  }
   // Steps 3-5 passed: a source's own start (a server's, with its own row) may begin beside the call's row.
   const run = entry.adapter.begin?.() ?? ((a: unknown, c: ToolContext) => entry.adapter.run(a, c));
   // The write-ahead row, before the call's effect: a call killed from here on shows as indeterminate.
@@ -225,7 +233,6 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     }
     return c;
   };
-  const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });
   // The process runner is made when the tool first asks for it (most tools run no process).
   let processes: ProcessRunner | undefined;
   const ctx: ToolContext = {
@@ -256,7 +263,18 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     cancellation().abort();
     // A tool outside this process may have acted: its effect is unknown, never a plain failure.
     const remote = !entry.adapter.builtin;
-    return failed({ code: "deadline", message: `${name} did not finish within ${deadlineMs / 1000} s${remote ? "; the effect is unknown and the call is not replayed" : ""}`, ...(remote ? { indeterminate: true as const } : {}) });
+    const unknown = remote ? "; the effect is unknown and the call is not replayed" : "";
+    // Still running after a signal cancelled it: the signal ended it (below), not the deadline.
+    const after = interruptedBy(deps.signal) ? `${name} had not stopped when its time ran out${unknown}` : undefined;
+    ran = { ok: false, refusal: { code: "deadline", message: after ?? `${name} did not finish within ${deadlineMs / 1000} s${unknown}`, ...(remote ? { indeterminate: true as const } : {}) } };
+    if (after === undefined) return failed(ran.refusal);
+  }
+  // A signal interrupted the run: the result says so, with the signal, whatever the adapter answered
+  // (its refusal's details, such as a command's tails, still pass the boundary below).
+  const by = interruptedBy(deps.signal);
+  if (by && !ran.ok) {
+    record({ signal: by });
+    ran = { ok: false, refusal: interruptedRefusal(by, ran.refusal) };
   }
   // 8. redact bound secrets, then the boundary, then classify. If redaction itself fails,
   // every view becomes a fixed failed result.
