@@ -178,6 +178,14 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     const which = p.offers(name) ? `this call of ${name} is not offered in profile "${p.name}" (it offers only some calls of ${name})` : `${name} is not offered in profile "${p.name}"`;
     return failed({ code: "profile.excluded", message: `${which}; a session with another profile can call it` });
   }
+  // Ctrl-C while someone was asked (a permission or approval prompt) or before the run: whatever
+  // the answer, nothing starts (not a source's server, not a task), and the call is cancelled.
+  const interruptedNow = (): Invoked | undefined => {
+    const s = interruptedBy(deps.signal);
+    if (s === undefined) return undefined;
+    record({ signal: s });
+    return failed(interruptedBeforeStart(s, name));
+  };
   // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
   const needs = entry.adapter.needs(value, deps.scope);
   if (!needs.ok) return failed(needs.refusal);
@@ -186,23 +194,19 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const grants: Admitted["grants"][number][] = [];
   for (const need of needs.value) {
     const r = await (entry.adapter.checkNeed ? entry.adapter.checkNeed(need) : deps.permissions.check(need, name));
-    if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+    if (!r.ok) return interruptedNow() ?? failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
     checkedNeeds.push(r.value === undefined ? need : { ...need, value: r.value });
     grants.push({ need, value: r.value });
   }
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
   const approved = approvedOutright(entry, deps.approval) ?? (await approve(entry, () => argsForApproval(value, secrets()), deps.approval));
-  if (!approved.ok) return failed(approved.refusal);
+  if (!approved.ok) return interruptedNow() ?? failed(approved.refusal);
+  const early = interruptedNow();
+  if (early) return early;
   if (deps.admit) {
     const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: previewArgs(entry.adapter.audit ? entry.adapter.audit(value) : value, 240, secrets()) });
     return "task" in a ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task } : failed(a);
-  }
-  // Interrupted while asked (a prompt) or before: nothing starts, not even a source's server.
-  const early = interruptedBy(deps.signal);
-  if (early) {
-    record({ signal: early });
-    return failed(interruptedBeforeStart(early, name));
   }
   // Steps 3-5 passed: a source's own start (a server's, with its own row) may begin beside the call's row.
   const run = entry.adapter.begin?.() ?? ((a: unknown, c: ToolContext) => entry.adapter.run(a, c));

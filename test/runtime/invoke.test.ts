@@ -318,6 +318,15 @@ describe("invoke", () => {
       expect((await invoke("demo__read", { path: "a" }, { ...deps, signal: outer.signal })).envelope).toEqual({ status: "success", tool: "demo__read", payload: { done: true } });
     });
 
+    test("Ctrl-C while asked, then a no: cancelled with the signal, not the refusal the prompt gave", async () => {
+      const { trace, deps } = setup({ approve: false });
+      const outer = new AbortController();
+      const asked = { ...deps.approval, ask: () => (outer.abort(new Interrupted("SIGINT")), "n" as const) };
+      const r = await invoke("demo__read", { path: "a" }, { ...deps, approval: asked, signal: outer.signal });
+      expect(r.envelope).toMatchObject({ status: "failed", error_code: "cancelled", details: { signal: "SIGINT" } });
+      expect(trace.steps).not.toContain("run");
+    });
+
     test("interrupted before it started (while asked): nothing runs, no source starts, one row", async () => {
       const { trace, deps } = setup();
       const outer = new AbortController();
