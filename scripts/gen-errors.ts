@@ -13,7 +13,7 @@ const OUTCOME: Record<CodeOutcome, string> = {
 
 const NO_PREFIX = "Without a prefix";
 
-const exitOf = (c: CodeInfo) => (c.exit === null ? "—" : c.outcome === "either" ? `${c.exit} or 3` : String(c.exit));
+const exitOf = (c: CodeInfo) => (c.exit === null ? "—" : c.outcome === "either" ? `${c.exit} or 3` : c.exit === 130 ? "130 or 143" : String(c.exit));
 const cell = (s: string) => s.replaceAll("|", "\\|");
 
 export function renderErrors(): string {

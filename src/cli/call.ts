@@ -5,7 +5,7 @@ import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
 import { jsonForTerminal } from "../result/escape.ts";
 import { exitCodeFor } from "../result/exit.ts";
-import { bootError, usageError } from "../result/result.ts";
+import { bootError, Interrupted, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { guardSelf, warmGuard } from "../launcher/guard.ts";
 import { AUTHORED_ORIGIN } from "../catalog/authored.ts";
@@ -66,14 +66,14 @@ export async function runCall(ctx: RunContext): Promise<number> {
     if (!background) warmGuardFor(booted, tool);
     db = ctx.stateDb ? ctx.stateDb(booted.config) : openChecked(booted.config);
     // Ctrl-C or TERM cancels the call: the launcher ends the child's tree, and the result
-    // (cancelled) is still printed and journaled.
-    // In a session, the client's Ctrl-C arrives as ctx.signal.
+    // (cancelled, or interrupted for a remote effect, naming the signal) is still printed and
+    // journaled; the exit code is 130 or 143. In a session, the client's Ctrl-C arrives as ctx.signal
+    // (its reason names the signal).
     const cancel = new AbortController();
-    const onSignal = () => cancel.abort();
-    if (ctx.signal) ctx.signal.addEventListener("abort", onSignal, { once: true });
+    if (ctx.signal) ctx.signal.addEventListener("abort", () => cancel.abort(ctx.signal!.reason), { once: true });
     else {
-      process.once("SIGINT", onSignal);
-      process.once("SIGTERM", onSignal);
+      process.once("SIGINT", () => cancel.abort(new Interrupted("SIGINT")));
+      process.once("SIGTERM", () => cancel.abort(new Interrupted("SIGTERM")));
     }
     // An MCP tool's server may ask for input or report progress while it runs (loaded only for them).
     const entry = booted.catalog.entries.get(tool);

@@ -31,9 +31,10 @@ export type CallOutcome =
    * request's own timer; protocol: an error the server answered (its JSON-RPC code, whichever it
    * is, -32000 and -32001 included; or an HTTP error status); malformed: an answer that is not a
    * result of the method's shape (the SDK's schema refused it; `message` says where, never what it
-   * held); too_large: the answer passed the message bound and was not read.
+   * held); too_large: the answer passed the message bound and was not read; cancelled: the caller's
+   * signal aborted the request before its answer came (sent, it may have been acted on).
    */
-  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol" | "malformed" | "too_large"; readonly message: string; readonly code?: number };
+  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol" | "malformed" | "too_large" | "cancelled"; readonly message: string; readonly code?: number };
 
 export interface McpSession {
   /** With `pin`: the protocol version the server answered (before the pin rewrote it for the SDK). */
@@ -210,9 +211,11 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
         // The server's error answer, whatever its code: -32000 and -32001 from a server are its own.
         return { ok: false, kind: "protocol", message, ...(typeof code === "number" ? { code } : {}) };
       }
-      // Errors the client made itself: its timer, the connection closing, the call cancelled.
+      // Errors the client made itself: the call cancelled, its timer, the connection closing. The SDK
+      // rejects a cancelled request as a RequestTimeout too: the signal is looked at first.
+      if (signal?.aborted) return { ok: false, kind: "cancelled", message };
       if (code === types.ErrorCode.RequestTimeout) return { ok: false, kind: "deadline", message };
-      if (code === types.ErrorCode.ConnectionClosed || signal?.aborted) return { ok: false, kind: "transport", message };
+      if (code === types.ErrorCode.ConnectionClosed) return { ok: false, kind: "transport", message };
       // An HTTP status the server answered a request with (the SDK's HTTP transports' errors carry it as the code).
       if (typeof code === "number") return { ok: false, kind: "protocol", message, code };
       // The SDK's schema refused the answer (a zod error lists its issues): it answered, malformed.

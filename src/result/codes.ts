@@ -14,14 +14,17 @@
 export type CodeOutcome = "failed" | "indeterminate" | "either" | "stderr" | "journal";
 
 export interface CodeInfo {
-  /** The command's exit code (for `either`, the failed one); null when the code ends no command. */
-  readonly exit: 1 | 2 | 3 | 4 | 5 | null;
+  /** The command's exit code (for `either`, the failed one; 130 stands for 130 or 143, by the signal); null when the code ends no command. */
+  readonly exit: 1 | 2 | 3 | 4 | 5 | 130 | null;
   readonly outcome: CodeOutcome;
   /** One line a user can read: what happened, in general (the refusal's message names the case and the fix). */
   readonly meaning: string;
 }
 
 export const CODES = {
+  cancelled: { exit: 130, outcome: "failed", meaning: "a signal ended the call (130: SIGINT, Ctrl-C; 143: SIGTERM); what it ran was stopped with its whole process tree" },
+  interrupted: { exit: 130, outcome: "indeterminate", meaning: "a signal cut a call to an outside server after it was sent (130: SIGINT; 143: SIGTERM): the server may have acted on it" },
+  "mcp.cancelled": { exit: 1, outcome: "failed", meaning: "the call was cancelled before it was sent to its MCP server" },
   "approval.child_unattended": { exit: 4, outcome: "failed", meaning: "the tool needs approval and this is an unattended child session: the session that starts it may pass --approve" },
   "approval.denied": { exit: 4, outcome: "failed", meaning: "the tool was not approved at the prompt" },
   "approval.required": { exit: 4, outcome: "failed", meaning: "the tool needs approval and nobody can be asked here: run again with --approve TOOL" },

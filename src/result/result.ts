@@ -25,6 +25,8 @@ export interface Indeterminate {
   readonly tool: string;
   readonly error_code: Code;
   readonly message?: string;
+  /** Only on a call a signal interrupted: `{ signal }`. */
+  readonly details?: unknown;
 }
 
 export type Envelope = Success | Failed | Indeterminate;
@@ -58,8 +60,36 @@ export const ExitCode = {
   indeterminate: 3,
   denied: 4,
   boot: 5,
+  /** SIGINT (Ctrl-C) ended the call: 128 + 2, as shells say it. */
+  interrupted: 130,
+  /** SIGTERM ended the call: 128 + 15. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The signals that interrupt a call from outside, each with the exit code it gives. */
+export const INTERRUPTS = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated } as const;
+export type InterruptSignal = keyof typeof INTERRUPTS;
+
+/**
+ * The reason a call's cancellation is aborted with when a signal caused it (the entry point's
+ * SIGINT/SIGTERM, a session client's Ctrl-C): the pipeline names it in the result. An AbortError
+ * still, for whatever tells an abort by its name.
+ */
+export class Interrupted extends DOMException {
+  constructor(readonly signal: InterruptSignal) {
+    super(`interrupted by ${signal}`, "AbortError");
+  }
+}
+
+/** The signal that interrupted a call, from its result's details (`{ signal }`), if one did. */
+export function interruptOf(details: unknown): InterruptSignal | undefined {
+  const s = (details as { signal?: unknown } | null | undefined)?.signal;
+  return typeof s === "string" && Object.hasOwn(INTERRUPTS, s) ? (s as InterruptSignal) : undefined;
+}
+
+/** The codes of a call a signal ended: nothing left in flight, or a remote effect that may be pending. */
+export const INTERRUPTED_CODES = new Set(["cancelled", "interrupted"]);
 
 /** An error the CLI turns into a message on stderr and an exit code; never a tool result. */
 export class CliError extends Error {

@@ -14,6 +14,8 @@ import { explainWithArktype } from "../schema/explain.ts";
 import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import type { JournalRow } from "../state/journal.ts";
+import { rejectionNote } from "./rejection-note.ts";
+import { interruptedBeforeStart, interruptedBy, interruptedRefusal } from "./interrupted.ts";
 
 export type GateResult = { ok: true; value?: string } | { ok: false; code: Code; message: string; flag?: string };
 
@@ -115,7 +117,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // The user's opt-out of the local-path rule for this source: every call's row says so.
   const pathsOff = entry?.adapter.localPathsOff;
   let offDetail = {}; // set once the result reaches the boundary with the rule off
-  let recorded: Record<string, string> = {}; // what the adapter recorded (ctx.record)
+  let recorded: Record<string, string> = {}; // what the adapter recorded (ctx.record), and the signal that interrupted it
+  const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });
   // The preview depends on the arguments and the secrets only: made once while the secrets stay the same list.
   let preview: { of: readonly string[]; length: number; text: string } | undefined;
   const previewed = () => {
@@ -148,7 +151,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   };
   const failed = (r: Refusal): Invoked => {
     const done = r.indeterminate
-      ? finish({ status: "indeterminate", tool: name, error_code: r.code, message: r.message })
+      ? finish({ status: "indeterminate", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) })
       : finish({ status: "failed", tool: name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) });
     return r.operator === undefined ? done : { ...done, operator: r.operator };
   };
@@ -176,6 +179,14 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     const which = p.offers(name) ? `this call of ${name} is not offered in profile "${p.name}" (it offers only some calls of ${name})` : `${name} is not offered in profile "${p.name}"`;
     return failed({ code: "profile.excluded", message: `${which}; a session with another profile can call it` });
   }
+  // Ctrl-C while someone was asked (a permission or approval prompt) or before the run: whatever
+  // the answer, nothing starts (not a source's server, not a task), and the call is cancelled.
+  const interruptedNow = (): Invoked | undefined => {
+    const s = interruptedBy(deps.signal);
+    if (s === undefined) return undefined;
+    record({ signal: s });
+    return failed(interruptedBeforeStart(s, name));
+  };
   // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
   const needs = entry.adapter.needs(value, deps.scope);
   if (!needs.ok) return failed(needs.refusal);
@@ -184,14 +195,16 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const grants: Admitted["grants"][number][] = [];
   for (const need of needs.value) {
     const r = await (entry.adapter.checkNeed ? entry.adapter.checkNeed(need) : deps.permissions.check(need, name));
-    if (!r.ok) return failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+    if (!r.ok) return interruptedNow() ?? failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
     checkedNeeds.push(r.value === undefined ? need : { ...need, value: r.value });
     grants.push({ need, value: r.value });
   }
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
   const approved = approvedOutright(entry, deps.approval) ?? (await approve(entry, () => argsForApproval(value, secrets()), deps.approval));
-  if (!approved.ok) return failed(approved.refusal);
+  if (!approved.ok) return interruptedNow() ?? failed(approved.refusal);
+  const early = interruptedNow();
+  if (early) return early;
   if (deps.admit) {
     const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: previewArgs(entry.adapter.audit ? entry.adapter.audit(value) : value, 240, secrets()) });
     return "task" in a ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task } : failed(a);
@@ -225,7 +238,6 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     }
     return c;
   };
-  const record = (facts: Readonly<Record<string, string>>) => void (recorded = { ...recorded, ...facts });
   // The process runner is made when the tool first asks for it (most tools run no process).
   let processes: ProcessRunner | undefined;
   const ctx: ToolContext = {
@@ -256,7 +268,18 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     cancellation().abort();
     // A tool outside this process may have acted: its effect is unknown, never a plain failure.
     const remote = !entry.adapter.builtin;
-    return failed({ code: "deadline", message: `${name} did not finish within ${deadlineMs / 1000} s${remote ? "; the effect is unknown and the call is not replayed" : ""}`, ...(remote ? { indeterminate: true as const } : {}) });
+    const unknown = remote ? "; the effect is unknown and the call is not replayed" : "";
+    // Still running after a signal cancelled it: the signal ended it (below), not the deadline.
+    const after = interruptedBy(deps.signal) ? `${name} had not stopped when its time ran out${unknown}` : undefined;
+    ran = { ok: false, refusal: { code: "deadline", message: after ?? `${name} did not finish within ${deadlineMs / 1000} s${unknown}`, ...(remote ? { indeterminate: true as const } : {}) } };
+    if (after === undefined) return failed(ran.refusal);
+  }
+  // A signal interrupted the run: the result says so, with the signal, whatever the adapter answered
+  // (its refusal's details, such as a command's tails, still pass the boundary below).
+  const by = interruptedBy(deps.signal);
+  if (by && !ran.ok) {
+    record({ signal: by });
+    ran = { ok: false, refusal: interruptedRefusal(by, ran.refusal) };
   }
   // 8. redact bound secrets, then the boundary, then classify. If redaction itself fails,
   // every view becomes a fixed failed result.
@@ -281,17 +304,3 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
 export const boundaryFor = (entry: Entry | undefined): BoundaryOptions => ({
   localPaths: entry === undefined || ((!entry.adapter.builtin || entry.adapter.foreignOutput === true) && entry.adapter.localPathsOff === undefined),
 });
-
-/**
- * The operator view of a rejection: the tool, the rule and where (a JSON path such as
- * `$.content[0].text`), never the value; what may have happened outside; how to lift a local-path
- * rejection for a server whose job is to answer with absolute paths (only the user can).
- */
-function rejectionNote(name: string, entry: Entry, v: BoundaryViolation, withheld: Refusal | undefined): string {
-  const what = withheld ? `the server's error answer (${withheld.code}) was withheld` : "the result was withheld";
-  const remote = !entry.adapter.builtin;
-  const acted = !remote ? "" : withheld ? "; the remote side may have acted" : "; the call ran, so its effect (if any) stands";
-  const server = entry.origin.startsWith("mcp:") ? entry.origin.slice(4) : undefined;
-  const fix = v.rule === "local_path" && server !== undefined ? `; if this server's job is to answer with absolute paths, --allow-local-paths=${server} lets them through` : "";
-  return `${name}: ${what} (sensitive_output_rejected): rule ${v.rule} at ${v.where}, the value is not shown${acted}${fix}`;
-}

@@ -64,7 +64,8 @@ async function request(spec: RemoteSpec, method: string, params: Record<string, 
   if (r.ok) return { ok: true, value: r.result };
   if (r.kind === "protocol") return refuse("mcp.error", r.message, { code: r.code });
   if (r.kind === "malformed") return refuse("mcp.malformed_result", `${method} to MCP server "${spec.name}": the answer is not a ${method} result (${r.message})`);
-  return refuse(r.kind === "too_large" ? "mcp.response_too_large" : r.kind === "deadline" ? "deadline" : "transport_lost", `${method} to MCP server "${spec.name}": ${r.message}`);
+  const code = ({ too_large: "mcp.response_too_large", deadline: "deadline", cancelled: "cancelled", transport: "transport_lost" } as const)[r.kind];
+  return refuse(code, `${method} to MCP server "${spec.name}": ${r.message}`);
 }
 
 /** A relayed request's envelope as its answer: the server's own result, or a JSON-RPC error (its code when the server gave one). */

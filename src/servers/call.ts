@@ -1,7 +1,7 @@
 // A remote tool as a catalog source: its adapter needs the connect permission, starts only its
 // own server, checks the live descriptor still matches the listed one, and maps the outcome:
 // isError, or a JSON-RPC error the server sent (whatever its code) → remote_tool; the connection
-// lost mid-call or no answer within toolgate's own deadline → indeterminate. Under
+// lost mid-call, no answer within toolgate's own deadline, or the call cut by its caller → indeterminate. Under
 // supervision (src/servers/supervisor.ts) what the supervisor refuses now is refused first.
 import type { ToolSource } from "../catalog/catalog.ts";
 import type { Connection } from "../mcp/connect.ts";
@@ -117,6 +117,7 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
     }
   }
   remote.clearAuthNeed(spec);
+  if (signal.aborted) return { ok: false, refusal: { code: "mcp.cancelled", message: `${tool.name} was cancelled before it was sent to ${serverWho(spec)}` } };
   const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal, peer, ...(meta ? { meta } : {}) });
   // Refused by the server's authorization (401, or 403 for a wider scope) before it acted: not indeterminate.
   const auth = r.ok ? undefined : remote.authRefusal(spec);
@@ -139,6 +140,10 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
     return { ok: false, refusal: { code: "mcp.response_too_large", message: `${tool.name}: ${serverWho(spec)}: ${r.message} (a result passes the output boundary only up to 64 KiB)` } };
   }
   if (r.kind === "deadline") return { ok: false, refusal: { code: "deadline", indeterminate: true, message: `${tool.name}: no answer within ${spec.timeoutMs / 1000} s; ${unknown}` } };
+  // Cut by the caller (Ctrl-C, a client's cancel) after the request was sent: the server may have acted.
+  if (r.kind === "cancelled") {
+    return { ok: false, refusal: { code: "interrupted", indeterminate: true, message: `${tool.name}: the call was cut before ${serverWho(spec)} answered; it may have acted on it, so ${unknown}` } };
+  }
   // Lost mid-call: say how the server ended (its exit status), and give the operator its stderr.
   const who = serverWho(spec);
   const how = signal.aborted ? undefined : await whyLost(conn.lost);

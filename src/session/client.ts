@@ -132,11 +132,12 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
     const finish = (v: number | { why: string } | "stale") => {
       if (finished) return;
       finished = true;
-      process.off("SIGINT", cancel).off("SIGTERM", cancel);
+      process.off("SIGINT", onInt).off("SIGTERM", onTerm);
       sock?.end();
       done(v);
     };
-    const cancel = () => box?.send({ t: "cancel" });
+    const onInt = () => box?.send({ t: "cancel", s: "SIGINT" });
+    const onTerm = () => box?.send({ t: "cancel", s: "SIGTERM" });
     const read = lineReader((frame) => {
       const a = frame as Answer;
       if (a.t === "o") io.out(a.d);
@@ -174,7 +175,7 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
         }
         sock = s;
         box = new Outbox(s);
-        process.on("SIGINT", cancel).on("SIGTERM", cancel);
+        process.on("SIGINT", onInt).on("SIGTERM", onTerm);
         box.send(request);
       },
       () => finish("stale"),

@@ -2,6 +2,7 @@
 // request; the session answers with output frames and ends with an exit code or "run it cold".
 
 import type { Question } from "../permission/prompt.ts";
+import type { InterruptSignal } from "../result/result.ts";
 
 export type Request =
   | {
@@ -18,8 +19,8 @@ export type Request =
     }
   | { readonly t: "status" | "stop"; readonly v: string };
 
-/** From the client during a call: its stdin (when asked for), the answer to a question, or Ctrl-C. */
-export type ClientFrame = { readonly t: "stdin"; readonly d: string } | { readonly t: "answer"; readonly a: string | null } | { readonly t: "cancel" };
+/** From the client during a call: its stdin (when asked for), the answer to a question, or Ctrl-C (with the signal the client got). */
+export type ClientFrame = { readonly t: "stdin"; readonly d: string } | { readonly t: "answer"; readonly a: string | null } | { readonly t: "cancel"; readonly s?: InterruptSignal };
 
 export type Answer =
   | { readonly t: "o"; readonly d: string } // stdout

@@ -3,6 +3,7 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { lineReader, Outbox, type ClientFrame, type Request } from "./protocol.ts";
 import type { Question } from "../permission/prompt.ts";
+import { Interrupted } from "../result/result.ts";
 
 export interface CallIo {
   out(d: string): void;
@@ -11,7 +12,7 @@ export interface CallIo {
   readStdin(): Promise<string>;
   /** Asks at the client's terminal (a prompt); null when it gave no answer or went away. */
   ask(q: Question): Promise<string | null>;
-  /** Aborted by the client's Ctrl-C, or when the client goes away. */
+  /** Aborted by the client's Ctrl-C (its reason an Interrupted naming the signal), or when the client goes away. */
   readonly signal: AbortSignal;
 }
 
@@ -105,7 +106,8 @@ export function listen(path: string, handlers: SessionHandlers, refuse?: ((sock:
 
   function onFrame(sock: Sock, conn: Conn, frame: unknown) {
     const f = frame as Request | ClientFrame;
-    if (f.t === "cancel") return conn.abort.abort();
+    // The signal the client got is the reason: the call's result names it, and the client exits 130 or 143.
+    if (f.t === "cancel") return conn.abort.abort(f.s === "SIGINT" || f.s === "SIGTERM" ? new Interrupted(f.s) : undefined);
     if (f.t === "stdin") return conn.stdin?.(f.d);
     if (f.t === "answer") {
       const settle = conn.answer;

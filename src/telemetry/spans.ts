@@ -5,7 +5,7 @@
 // records here; the OTel SDK turns them into spans elsewhere (export.ts), off the caller's path.
 import type { JournalRow, JournalTap } from "../state/journal.ts";
 import { exitCodeFor } from "../result/exit.ts";
-import type { Envelope } from "../result/result.ts";
+import { INTERRUPTED_CODES, type Envelope } from "../result/result.ts";
 import { formatTraceparent, newSpanId, newTraceId, type SpanParent } from "./context.ts";
 
 export type Attributes = Readonly<Record<string, string | number | boolean>>;
@@ -108,7 +108,9 @@ function spanOf(r: Writable, row: JournalRow, start: number, more: SpanMore): vo
     a["toolgate.error_code"] = code;
     a["error.type"] = code;
   }
-  a["toolgate.exit_code"] = exitCodeFor((status === "success" ? { status } : { status, error_code: code ?? "" }) as Envelope);
+  // A call a signal interrupted: its row's detail names the signal (130 or 143).
+  const signal = code !== null && INTERRUPTED_CODES.has(code) ? signalOf(row.detail) : undefined;
+  a["toolgate.exit_code"] = exitCodeFor((status === "success" ? { status } : { status, error_code: code ?? "", ...(signal ? { details: { signal } } : {}) }) as Envelope);
   a["toolgate.duration_ms"] = row.duration_ms;
   const f = more.facts;
   if (f) {
@@ -129,6 +131,15 @@ function spanOf(r: Writable, row: JournalRow, start: number, more: SpanMore): vo
   r.end = start + Math.max(0, row.duration_ms);
   r.attributes = a;
   if (status !== "success") r.error = code ?? status;
+}
+
+function signalOf(detail: string | null): string | undefined {
+  try {
+    const d = detail === null ? null : (JSON.parse(detail) as { signal?: unknown });
+    return typeof d?.signal === "string" ? d.signal : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function boundaryOf(detail: string | null): { rule: string; where: string } | null {

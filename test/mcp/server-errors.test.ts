@@ -1,7 +1,7 @@
 // Whose error it is: a JSON-RPC error the server sent is the server's answer ("protocol", its code
-// and message), whatever its code, over a pipe and over HTTP; "deadline" and "transport" are only
-// what the SDK's client saw itself (its timer, the connection closing), though it gives those the
-// same codes, -32001 and -32000, that a server may use for errors of its own.
+// and message), whatever its code, over a pipe and over HTTP; "deadline", "transport" and "cancelled"
+// are only what the SDK's client saw itself (its timer, the connection closing, its caller's abort),
+// though it gives those the same codes, -32001 and -32000, that a server may use for errors of its own.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { StreamRedactor } from "../../src/boundary/redact.ts";
@@ -39,6 +39,20 @@ describe("over a pipe", () => {
       process.kill(c.child!.pid, "SIGKILL");
       const lost = await pending;
       expect(lost.ok === false && lost.kind).toBe("transport");
+    } finally {
+      await c.close(0);
+    }
+  });
+
+  test("a request its caller aborts is cancelled, not the deadline the SDK rejects it as", async () => {
+    const c = await connectTarget(stdio(), opts);
+    try {
+      const abort = new AbortController();
+      const pending = c.session.callTool("echo", { message: "silent" }, { timeoutMs: 10_000, signal: abort.signal });
+      abort.abort();
+      const cut = await pending;
+      expect(cut.ok === false && cut.kind).toBe("cancelled");
+      expect(await c.session.callTool("echo", { message: "after" }, { timeoutMs: 5_000 })).toEqual({ ok: true, result: { content: [{ type: "text", text: "after" }] } });
     } finally {
       await c.close(0);
     }

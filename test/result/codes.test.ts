@@ -118,8 +118,8 @@ describe("refusal codes", () => {
 
   // An outcome and its exit code say the same thing twice: they must agree.
   const EXITS: Record<CodeOutcome, readonly (number | null)[]> = {
-    failed: [1, 4, 5],
-    indeterminate: [3],
+    failed: [1, 4, 5, 130],
+    indeterminate: [3, 130],
     either: [1],
     stderr: [2, 5],
     journal: [null],

@@ -7,7 +7,7 @@ import type { ApprovalDeps } from "../../src/approval/approval.ts";
 import { invoke, type InvokeDeps, type PermissionGate } from "../../src/runtime/invoke.ts";
 import type { JournalRow } from "../../src/state/journal.ts";
 import type { Need } from "../../src/permission/types.ts";
-import type { Refusal } from "../../src/result/result.ts";
+import { Interrupted, type Refusal } from "../../src/result/result.ts";
 import { callScope, noProcesses } from "../helpers.ts";
 
 interface Trace {
@@ -278,6 +278,68 @@ describe("invoke", () => {
       expect({ which, payload: (r.envelope as { payload?: unknown }).payload }).toEqual({ which, payload: { aborted: true } });
       expect(seen?.aborted).toBe(true);
     }
+  });
+
+  describe("a signal interrupts the call (SIGINT, SIGTERM)", () => {
+    const interruptedDuring = (deps: InvokeDeps, signal: "SIGINT" | "SIGTERM", answer: Refusal) => {
+      const outer = new AbortController();
+      (deps.catalog.entries.get("demo__read")!.adapter as { run: Adapter["run"] }).run = async (_args, ctx) => {
+        outer.abort(new Interrupted(signal));
+        return ctx.signal.aborted ? { ok: false, refusal: answer } : { ok: true, value: {} };
+      };
+      return invoke("demo__read", { path: "a" }, { ...deps, signal: outer.signal });
+    };
+
+    test("an adapter whose processes were ended: failed `cancelled` naming the signal, its details kept; the row says so", async () => {
+      const { trace, deps } = setup({ builtin: true });
+      const r = await interruptedDuring(deps, "SIGTERM", { code: "bash.cancelled", message: "stopped", details: { ended: "cancelled" } });
+      expect(r.envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "cancelled", message: "interrupted by SIGTERM: stopped", details: { ended: "cancelled", signal: "SIGTERM" } });
+      expect(trace.rows.map((w) => [w.status, w.error_code, w.detail])).toEqual([["failed", "cancelled", '{"signal":"SIGTERM"}']]);
+    });
+
+    test("an adapter whose remote effect may be pending: indeterminate `interrupted`, never `deadline`", async () => {
+      const { trace, deps } = setup();
+      const r = await interruptedDuring(deps, "SIGINT", { code: "interrupted", indeterminate: true, message: "read: cut before it answered" });
+      expect(r.envelope).toEqual({ status: "indeterminate", tool: "demo__read", error_code: "interrupted", message: "interrupted by SIGINT: read: cut before it answered", details: { signal: "SIGINT" } });
+      expect(trace.rows.map((w) => [w.status, w.error_code, w.detail])).toEqual([["indeterminate", "interrupted", '{"signal":"SIGINT"}']]);
+    });
+
+    test("a cancel with no signal behind it (a served client's, serve's drain) keeps the adapter's answer", async () => {
+      const { deps } = setup({ builtin: true });
+      const outer = new AbortController();
+      (deps.catalog.entries.get("demo__read")!.adapter as { run: Adapter["run"] }).run = async () => (outer.abort(), { ok: false, refusal: { code: "bash.cancelled", message: "stopped" } });
+      expect((await invoke("demo__read", { path: "a" }, { ...deps, signal: outer.signal })).envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "bash.cancelled", message: "stopped" });
+    });
+
+    test("a call that finished before the signal keeps its result", async () => {
+      const { deps } = setup({ result: { done: true } });
+      const outer = new AbortController();
+      (deps.catalog.entries.get("demo__read")!.adapter as { run: Adapter["run"] }).run = async () => (outer.abort(new Interrupted("SIGINT")), { ok: true, value: { done: true } });
+      expect((await invoke("demo__read", { path: "a" }, { ...deps, signal: outer.signal })).envelope).toEqual({ status: "success", tool: "demo__read", payload: { done: true } });
+    });
+
+    test("Ctrl-C while asked, then a no: cancelled with the signal, not the refusal the prompt gave", async () => {
+      const { trace, deps } = setup({ approve: false });
+      const outer = new AbortController();
+      const asked = { ...deps.approval, ask: () => (outer.abort(new Interrupted("SIGINT")), "n" as const) };
+      const r = await invoke("demo__read", { path: "a" }, { ...deps, approval: asked, signal: outer.signal });
+      expect(r.envelope).toMatchObject({ status: "failed", error_code: "cancelled", details: { signal: "SIGINT" } });
+      expect(trace.steps).not.toContain("run");
+    });
+
+    test("interrupted before it started (while asked): nothing runs, no source starts, one row", async () => {
+      const { trace, deps } = setup();
+      const outer = new AbortController();
+      outer.abort(new Interrupted("SIGINT"));
+      const entry = deps.catalog.entries.get("demo__read")!;
+      (entry.adapter as { begin?: Adapter["begin"] }).begin = () => (trace.steps.push("begin"), undefined);
+      const r = await invoke("demo__read", { path: "a" }, { ...deps, signal: outer.signal });
+      expect(r.envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "cancelled", message: "interrupted by SIGINT before demo__read started: nothing of it ran", details: { signal: "SIGINT" } });
+      expect(trace.steps).not.toContain("begin");
+      expect(trace.steps).not.toContain("run");
+      expect(trace.started).toEqual([]);
+      expect(trace.rows.map((w) => [w.status, w.error_code, w.detail])).toEqual([["failed", "cancelled", '{"signal":"SIGINT"}']]);
+    });
   });
 
   test("a refusal from the adapter is a failed envelope with its code", async () => {

@@ -253,7 +253,7 @@ process.stdout.write(got);
     expect({ code: st.code, stderr: st.stderr }).toEqual({ code: 1, stderr: "toolgate: no session serves this workspace\n" });
   });
 
-  test("Ctrl-C of a forwarded bash call cancels that call in the session and ends its tree", async () => {
+  test("Ctrl-C of a forwarded bash call cancels that call in the session, ends its tree, and exits 130 as a cold call does", async () => {
     await using dir = tempDir();
     const ws = dir.path;
     await using _s = await start(ws);
@@ -268,9 +268,12 @@ process.stdout.write(got);
     expect(await until(() => sleepers().length === 2)).toBe(true);
     proc.kill("SIGINT");
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-    expect({ code, status: JSON.parse(out).status, error: JSON.parse(out).error_code }).toEqual({ code: 1, status: "failed", error: "bash.cancelled" });
+    const e = JSON.parse(out);
+    expect({ code, status: e.status, error: e.error_code, signal: e.details.signal }).toEqual({ code: 130, status: "failed", error: "cancelled", signal: "SIGINT" });
     expect(await until(() => sleepers().length === 0)).toBe(true);
     expect((await status(ws)).in_flight).toBe(0);
+    const [row] = await lastRows(ws, 1);
+    expect({ tool: row.tool, status: row.status, error_code: row.error_code, detail: JSON.parse(row.detail) }).toEqual({ tool: "bash", status: "failed", error_code: "cancelled", detail: { via: "session", signal: "SIGINT" } });
   });
 
   test("the journal stays open across forwarded calls, and one removed meanwhile is made anew for the next call's row", async () => {
