@@ -7,6 +7,15 @@ import { PipeTransport } from "./transport.ts";
 
 export type { Connection, ConnectOptions, PolicyFetch, Target } from "./connection.ts";
 
+/**
+ * A failed connect shuts its child down as any other close does: stdin closed behind what was sent
+ * last (the SDK's cancellation of a request that went unanswered), this long to read it and leave,
+ * then what is left of its tree killed. Killed at once, a server never read the cancellation and
+ * had no moment to clean up (the SDK's own stdio client waits 2 s). Only a server that outlives
+ * its stdin makes the failure wait.
+ */
+const FAILED_CONNECT_GRACE_MS = 1_000;
+
 export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Connection> {
   // Loaded only for a server over HTTP (as the SDK's HTTP transports are).
   if (t.kind === "http") return (await import("./connect-http.ts")).connectHttp(t, opts);
@@ -31,7 +40,7 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
     // A sandboxed child dies with this process (bwrap --die-with-parent): no reaper could give it its grace.
     return { session, tools, child, close, lost, ...(t.sandbox ? {} : { handOff: (graceMs: number) => child.handOff(graceMs) }) };
   } catch (e) {
-    await close(0);
+    await close(FAILED_CONNECT_GRACE_MS);
     const tail = child.stderrTail().trim();
     // connectTimeout (session.ts) kept: the caller's message names the key that sets it.
     throw Object.assign(new Error(`${(e as Error).message}${tail ? `; its stderr ends with: ${tail.slice(-600)}` : ""}`), { connectTimeout: (e as { connectTimeout?: boolean }).connectTimeout === true });

@@ -74,6 +74,19 @@ describe("MCP over the launcher's pipes", () => {
     expect((await c.child!.shutdown(5000)).killed).toBe(false);
   });
 
+  // The failed connect's shutdown is any close's: stdin closed, the grace, then the tree killed.
+  test("a failed connect waits the grace for a child that stays, then kills it; no orphan", async () => {
+    await using dir = tempDir();
+    const pidFile = join(dir.path, "pid");
+    const t0 = performance.now();
+    // Unpinned, the SDK refuses a protocol version it does not know: the connect fails after the child started.
+    const failed = await connectTarget(target(["--protocol=1999-01-01", "--linger", "--ignore-term", `--pid-out=${pidFile}`]), { ...opts, pin: false }).then(() => null, (e: Error) => e.message);
+    const took = performance.now() - t0;
+    expect(failed).toContain("1999-01-01");
+    expect(took).toBeGreaterThanOrEqual(990);
+    expect(alive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
+  });
+
   test("a child that dies at start: the failure carries its stderr", async () => {
     const env = childEnv({ parent: {} });
     if (!env.ok) throw new Error("env");
