@@ -5,8 +5,15 @@ import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, readFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export const ROOT = join(import.meta.dir, "..");
-export const BIN = join(ROOT, "dist", "toolgate");
+export const ROOT = realpathSync(join(import.meta.dir, ".."));
+/** The compiled binary at its real path (dist/ may be reached through a link): what the kernel reports as a process's executable. */
+export const BIN = ((p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p; // not built yet: the tests that need it say so
+  }
+})(join(ROOT, "dist", "toolgate"));
 
 export interface TempDir extends AsyncDisposable {
   readonly path: string;
