@@ -122,6 +122,8 @@ export interface CallScope extends NeedsContext {
   readonly namedSecret?: (abs: string) => boolean;
   /** Writes one line to the operator view (stderr, never the result): CI annotations, for instance. */
   readonly operator?: (line: string) => void;
+  /** Says what the call is doing now, in a few words ("unit (2 of 4)"), for a terminal's status line. */
+  readonly activity?: (text: string) => void;
   /** The CI the call runs in, for what a CI log shows (dev_check): GitHub Actions, another CI, or none. */
   readonly ci?: "github" | "plain";
   /** Appends Markdown to the CI job's step summary (GitHub Actions' GITHUB_STEP_SUMMARY), when there is one. */

@@ -6,6 +6,7 @@ import type { Progress } from "../mcp/peer.ts";
 import { openTtyLines } from "../permission/prompt.ts";
 import { escapeControl } from "../result/escape.ts";
 import { askForm, fieldsOf } from "./elicit-form.ts";
+import type { StatusLine } from "./status-line.ts";
 
 export interface TerminalPeer {
   readonly peer: NonNullable<CallScope["peer"]>;
@@ -20,19 +21,26 @@ export function progressText(tool: string, p: Progress): string {
   return escapeControl(`⏳ ${tool}: ${of}${p.message ? ` ${p.message}` : ""}`).slice(0, 200);
 }
 
+/** A server's progress as the status line's detail: `3/10 (30%) indexing`. */
+export function progressDetail(p: Progress): string {
+  return progressText("", p).replace(/^⏳ : /, "");
+}
+
 /**
  * `ask`: someone can be asked at the terminal (a prompt is allowed and /dev/tty opens);
- * `progress`: stderr is a terminal; `err` writes to stderr; `whyNot`: why nobody is asked, when not.
+ * `progress`: stderr is a terminal; `status`: the call's status line, which then shows the progress;
+ * `err` writes to stderr; `whyNot`: why nobody is asked, when not.
  */
-export function terminalPeer(opts: { ask: boolean; progress: boolean; err: (text: string) => void; ttyPath?: string; whyNot?: string }): TerminalPeer {
+export function terminalPeer(opts: { ask: boolean; progress: boolean; status?: StatusLine; err: (text: string) => void; ttyPath?: string; whyNot?: string }): TerminalPeer {
   let shown = false;
   const clear = () => {
     if (shown) opts.err(CLEAR);
     shown = false;
+    opts.status?.pause();
   };
   return {
     finish: clear,
-    peer: (who) => ({
+    peer: (who) => (opts.status?.begin(who.tool), {
       ...(opts.ask
         ? {
             elicit: async (form) => {
@@ -46,6 +54,7 @@ export function terminalPeer(opts: { ask: boolean; progress: boolean; err: (text
                 return askForm(tty, form, who);
               } finally {
                 tty.close();
+                opts.status?.resume();
               }
             },
           }
@@ -56,15 +65,18 @@ export function terminalPeer(opts: { ask: boolean; progress: boolean; err: (text
         clear();
         const reason = why ?? opts.whyNot ?? "nobody can be asked here (no terminal, CI, or --no-prompt)";
         opts.err(`toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}\n`);
+        opts.status?.resume();
       },
-      ...(opts.progress
-        ? {
-            progress: (p) => {
-              opts.err(`${CLEAR}${progressText(who.tool, p)}`);
-              shown = true;
-            },
-          }
-        : {}),
+      ...(opts.status
+        ? { progress: (p) => opts.status!.detail(progressDetail(p)) }
+        : opts.progress
+          ? {
+              progress: (p) => {
+                opts.err(`${CLEAR}${progressText(who.tool, p)}`);
+                shown = true;
+              },
+            }
+          : {}),
     }),
   };
 }

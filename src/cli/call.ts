@@ -8,6 +8,7 @@ import { exitCodeFor } from "../result/exit.ts";
 import { bootError, Interrupted, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { guardSelf, warmGuard } from "../launcher/guard.ts";
+import type { LaunchWatch } from "../launcher/types.ts";
 import { AUTHORED_ORIGIN } from "../catalog/authored.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
@@ -59,6 +60,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
   const booted = await boot(input);
   // Spans, when the environment asks for them: a session's own exporter, else handed to the reaper after the result.
   const telemetry = ctx.telemetry ?? telemetryFor(ctx.env, "one-shot", (line) => writeStderr(`${line}\n`));
+  let status: Awaited<ReturnType<typeof statusFor>> | undefined;
   let unjournaled: unknown;
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {
@@ -75,6 +77,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
       process.once("SIGINT", () => cancel.abort(new Interrupted("SIGINT")));
       process.once("SIGTERM", () => cancel.abort(new Interrupted("SIGTERM")));
     }
+    // On a terminal, a call that runs past a moment shows what it is doing on one updating line.
+    status = !background && ctx.via === undefined && isTerminal(2) && !bool(s, "quiet") ? await statusFor(tool) : undefined;
     // An MCP tool's server may ask for input or report progress while it runs (loaded only for them).
     const entry = booted.catalog.entries.get(tool);
     const terminal = entry && (entry.origin.startsWith("mcp:") || entry.origin === "las") ? (await import("./call-peer.ts")).terminalPeer({
@@ -82,6 +86,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
             ask: booted.canPrompt && ctx.via === undefined,
             ...(ctx.via === undefined ? {} : { whyNot: "a call forwarded to a session cannot show a form (run it with --no-session to be asked)" }),
             progress: ctx.via === undefined && isTerminal(2),
+            ...(status ? { status: status.line } : {}),
             err: writeStderr,
           }) : undefined;
     const wiring: CallWiring = {
@@ -91,7 +96,11 @@ export async function runCall(ctx: RunContext): Promise<number> {
       lane,
       approved: approvedSet(multi(s, "approve")),
       ask: booted.canPrompt ? approvalPrompter(booted.stateDir, ctx.ask) : undefined,
-      operator: (line) => writeStderr(`${line}\n`),
+      operator: (line) => {
+        status?.line.pause();
+        writeStderr(`${line}\n`);
+        status?.line.resume();
+      },
       unstarted: (e) => {
         throw stateError(booted.config, e, "the call was not run");
       },
@@ -99,12 +108,14 @@ export async function runCall(ctx: RunContext): Promise<number> {
       ...(ctx.via ? { via: ctx.via } : {}),
       ...(terminal ? { peer: terminal.peer } : {}),
       ...(telemetry ? { telemetry } : {}),
+      ...(status ? { watch: status.watch, activity: status.activity } : {}),
     };
     const deps = callDeps(wiring, cancel.signal);
     // --background: the same stages here (a denial is exit 4 and starts nothing), then a task.
     const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane, writeScope: writeScope ?? null, env: ctx.env }) } : {};
     const { envelope, note: rejected, operator, task } = await invoke(tool, args, { ...deps, ...admit });
     terminal?.finish();
+    status?.line.stop();
     if (task !== undefined) {
       writeOut(jsonForTerminal({ task_id: task, status: "queued" }));
       return 0;
@@ -124,6 +135,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
     }
     return exitCodeFor(envelope);
   } finally {
+    status?.line.stop();
     // The result is out (and journaled): a cold call's children are shut down by a detached reaper,
     // off the caller's path; the process then exits once its output is written. A session keeps
     // its own (its pool) and shuts down any other in place.
@@ -135,6 +147,21 @@ export async function runCall(ctx: RunContext): Promise<number> {
     // A one-shot call's spans go to the detached reaper (a session's stay with its exporter).
     if (!ctx.telemetry) await telemetry?.finish();
   }
+}
+
+/** The status line of a call on a terminal, and the hooks that feed it: loaded only there. */
+async function statusFor(tool: string) {
+  const { statusLine, lastLine } = await import("./status-line.ts");
+  // The width is read when the line is drawn, never on a fast call's path.
+  const line = statusLine({ write: writeStderr, columns: () => process.stderr.columns || 80 });
+  const watch: LaunchWatch = {
+    spawned: () => line.begin(tool),
+    output: (_stream, text) => {
+      const last = lastLine(text);
+      if (last !== undefined) line.detail(last);
+    },
+  };
+  return { line, watch, activity: (text: string) => (line.begin(tool), line.detail(text)) };
 }
 
 /** Built-ins that start sandboxed processes; tools from other sources may too. */

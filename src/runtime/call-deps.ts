@@ -49,8 +49,10 @@ export interface CallWiring {
   readonly unfinished: (e: unknown) => void;
   /** "session": the call came through a session; its row's detail says so (`via`). */
   readonly via?: string;
-  /** A background task's launch hooks (src/tasks/supervise.ts): its live log and its tree's mark. */
+  /** Launch hooks: a background task's live log and its tree's mark (src/tasks/supervise.ts), a terminal's status line. */
   readonly watch?: LaunchWatch;
+  /** Told what the call is doing now, in a few words (a terminal's status line). */
+  readonly activity?: (text: string) => void;
   /** Who answers an MCP server's elicitation/sampling during a call and sees its progress (the terminal, a served client). */
   readonly peer?: CallScope["peer"];
   /** This process's telemetry, when the user's environment turns it on: each row becomes a span. */
@@ -123,6 +125,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
       namedSecret: (abs) => booted.permissions.names("read", abs),
       operator: (line) => w.operator(escapeControl(line)),
       ...ciScope(w.env),
+      ...(w.activity ? { activity: w.activity } : {}),
       http,
       rails: booted.rails,
       ...(booted.most ? { most: booted.most } : {}),

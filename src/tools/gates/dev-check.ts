@@ -87,6 +87,7 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
     const copy = await makeCopy(ctx.processes, dir, ctx.stateDir, randomId(), undefined, ctx.workspace);
     if (!copy.ok) return results.length > 0 ? refuse(copy.refusal.code, copy.refusal.message, { gates: results }) : copy;
     top = copy.value.top;
+    ctx.activity?.(`${gate.name} (${i + 1} of ${selected.length})`);
     // On a GitHub Actions log: the gate's output as it comes, in a group of its own.
     const group = ctx.ci === "github" && line ? githubGroup(gate.name, i + 1, selected.length, line) : undefined;
     group?.open();
