@@ -68,7 +68,7 @@ export function terminalPeer(opts: { ask: boolean; progress: boolean; status?: S
         opts.status?.resume();
       },
       ...(opts.status
-        ? { progress: (p) => opts.status!.detail(progressDetail(p)) }
+        ? { progress: (p) => (opts.status!.detail(progressDetail(p)), opts.status!.show()) }
         : opts.progress
           ? {
               progress: (p) => {

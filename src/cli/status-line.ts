@@ -13,6 +13,8 @@ export interface StatusLine {
   begin(what: string): void;
   /** What it is doing now: one line, escaped and cut to the width when drawn. */
   detail(text: string): void;
+  /** Draws now, without waiting for the moment (what a server reports as its progress). */
+  show(): void;
   /** Hides the line while something else uses the terminal (a form); `resume` shows it again. */
   pause(): void;
   resume(): void;
@@ -64,6 +66,14 @@ export function statusLine(o: StatusOptions): StatusLine {
     o.write(`${CLEAR}${cut}${tail}`);
     shown = true;
   };
+  const run = () => {
+    if (timer) return;
+    if (arm) clearTimeout(arm);
+    arm = undefined;
+    draw();
+    timer = setInterval(draw, o.everyMs ?? 100);
+    timer.unref?.();
+  };
   const stopTimers = () => {
     if (arm) clearTimeout(arm);
     if (timer) clearInterval(timer);
@@ -74,15 +84,14 @@ export function statusLine(o: StatusOptions): StatusLine {
       what = w;
       if (started !== undefined) return;
       started = now();
-      arm = setTimeout(() => {
-        draw();
-        timer = setInterval(draw, o.everyMs ?? 100);
-        timer.unref?.();
-      }, delayMs);
+      arm = setTimeout(run, delayMs);
       arm.unref?.();
     },
     detail(text) {
       detail = text;
+    },
+    show() {
+      if (started !== undefined) run();
     },
     pause() {
       paused = true;
