@@ -29,11 +29,12 @@ export default defineCommand({
     arg: { type: "string", description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
     background: { type: "boolean", description: "Check permissions and approval here, then run the call as a background task: prints {\"task_id\",\"status\":\"queued\"} at once (see `toolgate tasks`)" },
     "write-scope": { type: "string", description: "With --background: a name only one active task may hold at a time (a second is refused task.write_scope_busy)", valueHint: "S" },
+    profile: { type: "string", description: "Narrow the catalog for this call to a profile's tools (scout, writer, full, or one from the config's profiles): a tool it leaves out is refused profile.excluded", valueHint: "NAME" },
   },
 });
 
 export async function runCall(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" } });
+  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" }, profile: { kind: "string" } });
   const background = bool(s, "background");
   const writeScope = str(s, "write-scope");
   if (writeScope !== undefined && !background) throw usageError("--write-scope goes with --background", "toolgate call TOOL ARGS --background --write-scope NAME");
@@ -58,6 +59,9 @@ export async function runCall(ctx: RunContext): Promise<number> {
   // A server started for the call journals its start in the call's database once that is open.
   const input = { ...bootInput(ctx, s), call: tool, beforeStart, stateDb: () => db };
   const booted = await boot(input);
+  // --profile narrows this one call as a served session's profile does (loaded only when asked for).
+  const profileName = str(s, "profile");
+  const profile = profileName === undefined ? undefined : (await import("./serve-choices.ts")).profileFor(booted, profileName);
   // Spans, when the environment asks for them: a session's own exporter, else handed to the reaper after the result.
   const telemetry = ctx.telemetry ?? telemetryFor(ctx.env, "one-shot", (line) => writeStderr(`${line}\n`));
   let status: Awaited<ReturnType<typeof statusFor>> | undefined;
@@ -109,6 +113,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       ...(terminal ? { peer: terminal.peer } : {}),
       ...(telemetry ? { telemetry } : {}),
       ...(status ? { watch: status.watch, activity: status.activity } : {}),
+      ...(profile ? { profile } : {}),
     };
     const deps = callDeps(wiring, cancel.signal);
     // --background: the same stages here (a denial is exit 4 and starts nothing), then a task.

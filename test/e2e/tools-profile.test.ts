@@ -81,3 +81,18 @@ describe("tools --profile", () => {
     }
   });
 });
+
+describe("call --profile", () => {
+  test("narrows one call: a tool the profile leaves out is refused profile.excluded before anything is asked or run; one it offers runs", async () => {
+    await using ws = tempDir();
+    writeFileSync(join(ws.path, "a.txt"), "one\n");
+    const refused = await run(["call", "file_write", '{"path":"b.txt","content":"x"}', "--profile", "scout", "--allow-write", "--approve", "file_write"], { cwd: ws.path });
+    expect([refused.code, JSON.parse(refused.stdout).error_code]).toEqual([1, "profile.excluded"]);
+    expect(existsSync(join(ws.path, "b.txt"))).toBe(false);
+    const read = await run(["call", "file_read", '{"path":"a.txt"}', "--profile", "scout", "--allow-read", "--approve", "file_read"], { cwd: ws.path });
+    expect([read.code, JSON.parse(read.stdout).payload.content]).toEqual([0, expect.stringContaining("one")]);
+    const unknown = await run(["call", "file_read", '{"path":"a.txt"}', "--profile", "nope", "--allow-read"], { cwd: ws.path });
+    expect([unknown.code, unknown.stdout]).toEqual([2, ""]);
+    expect(unknown.stderr).toStartWith('toolgate: no profile named "nope"; the profiles are: full, scout, writer (built in)');
+  });
+});
