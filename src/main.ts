@@ -10,6 +10,7 @@ import type { RunContext, World } from "./cli/context.ts";
 import { GLOBAL_FLAGS, scanFlags } from "./cli/flags.ts";
 import { surelyNoSession } from "./session/none.ts";
 import { actsFirst, bunSwitches } from "./launcher/bun-switches.ts";
+import { didYouMean, nearest } from "./result/suggest.ts";
 
 type Loaded = { def: CommandDef<any>; run: (ctx: RunContext) => Promise<number> };
 const COMMANDS: Record<string, () => Promise<Loaded>> = {
@@ -112,7 +113,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   const name = argv[at]!;
   const load = COMMANDS[name];
   if (!load) {
-    throw new CliError(ExitCode.usage, `unknown command "${name}"`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`);
+    throw new CliError(ExitCode.usage, `unknown command "${name}"${didYouMean(nearest(name, Object.keys(COMMANDS)))}`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`);
   }
   // The binary starts with the JIT reluctant (scripts/build.ts, jitPolicy): right for a cold command,
   // not for a process that serves or supervises for minutes, which gets the normal policy back. A
