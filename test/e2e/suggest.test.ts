@@ -3,7 +3,8 @@
 // gets no suggestion. Never a correction: nothing runs under the suggested name.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { BIN, run, tempDir } from "../helpers.ts";
+import { BIN, json, run, tempDir } from "../helpers.ts";
+import { serve, site, textJson } from "../serve/client.ts";
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
@@ -29,5 +30,54 @@ describe("commands and flags: usage errors (exit 2), the nearest name when one i
     const [r, f] = [await run(near, { cwd: dir.path }), await run(far, { cwd: dir.path })];
     expect([r.code, r.stdout, firstLine(r.stderr)]).toEqual([2, "", nearLine]);
     expect([f.code, f.stdout, firstLine(f.stderr)]).toEqual([2, "", farLine]);
+  });
+});
+
+describe("tools: unknown_tool as before (exit 1, journaled), the nearest name in the message and details.did_you_mean", () => {
+  test.each([
+    ["a swapped pair", "file_raed", "file_read"],
+    ["the words in another order", "read_file", "file_read"],
+    ["another case", "File_Read", "file_read"],
+  ])("call: %s", async (_what, name, near) => {
+    await using dir = tempDir();
+    const r = await run(["call", name, "{}", "--allow-read", "--approve", "file_read"], { cwd: dir.path });
+    const message = `no tool named "${name}" in this catalog; \`toolgate tools\` lists them; did you mean "${near}"?`;
+    expect([r.code, json(r)]).toEqual([1, { status: "failed", tool: name, error_code: "unknown_tool", message, details: { did_you_mean: near } }]);
+    expect(r.stderr).toContain(`unknown_tool: ${message}`);
+    const far = await run(["call", "frobnicate", "{}"], { cwd: dir.path });
+    expect([far.code, json(far)]).toEqual([1, { status: "failed", tool: "frobnicate", error_code: "unknown_tool", message: 'no tool named "frobnicate" in this catalog; `toolgate tools` lists them' }]);
+    const rows = (await run(["log", "--json"], { cwd: dir.path })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.map((x) => [x.tool, x.error_code])).toEqual([[name, "unknown_tool"], ["frobnicate", "unknown_tool"]]);
+  });
+
+  test("tools NAME: the nearest tool of the profile shown", async () => {
+    await using dir = tempDir();
+    const r = await run(["tools", "file_raed"], { cwd: dir.path });
+    expect([r.code, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr).toContain('toolgate: unknown_tool: no tool named "file_raed" in this catalog; did you mean "file_read"?\n');
+    // writer offers file_read, file_edit, file_write: file_search is not suggested there.
+    const narrow = await run(["tools", "--profile", "writer", "file_serch"], { cwd: dir.path });
+    expect([narrow.code, narrow.stdout]).toEqual([1, ""]);
+    expect(narrow.stderr).toContain('toolgate: unknown_tool: no tool named "file_serch" in this catalog\n');
+    const wide = await run(["tools", "file_serch"], { cwd: dir.path });
+    expect(wide.stderr).toContain('toolgate: unknown_tool: no tool named "file_serch" in this catalog; did you mean "file_search"?\n');
+  });
+
+  test("serve: the nearest name this client is served (its profile)", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    await using served = await serve(["--profile", "writer"], { cwd: s.ws, home: s.home });
+    const near = await served.client.callTool({ name: "file_raed", arguments: {} });
+    expect(near._meta).toEqual({ toolgate: { status: "failed", error_code: "unknown_tool" } });
+    expect(textJson(near)).toEqual({
+      status: "failed",
+      tool: "file_raed",
+      error_code: "unknown_tool",
+      message: 'no tool named "file_raed" in this catalog; `toolgate tools` lists them; did you mean "file_read"?',
+      details: { did_you_mean: "file_read" },
+    });
+    // file_search is in the catalog but not served under writer: not suggested.
+    const hidden = await served.client.callTool({ name: "file_serch", arguments: {} });
+    expect(textJson(hidden)).toEqual({ status: "failed", tool: "file_serch", error_code: "unknown_tool", message: 'no tool named "file_serch" in this catalog; `toolgate tools` lists them' });
   });
 });

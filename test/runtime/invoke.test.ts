@@ -90,12 +90,17 @@ describe("invoke", () => {
     expect(trace.rows[0]).toMatchObject({ tool: "demo__read", origin: "mcp:demo", status: "success", error_code: null, effect: "read", duration_ms: 10 });
   });
 
-  test("unknown_tool reaches no stage", async () => {
+  test.each([
+    ["a near miss names the nearest, never calls it", "demo__reed", undefined, 'no tool named "demo__reed" in this catalog; `toolgate tools` lists them; did you mean "demo__read"?', { did_you_mean: "demo__read" }],
+    ["a far-off name names none", "frobnicate", undefined, 'no tool named "frobnicate" in this catalog; `toolgate tools` lists them', undefined],
+    ["the nearest is one the caller can call (serve: its served names)", "served__reed", ["served__read"], 'no tool named "served__reed" in this catalog; `toolgate tools` lists them; did you mean "served__read"?', { did_you_mean: "served__read" }],
+    ["a catalog name the caller cannot call is not suggested", "demo__reed", ["other"], 'no tool named "demo__reed" in this catalog; `toolgate tools` lists them', undefined],
+  ])("unknown_tool reaches no stage: %s", async (_what, name, callable, message, details) => {
     const { trace, deps } = setup();
-    const r = await invoke("demo__reed", { path: "a" }, deps);
-    expect(r.envelope).toMatchObject({ status: "failed", error_code: "unknown_tool" });
+    const r = await invoke(name as string, { path: "a" }, callable ? { ...deps, callable: () => callable } : deps);
+    expect(r.envelope).toEqual({ status: "failed", tool: name as string, error_code: "unknown_tool", message: message as string, ...(details ? { details } : {}) });
     expect(trace.steps).toEqual([]);
-    expect(trace.rows.map((x) => [x.tool, x.error_code, x.digest])).toEqual([["demo__reed", "unknown_tool", null]]);
+    expect(trace.rows.map((x) => [x.tool, x.error_code, x.digest])).toEqual([[name, "unknown_tool", null]]);
   });
 
   test("a tool its source refuses right now (a supervised server restarting, serve shutting down) reaches no stage, and is journaled", async () => {
