@@ -13,6 +13,7 @@ import { didYouMean, nearest } from "../result/suggest.ts";
 import { explainWithArktype } from "../schema/explain.ts";
 import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
+import { withKeySuggestions } from "../schema/keys.ts";
 import type { JournalRow } from "../state/journal.ts";
 
 export type GateResult = { ok: true; value?: string } | { ok: false; code: string; message: string; flag?: string };
@@ -106,7 +107,7 @@ const validatorFor = (e: Entry): Validator => {
 };
 
 const formatIssues = (issues: readonly Issue[]) =>
-  issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`).join("; ");
+  issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}${i.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(i.did_you_mean)}?)`}`).join("; ");
 
 export async function invoke(name: string, args: unknown, deps: InvokeDeps): Promise<Invoked> {
   const started = deps.now();
@@ -168,7 +169,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   }
   const checked = validator(args);
   if (!checked.ok) {
-    const issues = entry.adapter.arkInput ? await explainWithArktype(entry.adapter.arkInput, args, checked.issues) : checked.issues;
+    const explained = entry.adapter.arkInput ? await explainWithArktype(entry.adapter.arkInput, args, checked.issues) : checked.issues;
+    const issues = withKeySuggestions(explained, entry.inputSchema, args);
     return failed({ code: "args.invalid", message: `invalid arguments for ${name}: ${formatIssues(issues)}`, details: { issues } });
   }
   const value = checked.value;
