@@ -2,7 +2,8 @@
 // same exit code) and the refusal names the nearest valid name when one is close; a far-off name
 // gets no suggestion. Never a correction: nothing runs under the suggested name.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 import { serve, site, textJson } from "../serve/client.ts";
 
@@ -79,5 +80,36 @@ describe("tools: unknown_tool as before (exit 1, journaled), the nearest name in
     // file_search is in the catalog but not served under writer: not suggested.
     const hidden = await served.client.callTool({ name: "file_serch", arguments: {} });
     expect(textJson(hidden)).toEqual({ status: "failed", tool: "file_serch", error_code: "unknown_tool", message: 'no tool named "file_serch" in this catalog; `toolgate tools` lists them' });
+  });
+});
+
+describe("keys: refused as before, the nearest declared key named beside the one that must be removed", () => {
+  test("an argument key: args.invalid (exit 1), the nearest in the message and the issue's did_you_mean", async () => {
+    await using dir = tempDir();
+    const r = await run(["call", "file_read", '{"path":"a.txt","limt":5}', "--allow-read", "--approve", "file_read"], { cwd: dir.path });
+    expect([r.code, json(r)]).toEqual([1, {
+      status: "failed",
+      tool: "file_read",
+      error_code: "args.invalid",
+      message: 'invalid arguments for file_read: limt: must be removed (did you mean "limit"?)',
+      details: { issues: [{ path: ["limt"], message: "must be removed", did_you_mean: "limit" }] },
+    }]);
+    expect(r.stderr).toContain('args.invalid: invalid arguments for file_read: limt: must be removed (did you mean "limit"?)');
+    const far = await run(["call", "file_read", '{"path":"a.txt","frobnicate":5}', "--allow-read", "--approve", "file_read"], { cwd: dir.path });
+    expect([far.code, json(far).details]).toEqual([1, { issues: [{ path: ["frobnicate"], message: "must be removed" }] }]);
+  });
+
+  test("config keys: a boot failure (exit 5) naming each file:line:column and the nearest key", async () => {
+    await using dir = tempDir();
+    const path = join(dir.path, "toolgate.json");
+    writeFileSync(path, '{\n  "sandbx": "off",\n  "mcpServers": { "a": { "comand": "echo" } },\n  "frobnicate": 1\n}\n');
+    const r = await run(["call", "file_read", '{"path":"a.txt"}'], { cwd: dir.path });
+    expect([r.code, r.stdout]).toEqual([5, ""]);
+    expect(r.stderr.split("\n").slice(0, 4)).toEqual([
+      `toolgate: ${path}: 3 problems:`,
+      `  ${path}:2:3: sandbx: must be removed (did you mean "sandbox"?)`,
+      `  ${path}:3:26: mcpServers.a.comand: must be removed (did you mean "command"?)`,
+      `  ${path}:4:3: frobnicate: must be removed`,
+    ]);
   });
 });
