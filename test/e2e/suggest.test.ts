@@ -4,8 +4,10 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, json, run, tempDir } from "../helpers.ts";
+import { BIN, json, ROOT, run, tempDir } from "../helpers.ts";
 import { serve, site, textJson } from "../serve/client.ts";
+
+const ORDINARY = join(ROOT, "test", "fixtures", "mcp", "ordinary.ts");
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
@@ -31,6 +33,26 @@ describe("commands and flags: usage errors (exit 2), the nearest name when one i
     const [r, f] = [await run(near, { cwd: dir.path }), await run(far, { cwd: dir.path })];
     expect([r.code, r.stdout, firstLine(r.stderr)]).toEqual([2, "", nearLine]);
     expect([f.code, f.stdout, firstLine(f.stderr)]).toEqual([2, "", farLine]);
+  });
+});
+
+describe("servers and profiles: usage errors (exit 2), the nearest name when one is close", () => {
+  test("auth SERVER names the nearest configured server", async () => {
+    await using dir = tempDir();
+    const config = join(dir.path, "mine.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { github: { type: "http", url: "http://127.0.0.1:9/mcp" } } }));
+    const near = await run(["auth", "gihub", "--config", config], { cwd: dir.path });
+    expect([near.code, firstLine(near.stderr)]).toEqual([2, 'no server "gihub" in mcpServers (there are: github); did you mean "github"?']);
+    const far = await run(["auth", "frobnicate", "--config", config], { cwd: dir.path });
+    expect([far.code, firstLine(far.stderr)]).toEqual([2, 'no server "frobnicate" in mcpServers (there are: github)']);
+  });
+
+  test("serve --profile names the nearest profile", async () => {
+    await using dir = tempDir();
+    const near = await run(["serve", "--profile", "scuot"], { cwd: dir.path });
+    expect([near.code, near.stdout, firstLine(near.stderr)]).toEqual([2, "", 'no profile named "scuot"; the profiles are: full, scout, writer (built in); did you mean "scout"?']);
+    const far = await run(["serve", "--profile", "frobnicate"], { cwd: dir.path });
+    expect([far.code, far.stdout, firstLine(far.stderr)]).toEqual([2, "", 'no profile named "frobnicate"; the profiles are: full, scout, writer (built in)']);
   });
 });
 
@@ -112,4 +134,44 @@ describe("keys: refused as before, the nearest declared key named beside the one
       `  ${path}:4:3: frobnicate: must be removed`,
     ]);
   });
+});
+
+describe("--approve: a name that is no tool is refused at start (exit 2), nothing run or written", () => {
+  test.each([
+    ["call", ["call", "file_read", '{"path":"a.txt"}']],
+    ["serve", ["serve"]],
+  ])("%s", async (_what, argv) => {
+    await using dir = tempDir();
+    const near = await run([...argv, "--allow-read", "--approve", "file_raed"], { cwd: dir.path });
+    expect([near.code, near.stdout, firstLine(near.stderr)]).toEqual([2, "", '--approve file_raed: no tool named "file_raed" in this catalog; did you mean "file_read"?']);
+    const far = await run([...argv, "--allow-read", "--approve", "file_read,frobnicate"], { cwd: dir.path });
+    expect([far.code, far.stdout, firstLine(far.stderr)]).toEqual([2, "", '--approve frobnicate: no tool named "frobnicate" in this catalog']);
+    const all = await run([...argv, "--allow-read", "--approve", "al"], { cwd: dir.path });
+    expect([all.code, firstLine(all.stderr)]).toEqual([2, '--approve al: no tool named "al" in this catalog; did you mean "all"?']);
+    expect(existsSync(join(dir.path, ".toolgate"))).toBe(false);
+  });
+
+  test("call: approving the very tool it calls under a name the catalog lacks stays unknown_tool (exit 1, journaled)", async () => {
+    await using dir = tempDir();
+    const r = await run(["call", "file_raed", "{}", "--approve", "file_raed"], { cwd: dir.path });
+    expect([r.code, json(r).error_code, json(r).details]).toEqual([1, "unknown_tool", { did_you_mean: "file_read" }]);
+  });
+
+  test("serve --expose: the names the client sees are accepted and approve their tools; a typo of one names it", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const config = join(s.home, "toolgate.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { ord: { command: process.execPath, args: [ORDINARY] } } }));
+    const flags = ["--config", config, "--allow-run", "--expose", "ord"];
+    await using served = await serve([...flags, "--approve", "weather"], { cwd: s.ws, home: s.home });
+    const r = await served.client.callTool({ name: "weather", arguments: {} });
+    expect([r.isError, r.content]).toEqual([undefined, [{ type: "text", text: "Light rain / drizzle, 11 °C" }]]);
+    await served.close();
+    const env = { HOME: s.home, XDG_STATE_HOME: join(s.home, "state") };
+    const typo = await run(["serve", ...flags, "--approve", "wether"], { cwd: s.ws, env });
+    expect([typo.code, typo.stdout, firstLine(typo.stderr)]).toEqual([2, "", '--approve wether: no tool named "wether" in this catalog; did you mean "weather"?']);
+    // --expose itself names the nearest configured server.
+    const server = await run(["serve", "--config", config, "--allow-run", "--expose", "ordd"], { cwd: s.ws, env });
+    expect([server.code, server.stdout, firstLine(server.stderr)]).toEqual([2, "", '--expose "ordd": no MCP server of that name in the config; did you mean "ord"?']);
+  }, 30_000);
 });
