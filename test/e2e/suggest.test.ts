@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, ROOT, run, tempDir } from "../helpers.ts";
+import { fixtureRepo } from "../fixtures/gates/make-repo.ts";
 import { serve, site, textJson } from "../serve/client.ts";
 
 const ORDINARY = join(ROOT, "test", "fixtures", "mcp", "ordinary.ts");
@@ -102,6 +103,19 @@ describe("tools: unknown_tool as before (exit 1, journaled), the nearest name in
     // file_search is in the catalog but not served under writer: not suggested.
     const hidden = await served.client.callTool({ name: "file_serch", arguments: {} });
     expect(textJson(hidden)).toEqual({ status: "failed", tool: "file_serch", error_code: "unknown_tool", message: 'no tool named "file_serch" in this catalog; `toolgate tools` lists them' });
+  });
+});
+
+describe("gates: dev_check.unknown_gate as before (exit 1), the nearest gate named", () => {
+  test("a near gate is named, never run; a far-off one is not", async () => {
+    await using repo = fixtureRepo({ changes: false });
+    const grant = ["--allow-run=bash,git", "--approve", "dev_check"];
+    const r = await run(["call", "dev_check", '{"gate":"pas"}', ...grant], { cwd: repo.path });
+    const message = 'no gate named "pas"; the gates are: fail, hang, pass, tree (or "all"); did you mean "pass"?';
+    expect([r.code, json(r)]).toEqual([1, { status: "failed", tool: "dev_check", error_code: "dev_check.unknown_gate", message, details: { gates: ["fail", "hang", "pass", "tree"], did_you_mean: "pass" } }]);
+    expect(r.stderr).toContain(`dev_check.unknown_gate: ${message}`);
+    const far = await run(["call", "dev_check", '{"gate":"frobnicate"}', ...grant], { cwd: repo.path });
+    expect([far.code, json(far).details]).toEqual([1, { gates: ["fail", "hang", "pass", "tree"] }]);
   });
 });
 
