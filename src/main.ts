@@ -112,7 +112,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   const name = argv[at]!;
   const load = COMMANDS[name];
   if (!load) {
-    throw new CliError(ExitCode.usage, `unknown command "${name}"`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`);
+    throw new CliError(ExitCode.usage, `unknown command "${name}"`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`, { name, among: Object.keys(COMMANDS) });
   }
   // The binary starts with the JIT reluctant (scripts/build.ts, jitPolicy): right for a cold command,
   // not for a process that serves or supervises for minutes, which gets the normal policy back. A
@@ -155,13 +155,20 @@ export async function runMain(argv: readonly string[], world: World = {}): Promi
     return await main(argv, world);
   } catch (e) {
     if (e instanceof CliError) {
-      writeStderr(`toolgate: ${humanLines(e.message)}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`);
+      writeStderr(`toolgate: ${humanLines(e.message + (await nearestOf(e.unknown)))}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`);
       return e.exitCode;
     }
     if (world.via !== undefined && e instanceof Error && e.name === "NotThisSession") throw e;
     writeStderr(`toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`);
     return ExitCode.failed;
   }
+}
+
+/** The words naming the nearest valid name to an unknown one, when one is close: loaded only for such a refusal. */
+async function nearestOf(unknown: CliError["unknown"]): Promise<string> {
+  if (unknown === undefined) return "";
+  const { didYouMean, nearest } = await import("./result/suggest.ts");
+  return didYouMean(nearest(unknown.name, unknown.among), unknown.show);
 }
 
 /**

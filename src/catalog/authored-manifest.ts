@@ -9,6 +9,7 @@ import type { PermKind } from "../permission/types.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { compileFull, whereInSchema } from "../schema/full.ts";
 import { compileSchema, type Validator } from "../schema/validate.ts";
+import { withKeySuggestions } from "../schema/keys.ts";
 import { EFFECTS, type ApprovalPolicy, type EffectClass } from "./declare.ts";
 import { authoredIdentity } from "./authored-identity.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
@@ -146,13 +147,14 @@ export function loadManifest(path: string, folder: string, opts: ManifestOptions
 function checkManifest(data: unknown, path: string, folder: string, opts: ManifestOptions): Manifest {
   const checked = validateManifest(data);
   if (!checked.ok) {
-    const first = checked.issues[0]!;
+    const first = withKeySuggestions(checked.issues.slice(0, 1), MANIFEST_SCHEMA, data)[0]!;
     const more = checked.issues.length > 1 ? ` (and ${checked.issues.length - 1} more problem${checked.issues.length > 2 ? "s" : ""})` : "";
     const unknown = /must be removed/.test(first.message);
     const hint = unknown
       ? "a manifest holds name, description, input_schema, effect, approval, needs, command, timeout_secs"
       : "see the authored-tools card (skills/toolgate-authored-tools) for the manifest's shape";
-    throw new ManifestError(first.path, `${unknown ? "unknown key: must be removed" : first.message}${more}`, hint, unknown);
+    const near = first.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(first.did_you_mean)}?)`;
+    throw new ManifestError(first.path, `${unknown ? `unknown key: must be removed${near}` : first.message}${more}`, hint, unknown);
   }
   const m = checked.value as {
     name: string; description: string; input_schema: Record<string, unknown>; effect?: EffectClass; approval?: ApprovalPolicy;

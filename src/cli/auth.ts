@@ -5,6 +5,7 @@
 import { writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import { boot } from "../runtime/boot.ts";
 import type { RemoteSources } from "../servers/sources.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
@@ -35,7 +36,7 @@ export async function runAuth(ctx: RunContext): Promise<number> {
     const spec = remote?.spec(name);
     if (!remote || !spec || spec.kind !== "mcp") {
       const names = Object.keys((booted.config.values.mcpServers ?? {}) as Record<string, unknown>);
-      throw usageError(`no server "${name}" in mcpServers${names.length ? ` (there are: ${names.join(", ")})` : ""}`, "name a server of your config, e.g. toolgate auth github");
+      throw usageError(`no server "${name}" in mcpServers${names.length ? ` (there are: ${names.join(", ")})` : ""}${didYouMean(nearest(name, names))}`, "name a server of your config, e.g. toolgate auth github");
     }
     if (spec.transport.kind !== "http") throw usageError(`MCP server "${name}" runs over stdio: OAuth is for remote (HTTP or SSE) servers`, "give the server its credentials in env instead");
     const user = booted.userState;

@@ -12,7 +12,8 @@ import type { LaunchWatch } from "../launcher/types.ts";
 import { AUTHORED_ORIGIN } from "../catalog/authored.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
-import { approvedSet, callDeps, type CallWiring } from "../runtime/call-deps.ts";
+import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
+import { approvedNames } from "./approve-flag.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
 import { note, tell, writeOut } from "./ui.ts";
 import { approvalPrompter } from "./approval-prompt.ts";
@@ -68,6 +69,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
   let unjournaled: unknown;
   // Whatever happens after the boot (even a bug), the children it started are shut down.
   try {
+    // An --approve name that is no tool is a usage error before anything else happens.
+    const approved = approvedNames(multi(s, "approve"), booted, undefined, tool);
     await checkSandbox(booted, tool, bool(s, "verbose"));
     if (!background) warmGuardFor(booted, tool);
     db = ctx.stateDb ? ctx.stateDb(booted.config) : openChecked(booted.config);
@@ -98,7 +101,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       env: ctx.env,
       db: () => db!,
       lane,
-      approved: approvedSet(multi(s, "approve")),
+      approved,
       ask: booted.canPrompt ? approvalPrompter(booted.stateDir, ctx.ask) : undefined,
       operator: (line) => {
         status?.line.pause();

@@ -5,6 +5,7 @@ import { defineCommand } from "citty";
 import { configSchema } from "../generated/schemas.ts";
 import { jsonForTerminal } from "../result/escape.ts";
 import { usageError } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags } from "./flags.ts";
@@ -23,7 +24,7 @@ export async function runConfig(ctx: RunContext): Promise<number> {
   const [action, extra, more] = s.positionals;
   if (action === "import" && more === undefined) return (await import("./config-import.ts")).runImport(ctx, s, extra);
   if (extra !== undefined || (action !== undefined && action !== "schema")) {
-    throw usageError(`unknown config action "${extra ?? action}"`, "toolgate config [--json] | toolgate config schema | toolgate config import FILE [--force]");
+    throw usageError(`unknown config action "${extra ?? action}"${extra === undefined ? didYouMean(nearest(action!, ["schema", "import"])) : ""}`, "toolgate config [--json] | toolgate config schema | toolgate config import FILE [--force]");
   }
   if (action === "schema") {
     const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", title: "toolgate.json", ...configSchema };

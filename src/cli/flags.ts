@@ -2,7 +2,7 @@
 // citty draws the command tree and the help; this reads the flags, because Deno-style
 // `--allow-read[=LIST]` and repeated `--arg k=v` need more than a boolean-or-string parser.
 import { usageError } from "../result/result.ts";
-import { isFlagError, parsePermissionFlag, type PermissionFlag } from "../permission/flags.ts";
+import { isFlagError, parsePermissionFlag, PERMISSION_FLAG_NAMES, type PermissionFlag } from "../permission/flags.ts";
 
 export type FlagKind = "bool" | "string" | "multi";
 export interface FlagSpec {
@@ -59,7 +59,10 @@ export function scanFlags(argv: readonly string[], specs: Record<string, FlagSpe
     const name = tok.startsWith("--") ? rawName : byAlias.get(rawName);
     const spec = name === undefined ? undefined : all[name];
     if (name === undefined || spec === undefined) {
-      throw usageError(`unknown flag ${tok.slice(0, eq > 0 ? eq : undefined)}`, "run with --help to see the flags this command takes");
+      // The nearest flag (this command's and the global ones, the permission flags among them; `-jsn` too),
+      // named by the entry point; a one-letter alias is too short to tell which was meant.
+      const among = rawName.length < 2 ? [] : [...Object.keys(all), ...PERMISSION_FLAG_NAMES];
+      throw usageError(`unknown flag ${tok.slice(0, eq > 0 ? eq : undefined)}`, "run with --help to see the flags this command takes", { name: rawName, among, show: (n) => `--${n}` });
     }
     const inline = eq > 0 ? tok.slice(eq + 1) : undefined;
     if (spec.kind === "bool") {

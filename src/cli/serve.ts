@@ -5,9 +5,10 @@
 import type { Database } from "bun:sqlite";
 import { defineCommand } from "citty";
 import { bootError, usageError } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
-import { boot } from "../runtime/boot.ts";
-import { approvedSet } from "../runtime/call-deps.ts";
+import { boot, type Booted } from "../runtime/boot.ts";
+import { approvedNames } from "./approve-flag.ts";
 import { Hub } from "../serve/hub.ts";
 import { Relay } from "../serve/relay.ts";
 import { HTTP_ARGS, HTTP_FLAGS, httpChoice, startHttp } from "./serve-http.ts";
@@ -54,8 +55,10 @@ export async function runServe(ctx: RunContext): Promise<number> {
     const remote = booted.remote;
     if (expose !== undefined && remote?.spec(expose)?.kind !== "mcp") {
       const names = (remote?.status ?? []).filter((st) => st.origin.startsWith("mcp:")).map((st) => st.name);
-      throw usageError(`--expose ${JSON.stringify(expose)}: no MCP server of that name in the config`, names.length > 0 ? `configured: ${names.join(", ")}` : "declare it under mcpServers in toolgate.json");
+      throw usageError(`--expose ${JSON.stringify(expose)}: no MCP server of that name in the config${didYouMean(nearest(expose, names))}`, names.length > 0 ? `configured: ${names.join(", ")}` : "declare it under mcpServers in toolgate.json");
     }
+    // --approve takes the names a client sees too (--expose: the server's own); any other name is refused here.
+    const approved = approvedNames(multi(s, "approve"), booted, servedToCatalog(booted, choices.names.fromServed, expose));
     // A tool the output boundary kept out of a server's listing is not served: the operator hears which rule and where.
     if (!bool(s, "quiet")) for (const line of withheldToolNotes(remote?.status ?? [])) note(line);
     db = openChecked(booted.config);
@@ -70,7 +73,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
         env: ctx.env,
         db: () => db!,
         lane,
-        approved: approvedSet(multi(s, "approve")),
+        approved,
         operator: (line) => void process.stderr.write(`${line}\n`),
         unstarted: (e) => {
           throw stateError(booted.config, e, "the call was not run");
@@ -113,6 +116,13 @@ export async function runServe(ctx: RunContext): Promise<number> {
     await telemetry?.finish(1_000);
     process.stdin.destroy();
   }
+}
+
+/** Served name → catalog name: with --expose, the exposed server's tools under its own names; else the mapped names (--name-budget). */
+function servedToCatalog(booted: Booted, fromServed: ReadonlyMap<string, string>, expose: string | undefined): ReadonlyMap<string, string> {
+  if (expose === undefined) return fromServed;
+  const own = [...booted.catalog.entries.values()].filter((e) => e.origin === `mcp:${expose}`);
+  return new Map(own.map((e) => [e.rawName, e.name]));
 }
 
 /** Resolves on the first of SIGINT, SIGTERM or (when `stdin`) stdin's end or stdout's reader gone, saying which. */

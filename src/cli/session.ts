@@ -5,6 +5,7 @@ import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { selfArgv, startDetached } from "../launcher/detached.ts";
 import { exchange } from "../session/client.ts";
@@ -34,7 +35,7 @@ export async function runSession(ctx: RunContext): Promise<number> {
   if (extra !== undefined) throw usageError(`unexpected argument "${extra}"`, "toolgate session start|stop|status");
   if (action === "__run") return (await import("./session-run.ts")).runSessionProcess(ctx, s, idleSecs(s));
   if (action !== "start" && action !== "stop" && action !== "status") {
-    throw usageError(action === undefined ? "session needs start, stop or status" : `unknown session action "${action}"`, "toolgate session start [--idle-secs N] | stop | status [--json]");
+    throw usageError(action === undefined ? "session needs start, stop or status" : `unknown session action "${action}"${didYouMean(nearest(action, ["start", "stop", "status"]))}`, "toolgate session start [--idle-secs N] | stop | status [--json]");
   }
   if (action !== "start" && str(s, "idle-secs") !== undefined) throw usageError("--idle-secs goes with start");
   const socket = await socketPath(ctx, s);

@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import { escapeOutput, jsonForTerminal } from "../result/escape.ts";
 import { exitCodeFor } from "../result/exit.ts";
 import { CliError, ExitCode, usageError, type Envelope } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { trustGate } from "../trust/gate.ts";
 import { authoredLoader } from "../runtime/authored.ts";
@@ -58,7 +59,7 @@ export async function runTasks(ctx: RunContext): Promise<number> {
   }
   const lane = str(s, "lane") ?? "default";
   const needsId = ["status", "logs", "cancel", "wait"];
-  if (!["list", "prune", ...needsId].includes(action)) throw usageError(`unknown tasks action "${action}"`, "toolgate tasks list | status ID | logs ID [--follow] | cancel ID | wait ID [--timeout S] | prune [--older-than D]");
+  if (!["list", "prune", ...needsId].includes(action)) throw usageError(`unknown tasks action "${action}"${didYouMean(nearest(action, ["list", "prune", ...needsId]))}`, "toolgate tasks list | status ID | logs ID [--follow] | cancel ID | wait ID [--timeout S] | prune [--older-than D]");
   if (needsId.includes(action) && id === undefined) throw usageError(`tasks ${action} needs a task id (or a unique prefix)`, "toolgate tasks list shows them");
   const timeoutMs = parseTimeout(str(s, "timeout"));
   const olderMs = parseAge(str(s, "older-than") ?? "7d");

@@ -4,6 +4,7 @@
 // --served the name each tool is served under (`serve --name-budget`).
 import { defineCommand } from "citty";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { renderLock, writeLock } from "../catalog/lock.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
@@ -84,7 +85,7 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
   if (name !== undefined) {
     const d = descriptors.find((x) => x.name === name);
     if (!d && all.some((x) => x.name === name)) throw new CliError(ExitCode.failed, `profile.excluded: ${name} is not offered in profile "${profile.name}"`, "run `toolgate tools --profile " + profile.name + "` for what it offers");
-    if (!d) throw new CliError(ExitCode.failed, `unknown_tool: no tool named "${name}" in this catalog`, "run `toolgate tools` for the list");
+    if (!d) throw new CliError(ExitCode.failed, `unknown_tool: no tool named "${name}" in this catalog${didYouMean(nearest(name, descriptors.map((x) => x.name)))}`, "run `toolgate tools` for the list");
     writeOut(jsonForTerminal(withServed(d), json && !bool(s, "json") ? 0 : 2));
     return 0;
   }

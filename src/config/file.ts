@@ -8,6 +8,7 @@ import { configSchema } from "../generated/schemas.ts";
 import { bootError } from "../result/result.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import { explainWithArktype } from "../schema/explain.ts";
+import { withKeySuggestions } from "../schema/keys.ts";
 import { clientFileNote, isClientFile, readClientFile } from "./client-file.ts";
 import type { Imported } from "./import.ts";
 import { findInertKey } from "./inert.ts";
@@ -134,7 +135,7 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
   }
   const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(data);
   if (!checked.ok) {
-    const issues = await explainWithArktype(configType, data, checked.issues);
+    const issues = withKeySuggestions(await explainWithArktype(configType, data, checked.issues), configSchema, data);
     // Every problem, each with its place, in the order they stand in the file: one edit fixes them all.
     const starts = lineStarts(text);
     const located = issues
@@ -142,7 +143,7 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
         const node = nodeAt(withTree(), issue.path, /must be removed/.test(issue.message));
         const at = node ? position(starts, node.offset) : { line: 1, column: 1 };
         const key = issue.path.length ? issue.path.join(".") : "(top level)";
-        return { issue, at, line: `${path}:${at.line}:${at.column}: ${key}: ${issue.message}` };
+        return { issue, at, line: `${path}:${at.line}:${at.column}: ${key}: ${issueText(issue)}` };
       })
       .sort((a, b) => a.at.line - b.at.line || a.at.column - b.at.column);
     const hints = [...new Set(located.map((l) => hintFor(l.issue)))].join("; ");
@@ -200,8 +201,8 @@ async function clientConfig(path: string, via: ConfigFile["via"], text: string, 
   if (!/\.toml$/i.test(path)) refuseDuplicateKey(path, text, tree);
   const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(r.data);
   if (!checked.ok) {
-    const issues = await explainWithArktype(configType, r.data, checked.issues);
-    const lines = issues.map((i) => `${path}: ${i.path.join(".")}: ${i.message}`);
+    const issues = withKeySuggestions(await explainWithArktype(configType, r.data, checked.issues), configSchema, r.data);
+    const lines = issues.map((i) => `${path}: ${i.path.join(".")}: ${issueText(i)}`);
     throw bootError(lines.length === 1 ? lines[0]! : `${path}: ${lines.length} problems:\n${lines.join("\n")}`, `\`toolgate config import ${path}\` writes a toolgate.json you can edit`);
   }
   return { path, via, digest, data: checked.value as Record<string, unknown>, client: { imported: r.imported, note: clientFileNote(path, r.imported) }, lineOf: () => undefined };
@@ -230,6 +231,9 @@ function parseJsonc(path: string, text: string, quiet?: true): Node | undefined 
   }
   return tree;
 }
+
+/** An issue's words, with an unknown key's nearest declared one when it has one. */
+const issueText = (issue: Issue) => `${issue.message}${issue.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(issue.did_you_mean)}?)`}`;
 
 function hintFor(issue: Issue): string {
   if (/must be removed|unknown key/i.test(issue.message)) {

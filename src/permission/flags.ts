@@ -25,6 +25,9 @@ export function isFlagError(x: PermissionFlag | PermissionFlagError | null): x i
 
 const FLAG = /^--(allow|deny)-(read|write|run|net|env)(?:=(.*))?$/s;
 
+/** Every permission flag's long name (`allow-read`, ..., `allow-all`), for the nearest name to an unknown flag. */
+export const PERMISSION_FLAG_NAMES: readonly string[] = [...PERM_KINDS.flatMap((k) => [`allow-${k}`, `deny-${k}`]), "allow-all"];
+
 function invalid(flag: string, message: string): PermissionFlagError {
   return { error: "permission.flag_invalid", flag, message };
 }

@@ -91,17 +91,29 @@ export function interruptOf(details: unknown): InterruptSignal | undefined {
 /** The codes of a call a signal ended: nothing left in flight, or a remote effect that may be pending. */
 export const INTERRUPTED_CODES = new Set(["cancelled", "interrupted"]);
 
+/**
+ * A name toolgate does not know and the names it could have meant: the entry point adds the nearest
+ * to the message (result/suggest.ts, loaded only then), for refusals made on every start's path.
+ */
+export interface UnknownName {
+  readonly name: string;
+  readonly among: readonly string[];
+  /** How the suggestion is written (default: quoted). */
+  readonly show?: (name: string) => string;
+}
+
 /** An error the CLI turns into a message on stderr and an exit code; never a tool result. */
 export class CliError extends Error {
   constructor(
     readonly exitCode: ExitCode,
     message: string,
     readonly hint?: string,
+    readonly unknown?: UnknownName,
   ) {
     super(message);
     this.name = "CliError";
   }
 }
 
-export const usageError = (message: string, hint?: string) => new CliError(ExitCode.usage, message, hint);
+export const usageError = (message: string, hint?: string, unknown?: UnknownName) => new CliError(ExitCode.usage, message, hint, unknown);
 export const bootError = (message: string, hint?: string) => new CliError(ExitCode.boot, message, hint);

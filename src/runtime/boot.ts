@@ -17,6 +17,7 @@ import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/
 import { parseNet } from "../permission/net.ts";
 import { BASE_ENV } from "../launcher/env.ts";
 import { bootError, usageError, type Refusal } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import { sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
 import { selectedSurfaces } from "../mcp/las.ts";
 import { builtinTools } from "../tools/index.ts";
@@ -315,7 +316,7 @@ function localPathsFlag(names: readonly string[] | undefined, config: Effective)
   for (const n of names ?? []) {
     if (!servers.includes(n)) {
       throw usageError(
-        `--allow-local-paths=${n}: no server "${n}" in mcpServers${servers.length ? ` (there are: ${servers.join(", ")})` : ""}`,
+        `--allow-local-paths=${n}: no server "${n}" in mcpServers${servers.length ? ` (there are: ${servers.join(", ")})` : ""}${didYouMean(nearest(n, servers))}`,
         "name a server of the config whose results may hold absolute paths, e.g. --allow-local-paths=eslint",
       );
     }

@@ -41,6 +41,8 @@ export interface CallWiring {
   readonly profile?: InvokeDeps["profile"];
   /** What the serving process refuses now (serve: the shutdown, a supervised server down or restarting). */
   readonly refusedNow?: InvokeDeps["refusedNow"];
+  /** The names this caller can call, for the nearest to an unknown one (serve: the served names; default: the catalog's). */
+  readonly callable?: InvokeDeps["callable"];
   /** One line for the operator (stderr). */
   readonly operator: (line: string) => void;
   /** What to do when the started row cannot be written (the call then does not run): throw. */
@@ -110,6 +112,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
     refused: booted.refused,
     ...(w.refusedNow ? { refusedNow: w.refusedNow } : {}),
     unknown: (name) => booted.remote?.whyUnlisted(name),
+    ...(w.callable ? { callable: w.callable } : {}),
     profile: w.profile,
     scope: {
       workspace: booted.workspace,

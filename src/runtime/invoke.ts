@@ -10,9 +10,11 @@ import { argsForApproval, previewArgs, redactValue } from "../boundary/redact.ts
 import type { Need } from "../permission/types.ts";
 import type { Code } from "../result/codes.ts";
 import type { Envelope, Outcome, Refusal } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import { explainWithArktype } from "../schema/explain.ts";
 import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
+import { withKeySuggestions } from "../schema/keys.ts";
 import type { JournalRow } from "../state/journal.ts";
 import { rejectionNote } from "./rejection-note.ts";
 import { interruptedBeforeStart, interruptedBy, interruptedRefusal } from "./interrupted.ts";
@@ -36,6 +38,8 @@ export interface InvokeDeps {
   readonly catalog: Catalog;
   /** Why a name is not in the catalog, when a source knows (its server was not started, failed or was withheld). */
   readonly unknown?: (name: string) => Refusal | undefined;
+  /** The names this caller can call, for the nearest to an unknown one (default: the catalog's; serve: what the client is served). */
+  readonly callable?: () => Iterable<string>;
   /** Tools toolgate.lock refuses this boot (descriptor_changed / descriptor_unpinned). */
   readonly refused?: ReadonlyMap<string, Refusal>;
   /**
@@ -106,7 +110,7 @@ const validatorFor = (e: Entry): Validator => {
 };
 
 const formatIssues = (issues: readonly Issue[]) =>
-  issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`).join("; ");
+  issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}${i.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(i.did_you_mean)}?)`}`).join("; ");
 
 export async function invoke(name: string, args: unknown, deps: InvokeDeps): Promise<Invoked> {
   const started = deps.now();
@@ -157,7 +161,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   };
 
   // 1. resolve from this boot's catalog (never a second lookup by name)
-  if (!entry) return failed(deps.unknown?.(name) ?? { code: "unknown_tool", message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them` });
+  if (!entry) return failed(deps.unknown?.(name) ?? unknownTool(name, deps.callable?.() ?? deps.catalog.entries.keys()));
   const pinned = deps.refused?.get(name) ?? deps.refusedNow?.(name);
   if (pinned) return failed(pinned);
   // 2. validate
@@ -169,7 +173,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   }
   const checked = validator(args);
   if (!checked.ok) {
-    const issues = entry.adapter.arkInput ? await explainWithArktype(entry.adapter.arkInput, args, checked.issues) : checked.issues;
+    const explained = entry.adapter.arkInput ? await explainWithArktype(entry.adapter.arkInput, args, checked.issues) : checked.issues;
+    const issues = withKeySuggestions(explained, entry.inputSchema, args);
     return failed({ code: "args.invalid", message: `invalid arguments for ${name}: ${formatIssues(issues)}`, details: { issues } });
   }
   const value = checked.value;
@@ -298,6 +303,13 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // A violation replaces the result whole, with exactly the seed's object (no tool name, no partial).
   if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation, r?.raw !== undefined ? r : undefined);
   return result.ok ? finish({ status: "success", tool: name, payload: result.value }) : failed(result.refusal);
+}
+
+/** unknown_tool, naming the nearest callable name when one is close (suggested, never called). */
+function unknownTool(name: string, callable: Iterable<string>): Refusal {
+  const near = nearest(name, callable);
+  const message = `no tool named "${name}" in this catalog; \`toolgate tools\` lists them${didYouMean(near)}`;
+  return near === undefined ? { code: "unknown_tool", message } : { code: "unknown_tool", message, details: { did_you_mean: near } };
 }
 
 /** The boundary's rules for what a tool produces (its result, a task's log of it): the local-path rule unless a built-in speaks for itself or the user lifted it. */

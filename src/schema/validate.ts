@@ -6,6 +6,8 @@ export type JsonSchema = boolean | { readonly [keyword: string]: unknown };
 export interface Issue {
   path: (string | number)[];
   message: string;
+  /** An unknown key's nearest declared one (schema/keys.ts), when one is close: suggested, never substituted. */
+  did_you_mean?: string;
 }
 export type Validator = (data: unknown) => { ok: true; value: unknown } | { ok: false; issues: Issue[] };
 

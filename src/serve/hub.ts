@@ -197,6 +197,8 @@ export class Hub {
       ask: undefined,
       unattended: this.deps.child,
       profile: this.deps.profile,
+      // An unknown name's nearest is one this client is served (its own spelling, in its profile).
+      callable: () => this.tools().map((t) => String(t.name)),
       howToGrant: (t) =>
         this.deps.child
           ? `start the child with --approve ${t}`

@@ -3,6 +3,7 @@
 // include/exclude by name and `*` wildcards. A profile only narrows the catalog. Pure.
 import { BUILTIN_PROFILE_NAMES } from "../config/profiles.ts";
 import { ok, refuse, type Outcome } from "../result/result.ts";
+import { didYouMean, nearest } from "../result/suggest.ts";
 import type { Profile } from "../runtime/invoke.ts";
 
 export type { Profile } from "../runtime/invoke.ts";
@@ -56,5 +57,7 @@ export function resolveProfile(name: string | undefined, configProfiles: Readonl
   if (Object.hasOwn(configured, wanted)) return ok(fromConfig(wanted, configured[wanted]!));
   const own = Object.keys(configured).sort();
   const known = `${BUILTIN_PROFILE_NAMES.join(", ")} (built in)${own.length ? `; ${own.join(", ")} (toolgate.json "profiles")` : ""}`;
-  return refuse("profile.unknown", `no profile named ${JSON.stringify(wanted)}; the profiles are: ${known}`, { profile: wanted, known: [...BUILTIN_PROFILE_NAMES, ...own] });
+  const names = [...BUILTIN_PROFILE_NAMES, ...own];
+  const near = nearest(wanted, names);
+  return refuse("profile.unknown", `no profile named ${JSON.stringify(wanted)}; the profiles are: ${known}${didYouMean(near)}`, { profile: wanted, known: names, ...(near === undefined ? {} : { did_you_mean: near }) });
 }

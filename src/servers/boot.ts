@@ -1,9 +1,10 @@
 // The boot's side of remote sources: which servers a command may start to list them (all for
 // `tools`; for a call, only the server that can own the tool, none for a built-in or authored
-// tool), and which non-required servers' tools are withheld (a bad or colliding name) instead
-// of failing every call. Pure; boot.ts wires it.
+// tool), which server would own a name, and which non-required servers' tools are withheld (a bad
+// or colliding name) instead of failing every call. Pure; boot.ts wires it.
 import { NAME_RULE, NAME_RULE_TEXT, normalizeName, type ToolSource } from "../catalog/catalog.ts";
 import { serverPrefix } from "../catalog/names.ts";
+import type { ServerStatus } from "./list.ts";
 import type { RemoteSpec } from "./specs.ts";
 
 
@@ -18,6 +19,22 @@ export function mayDiscover(spec: RemoteSpec, call: string | undefined, local: (
   if (sep <= 0) return false;
   // A server's tools all start `<prefix>__`, mapped ones too (catalog/names.ts).
   return spec.kind === "las" ? lasSurfaces.includes(call.slice(0, sep)) : call.startsWith(`${serverPrefix(spec.name)}__`);
+}
+
+/** The server whose prefix starts `name` (the longest, should one prefix start another), else Las; none for a name without `__`. */
+export function ownerOf(specs: readonly RemoteSpec[], name: string): RemoteSpec | undefined {
+  if (name.indexOf("__") <= 0) return undefined;
+  const owners = specs.filter((s) => s.kind === "mcp" && name.startsWith(`${serverPrefix(s.name)}__`));
+  return owners.sort((a, b) => serverPrefix(b.name).length - serverPrefix(a.name).length)[0] ?? specs.find((s) => s.kind === "las");
+}
+
+/**
+ * Whether `name` may be a tool of a server whose tools this boot did not list: a call's boot starts
+ * only its own tool's server; one failed or was withheld. Nobody can say then that no such tool exists.
+ */
+export function mayOwnUnlisted(specs: readonly RemoteSpec[], status: readonly ServerStatus[], name: string): boolean {
+  const spec = ownerOf(specs, name);
+  return spec !== undefined && status.find((st) => st.name === spec.name)?.ok !== true;
 }
 
 export interface Withheld {

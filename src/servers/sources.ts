@@ -6,7 +6,6 @@
 // supervise() (serve) keeps the children for the process's lifetime: src/servers/supervisor.ts.
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
-import { serverPrefix } from "../catalog/names.ts";
 import { reap, reapLater, type ReapOrder } from "../launcher/reaper.ts";
 import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
@@ -16,6 +15,7 @@ import type { Need } from "../permission/types.ts";
 import type { Refusal } from "../result/result.ts";
 import type { GateResult } from "../runtime/invoke.ts";
 import type { RemoteDeps } from "./deps.ts";
+import { mayOwnUnlisted, ownerOf } from "./boot.ts";
 import type { AuthWiring, WiringInput } from "./auth.ts";
 import { remoteToolSource, type StartCheck } from "./call.ts";
 import { connectTimeoutMessage, listRemote, type ServerStatus } from "./list.ts";
@@ -67,10 +67,7 @@ export class RemoteSources {
    * refused (the permission's refusal, naming the flag), failed, or its tools (or this one) were withheld.
    */
   whyUnlisted(name: string): Refusal | undefined {
-    if (name.indexOf("__") <= 0) return undefined;
-    // The server whose prefix starts the name (the longest, should one prefix start another), else Las.
-    const owners = this.deps.specs.filter((s) => s.kind === "mcp" && name.startsWith(`${serverPrefix(s.name)}__`));
-    const spec = owners.sort((a, b) => serverPrefix(b.name).length - serverPrefix(a.name).length)[0] ?? this.deps.specs.find((s) => s.kind === "las");
+    const spec = ownerOf(this.deps.specs, name);
     const st = spec && this.#status.find((x) => x.name === spec.name);
     if (!spec || !st) return undefined;
     const who = serverWho(spec);
@@ -80,6 +77,9 @@ export class RemoteSources {
     if (st.ok) return undefined;
     return this.#refusals.get(spec.name) ?? { code: "mcp.connect_failed", message: `${name}: ${who} failed: ${st.error ?? "unknown error"}` };
   }
+
+  /** Whether `name` may be a tool of a server whose tools this boot did not list (see servers/boot.ts). */
+  readonly mayOwnUnlisted = (name: string): boolean => mayOwnUnlisted(this.deps.specs, this.#status, name);
 
   /** Records that a server's tools are kept out of the catalog, and why (shown by `tools`). */
   withhold(name: string, reason: string): void {

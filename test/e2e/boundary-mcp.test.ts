@@ -77,12 +77,15 @@ describe("absolute paths", () => {
     expect([err.code, json(err).error_code, json(err).message]).toEqual([1, "remote_tool", "ENOENT: no such file /home/u/project/x.ts"]);
   });
 
-  test("--allow-local-paths naming no configured server is a usage error", async () => {
+  test("--allow-local-paths naming no configured server is a usage error, naming the nearest when one is close", async () => {
     await using dir = tempDir();
     write(join(dir.path, "toolgate.json"), ordinary());
     const r = await run(["call", "ord__lint", "{}", "--allow-local-paths=ordd", ...GRANT], { cwd: dir.path });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--allow-local-paths=ordd: no server "ordd" in mcpServers (there are: ord)');
+    expect(r.stderr).toContain('--allow-local-paths=ordd: no server "ordd" in mcpServers (there are: ord); did you mean "ord"?\n');
+    const far = await run(["call", "ord__lint", "{}", "--allow-local-paths=eslint", ...GRANT], { cwd: dir.path });
+    expect(far.code).toBe(2);
+    expect(far.stderr).toContain('--allow-local-paths=eslint: no server "eslint" in mcpServers (there are: ord)\n');
   });
 
   test('"boundary": {"local_paths": "allow"} in the user\'s own config (--config) lets that server\'s paths through', async () => {

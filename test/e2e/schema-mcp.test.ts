@@ -45,6 +45,8 @@ describe("tools whose schemas use $ref, $defs, formats and draft-07", () => {
     ["defs__search", { q: { text: "", since: "yesterday" }, limit: 0 }, "q.text: must be at least length 1 (was 0); q.since: must match format \"date\"; q.since: must be null (was string); q.since: must match a schema in anyOf; limit: must be at least 1 (was 0)"],
     ["defs__search", { q: "rain" }, "q: must be an object (was string)"],
     ["defs__outline", { root: { title: "a", children: [{ title: "b", colour: "red" }] } }, "root.children.0.colour: must be removed"],
+    // An unknown key names the nearest one its schema declares there, through $ref and array items.
+    ["defs__outline", { root: { title: "a", children: [{ title: "b", childern: [] }] } }, 'root.children.0.childern: must be removed (did you mean "children"?)'],
     ["defs__contact", { to: "nobody" }, 'to: must match format "email"'],
   ])("%s refuses %j: args.invalid, exit 1", async (tool, args, message) => {
     await using dir = tempDir();

@@ -54,12 +54,12 @@ describe("tools --profile", () => {
     expect(names(noShell.stdout)).toEqual(names(all.stdout).filter((n) => n !== "bash" && n !== "dev_check"));
   });
 
-  test("an unknown profile is a usage error (exit 2) listing the built-in and config profiles", async () => {
+  test("an unknown profile is a usage error (exit 2) listing the built-in and config profiles, and naming the nearest", async () => {
     await using ws = tempDir();
     writeFileSync(join(ws.path, "toolgate.json"), JSON.stringify({ profiles: { reader: { include: ["file_read"] } } }));
     const r = await run(["tools", "--profile", "scuot"], { cwd: ws.path });
     expect([r.code, r.stdout]).toEqual([2, ""]);
-    expect(r.stderr).toBe('toolgate: no profile named "scuot"; the profiles are: full, scout, writer (built in); reader (toolgate.json "profiles")\n  hint: pass one of those to --profile\n');
+    expect(r.stderr).toBe('toolgate: no profile named "scuot"; the profiles are: full, scout, writer (built in); reader (toolgate.json "profiles"); did you mean "scout"?\n  hint: pass one of those to --profile\n');
   });
 
   test("--profile with --lock is a usage error: the lock pins the whole catalog", async () => {

@@ -7,7 +7,7 @@ import type { ApprovalDeps } from "../../src/approval/approval.ts";
 import { invoke, type InvokeDeps, type PermissionGate } from "../../src/runtime/invoke.ts";
 import type { JournalRow } from "../../src/state/journal.ts";
 import type { Need } from "../../src/permission/types.ts";
-import { Interrupted, type Refusal } from "../../src/result/result.ts";
+import { Interrupted, type Envelope, type Refusal } from "../../src/result/result.ts";
 import { callScope, noProcesses } from "../helpers.ts";
 
 interface Trace {
@@ -90,12 +90,24 @@ describe("invoke", () => {
     expect(trace.rows[0]).toMatchObject({ tool: "demo__read", origin: "mcp:demo", status: "success", error_code: null, effect: "read", duration_ms: 10 });
   });
 
-  test("unknown_tool reaches no stage", async () => {
+  const unknownTool = (name: string, near?: string): Envelope => ({
+    status: "failed",
+    tool: name,
+    error_code: "unknown_tool",
+    message: `no tool named "${name}" in this catalog; \`toolgate tools\` lists them${near ? `; did you mean "${near}"?` : ""}`,
+    ...(near ? { details: { did_you_mean: near } } : {}),
+  });
+
+  test.each([
+    ["the catalog's names (call)", undefined, "demo__reed", "demo__read", "frobnicate"],
+    ["the names the caller can call (serve: the served names), not the rest of the catalog", ["served__read"], "served__reed", "served__read", "demo__reed"],
+  ])("unknown_tool reaches no stage and names the nearest of %s, never calling it; a far-off name gets none", async (_what, callable, name, near, far) => {
     const { trace, deps } = setup();
-    const r = await invoke("demo__reed", { path: "a" }, deps);
-    expect(r.envelope).toMatchObject({ status: "failed", error_code: "unknown_tool" });
+    const d = callable ? { ...deps, callable: () => callable } : deps;
+    expect((await invoke(name as string, { path: "a" }, d)).envelope).toEqual(unknownTool(name as string, near as string));
+    expect((await invoke(far as string, { path: "a" }, d)).envelope).toEqual(unknownTool(far as string));
     expect(trace.steps).toEqual([]);
-    expect(trace.rows.map((x) => [x.tool, x.error_code, x.digest])).toEqual([["demo__reed", "unknown_tool", null]]);
+    expect(trace.rows.map((x) => [x.tool, x.error_code, x.digest])).toEqual([[name, "unknown_tool", null], [far, "unknown_tool", null]]);
   });
 
   test("a tool its source refuses right now (a supervised server restarting, serve shutting down) reaches no stage, and is journaled", async () => {

@@ -95,14 +95,19 @@ describe("config profiles", () => {
     ["", "a", false],
   ])("wildcard %j matches %j: %p", (pattern, name, hit) => expect(wildcard(pattern)(name)).toBe(hit));
 
-  test("an unknown name is refused listing the built-ins and the config's profiles", () => {
+  test("an unknown name is refused listing the built-ins and the config's profiles, and names the nearest when one is close", () => {
     expect(resolveProfile("scuot", { zeta: {}, alpha: { include: ["x"] } })).toEqual({
       ok: false,
       refusal: {
         code: "profile.unknown",
-        message: 'no profile named "scuot"; the profiles are: full, scout, writer (built in); alpha, zeta (toolgate.json "profiles")',
-        details: { profile: "scuot", known: ["full", "scout", "writer", "alpha", "zeta"] },
+        message: 'no profile named "scuot"; the profiles are: full, scout, writer (built in); alpha, zeta (toolgate.json "profiles"); did you mean "scout"?',
+        details: { profile: "scuot", known: ["full", "scout", "writer", "alpha", "zeta"], did_you_mean: "scout" },
       },
+    });
+    expect(resolveProfile("alhpa", { zeta: {}, alpha: {} })).toMatchObject({ ok: false, refusal: { details: { did_you_mean: "alpha" } } });
+    expect(resolveProfile("frobnicate", { alpha: {} })).toEqual({
+      ok: false,
+      refusal: { code: "profile.unknown", message: 'no profile named "frobnicate"; the profiles are: full, scout, writer (built in); alpha (toolgate.json "profiles")', details: { profile: "frobnicate", known: ["full", "scout", "writer", "alpha"] } },
     });
     expect(resolveProfile("toString", undefined)).toMatchObject({ ok: false, refusal: { code: "profile.unknown" } });
   });

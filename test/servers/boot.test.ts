@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { ToolSource } from "../../src/catalog/catalog.ts";
-import { mayDiscover, withholdBadServers } from "../../src/servers/boot.ts";
+import { mayDiscover, mayOwnUnlisted, ownerOf, withholdBadServers } from "../../src/servers/boot.ts";
+import type { ServerStatus } from "../../src/servers/list.ts";
 import type { RemoteSpec } from "../../src/servers/specs.ts";
 
 const spec = (name: string, kind: "las" | "mcp" = "mcp", required = false): RemoteSpec => ({
@@ -33,6 +34,31 @@ describe("mayDiscover", () => {
     expect(mayDiscover(spec("las", "las"), "skarbiec__x", builtin, ["finance"])).toBe(false);
     expect(mayDiscover(spec("las", "las"), "file_read", builtin, ["finance"])).toBe(false);
   });
+});
+
+describe("ownerOf, mayOwnUnlisted", () => {
+  const specs = [spec("gh"), spec("gh_enterprise"), spec("web")];
+  const status = (name: string, ok: boolean): ServerStatus => ({ name, origin: `mcp:${name}`, ok, tools: ok ? 1 : 0, cached: false });
+
+  test.each([
+    ["gh__issue", "gh"],
+    ["gh_enterprise__issue", "gh_enterprise"], // the longest prefix
+    ["web__fetch", "web"],
+    ["nobody__x", undefined],
+    ["file_read", undefined],
+    ["__x", undefined],
+  ])("%p is owned by %p", (name, owner) => expect(ownerOf(specs, name)?.name).toBe(owner as string));
+
+  test("a name of no configured server goes to Las when there is one", () => {
+    expect(ownerOf([...specs, spec("las", "las")], "finance__balance")?.name).toBe("las");
+  });
+
+  test.each([
+    ["a server listed this boot: its tools are known", "gh__isue", [status("gh", true)], false],
+    ["a server not started for this boot (a call starts its own tool's only)", "web__fech", [status("gh", true)], true],
+    ["a server that failed or was withheld", "web__fech", [status("web", false)], true],
+    ["no server would own it", "file_raed", [], false],
+  ] as const)("%s: %p → %p", (_what, name, st, want) => expect(mayOwnUnlisted(specs, st, name)).toBe(want));
 });
 
 describe("withholdBadServers", () => {

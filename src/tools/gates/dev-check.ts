@@ -6,6 +6,7 @@ import { join, relative, resolve } from "node:path";
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import type { Need } from "../../permission/types.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
+import { didYouMean, nearest } from "../../result/suggest.ts";
 import { makeCopy } from "./copy.ts";
 import { annotation, findGates, junitXml, type Gate, type GateOutcome } from "./report.ts";
 import { firstPlace, githubGroup, stepSummary, verdictLine } from "./ci-log.ts";
@@ -73,7 +74,8 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
   if (names.length === 0) return refuse("dev_check.no_gates", `no gate scripts match gates.pattern "${conf.pattern}" under "${conf.directory}"; add one (e.g. script/check-types.sh) or set gates.pattern`);
   const selected = args.gate === "all" ? found.value : found.value.filter((g) => g.name === args.gate);
   if (selected.length === 0) {
-    return refuse("dev_check.unknown_gate", `no gate named "${args.gate}"; the gates are: ${names.join(", ")} (or "all")`, { gates: names });
+    const near = nearest(args.gate, [...names, "all"]);
+    return refuse("dev_check.unknown_gate", `no gate named "${args.gate}"; the gates are: ${names.join(", ")} (or "all")${didYouMean(near)}`, { gates: names, ...(near === undefined ? {} : { did_you_mean: near }) });
   }
   const deadlineMs = Math.round(conf.timeout_secs * 1000);
   const tailBytes = Math.max(200, Math.min(12_000, Math.floor(TAILS_BYTES / (2 * selected.length))));

@@ -171,6 +171,23 @@ describe("refusals", () => {
     });
   });
 
+  test.each([
+    ["pas", "pass"],
+    ["Tree", "tree"],
+    ["al", "all"],
+  ])("an unknown gate %p near one is refused naming it (%p), nothing run", async (gate, near) => {
+    await using repo = fixtureRepo({ changes: false });
+    expect(await check(repo.path, { gate })).toEqual({
+      ok: false,
+      refusal: {
+        code: "dev_check.unknown_gate",
+        message: `no gate named "${gate}"; the gates are: fail, hang, pass, tree (or "all"); did you mean "${near}"?`,
+        details: { gates: ["fail", "hang", "pass", "tree"], did_you_mean: near },
+      },
+    });
+    expectNoCopies(repo.path);
+  });
+
   test("no gates at all is refused, naming the pattern", async () => {
     await using dir = tempDir();
     expect(await check(dir.path, { gate: "all" })).toMatchObject({ ok: false, refusal: { code: "dev_check.no_gates" } });
