@@ -5,7 +5,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { BASE_ENV } from "../../src/launcher/env.ts";
 import { bwrapSandbox, bwrapStartFailure, probeSandbox, sandboxFor, sandboxProblem } from "../../src/launcher/sandbox.ts";
-import { listedSocketPaths } from "../../src/launcher/host-sockets.ts";
 import type { Host } from "../../src/launcher/sandbox-mounts.ts";
 import type { LaunchSpec, Sandbox } from "../../src/launcher/types.ts";
 import { tempDir } from "../helpers.ts";
@@ -97,19 +96,6 @@ describe("the bwrap argv", () => {
       "--ro-bind", "/dev/null", "/var/lib/db/db.sock", "--ro-bind", "/dev/null", `${ws}/app.sock`,
       "--seccomp", "3", "--chdir", ws, "--", "echo", "hi",
     ]);
-  });
-
-  test("the host's bound socket paths are read from /proc/net/unix: abstract and relative names left out", () => {
-    const text = [
-      "Num       RefCount Protocol Flags    Type St Inode Path",
-      "0000000000000000: 00000002 00000000 00010000 0001 01 20000 /run/a.sock",
-      "0000000000000000: 00000002 00000000 00010000 0001 01 20001 @/tmp/.X11-unix/X0",
-      "0000000000000000: 00000002 00000000 00010000 0001 01 20002 /var/lib/with space.sock",
-      "0000000000000000: 00000003 00000000 00000000 0001 03 20003",
-      "0000000000000000: 00000002 00000000 00010000 0001 01 20004 relative.sock",
-      "0000000000000000: 00000003 00000000 00000000 0001 03 20005 /run/a.sock",
-    ].join("\n");
-    expect(listedSocketPaths(text)).toEqual(["/run/a.sock", "/var/lib/with space.sock"]);
   });
 
   test("control paths: one that exists is bound read-only over itself, a missing one is held by a read-only placeholder", () => {
