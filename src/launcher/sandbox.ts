@@ -1,9 +1,11 @@
 // The sandbox modes (SPEC "The launcher"): `off` is the scrubbed environment only; `product` and
 // `bench` wrap every sandboxed run in bubblewrap. The boot probe runs that same wrapper around
-// `true` through the launcher, so a mode that cannot be had fails the boot instead of running quieter.
+// `true` through the launcher, so a mode that cannot be had fails the boot instead of running quieter;
+// on a platform without bubblewrap the boot refuses them before (platform/facilities.ts sandboxUnavailable).
 import { chownSync, mkdirSync } from "node:fs";
 import type { SandboxMode } from "../catalog/declare.ts";
 import { hostPlatform } from "../platform/host.ts";
+import type { Facilities } from "../platform/facilities.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
 import { bind, mountArgs, roBind, tmpfs, type Mount } from "./mount-list.ts";
@@ -186,10 +188,15 @@ export interface SandboxInput {
   readonly hide?: readonly string[];
   /** The host as the mounts see it (tests inject one). */
   readonly host?: Partial<Host>;
+  /** What this platform has (default: this process's); a boot refuses product and bench without bubblewrap first. */
+  readonly platform?: Facilities;
 }
 
 export function sandboxFor(input: SandboxInput): BootSandbox {
   if (input.mode === "off") return { mode: "off", wrapper: undefined, summary: "off (the scrubbed environment only: no isolation)" };
+  const platform = input.platform ?? hostPlatform();
+  // Never a quieter run: the boot checked this (runtime/boot.ts); reaching here without is a bug.
+  if (!platform.bubblewrap) throw new Error(`the sandbox mode "${input.mode}" needs bubblewrap, which ${platform.os} does not have`);
   const net = input.mode === "bench" ? "network shared" : input.network ? "network shared: a server that needs it" : "no network";
   const [workspace, stateDir, scratch] = [real(input.workspace), real(input.stateDir), real(input.scratch)];
   const stateInside = inside(workspace, stateDir) && stateDir !== workspace;

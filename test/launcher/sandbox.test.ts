@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { BASE_ENV } from "../../src/launcher/env.ts";
 import { bwrapSandbox, bwrapStartFailure, probeSandbox, sandboxFor, sandboxProblem } from "../../src/launcher/sandbox.ts";
 import type { Host } from "../../src/launcher/sandbox-mounts.ts";
+import { facilitiesFor } from "../../src/platform/facilities.ts";
 import type { LaunchSpec, Sandbox } from "../../src/launcher/types.ts";
 import { tempDir } from "../helpers.ts";
 import { env, launcherWith } from "./support.ts";
@@ -173,6 +174,13 @@ describe("the boot's sandbox", () => {
       "--bind /w /w --ro-bind-try /w/.toolgate /w/.toolgate --bind-try /w/.toolgate/scratch /w/.toolgate/scratch --seccomp 3 --chdir /w -- true",
     );
     expect(sandboxFor({ mode: "bench", workspace: "/w", stateDir: "/s", scratch: "/s/scratch", network: false }).summary).toContain("network shared");
+  });
+
+  test("where the platform has no bubblewrap, product and bench are never a wrapper of less (the boot refuses them first)", () => {
+    const paths = { workspace: "/w", stateDir: "/w/.toolgate", scratch: "/w/.toolgate/scratch", network: false, platform: facilitiesFor("darwin", "arm64") };
+    expect(() => sandboxFor({ mode: "product", ...paths })).toThrow('the sandbox mode "product" needs bubblewrap, which darwin does not have');
+    expect(() => sandboxFor({ mode: "bench", ...paths })).toThrow("needs bubblewrap");
+    expect(sandboxFor({ mode: "off", ...paths }).wrapper).toBeUndefined();
   });
 
   test("a missing bwrap is a reason, not a quieter run; off needs no probe", async () => {
