@@ -26,6 +26,25 @@ export const scan = (): ProcStat[] | null => host().processes?.scan() ?? null;
 /** A zombie has ended; it only waits for its parent to reap it. */
 export const isLive = (s: ProcStat) => s.state !== "Z" && s.state !== "X" && s.state !== "x";
 
+/**
+ * Whether process `pid` runs, and is the one started at `start` when that is known. Without a
+ * process table only whether the pid exists (kill(2) with signal 0; a zombie counts): a pid reused
+ * by another process is taken for it.
+ */
+export function processRuns(pid: number, start: number | null, sys: TreeSystem = host()): boolean {
+  const table = sys.processes;
+  if (table) {
+    const s = table.stat(pid);
+    return s !== null && isLive(s) && (start === null || s.start === start);
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 let sid: number | undefined;
 const ownSid = (table: ProcessTable) => (sid ??= table.stat(process.pid)?.sid ?? -1);
 

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { endTree } from "../../src/launcher/end-tree.ts";
-import { holdersOf, outputIds, ProcessTree, readStat } from "../../src/launcher/proc-tree.ts";
+import { holdersOf, outputIds, ProcessTree, processRuns, readStat } from "../../src/launcher/proc-tree.ts";
 import type { LaunchSpec } from "../../src/launcher/types.ts";
 import { tempDir } from "../helpers.ts";
 import { env, FIXTURES, gone, launcherWith, pidsIn, pidsPrinted, waitFor } from "./support.ts";
@@ -120,6 +120,15 @@ describe("without a process table", () => {
     } finally {
       process.kill(escaped!, "SIGKILL");
     }
+  });
+
+  test("whether a process runs is whether its pid exists (a task's supervisor, a session): no start time to tell a reused pid", async () => {
+    const portable = { processes: null, processGroups: true };
+    const ended = Bun.spawn(["/bin/true"]);
+    await ended.exited;
+    expect([processRuns(process.pid, 12345, portable), processRuns(ended.pid, null, portable)]).toEqual([true, false]);
+    // With the table, the start time must match too.
+    expect([processRuns(process.pid, null), processRuns(process.pid, (readStat(process.pid)?.start ?? 0) + 1)]).toEqual([true, false]);
   });
 
   test("without process groups only the child itself is signalled", async () => {

@@ -1,8 +1,8 @@
 // toolgate's own code as it runs on macOS, run here (test/fixtures/platform/as-darwin.ts: the
 // platform layer hands out darwin's implementations): product and bench fail the boot naming the
 // platform; with the sandbox off the file tools (descriptors verified by identity, no /proc),
-// bash, scratch_read, the boundary and the journal work, and a guardian without prctl still ends
-// its command's group when toolgate is killed outright.
+// bash, scratch_read, the boundary, the journal and background tasks work, and a guardian without
+// prctl still ends its command's group when toolgate is killed outright.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,6 +60,15 @@ describe("as darwin", () => {
       ["file_write", "success"], ["file_read", "success"], ["file_edit", "success"], ["file_find", "success"], ["file_search", "success"], ["bash", "success"], ["scratch_read", "success"],
     ]);
   }, 60_000);
+
+  test("a background task runs under its supervisor and is waited for: no process table says it is lost", async () => {
+    await using dir = tempDir();
+    writeFileSync(join(dir.path, "toolgate.json"), "{}");
+    const started = await toolgate(dir.path, ["call", "bash", '{"command":"sleep 0.5; echo done"}', "--background", "--approve", "bash", "-A"]);
+    expect(started.code).toBe(0);
+    const waited = await toolgate(dir.path, ["tasks", "wait", started.json().task_id, "--timeout", "20"]);
+    expect([waited.code, waited.json().status, waited.json().result.payload.stdout.tail]).toEqual([0, "succeeded", "done\n"]);
+  }, 40_000);
 
   test("a path through a link out of the workspace is refused as on Linux", async () => {
     await using dir = tempDir();
