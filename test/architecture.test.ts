@@ -1,6 +1,7 @@
 // The shape STYLE.md asks for, checked by reading imports: data moves one way through the
 // stages, no two files import each other (even for types), tools sit in family folders, only the
-// state module opens SQLite, and nothing outside a launcher spawns processes.
+// state module opens SQLite, nothing outside a launcher spawns processes, and what needs Linux is
+// reached only through the platform layer.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -10,7 +11,7 @@ const SRC = join(import.meta.dir, "..", "src");
 
 /** Stage of each top folder; a module may import (values) only from its own stage or earlier ones. */
 const STAGE: Record<string, number> = {
-  result: 0, schema: 0, generated: 0, fs: 0, "version.ts": 0,
+  result: 0, schema: 0, generated: 0, fs: 0, platform: 0, "version.ts": 0,
   config: 1, trust: 1,
   catalog: 2, tools: 2,
   permission: 3,
@@ -131,6 +132,28 @@ describe("architecture", () => {
     const spawners = sources.filter((s) => /Bun\.spawn|node:child_process|Bun\.\$|from "bun"/.test(s.text) && !s.rel.startsWith("launcher/"));
     expect(spawners.map((s) => s.rel)).toEqual([]);
     expect(sources.filter((s) => /\bfetch\(/.test(s.text) && !s.rel.startsWith("http/")).map((s) => s.rel)).toEqual([]);
+  });
+
+  // The platform layer (src/platform/host.ts) is the one choice of what this OS gives: a module that
+  // reached platform/linux/ itself would run Linux's code on every platform (a dlopen of libc.so.6,
+  // a read of /proc), and one that read /proc or loaded bun:ffi on its own would too.
+  test("only platform/host.ts reaches platform/linux/, types included", () => {
+    const linux = join(SRC, "platform", "linux");
+    const reaching = sources.filter((s) => !s.file.startsWith(`${linux}/`) && allImports(s.file, s.text).some((i) => i.startsWith(`${linux}/`)));
+    expect(reaching.map((s) => s.rel)).toEqual(["platform/host.ts"]);
+  });
+
+  test("/proc is read and bun:ffi loaded only in platform/linux/ (host.ts asks whether /proc is mounted)", () => {
+    const outside = sources.filter((s) => !s.rel.startsWith("platform/linux/"));
+    const procReaders = outside.filter((s) => /["'`]\/proc\//.test(s.text)).map((s) => s.rel);
+    const ffi = outside.filter((s) => /["']bun:ffi["']/.test(s.text.replace(/^\s*(\/\/|\*|\/\*).*$/gm, ""))).map((s) => s.rel);
+    expect({ procReaders, ffi }).toEqual({ procReaders: ["platform/host.ts"], ffi: [] });
+  });
+
+  test("the portable implementations import nothing Linux-only", () => {
+    const portable = sources.filter((s) => s.rel.startsWith("platform/portable/"));
+    expect(portable.length).toBeGreaterThan(0);
+    expect(portable.flatMap((s) => allImports(s.file, s.text).map((i) => relative(SRC, i))).filter((i) => !i.startsWith("platform/types.ts"))).toEqual([]);
   });
 
   test("the hot path never imports arktype as a value", () => {

@@ -11,7 +11,7 @@ import { withSinks } from "../result/io.ts";
 import { boot } from "../runtime/boot.ts";
 import { ConnectionPool } from "../servers/pool.ts";
 import { listen, type SessionHandlers } from "../session/server.ts";
-import { peerChecksUnavailable, peerReader, refusePeer, socketFd } from "../session/peer.ts";
+import { peerChecks, peerChecksUnavailable, refusePeer } from "../session/peer.ts";
 import type { Status } from "../session/protocol.ts";
 import { realOr, sessionsFolder, socketFor, unfitSessions } from "../session/where.ts";
 import { bootError } from "../result/result.ts";
@@ -76,8 +76,8 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   const kept = new KeptState();
   const stateDb = (config: Effective) => kept.get(config.values.state as string, () => openChecked(config));
   // A session that cannot tell who connects never listens (it would serve any process that reaches the socket).
-  const read = await peerReader();
-  const blind = peerChecksUnavailable(read);
+  const checks = await peerChecks();
+  const blind = peerChecksUnavailable(checks);
   if (blind !== null) throw bootError(`a session cannot start: ${blind}`, "calls run cold without a session; start one from an environment where the JIT is on");
   // One boot with no grants: a config that cannot boot never starts a session.
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
@@ -144,7 +144,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   // Peer credentials where the platform gives them: another user, or a process in another
   // namespace (a sandbox, a container), is refused even if it reached the socket.
   const uid = process.getuid?.();
-  const listener = listen(socket, handlers, read && uid !== undefined ? (sock) => refusePeer(read, socketFd(sock), uid) : null);
+  const listener = listen(socket, handlers, checks && uid !== undefined ? (sock) => refusePeer(checks, checks.socketFd(sock), uid) : null);
   // Idle, or the config / lock edited: the session ends by itself (the next call runs cold).
   // Half a second or more after a burst of calls (at the next tick), one full collection: the garbage of the calls served
   // would otherwise stay resident while the session waits, most of the time it lives.

@@ -17,7 +17,7 @@ import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { note, writeOut } from "./ui.ts";
 import { jsonForTerminal } from "../result/escape.ts";
 import type { RunContext } from "./context.ts";
-import { readStat } from "../launcher/proc-tree.ts";
+import { processRuns } from "../launcher/proc-tree.ts";
 
 export default defineCommand({
   meta: { name: "session", description: "Keep this workspace's catalog and servers warm for call and tools: start [--idle-secs N], stop, status [--json]" },
@@ -127,8 +127,7 @@ async function stopped(status: { pid: number }): Promise<number> {
   for (let i = 0; i < 600; i++) {
     // Ended, or a zombie its parent has not reaped yet (an orphaned session belongs to the nearest
     // subreaper, which may reap late): either way it serves nothing more.
-    const st = readStat(status.pid);
-    if (st === null || st.state === "Z" || st.state === "X") {
+    if (!processRuns(status.pid, null)) {
       note(`session stopped (pid ${status.pid})`);
       return 0;
     }

@@ -1,28 +1,36 @@
 // Opening what was checked (SPEC "Trust": what is checked is what is opened). A checked real path
-// is opened without following its last component, and the descriptor's own path (/proc/self/fd/N)
-// must equal it: a symlink or folder swapped in after the check is refused, never followed.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from "node:fs";
+// is opened without following its last component, and the descriptor must be the object at exactly
+// that path (Linux: its own path, /proc/self/fd/N; elsewhere its identity, platform/portable/fd-paths.ts):
+// a symlink or folder swapped in after the check is refused, never followed.
+import { closeSync, constants, fstatSync, lstatSync, openSync } from "node:fs";
+import { hostPlatform } from "../platform/host.ts";
 
-/** Linux's O_PATH (the same value on every architecture Bun ships for): an fd naming an object, no I/O. */
-export const O_PATH = 0o10000000;
+const fds = () => hostPlatform().fds;
+
+/** Opens an object without reading it and without waiting on a FIFO: O_PATH on Linux. */
+export const O_NAMING = fds().namingFlags;
 export const O_DIR = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 export const O_FILE = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK; // a FIFO must not block; fstat refuses it
 
-/** The path the kernel reports for an open descriptor, or null (no /proc). */
-export function fdPath(fd: number): string | null {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return null;
-  }
-}
+/** Where an open descriptor is now (the kernel's word on Linux), or null when that cannot be told. */
+export const fdPath = (fd: number): string | null => fds().pathOf(fd);
+
+/** Whether the open descriptor `fd` is the object at exactly `path` (a real path). */
+export const fdIsAt = (fd: number, path: string): boolean => fds().isAt(fd, path);
 
 /**
- * `name` inside the folder open as `dirFd`: the kernel looks the name up in that very folder, so
- * open, mkdir, link and rename through it act where the descriptor was verified, not where a
- * path now leads.
+ * `name` inside the folder open as `dirFd`: on Linux the kernel looks the name up in that very
+ * folder, so open, mkdir, link and rename through it act where the descriptor was verified, not
+ * where a path now leads (elsewhere by the path it was verified at: the weaker guarantee). Throws
+ * an error coded CHANGED when the folder can no longer be placed.
  */
-export const inDir = (dirFd: number, name: string): string => `/proc/self/fd/${dirFd}/${name}`;
+export const inDir = (dirFd: number, name: string): string => fds().inDir(dirFd, name);
+
+/** A path by which a child opens the object `fd` holds (/proc/PID/fd/N on Linux), or null when there is none now. */
+export const reopenPath = (fd: number): string | null => fds().reopenPath(fd);
+
+/** Opens `name` inside the folder open as `dirFd`, never through a last link; throws like openSync (CHANGED: moved). */
+export const openIn = (dirFd: number, name: string, flags: number, mode?: number): number => fds().openIn(dirFd, name, flags, mode);
 
 /** An open descriptor, or why not: an errno code, or CHANGED when it is not the object at `path`. */
 export type Opened = { readonly ok: true; readonly fd: number } | { readonly ok: false; readonly code: string };
@@ -38,10 +46,9 @@ export function openChecked(path: string, flags: number, mode?: number): Opened 
   } catch (e) {
     return { ok: false, code: openError(e, path) };
   }
-  const actual = fdPath(fd);
-  if (actual === path) return { ok: true, fd };
+  if (fdIsAt(fd, path)) return { ok: true, fd };
   closeSync(fd);
-  return { ok: false, code: actual === null ? "ENOPROC" : CHANGED }; // ENOPROC: no /proc to verify against
+  return { ok: false, code: CHANGED };
 }
 
 export const CHANGED = "CHANGED";
@@ -77,7 +84,7 @@ export function closeQuietly(fd: number): void {
 
 /** What is at a checked path, seen through a descriptor of exactly it: "dir", "file", "other", or the failure code (CHANGED for a symlink). */
 export function kindAt(path: string): "dir" | "file" | "other" | string {
-  const opened = openChecked(path, O_PATH);
+  const opened = openChecked(path, O_NAMING);
   if (!opened.ok) return opened.code;
   try {
     const st = fstatSync(opened.fd);

@@ -2,7 +2,7 @@
 // tolerates a missing tail (a file about to be created). Reads the file system, nothing else.
 import { accessSync, closeSync, constants, lstatSync, openSync, readlinkSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { O_PATH, fdPath } from "./opened.ts";
+import { O_NAMING, fdIsAt } from "./opened.ts";
 
 /** Linux's MAXSYMLINKS: a lookup the kernel would refuse with ELOOP is refused here too. */
 const MAX_LINKS = 40;
@@ -83,14 +83,15 @@ function isExecutableFile(p: string): boolean {
 /**
  * Folders resolved once per process and held by descriptor (the workspace): by the path as given,
  * the real path first resolved and an O_PATH descriptor of the folder. Whether a held folder is
- * still at its real path costs one readlink of /proc/self/fd/N (the kernel's own path of the
- * folder), not a walk of every component; a folder moved or deleted no longer is.
+ * still at its real path costs one readlink of /proc/self/fd/N on Linux (the kernel's own path of
+ * the folder; elsewhere an fstat, an lstat and a realpath), not a walk of every component; a folder
+ * moved or deleted no longer is.
  */
 const held = new Map<string, { readonly real: string; fd: number }>();
 /** A process works in one workspace (a session in a few): past this many, the oldest is let go (a test run boots hundreds). */
 const MAX_HELD = 16;
 
-const stillAt = (h: { readonly real: string; readonly fd: number }): boolean => fdPath(h.fd) === h.real;
+const stillAt = (h: { readonly real: string; readonly fd: number }): boolean => fdIsAt(h.fd, h.real);
 
 /** The real path of the held folder `path` lies in (or is), when that folder is still at it. */
 function heldUnder(path: string): string | undefined {
@@ -104,11 +105,11 @@ function heldUnder(path: string): string | undefined {
 function holdAt(real: string): number | null {
   let fd: number;
   try {
-    fd = openSync(real, O_PATH | constants.O_DIRECTORY);
+    fd = openSync(real, O_NAMING | constants.O_DIRECTORY);
   } catch {
     return null;
   }
-  if (fdPath(fd) === real) return fd;
+  if (fdIsAt(fd, real)) return fd;
   closeSync(fd);
   return null;
 }

@@ -7,12 +7,14 @@
 // toolgate lives it only relays: the command's stdin, stdout and stderr are its own, TERM from the
 // launcher reaches the command through the group (the guardian ignores it), and it ends as the
 // command did (its exit code, or the same signal). A bwrap sandbox needs none (--die-with-parent
-// and its PID namespace).
+// and its PID namespace). Without prctl (not Linux) it polls its parent pid instead, and ends the
+// command's process group: what left that group is not found (docs/security.md, "Platforms").
 import { readFileSync, writeSync } from "node:fs";
-import { openLibc } from "../fs/libc.ts";
+import { closeQuietly } from "../fs/opened.ts";
+import { hostPlatform, type Platform } from "../platform/host.ts";
+import { watchParent } from "../platform/portable/parent-watch.ts";
 import { selfArgv } from "./detached.ts";
-import { isLive, scan } from "./proc-tree.ts";
-import { closeQuietly } from "./seccomp.ts";
+import { isLive } from "./proc-tree.ts";
 import { ownChildren } from "./subreaper.ts";
 
 export const GUARD_COMMAND = "__guard";
@@ -20,8 +22,6 @@ export const GUARD_COMMAND = "__guard";
 export const GUARD_SPAWN_FAILED = 125;
 const SPAWN_FAILED_LINE = /^toolgate: __guard: cannot start the command: ([A-Z0-9]+)$/;
 
-const PR_SET_PDEATHSIG = 1;
-const PR_SET_CHILD_SUBREAPER = 36;
 /** The parent-death signal: one nothing else sends the guardian (TERM comes from the launcher's stop). */
 const DEATH_SIGNAL = "SIGUSR2";
 const SIGUSR2 = 12;
@@ -31,9 +31,11 @@ const ROUND_PAUSE_MS = 5;
 
 /**
  * toolgate's own argv prefix when this process is toolgate (the binary, or src/main.ts run by bun):
- * what starts a guardian. Undefined elsewhere (a test runner), where runs go unguarded.
+ * what starts a guardian. Undefined elsewhere (a test runner), where runs go unguarded, and where
+ * there are no process groups (Windows), which a guardian's whole relay and ending rely on.
  */
-export function guardSelf(): readonly string[] | undefined {
+export function guardSelf(platform: Pick<Platform, "processGroups"> = hostPlatform()): readonly string[] | undefined {
+  if (!platform.processGroups) return undefined;
   const main = Bun.main;
   return main.startsWith("/$bunfs/") || main === process.execPath || main.endsWith("/src/main.ts") ? selfArgv() : undefined;
 }
@@ -112,19 +114,20 @@ export function startWarm(w: WarmGuard, spec: GuardSpec, stdin: Uint8Array | und
  * `toolgate __guard PARENT_PID -- ARGV...`, or `--wait` for the command on fd 3: the guardian's
  * whole life; its exit is the command's.
  */
-export async function runGuard(args: readonly string[]): Promise<number> {
+export async function runGuard(args: readonly string[], platform: Platform = hostPlatform()): Promise<number> {
   const parent = Number(args[0]);
   const waits = args[1] === "--wait" && args.length === 2;
   if (!(parent > 1) || !(waits || (args[1] === "--" && args.length >= 3))) {
     process.stderr.write("toolgate: __guard is internal: it takes the command toolgate gives it\n");
     return 2;
   }
-  const libc = await openLibc({ prctl: { args: ["i32", "u64", "u64", "u64", "u64"], returns: "i32" } });
-  if (libc) {
-    libc.lib.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    libc.lib.symbols.prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0);
-  }
-  process.on(DEATH_SIGNAL, () => endAll());
+  const prctl = await platform.prctl();
+  const end = () => endAll(platform);
+  if (prctl) {
+    prctl.becomeSubreaper();
+    prctl.parentDeathSignal(SIGUSR2);
+    process.on(DEATH_SIGNAL, end);
+  } else watchParent(parent, end);
   // Asked after the parent may already have died: then the signal never comes, and nothing starts.
   if (process.ppid !== parent) return 1;
   // The launcher's TERM (a deadline, a cancel) is for the command; it reaches it through the group.
@@ -158,11 +161,24 @@ export async function runGuard(args: readonly string[]): Promise<number> {
   return code;
 }
 
-/** Kills every descendant (all of them are below the subreaper), round after round, then exits. */
-function endAll(): never {
+/**
+ * Kills every descendant (all of them are below the subreaper), round after round, then exits.
+ * Without a process table, the guardian's own process group (it leads it: the launcher spawned it
+ * detached), itself included.
+ */
+function endAll(platform: Pick<Platform, "processes">): never {
+  const table = platform.processes;
+  if (!table) {
+    try {
+      process.kill(-process.pid, "SIGKILL");
+    } catch {
+      // Not a group leader after all: the command's own group is all there is to end.
+    }
+    process.exit(137);
+  }
   const self = process.pid;
   for (let round = 0; round < KILL_ROUNDS; round++) {
-    const all = scan() ?? [];
+    const all = table.scan() ?? [];
     const children = new Map<number, number[]>();
     for (const s of all) if (isLive(s)) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s.pid]);
     const below: number[] = [];

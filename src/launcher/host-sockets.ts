@@ -1,10 +1,10 @@
 // Host Unix sockets out of the sandbox's reach wherever they lie (SPEC "The launcher"). Where they
 // usually are (/run, /var/run, /tmp, /var/tmp, /dev, the homes) the sandbox sees empty folders of
 // its own; an abstract socket needs the network namespace, which product never shares. A socket
-// bound anywhere else (/var/lib/..., /srv, the workspace itself) is found here and covered by
-// sandbox-mounts.ts socketMasks: the kernel lists every socket bound with a path in this network
-// namespace in /proc/net/unix.
-import { accessSync, constants, lstatSync, readFileSync, realpathSync } from "node:fs";
+// bound anywhere else (/var/lib/..., /srv, the workspace itself) is covered by sandbox-mounts.ts
+// socketMasks: the kernel lists every socket bound with a path in this network namespace in
+// /proc/net/unix (platform/linux/procfs.ts boundSockets). Here: who can reach a folder.
+import { accessSync, constants, lstatSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** The child's identity when it is not this process's own user (root without capabilities, or the workspace's owner). */
@@ -12,40 +12,6 @@ export interface Who {
   readonly uid: number;
   readonly gid: number;
   readonly groups: readonly number[];
-}
-
-/**
- * The paths in /proc/net/unix's text ("Num RefCount Protocol Flags Type St Inode Path"): a path
- * is the eighth field to the end of the line; an abstract name (starting with @) and a relative
- * path (bound from the binder's folder, not findable) are left out.
- */
-export function listedSocketPaths(text: string): string[] {
-  const out = new Set<string>();
-  for (const line of text.split("\n")) {
-    const m = /^\s*\S+:(?:\s+\S+){6} (\/.*)$/.exec(line);
-    if (m) out.add(m[1]!);
-  }
-  return [...out];
-}
-
-/** The real paths of the host's bound sockets that exist now as sockets (a listed path may have been unlinked). */
-export function boundSockets(): string[] {
-  let text: string;
-  try {
-    text = readFileSync("/proc/net/unix", "latin1");
-  } catch {
-    return [];
-  }
-  const out = new Set<string>();
-  for (const listed of listedSocketPaths(text)) {
-    try {
-      const real = realpathSync(listed);
-      if (lstatSync(real).isSocket()) out.add(real);
-    } catch {
-      // Gone, or in a folder this process cannot search (then nobody it starts can either).
-    }
-  }
-  return [...out];
 }
 
 /**

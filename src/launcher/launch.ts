@@ -3,10 +3,10 @@
 // signalled) and hands it to supervise(). Every spawn goes through here.
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import { closeQuietly } from "../fs/opened.ts";
 import { fileSink, openArtifact, pruneArtifacts, randomHex } from "./artifacts.ts";
 import { guardedArgv, guardStartFailure, startWarm, takeWarmGuard } from "./guard.ts";
 import { TASK_MARK_VAR } from "./orphan-session.ts";
-import { closeQuietly } from "./seccomp.ts";
 import { becomeSubreaper, ownChildren } from "./subreaper.ts";
 import { supervise } from "./supervise.ts";
 import type { LaunchOutcome, LaunchRefusal, LaunchSpec, LauncherDeps } from "./types.ts";

@@ -3,7 +3,7 @@
 // finds the supervisor gone ends that session's processes here, before marking the task lost.
 // A row is not proof (SPEC "Trust": nothing read back from the state folder acts on the host
 // without a check): only a process that carries the task's mark in its environment is signalled.
-import { readFileSync } from "node:fs";
+import { hostPlatform } from "../platform/host.ts";
 import { isLive, readStat, scan, type ProcStat } from "./proc-tree.ts";
 
 /**
@@ -24,14 +24,13 @@ export interface TreeMark {
   readonly tag?: string;
 }
 
-/** Whether process `pid` was started with TASK_MARK_VAR=tag (read from /proc/PID/environ, which only its user can read). */
+/**
+ * Whether process `pid` was started with TASK_MARK_VAR=tag (read from /proc/PID/environ, which only
+ * its user can read). Without a process table (not Linux) no process can show it: none is ended.
+ */
 export function carriesMark(pid: number, tag: string): boolean {
-  let env: string;
-  try {
-    env = readFileSync(`/proc/${pid}/environ`, "latin1");
-  } catch {
-    return false;
-  }
+  const env = hostPlatform().processes?.environ(pid) ?? null;
+  if (env === null) return false;
   return `\0${env}${env.endsWith("\0") ? "" : "\0"}`.includes(`\0${TASK_MARK_VAR}=${tag}\0`);
 }
 

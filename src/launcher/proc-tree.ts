@@ -1,71 +1,59 @@
 // The process tree of one launched child, tracked through /proc so that ending it leaves no
 // process behind: members are the child's process group and session, every process whose
 // parent is a member, and the sessions and groups members create (setsid, setpgid). A pid is
-// remembered with its start time, so a reused pid is never mistaken for a member.
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+// remembered with its start time, so a reused pid is never mistaken for a member. Without a
+// process table (not Linux) the tree is the child's process group; without groups (Windows), its root.
+import { hostPlatform } from "../platform/host.ts";
+import type { ProcessTable, ProcStat } from "../platform/types.ts";
 import { ownChildren, subreaping } from "./subreaper.ts";
 
-export interface ProcStat {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly pgid: number;
-  readonly sid: number;
-  /** Start time in clock ticks since boot: with the pid, the identity of a process. */
-  readonly start: number;
-  readonly state: string;
+export type { ProcStat };
+
+/** What a tree is found with: the process table (null: none, not Linux), and whether a whole group can be signalled. */
+export interface TreeSystem {
+  readonly processes: ProcessTable | null;
+  readonly processGroups: boolean;
 }
 
-/** Parses /proc/PID/stat; the command name may hold spaces and parentheses, so split after the last ")". */
-export function parseStat(text: string): ProcStat | null {
-  const close = text.lastIndexOf(")");
-  if (close === -1) return null;
-  const f = text.slice(close + 2).split(" ");
-  const pid = Number.parseInt(text, 10);
-  // Fields after the name, counted from 3 (state): ppid 4, pgrp 5, session 6, starttime 22.
-  const stat = { pid, state: f[0] ?? "", ppid: Number(f[1]), pgid: Number(f[2]), sid: Number(f[3]), start: Number(f[19]) };
-  return Number.isInteger(pid) && Number.isFinite(stat.start) ? stat : null;
-}
+const host = (): TreeSystem => hostPlatform();
 
-export function readStat(pid: number): ProcStat | null {
-  try {
-    return parseStat(readFileSync(`/proc/${pid}/stat`, "latin1"));
-  } catch {
-    return null;
-  }
-}
+/** A process's /proc/PID/stat, or null (ended, or no process table on this platform). */
+export const readStat = (pid: number): ProcStat | null => host().processes?.stat(pid) ?? null;
 
-/** Every process visible in /proc (about 1 ms for 100 processes); null without a procfs. */
-export function scan(): ProcStat[] | null {
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return null;
-  }
-  const out: ProcStat[] = [];
-  for (const name of names) {
-    const c = name.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
-    const stat = readStat(Number(name));
-    if (stat) out.push(stat);
-  }
-  return out;
-}
+/** Every visible process; null without a process table. */
+export const scan = (): ProcStat[] | null => host().processes?.scan() ?? null;
 
 /** A zombie has ended; it only waits for its parent to reap it. */
 export const isLive = (s: ProcStat) => s.state !== "Z" && s.state !== "X" && s.state !== "x";
 
-const HAS_PROCFS = existsSync("/proc/self/stat");
+/**
+ * Whether process `pid` runs, and is the one started at `start` when that is known. Without a
+ * process table only whether the pid exists (kill(2) with signal 0; a zombie counts): a pid reused
+ * by another process is taken for it.
+ */
+export function processRuns(pid: number, start: number | null, sys: TreeSystem = host()): boolean {
+  const table = sys.processes;
+  if (table) {
+    const s = table.stat(pid);
+    return s !== null && isLive(s) && (start === null || s.start === start);
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 let sid: number | undefined;
-const ownSid = () => (sid ??= readStat(process.pid)?.sid ?? -1);
-/** The unit of starttime in /proc/PID/stat: sysconf(_SC_CLK_TCK), 100 on every Linux port in use. */
-const USER_HZ = 100;
+const ownSid = (table: ProcessTable) => (sid ??= table.stat(process.pid)?.sid ?? -1);
 
 /**
  * Limits (no cgroup, so membership is inferred): without the subreaper (subreaper.ts), a process
  * that leaves the session and group, is orphaned before any sample sees it, and no longer holds
  * the child's stdout or stderr cannot be found; a pid can be reused between a scan and its kill(2) (no pidfd); without /proc (macOS)
- * only the root's group is signalled.
+ * only the root's group is signalled (a process that left it is not found), and without process
+ * groups (Windows) only the root itself (its children are not ended).
  */
 export class ProcessTree {
   readonly root: number;
@@ -81,10 +69,12 @@ export class ProcessTree {
 
   /** performance.now() right after the spawn. */
   readonly #spawnedAt: number;
+  readonly #sys: TreeSystem;
 
   /** `root` leads a new session and process group (spawned detached); build it right after the spawn. */
-  constructor(root: number) {
+  constructor(root: number, sys: TreeSystem = host()) {
     this.root = root;
+    this.#sys = sys;
     this.#spawnedAt = performance.now();
     this.#sids.add(root);
     this.#pgids.add(root);
@@ -96,7 +86,7 @@ export class ProcessTree {
    */
   snapshot(): TreeSnapshot {
     this.sample();
-    const ids = (set: Set<number>) => [...set].map((id) => [id, readStat(id)?.start ?? null] as const);
+    const ids = (set: Set<number>) => [...set].map((id) => [id, this.#stat(id)?.start ?? null] as const);
     return { root: this.root, known: [...this.#known], sids: ids(this.#sids), pgids: ids(this.#pgids), spread: this.#spread };
   }
 
@@ -105,12 +95,12 @@ export class ProcessTree {
    * another process is dropped: Linux reuses such a pid only once no process is left in that
    * session or group, so it is no longer the tree's. A member is matched by pid and start time.
    */
-  static resume(s: TreeSnapshot): ProcessTree {
-    const t = new ProcessTree(s.root);
+  static resume(s: TreeSnapshot, sys: TreeSystem = host()): ProcessTree {
+    const t = new ProcessTree(s.root, sys);
     t.#sids.clear();
     t.#pgids.clear();
     const ours = ([id, start]: readonly [number, number | null]) => {
-      const now = readStat(id);
+      const now = t.#stat(id);
       return now === null || (start !== null && now.start === start);
     };
     for (const [id] of s.sids.filter(ours)) t.#sids.add(id);
@@ -128,8 +118,9 @@ export class ProcessTree {
 
   /** Scans /proc and returns the members alive now (zombies excluded), remembering each. */
   sample(): ProcStat[] {
-    const all = HAS_PROCFS ? scan() : null;
-    if (!all) return [];
+    const table = this.#sys.processes;
+    const all = table?.scan() ?? null;
+    if (!table || !all) return [];
     const self = process.pid;
     const children = new Map<number, ProcStat[]>();
     const members: ProcStat[] = [];
@@ -139,7 +130,7 @@ export class ProcessTree {
     let spawnTick: number | null | undefined;
     // Children toolgate spawned itself share its session (helpers) or are registered (runs, servers).
     const orphan = (s: ProcStat) => {
-      if (s.ppid !== self || s.pid === this.root || ownChildren.has(s.pid) || s.sid === ownSid()) return false;
+      if (s.ppid !== self || s.pid === this.root || ownChildren.has(s.pid) || s.sid === ownSid(table)) return false;
       spawnTick ??= this.#spawnTick();
       return spawnTick !== null && s.start >= spawnTick;
     };
@@ -176,7 +167,7 @@ export class ProcessTree {
    * it is left alone), and only a session or group it leads itself becomes the tree's.
    */
   adopt(pid: number): boolean {
-    const s = readStat(pid);
+    const s = this.#stat(pid);
     const spawnTick = this.#spawnTick();
     if (!s || s.pid === process.pid || s.pid === 1 || spawnTick === null || s.start < spawnTick) return false;
     this.#remember(s, s.sid === s.pid, s.pgid === s.pid);
@@ -190,15 +181,22 @@ export class ProcessTree {
     if (withGroup) this.#pgids.add(s.pgid);
   }
 
+  #stat(pid: number): ProcStat | null {
+    return this.#sys.processes?.stat(pid) ?? null;
+  }
+
   /** The spawn's time in the clock ticks of /proc/PID/stat (USER_HZ, 100 on Linux), a tick early. */
   #spawnTick(): number | null {
-    try {
-      const uptime = Number.parseFloat(readFileSync("/proc/uptime", "latin1"));
-      const ago = (performance.now() - this.#spawnedAt) / 1000;
-      return Number.isFinite(uptime) ? Math.floor((uptime - ago) * USER_HZ) - 1 : null;
-    } catch {
-      return null;
-    }
+    const table = this.#sys.processes;
+    const uptime = table?.uptime() ?? null;
+    if (!table || uptime === null) return null;
+    const ago = (performance.now() - this.#spawnedAt) / 1000;
+    return Math.floor((uptime - ago) * table.ticksPerSecond) - 1;
+  }
+
+  /** The root's group (kill(-root)), or where there are no groups the root alone. */
+  get #target(): number {
+    return this.#sys.processGroups ? -this.root : this.root;
   }
 
   /**
@@ -208,14 +206,14 @@ export class ProcessTree {
   signal(signal: NodeJS.Signals): ProcStat[] {
     const live = this.sample();
     for (const m of live) sendSignal(m.pid, signal);
-    if (this.#group) sendSignal(-this.root, signal);
+    if (this.#group) sendSignal(this.#target, signal);
     return live;
   }
 
   /** Whether any member is alive. Cheap (one kill(2)) while nothing escaped the root's group. */
   anyLive(): boolean {
-    const groupExists = this.#group && sendSignal(-this.root, 0);
-    if (!HAS_PROCFS) return groupExists;
+    const groupExists = this.#group && sendSignal(this.#target, 0);
+    if (!this.#sys.processes) return groupExists;
     // A subreaper's orphans can only be found by a scan: they may never have been sampled.
     if (!groupExists && !this.#spread && !subreaping()) return false;
     return this.sample().length > 0;
@@ -244,47 +242,7 @@ function sendSignal(target: number, signal: NodeJS.Signals | 0): boolean {
  * The identities ("socket:[N]") of a running child's stdout and stderr. Not read at spawn: the
  * read waits until the child's exec is done. A child caught mid-redirection hides one of them.
  */
-export function outputIds(pid: number): string[] {
-  if (!HAS_PROCFS) return [];
-  const ids: string[] = [];
-  for (const fd of [1, 2]) {
-    try {
-      const id = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      // Bun connects them by socket pair; anything else is the child's own redirection.
-      if (id.startsWith("socket:[") || id.startsWith("pipe:[")) ids.push(id);
-    } catch {
-      // Gone already.
-    }
-  }
-  return ids;
-}
+export const outputIds = (pid: number): string[] => host().processes?.outputIds(pid) ?? [];
 
 /** Processes other than this one holding any of `ids` open: they inherited the child's output. */
-export function holdersOf(ids: readonly string[]): number[] {
-  if (ids.length === 0 || !HAS_PROCFS) return [];
-  const wanted = new Set(ids);
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target: string;
-      try {
-        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      if (wanted.has(target)) {
-        out.push(pid);
-        break;
-      }
-    }
-  }
-  return out;
-}
+export const holdersOf = (ids: readonly string[]): number[] => (ids.length === 0 ? [] : (host().processes?.holdersOf(ids) ?? []));

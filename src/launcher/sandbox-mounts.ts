@@ -4,7 +4,8 @@
 // control paths read-only whether or not they exist yet.
 import { lstatSync, mkdirSync, realpathSync, rmdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { boundSockets, canSearch, type Who } from "./host-sockets.ts";
+import { hostPlatform } from "../platform/host.ts";
+import { canSearch, type Who } from "./host-sockets.ts";
 import { inside, nullFile, roBind, tmpfs, type Mount } from "./mount-list.ts";
 import { secretMasks, type Mask } from "./secret-masks.ts";
 
@@ -36,7 +37,7 @@ export interface Host {
   readonly makeDir: (p: string) => boolean;
   /** rmdir; false when it is not an empty folder. */
   readonly removeDir: (p: string) => boolean;
-  /** Real paths of the Unix sockets bound on the host now (host-sockets.ts). */
+  /** Real paths of the Unix sockets bound on the host now (platform/linux/procfs.ts). */
   readonly sockets: () => readonly string[];
   /** Whether `who` (null: this process) may search every folder down to `p`'s own. */
   readonly canSearch: (p: string, who: Who | null) => boolean;
@@ -78,7 +79,7 @@ export const realHost: Host = {
       return false;
     }
   },
-  sockets: boundSockets,
+  sockets: () => hostPlatform().boundSockets(),
   canSearch,
 };
 

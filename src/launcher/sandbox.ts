@@ -1,11 +1,13 @@
 // The sandbox modes (SPEC "The launcher"): `off` is the scrubbed environment only; `product` and
 // `bench` wrap every sandboxed run in bubblewrap. The boot probe runs that same wrapper around
-// `true` through the launcher, so a mode that cannot be had fails the boot instead of running quieter.
+// `true` through the launcher, so a mode that cannot be had fails the boot instead of running quieter;
+// on a platform without bubblewrap the boot refuses them before (platform/facilities.ts sandboxUnavailable).
 import { chownSync, mkdirSync } from "node:fs";
 import type { SandboxMode } from "../catalog/declare.ts";
+import { hostPlatform } from "../platform/host.ts";
+import type { Facilities } from "../platform/facilities.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
-import { openSeccomp, seccompSupported } from "./seccomp.ts";
 import { bind, mountArgs, roBind, tmpfs, type Mount } from "./mount-list.ts";
 import { controlMounts, hiddenFolders, inside, reachable, real, realHost, releasePlaceholders, socketMasks, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
 import type { ArtifactSink, Sandbox, WrapContext } from "./types.ts";
@@ -43,8 +45,8 @@ export interface BwrapOptions {
   /** The host as the mounts see it (tests inject one); default: this process's euid and the real files. */
   readonly host?: Partial<Host>;
   /**
-   * Run the child under the seccomp filter that refuses setuid and setgid bits (seccomp.ts),
-   * handed to bwrap as fd 3. Default: whenever this architecture has one.
+   * Run the child under the seccomp filter that refuses setuid and setgid bits (platform/linux/seccomp.ts),
+   * handed to bwrap as fd 3. Default: whenever this architecture has one; never where it has none.
    */
   readonly seccomp?: boolean;
 }
@@ -68,7 +70,8 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
   const protect = [...new Set((o.protect ?? []).map(real))].filter((p) => inside(workspace, p) && p !== workspace);
   const host = o.host ? { ...realHost, ...o.host } : realHost;
   // Always, not only as root: the cost is one open per run, and every mode behaves the same.
-  const seccomp = o.seccomp ?? seccompSupported();
+  const filter = o.seccomp === false ? null : hostPlatform().seccompFilter;
+  const seccomp = filter !== null;
   // Built once: the system's view is the same for every run of this process.
   let system: SystemView | undefined;
   // Host sockets its wraps covered: one gone before bwrap mounted over it is a reason to wrap again.
@@ -131,7 +134,7 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
         "--chdir", real(ctx.cwd), "--", ...argv,
       ];
     },
-    ...(seccomp ? { openFds: () => [openSeccomp()] } : {}),
+    ...(filter ? { openFds: () => [filter.open()] } : {}),
     vanished: (stderr) => {
       const at = /^bwrap: Can't (?:create file|mount [^:]*) at ([^:]+):/.exec(stderr.trim())?.[1];
       return at !== undefined && covered.has(at) && !host.sockets().includes(at);
@@ -185,10 +188,15 @@ export interface SandboxInput {
   readonly hide?: readonly string[];
   /** The host as the mounts see it (tests inject one). */
   readonly host?: Partial<Host>;
+  /** What this platform has (default: this process's); a boot refuses product and bench without bubblewrap first. */
+  readonly platform?: Facilities;
 }
 
 export function sandboxFor(input: SandboxInput): BootSandbox {
   if (input.mode === "off") return { mode: "off", wrapper: undefined, summary: "off (the scrubbed environment only: no isolation)" };
+  const platform = input.platform ?? hostPlatform();
+  // Never a quieter run: the boot checked this (runtime/boot.ts); reaching here without is a bug.
+  if (!platform.bubblewrap) throw new Error(`the sandbox mode "${input.mode}" needs bubblewrap, which ${platform.os} does not have`);
   const net = input.mode === "bench" ? "network shared" : input.network ? "network shared: a server that needs it" : "no network";
   const [workspace, stateDir, scratch] = [real(input.workspace), real(input.stateDir), real(input.scratch)];
   const stateInside = inside(workspace, stateDir) && stateDir !== workspace;
@@ -237,7 +245,7 @@ export async function probeSandbox(sandbox: Sandbox, cwd: string): Promise<strin
 export async function sandboxProblem(sb: BootSandbox, cwd: string): Promise<string | null> {
   if (!sb.wrapper) return null;
   // As root without the filter, a child could leave a setuid-root program in the workspace.
-  if (realHost.asRoot && !seccompSupported()) {
+  if (realHost.asRoot && !hostPlatform().seccomp) {
     return `the sandbox mode "${sb.mode}" cannot be had as root on ${process.arch}: toolgate has a seccomp filter against setuid and setgid bits only for x64 and arm64; run toolgate as an ordinary user, or set "sandbox": "off" in toolgate.json`;
   }
   const why = await probeSandbox(sb.probe ?? sb.wrapper, cwd);

@@ -19,6 +19,7 @@ import { BASE_ENV } from "../launcher/env.ts";
 import { bootError, usageError, type Refusal } from "../result/result.ts";
 import { didYouMean, nearest } from "../result/suggest.ts";
 import { sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
+import { hostPlatform, sandboxUnavailable, type Facilities } from "../platform/host.ts";
 import { selectedSurfaces } from "../mcp/las.ts";
 import { builtinTools } from "../tools/index.ts";
 import { railTools } from "../tools/rails/index.ts";
@@ -88,6 +89,8 @@ export interface BootInput {
   readonly child?: boolean;
   /** `serve --state DIR` (a task's child server): the state folder, over the config's. */
   readonly stateFlag?: string | undefined;
+  /** What this platform has (default: this process's); tests name another. */
+  readonly platform?: Facilities;
 }
 
 export interface Booted {
@@ -163,6 +166,9 @@ export async function boot(input: BootInput): Promise<Booted> {
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
   const shadowNote = shadowGate(file, () => trust.trustedBy !== null);
   if (shadowNote !== null) writeStderr(`toolgate: ${escapeControl(shadowNote)}\n`);
+  const platform = input.platform ?? hostPlatform(); // a sandbox it cannot give fails the boot, before anything is opened: never a quieter run
+  const unavailable = sandboxUnavailable(config.values.sandbox, platform);
+  if (unavailable !== null) throw bootError(unavailable.message, unavailable.hint);
   const userState = userStateDir(input.env);
   // Only then the caller's first effect (call opens the state folder): never in a folder an untrusted config chose.
   checkStateFolder(config); // toolgate's own, or exit 5 before anything reads it (a link, a clone, another user's)
@@ -189,7 +195,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   // The user's state folder too: when it lies in the workspace (workspace = $HOME), no tool writes it.
   const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string, ...(userState ? [userState] : [])];
   const sandboxInput: SandboxInput = {
-    mode: config.values.sandbox,
+    platform, mode: config.values.sandbox,
     workspace,
     stateDir: config.values.state as string,
     scratch: config.values.scratch as string,

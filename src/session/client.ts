@@ -6,7 +6,7 @@ import { isCI } from "../config/ci.ts";
 import { isTerminal, writeStderr, writeStdout } from "../result/io.ts";
 import { VERSION } from "../version.ts";
 import { lineReader, Outbox, type Answer, type Request } from "./protocol.ts";
-import { peerChecksUnavailable, peerReader, socketFd, type PeerReader } from "./peer.ts";
+import { peerChecks, peerChecksUnavailable, type PeerChecks } from "./peer.ts";
 import { realOr, sessionsFolder, socketFor, unfitSessions, within } from "./where.ts";
 import type { Question } from "../permission/prompt.ts";
 
@@ -121,7 +121,7 @@ export interface ExchangeIo {
  * "stale" when nothing listens. Ctrl-C (SIGINT/SIGTERM) is passed on as a cancel of this call only.
  */
 export async function exchange(path: string, request: Request, io: ExchangeIo, onStatus?: (s: unknown) => void): Promise<number | { why: string } | "stale"> {
-  const creds = await peerReader();
+  const creds = await peerChecks();
   // A listener that cannot be checked is never connected to (nothing is sent, nothing accepted).
   const blind = peerChecksUnavailable(creds);
   if (blind !== null) return { why: blind };
@@ -184,9 +184,9 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
 }
 
 /** Why the process listening at the other end of `sock` is not this user's session, or null. */
-function listenerNotOurs(read: PeerReader, sock: unknown): string | null {
-  const fd = socketFd(sock);
-  const peer = fd === null ? null : read(fd);
+function listenerNotOurs(checks: PeerChecks, sock: unknown): string | null {
+  const fd = checks.socketFd(sock);
+  const peer = fd === null ? null : checks.read(fd);
   if (peer === null) return "cannot tell who listens on the session's socket";
   if (peer.pidfd >= 0) closeSync(peer.pidfd);
   const uid = process.getuid?.();

@@ -4,7 +4,7 @@
 // Never a value the boundary refused.
 import type { Database, Statement } from "bun:sqlite";
 import { redactText } from "../boundary/redact.ts";
-import { isLive, readStat } from "../launcher/proc-tree.ts";
+import { processRuns, readStat } from "../launcher/proc-tree.ts";
 import type { Code } from "../result/codes.ts";
 
 export interface JournalRow {
@@ -33,11 +33,8 @@ let self: ProcessMark | undefined;
 /** This process's mark, read once: a process's pid and start time never change, and serve writes a row per call. */
 export const selfMark = (): ProcessMark => (self ??= { pid: process.pid, start: readStat(process.pid)?.start ?? null });
 
-/** Whether the process that wrote a started row still runs (same pid, same start time). */
-export function stillRunning(mark: ProcessMark): boolean {
-  const s = readStat(mark.pid);
-  return s !== null && isLive(s) && (mark.start === null || s.start === mark.start);
-}
+/** Whether the process that wrote a started row still runs (same pid, same start time where there is /proc). */
+export const stillRunning = (mark: ProcessMark): boolean => processRuns(mark.pid, mark.start);
 
 const COLUMNS = "time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start";
 const VALUES = "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, $result_bytes, $detail, $pid, $pid_start";

@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { BASE_ENV } from "../../src/launcher/env.ts";
 import { bwrapSandbox, bwrapStartFailure, probeSandbox, sandboxFor, sandboxProblem } from "../../src/launcher/sandbox.ts";
-import { listedSocketPaths } from "../../src/launcher/host-sockets.ts";
 import type { Host } from "../../src/launcher/sandbox-mounts.ts";
+import { facilitiesFor } from "../../src/platform/facilities.ts";
 import type { LaunchSpec, Sandbox } from "../../src/launcher/types.ts";
 import { tempDir } from "../helpers.ts";
 import { env, launcherWith } from "./support.ts";
@@ -99,19 +99,6 @@ describe("the bwrap argv", () => {
     ]);
   });
 
-  test("the host's bound socket paths are read from /proc/net/unix: abstract and relative names left out", () => {
-    const text = [
-      "Num       RefCount Protocol Flags    Type St Inode Path",
-      "0000000000000000: 00000002 00000000 00010000 0001 01 20000 /run/a.sock",
-      "0000000000000000: 00000002 00000000 00010000 0001 01 20001 @/tmp/.X11-unix/X0",
-      "0000000000000000: 00000002 00000000 00010000 0001 01 20002 /var/lib/with space.sock",
-      "0000000000000000: 00000003 00000000 00000000 0001 03 20003",
-      "0000000000000000: 00000002 00000000 00010000 0001 01 20004 relative.sock",
-      "0000000000000000: 00000003 00000000 00000000 0001 03 20005 /run/a.sock",
-    ].join("\n");
-    expect(listedSocketPaths(text)).toEqual(["/run/a.sock", "/var/lib/with space.sock"]);
-  });
-
   test("control paths: one that exists is bound read-only over itself, a missing one is held by a read-only placeholder", () => {
     const s = bwrapSandbox({ mode: "product", workspace: ws, network: false, host: host(), protect: [`${ws}/.git`, `${ws}/tools`, `${ws}/conf/deep/tools`] });
     expect(wrap(s)).toEqual([
@@ -187,6 +174,13 @@ describe("the boot's sandbox", () => {
       "--bind /w /w --ro-bind-try /w/.toolgate /w/.toolgate --bind-try /w/.toolgate/scratch /w/.toolgate/scratch --seccomp 3 --chdir /w -- true",
     );
     expect(sandboxFor({ mode: "bench", workspace: "/w", stateDir: "/s", scratch: "/s/scratch", network: false }).summary).toContain("network shared");
+  });
+
+  test("where the platform has no bubblewrap, product and bench are never a wrapper of less (the boot refuses them first)", () => {
+    const paths = { workspace: "/w", stateDir: "/w/.toolgate", scratch: "/w/.toolgate/scratch", network: false, platform: facilitiesFor("darwin", "arm64") };
+    expect(() => sandboxFor({ mode: "product", ...paths })).toThrow('the sandbox mode "product" needs bubblewrap, which darwin does not have');
+    expect(() => sandboxFor({ mode: "bench", ...paths })).toThrow("needs bubblewrap");
+    expect(sandboxFor({ mode: "off", ...paths }).wrapper).toBeUndefined();
   });
 
   test("a missing bwrap is a reason, not a quieter run; off needs no probe", async () => {

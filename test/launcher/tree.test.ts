@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { holdersOf, outputIds, parseStat, readStat } from "../../src/launcher/proc-tree.ts";
+import { endTree } from "../../src/launcher/end-tree.ts";
+import { holdersOf, outputIds, ProcessTree, processRuns, readStat } from "../../src/launcher/proc-tree.ts";
 import type { LaunchSpec } from "../../src/launcher/types.ts";
 import { tempDir } from "../helpers.ts";
 import { env, FIXTURES, gone, launcherWith, pidsIn, pidsPrinted, waitFor } from "./support.ts";
@@ -82,17 +83,6 @@ describe("ending the tree", () => {
   });
 });
 
-describe("parseStat", () => {
-  test("reads the fields after a command name holding spaces and parentheses", () => {
-    const line = "4242 (a) b (c) S 17 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 987654 1 1 1";
-    expect(parseStat(line)).toEqual({ pid: 4242, state: "S", ppid: 17, pgid: 4242, sid: 4242, start: 987654 });
-  });
-
-  test("refuses a truncated line", () => {
-    expect(parseStat("4242 (sh")).toBeNull();
-  });
-});
-
 describe("holdersOf", () => {
   test("finds the processes holding a child's stdout and stderr", async () => {
     await using dir = tempDir();
@@ -106,6 +96,52 @@ describe("holdersOf", () => {
     } finally {
       proc.kill("SIGKILL");
       await proc.exited;
+    }
+  });
+});
+
+// What a tree is on another platform, run here: without /proc (macOS) it is the child's process
+// group, so a grandchild that made a session of its own is not found; without groups (Windows) it
+// is the child alone. docs/security.md's table says so.
+describe("without a process table", () => {
+  const start = (dir: string, script: string) =>
+    Bun.spawn(["/bin/sh", join(FIXTURES, script), FIXTURES, join(dir, "pids")], { cwd: dir, env: {}, detached: true, stdout: "ignore", stderr: "ignore" });
+
+  test("the tree is the child's group: it ends, and a grandchild in a session of its own survives", async () => {
+    await using dir = tempDir();
+    const proc = start(dir.path, "own-session.sh");
+    const tree = new ProcessTree(proc.pid, { processes: null, processGroups: true });
+    const [leader, escaped] = await pidsIn(join(dir.path, "pids"), 2);
+    try {
+      expect([tree.sample(), tree.anyLive()]).toEqual([[], true]);
+      expect(await endTree(tree, 100)).toEqual({ signalled: 0, survivors: [] });
+      await proc.exited;
+      expect([gone(leader!), gone(escaped!), tree.anyLive()]).toEqual([true, false, false]);
+    } finally {
+      process.kill(escaped!, "SIGKILL");
+    }
+  });
+
+  test("whether a process runs is whether its pid exists (a task's supervisor, a session): no start time to tell a reused pid", async () => {
+    const portable = { processes: null, processGroups: true };
+    const ended = Bun.spawn(["/bin/true"]);
+    await ended.exited;
+    expect([processRuns(process.pid, 12345, portable), processRuns(ended.pid, null, portable)]).toEqual([true, false]);
+    // With the table, the start time must match too.
+    expect([processRuns(process.pid, null), processRuns(process.pid, (readStat(process.pid)?.start ?? 0) + 1)]).toEqual([true, false]);
+  });
+
+  test("without process groups only the child itself is signalled", async () => {
+    await using dir = tempDir();
+    const proc = start(dir.path, "tree.sh");
+    const tree = new ProcessTree(proc.pid, { processes: null, processGroups: false });
+    const pids = await pidsIn(join(dir.path, "pids"), 3);
+    try {
+      await endTree(tree, 100);
+      await proc.exited;
+      expect(pids.map(gone)).toEqual([true, false, false]);
+    } finally {
+      process.kill(-proc.pid, "SIGKILL");
     }
   });
 });

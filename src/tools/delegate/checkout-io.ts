@@ -4,9 +4,9 @@
 // and a file is read, created, replaced or removed relative to its verified folder. The same
 // descriptors serve the plan (what the checkout holds now) and the writes, so a folder swapped for
 // a link after the plan is never written through.
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, unlinkSync, type BigIntStats } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, readSync, unlinkSync, type BigIntStats } from "node:fs";
 import { basename, dirname } from "node:path";
-import { CHANGED, closeQuietly, inDir, O_DIR, O_FILE, openChecked, openError } from "../../fs/opened.ts";
+import { CHANGED, closeQuietly, inDir, O_DIR, O_FILE, openChecked, openError, openIn } from "../../fs/opened.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { atomicWrite } from "../files/atomic-write.ts";
 
@@ -40,20 +40,19 @@ export class CheckoutFolders {
     if (known !== undefined && (known !== null || !create)) return { ok: true, fd: known };
     const parent = this.folder(dirname(dir), create);
     if (!parent.ok || parent.fd === null) return parent;
-    const name = inDir(parent.fd, basename(dir));
     if (create) {
       try {
-        mkdirSync(name, { mode: 0o777 });
+        mkdirSync(inDir(parent.fd, basename(dir)), { mode: 0o777 });
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== "EEXIST") return { ok: false, code: (e as NodeJS.ErrnoException).code ?? "EIO" };
       }
     }
     try {
-      const fd = openSync(name, O_DIR); // O_NOFOLLOW: a link here is never entered
+      const fd = openIn(parent.fd, basename(dir), O_DIR); // O_NOFOLLOW: a link here is never entered
       this.#open.set(dir, fd);
       return { ok: true, fd };
     } catch (e) {
-      const code = openError(e, name);
+      const code = openError(e, `${this.#top}/${dir}`);
       if (code === "ENOENT" && !create) {
         this.#open.set(dir, null);
         return { ok: true, fd: null };
@@ -69,7 +68,7 @@ export class CheckoutFolders {
     if (dir.fd === null) return ok(null);
     let fd: number;
     try {
-      fd = openSync(inDir(dir.fd, basename(rel)), O_FILE);
+      fd = openIn(dir.fd, basename(rel), O_FILE);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "ENOENT") return ok(null);

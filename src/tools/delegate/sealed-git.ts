@@ -7,10 +7,10 @@
 // end-of-line or encoding conversion, so git stores the child's bytes as they are and starts no
 // program named by anything in the tree. A git repository inside the child's tree (git would run
 // `git status` in it) is refused before git looks at the tree.
-import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ProcessRunner } from "../../catalog/declare.ts";
-import { inDir, O_DIR } from "../../fs/opened.ts";
+import { CHANGED, inDir, O_DIR, openChecked, openIn } from "../../fs/opened.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { runGit, type GitRun } from "../gates/copy.ts";
 
@@ -80,6 +80,9 @@ export async function snapshot(p: ProcessRunner, s: Sealed & { readonly workTree
   return ok(commit.value.out.trim());
 }
 
+/** A folder moved while it was walked (where no /proc places a descriptor, fs/opened.ts inDir). */
+const moved = (e: unknown) => (e as { code?: string }).code === CHANGED;
+
 /**
  * Every `.git` (in any case) below the tree's top, as relative paths: a folder holding one is a
  * repository git would enter. The top's own `.git` is the worktree's and is never read (the git
@@ -91,7 +94,8 @@ export function nestedRepositories(top: string): string[] {
     let names: import("node:fs").Dirent[];
     try {
       names = readdirSync(inDir(fd, "."), { withFileTypes: true });
-    } catch {
+    } catch (e) {
+      if (moved(e)) throw e; // a folder moved while it was walked (no /proc): unread is not "none found"
       return;
     }
     for (const e of names) {
@@ -103,8 +107,9 @@ export function nestedRepositories(top: string): string[] {
       if (!e.isDirectory()) continue;
       let sub: number;
       try {
-        sub = openSync(inDir(fd, e.name), O_DIR);
-      } catch {
+        sub = openIn(fd, e.name, O_DIR);
+      } catch (e) {
+        if (moved(e)) throw e;
         continue; // swapped for a link or gone: git cannot enter it either
       }
       try {
@@ -114,7 +119,10 @@ export function nestedRepositories(top: string): string[] {
       }
     }
   };
-  const fd = openSync(top, O_DIR);
+  // Held at its real path: where no /proc places a descriptor, names inside are reached from there.
+  const opened = openChecked(realpathSync(top), O_DIR);
+  if (!opened.ok) throw Object.assign(new Error(`the worktree ${top} cannot be opened (${opened.code})`), { code: opened.code });
+  const fd = opened.fd;
   try {
     walk(fd, "");
   } finally {

@@ -8,7 +8,7 @@ import {
   closeSync, constants, fchmodSync, fchownSync, fstatSync, fsyncSync, linkSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync,
   type BigIntStats,
 } from "node:fs";
-import { CHANGED, changedMessage, inDir, O_DIR, O_FILE, openChecked } from "../../fs/opened.ts";
+import { CHANGED, changedMessage, inDir, O_DIR, O_FILE, openChecked, openIn } from "../../fs/opened.ts";
 import { basename, dirname } from "node:path";
 import { sha256Hex } from "../../catalog/canonical.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
@@ -113,7 +113,12 @@ export function atomicWrite(target: string, rel: string, data: Uint8Array, opts:
 /** The atomic write of `name` inside the open folder `dirFd`: temp file, rename or link, and fsync all through it. */
 function writeIn(dirFd: number, name: string, rel: string, data: Uint8Array, opts: AtomicWriteOptions): Outcome<Written> {
   const io = opts.io ?? realIo;
-  const target = inDir(dirFd, name);
+  let target: string;
+  try {
+    target = inDir(dirFd, name);
+  } catch {
+    return refuse("path.changed", changedMessage(rel, "nothing was written")); // the folder moved since it was verified (no /proc)
+  }
   const opened = openTemp(dirFd, name, opts.mode);
   if (!opened.ok) return refuse("file.unwritable", `"${rel}" cannot be written: a temporary file in its folder could not be created (${opened.code})`);
   const { fd, path: temp } = opened;
@@ -182,9 +187,10 @@ function openTemp(dirFd: number, name: string, mode: number | undefined): { ok: 
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   let code = "EEXIST";
   for (let attempt = 0; attempt < 8 && code === "EEXIST"; attempt++) {
-    const path = inDir(dirFd, `.${name.slice(0, 64)}.${randomHex(8)}.toolgate-tmp`);
+    const temp = `.${name.slice(0, 64)}.${randomHex(8)}.toolgate-tmp`;
     try {
-      return { ok: true, fd: openSync(path, flags, mode === undefined ? 0o666 : 0o600), path };
+      const path = inDir(dirFd, temp);
+      return { ok: true, fd: openIn(dirFd, temp, flags, mode === undefined ? 0o666 : 0o600), path };
     } catch (e) {
       code = errCode(e);
     }

@@ -2,12 +2,12 @@
 // `overwrite: true`; missing parent folders are permission needs of their own, so they are
 // created only inside the write grant, one level at a time through the verified folder above.
 // Atomic and read back, like file_edit (atomic-write.ts).
-import { closeSync, lstatSync, mkdirSync, openSync, type BigIntStats } from "node:fs";
+import { closeSync, lstatSync, mkdirSync, type BigIntStats } from "node:fs";
 import { basename, dirname } from "node:path";
 import { defineTool } from "../../catalog/declare.ts";
 import type { Need } from "../../permission/types.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
-import { CHANGED, changedMessage, inDir, O_DIR, openChecked, openError } from "../../fs/opened.ts";
+import { CHANGED, changedMessage, inDir, O_DIR, openChecked, openError, openIn } from "../../fs/opened.ts";
 import { atomicWrite } from "./atomic-write.ts";
 import { refuseProtected, type WriteScope } from "./protected.ts";
 import { relativeInside, resolveInside, targetInside } from "./workspace.ts";
@@ -80,7 +80,8 @@ export async function writeFile(workspace: string, args: WriteArgs, scope: Write
   const dirFd = parent.value;
   try {
     // Examined through the verified folder: the last name is never followed.
-    const existing = kindOfOrCode(inDir(dirFd, basename(abs)));
+    const existing = kindOfOrCode(() => inDir(dirFd, basename(abs)));
+    if (existing !== null && typeof existing === "object" && existing.code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was written"));
     if (existing !== null && typeof existing === "object") return refuse("file.unwritable", `"${rel}" cannot be examined (${existing.code})`);
     if (existing === "folder") return refuse("file.not_a_file", `"${rel}" is a directory; file_write writes files`);
     if (existing === "other") return refuse("file.not_a_file", `"${rel}" is not a regular file`);
@@ -119,21 +120,21 @@ function openParentCreating(workspace: string, abs: string, rel: string, folders
   }
   let fd = opened.fd;
   for (const dir of folders) {
-    const name = inDir(fd, basename(dir));
     try {
-      mkdirSync(name); // one level at a time: exactly the folders the permission stage saw
+      mkdirSync(inDir(fd, basename(dir))); // one level at a time: exactly the folders the permission stage saw
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== "EEXIST") {
         closeSync(fd);
+        if (code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was written"));
         return refuse("file.unwritable", `"${rel}" cannot be created: folder "${shown(dir)}" (${code})`);
       }
     }
     let next: number;
     try {
-      next = openSync(name, O_DIR); // O_NOFOLLOW: a symlink put here meanwhile is not entered
+      next = openIn(fd, basename(dir), O_DIR); // O_NOFOLLOW: a symlink put here meanwhile is not entered
     } catch (e) {
-      const code = openError(e, name);
+      const code = openError(e, dir);
       closeSync(fd);
       if (code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was written"));
       if (code === "ENOTDIR") return refuse("file.parent_not_a_folder", `"${rel}" cannot be created: "${shown(dir)}" is not a folder`);
@@ -145,9 +146,10 @@ function openParentCreating(workspace: string, abs: string, rel: string, folders
   return ok(fd);
 }
 
-function kindOfOrCode(abs: string): Kind | null | { code: string } {
+/** `at`: the path, or how to name it (inDir, which may throw CHANGED). */
+function kindOfOrCode(at: string | (() => string)): Kind | null | { code: string } {
   try {
-    return kindOf(abs);
+    return kindOf(typeof at === "string" ? at : at());
   } catch (e) {
     return { code: (e as NodeJS.ErrnoException).code ?? "EIO" };
   }

@@ -5,10 +5,10 @@
 // its descriptor: a folder swapped for a symlink mid-walk is skipped, never walked out of the tree.
 // Well-known secret files (.env, *.pem, id_rsa, ...) are left out and counted, unless the user
 // named that file in a read grant (SPEC "A secret stays a secret on every path").
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, type Dirent } from "node:fs";
+import { closeSync, fstatSync, readdirSync, readFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import type { Ignore } from "ignore";
-import { inDir, O_DIR, O_FILE, openChecked } from "../../fs/opened.ts";
+import { inDir, O_DIR, O_FILE, openChecked, openIn } from "../../fs/opened.ts";
 import { resolveReal } from "../../fs/real-path.ts";
 import { isSecretName } from "../../fs/secret-files.ts";
 
@@ -59,7 +59,7 @@ function readGitignore(dir: string | number): string | null {
   let fd: number;
   if (typeof dir === "number") {
     try {
-      fd = openSync(inDir(dir, ".gitignore"), O_FILE);
+      fd = openIn(dir, ".gitignore", O_FILE);
     } catch {
       return null;
     }
@@ -133,7 +133,7 @@ export function walk(opts: WalkOptions): WalkResult {
     let entries: Dirent[];
     let own: Layer | null = null;
     try {
-      entries = readdirSync(`/proc/self/fd/${opened.fd}`, { withFileTypes: true });
+      entries = readdirSync(inDir(opened.fd, "."), { withFileTypes: true });
       // Opened only when listed: a failed open per folder costs more than the whole listing.
       if (hasGitignore(entries)) own = readLayer(opened.fd, rel);
     } catch {

@@ -1,13 +1,14 @@
 // The untracked files of dev_check's disposable copy, copied by descriptor. This runs as the
 // caller (often root) and outside any sandbox while a sandboxed model may be swapping names in the
 // checkout, so a name is never opened twice: each entry's folder is opened and its real path
-// checked, the entry is reached through that descriptor (/proc/self/fd/N/name, like openat),
-// opened without following a last link, and a file is copied from the descriptor it was checked on.
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, symlinkSync, writeSync } from "node:fs";
+// checked, the entry is reached through that descriptor (src/fs/opened.ts inDir: /proc/self/fd/N/name
+// on Linux, like openat), opened without following a last link, and a file is copied from the
+// descriptor it was checked on.
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, readlinkSync, readSync, realpathSync, symlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { inDir, O_DIR, openChecked, openIn } from "../../fs/opened.ts";
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
-const O_CLOEXEC = 0o2000000; // Linux; node does not export it
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NONBLOCK } = constants;
 const CHUNK = 1 << 20;
 
 /**
@@ -24,28 +25,25 @@ export function copyUntracked(top: string, root: string, names: readonly string[
 
 /** Opens `path`'s folder and returns its descriptor only when its real path is exactly `path`. */
 function openVerifiedDir(path: string): number | null {
-  let fd: number;
+  const opened = openChecked(path, O_DIR);
+  return opened.ok ? opened.fd : null;
+}
+
+/** `name` in the verified folder `dirFd`; null when it can no longer be placed (moved: no /proc). */
+function nameIn(dirFd: number, name: string): string | null {
   try {
-    fd = openSync(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return inDir(dirFd, name);
   } catch {
     return null;
   }
-  let real = "";
-  try {
-    real = readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    // unreadable: refused below
-  }
-  if (real === path) return fd;
-  closeSync(fd);
-  return null;
 }
 
 function copyEntry(top: string, root: string, rel: string, buf: Buffer): void {
   const src = openVerifiedDir(dirname(join(top, rel)));
   if (src === null) return; // gone, or a folder on its way became a link
   try {
-    const from = `/proc/self/fd/${src}/${basename(rel)}`;
+    const from = nameIn(src, basename(rel));
+    if (from === null) return;
     let st;
     try {
       st = lstatSync(from);
@@ -60,7 +58,8 @@ function copyEntry(top: string, root: string, rel: string, buf: Buffer): void {
     const dst = openVerifiedDir(dirname(target));
     if (dst === null) return;
     try {
-      const to = `/proc/self/fd/${dst}/${basename(rel)}`;
+      const to = nameIn(dst, basename(rel));
+      if (to === null) return;
       if (st.isSymbolicLink()) {
         let link: string;
         try {
@@ -69,7 +68,7 @@ function copyEntry(top: string, root: string, rel: string, buf: Buffer): void {
           return; // swapped for something that is not a link: skipped
         }
         symlinkSync(link, to);
-      } else copyFile(from, to, buf);
+      } else copyFile(src, dst, basename(rel), buf);
     } finally {
       closeSync(dst);
     }
@@ -82,18 +81,18 @@ function copyEntry(top: string, root: string, rel: string, buf: Buffer): void {
  * Copies only when what is opened (never through a last link) is a regular file. It keeps its
  * permission bits but not setuid/setgid: the copy is written by the caller (often root).
  */
-function copyFile(from: string, to: string, buf: Buffer): void {
+function copyFile(src: number, dst: number, name: string, buf: Buffer): void {
   let input: number;
   try {
     // O_NONBLOCK: a fifo swapped in must not hang the copy (fstat then skips it).
-    input = openSync(from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    input = openIn(src, name, O_RDONLY | O_NONBLOCK);
   } catch {
     return; // gone, or now a link
   }
   try {
     const st = fstatSync(input);
     if (!st.isFile()) return;
-    const output = openSync(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600);
+    const output = openIn(dst, name, O_WRONLY | O_CREAT | O_EXCL, 0o600);
     try {
       fchmodSync(output, st.mode & 0o1777);
       for (let n = readSync(input, buf, 0, CHUNK, null); n > 0; n = readSync(input, buf, 0, CHUNK, null)) {

@@ -4,7 +4,7 @@
 // The workers get the list in pieces while this thread is still walking the tree, and search
 // the chunks they have whole meanwhile. Chunks complete in order form a prefix; once it holds
 // enough, everyone stops claiming.
-import { loadBeneath } from "../../fs/beneath.ts";
+import { hostPlatform } from "../../platform/host.ts";
 import { claimChunks, NEXT, OPEN_FLAGS, Scanner, scanChunk, STOP, type ChunkResult, type Job, type JobMessage, type MoreFiles, type ScanSpec } from "./scan.ts";
 
 export const CHUNK_FILES = 64;
@@ -165,7 +165,7 @@ export class Pool {
     const scanners: Scanner[] = [];
     try {
       // Many files: each is opened by openat2 below the root (no symlink on the way), worth loading bun:ffi for.
-      const scanner = new Scanner(input.spec, input.base, files.length >= WORKER_MIN_FILES ? await loadBeneath(OPEN_FLAGS) : null);
+      const scanner = new Scanner(input.spec, input.base, files.length >= WORKER_MIN_FILES ? await hostPlatform().openBeneath(OPEN_FLAGS) : null);
       scanners.push(scanner);
       let yielded = performance.now();
       await claimChunks(job, scanner, (r) => {

@@ -4,8 +4,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { noFTL } from "bun:jsc";
-import type { OpenBeneath } from "../../fs/beneath.ts";
-import { fdPath, O_DIR, openChecked } from "../../fs/opened.ts";
+import type { OpenBeneath } from "../../platform/types.ts";
+import { fdIsAt, O_DIR, openChecked } from "../../fs/opened.ts";
 import { hasLookaround, type Needle } from "./literal.ts";
 
 /** What a worker needs to search: plain data, so it crosses a thread as is. */
@@ -88,7 +88,7 @@ export class Scanner {
     } catch (e) {
       return { status: (e as NodeJS.ErrnoException).code === "ELOOP" ? Status.link : Status.unreadable };
     }
-    if (fdPath(fd) === abs) return fd;
+    if (fdIsAt(fd, abs)) return fd;
     closeSync(fd); // the descriptor is elsewhere: not read
     return { status: Status.unreadable };
   }

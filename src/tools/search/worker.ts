@@ -1,7 +1,7 @@
 // file_search's worker thread: claims chunks of one search's file list and posts their results.
 // The list comes in pieces while the other thread walks; whole chunks are searched as they come.
 // Built as its own entry point of the binary (scripts/build.ts); see pool.ts.
-import { loadBeneath } from "../../fs/beneath.ts";
+import { hostPlatform } from "../../platform/host.ts";
 import { claimKnown, OPEN_FLAGS, Scanner, type ChunkResult, type Job, type JobMessage, type MoreFiles } from "./scan.ts";
 
 declare const self: Worker;
@@ -10,7 +10,7 @@ declare const self: Worker;
 Bun.unsafe.setJITPolicy(1);
 
 // Loaded while the other thread walks the tree, before this worker's job arrives.
-const beneath = loadBeneath(OPEN_FLAGS);
+const beneath = hostPlatform().openBeneath(OPEN_FLAGS);
 
 let job: (Job & { files: string[] }) | null = null;
 let scanner: Scanner | null = null;

@@ -2,10 +2,11 @@
 // globbing). Flags come from a small list per command; every other argument is a path that must
 // resolve (symlinks followed) inside the scratch folder. The command never gets a name to look up:
 // each checked path is opened here and verified (src/fs/opened.ts), and the child is handed that
-// descriptor (/proc/<toolgate>/fd/N), so what was checked is what is read.
+// descriptor (/proc/<toolgate>/fd/N), so what was checked is what is read; where there is no /proc,
+// the path it was verified at (platform/portable/fd-paths.ts: the weaker guarantee).
 import { closeSync, fstatSync, statSync } from "node:fs";
 import { defineTool } from "../../catalog/declare.ts";
-import { CHANGED, changedMessage, O_PATH, openChecked } from "../../fs/opened.ts";
+import { CHANGED, changedMessage, O_NAMING, openChecked, reopenPath } from "../../fs/opened.ts";
 import { resolveReal } from "../../fs/real-path.ts";
 import type { Need } from "../../permission/types.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
@@ -112,16 +113,14 @@ export default defineTool({
 
 /** A stream with each descriptor link replaced by the path it stands for (the counts follow the tail). */
 function renamed(r: StreamReport, links: readonly string[], rel: readonly string[]): StreamReport {
-  const tail = r.tail.replace(LINK, (m) => {
-    const i = links.indexOf(m);
-    return i < 0 ? m : rel[i]!;
-  });
+  if (links.length === 0) return r;
+  // The longest first: one link may begin another (/proc/1/fd/1, /proc/1/fd/12).
+  const any = new RegExp([...links].sort((a, b) => b.length - a.length).map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  const tail = r.tail.replace(any, (m) => rel[links.indexOf(m)]!);
   if (tail === r.tail) return r;
   const chars = (t: string) => [...t].length;
   return { ...r, tail, bytes: r.bytes + Buffer.byteLength(tail) - Buffer.byteLength(r.tail), chars: r.chars + chars(tail) - chars(r.tail) };
 }
-
-const LINK = new RegExp(`/proc/${process.pid}/fd/\\d+`, "g");
 
 /**
  * Opens each checked path (O_PATH: any kind of file, no blocking), keeping it only if the descriptor
@@ -136,14 +135,16 @@ function openAll(root: string, paths: readonly string[]): Outcome<{ fds: number[
   for (const p of paths) {
     const rel = p === root ? "." : p.slice(root.length + 1);
     if (!isInside(root, p)) return fail(refuse("path.changed", `"${rel}" changed between its check and its use: it now resolves outside the scratch folder; nothing was run`));
-    const o = openChecked(p, O_PATH);
+    const o = openChecked(p, O_NAMING);
     if (!o.ok && o.code === "ENOENT") return fail(refuse("scratch.path_missing", `"${rel}" does not exist in the scratch folder; ls lists what does`));
     if (!o.ok) return fail(o.code === CHANGED ? refuse("path.changed", changedMessage(rel, "nothing was run")) : refuse("scratch.path_invalid", `"${rel}" cannot be opened (${o.code})`));
     fds.push(o.fd);
     // O_PATH with O_NOFOLLOW opens a symlink itself: the checked path was resolved, so one here is new.
     if (fstatSync(o.fd).isSymbolicLink()) return fail(refuse("path.changed", changedMessage(rel, "nothing was run")));
   }
-  return ok({ fds, links: fds.map((fd) => `/proc/${process.pid}/fd/${fd}`) });
+  const links = fds.map(reopenPath);
+  if (links.some((l) => l === null)) return fail(refuse("path.changed", changedMessage(".", "nothing was run")));
+  return ok({ fds, links: links as string[] });
 }
 
 /** Splits argv into allowed flags and confined paths, or refuses naming what to change. */

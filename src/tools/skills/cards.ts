@@ -5,7 +5,7 @@
 // Reads never leave a configured folder, and configured folders never leave the workspace
 // (results speak in workspace-relative paths, like the file tools, whatever the grants).
 import { closeSync, fstatSync, readdirSync, readSync, statSync } from "node:fs";
-import { CHANGED, O_DIR, O_FILE, openChecked } from "../../fs/opened.ts";
+import { CHANGED, inDir, O_DIR, O_FILE, openChecked } from "../../fs/opened.ts";
 import { relative, sep } from "node:path";
 import type { NeedsContext } from "../../catalog/declare.ts";
 import { resolveReal } from "../../fs/real-path.ts";
@@ -211,7 +211,7 @@ export function discoverCards(workspace: string, skillDirs: readonly string[], b
     const opened = openChecked(f.real, O_DIR);
     try {
       if (!opened.ok) throw Object.assign(new Error(opened.code), { code: opened.code === CHANGED ? "a symlink was swapped in" : opened.code });
-      entries = readdirSync(`/proc/self/fd/${opened.fd}`).filter((e) => !e.startsWith(".")).sort(byCodeUnit);
+      entries = readdirSync(inDir(opened.fd, ".")).filter((e) => !e.startsWith(".")).sort(byCodeUnit);
     } catch (e) {
       skipped.push({ path: f.path!, reason: `the folder cannot be listed (${(e as NodeJS.ErrnoException).code})` });
       continue;

@@ -6,7 +6,7 @@ import fileSearch, { ANSWER_BOUND_BYTES, LARGE_BYTES, LINE_CHARS, searchFiles, t
 import { requiredNeedles } from "../../../src/tools/search/literal.ts";
 import { CHUNK_FILES, Helper, runPool } from "../../../src/tools/search/pool.ts";
 import { OPEN_FLAGS, Scanner, Status } from "../../../src/tools/search/scan.ts";
-import { loadBeneath } from "../../../src/fs/beneath.ts";
+import { hostPlatform } from "../../../src/platform/host.ts";
 import { walk } from "../../../src/tools/files/walk.ts";
 import { tempDir } from "../../helpers.ts";
 import type { Code } from "../../../src/result/codes.ts";
@@ -469,7 +469,7 @@ describe("file_search: files opened below the root (openat2)", () => {
     symlinkSync(join(top.path, "out"), join(ws, "d"));
     symlinkSync("in.txt", join(ws, "l.txt"));
     const spec = { source: "needle", ignoreCase: false, needles: requiredNeedles("needle", false), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: 10 };
-    const scanner = new Scanner(spec, ws, await loadBeneath(OPEN_FLAGS));
+    const scanner = new Scanner(spec, ws, await hostPlatform().openBeneath(OPEN_FLAGS));
     try {
       expect([scanner.scan(join(ws, "in.txt")).status, scanner.scan(join(ws, "d", "outside.txt")).status, scanner.scan(join(ws, "l.txt")).status]).toEqual([Status.searched, Status.unreadable, Status.link]);
     } finally {

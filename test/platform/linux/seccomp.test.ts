@@ -1,7 +1,7 @@
 // The seccomp program's shape for both architectures (the x86_64 one is exercised for real by
 // test/security/sandbox-suid.test.ts): a whole number of sock_filter entries, the arch checked first.
 import { expect, test } from "bun:test";
-import { seccompProgram, seccompSupported } from "../../src/launcher/seccomp.ts";
+import { seccompProgram, seccompSupported } from "../../../src/platform/linux/seccomp.ts";
 
 const entries = (b: Uint8Array) => {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);

@@ -2,13 +2,13 @@
 import { expect, test } from "bun:test";
 import { closeSync, constants, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadBeneath } from "../../src/fs/beneath.ts";
-import { fdPath } from "../../src/fs/opened.ts";
-import { OPEN_FLAGS } from "../../src/tools/search/scan.ts";
-import { tempDir } from "../helpers.ts";
+import { fdPath } from "../../../src/fs/opened.ts";
+import { loadOpenBeneath } from "../../../src/platform/linux/openat2.ts";
+import { OPEN_FLAGS } from "../../../src/tools/search/scan.ts";
+import { tempDir } from "../../helpers.ts";
 
 test("a file below the folder opens; a symlink anywhere on the way, or .. out of it, is refused", async () => {
-  const open = await loadBeneath(OPEN_FLAGS);
+  const open = await loadOpenBeneath(OPEN_FLAGS);
   if (open === null) throw new Error("openat2 is not available on this kernel (Linux 5.6+ is needed for this test)");
   await using t = tempDir();
   const ws = join(t.path, "ws");

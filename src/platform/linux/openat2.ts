@@ -2,11 +2,9 @@
 // one system call, the kernel refusing any symlink on the way and any escape by "..". What file_search
 // opens per file, where a /proc check per descriptor would cost a second call. Loaded on demand
 // (bun:ffi costs a few ms); null where the call is missing (Linux before 5.6, no glibc): callers then
-// verify each descriptor through /proc (opened.ts).
+// verify each descriptor by its path (fs/opened.ts).
+import type { OpenBeneath } from "../types.ts";
 import { openLibc } from "./libc.ts";
-
-/** Opens `rel` read-only (non-blocking) below the folder open as `dirFd`; the fd, or -1 for any refusal. */
-export type OpenBeneath = (dirFd: number, rel: string) => number;
 
 const SYS_OPENAT2 = 437; // the same number on x86_64 and aarch64 (asm-generic)
 const O_CLOEXEC = 0o2000000;
@@ -15,7 +13,7 @@ const RESOLVE_BENEATH = 0x08;
 
 let loaded: Promise<OpenBeneath | null> | undefined;
 
-export function loadBeneath(flags: number): Promise<OpenBeneath | null> {
+export function loadOpenBeneath(flags: number): Promise<OpenBeneath | null> {
   return (loaded ??= load(flags));
 }
 

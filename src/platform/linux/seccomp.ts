@@ -8,7 +8,7 @@
 // No new user namespace either (SPEC: nested ones refused, also as nobody): clone and unshare with
 // CLONE_NEWUSER fail with EPERM, clone3 (flags inside a struct) with ENOSYS so libc falls back to
 // clone. bwrap reads the compiled classic-BPF program (an array of struct sock_filter) from a descriptor.
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const AUDIT_ARCH_X86_64 = 0xc000003e;
@@ -81,7 +81,7 @@ const RULES: Record<string, { readonly arch: number; readonly rules: readonly Ru
   },
 };
 
-/** Whether this machine's architecture has a filter (else product/bench as root are refused at boot). */
+/** Whether an architecture has a filter (platform/facilities.ts `seccomp`; else product/bench as root are refused at boot). */
 export const seccompSupported = (arch: string = process.arch): boolean => arch in RULES;
 
 // struct seccomp_data: nr at 0, arch at 4, args[i] at 16 + 8i (the low word first: both arches are little-endian).
@@ -178,11 +178,3 @@ export function openSeccomp(): number {
   }
   return openSync(`/proc/self/fd/${held}`, "r");
 }
-
-export const closeQuietly = (fd: number) => {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed.
-  }
-};
