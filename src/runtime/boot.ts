@@ -195,8 +195,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   // The user's state folder too: when it lies in the workspace (workspace = $HOME), no tool writes it.
   const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string, ...(userState ? [userState] : [])];
   const sandboxInput: SandboxInput = {
-    platform, mode: config.values.sandbox,
-    workspace,
+    platform, mode: config.values.sandbox, workspace,
     stateDir: config.values.state as string,
     scratch: config.values.scratch as string,
     network: false, // a net grant is for toolgate's own requests, never the sandbox's network
