@@ -93,5 +93,10 @@ export const configType = (type: typeof arkType) => {
     // Reserved: the boundary's rules are fixed by seed 000 (no key loosens or extends them yet).
     "boundary?": { "+": "reject" },
     "skills?": "string[]",
+    // serve --http as a team's gateway: whose access tokens are accepted.
+    "serve?": {
+      "+": "reject",
+      "oauth?": { "+": "reject", issuer: "string > 0", "audience?": "string > 0", "scopes?": "string[]", "jwks_uri?": "string > 0", "groups_claim?": "string > 0" },
+    },
   });
 };
