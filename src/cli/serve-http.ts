@@ -6,8 +6,8 @@ import { httpOptions, withConfigOAuth, type ConfigOAuth, type HttpOptions } from
 import type { Hub } from "../serve/hub.ts";
 import type { HttpServer } from "../serve/http.ts";
 import type { Booted } from "../runtime/boot.ts";
-import type { ServedCaller } from "../serve/caller.ts";
-import type { Claims } from "../serve/oauth/verify.ts";
+import type { CallerRule, LineNarrowing } from "../serve/oauth/callers.ts";
+import type { ProfileConfig } from "../serve/profiles.ts";
 import type { Get } from "../serve/oauth/discovery.ts";
 import { httpClient } from "../http/client.ts";
 import { bool, str, type FlagSpec, type Scanned } from "./flags.ts";
@@ -69,16 +69,20 @@ export function issuerGet(booted: Booted): Get {
 
 export interface HttpStart {
   readonly booted: Booted;
-  /** The caller a token's claims make, or why none may call. */
-  readonly admit: (claims: Claims) => ServedCaller | { readonly refused: string };
+  /** What the serve line gives (its profile and --approve): each caller's rule narrows it. */
+  readonly line: Omit<LineNarrowing, "profiles">;
 }
 
 export async function startHttp(hub: Hub, options: HttpOptions, s: HttpStart): Promise<HttpServer> {
   const { listenHttp } = await import("../serve/http.ts");
+  const section = s.booted.config.values.serve as { callers?: readonly CallerRule[] } | undefined;
   let oauth: Awaited<ReturnType<typeof import("../serve/oauth/start.ts").prepareOAuth>> | undefined;
+  if (!options.oauth && section?.callers !== undefined) note("serve.callers is not used: caller rules need OAuth access tokens (--oauth-issuer or serve.oauth); every client with the token gets the serve line");
   if (options.oauth) {
-    const { prepareOAuth } = await import("../serve/oauth/start.ts");
-    oauth = await prepareOAuth(options.oauth, { get: issuerGet(s.booted), now: Date.now, log: note, admit: s.admit });
+    const [{ prepareOAuth }, { callerRules }] = await Promise.all([import("../serve/oauth/start.ts"), import("../serve/oauth/callers.ts")]);
+    const admit = callerRules(section?.callers, { ...s.line, profiles: s.booted.config.values.profiles as Record<string, ProfileConfig> | undefined });
+    if (!admit.ok) throw bootError(admit.refusal.message, "name a built-in profile (full, scout, writer) or one of the config's profiles");
+    oauth = await prepareOAuth(options.oauth, { get: issuerGet(s.booted), now: Date.now, log: note, admit: admit.value });
     if (!oauth.ok) throw bootError(oauth.problem, `check ${options.oauth.from}: the issuer's URL exactly as its tokens' iss names it, reachable from here`);
   }
   const r = await listenHttp({ hub, options, log: note, ...(oauth?.ok ? { oauth: oauth.value } : {}) });

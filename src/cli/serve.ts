@@ -50,6 +50,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
     const http = asked && httpAfterBoot(asked, booted);
+    const approved = approvedSet(multi(s, "approve"));
     const choices = servingChoices(booted, str(s, "profile"), str(s, "name-budget"));
     const expose = str(s, "expose");
     const remote = booted.remote;
@@ -71,7 +72,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
         env: ctx.env,
         db: () => db!,
         lane,
-        approved: approvedSet(multi(s, "approve")),
+        approved,
         operator: (line) => void process.stderr.write(`${line}\n`),
         unstarted: (e) => {
           throw stateError(booted.config, e, "the call was not run");
@@ -91,7 +92,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
     // and clients hear of every change in what is served.
     await booted.remote?.supervise({ onChange: () => void hub.listChanged(), onEvent: (line) => note(line) });
-    const listening = http ? await startHttp(hub, http, { booted, admit: (await import("../serve/oauth/gate.ts")).everyone }) : undefined;
+    const listening = http ? await startHttp(hub, http, { booted, line: { profile: choices.profile, approved } }) : undefined;
     if (!listening) {
       const { StdioTransport } = await import("../serve/stdio.ts");
       const transport = new StdioTransport(process.stdin, stdout);

@@ -59,6 +59,8 @@ export interface CallWiring {
   readonly trace?: { readonly traceparent?: unknown; readonly tracestate?: unknown };
   /** The background task this call runs as (its span says so). */
   readonly task?: string;
+  /** serve --http --oauth-issuer: who called (its token's subject and client, never the token). */
+  readonly caller?: { readonly sub: string | null; readonly client_id: string | null };
 }
 
 /** The row's detail with `via` added (a forwarded call's row differs from a cold one only there). */

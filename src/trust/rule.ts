@@ -38,6 +38,7 @@ const GRANTING: readonly [string[], string][] = [
   [["delegation", "command"], "chooses the program the task tool starts"],
   [["delegation", "worktree_root"], "chooses where write children's worktrees live and apply_change applies from"],
   [["serve", "oauth"], "chooses whose access tokens serve --http accepts (the issuer and its keys)"],
+  [["serve", "callers"], "chooses what each caller of serve --http is given"],
 ];
 
 /** Time limits: an untrusted config may shorten them, not lengthen them past the default. */

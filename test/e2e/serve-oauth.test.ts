@@ -4,7 +4,7 @@
 // the SDK's Client and a machine's client-credentials token, key rotation and a flood of unknown
 // kids (at most one key set fetch), and the provider stopped while cached keys go on.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, UnsecuredJWT, type JWTPayload } from "jose";
 import { run, tempDir, type TempDir } from "../helpers.ts";
@@ -166,6 +166,77 @@ describe("the serve line", () => {
     writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ serve: { oauth: { issuer: issuer.issuer } } }));
     const r = await run(["serve", "--http", "127.0.0.1:0"], { cwd: s.ws, env: { HOME: s.home } });
     expect([r.code, r.stderr]).toEqual([5, expect.stringContaining("serve.oauth")]);
+  });
+});
+
+describe("each caller its own narrowing", () => {
+  const callers = () => ({
+    serve: {
+      oauth: { issuer: issuer.issuer, scopes: ["mcp:tools"] },
+      callers: [
+        { name: "readers", match: { groups: "readers" }, profile: "scout" },
+        { name: "writers", match: { groups: ["writers"] } },
+        { name: "machines", match: { client_id: "ci-bot" }, profile: "scout", approve: [] },
+      ],
+    },
+  });
+  const LINE = ["--allow-write", "--approve", "file_read,file_write"];
+
+  test("a reader cannot list or call file_write, a writer can; a caller no rule admits is 403", async () => {
+    await using root = tempDir();
+    await using s = await served(root, LINE, callers());
+    const [alice, bob, carol] = [await issuer.userToken("alice", s.url), await issuer.userToken("bob", s.url), await issuer.userToken("carol", s.url)];
+    {
+      await using a = await connect(s.url, { token: alice });
+      const names = (await a.listTools()).tools.map((t) => t.name);
+      expect([names.includes("file_read"), names.includes("file_write")]).toEqual([true, false]);
+      const w = await a.callTool({ name: "file_write", arguments: { path: "by-alice.txt", content: "a" } });
+      expect([w.isError, textJson(w).error_code]).toEqual([true, "profile.excluded"]);
+      expect(existsSync(join(s.ws, "by-alice.txt"))).toBe(false);
+      expect(textJson(await a.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({ content: expect.stringContaining("alpha") });
+    }
+    {
+      await using b = await connect(s.url, { token: bob });
+      expect((await b.listTools()).tools.map((t) => t.name)).toContain("file_write");
+      const w = await b.callTool({ name: "file_write", arguments: { path: "by-bob.txt", content: "b" } });
+      expect(w.isError).toBeUndefined();
+      expect(readFileSync(join(s.ws, "by-bob.txt"), "utf8")).toBe("b");
+    }
+    const refused = await initialize(s.url, carol);
+    expect([refused.status, ((await refused.json()) as { error: { message: string } }).error.message]).toEqual([403, "Forbidden: no caller rule of this server admits carol via team-app"]);
+    await s.said("a caller no rule admits was refused: carol via team-app");
+    expect(s.stderr().split("a new caller: alice via team-app (rule readers, profile scout)\n")).toHaveLength(2);
+    expect(s.stderr()).toContain("a new caller: bob via team-app (rule writers)\n");
+  });
+
+  test("a machine's rule narrows its approvals too: file_read not pre-approved, nobody to ask", async () => {
+    await using root = tempDir();
+    await using s = await served(root, LINE, callers());
+    await using m = await connect(s.url, { token: await issuer.machineToken(s.url) });
+    const r = await m.callTool({ name: "file_read", arguments: { path: "a.txt" } });
+    expect([r.isError, textJson(r).error_code]).toEqual([true, "approval.required"]);
+  });
+
+  test("a session belongs to the caller that opened it: another caller's token on its id is 404", async () => {
+    await using root = tempDir();
+    await using s = await served(root, LINE, callers());
+    const [alice, bob] = [await issuer.userToken("alice", s.url), await issuer.userToken("bob", s.url)];
+    const opened = await initialize(s.url, alice);
+    const id = opened.headers.get("mcp-session-id")!;
+    const list = (token: string) =>
+      fetch(s.url, { method: "POST", headers: { ...POST_HEADERS, Authorization: `Bearer ${token}`, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
+    const other = await list(bob);
+    expect([other.status, await other.json()]).toEqual([404, { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }]);
+    expect((await list(alice)).status).toBe(200);
+    // A second token of the same caller (signed in again) is the same caller.
+    expect((await list(await issuer.userToken("alice", s.url))).status).toBe(200);
+  });
+
+  test("a rule naming an unknown profile stops the start (exit 5)", async () => {
+    await using root = tempDir();
+    const p = place(root.path, { serve: { oauth: { issuer: issuer.issuer }, callers: [{ profile: "nobody" }] } });
+    const r = await run(["serve", "--http", "127.0.0.1:0", "--config", p.config], { cwd: p.ws, env: { HOME: p.home } });
+    expect([r.code, r.stderr]).toEqual([5, expect.stringContaining('serve.callers[0].profile: no profile named "nobody"')]);
   });
 });
 

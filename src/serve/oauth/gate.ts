@@ -43,6 +43,12 @@ export function gate(d: GateDeps): Authenticator {
   const paths = metadataPaths(d.resource, d.endpoint);
   const doc = resourceMetadata(d.resource, d.settings);
   const seen = new Set<string>();
+  const once = (key: string) => {
+    if (seen.has(key)) return false;
+    if (seen.size >= REMEMBERED) seen.clear();
+    seen.add(key);
+    return true;
+  };
   const unauthorized = (message: string, description?: string): Admitted => ({
     ok: false,
     denied: { status: 401, challenge: challenge(meta, description === undefined ? {} : { error: "invalid_token", description }), message },
@@ -61,19 +67,13 @@ export function gate(d: GateDeps): Authenticator {
         return { ok: false, denied: { status: 403, challenge: challenge(meta, { error: "insufficient_scope", description: `the token lacks the scope ${missing.join(" ")}`, scope: d.settings.scopes }), message: `Forbidden: the token lacks the scope ${missing.join(" ")}` } };
       }
       const caller = d.admit(v.claims);
-      if ("refused" in caller) return { ok: false, denied: { status: 403, message: `Forbidden: ${caller.refused}` } };
-      if (!seen.has(caller.key)) {
-        if (seen.size >= REMEMBERED) seen.clear();
-        seen.add(caller.key);
-        d.log(`serve: a new caller: ${callerLabel(caller.id)}${caller.rule ? ` (${caller.rule})` : ""}`);
+      const id = { sub: v.claims.sub ?? null, client_id: v.claims.clientId ?? null };
+      const refused = "refused" in caller;
+      if (once(`${refused ? "refused" : "admitted"} ${callerKey(id)}`)) {
+        d.log(refused ? `serve: a caller no rule admits was refused: ${callerLabel(id)}` : `serve: a new caller: ${callerLabel(id)}${caller.rule ? ` (${caller.rule})` : ""}`);
       }
+      if (refused) return { ok: false, denied: { status: 403, message: `Forbidden: ${caller.refused}` } };
       return { ok: true, caller };
     },
   };
 }
-
-/** The caller the claims name, with the serve line's narrowing (no caller rules configured). */
-export const everyone = (claims: Claims): ServedCaller => {
-  const id = { sub: claims.sub ?? null, client_id: claims.clientId ?? null };
-  return { key: callerKey(id), id };
-};
