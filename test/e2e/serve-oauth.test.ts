@@ -4,13 +4,13 @@
 // the SDK's Client and a machine's client-credentials token, key rotation and a flood of unknown
 // kids (at most one key set fetch), and the provider stopped while cached keys go on.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, UnsecuredJWT, type JWTPayload } from "jose";
 import { run, tempDir, type TempDir } from "../helpers.ts";
 import { startIssuer, type Issuer } from "../fixtures/oidc/issuer.ts";
 import { connect, initializeBody, POST_HEADERS, serveHttp, type HttpServe } from "../serve/http-client.ts";
-import { site, textJson } from "../serve/client.ts";
+import { journal, site, textJson } from "../serve/client.ts";
 
 let issuer: Issuer;
 beforeAll(async () => {
@@ -230,6 +230,34 @@ describe("each caller its own narrowing", () => {
     expect((await list(alice)).status).toBe(200);
     // A second token of the same caller (signed in again) is the same caller.
     expect((await list(await issuer.userToken("alice", s.url))).status).toBe(200);
+  });
+
+  test("the journal names each caller and holds no token; log --caller keeps one caller's calls", async () => {
+    await using root = tempDir();
+    await using s = await served(root, LINE, callers());
+    const tokens = [await issuer.userToken("alice", s.url), await issuer.userToken("bob", s.url), await issuer.machineToken(s.url)];
+    for (const token of tokens) {
+      await using c = await connect(s.url, { token });
+      await c.callTool({ name: "file_read", arguments: { path: "a.txt" } });
+    }
+    expect(await s.stop()).toBe(0);
+    const rows = await journal(s.ws, s.home);
+    expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([
+      ["file_read", "success", "alice", "team-app"],
+      ["file_read", "success", "bob", "team-app"],
+      ["file_read", "failed", "ci-bot", "ci-bot"],
+    ]);
+    const only = await run(["log", "--json", "--caller", "bob"], { cwd: s.ws, env: { HOME: s.home } });
+    expect(only.stdout.trim().split("\n").map((l) => JSON.parse(l).caller_sub)).toEqual(["bob"]);
+    const machine = await run(["log", "--json", "--caller", "ci-bot"], { cwd: s.ws, env: { HOME: s.home } });
+    expect(machine.stdout.trim().split("\n").map((l) => JSON.parse(l).error_code)).toEqual(["approval.required"]);
+    const state = join(s.ws, ".toolgate");
+    const stored = readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name)).toString("latin1")).join("\n");
+    for (const t of tokens) {
+      expect(stored.includes(t)).toBe(false);
+      expect(s.stderr().includes(t)).toBe(false);
+      for (const part of t.split(".")) expect(stored.includes(part)).toBe(false);
+    }
   });
 
   test("a rule naming an unknown profile stops the start (exit 5)", async () => {
