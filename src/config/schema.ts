@@ -63,6 +63,7 @@ export const configType = (type: typeof arkType) => {
     "match?": { "+": "reject", "sub?": names, "client_id?": names, "groups?": names, "scopes?": names },
     "profile?": "string > 0",
     "approve?": "string[]",
+    "requests_per_minute?": "number.integer > 0",
   });
   return type({
     "+": "reject",

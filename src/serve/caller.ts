@@ -19,6 +19,8 @@ export interface ServedCaller {
   readonly approved?: ReadonlySet<string>;
   /** The caller rule that admitted it (its index and name, for the operator), if rules are configured. */
   readonly rule?: string;
+  /** Requests a minute this caller may send (its rule's requests_per_minute); absent: no limit. */
+  readonly perMinute?: number;
 }
 
 export const callerKey = (id: CallerId): string => JSON.stringify([id.sub, id.client_id]);

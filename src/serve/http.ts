@@ -14,6 +14,7 @@ import type { ServedCaller } from "./caller.ts";
 import type { PreparedOAuth } from "./oauth/start.ts";
 import type { Authenticator } from "./oauth/gate.ts";
 import { metadataUrl } from "./oauth/resource.ts";
+import { CallerLimits } from "./oauth/limits.ts";
 import { MAX_SESSIONS, SessionTable } from "./sessions.ts";
 
 export { MAX_SESSIONS, SESSION_IDLE_MS } from "./sessions.ts";
@@ -64,6 +65,7 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
   // Set once listening: with port 0, the Host a client sends carries the port the system picked.
   let guard!: Guard;
   let door: Authenticator | undefined;
+  const limits = new CallerLimits(d.now ?? Date.now);
 
   async function open(req: Request, caller: ServedCaller | undefined): Promise<Response> {
     const body = await readBounded(req, MAX_BODY_BYTES);
@@ -106,6 +108,8 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
       const admitted = await door.check(req.headers.get("authorization"));
       if (!admitted.ok) return rpcError(admitted.denied.status, -32000, admitted.denied.message, admitted.denied.challenge ? { "WWW-Authenticate": admitted.denied.challenge } : {});
       caller = admitted.caller;
+      const wait = caller.perMinute === undefined ? 0 : limits.take(caller.key, caller.perMinute);
+      if (wait > 0) return rpcError(429, -32000, `Too Many Requests: this caller may send ${caller.perMinute} requests a minute; retry in ${wait} s`, { "Retry-After": String(wait) });
     } else if (o.token !== null && !bearerMatches(req.headers.get("authorization"), o.token)) {
       return rpcError(401, -32000, "Unauthorized: send the bearer token serve printed (or the one in --token-file) as Authorization: Bearer TOKEN", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
     }

@@ -260,6 +260,19 @@ describe("each caller its own narrowing", () => {
     }
   });
 
+  test("a rule's requests_per_minute: past it, 429 with Retry-After; other callers go on", async () => {
+    await using root = tempDir();
+    const config = callers();
+    await using s = await served(root, LINE, { serve: { ...config.serve, callers: [{ ...config.serve.callers[0]!, requests_per_minute: 3 }, config.serve.callers[1]!] } });
+    const [alice, bob] = [await issuer.userToken("alice", s.url), await issuer.userToken("bob", s.url)];
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await initialize(s.url, alice)).status);
+    const limited = await initialize(s.url, alice);
+    expect([...statuses, limited.status, limited.headers.get("retry-after")]).toEqual([200, 200, 200, 429, "20"]);
+    expect(((await limited.json()) as { error: { message: string } }).error.message).toBe("Too Many Requests: this caller may send 3 requests a minute; retry in 20 s");
+    expect((await initialize(s.url, bob)).status).toBe(200);
+  });
+
   test("a rule naming an unknown profile stops the start (exit 5)", async () => {
     await using root = tempDir();
     const p = place(root.path, { serve: { oauth: { issuer: issuer.issuer }, callers: [{ profile: "nobody" }] } });

@@ -16,6 +16,7 @@ export interface CallerRule {
   readonly match?: { readonly sub?: Names; readonly client_id?: Names; readonly groups?: Names; readonly scopes?: Names };
   readonly profile?: string;
   readonly approve?: readonly string[];
+  readonly requests_per_minute?: number;
 }
 
 export interface LineNarrowing {
@@ -76,7 +77,7 @@ export function callerRules(rules: readonly CallerRule[] | undefined, line: Line
     }
     const approved = approvalsWithin(line.approved, rule.approve);
     const label = `rule ${rule.name ?? `#${i + 1}`}${rule.profile ? `, profile ${rule.profile}` : ""}`;
-    compiled.push({ test: matcher(rule), made: { rule: label, ...(profile ? { profile } : {}), ...(approved ? { approved } : {}) } });
+    compiled.push({ test: matcher(rule), made: { rule: label, ...(profile ? { profile } : {}), ...(approved ? { approved } : {}), ...(rule.requests_per_minute ? { perMinute: rule.requests_per_minute } : {}) } });
   }
   return ok((claims) => {
     const id = { sub: claims.sub ?? null, client_id: claims.clientId ?? null };

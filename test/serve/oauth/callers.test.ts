@@ -44,9 +44,9 @@ describe("matching", () => {
     expect("refused" in admit([])(claims())).toBe(true);
   });
 
-  test("a rule's unnamed index is 1-based", () => {
-    const c = admit([{ match: { sub: "x" } }, {}])(claims());
-    expect("refused" in c ? undefined : c.rule).toBe("rule #2");
+  test("a rule's unnamed index is 1-based; its rate travels with the caller", () => {
+    const c = admit([{ match: { sub: "x" } }, { requests_per_minute: 30 }])(claims());
+    expect(["refused" in c ? undefined : c.rule, "refused" in c ? undefined : c.perMinute]).toEqual(["rule #2", 30]);
   });
 });
 
