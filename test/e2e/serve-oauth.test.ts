@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, UnsecuredJWT, type JWTPayload } from "jose";
 import { run, tempDir, type TempDir } from "../helpers.ts";
 import { startIssuer, type Issuer } from "../fixtures/oidc/issuer.ts";
+import { sessionsServer } from "../fixtures/mcp/http-sessions.ts";
 import { connect, initializeBody, POST_HEADERS, serveHttp, type HttpServe } from "../serve/http-client.ts";
 import { journal, site, textJson } from "../serve/client.ts";
 
@@ -271,6 +272,19 @@ describe("each caller its own narrowing", () => {
     expect([...statuses, limited.status, limited.headers.get("retry-after")]).toEqual([200, 200, 200, 429, "20"]);
     expect(((await limited.json()) as { error: { message: string } }).error.message).toBe("Too Many Requests: this caller may send 3 requests a minute; retry in 20 s");
     expect((await initialize(s.url, bob)).status).toBe(200);
+  });
+
+  test("a caller's token never reaches an upstream server", async () => {
+    await using root = tempDir();
+    await using up = sessionsServer();
+    const config = { ...callers(), mcpServers: { up: { type: "http", url: up.url } } };
+    await using s = await served(root, [...LINE, `--allow-net=127.0.0.1:${up.port}`, "--approve", "up__echo"], config);
+    const bob = await issuer.userToken("bob", s.url);
+    await using b = await connect(s.url, { token: bob });
+    const r = await b.callTool({ name: "up__echo", arguments: { text: "hi" } });
+    expect(r.isError).toBeUndefined();
+    expect(up.authorizations.length).toBeGreaterThan(0);
+    expect(up.authorizations.filter((a) => a !== null)).toEqual([]);
   });
 
   test("a rule naming an unknown profile stops the start (exit 5)", async () => {
