@@ -210,6 +210,18 @@ describe("architecture", () => {
       expect({ command, builtins: [...closure(texts, chunk).builtins].sort() }).toEqual({ command, builtins: ["bun:sqlite", "fs", "path"] });
     }
   });
+
+  // serve --http --oauth-issuer's token checks: jose is imported by the two modules that verify,
+  // and they are loaded only on that path (serve's own chunk, and the HTTP server's, hold neither).
+  test("jose is loaded only by serve --oauth-issuer", async () => {
+    expect(sources.filter((s) => valueImports(s.text).some((i) => i === "jose" || i.startsWith("jose/"))).map((s) => s.rel).sort()).toEqual(["serve/oauth/keys.ts", "serve/oauth/verify.ts"]);
+    const texts = await splitBuild();
+    for (const module of ["cli/serve.ts", "serve/http.ts"]) {
+      const chunk = [...texts].find(([, t]) => t.includes(`\n// src/${module}\n`))![0];
+      const loaded = [...closure(texts, chunk).modules];
+      expect({ module, jose: loaded.filter((m) => m === "jose" || m.startsWith("src/serve/oauth/start")) }).toEqual({ module, jose: [] });
+    }
+  });
 });
 
 /** The binary's chunks as scripts/build.ts splits them (not minified, so each module's "// path" comment shows), by file name. */

@@ -1,4 +1,5 @@
-// `toolgate log [--last N] [--json]`: the journal's action window (default the last 100).
+// `toolgate log [--last N] [--caller C] [--json]`: the journal's action window (default the last
+// 100), of one served caller's calls with --caller.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
@@ -17,6 +18,7 @@ import { bool, scanFlags, str } from "./flags.ts";
 import { stateError } from "./state.ts";
 import { checkStateFolder } from "../config/layout.ts";
 import { table, writeOut } from "./ui.ts";
+import { callerLabel } from "../serve/caller.ts";
 
 export const ACTION_WINDOW = 100;
 
@@ -25,12 +27,15 @@ export default defineCommand({
   args: {
     last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },
     resources: { type: "boolean", description: "List what tools created in the world instead (Most chats and messages: tool, kind, id, time, journal row)" },
+    caller: { type: "string", description: "Only the calls of this caller of serve --http --oauth-issuer (its token's sub or client_id)", valueHint: "C" },
   },
 });
 
 export async function runLog(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { last: { kind: "string" }, resources: { kind: "bool" } });
-  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--resources] [--json]");
+  const s = scanFlags(ctx.argv, { last: { kind: "string" }, resources: { kind: "bool" }, caller: { kind: "string" } });
+  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--caller C] [--resources] [--json]");
+  const caller = str(s, "caller");
+  if (caller !== undefined && bool(s, "resources")) throw usageError("--caller applies to the journal, not to --resources", "leave one of them out");
   const lastRaw = str(s, "last");
   const last = lastRaw === undefined ? ACTION_WINDOW : Number(lastRaw);
   if (!Number.isInteger(last) || last < 1) throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
@@ -54,16 +59,24 @@ export async function runLog(ctx: RunContext): Promise<number> {
     writeOut(made.length ? table(out) : "(no created resources)");
     return 0;
   }
-  const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last)) : [];
+  const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last, undefined, caller === undefined ? {} : { caller })) : [];
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     if (rows.length) writeOut(rows.map((r) => jsonForTerminal(r)).join("\n"));
     return 0;
   }
-  const out = [["TIME", "TOOL", "STATUS", "CODE", "MS", "ARGUMENTS"]];
+  // Served callers get a column of their own when the window holds one.
+  const callers = rows.some((r) => r.caller_sub != null || r.caller_client != null);
+  const out = [["TIME", "TOOL", "STATUS", "CODE", "MS", ...(callers ? ["CALLER"] : []), "ARGUMENTS"]];
   // A task's child calls follow their task call's row (they are filed when the child ends), indented under it.
-  for (const r of rows) out.push([new Date(r.time_ms).toISOString(), r.parent != null ? `  └ ${r.tool} (task #${r.parent})` : r.tool === "task" ? `task #${r.id}` : toolCell(r), r.status, r.error_code ?? "", String(r.duration_ms), r.args_preview]);
-  writeOut(rows.length ? table(out) : "(the journal is empty)");
+  for (const r of rows) out.push([new Date(r.time_ms).toISOString(), r.parent != null ? `  └ ${r.tool} (task #${r.parent})` : r.tool === "task" ? `task #${r.id}` : toolCell(r), r.status, r.error_code ?? "", String(r.duration_ms), ...(callers ? [callerCell(r)] : []), r.args_preview]);
+  writeOut(rows.length ? table(out) : caller === undefined ? "(the journal is empty)" : `(no calls of ${caller} in the journal)`);
   return 0;
+}
+
+/** `alice via team-app`, `ci-bot`, or nothing for a call no served caller made. */
+function callerCell(r: { caller_sub?: string | null; caller_client?: string | null }): string {
+  if (r.caller_sub == null && r.caller_client == null) return "";
+  return callerLabel({ sub: r.caller_sub ?? null, client_id: r.caller_client ?? null });
 }
 
 /** A background task's rows (task_started, task_finished) name the task beside the tool. */

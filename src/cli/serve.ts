@@ -11,7 +11,7 @@ import { boot, type Booted } from "../runtime/boot.ts";
 import { approvedNames } from "./approve-flag.ts";
 import { Hub } from "../serve/hub.ts";
 import { Relay } from "../serve/relay.ts";
-import { HTTP_ARGS, HTTP_FLAGS, httpChoice, startHttp } from "./serve-http.ts";
+import { HTTP_ARGS, HTTP_FLAGS, httpAfterBoot, httpChoice, startHttp } from "./serve-http.ts";
 import { claimStdout, type StdoutSink } from "../serve/stdout.ts";
 import { VERSION } from "../version.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
@@ -41,7 +41,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
   if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate serve [--profile NAME] [--child] [--approve TOOL]");
   const lane = str(s, "lane") ?? "default";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
-  const http = httpChoice(s);
+  const asked = httpChoice(s);
   // Nobody is asked at a terminal: permissions come from the flags and the config only.
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState, child: bool(s, "child"), relaySampling: !bool(s, "child") });
   let db: Database | undefined;
@@ -50,6 +50,8 @@ export async function runServe(ctx: RunContext): Promise<number> {
   try {
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
+    const http = asked && httpAfterBoot(asked, booted);
+    const approved = approvedSet(multi(s, "approve"));
     const choices = servingChoices(booted, str(s, "profile"), str(s, "name-budget"));
     const expose = str(s, "expose");
     const remote = booted.remote;
@@ -93,7 +95,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
     // and clients hear of every change in what is served.
     await booted.remote?.supervise({ onChange: () => void hub.listChanged(), onEvent: (line) => note(line) });
-    const listening = http ? await startHttp(hub, http) : undefined;
+    const listening = http ? await startHttp(hub, http, { booted, line: { profile: choices.profile, approved } }) : undefined;
     if (!listening) {
       const { StdioTransport } = await import("../serve/stdio.ts");
       const transport = new StdioTransport(process.stdin, stdout);

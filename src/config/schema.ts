@@ -54,6 +54,17 @@ export const configType = (type: typeof arkType) => {
       "grant?": "'authorization_code' | 'client_credentials'",
     },
   });
+  const names = "string > 0 | (string > 0)[]";
+  // A caller rule of serve --http --oauth-issuer: the claims it matches (every key given must hold)
+  // and what it gives, over the serve line (it only narrows).
+  const callerRule = type({
+    "+": "reject",
+    "name?": "string > 0",
+    "match?": { "+": "reject", "sub?": names, "client_id?": names, "groups?": names, "scopes?": names },
+    "profile?": "string > 0",
+    "approve?": "string[]",
+    "requests_per_minute?": "number.integer > 0",
+  });
   return type({
     "+": "reject",
     "$schema?": "string",
@@ -93,5 +104,11 @@ export const configType = (type: typeof arkType) => {
     // Reserved: the boundary's rules are fixed by seed 000 (no key loosens or extends them yet).
     "boundary?": { "+": "reject" },
     "skills?": "string[]",
+    // serve --http as a team's gateway: whose access tokens are accepted, and what each caller gets.
+    "serve?": {
+      "+": "reject",
+      "oauth?": { "+": "reject", issuer: "string > 0", "audience?": "string > 0", "scopes?": "string[]", "jwks_uri?": "string > 0", "groups_claim?": "string > 0" },
+      "callers?": callerRule.array(),
+    },
   });
 };

@@ -63,6 +63,14 @@ export interface CallWiring {
   readonly trace?: { readonly traceparent?: unknown; readonly tracestate?: unknown };
   /** The background task this call runs as (its span says so). */
   readonly task?: string;
+  /** serve --http --oauth-issuer: who called (its token's subject and client, never the token); its row and span name it. */
+  readonly caller?: { readonly sub: string | null; readonly client_id: string | null };
+}
+
+/** The row as the journal gets it: `via` in its detail, and its served caller's names. */
+function tagged<R extends { detail: string | null }>(row: R, w: Pick<CallWiring, "via" | "caller">): R {
+  const r = withVia(row, w.via);
+  return w.caller ? { ...r, caller_sub: w.caller.sub, caller_client: w.caller.client_id } : r;
 }
 
 /** The row's detail with `via` added (a forwarded call's row differs from a cold one only there). */
@@ -169,7 +177,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
     started: (row, facts) => {
       if (facts) traced?.approved(facts.approval);
       try {
-        journal.started(withVia(row, w.via));
+        journal.started(tagged(row, w));
       } catch (e) {
         w.unstarted(e);
       }
@@ -178,7 +186,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
     // (indeterminate in `toolgate log`), and the caller tells the operator.
     journal: (row) => {
       try {
-        journal.finished(withVia(row, w.via));
+        journal.finished(tagged(row, w));
       } catch (e) {
         w.unfinished(e);
       }

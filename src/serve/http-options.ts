@@ -1,15 +1,19 @@
 // What `serve --http` was asked for, checked before the boot: the address to bind (an IP literal or
-// localhost, loopback unless --http-public), and the bearer token (from --token-file, generated,
-// or none with --no-token on loopback only). Every problem is a refusal naming the flag to change.
+// localhost, loopback unless --http-public), and who may call: a static bearer token (from
+// --token-file, generated, or none with --no-token on loopback only), or access tokens from an
+// OAuth issuer (--oauth-issuer, or the trusted config's serve.oauth), never both. Every problem is
+// a refusal naming the flag to change.
 import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { ok, refuse, type Outcome } from "../result/result.ts";
+import type { OAuthSettings } from "./oauth/resource.ts";
 
 export interface HttpFlags {
   readonly http: string;
   readonly httpPublic: boolean;
   readonly noToken: boolean;
   readonly tokenFile: string | undefined;
+  readonly oauthIssuer?: string | undefined;
 }
 
 export interface HttpOptions {
@@ -18,10 +22,47 @@ export interface HttpOptions {
   /** 0 lets the system pick a free port. */
   readonly port: number;
   readonly loopback: boolean;
-  /** null: --no-token. */
+  /** null: --no-token, or OAuth. */
   readonly token: string | null;
-  /** Where the token came from: shown once on stderr when generated, never otherwise. */
-  readonly tokenSource: "file" | "generated" | "none";
+  /** Where the token came from: shown once on stderr when generated, never otherwise; "oauth": access tokens instead. */
+  readonly tokenSource: "file" | "generated" | "none" | "oauth";
+  /** Set with tokenSource "oauth". */
+  readonly oauth?: OAuthSettings;
+}
+
+/** The OAuth settings --oauth-issuer alone gives (the trusted config's serve.oauth adds to them). */
+export const issuerOnly = (issuer: string, from = "--oauth-issuer"): OAuthSettings => ({ issuer, scopes: [], groupsClaim: "groups", from });
+
+/**
+ * The options with the trusted config's serve.oauth applied: its issuer unless --oauth-issuer names
+ * one, its audience, scopes and groups claim, and its jwks_uri when the issuer is its own. A
+ * static token asked for beside it (--token-file, --no-token) is refused: the two never mix.
+ */
+export function withConfigOAuth(o: HttpOptions, c: ConfigOAuth | undefined): Outcome<HttpOptions> {
+  if (c === undefined) return ok(o);
+  if (o.tokenSource === "file" || o.tokenSource === "none") {
+    return refuse("usage", `${o.tokenSource === "file" ? "--token-file" : "--no-token"} was given, and the config's serve.oauth asks for OAuth access tokens`, "callers present either a static token or an access token, never both: drop the flag, or serve.oauth from the config");
+  }
+  const issuer = o.oauth?.issuer ?? c.issuer;
+  const own = issuer === c.issuer;
+  const oauth: OAuthSettings = {
+    issuer,
+    scopes: c.scopes ?? [],
+    groupsClaim: c.groups_claim ?? "groups",
+    from: o.oauth?.from ?? "serve.oauth",
+    ...(c.audience !== undefined ? { audience: c.audience } : {}),
+    ...(own && c.jwks_uri !== undefined ? { jwksUri: c.jwks_uri } : {}),
+  };
+  return ok({ ...o, token: null, tokenSource: "oauth", oauth });
+}
+
+/** The config's serve.oauth section (schema: src/config/schema.ts). */
+export interface ConfigOAuth {
+  readonly issuer: string;
+  readonly audience?: string;
+  readonly scopes?: readonly string[];
+  readonly jwks_uri?: string;
+  readonly groups_claim?: string;
 }
 
 // node:net on first use: a static import of a builtin is loaded at every start of the binary.
@@ -90,6 +131,10 @@ export function httpOptions(f: HttpFlags, random?: (n: number) => Uint8Array): O
     return refuse("usage", `--http ${f.http} is not a loopback address: other machines could reach it`, `bind 127.0.0.1 (or [::1]), or add --http-public to serve other machines (a bearer token is then required)`);
   }
   if (f.noToken && f.tokenFile !== undefined) return refuse("usage", "--no-token and --token-file were both given", "keep one of them");
+  if (f.oauthIssuer !== undefined) {
+    if (f.noToken || f.tokenFile !== undefined) return refuse("usage", `--oauth-issuer and ${f.noToken ? "--no-token" : "--token-file"} were both given`, "callers present either a static token or an access token, never both: keep one of them");
+    return ok({ host, port, loopback, token: null, tokenSource: "oauth", oauth: issuerOnly(f.oauthIssuer) });
+  }
   if (f.noToken) {
     if (!loopback) return refuse("usage", `--no-token is allowed only on a loopback address, not ${f.http}`, "give --token-file FILE, or leave both out to have a token generated");
     return ok({ host, port, loopback, token: null, tokenSource: "none" });

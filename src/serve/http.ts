@@ -1,13 +1,20 @@
 // `toolgate serve --http`: MCP over Streamable HTTP at /mcp with Bun.serve and the SDK's web-standard
-// transport. Every request passes the Host/Origin check and the bearer token first (http-guard.ts);
+// transport. Every request passes the Host/Origin check first (http-guard.ts), then the static
+// bearer token or, with --oauth-issuer, an access token whose caller is admitted (oauth/gate.ts);
 // each initialize opens one session (Mcp-Session-Id): its own transport and its own Server from the
-// hub, so approvals answered "always" stay in that session. The session table (sessions.ts) is
-// bounded and never locks a client out; request bodies are bounded.
+// hub, so approvals answered "always" stay in that session, and a session belongs to the caller
+// that opened it. The session table (sessions.ts) is bounded and never locks a client out; request
+// bodies are bounded.
 import { randomUUID } from "node:crypto";
 import { ok, refuse, type Outcome } from "../result/result.ts";
 import { bearerMatches, bracketed, guardFor, rebindingProblem, type Guard } from "./http-guard.ts";
 import type { HttpOptions } from "./http-options.ts";
 import type { Hub } from "./hub.ts";
+import type { ServedCaller } from "./caller.ts";
+import type { PreparedOAuth } from "./oauth/start.ts";
+import type { Authenticator } from "./oauth/gate.ts";
+import { metadataUrl } from "./oauth/resource.ts";
+import { CallerLimits } from "./oauth/limits.ts";
 import { MAX_SESSIONS, SessionTable } from "./sessions.ts";
 
 export { MAX_SESSIONS, SESSION_IDLE_MS } from "./sessions.ts";
@@ -25,6 +32,8 @@ export interface HttpDeps {
   readonly log: (line: string) => void;
   readonly now?: () => number;
   readonly interfaces?: () => readonly string[];
+  /** --oauth-issuer: the issuer's keys loaded; each request's token is checked instead of the static one. */
+  readonly oauth?: PreparedOAuth;
 }
 
 export interface HttpServer {
@@ -55,8 +64,10 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
   let refusing = false;
   // Set once listening: with port 0, the Host a client sends carries the port the system picked.
   let guard!: Guard;
+  let door: Authenticator | undefined;
+  const limits = new CallerLimits(d.now ?? Date.now);
 
-  async function open(req: Request): Promise<Response> {
+  async function open(req: Request, caller: ServedCaller | undefined): Promise<Response> {
     const body = await readBounded(req, MAX_BODY_BYTES);
     if (body === "too large") return rpcError(413, -32000, `Payload Too Large: a request body may be at most ${MAX_BODY_BYTES} bytes`);
     let message: unknown;
@@ -71,9 +82,10 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
     try {
       if (!(await sessions.room(opening))) return rpcError(503, -32000, `Service Unavailable: all ${MAX_SESSIONS} sessions have a request in flight; retry in a moment`, { "Retry-After": "1" });
       const session = sessions.create((parts) => new Transport({ sessionIdGenerator: randomUUID, maxRequestBodySize: MAX_BODY_BYTES, ...parts }));
-      await hub.connect(session.transport, { sessionApprovals: true });
+      session.owner = caller?.key;
+      await hub.connect(session.transport, { sessionApprovals: true, ...(caller ? { caller } : {}) });
       sessions.watch(session);
-      const res = await session.transport.handleRequest(req, { parsedBody: message });
+      const res = await session.transport.handleRequest(door ? withoutCredentials(req, false) : req, { parsedBody: message });
       // Refused before a session began (Accept, Content-Type, protocol version): nothing to keep.
       if (session.transport.sessionId === undefined) await session.transport.close();
       return res;
@@ -87,16 +99,28 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
     // that is not a host (`a b`, `127.0.0.1:8080,x`) makes one that does not parse.
     const problem = rebindingProblem(guard, req.headers.get("host"), req.headers.get("origin"));
     if (problem !== null) return rpcError(403, -32000, `Forbidden: ${problem}`);
-    if (o.token !== null && !bearerMatches(req.headers.get("authorization"), o.token)) {
+    const path = new URL(req.url).pathname;
+    let caller: ServedCaller | undefined;
+    if (door) {
+      // The metadata is public: a client reads it to learn where to get a token.
+      const doc = req.method === "GET" || req.method === "HEAD" ? door.metadata(path) : undefined;
+      if (doc) return new Response(JSON.stringify(doc), { headers: { "Content-Type": "application/json", "Cache-Control": "max-age=300" } });
+      const admitted = await door.check(req.headers.get("authorization"));
+      if (!admitted.ok) return rpcError(admitted.denied.status, -32000, admitted.denied.message, admitted.denied.challenge ? { "WWW-Authenticate": admitted.denied.challenge } : {});
+      caller = admitted.caller;
+      const wait = caller.perMinute === undefined ? 0 : limits.take(caller.key, caller.perMinute);
+      if (wait > 0) return rpcError(429, -32000, `Too Many Requests: this caller may send ${caller.perMinute} requests a minute; retry in ${wait} s`, { "Retry-After": String(wait) });
+    } else if (o.token !== null && !bearerMatches(req.headers.get("authorization"), o.token)) {
       return rpcError(401, -32000, "Unauthorized: send the bearer token serve printed (or the one in --token-file) as Authorization: Bearer TOKEN", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
     }
-    if (new URL(req.url).pathname !== MCP_PATH) return rpcError(404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
+    if (path !== MCP_PATH) return rpcError(404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
     if (req.method !== "POST" && req.method !== "GET" && req.method !== "DELETE") return rpcError(405, -32000, "Method not allowed.", { Allow: "GET, POST, DELETE" });
     const id = req.headers.get("mcp-session-id");
-    if (id === null) return req.method === "POST" ? open(req) : rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    if (id === null) return req.method === "POST" ? open(req, caller) : rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
     const session = sessions.get(id);
-    if (!session) return rpcError(404, -32001, "Session not found");
-    return session.transport.handleRequest(req);
+    // Another caller's session is not found, as one that never was: its id tells the other nothing.
+    if (!session || session.owner !== caller?.key) return rpcError(404, -32001, "Session not found");
+    return session.transport.handleRequest(door ? withoutCredentials(req, true) : req);
   }
 
   let server: ReturnType<typeof Bun.serve>;
@@ -117,6 +141,10 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
   const port = server.port!;
   guard = guardFor(o.host, port, o.loopback, d.interfaces ?? hostAddresses);
   const url = `http://${bracketed(o.host)}:${port}${MCP_PATH}`;
+  if (d.oauth) {
+    door = d.oauth.at(url, MCP_PATH);
+    d.log(`OAuth: access tokens from ${o.oauth?.issuer} for ${door.resource} (metadata: ${metadataUrl(door.resource)})`);
+  }
   if (o.tokenSource === "generated") d.log(`bearer token (shown once): ${o.token}`);
   if (o.tokenSource === "none") d.log("no bearer token (--no-token): every process on this machine may call this server");
   sessions.startSweeping();
@@ -130,6 +158,17 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
       await server.stop(true);
     },
   });
+}
+
+/**
+ * The request as the MCP transport gets it, without its Authorization header: a caller's token
+ * stops at the door, so nothing past it (a handler, a relayed request) can pass it on upstream.
+ * `body`: the body is still to be read (a session's request), else it was parsed already.
+ */
+function withoutCredentials(req: Request, body: boolean): Request {
+  const headers = new Headers(req.headers);
+  headers.delete("authorization");
+  return body ? new Request(req, { headers }) : new Request(req.url, { method: req.method, headers });
 }
 
 /** The body as text, or "too large" past `max` bytes (declared or counted while reading). */

@@ -20,6 +20,7 @@ import { servedPeer } from "./peer.ts";
 import type { Relay, RelayClient } from "./relay.ts";
 import { relayHandlers } from "./relay-handlers.ts";
 import type { ServedNames } from "./names.ts";
+import type { ServedCaller } from "./caller.ts";
 import { renderResult, renderTool, type CallResult, type ServedTool } from "./render.ts";
 
 export interface HubDeps {
@@ -41,6 +42,8 @@ export interface HubDeps {
 export interface ConnectOptions {
   /** An "always" answer is kept for this connection only (HTTP sessions never share approvals). */
   readonly sessionApprovals: boolean;
+  /** serve --http --oauth-issuer: who opened this session; its rule narrows what the session sees and runs. */
+  readonly caller?: ServedCaller;
 }
 
 export class Hub {
@@ -55,23 +58,25 @@ export class Hub {
   #wrote: (() => void) | undefined;
   /** The wiring every call of this hub shares (a call adds who is asked and its peer). */
   #wiring: CallWiring | undefined;
+  /** The same, narrowed for each caller (made on the caller's first call). */
+  readonly #callerWiring = new WeakMap<ServedCaller, CallWiring>();
 
   constructor(private readonly deps: HubDeps) {}
 
-  /** Whether a tool is offered to clients now: in the profile, not refused, and approvable here. */
-  #offered(d: Descriptor): boolean {
-    const { wiring, profile, exposed } = this.deps;
+  /** Whether a tool is offered to a client now: in its profile, not refused, and approvable here. */
+  #offered(d: Descriptor, caller: ServedCaller | undefined): boolean {
+    const { wiring, exposed } = this.deps;
     if (exposed && d.origin !== `mcp:${exposed.server}`) return false;
-    if (!profile.offers(d.name)) return false;
+    if (!(caller?.profile ?? this.deps.profile).offers(d.name)) return false;
     if (wiring.booted.refused.has(d.name) || this.deps.refusedNow?.(d.name)) return false;
-    if (this.deps.child && !preApproved(d, { approved: wiring.approved, overrides: wiring.booted.config.values.approval ?? {} })) return false;
+    if (this.deps.child && !preApproved(d, { approved: caller?.approved ?? wiring.approved, overrides: wiring.booted.config.values.approval ?? {} })) return false;
     return true;
   }
 
-  /** The served list, in catalog order; with --expose, each tool exactly as its server listed it. */
-  tools(): (ServedTool | Record<string, unknown>)[] {
+  /** The served list (for `caller`, narrowed by its rule), in catalog order; with --expose, each tool exactly as its server listed it. */
+  tools(caller?: ServedCaller): (ServedTool | Record<string, unknown>)[] {
     const overrides = this.deps.wiring.booted.config.values.approval ?? {};
-    const offered = this.deps.wiring.booted.catalog.descriptors.filter((d) => this.#offered(d));
+    const offered = this.deps.wiring.booted.catalog.descriptors.filter((d) => this.#offered(d, caller));
     const exposed = this.deps.exposed;
     if (exposed) {
       // In the server's own order, each as it listed it.
@@ -104,14 +109,14 @@ export class Hub {
     const relay = this.deps.relay;
     const server = new Server(
       { name: "toolgate", version: this.deps.version },
-      { capabilities: { tools: { listChanged: true }, logging: {}, ...(relay?.capabilities() ?? {}) }, instructions: relay?.instructions() ?? instructionsFor(this.deps) },
+      { capabilities: { tools: { listChanged: true }, logging: {}, ...(relay?.capabilities() ?? {}) }, instructions: relay?.instructions() ?? instructionsFor(this.deps, opts.caller?.profile) },
     );
     const remembered = new Set<string>();
     const client: RelayClient = { subscriptions: new Set(), level: undefined, notify: (method, params) => void server.notification({ method, ...(params ? { params } : {}) } as never).catch(() => {}) };
     const detach = relay?.attach(client);
     if (relay) relayHandlers(server, types, relay, client);
     const log = relay ? (srv: string, params: Record<string, unknown>) => relay.logFor(client, srv, params) : undefined;
-    server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.tools() }));
+    server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.tools(opts.caller) }));
     // Set as the protocol sets any handler (the request parsed once, against CallToolRequestSchema),
     // not through Server's tools/call override, which parses the request a second time and the
     // result against CallToolResultSchema: every result here is built by renderResult, and a
@@ -143,7 +148,7 @@ export class Hub {
         operator: this.deps.wiring.operator,
         ...(log ? { log } : {}),
       }))(who);
-      const result = await this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"] });
+      const result = await this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"], caller: opts.caller });
       if (sent.length > 0) await Promise.allSettled(sent);
       return result;
     };
@@ -167,7 +172,7 @@ export class Hub {
     return server;
   }
 
-  async #call(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined; trace?: CallWiring["trace"] }): Promise<CallResult> {
+  async #call(name: string, args: unknown, signal: AbortSignal, how: Invoking): Promise<CallResult> {
     const invoked = await this.#invoke(name, args, signal, how);
     const e = invoked.envelope;
     // Exposed, a server's own isError answer reaches the client as the server sent it (the
@@ -190,9 +195,9 @@ export class Hub {
   readonly #closingOnly = (): Refusal | undefined => (this.#closing ? SHUTTING_DOWN : undefined);
   readonly #refusedNow = (name: string): Refusal | undefined => (this.#closing ? SHUTTING_DOWN : this.deps.refusedNow?.(name));
 
-  async #invoke(name: string, args: unknown, signal: AbortSignal, how: { ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined; peer?: CallWiring["peer"]; remembered: Set<string> | undefined; entry?: Entry; trace?: CallWiring["trace"] }): Promise<Invoked & { origin: string | undefined }> {
+  async #invoke(name: string, args: unknown, signal: AbortSignal, how: Invoking): Promise<Invoked & { origin: string | undefined }> {
     const entry = how.entry ?? this.deps.wiring.booted.catalog.entries.get(name);
-    const base = (this.#wiring ??= {
+    const shared = (this.#wiring ??= {
       ...this.deps.wiring,
       ask: undefined,
       unattended: this.deps.child,
@@ -204,6 +209,7 @@ export class Hub {
           ? `start the child with --approve ${t}`
           : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve with --approve ${t} (or --approve all)`,
     });
+    const base = how.caller ? this.#narrowedFor(how.caller, shared) : shared;
     // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
     const refusedNow = how.entry ? this.#closingOnly : this.#refusedNow;
     const deps = callDeps({ ...base, ask: how.ask, refusedNow, ...(how.peer ? { peer: how.peer } : {}), ...(how.trace ? { trace: how.trace } : {}) }, signal, this.#stop.signal);
@@ -225,6 +231,13 @@ export class Hub {
       this.#inflight.delete(done);
       (this.#wrote ??= checkpointWhenIdle(this.deps.wiring.db()))();
     }
+  }
+
+  /** The wiring of a caller's calls: its profile and approvals (its rule's narrowing), its name on the journal rows. */
+  #narrowedFor(caller: ServedCaller, shared: CallWiring): CallWiring {
+    let w = this.#callerWiring.get(caller);
+    if (!w) this.#callerWiring.set(caller, (w = { ...shared, profile: caller.profile ?? shared.profile, approved: caller.approved ?? shared.approved, caller: caller.id }));
+    return w;
   }
 
   /** A relayed request (relay.ts) through the pipeline, as a call is. */
@@ -260,10 +273,20 @@ export class Hub {
 
 const SHUTTING_DOWN: Refusal = { code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" };
 
+/** How one request runs: who is asked, its peer, the session's remembered approvals, a relayed entry, the client's trace, its caller. */
+interface Invoking {
+  readonly ask: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined;
+  readonly peer?: CallWiring["peer"];
+  readonly remembered: Set<string> | undefined;
+  readonly entry?: Entry;
+  readonly trace?: CallWiring["trace"];
+  readonly caller?: ServedCaller | undefined;
+}
+
 /** What the client is told at initialize: the profile, and how approvals work here. */
-function instructionsFor(d: HubDeps): string {
+function instructionsFor(d: HubDeps, own?: Profile): string {
   const approvals = d.child
     ? "This is an unattended child session: tools that need approval and were not approved when it was started are not offered."
     : "Tools that need approval are approved with --approve when serve starts, or asked through the client's elicitation when it supports it.";
-  return `toolgate serves its catalog (profile ${d.profile.name}) through one pipeline: permissions, approval, the output boundary and the journal. ${approvals}`;
+  return `toolgate serves its catalog (profile ${(own ?? d.profile).name}) through one pipeline: permissions, approval, the output boundary and the journal. ${approvals}`;
 }

@@ -26,6 +26,8 @@ export interface Session {
   lastSeen: number;
   /** Requests of its client not answered yet. */
   readonly pending: Set<Id>;
+  /** The caller that opened it (--oauth-issuer): only that caller's requests reach it. */
+  owner?: string | undefined;
 }
 
 export interface SessionOptions {

@@ -20,6 +20,9 @@ export interface JournalRow {
   readonly result_bytes: number;
   /** Structured, value-free detail (e.g. which boundary rule fired and where). */
   readonly detail: string | null;
+  /** A served caller's token subject and client (serve --http --oauth-issuer); absent otherwise. */
+  readonly caller_sub?: string | null;
+  readonly caller_client?: string | null;
 }
 
 /** A process, named so that a reused pid is never mistaken for it. */
@@ -36,8 +39,8 @@ export const selfMark = (): ProcessMark => (self ??= { pid: process.pid, start: 
 /** Whether the process that wrote a started row still runs (same pid, same start time where there is /proc). */
 export const stillRunning = (mark: ProcessMark): boolean => processRuns(mark.pid, mark.start);
 
-const COLUMNS = "time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start";
-const VALUES = "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, $result_bytes, $detail, $pid, $pid_start";
+const COLUMNS = "time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start, caller_sub, caller_client";
+const VALUES = "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, $result_bytes, $detail, $pid, $pid_start, $caller_sub, $caller_client";
 
 type Params = Record<string, string | number | null>;
 
@@ -57,6 +60,7 @@ export function appendJournal(db: Database, row: JournalRow, event = "tool_finis
   const params: Params = {
     time_ms: row.time_ms, event, tool: row.tool, origin: row.origin, digest: row.digest, effect: row.effect, status: row.status, error_code: row.error_code,
     duration_ms: row.duration_ms, args_preview: row.args_preview, result_bytes: row.result_bytes, detail: row.detail, pid: mark?.pid ?? null, pid_start: mark?.start ?? null,
+    caller_sub: row.caller_sub ?? null, caller_client: row.caller_client ?? null,
   };
   return Number(statements(db).insert.run(params).lastInsertRowid);
 }
@@ -129,13 +133,22 @@ export function adoptJournal(db: Database, from: Database, parent: number | null
 /** The error code of a call started and never finished: its process ended mid-call. */
 export const UNFINISHED = "journal.unfinished" satisfies Code;
 
+/** Which rows the action window holds: `caller`, a served caller's subject or client id. */
+export interface ActionFilter {
+  readonly caller?: string;
+}
+
 /**
- * The action window: the last `n` rows, oldest first. A started row is "running" while its
- * process runs, else indeterminate: the effect is unknown (killed mid-call).
+ * The action window: the last `n` rows (of those `filter` keeps), oldest first. A started row is
+ * "running" while its process runs, else indeterminate: the effect is unknown (killed mid-call).
+ * A row no served caller made has no caller fields.
  */
-export function lastActions(db: Database, n: number, running: (m: ProcessMark) => boolean = stillRunning): JournalEntry[] {
-  const rows = db.query(`SELECT * FROM journal ORDER BY id DESC LIMIT $n`).all({ n }) as (JournalEntry & { pid: number | null; pid_start: number | null })[];
-  return rows.reverse().map(({ pid, pid_start, ...r }) => {
+export function lastActions(db: Database, n: number, running: (m: ProcessMark) => boolean = stillRunning, filter: ActionFilter = {}): JournalEntry[] {
+  const where = filter.caller === undefined ? "" : "WHERE caller_sub = $caller OR caller_client = $caller";
+  const rows = db.query(`SELECT * FROM journal ${where} ORDER BY id DESC LIMIT $n`).all(filter.caller === undefined ? { n } : { n, caller: filter.caller }) as (JournalEntry & { pid: number | null; pid_start: number | null })[];
+  return rows.reverse().map(({ pid, pid_start, ...all }) => {
+    const { caller_sub, caller_client, ...rest } = all;
+    const r: JournalEntry = caller_sub == null && caller_client == null ? rest : all;
     if (r.event !== "tool_started") return r;
     const alive = pid !== null && running({ pid, start: pid_start });
     return alive ? { ...r, status: "running" } : { ...r, status: "indeterminate", error_code: UNFINISHED };

@@ -110,4 +110,7 @@ export const MIGRATIONS: readonly string[] = [
    DROP TABLE journal;
    ALTER TABLE journal_rowid RENAME TO journal;
    DELETE FROM sqlite_sequence WHERE name = 'journal';`,
+  // serve --http --oauth-issuer: who called (its token's sub and client_id, never the token).
+  `ALTER TABLE journal ADD COLUMN caller_sub TEXT;
+   ALTER TABLE journal ADD COLUMN caller_client TEXT;`,
 ];

@@ -120,6 +120,9 @@ function spanOf(r: Writable, row: JournalRow, start: number, more: SpanMore): vo
     if (f.via !== undefined) a["toolgate.via"] = f.via;
   }
   if (more.delegated) a["toolgate.delegated"] = true;
+  // A served caller (serve --http --oauth-issuer): its token's subject and client, never the token.
+  if (row.caller_sub != null) a["enduser.id"] = row.caller_sub;
+  if (row.caller_client != null) a["toolgate.caller.client_id"] = row.caller_client;
   // A rejection: which boundary rule fired and where (a JSON place such as `$.content[0].text`), never the value.
   const rejection = boundaryOf(row.detail);
   if (rejection) {

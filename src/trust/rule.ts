@@ -37,6 +37,8 @@ const GRANTING: readonly [string[], string][] = [
   [["most", "url"], "chooses where the Most credential is sent"],
   [["delegation", "command"], "chooses the program the task tool starts"],
   [["delegation", "worktree_root"], "chooses where write children's worktrees live and apply_change applies from"],
+  [["serve", "oauth"], "chooses whose access tokens serve --http accepts (the issuer and its keys)"],
+  [["serve", "callers"], "chooses what each caller of serve --http is given"],
 ];
 
 /** Time limits: an untrusted config may shorten them, not lengthen them past the default. */

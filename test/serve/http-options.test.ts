@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { generateToken, httpOptions, isLoopback, MIN_TOKEN_CHARS, parseBind, readTokenFile } from "../../src/serve/http-options.ts";
+import { generateToken, httpOptions, isLoopback, MIN_TOKEN_CHARS, parseBind, readTokenFile, withConfigOAuth } from "../../src/serve/http-options.ts";
 import { tempDir } from "../helpers.ts";
 
 describe("parseBind", () => {
@@ -106,8 +106,49 @@ describe("httpOptions", () => {
     [{ http: "[::]:0", noToken: true }, "--http [::]:0 is not a loopback address: other machines could reach it"],
     [{ http: "10.1.2.3:0", httpPublic: true, noToken: true }, "--no-token is allowed only on a loopback address, not 10.1.2.3:0"],
     [{ noToken: true, tokenFile: "f" }, "--no-token and --token-file were both given"],
+    [{ oauthIssuer: "https://id.example.test", tokenFile: "f" }, "--oauth-issuer and --token-file were both given"],
+    [{ oauthIssuer: "https://id.example.test", noToken: true }, "--oauth-issuer and --no-token were both given"],
+    [{ http: "0.0.0.0:0", oauthIssuer: "https://id.example.test" }, "--http 0.0.0.0:0 is not a loopback address: other machines could reach it"],
   ])("%o is refused", (over, message) => {
     const r = httpOptions({ ...flags, ...over });
     expect(!r.ok && r.refusal.message).toBe(message);
+  });
+
+  test("--oauth-issuer replaces the token: none is generated", () => {
+    expect(httpOptions({ ...flags, http: "0.0.0.0:9", httpPublic: true, oauthIssuer: "https://id.example.test" }, zeros)).toEqual({
+      ok: true,
+      value: { host: "0.0.0.0", port: 9, loopback: false, token: null, tokenSource: "oauth", oauth: { issuer: "https://id.example.test", scopes: [], groupsClaim: "groups", from: "--oauth-issuer" } },
+    });
+  });
+});
+
+describe("withConfigOAuth", () => {
+  const base = { host: "127.0.0.1", port: 0, loopback: true };
+  const generated = { ...base, token: "t".repeat(43), tokenSource: "generated" as const };
+  const section = { issuer: "https://id.example.test", audience: "https://tools.example.test/mcp", scopes: ["mcp:tools"], jwks_uri: "https://id.example.test/keys", groups_claim: "roles" };
+
+  test("serve.oauth alone turns the generated token into OAuth", () => {
+    expect(withConfigOAuth(generated, section)).toEqual({
+      ok: true,
+      value: { ...base, token: null, tokenSource: "oauth", oauth: { issuer: "https://id.example.test", audience: "https://tools.example.test/mcp", scopes: ["mcp:tools"], jwksUri: "https://id.example.test/keys", groupsClaim: "roles", from: "serve.oauth" } },
+    });
+  });
+
+  test("--oauth-issuer names the issuer; the config's jwks_uri applies only to its own issuer", () => {
+    const flagged = httpOptions({ http: "127.0.0.1:0", httpPublic: false, noToken: false, tokenFile: undefined, oauthIssuer: "https://other.example.test" });
+    const r = withConfigOAuth(flagged.ok ? flagged.value : generated, section);
+    expect(r.ok && r.value.oauth).toEqual({ issuer: "https://other.example.test", audience: "https://tools.example.test/mcp", scopes: ["mcp:tools"], groupsClaim: "roles", from: "--oauth-issuer" });
+  });
+
+  test.each([
+    ["file", "--token-file was given, and the config's serve.oauth asks for OAuth access tokens"],
+    ["none", "--no-token was given, and the config's serve.oauth asks for OAuth access tokens"],
+  ] as const)("a static token (%s) beside serve.oauth is refused", (tokenSource, message) => {
+    const r = withConfigOAuth({ ...base, token: null, tokenSource }, section);
+    expect(!r.ok && r.refusal.message).toBe(message);
+  });
+
+  test("no serve.oauth changes nothing", () => {
+    expect(withConfigOAuth(generated, undefined)).toEqual({ ok: true, value: generated });
   });
 });

@@ -91,7 +91,8 @@ describe("call journal", () => {
     const db = openState(dir.path);
     expect((db.query("SELECT sql FROM sqlite_master WHERE name = 'journal'").get() as { sql: string }).sql).not.toContain("AUTOINCREMENT");
     expect(db.query("SELECT name FROM sqlite_master WHERE name = 'journal_rowid'").all()).toEqual([]);
-    expect(db.query("SELECT * FROM journal ORDER BY id").all()).toEqual(rows);
+    // (Later steps add the columns of a served caller, empty on these rows.)
+    expect(db.query("SELECT * FROM journal ORDER BY id").all()).toEqual(rows.map((r) => ({ ...(r as object), caller_sub: null, caller_client: null })));
     expect(lastActions(db, 1).map((r) => [r.id, r.tool, r.status])).toEqual([[301, "bash", "indeterminate"]]);
     // New rows continue after the last id; a created resource still points at its call's row.
     const j = callJournal(() => db, selfMark);
@@ -99,6 +100,28 @@ describe("call journal", () => {
     expect(j.rowId()).toBe(302);
     j.finished(row({ tool: "plan" }));
     expect(db.query("SELECT tool FROM journal WHERE id = (SELECT journal_id FROM created_resources)").get()).toEqual({ tool: "t5" });
+    db.close();
+  });
+});
+
+describe("a served caller's rows", () => {
+  test("carry its subject and client; the window keeps one caller's with a filter; other rows have no caller fields", async () => {
+    await using dir = tempDir();
+    const db = openState(dir.path);
+    callJournal(() => db, selfMark).finished(row({ tool: "file_read", caller_sub: "alice", caller_client: "team-app" }));
+    callJournal(() => db, selfMark).finished(row({ tool: "file_find" }));
+    const j = callJournal(() => db, selfMark);
+    j.started(row({ tool: "bash", status: "started", caller_sub: "ci-bot", caller_client: "ci-bot" }));
+    j.finished(row({ tool: "bash" }));
+    expect(lastActions(db, 10).map((r) => [r.tool, r.caller_sub, r.caller_client, "caller_sub" in r])).toEqual([
+      ["file_read", "alice", "team-app", true],
+      ["file_find", undefined, undefined, false],
+      ["bash", "ci-bot", "ci-bot", true],
+    ]);
+    expect(lastActions(db, 10, undefined, { caller: "alice" }).map((r) => r.tool)).toEqual(["file_read"]);
+    expect(lastActions(db, 10, undefined, { caller: "ci-bot" }).map((r) => r.tool)).toEqual(["bash"]);
+    expect(lastActions(db, 10, undefined, { caller: "team-app" }).map((r) => r.tool)).toEqual(["file_read"]);
+    expect(lastActions(db, 10, undefined, { caller: "nobody" })).toEqual([]);
     db.close();
   });
 });

@@ -91,6 +91,15 @@ describe("span records", () => {
     if (r.detail?.includes('"rule"')) expect(out[0]!.attributes).toMatchObject({ "toolgate.boundary.rule": "local_path", "toolgate.boundary.where": "$.content[0].text" });
   });
 
+  test("a served caller's call names it: the token's subject as enduser.id and its client, nothing of the token", () => {
+    const out: SpanRecord[] = [];
+    callTrace({ ...facts, parent: null }, (x) => void out.push(x)).tap("tool_finished", row({ caller_sub: "alice", caller_client: "team-app" }));
+    expect(out[0]!.attributes).toMatchObject({ "enduser.id": "alice", "toolgate.caller.client_id": "team-app" });
+    const plain: SpanRecord[] = [];
+    callTrace({ ...facts, parent: null }, (x) => void plain.push(x)).tap("tool_finished", row());
+    expect(Object.keys(plain[0]!.attributes).filter((k) => k.includes("caller") || k.startsWith("enduser"))).toEqual([]);
+  });
+
   test("an unknown tool's name is not exported; an adopted child row is a child span, a never-finished one indeterminate", () => {
     const out: SpanRecord[] = [];
     const t = callTrace({ ...facts, parent: null }, (x) => void out.push(x));

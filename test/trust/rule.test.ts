@@ -26,6 +26,7 @@ describe("widenings: what an untrusted config may not say", () => {
     ["las surfaces beyond the default list", { las: { only: ["echo", "secret_surface"] } }, ["las.only"]],
     ["a Most credential file", { most: { service_token_file: "/root/.token" } }, ["most.service_token_file"]],
     ["delegation's command", { delegation: { command: ["sh"] } }, ["delegation.command"]],
+    ["the issuer serve --http takes tokens from, and its caller rules", { serve: { oauth: { issuer: "https://id.example.test" }, callers: [{ profile: "scout" }] } }, ["serve.oauth", "serve.callers"]],
     ["a server's own PATH (other env keys narrow nothing)", { mcpServers: { s: { command: "x", env: { PATH: "/opt/bin", K: "v" } } } }, ["mcpServers.s.env.PATH"]],
     ["the local-path rule switched off for a server", { mcpServers: { eslint: { command: "x", boundary: { local_paths: "allow" } } } }, ["mcpServers.eslint.boundary.local_paths"]],
     ["a server's cwd outside (a disabled server's is not looked at)", { mcpServers: { a: { command: "x", cwd: "/etc" }, b: { command: "x", cwd: ".." }, c: { command: "x", cwd: "sub" }, d: { command: "x", cwd: "/etc", disabled: true } } }, ["mcpServers.a.cwd", "mcpServers.b.cwd"]],
