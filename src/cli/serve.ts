@@ -51,7 +51,6 @@ export async function runServe(ctx: RunContext): Promise<number> {
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
     const http = asked && httpAfterBoot(asked, booted);
-    const approved = approvedSet(multi(s, "approve"));
     const choices = servingChoices(booted, str(s, "profile"), str(s, "name-budget"));
     const expose = str(s, "expose");
     const remote = booted.remote;
