@@ -1,5 +1,5 @@
 // End to end: Las, the supervised MCP child, against the fixture Las (a real MCP stdio server
-// written with the SDK). Every boot check of seed 000, outcomes, the boundary, the cache, pinning.
+// written with the SDK). Every boot check of Las, outcomes, the boundary, the cache, pinning.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// Issue 19 (low): the rails followed their endpoint's redirects to any address, since an operator
+// The rails followed their endpoint's redirects to any address, since an operator
 // endpoint is trusted for its address class. Now only the endpoint's own origin keeps that trust: a
 // redirect elsewhere is judged by the URL policy like any URL, so a private address is refused at
 // the hop and nothing is sent to it. Through dist/toolgate, in a loopback-only network namespace.
