@@ -102,6 +102,8 @@ async function runExample(ex: Example): Promise<void> {
     await runIn(ex, s, setups);
   } finally {
     for (const pgid of setups) endGroup(pgid);
+    // A session an example started and, failing, did not stop would wait out its idle time.
+    if (ex.body.some((l) => l.text.includes("session start"))) await sh("toolgate session stop >/dev/null 2>&1 || true", s.workspace, s.env);
   }
 }
 
@@ -123,7 +125,7 @@ async function runIn(ex: Example, s: Scratch, setups: number[]): Promise<void> {
     }
     return;
   }
-  // The block's lines follow sh()'s line and the two below, so $LINENO - 3 is the line's index.
+  // The block's lines follow sh()'s exec line and the two below: line $LINENO is body[$LINENO - 4].
   const header = `set -eo pipefail\ntrap 'echo "docs-example-failed-at $LINENO" >&2' ERR`;
   const r = await sh(`${header}\n${ex.body.map((l) => l.text).join("\n")}`, s.workspace, s.env);
   if (r.code !== 0) {
