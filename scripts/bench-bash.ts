@@ -1,6 +1,6 @@
 // bash benchmark (on demand): `toolgate call bash '{"command":"true"}'` (granted and approved
 // by flags, sandbox off) against `bash -lc true`, interleaved in one run; medians.
-// Target (issue 4): at most 30 ms above `bash -lc true`. BENCH_SANDBOX=product (or bench) runs the
+// Target: at most 30 ms above `bash -lc true`. BENCH_SANDBOX=product (or bench) runs the
 // call in that sandbox mode (a workspace toolgate.json), BENCH_BIN another binary (a comparison).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// Delegation benchmark (on demand, not in `bun test`; issue 14's Speed section): a scout `task`
+// Delegation benchmark (on demand, not in `bun test`): a scout `task`
 // whose fixture child (test/fixtures/delegate/agent.ts) makes one file_read, against the same
 // child connecting to `toolgate serve --profile scout --child` directly. Medians of N runs of:
 //   direct   the agent + its serve, wall time from outside;

@@ -1,4 +1,4 @@
-// Bench for the launcher (issue 4 speed): launching /bin/true through it against a bare
+// Bench for the launcher: launching /bin/true through it against a bare
 // Bun.spawn of /bin/true, interleaved round by round in one process, medians compared.
 // Target: at most 1.3x. A second floor drains both pipes like the launcher does; an echo pair
 // shows the cost of an artifact file when there is output. ROUNDS=n to change. Last line is JSON.

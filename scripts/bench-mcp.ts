@@ -1,5 +1,5 @@
 // MCP benchmark (on demand, not in `bun test`), against @modelcontextprotocol/server-everything,
-// paired and interleaved in one run, medians (issue 22's rows):
+// paired and interleaved in one run, medians:
 // - a cold `call everything__echo` (the server started for the call) against a client with no SDK
 //   (spawn, initialize, call, kill; compiled like toolgate): time to result (first line on stdout);
 //   beside it the same raw client asking tools/list too (what toolgate's descriptor check costs the

@@ -1,8 +1,8 @@
-// Search benchmark (issue 3; run on demand, not in `bun test`): file_search against ripgrep and
+// Search benchmark (run on demand, not in `bun test`): file_search against ripgrep and
 // file_find against `git ls-files`, through dist/toolgate, on one generated git repository of
 // 20,000+ tracked files / 200+ MB with a few matches (built once, cached under the temp folder).
 // Each pair must agree on its results; then medians of interleaved runs, and their ratios.
-// Targets: file_search within 2x of rg (issue 22: toward 1.5x), file_find within 2x of git ls-files.
+// Targets: file_search within 2x of rg (aiming at 1.5x), file_find within 2x of git ls-files.
 // BENCH_RUNS=N (default 15); BENCH_BASELINE=/path/to/an/older/toolgate runs its file_search in the
 // same rounds, right after this one's (paired: the ratio per round, then the median).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// The second floor for scripts/bench-serve.ts (issue 22 names it): the SDK's high-level McpServer over
+// The second floor for scripts/bench-serve.ts: the SDK's high-level McpServer over
 // stdio answering one `echo` tool registered with a zod input schema, nothing else. The bench
 // compiles it with toolgate's build flags, like bench-serve-floor.ts (the low-level Server).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

@@ -1,5 +1,5 @@
 // `toolgate serve` with telemetry off and on, paired (run on demand, not in `bun test`; also run by
-// `BENCH_OTEL=1 bun scripts/bench-serve.ts`). Issue 23's target: telemetry on costs at most 5% of
+// `BENCH_OTEL=1 bun scripts/bench-serve.ts`). The target: telemetry on costs at most 5% of
 // serve's calls/s. Each round starts two serve processes in turn (off, on; the order swaps every
 // round), each answering WARMUP file_read calls and then CALLS sequential calls over raw
 // newline JSON-RPC, the spans going to a loopback OTLP receiver. Per process: the measured calls'

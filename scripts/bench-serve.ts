@@ -2,11 +2,11 @@
 // the same run: scripts/bench-serve-floor.ts (the SDK's low-level Server answering `echo`) compiled
 // with toolgate's build flags. One client: raw newline-delimited JSON-RPC over the child's pipes
 // (no SDK Client, so the client's own overhead stays out of both figures).
-//   1. 1,000 sequential tools/call (after 50 warm-up calls) per process: serve runs plan (issue 22's
-//      row: no permission, the lane store, the journal's two rows) and file_read (--allow-read
+//   1. 1,000 sequential tools/call (after 50 warm-up calls) per process: serve runs plan (no
+//      permission, the lane store, the journal's two rows) and file_read (--allow-read
 //      --approve file_read: a permission and a file), the floors echo: the low-level Server
 //      (bench-serve-floor.ts) and McpServer with a zod input schema (bench-serve-floor-mcp.ts, the
-//      floor issue 22 names); calls/s, p50, p99. BENCH_ROUNDS rounds (default 7), each case once
+//      floor); calls/s, p50, p99. BENCH_ROUNDS rounds (default 7), each case once
 //      per round in turn, the machine's load average printed per round; per case the median round
 //      (by calls/s), and serve's ratio to each floor as the median of the rounds' own ratios.
 //   2. Peak RSS (VmHWM of /proc/PID/status) of serve's own process: after those calls with
@@ -18,13 +18,13 @@
 //   5. The same through the binary: p50 and mean round trip of ping (no handler), a call of an
 //      unknown name (refused: one journal row), plan (two rows, the lane store) and file_read, for
 //      serve and the floor; then file_read again with the state folder on tmpfs (/dev/shm).
-//   6. The gateway's relay (issue 21): p50 of resources/read and prompts/get sent to the
+//   6. The gateway's relay: p50 of resources/read and prompts/get sent to the
 //      conformance fixture server directly and through serve (the fixture its stdio upstream);
 //      target: a relayed request at most 300 µs (p50) over the direct one.
 // On a small, shared VM a sequential round trip is mostly the scheduler waking the other process on
 // the other core (rounds vary 2-3x); `taskset -c 1 bun scripts/bench-serve.ts` puts client and
 // server on one core, so a round trip measures the work both do per call (rounds within ~5%).
-// Targets (issues 9, 22): serve plan ≥ 70% of the floor's calls/s, p99 < 2 ms, RSS < 80 MB, cold within 30 ms.
+// Targets: serve plan ≥ 70% of the floor's calls/s, p99 < 2 ms, RSS < 80 MB, cold within 30 ms.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -199,7 +199,7 @@ try {
     { name: "floor: bare SDK McpServer, echo", cmd: [floorMcp], tool: "echo", args: { text: "hello" } },
     { name: "toolgate serve, plan", cmd: serveArgs, tool: "plan", args: {} },
     { name: "toolgate serve, file_read", cmd: serveArgs, tool: "file_read", args: { path: "README.md" } },
-    // BENCH_OTEL=1: file_read with telemetry on, spans batched to a loopback OTLP receiver (issue 23: within 5%).
+    // BENCH_OTEL=1: file_read with telemetry on, spans batched to a loopback OTLP receiver (target: within 5%).
     ...(collector ? [{ name: "serve, file_read, telemetry on", cmd: serveArgs, tool: "file_read", args: { path: "README.md" }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` } }] : []),
   ];
   const [low, high, plan, read] = cases.map((c) => c.name) as [string, string, string, string];

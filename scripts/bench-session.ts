@@ -1,4 +1,4 @@
-// Session benchmark (on demand, not in `bun test`), issue 22's session rows in one run:
+// Session benchmark (on demand, not in `bun test`), the session rows in one run:
 // - a forwarded `call everything__echo` (server-everything alive in the session) and a forwarded
 //   `call file_read`, one process each, interleaved with a hello-world compiled with toolgate's
 //   flags (the floor) and a cold `call file_read`: medians over the floor;

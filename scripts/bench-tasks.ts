@@ -1,4 +1,4 @@
-// Background tasks benchmark (issue 11, Speed; on demand, not in `bun test`): the time from
+// Background tasks benchmark (on demand, not in `bun test`): the time from
 // `call desk {} --background` to its printed task id against a foreground `call desk {}`
 // (target: within 15 ms), and `tasks list --json` with 10,000 tasks in the database against the
 // same command on an empty one (the floor; target: under 30 ms above it). Medians, alternated runs.

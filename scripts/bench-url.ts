@@ -1,4 +1,4 @@
-// URL policy benchmark (on demand, not in `bun test`; issue 13's Speed section).
+// URL policy benchmark (on demand, not in `bun test`).
 // Part 1: the policy's check of 10,000 URLs in one process, names pinned (no DNS, no network):
 //   parse + scheme/userinfo/host rules + the pin's answers judged; median µs per URL (target < 20).
 // Part 2: web_extract of a 1 MB HTML page from a loopback server through dist/toolgate, against

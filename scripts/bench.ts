@@ -1,4 +1,4 @@
-// Start-up benchmark (run on demand, not in `bun test`): the start-up rows of issue 22's table,
+// Start-up benchmark (run on demand, not in `bun test`): the start-up rows of the table,
 // each against a bare hello-world compiled with toolgate's flags in the same run (the floor):
 // `--version`, a cold `call file_read`, a cold `tools --json` and the thin start of a client that
 // finds no session; wall time and CPU time over the floor (medians of interleaved runs) and peak

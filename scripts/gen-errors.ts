@@ -13,6 +13,11 @@ const OUTCOME: Record<CodeOutcome, string> = {
 
 const NO_PREFIX = "Without a prefix";
 
+/** A line under a prefix's heading, for a name the page would otherwise leave unexplained. */
+const NOTES: Record<string, string> = {
+  "`las.*`": "Las is a separate MCP server program whose tools come in families called surfaces; toolgate starts and supervises it when it is enabled ([Las](mcp.md#las)).",
+};
+
 const exitOf = (c: CodeInfo) => (c.exit === null ? "—" : c.outcome === "either" ? `${c.exit} or 3` : c.exit === 130 ? "130 or 143" : String(c.exit));
 const cell = (s: string) => s.replaceAll("|", "\\|");
 
@@ -46,7 +51,7 @@ export function renderErrors(): string {
     `${Object.keys(CODES).length} codes, by prefix.`,
   ];
   for (const g of order) {
-    lines.push("", `## ${g}`, "", "| code | exit | outcome | meaning |", "|---|---|---|---|");
+    lines.push("", `## ${g}`, "", ...(NOTES[g] ? [NOTES[g], ""] : []), "| code | exit | outcome | meaning |", "|---|---|---|---|");
     for (const [code, info] of groups.get(g)!) lines.push(`| \`${code}\` | ${exitOf(info)} | ${OUTCOME[info.outcome]} | ${cell(info.meaning)} |`);
   }
   return `${lines.join("\n")}\n`;

@@ -1,4 +1,4 @@
-// The output boundary (SPEC "The output boundary" and "Boundary readings"): a pure check of a raw
+// The output boundary (docs/boundary.md): a pure check of a raw
 // tool result after the adapter and before the journal and every view. It names the first rule
 // broken and where, never the value; the caller replaces the whole result.
 import { isSecretKey } from "./keys.ts";

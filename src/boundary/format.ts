@@ -1,4 +1,4 @@
-// The characters of the output boundary's readings (SPEC "Boundary readings", Invisible and
+// The characters of the output boundary's readings (docs/boundary.md, Invisible and
 // look-alike characters): what counts as whitespace, what is removed before keys, PEM markers and
 // paths are matched, and which characters may stand for a dash. Pure. Printable ASCII has none of
 // the invisible characters, so the scanners read ASCII text as it is and clean only the rest.

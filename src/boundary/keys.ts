@@ -1,10 +1,10 @@
-// The secret-key rule of the output boundary (SPEC "Boundary readings", Keys). Pure. A key is read
+// The secret-key rule of the output boundary (docs/boundary.md). Pure. A key is read
 // twice, as it is and by its confusable skeleton; printable ASCII keys, nearly all of them, take a
 // char-code path with the same result as the normalising one.
 import { foldForMatch, removeInvisible } from "./format.ts";
 import { skeleton } from "./skeleton.ts";
 
-/** The seed's list plus `apikey`, the one deliberate addition. Compared by equality or suffix. */
+/** The documented list plus `apikey`, the one deliberate addition. Compared by equality or suffix. */
 export const SECRET_KEY_SUFFIXES: readonly string[] = [
   "secret", "password", "passwd", "token", "access_token", "refresh_token", "api_key", "apikey",
   "authorization", "cookie", "private_key", "privatekey", "credential_path", "secret_path", "key_path",
@@ -28,7 +28,7 @@ function byLastChar(suffixes: readonly string[]): ReadonlyMap<number, string[]> 
 const SKELETON_BY_LAST = byLastChar(SKELETON_SUFFIXES);
 
 /**
- * The SPEC's reading of a key: invisible characters and combining marks removed, NFKC (then
+ * The documented reading of a key: invisible characters and combining marks removed, NFKC (then
  * removed again: NFKC may bring marks), each whitespace run one space (so `to\u200bken` and
  * `private \n key` are caught), toLowerCase, trim, then `-` and the space → `_`.
  */

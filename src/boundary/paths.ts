@@ -1,11 +1,11 @@
-// The local-path reading of the output boundary (SPEC "Boundary readings", Local paths): a `/`
+// The local-path reading of the output boundary (docs/boundary.md): a `/`
 // after a boundary, whose first segment names a top-level folder of this machine or a well-known
 // root, and a second segment after it. Pure but for one read of this machine's `/`, at the first
 // candidate that needs it. Text reaches these functions already cleaned (format.ts).
 import { readdirSync } from "node:fs";
 import { isSpace } from "./format.ts";
 
-/** The well-known roots of any system (SPEC), compared case-sensitively: `GET /users/42` is a route, `/Users/me/x` a path. */
+/** The well-known roots of any system, compared case-sensitively: `GET /users/42` is a route, `/Users/me/x` a path. */
 export const WELL_KNOWN_ROOTS: readonly string[] = [
   "home", "root", "Users", "Volumes", "private", "etc", "var", "tmp", "opt", "usr", "srv", "mnt", "media",
   "proc", "sys", "dev", "run", "boot", "bin", "sbin", "lib", "lib32", "lib64", "nix", "snap", "Library",

@@ -1,5 +1,5 @@
-// The local-path rule's samples (SPEC "Boundary readings", Local paths), gitleaks style: every
-// example of the SPEC and of issues 19 and 20 (what the old token rule withheld wrongly and let
+// The local-path rule's samples (docs/boundary.md, local paths), gitleaks style: every
+// documented example and real servers' answers (what the old token rule withheld wrongly and let
 // through wrongly, from real servers' results), both ways. samples.ts adds them to the table that
 // test/boundary/boundary.test.ts runs. Data only.
 import type { BoundaryOptions, BoundaryRule } from "./boundary.ts";
@@ -34,16 +34,16 @@ const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 
 const ADDED_FILE_DIFF = "diff --git a/src/new.ts b/src/new.ts\nnew file mode 100644\n--- /dev/null\n+++ b/src/new.ts\n@@ -0,0 +1 @@\n+export const x = 1;\n";
 
 export const pathRejects: RejectSample[] = [
-  // SPEC's examples
+  // the documented examples
   path("--file=/etc/passwd (after =)", "--file=/etc/passwd"),
   path("<code>/etc/shadow</code> (after >)", "<code>/etc/shadow</code>"),
   path("PATH:/usr/local/bin (after :)", "PATH:/usr/local/bin"),
   path("a stack frame (/home/runner/app/index.js:3:9)", "    at main (/home/runner/app/index.js:3:9)"),
-  // issue 20: let through by the token rule
+  // let through by the old token rule
   path("run with --file=/etc/passwd", "run with --file=/etc/passwd"),
   path("x=/home/alice/.aws/credentials", "x=/home/alice/.aws/credentials"),
   path("open('/home/a/b')", "open('/home/a/b')"),
-  // issue 19: after =, : and ,
+  // after =, : and ,
   path("--file=/root/…", "--file=/root/.ssh/id_ed25519"),
   path("cwd:/root/…", "cwd:/root/project"),
   path("after a comma", "a.txt,/root/b.txt"),
@@ -104,7 +104,7 @@ export const pathRejects: RejectSample[] = [
 ];
 
 export const pathAccepts: AcceptSample[] = [
-  // SPEC's examples
+  // the documented examples
   text("</table>", "</table>"),
   text('"/api/v1/orders"', '"/api/v1/orders" is the route'),
   text("GET /users/42", "GET /users/42"),
@@ -118,7 +118,7 @@ export const pathAccepts: AcceptSample[] = [
   text("../x", "../x"),
   text("ratio 3 / 4", "ratio 3 / 4"),
   text("the standard devices", "/dev/null /dev/tty /dev/stdin /dev/stdout /dev/stderr /dev/zero /dev/random /dev/urandom /dev/fd/0 /dev/fd/12 /dev/fd"),
-  // issue 20: withheld by the token rule
+  // withheld by the old token rule
   text("a spreadsheet server's HTML", "<table>\n<tr><th>Item</th><th>Qty</th></tr>\n<tr><td>Pens</td><td>3</td></tr>\n</table>\n<ul>\n<li>Sheet1</li>\n</ul>"),
   text("JSX closing tags", "export const A = () => (\n  <div>\n    <p>hi</p>\n  </div>\n);"),
   text("a pom.xml", '<?xml version="1.0"?>\n<project xmlns="http://maven.apache.org/POM/4.0.0">\n  <groupId>org.example</groupId>\n</project>'),

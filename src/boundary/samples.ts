@@ -1,6 +1,6 @@
 // The output boundary's samples, gitleaks style: every rule ships the values it must reject and
 // the near misses it must accept. test/boundary/boundary.test.ts runs every row; the table is
-// also the readable statement of SPEC "Boundary readings"; the local-path rows are in
+// also the readable statement of docs/boundary.md "How text is read"; the local-path rows are in
 // samples-paths.ts. Data only.
 import type { BoundaryOptions } from "./boundary.ts";
 import { pathAccepts, pathRejects, type AcceptSample, type RejectSample } from "./samples-paths.ts";
@@ -123,7 +123,7 @@ export const mustReject: RejectSample[] = [
   { name: "an escaped slash is a path once parsed", value: { t: '{"p":"\\/etc\\/shadow"}' }, rule: "local_path", where: "$.t<json>.p" },
 
   // invisible characters (default-ignorables, Cf, Mn, Me) removed, Unicode whitespace folded, then keys,
-  // PEM markers and paths matched; keys and PEM markers also by their confusable skeleton (issue 19)
+  // PEM markers and paths matched; keys and PEM markers also by their confusable skeleton
   { name: "token\\u034f (combining grapheme joiner)", value: { "token\u034f": "x" }, rule: "secret_key", where: "$<key#0>" },
   { name: "token\\ufe0f (variation selector)", value: { "token\ufe0f": "x" }, rule: "secret_key", where: "$<key#0>" },
   { name: "token\\u3164 (Hangul filler)", value: { "token\u3164": "x" }, rule: "secret_key", where: "$<key#0>" },
@@ -222,7 +222,7 @@ export const mustAccept: AcceptSample[] = [
   { name: "END marker alone", value: { k: "-----END RSA PRIVATE KEY-----" } },
   { name: "markdown rule and the words private key", value: { k: "----\nprivate key rotation" } },
 
-  // paths (samples-paths.ts), then the issue 10 cases that still hold
+  // paths (samples-paths.ts), then the earlier cases that still hold
   ...pathAccepts,
   { name: "a/b", value: { a: "a/b" } },
   { name: "localPaths off accepts /etc", value: { a: "/etc/x", "/etc/hosts": "file:///x" }, opts: BUILTIN },

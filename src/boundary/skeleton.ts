@@ -1,5 +1,5 @@
 // The confusable skeleton (Unicode UTS #39) that keys and PEM markers are also compared by
-// (SPEC "Boundary readings"), so a Cyrillic `tоken` is a key. The prototypes come from the
+// (docs/boundary.md), so a Cyrillic `tоken` is a key. The prototypes come from the
 // unhomoglyph package (Unicode's confusables.txt 13.0), loaded on first use: only text with a
 // character outside ASCII needs it. Its ASCII part is written out here, so ASCII text never loads
 // it (test/boundary/skeleton.test.ts checks the two agree).

@@ -1,4 +1,4 @@
-// What an authored tool runs, for its digest (SPEC "The approval digest covers what runs"): the
+// What an authored tool runs, for its digest (the approval digest covers what runs): the
 // whole manifest as written, the argv spawned, the program's real path, and the sha256 of the
 // program and of every workspace file an argument names as the child (cwd: the workspace) resolves
 // it, so `["bash", "scripts/fmt.sh"]` covers scripts/fmt.sh. Files it merely imports are not covered.

@@ -22,8 +22,8 @@ export const WAIVER_IGNORED = 'its tool.json says "approval": "never", which hol
 export const WAIVER_STALE = 'its tool.json says "approval": "never", but this tool was added or changed after the config was trusted (`toolgate trust` records each authored tool it covers): approval is required until you review it and run `toolgate trust` again (in CI: TOOLGATE_TRUST from `toolgate trust --print`)';
 
 /**
- * Whether a manifest's own "approval": "never" holds (SPEC "Trust covers what the repository
- * runs"): only when the trust covers this manifest as it is now; otherwise the config is
+ * Whether a manifest's own "approval": "never" holds (trust covers what the repository
+ * runs): only when the trust covers this manifest as it is now; otherwise the config is
  * untrusted, or the tool was added or changed since it was trusted.
  */
 export type Waiver = "honoured" | "untrusted" | "changed";

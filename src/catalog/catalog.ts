@@ -99,7 +99,7 @@ export const NAME_RULE = /^[A-Za-z0-9_-]{1,128}$/;
 export const NAME_RULE_TEXT = '1-128 ASCII letters, digits, "_" or "-"';
 export const normalizeName = (name: string): string => name.toLowerCase().replaceAll("-", "_");
 
-/** Everything a tool's identity covers (SPEC "The approval digest covers what runs"). */
+/** Everything a tool's identity covers (the approval digest covers what runs: docs/config.md). */
 export interface ToolIdentity {
   readonly origin: string;
   /** The name as its source knows it. */

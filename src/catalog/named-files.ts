@@ -1,5 +1,5 @@
-// The content of each workspace file a command line names, for a digest (SPEC "The approval
-// digest covers what runs"): the program, and any argument naming a regular file as the child
+// The content of each workspace file a command line names, for a digest (the approval
+// digest covers what runs): the program, and any argument naming a regular file as the child
 // would resolve it against its cwd (`bash scripts/fmt.sh`, `node server.js`), not only `./` ones.
 // Read while manifests and server specs are read, so the catalog itself stays pure.
 import { sha256 } from "../result/sha256.ts";

@@ -1,4 +1,4 @@
-// Names as servers write them, mapped to names toolgate and MCP clients take (issue 10): MCP
+// Names as servers write them, mapped to names toolgate and MCP clients take: MCP
 // allows dots, slashes and up to 128 characters in a tool name, other clients' configs name
 // servers `github.com/owner/repo` or with spaces. A name that fits a budget and
 // ^[A-Za-z0-9_-]+$ stays; any other becomes a readable stem plus a digest of the whole name.
@@ -8,7 +8,7 @@ import { sha256Hex } from "../result/sha256.ts";
 
 /** The characters every MCP client takes in a tool name. */
 export const LEGAL_NAME = /^[A-Za-z0-9_-]+$/;
-/** Clients and the catalog treat these as one name (SPEC.md "Names": lowercase, `-` → `_`). */
+/** Clients and the catalog treat these as one name (lowercase, `-` → `_`: docs/mcp.md). */
 export const normalName = (n: string): string => n.toLowerCase().replaceAll("-", "_");
 /** The longest server prefix: `<prefix>__<tool>` leaves a tool most of the 128. */
 export const SERVER_PREFIX_BUDGET = 40;

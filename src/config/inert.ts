@@ -1,4 +1,4 @@
-// Config keys the schema accepts (they are the SPEC's section names) but whose feature this
+// Config keys the schema accepts (documented section names) but whose feature this
 // version does not have yet. A file that sets one is refused at boot naming the key, instead of
 // booting as if the feature were there (`rails.require: true` used to boot and exit 0). Pure.
 

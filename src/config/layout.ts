@@ -1,4 +1,4 @@
-// Where the state and scratch folders may lie, whatever the trust (SPEC "The launcher"): the
+// Where the state and scratch folders may lie, whatever the trust (docs/security.md): the
 // sandbox keeps the state folder read-only and the scratch folder writable, so a state folder
 // that is the workspace root (or above it) or a scratch folder that is (or holds) the state folder
 // would hand the journal and toolgate's records to the sandboxed child. Refused at boot, exit 5.
@@ -36,7 +36,7 @@ export function checkLayout(config: Effective): void {
 }
 
 /**
- * The state folder is toolgate's own (SPEC "Trust"): one that is a link, holds a link, belongs to
+ * The state folder is toolgate's own: one that is a link, holds a link, belongs to
  * another user or was not made by toolgate (a clone's) fails the boot, naming it and how to clear
  * it. Read only; called once the trust gate has passed (an untrusted config chose no folder).
  */

@@ -48,7 +48,7 @@ const asSecs: Parse = (raw, name) => {
   return n;
 };
 
-/** The seeds' environment names and the leaf each one sets. */
+/** The environment names toolgate reads and the leaf each one sets. */
 export const ENV_KEYS: readonly [string, string, Parse][] = [
   ["LAS_COMMAND", "las.command", asString],
   ["LAS_MCP_ENTRYPOINT", "las.entrypoint", asString],

@@ -101,7 +101,7 @@ export const configType = (type: typeof arkType) => {
     "tasks?": { "+": "reject", "yield_cap_secs?": "0 < number <= 290" },
     "sandbox?": "'off' | 'product' | 'bench'",
     "delegation?": { "+": "reject", "command?": "string[] > 0", "worktree_root?": "string > 0", "timeout_secs?": "number > 0", "max_output_chars?": "number.integer >= 100", "env?": "string[]" },
-    // Reserved: the boundary's rules are fixed by seed 000 (no key loosens or extends them yet).
+    // Reserved: the boundary's rules are fixed (no key loosens or extends them yet).
     "boundary?": { "+": "reject" },
     "skills?": "string[]",
     // serve --http as a team's gateway: whose access tokens are accepted, and what each caller gets.

@@ -1,4 +1,4 @@
-// Opening what was checked (SPEC "Trust": what is checked is what is opened). A checked real path
+// Opening what was checked (what is checked is what is opened). A checked real path
 // is opened without following its last component, and the descriptor must be the object at exactly
 // that path (Linux: its own path, /proc/self/fd/N; elsewhere its identity, platform/portable/fd-paths.ts):
 // a symlink or folder swapped in after the check is refused, never followed.

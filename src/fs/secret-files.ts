@@ -1,4 +1,4 @@
-// Well-known secret files (SPEC "A secret stays a secret on every path"): `.env`, `.env.*`,
+// Well-known secret files (docs/permissions.md): `.env`, `.env.*`,
 // `*.pem`, `*.key`, `id_rsa*`, `id_ed25519*`, `id_ecdsa*`, `.npmrc`, `.netrc`, `.pypirc`,
 // `.git-credentials`. File tools and walks leave them alone unless the user names the file itself
 // in a grant (`--allow-read=.env`). Judged on the name alone, case-insensitively (a folding

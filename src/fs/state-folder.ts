@@ -1,4 +1,4 @@
-// The state folder is toolgate's own, never an input (SPEC "Trust"). toolgate makes it itself, as
+// The state folder is toolgate's own, never an input. toolgate makes it itself, as
 // the user, mode 0700, and writes into it a mark of that very folder: its inode and birth time,
 // which exist only once the folder does. A folder that arrived with its content (a clone, an
 // archive, a copy, a folder another program made) cannot hold a mark that matches it, so it is not

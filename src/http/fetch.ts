@@ -3,6 +3,7 @@
 // connection to the validated address itself, keeping the Host header and the TLS server name.
 // Redirects are followed here, by hand, each hop judged again.
 import { refuse, type Outcome, type Refusal } from "../result/result.ts";
+import { urlInWords } from "./audit.ts";
 import { auditView, checkUrl, isLoopbackName, judgeAnswers, LOOPBACK, rejected, type Checked, type Reach } from "./policy.ts";
 import type { Pins, Resolver } from "./resolve.ts";
 
@@ -86,16 +87,10 @@ export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDep
   }
 }
 
-/** A hop's refusal says which URL redirected there. */
+/** A hop's refusal says which URL redirected there (a `file:` one by its scheme alone: urlInWords). */
 function atHop<R extends { ok: false; refusal: Refusal }>(r: R, previous: Checked | null, current: string): R {
   if (previous === null) return r;
-  let to: string;
-  try {
-    to = auditView(new URL(current));
-  } catch {
-    to = "a URL that cannot be parsed";
-  }
-  return { ...r, refusal: { ...r.refusal, message: `${auditView(previous.url)} redirected to ${to}: ${r.refusal.message}` } };
+  return { ...r, refusal: { ...r.refusal, message: `${urlInWords(previous.url)} redirected to ${urlInWords(current)}: ${r.refusal.message}` } };
 }
 
 function originOf(raw: string): string | undefined {

@@ -3,7 +3,7 @@
 // from the command, the caller or the child. A file is made only for a stream that has output.
 // Each is capped (capture.ts); the folder is pruned by age and total size after a run that wrote one.
 // The folder itself is checked once per process before the first file goes in: toolgate's own
-// (made here 0700, this uid), never a link to somewhere else (SPEC "Trust": the state folder).
+// (made here 0700, this uid), never a link to somewhere else (the state folder is toolgate's own).
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ownFolder } from "../fs/state-folder.ts";

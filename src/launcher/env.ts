@@ -1,4 +1,4 @@
-// The child's environment, built by one pure function (SPEC "The launcher"): cleared, then the
+// The child's environment, built by one pure function: cleared, then the
 // fixed base, the caller's allowlist and pass-through groups (copied from the parent env it is
 // given), explicit values, and secret bindings. Nothing here reads process.env.
 import { refuse, type Outcome, type Refusal } from "../result/result.ts";

@@ -1,4 +1,4 @@
-// Children die with their parent (SPEC "The launcher", sandbox off): toolgate killed with
+// Children die with their parent (docs/security.md, sandbox off): toolgate killed with
 // `kill -9` can end nothing, so an unsandboxed command starts under a guardian, `toolgate __guard`
 // (the same executable). The guardian asks for a signal when toolgate dies (PR_SET_PDEATHSIG) and
 // checks toolgate is still its parent after asking (else it ran too late and starts nothing); it

@@ -1,4 +1,4 @@
-// Host Unix sockets out of the sandbox's reach wherever they lie (SPEC "The launcher"). Where they
+// Host Unix sockets out of the sandbox's reach wherever they lie (docs/security.md). Where they
 // usually are (/run, /var/run, /tmp, /var/tmp, /dev, the homes) the sandbox sees empty folders of
 // its own; an abstract socket needs the network namespace, which product never shares. A socket
 // bound anywhere else (/var/lib/..., /srv, the workspace itself) is covered by sandbox-mounts.ts

@@ -1,4 +1,4 @@
-// The one place a subprocess is started (SPEC "The launcher"): checks the spec, applies the
+// The one place a subprocess is started: checks the spec, applies the
 // sandbox hook, spawns the child in a new session and process group (so the whole tree can be
 // signalled) and hands it to supervise(). Every spawn goes through here.
 import { statSync } from "node:fs";

@@ -1,7 +1,7 @@
 // Ending a call tree whose supervisor died (kill -9, OOM): every launched child leads its own
 // session (launch.ts, setsid), and a task's row keeps each live child's pid and start time. Whoever
 // finds the supervisor gone ends that session's processes here, before marking the task lost.
-// A row is not proof (SPEC "Trust": nothing read back from the state folder acts on the host
+// A row is not proof (nothing read back from the state folder acts on the host
 // without a check): only a process that carries the task's mark in its environment is signalled.
 import { hostPlatform } from "../platform/host.ts";
 import { isLive, readStat, scan, type ProcStat } from "./proc-tree.ts";

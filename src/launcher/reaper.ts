@@ -1,6 +1,6 @@
 // A one-shot process's servers, shut down off its caller's path: once the result is out, the
 // children go to a detached reaper (`toolgate __reap`, the same executable, its own session,
-// stdin /dev/null) that carries out the seed's order — stdin closed, the grace, the tree killed —
+// stdin /dev/null) that carries out the shutdown — stdin closed, the grace, the tree killed —
 // and sends the DELETE that ends each HTTP server's session (src/http/later.ts).
 import type { LaterRequest } from "../http/later.ts";
 import { endTree, waitUntil } from "./end-tree.ts";

@@ -1,4 +1,4 @@
-// A run's own HOME (SPEC "The launcher": `bash -lc` runs with HOME set to an empty folder in the
+// A run's own HOME (docs/tools.md: `bash -lc` runs with HOME set to an empty folder in the
 // state folder, so the user's dotfiles neither run nor print into every result). Each run has a
 // folder of its own, `<state>/home/<pid>-<random>`, in a folder toolgate verified as its own, made
 // 0700: empty when the command starts (a .profile a previous command left cannot run), writable

@@ -1,5 +1,5 @@
-// The bubblewrap mounts that make product and bench hold when toolgate runs as root (SPEC "The
-// launcher"): no capabilities, a user namespace (mounts it inherits are locked: they cannot be
+// The bubblewrap mounts that make product and bench hold when toolgate runs as root (see
+// docs/security.md): no capabilities, a user namespace (mounts it inherits are locked: they cannot be
 // unmounted to uncover what lies beneath), host sockets, homes and root's secrets hidden, and
 // control paths read-only whether or not they exist yet.
 import { lstatSync, mkdirSync, realpathSync, rmdirSync } from "node:fs";
@@ -191,7 +191,7 @@ export function reachable(p: string, root: string, who: { readonly uid: number; 
 }
 
 /**
- * The user's own toolgate folders (records, tokens, a session's socket: SPEC "Trust") hidden by an
+ * The user's own toolgate folders (records, tokens, a session's socket) hidden by an
  * empty read-only tmpfs wherever the sandbox would see them: inside the workspace (workspace =
  * $HOME), or anywhere the system mounts leave in view (an XDG_RUNTIME_DIR under /srv). Those in
  * a folder the view covers (/tmp, /run, /var/tmp, a home; as root a closed one) are gone already;

@@ -1,4 +1,4 @@
-// The sandbox modes (SPEC "The launcher"): `off` is the scrubbed environment only; `product` and
+// The sandbox modes (docs/security.md): `off` is the scrubbed environment only; `product` and
 // `bench` wrap every sandboxed run in bubblewrap. The boot probe runs that same wrapper around
 // `true` through the launcher, so a mode that cannot be had fails the boot instead of running quieter;
 // on a platform without bubblewrap the boot refuses them before (platform/facilities.ts sandboxUnavailable).

@@ -1,4 +1,4 @@
-// What the sandbox hides from a child that is root on the host (SPEC "The launcher"): in a user
+// What the sandbox hides from a child that is root on the host (docs/security.md): in a user
 // namespace mapped to host uid 0 the child still OWNS root's 0600/0640 files, so dropping every
 // capability does not stop it reading /etc/shadow. Every file an ordinary user could not read, and
 // every folder an ordinary user could not enter, under the system's configuration and data roots

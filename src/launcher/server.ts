@@ -1,6 +1,6 @@
 // Long-lived children (MCP stdio servers, Las): started through the same scrubbed environment,
 // new session and sandbox hook as every run, but with open pipes for a protocol. Shutdown is
-// the seed's order: close stdin, wait the grace, then kill the whole tree; nothing survives.
+// the shutdown order: close stdin, wait the grace, then kill the whole tree; nothing survives.
 import { closeQuietly } from "../fs/opened.ts";
 import type { ChildEnv } from "./env.ts";
 import { endTree, waitUntil } from "./end-tree.ts";

@@ -1,6 +1,6 @@
 // toolgate as a child subreaper (Linux prctl PR_SET_CHILD_SUBREAPER): a process that leaves its
 // session and group and loses its parent (`(setsid cmd &)`) is re-parented to toolgate instead
-// of init, so the tree can still find it by its parent (SPEC "The launcher": with `sandbox: off`
+// of init, so the tree can still find it by its parent (docs/security.md: with `sandbox: off`
 // nothing outlives the call). Loaded on the first unsandboxed launch only: bun:ffi costs ~4 ms.
 // Elsewhere (no prctl) such an orphan is not found: docs/security.md, "Platforms".
 import { hostPlatform } from "../platform/host.ts";

@@ -31,7 +31,7 @@ export interface Connection {
    * longer knows this session (HTTP 404)"), whoever closed it. A supervisor watches it.
    */
   readonly lost?: Promise<string>;
-  /** Closes the session; for a child, the seed's shutdown (stdin closed, grace, kill). */
+  /** Closes the session; for a child, the shutdown (stdin closed, grace, kill). */
   close(graceMs: number): Promise<void>;
   /** For an unsandboxed child: the same shutdown, left to the reaper (RunningServer.handOff). */
   handOff?(graceMs: number): ReapOrder | null;

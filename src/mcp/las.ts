@@ -1,4 +1,4 @@
-// Las, the supervised MCP child (seed 000): its exact environment, the skarbiec identity
+// Las, the supervised MCP child (docs/mcp.md#las): its exact environment, the skarbiec identity
 // rule checked before spawn, the pinned protocol and the required-surface boot check.
 // Pure functions; the supervisor (spawn, connect, shutdown) builds on them.
 import type { Refusal } from "../result/result.ts";
@@ -63,7 +63,7 @@ export function lasEnv(las: LasSettings, parent: Readonly<Record<string, string 
 const SECRET_WORDS = new Set(["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "COOKIE", "AUTH", "AUTHORIZATION", "CREDENTIAL", "CREDENTIALS", "KEY", "APIKEY", "SESSION"]);
 
 /**
- * Seed 000: Las gets the parent's SKARBIEC_* capability *paths*, not every SKARBIEC_* variable.
+ * Las gets the parent's SKARBIEC_* capability *paths*, not every SKARBIEC_* variable.
  * A capability path is an absolute path (`/...`, one line) under a name whose last word does not
  * say it is a credential: SKARBIEC_VAULT=/v and SKARBIEC_TOKEN_FILE=/t pass; SKARBIEC_API_TOKEN,
  * SKARBIEC_API_KEY, SKARBIEC_PASSWORD (whatever their value) and a value that is not an absolute

@@ -1,4 +1,4 @@
-// Authored tools at boot (SPEC "Trust covers what the repository runs"): their manifests are read
+// Authored tools at boot (trust covers what the repository runs): their manifests are read
 // once, only when their folder exists; their digests feed the trust check (TOOLGATE_TRUST may pin
 // them) and `toolgate trust` (which records them); a manifest's own "approval": "never" holds
 // only when the trust covers that manifest as it is now.

@@ -158,7 +158,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
     // The call's secrets (the rails' credentials, an authored tool's needs.env values) are masked in
     // the child's output as it is drained too (tails, artifacts, a task's live log), not only in
     // the result: a secret split across reads is still caught.
-    processes: (s, masks) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks, signal: s, ...(w.watch ? { watch: w.watch } : {}), ...guard }),
+    processes: (s, masks) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, scratch: booted.config.values.scratch as string, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks, signal: s, ...(w.watch ? { watch: w.watch } : {}), ...guard }),
     permissions: booted.permissions,
     approval: {
       approved: w.approved,

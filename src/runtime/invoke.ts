@@ -1,4 +1,4 @@
-// The call pipeline, written once (SPEC.md "The call pipeline"): resolve → validate →
+// The call pipeline, written once: resolve → validate →
 // profile → permissions → approval → secrets → adapter under a deadline → boundary →
 // classify → journal. Nothing reaches the adapter before steps 3-5 pass and its journal row
 // is written (started); the same row is finished after.
@@ -300,7 +300,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const checkedValue = r === undefined ? (result as { value: unknown }).value : r.raw !== undefined ? r.raw : { message: r.message, details: r.details };
   if (pathsOff !== undefined) offDetail = { local_paths: "off", by: pathsOff };
   const violation = checkBoundary(checkedValue, boundaryFor(entry));
-  // A violation replaces the result whole, with exactly the seed's object (no tool name, no partial).
+  // A violation replaces the result whole, with the boundary's fixed object (no tool name, no partial).
   if (violation) return finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation, r?.raw !== undefined ? r : undefined);
   return result.ok ? finish({ status: "success", tool: name, payload: result.value }) : failed(result.refusal);
 }

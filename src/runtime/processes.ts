@@ -1,7 +1,8 @@
 // The process runner handed to handlers: one launcher, the scrubbed environment built from the
 // parent environment given at the entry point, bound secrets redacted from tails and artifacts,
 // artifacts under the state folder, and the boot's sandbox for calls that ask for it.
-import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join, relative } from "node:path";
 import type { ProcessRequest, ProcessRunner, SandboxMode } from "../catalog/declare.ts";
 import { StreamRedactor } from "../boundary/redact.ts";
 import { childEnv } from "../launcher/env.ts";
@@ -13,6 +14,8 @@ import { refuse, type Outcome } from "../result/result.ts";
 export interface ProcessRunnerDeps {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   readonly stateDir: string;
+  /** The scratch folder: made before a tool's command runs when it lies in the state folder (as the sandbox does). */
+  readonly scratch?: string;
   readonly sandboxMode: SandboxMode;
   /** The wrapper for `product`/`bench` (undefined for `off`). */
   readonly sandbox: Sandbox | undefined;
@@ -65,6 +68,7 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
   return {
     sandboxMode: deps.sandboxMode,
     async run(req) {
+      if (req.sandboxed && deps.scratch !== undefined) makeScratch(deps.stateDir, deps.scratch);
       // An empty HOME of the run's own (bash -lc): emptied once the run and its tree are over.
       const home = req.home ? makeRunHome(deps.stateDir) : null;
       if (home && !home.ok) return refuse("launch.home", `${home.message}; the command did not run`);
@@ -75,4 +79,19 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
       }
     },
   };
+}
+
+/**
+ * The scratch folder, where a command leaves what scratch_read reads: made 0700 when missing and it
+ * lies inside the state folder, which the call's journal row has made already; in every sandbox
+ * mode, as bwrap's writable folders are made under `product` and `bench`. Never the folder above it.
+ */
+function makeScratch(stateDir: string, scratch: string): void {
+  const rel = relative(stateDir, scratch);
+  if (rel === "" || rel.startsWith("..") || rel.startsWith("/")) return;
+  try {
+    mkdirSync(scratch, { mode: 0o700 });
+  } catch {
+    // There already, or no state folder above it: scratch_read says scratch.missing.
+  }
 }

@@ -4,7 +4,7 @@
 // shapes almost every client sends, the same decisions are made here by looking at the fields;
 // anything else (a field of another type, a task, an unknown key) takes the SDK's own path
 // unchanged, so what is accepted and what is refused stay the SDK's. About a tenth of serve's
-// work per call (issue 22). The SDK's members used here are checked when a client connects
+// work per call. The SDK's members used here are checked when a client connects
 // (`fastPathFor`); if an SDK version renames them, every message takes the SDK's path.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

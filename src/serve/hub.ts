@@ -121,7 +121,7 @@ export class Hub {
     // not through Server's tools/call override, which parses the request a second time and the
     // result against CallToolResultSchema: every result here is built by renderResult, and a
     // server's own content passed through was parsed when it arrived. About a third of the SDK's
-    // work per call (issue 22).
+    // work per call.
     const setHandler = Protocol.prototype.setRequestHandler as unknown as typeof server.setRequestHandler;
     const onCall = async (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallResult> => {
       const served = request.params.name;
@@ -223,7 +223,7 @@ export class Hub {
     try {
       const invoked = await done;
       const { note, operator } = invoked;
-      // The operator hears which rule fired where; the client gets exactly the seed's object.
+      // The operator hears which rule fired where; the client gets the boundary's fixed object.
       if (note !== undefined) this.deps.wiring.operator(`toolgate: ${escapeControl(note)}`);
       if (operator !== undefined) this.deps.wiring.operator(`toolgate: ${name}: ${escapeControl(operator)}`);
       return { ...invoked, origin: entry?.origin };

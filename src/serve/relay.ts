@@ -1,4 +1,4 @@
-// serve as a complete gateway (SPEC "Serving"): what the upstream MCP servers offer besides tools —
+// serve as a complete gateway (docs/mcp.md): what the upstream MCP servers offer besides tools —
 // resources (list, read, templates, subscribe), prompts (list, get), completions and logging — is
 // relayed to each client through the same stages as a tool call: the server's start permission,
 // a journal row (effect read), the output boundary and redaction of the server's secrets. A

@@ -1,5 +1,5 @@
-// The HTTP sessions of `serve --http`, bounded and never a lock-out (SPEC "Sessions never lock
-// out"). A session is busy while a request of its client is unanswered, idle otherwise. An idle
+// The HTTP sessions of `serve --http`, bounded and never a lock-out
+// (docs/mcp.md). A session is busy while a request of its client is unanswered, idle otherwise. An idle
 // session ends once it has been idle past the idle bound (swept every minute and before each new
 // session); at the cap the least recently used idle session ends to make room, and its client
 // gets 404 and initializes again, as MCP says. Only when every session is busy is a new one

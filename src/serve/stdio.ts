@@ -2,7 +2,7 @@
 // SDK's StdioServerTransport, without first parsing every message against the SDK's JSON-RPC
 // schema: the protocol layer tells requests, notifications and responses apart itself (a message
 // that is none of them is reported there, like a line that is not JSON), so that parse was a
-// second check of every message, the costliest step of reading one (issue 22).
+// second check of every message, the costliest step of reading one.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { StdoutSink } from "./stdout.ts";

@@ -3,7 +3,8 @@
 // reaches (metadata, registration, token endpoints) is network access: its net permission passes
 // first, as the server's own did; the config's headers never leave the server's origin.
 import { NetRefused } from "../http/client.ts";
-import { auditView, schemeRefused } from "../http/policy.ts";
+import { urlInWords } from "../http/audit.ts";
+import { schemeRefused } from "../http/policy.ts";
 import type { PolicyFetch, Target } from "../mcp/connect.ts";
 import type { Code } from "../result/codes.ts";
 import type { Refusal } from "../result/result.ts";
@@ -68,7 +69,7 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
     // refused as the URL policy refuses it, before a net grant is asked for a host it does not have.
     const scheme = schemeRefused(url);
     if (scheme) {
-      const message = `MCP server "${spec.name}" needs ${auditView(url)} for its authorization: ${scheme.refusal.message}`;
+      const message = `MCP server "${spec.name}" needs ${urlInWords(url)} for its authorization: ${scheme.refusal.message}`;
       wiring.refused = { code: scheme.refusal.code, message };
       throw new NetRefused(scheme.refusal.code, message, scheme.refusal.details);
     }

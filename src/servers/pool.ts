@@ -36,7 +36,7 @@ export class ConnectionPool {
     return [...this.#live.values()].map((x) => ({ name: x.name, pid: x.conn.child?.pid ?? null }));
   }
 
-  /** The seed's shutdown for every kept child: stdin closed, grace, kill. */
+  /** The shutdown for every kept child: stdin closed, grace, kill. */
   async close(graceMs: number): Promise<void> {
     this.#closed = true;
     const all = [...this.#live.values()];

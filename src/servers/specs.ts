@@ -1,4 +1,4 @@
-// What the config says about remote sources, turned into launchable specs: Las (seed 000) and
+// What the config says about remote sources, turned into launchable specs: Las and
 // the `mcpServers` block in the shape MCP clients already use. Pure: the parent environment is
 // a parameter. Variables in env, headers, args and url (vars.ts): a parent's is a secret.
 import { dirname, isAbsolute, relative, resolve } from "node:path";

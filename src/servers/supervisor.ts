@@ -29,7 +29,7 @@ export interface RestartPolicy {
   readonly stableMs: number;
 }
 
-/** 0.5 s, 1, 2, 4, 8: five restarts within ~16 s, then down. Seed 000 gives no numbers for restarts. */
+/** 0.5 s, 1, 2, 4, 8: five restarts within ~16 s, then down. */
 export const RESTART_POLICY: RestartPolicy = { initialMs: 500, maxMs: 30_000, attempts: 5, stableMs: 60_000 };
 
 /** What the supervisor needs of RemoteSources (kept narrow so `session` can reuse it). */

@@ -1,4 +1,4 @@
-// Where a workspace's session listens (SPEC "Trust": sockets are seams): in the user's runtime
+// Where a workspace's session listens (sockets are seams): in the user's runtime
 // folder ($XDG_RUNTIME_DIR/toolgate), else the user state folder, in a `sessions` folder that
 // toolgate makes 0700 and only this user can enter; one socket per workspace, named by a hash of
 // its real path. Never in a workspace, where a repository or a sandboxed command could plant one.

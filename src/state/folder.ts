@@ -1,4 +1,4 @@
-// The state folder (SPEC "Trust": toolgate's own, never an input): made 0700 and marked by
+// The state folder (toolgate's own, never an input: docs/security.md): made 0700 and marked by
 // toolgate, with a `.gitignore` holding `*` when toolgate is the one that made it (as pytest and
 // ruff do), so a workspace's `.toolgate/` never dirties git. The rules live in fs/state-folder.ts.
 import { ensureStateFolder } from "../fs/state-folder.ts";

@@ -48,7 +48,7 @@ export const MIGRATIONS: readonly string[] = [
    );`,
   // Delegation: a task's child calls are filed under the parent call's row (`toolgate log` nests them).
   `ALTER TABLE journal ADD COLUMN parent INTEGER;`,
-  // Background tasks (SPEC "Background tasks"): one row per task, owned by a lane; `request` is what
+  // Background tasks: one row per task, owned by a lane; `request` is what
   // the foreground admitted (args, grants, approval), cleared when the task ends; the log is kept
   // as bounded chunks (the oldest dropped and counted in log_dropped).
   `CREATE TABLE tasks (
@@ -84,7 +84,7 @@ export const MIGRATIONS: readonly string[] = [
   // The marks (pid + start time) of a running task's call trees, for ending them when its
   // supervisor is found gone (tasks.ts reconcile).
   `ALTER TABLE tasks ADD COLUMN trees TEXT;`,
-  // The journal without AUTOINCREMENT (issue 22): its counter was a second page written by every
+  // The journal without AUTOINCREMENT: its counter was a second page written by every
   // call's started row. Rows are never deleted, so a plain rowid (max + 1) gives the same ids;
   // every row moves over with its id. (created_resources, written rarely, keeps its counter.)
   `CREATE TABLE journal_rowid (

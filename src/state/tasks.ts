@@ -1,4 +1,4 @@
-// Background task rows (SPEC "Background tasks"): create (refusing a busy write scope), claim by the
+// Background task rows: create (refusing a busy write scope), claim by the
 // supervisor, finish once, cancel requests, bounded log chunks, lane-scoped lookup by unique id
 // prefix, and lost detection: an active task whose supervisor (pid + start time) is gone is `lost`.
 import type { Database } from "bun:sqlite";

@@ -1,4 +1,4 @@
-// A running task's output on its way to SQLite (issue 11): the launcher hands each redacted piece
+// A running task's output on its way to SQLite: the launcher hands each redacted piece
 // here (LaunchWatch.output); pieces are batched and written at most once per FLUSH_MS, so a
 // chatty process costs a bounded number of transactions, and `tasks logs --follow` sees output
 // within about that long. What waits between writes is bounded too: past the cap the oldest goes;

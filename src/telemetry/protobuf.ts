@@ -5,7 +5,7 @@
 // thousands of spans whose attributes repeat: a string or boolean attribute (key and value) is
 // encoded once and its bytes copied after that, and the request is written in one pass (the official
 // one measures it in a first pass, then writes). In serve, the official serializer was most of the
-// exporter's CPU and of the JIT compiles telemetry added (issue 23: serve calls/s within 5% of off).
+// exporter's CPU and of the JIT compiles telemetry added (target: serve calls/s within 5% of off).
 // A span it does not expect (events, links, an attribute that is not a string, number or boolean)
 // sends the whole batch through the official serializer instead (export.ts hands it in: only that
 // file loads OpenTelemetry's code).

@@ -15,7 +15,7 @@ export type FromExporter = { line: string } | "closed";
 // This thread's code tiers up 50 times later than normal: the JIT compiler's threads are shared with
 // the thread that runs the calls, and compiling the exporter's code (a few µs of work per span) cost
 // more CPU than it saved. serve, 2,000 calls: the compiler's CPU about 28 ms -> 10 ms more than
-// telemetry off, this thread's about 26 -> 29 ms; 10,000 calls: 42 ms less in all (issue 23).
+// telemetry off, this thread's about 26 -> 29 ms; 10,000 calls: 42 ms less in all.
 Bun.unsafe.setJITPolicy(50);
 
 let exporter: Promise<Exporter> | undefined;

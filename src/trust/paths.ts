@@ -1,4 +1,4 @@
-// The user's own state folder (SPEC "Trust"): where trust decisions and remembered approvals
+// The user's own state folder (docs/security.md): where trust decisions and remembered approvals
 // live, outside every repository. From the injected environment only, never process.env.
 import { writeStderr } from "../result/io.ts";
 import { isAbsolute, join } from "node:path";

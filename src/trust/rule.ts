@@ -1,4 +1,4 @@
-// What a config would widen (SPEC "Trust: who may widen what"): an untrusted config may only
+// What a config would widen (docs/security.md, who may widen what): an untrusted config may only
 // narrow. Pure but for real-path lookups: a path inside the workspace by name may be a symlink
 // the checkout carries, so containment is decided on real paths.
 import { dirname, isAbsolute, resolve } from "node:path";

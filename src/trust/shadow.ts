@@ -3,7 +3,7 @@
 // sandbox, denies and approvals when toolgate runs from `sub/`. An untrusted nearer config that
 // shadows another one up to the repository root fails the boot (exit 5); a trusted one is noted.
 // So does an untrusted one inside a workspace toolgate has used: a command run there could have
-// written it (SPEC "Trust": control files protected where discovery would find them).
+// written it (control files protected where discovery would find them).
 import { lstatSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CONFIG_NAME, repositoryRoot, type ConfigFile } from "../config/file.ts";

@@ -1,4 +1,4 @@
-// Whether the config in use is the user's (SPEC "Trust"): `--config FILE` is; $TOOLGATE_CONFIG is
+// Whether the config in use is the user's: `--config FILE` is; $TOOLGATE_CONFIG is
 // unless it lies in the current repository or in the workspace it would be used with; a config
 // found in the workspace is trusted only when TOOLGATE_TRUST names its content digest or
 // `toolgate trust` recorded this content for this path as found, this real file and this

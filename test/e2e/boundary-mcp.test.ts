@@ -1,7 +1,7 @@
-// End to end: the output boundary on results of real MCP servers (issue 10). Ordinary prose, code,
+// End to end: the output boundary on results of real MCP servers. Ordinary prose, code,
 // diffs and images pass; absolute paths are rejected unless the user (a flag, or a config of their
 // own) switched the rule off for that one server, which the journal records; a workspace config
-// cannot. The operator hears the tool, the rule and where; the model gets exactly the seed's object.
+// cannot. The operator hears the tool, the rule and where; the model gets exactly the boundary's fixed object.
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -56,7 +56,7 @@ describe("absolute paths", () => {
     expect(JSON.parse((await rowOf(dir.path, tool)).detail)).toEqual({ rule: "local_path", where: "$.content[0].text" });
   });
 
-  test("an isError answer naming a file: the model sees the seed's object, the journal the server's error, stderr that the remote side may have acted", async () => {
+  test("an isError answer naming a file: the model sees the boundary's fixed object, the journal the server's error, stderr that the remote side may have acted", async () => {
     await using dir = tempDir();
     write(join(dir.path, "toolgate.json"), ordinary());
     const r = await run(["call", "ord__missing", "{}", ...GRANT], { cwd: dir.path });

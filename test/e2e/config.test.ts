@@ -69,7 +69,7 @@ describe("bad config: exit 5, what, where, how to fix, nothing written", () => {
     expect(existsSync(join(dir.path, ".toolgate"))).toBe(false);
   });
 
-  test("every problem is listed, each with its place, in the order of the file (issue 10)", async () => {
+  test("every problem is listed, each with its place, in the order of the file", async () => {
     await using dir = tempDir();
     const path = join(dir.path, "toolgate.json");
     writeFileSync(path, '{\n  "sandbox": "maybe",\n  "mcpServers": {"a": {"command": 1, "bogus": 2}},\n  "x1": 1\n}\n');

@@ -1,5 +1,5 @@
 // End to end: Las, the supervised MCP child, against the fixture Las (a real MCP stdio server
-// written with the SDK). Every boot check of seed 000, outcomes, the boundary, the cache, pinning.
+// written with the SDK). Every boot check of Las, outcomes, the boundary, the cache, pinning.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,7 +48,7 @@ const reapers = (pid: number) =>
   });
 
 describe("Las boot", () => {
-  test("its tools join the catalog under their own names; the child's environment is exactly the seed's", async () => {
+  test("its tools join the catalog under their own names; the child's environment is exactly the documented one", async () => {
     await using dir = tempDir();
     const f = lasWorkspace(dir.path, [], { skip: ["tama"], release_manifest_file: "/r/m", release_manifest_signature_file: "/r/s", release_trust_store_file: "/r/t", release_watermark_file: "/r/w" });
     const r = await run(["tools", "--allow-run"], { cwd: dir.path, env: { SKARBIEC_VAULT: "/vault", AWS_SECRET_ACCESS_KEY: "nope", NODE_OPTIONS: "--inspect", LD_PRELOAD: "/x.so" } });

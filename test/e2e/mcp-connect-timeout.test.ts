@@ -1,6 +1,6 @@
 // End to end (the compiled binary): a server that does not answer `initialize` within its connect
 // timeout is told so naming the key that sets it, at discovery and when a call starts it from the
-// cached catalog; a package runner's first start is said to need longer (issue 20, part 3).
+// cached catalog; a package runner's first start is said to need longer.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

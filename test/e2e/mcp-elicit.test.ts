@@ -1,4 +1,4 @@
-// End to end: what an MCP server asks during `call` (issue 10). Its elicitation is a form on the
+// End to end: what an MCP server asks during `call`. Its elicitation is a form on the
 // terminal (util-linux `script` gives the binary one; answers are typed into it), defaults kept by
 // Enter (SEP-1034); with nobody to ask it is declined and stderr says so; sampling is refused
 // (toolgate holds no model); progress is one updating stderr line on a terminal, nothing in a pipe.

@@ -1,5 +1,5 @@
 // End to end: real MCP servers from npm whose ordinary answers the old token rule withheld
-// (issue 20 §1): @negokaz/excel-mcp-server answers in HTML (`</table>` and `</ul>` at line
+// (an excel and a git server): @negokaz/excel-mcp-server answers in HTML (`</table>` and `</ul>` at line
 // starts), @cyanheads/git-mcp-server wraps a diff in JSON text (`--- /dev/null\n+++` with a
 // literal `\n`). Each runs offline under node. Each is listed and called through dist/toolgate
 // with only the grants a user would pass (no --allow-local-paths), and every answer is compared

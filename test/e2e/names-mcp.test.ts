@@ -1,4 +1,4 @@
-// End to end: names as servers and other clients write them (issue 10). Tool names with dots, a
+// End to end: names as servers and other clients write them. Tool names with dots, a
 // slash or 127 characters, and server names such as `github.com/owner/repo`, `My Server` or one
 // past 40 characters, are offered under deterministic mapped names, shown beside the name the
 // server wrote; a call by the mapped name reaches the server's own tool; nothing fails the boot.

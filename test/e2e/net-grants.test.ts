@@ -1,6 +1,6 @@
 // End to end (the compiled binary, inside a namespace holding only loopback): `localhost` grants
 // reach a loopback MCP server and the OAuth server on it in one round, grants are a union, and a
-// server that answers 429 is said to be rate limiting (issue 20, part 3).
+// server that answers 429 is said to be rate limiting.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

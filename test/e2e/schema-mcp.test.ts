@@ -1,5 +1,5 @@
 // End to end: tools from other sources are validated by the complete JSON Schema validator
-// (issue 10): a fixture server with pydantic-style `$defs`/`$ref`, a recursive model and draft-07
+// (ajv): a fixture server with pydantic-style `$defs`/`$ref`, a recursive model and draft-07
 // `definitions`, and @modelcontextprotocol/server-sequential-thinking, each listed and called
 // through dist/toolgate. Arguments go to the server exactly as given (no defaults filled in).
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// A running task's output and tree (issue 11, second part) through dist/toolgate: `tasks logs
+// A running task's output and tree through dist/toolgate: `tasks logs
 // --follow` shows output while the task runs; the log cap drops the oldest chunks and counts them;
 // a bound secret split across reads is in no chunk; kill -9 of a supervisor ends its call tree
 // (the command's guardian), the next read makes the task lost, and nothing outside it ends; yield_until's configured cap; a server start granted at

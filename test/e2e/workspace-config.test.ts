@@ -1,5 +1,5 @@
 // End to end (the compiled binary): a config chosen by name never moves the workspace, discovery
-// starts from --workspace, and a trusted config's env.PATH reaches its server (issue 20, part 3).
+// starts from --workspace, and a trusted config's env.PATH reaches its server.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

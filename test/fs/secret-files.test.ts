@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { isSecretName, isSecretPath } from "../../src/fs/secret-files.ts";
 
-describe("well-known secret file names (SPEC: .env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, id_ecdsa*, .npmrc, .netrc, .pypirc, .git-credentials)", () => {
+describe("well-known secret file names (.env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, id_ecdsa*, .npmrc, .netrc, .pypirc, .git-credentials)", () => {
   test.each([".env", ".env.local", ".env.production", "server.pem", "tls.key", ".key", "id_rsa", "id_rsa.pub", "id_ed25519", "id_ed25519_sk", "id_ecdsa", ".npmrc", ".netrc", ".pypirc", ".git-credentials", ".ENV", "Server.PEM"])("%s is one", (name) => {
     expect(isSecretName(name)).toBe(true);
   });

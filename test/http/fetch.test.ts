@@ -1,6 +1,7 @@
 // The adapter end to end in-process, inside a loopback-only network namespace: real Bun.serve
 // servers on port 0 reached through --resolve pins and exact grants, an injected resolver for DNS.
 import { afterAll, describe, expect, test } from "bun:test";
+import { checkBoundary } from "../../src/boundary/boundary.ts";
 import { httpClient, exactNetGrants, policyFetch, type NetSetup } from "../../src/http/client.ts";
 import { guardedFetch, type HttpDeps } from "../../src/http/fetch.ts";
 import type { PermissionGrants } from "../../src/permission/types.ts";
@@ -157,6 +158,12 @@ inLoopbackNamespace(import.meta.path, () => {
       ["http://u:p@site.test/", "url.rejected:userinfo"],
     ])("a redirect to %s is refused %s", async (target, expected) => {
       expect(rule(await get(`http://site.test:${P}/to?u=${encodeURIComponent(target)}`, s()))).toBe(expected);
+    });
+    test.each(["file:///etc/passwd", "FILE:/etc/shadow", "file:"])("a redirect to %s is refused naming the scheme, a refusal the output boundary lets through", async (target) => {
+      const r = await get(`http://site.test:${P}/to?u=${encodeURIComponent(target)}`, s());
+      expect(!r.ok && r.refusal.message).toBe(`http://site.test:${P} redirected to a URL with the scheme "file": the scheme "file" is not allowed; only http and https are (that scheme names a file on this machine: file_read reads one)`);
+      // web_extract's and the rails' results are read with local paths withheld: the refusal is not.
+      expect(!r.ok && checkBoundary(r.refusal, { localPaths: true })).toBeNull();
     });
     test("a redirect to a host --allow-net does not grant is refused, even an exactly granted address needs its grant", async () => {
       expect(rule(await get(`http://site.test:${P}/to?u=${encodeURIComponent(`http://127.0.0.1:${other.port}/`)}`, setup([`site.test:${P}`])))).toBe("url.rejected:private_address");

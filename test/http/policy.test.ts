@@ -1,6 +1,8 @@
 // The URL policy's pure half, table-driven: every spelling of a literal address, every range,
 // schemes, userinfo, names, and the exact grant as the only way to a non-public address.
 import { describe, expect, test } from "bun:test";
+import { checkBoundary } from "../../src/boundary/boundary.ts";
+import { urlInWords } from "../../src/http/audit.ts";
 import { auditView, checkUrl, judgeAnswers, type Reach } from "../../src/http/policy.ts";
 
 const reach: Reach = { exact: new Set(["127.0.0.1:8080", "[::1]:8080", "localhost:3000", "10.1.2.3:443", "site.test:9000"]), pinned: new Set(["site.test:9000"]) };
@@ -201,4 +203,23 @@ describe("auditView", () => {
     ["http://[::1]:8080/x", "http://[::1]:8080"],
     ["nonsense", "(not a URL)"],
   ])("%s → %s", (url, view) => expect(auditView(url)).toBe(view));
+});
+
+describe("urlInWords: a URL as a message names it, never what the boundary withholds", () => {
+  test.each([
+    ["https://user:pw@example.com:8443/p/a?q=secret#frag", "https://example.com:8443"],
+    ["http://127.0.0.1:8080/x", "http://127.0.0.1:8080"],
+    ["file:///etc/passwd", 'a URL with the scheme "file"'],
+    ["FILE://host/x", 'a URL with the scheme "file"'],
+    ["file:", 'a URL with the scheme "file"'],
+    ["gopher://example.com/", 'a URL with the scheme "gopher"'],
+    ["nonsense", "a URL that cannot be parsed"],
+  ])("%s → %s", (url, words) => {
+    expect(urlInWords(url)).toBe(words);
+    // What the rails' and web_extract's results are read with: local paths withheld.
+    expect(checkBoundary({ message: `x redirected to ${words}` }, { localPaths: true })).toBeNull();
+  });
+  test("the audit view of a file: URL is itself a local path to the boundary (why messages do not use it)", () => {
+    expect(checkBoundary({ message: `x redirected to ${auditView("file:///etc/passwd")}` }, { localPaths: true })?.rule).toBe("local_path");
+  });
 });

@@ -119,7 +119,7 @@ describe("redactProxyUrl", () => {
 });
 
 describe("names that change what a child runs before its own code", () => {
-  // Review follow-up: module paths, interpreter options, git's config/repository/pager and the
+  // Module paths, interpreter options, git's config/repository/pager and the
   // programs other programs start by name were accepted as env values and needs.env names.
   test.each([
     "PYTHONPATH", "PYTHONHOME", "PYTHONWARNINGS", "PYTHONSTARTUP", "NODE_PATH", "NODE_OPTIONS", "RUBYLIB", "RUBYOPT",

@@ -1,4 +1,4 @@
-// The reaper: a server handed over by a process that exits is shut down in the seed's order (stdin
+// The reaper: a server handed over by a process that exits is shut down in order (stdin
 // closed, the grace, the tree killed) from another process's view of its tree, and a pid reused
 // since the hand-over is never taken for a member.
 import { describe, expect, test } from "bun:test";

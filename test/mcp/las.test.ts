@@ -54,7 +54,7 @@ describe("Las environment", () => {
     expect(r).toEqual({ ok: true, env: { LAS_ONLY: "skarbiec", SKARBIEC_VAULT: "/vault", SKARBIEC_KEY_PATH: "/k", SKARBIEC_SOCKET: "/run/skarbiec.sock", SKARBIEC_TOKEN_FILE: "/t", SKARBIEC_MCP_AGENT_ID: "being-7" } });
   });
 
-  test("the default LAS_ONLY is the seed's list, in its order", () => {
+  test("the default LAS_ONLY is the documented list, in its order", () => {
     expect(DEFAULT_LAS_ONLY.join(",")).toBe("weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance");
   });
 

@@ -198,7 +198,7 @@ describe("invoke", () => {
     );
   });
 
-  test("a rejected isError answer: the model sees the seed's object, the journal the server's error, the operator that the remote side may have acted", async () => {
+  test("a rejected isError answer: the model sees the boundary's fixed object, the journal the server's error, the operator that the remote side may have acted", async () => {
     const raw = { content: [{ type: "text", text: "cannot open /home/u/x" }], isError: true };
     const { trace, deps } = setup({ refuse: { code: "remote_tool", message: "cannot open /home/u/x", details: raw, raw } });
     const r = await invoke("demo__read", { path: "a" }, deps);

@@ -1,7 +1,7 @@
-// Issue 19, medium 11: apply_change protected less than the file tools. A write child (a fake agent
+// apply_change protected less than the file tools. A write child (a fake agent
 // writing its worktree directly, past its own file tools) leaves toolgate's control files where
 // discovery would find them, a file in the state folder, and (when the workspace is a folder of the
-// repository) a file above the workspace. SPEC "Trust": control files are protected where they
+// repository) a file above the workspace. Control files are protected where they
 // would be; apply_change judges every path with file_write's one predicate and writes nothing.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";

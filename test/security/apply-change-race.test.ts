@@ -1,6 +1,6 @@
-// Issue 19, high 3: apply_change wrote a change's files through a folder name that an attacker (a
+// apply_change wrote a change's files through a folder name that an attacker (a
 // sandboxed background task, here the swapper process) swapped with a symlink leading out after
-// apply_change's checks. SPEC "Trust": what is checked is what is opened — apply_change opens
+// apply_change's checks. What is checked is what is opened: apply_change opens
 // every folder by descriptor from the checkout's top, never through a link, and creates files
 // relative to the verified folder. Bounded attempts, zero escapes: no file appears outside.
 import { beforeAll, expect, test } from "bun:test";

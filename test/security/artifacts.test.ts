@@ -1,4 +1,4 @@
-// Issue 8, finding 12 (artifacts): a call's stream artifact is capped (64 MiB per stream) and says
+// A call's stream artifact is capped (64 MiB per stream) and says
 // where it was cut, while the result's tail and totals cover the whole stream; after a run that
 // wrote one, old artifacts (7 days) and the oldest past 1 GiB in all are removed.
 import { beforeAll, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Finding 12 (authored needs.env): the parent's values an authored tool is given through its
+// The parent's values an authored tool is given through its
 // manifest's `needs.env` are secrets. They reach the tool, but never its result, a refusal's
 // message or stderr tail, or the journal: each view shows [REDACTED] where the value was.
 import { beforeAll, describe, expect, test } from "bun:test";

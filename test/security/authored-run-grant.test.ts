@@ -1,4 +1,4 @@
-// An authored tool is its own tool (issue 19, high 8): `--allow-run=bash` used to grant any
+// An authored tool is its own tool: `--allow-run=bash` used to grant any
 // authored tool whose command is `bash` (its run need was the interpreter's real path), so a
 // grant meant for the bash tool ran whatever script a repository's tool.json named. Its run grant
 // now names the tool's folder; `--allow-run` (all) still covers it, and a deny of the program

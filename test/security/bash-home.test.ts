@@ -1,4 +1,4 @@
-// Issue 19 (also): `bash -lc` ran with HOME unset, so bash read the passwd home's dotfiles (root's
+// `bash -lc` ran with HOME unset, so bash read the passwd home's dotfiles (root's
 // .profile and .bashrc printed `pyenv: command not found` into every result and added PYENV_ROOT).
 // Now HOME is a fresh empty folder of the run's own in the state folder: no dotfile of the user's
 // (nor one a previous command left) runs, the folder is writable while the command runs and gone

@@ -1,4 +1,4 @@
-// Finding 12 (boundary), and issue 19's low boundary items: keys, PEM markers and paths split by
+// Keys, PEM markers and paths split by
 // invisible characters (Cf, other default-ignorables, combining marks) or by a newline, no-break
 // space or NEL, spelled with look-alikes, or standing after `=`, `:` or `,` must not slip through.
 // End to end: an authored tool prints the value; dist/toolgate must replace the result whole.
@@ -26,7 +26,7 @@ const REJECTED: [string, unknown][] = [
   ["a newline between the marker's words", { k: "-----BEGIN RSA PRIVATE\nKEY-----" }],
   ["a no-break space between the marker's words", { k: "-----BEGIN\u00a0PRIVATE KEY-----" }],
   ["dashes split by a zero-width space", { k: "--\u200b---BEGIN PRIVATE KEY-----" }],
-  // issue 19 (low): invisible characters that are not Cf, look-alikes, NEL, paths after = : ,
+  // invisible characters that are not Cf, look-alikes, NEL, paths after = : ,
   ["token\\u034f (combining grapheme joiner) as a key", { "token\u034f": "abc" }],
   ["token\\ufe0f (variation selector) as a key", { "token\ufe0f": "abc" }],
   ["token\\u3164 (Hangul filler) as a key", { "token\u3164": "abc" }],

@@ -1,5 +1,5 @@
 // CI in any form but empty, "false" or "0" means nobody is at the terminal: no prompt, the
-// refusal names the flag (issue 8, finding 12). Driven through a real pseudo-terminal.
+// refusal names the flag. Driven through a real pseudo-terminal.
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
-// Control files are protected where they would be, not only where they are (SPEC "Trust", issue 8
-// findings 2 and 4): through dist/toolgate, file_write and file_edit refuse the config name at the
+// Control files are protected where they would be, not only where they are
+// (docs/tools.md): through dist/toolgate, file_write and file_edit refuse the config name at the
 // workspace root, toolgate.lock, the authored-tools folder and .git, existing or not, by any
 // spelling (./, .., a symlink to the folder or to the name, another case of .git), and leave nothing.
 import { describe, expect, test } from "bun:test";

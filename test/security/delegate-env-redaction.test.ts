@@ -1,5 +1,5 @@
-// Issue 19, high 6: `delegation.env` values (an agent's API key) came back unredacted in the child's
-// summary. SPEC "Trust": a secret stays a secret on every path — the values a `task` call hands its
+// `delegation.env` values (an agent's API key) came back unredacted in the child's
+// summary. A secret stays a secret on every path: the values a `task` call hands its
 // child are redacted from every view the call produces: its result (summary, findings, stderr), the
 // journal (its own row and the child's rows filed under it), a background task's rows (result,
 // live log) and every file under the workspace's state folder. The child itself still gets them.

@@ -1,10 +1,10 @@
-// Issue 19, critical 2: after a write child ends, toolgate reads its tree with git outside any
+// After a write child ends, toolgate reads its tree with git outside any
 // sandbox. A hostile child (a fake agent as delegation.command, under the product sandbox) plants
 // what would make that git run its code: its worktree's .git rewritten to name a git folder it
 // made, whose config defines a clean filter that .gitattributes turns on for every file; or a
 // repository of its own inside the tree (git runs `git status` in it, with its config). Each filter
-// writes a marker into a folder outside the workspace that the child itself cannot reach. SPEC
-// "Trust": every git command on a tree a child could have written runs with the git folder fixed
+// writes a marker into a folder outside the workspace that the child itself cannot reach.
+// Every git command on a tree a child could have written runs with the git folder fixed
 // before it ran and with filters, attributes, hooks, fsmonitor and global/system config off.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";

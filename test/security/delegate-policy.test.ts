@@ -1,4 +1,4 @@
-// Issue 19, "Also": `task` was declared required/irreversible; seed 001 and SPEC's catalog say
+// `task` was declared required/irreversible; the catalog says
 // never/read — a child is held by its sandbox, its worktree and its narrowed catalog (a write
 // child's tree is read by git sealed, test/security/delegate-git.test.ts), and the one writer of
 // the checkout is apply_change, which stays required/irreversible.

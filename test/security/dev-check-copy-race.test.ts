@@ -1,4 +1,4 @@
-// Issue 8 follow-up: dev_check copies the untracked files into the gate's copy as the caller
+// dev_check copies the untracked files into the gate's copy as the caller
 // (root) and outside the sandbox, while a sandboxed model may swap names in the checkout. A file
 // swapped for a link to a secret (`f` <-> `f -> /etc/shadow`), or a folder of untracked files
 // swapped for a link to an outside folder, must never bring an outside file's content into the copy.

@@ -1,8 +1,8 @@
-// Issue 19, critical 2's seam in dev_check: dev_check finds its repository with git from the gates
+// dev_check finds its repository with git from the gates
 // directory, outside any sandbox. A product-sandboxed bash call can create a `.git` below the
 // workspace's root (only the root's is held read-only), so with `gates.directory` naming that
 // folder (a key an untrusted config may set inside the workspace) git found the planted
-// repository and ran the clean filter its config names, as the caller. SPEC "Trust": git on a tree
+// repository and ran the clean filter its config names, as the caller. Git on a tree
 // a sandboxed process could have written runs with the git folder fixed before it ran — a
 // repository nested inside the workspace is refused, and the workspace's own is named on git's
 // command line. The filter's marker lies outside the workspace, where the sandbox cannot write.

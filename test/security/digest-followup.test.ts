@@ -1,4 +1,4 @@
-// Review follow-up to finding 6: the approval digest covers what runs beyond `./` arguments. An
+// The approval digest covers what runs beyond `./` arguments. An
 // authored tool's `["bash", "scripts/fmt.sh"]` covers scripts/fmt.sh; an MCP server's digest covers
 // its env as written and the workspace script its arguments name. Each change makes toolgate.lock
 // refuse the tool (descriptor_changed, exit 5) and a remembered "always" approval no longer apply.

@@ -1,4 +1,4 @@
-// The approval digest covers what runs (SPEC "Trust"): changing an authored tool's command,
+// The approval digest covers what runs (docs/config.md): changing an authored tool's command,
 // approval, needs or executable, or an MCP server's command line or a tool's description, changes
 // its digest, so toolgate.lock refuses it and a remembered approval no longer carries it.
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Review follow-up: names that make a child run other code (module paths, interpreter options,
+// Names that make a child run other code (module paths, interpreter options,
 // git's config, repository and pager, programs started by name) cannot be handed to a child through
 // an authored tool's needs.env or an MCP server's env, even with --allow-env.
 import { expect, test } from "bun:test";

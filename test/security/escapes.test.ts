@@ -1,4 +1,4 @@
-// Terminal escapes never reach the operator (issue 8, finding 10): OSC 0 (window title), OSC 52
+// Terminal escapes never reach the operator: OSC 0 (window title), OSC 52
 // (clipboard write), CSI, C1 and bidi characters in a tool name, a path argument and an MCP
 // server's error text and description are made visible on stderr, in `log` and in `tools`.
 import { describe, expect, test } from "bun:test";

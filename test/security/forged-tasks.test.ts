@@ -1,9 +1,9 @@
-// Issue 19 item 9: a row of the state database is not proof. Forged task rows (a supervisor that is
+// A row of the state database is not proof. Forged task rows (a supervisor that is
 // gone, call trees naming an unrelated process with its start time right, with or without a tag)
 // made `toolgate tasks list` kill that process; a process is signalled only when its pid, start
 // time and the task's mark in its own environment (which only the supervisor's launcher sets, and
 // only this user can read) all match. The rows still turn lost. In a cloned checkout the forged
-// database is not even opened (item 4).
+// database is not even opened (test/security/state-folder.test.ts).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";

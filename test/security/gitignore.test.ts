@@ -1,5 +1,5 @@
 // The workspace's `.toolgate/` ignores itself when toolgate makes it, so a call leaves
-// `git status` clean; a folder or `.gitignore` the user made is left alone (finding 5).
+// `git status` clean; a folder or `.gitignore` the user made is left alone.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// Finding 12 (inert config): sections the schema accepts but whose feature does not exist yet
+// Sections the schema accepts but whose feature does not exist yet
 // used to boot as if it did (`rails.require: true` booted and exited 0). Each is refused at boot
 // (exit 5) naming the key and saying the feature does not exist yet; harmless values still boot.
 // No section is inert any more; this keeps the harmless values booting.

@@ -1,4 +1,4 @@
-// The journal before the effect (issue 8, finding 9): a state folder that cannot be written
+// The journal before the effect: a state folder that cannot be written
 // stops the call before anything runs (exit 5, the effect never happens); a call's row is
 // written "tool_started" before its adapter runs and finished after, so a toolgate killed
 // mid-call leaves a row that `toolgate log` shows as indeterminate.

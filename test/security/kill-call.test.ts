@@ -1,4 +1,4 @@
-// Issue 19, item 13: `kill -9` of `toolgate call` left its command running (sandbox off). Now the
+// `kill -9` of `toolgate call` left its command running (sandbox off). Now the
 // command starts under toolgate's guardian (src/launcher/guard.ts): when toolgate dies, however,
 // the command, its children and an orphan that left their session (`setsid`) all end promptly.
 // As root and as nobody; every wait is on a condition, bounded.

@@ -1,4 +1,4 @@
-// Issue 19 (low): MCP over HTTP read a whole response before any size rule, so a server could make
+// MCP over HTTP read a whole response before any size rule, so a server could make
 // toolgate hold gigabytes. Now an answer is read under the message bound (16 MiB, as a stdio line):
 // past it reading stops, the upstream body is cancelled, and the call fails at once with
 // mcp.response_too_large, for a JSON body and for an SSE event alike. Through dist/toolgate against

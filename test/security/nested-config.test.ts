@@ -1,4 +1,4 @@
-// A toolgate.json in a subfolder must not hide the root's config (review of issue 8): run from
+// A toolgate.json in a subfolder must not hide the root's config: run from
 // `sub/`, toolgate finds the nearest config first, which would drop the root's sandbox, denies and
 // approvals. File tools refuse the config and lock names in every folder, and the boot refuses an
 // untrusted nearer config that shadows another one up to the repository root (exit 5).

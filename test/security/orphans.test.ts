@@ -1,4 +1,4 @@
-// Issue 8, finding 8: with `sandbox: off`, a process that left the call's session and group and
+// With `sandbox: off`, a process that left the call's session and group and
 // lost its parent (`(setsid cmd &)`) is still found (toolgate is a child subreaper) and ended,
 // at the call's end and at its timeout; the result counts what was ended.
 import { beforeAll, describe, expect, test } from "bun:test";

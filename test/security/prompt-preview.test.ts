@@ -1,4 +1,4 @@
-// The approval prompt shows what will run (issue 8, finding 11): a bash command whose head is
+// The approval prompt shows what will run: a bash command whose head is
 // harmless shows its tail before the answer; arguments past the bound are written whole to a
 // 0600 file whose path and sha256 the prompt shows, and the prompt says it is partial.
 import { describe, expect, test } from "bun:test";

@@ -1,7 +1,7 @@
-// The attacker races the file tools (issue 8, finding 2): a separate process swaps a checked name
+// The attacker races the file tools: a separate process swaps a checked name
 // with a symlink leading out (renameat2 RENAME_EXCHANGE, swapper.ts) while each tool is called a
 // bounded number of times, in process (many attempts per second) and through dist/toolgate.
-// SPEC "Trust": what is checked is what is opened. Zero escapes: no outside content, no file
+// What is checked is what is opened. Zero escapes: no outside content, no file
 // created or changed outside, no outside name listed, and a --deny-read never bypassed.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";

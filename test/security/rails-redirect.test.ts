@@ -1,4 +1,4 @@
-// Issue 19 (low): the rails followed their endpoint's redirects to any address, since an operator
+// The rails followed their endpoint's redirects to any address, since an operator
 // endpoint is trusted for its address class. Now only the endpoint's own origin keeps that trust: a
 // redirect elsewhere is judged by the URL policy like any URL, so a private address is refused at
 // the hop and nothing is sent to it. Through dist/toolgate, in a loopback-only network namespace.
@@ -19,6 +19,7 @@ inLoopbackNamespace(import.meta.path, () => {
       const path = new URL(req.url).pathname;
       if (path === "/store/search") return new Response(null, { status: 307, headers: { location: `http://127.0.0.2:${internal.port}/admin/search` } });
       if (path === "/meta/search") return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
+      if (path === "/file/search") return new Response(null, { status: 302, headers: { location: "file:///etc/passwd" } });
       if (path === "/moved/search") return new Response(null, { status: 307, headers: { location: "/store2/search" } });
       if (path === "/store2/search") return Response.json({ hits: [{ slug: "tides", title: "Tides", score: 1 }] });
       return new Response("?", { status: 404 });
@@ -54,6 +55,21 @@ inLoopbackNamespace(import.meta.path, () => {
         1,
         "url.rejected",
         `http://127.0.0.1:${endpoint.port} redirected to http://169.254.169.254: the address 169.254.169.254 is in a non-public range (linkLocal); only an exact grant reaches it (--allow-net=169.254.169.254:80)`,
+      ]);
+    });
+
+    test("to a file: URL: refused url.rejected naming the scheme, not withheld as sensitive output for quoting the URL", async () => {
+      await using dir = tempDir();
+      const r = await call(dir.path, "/file");
+      expect([r.code, json(r)]).toEqual([
+        1,
+        {
+          status: "failed",
+          tool: "bank_search",
+          error_code: "url.rejected",
+          message: `http://127.0.0.1:${endpoint.port} redirected to a URL with the scheme "file": the scheme "file" is not allowed; only http and https are (that scheme names a file on this machine: file_read reads one)`,
+          details: { rule: "scheme", scheme: "file" },
+        },
       ]);
     });
 

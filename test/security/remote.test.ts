@@ -1,4 +1,4 @@
-// Finding 7: MCP servers started unsandboxed in product mode, during unrelated calls, and
+// MCP servers started unsandboxed in product mode, during unrelated calls, and
 // `"${NAME}"` in a server's env handed the parent's secrets over with no --allow-env. A probe
 // server (test/fixtures/mcp/probe-server.ts) writes a marker when it starts and reports whether
 // it reaches a loopback listener, can write a host folder, and sees the secret.

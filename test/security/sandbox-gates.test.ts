@@ -1,4 +1,4 @@
-// Issue 8, finding 1 (gates): a gate runs in a disposable copy, and under the product sandbox only
+// A gate runs in a disposable copy, and under the product sandbox only
 // that copy is writable: a hostile gate cannot write the real checkout or plant a new gate in it.
 import { beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Issue 19 (low): control files are protected where discovery would find them. The attacker is a
+// Control files are protected where discovery would find them. The attacker is a
 // product-sandboxed `bash` call through dist/toolgate whose config the user passes with --config
 // (so none lies in the workspace). At the root, the config and lock names cannot be created (held
 // by read-only placeholders while the command runs). Deeper, no mount can keep a name free at every

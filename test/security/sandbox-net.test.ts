@@ -1,4 +1,4 @@
-// Issue 19, item 12: a net grant is for toolgate's own requests, never the product sandbox's
+// A net grant is for toolgate's own requests, never the product sandbox's
 // network; host Unix sockets are out of reach wherever they lie. The attacker is a sandboxed
 // `bash` call through dist/toolgate given `--allow-net` (bare, and one exact host:port): it must
 // reach neither a loopback HTTP server, nor a pathname socket in /var/tmp or /var/lib, nor an

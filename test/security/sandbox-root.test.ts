@@ -1,4 +1,4 @@
-// Issue 8, finding 1: the product sandbox holds when toolgate runs as root (and as nobody): the
+// The product sandbox holds when toolgate runs as root (and as nobody): the
 // attacker is a sandboxed `bash` call through dist/toolgate. No capability, no remount, no
 // unmounting a protected bind, no write to .git, the config, the lock, the state folder or a
 // not-yet-existing tools/ folder, no /etc/shadow, no host socket under /run, no home folder.

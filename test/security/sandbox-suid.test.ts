@@ -1,4 +1,4 @@
-// Issue 8, review: as root the product sandbox's child is uid 0 (mapped to host root) and may set
+// As root the product sandbox's child is uid 0 (mapped to host root) and may set
 // S_ISUID on a file it owns; the workspace is written through to the host, where a `chmod 4755`
 // copy of bash was a root shell for every user. The seccomp filter (src/platform/linux/seccomp.ts)
 // refuses every way to set a setuid or setgid bit; ordinary modes still work, as root and as nobody.

@@ -1,4 +1,4 @@
-// Issue 19 (low): no nested user namespace inside the sandbox. In one, a command is root again
+// No nested user namespace inside the sandbox. In one, a command is root again
 // with every capability over what it mounts there (more kernel to attack, a way around what the
 // sandbox locked). The seccomp filter refuses clone and unshare with CLONE_NEWUSER and clone3.
 // The attacker is a product-sandboxed `bash` call through dist/toolgate, as root and as nobody.

@@ -3,7 +3,7 @@
 // the walk has listed for a symlink leading out, or every file of a folder for a symlink (to a file
 // outside, or to the workspace's .env), renameat2 RENAME_EXCHANGE in a tight bounded loop
 // (swapper.ts), while dist/toolgate is called a bounded number of times, as root and as nobody.
-// SPEC "Trust": what is checked is what is opened; "A secret stays a secret on every path". The
+// What is checked is what is opened, and a secret stays a secret on every path. The
 // race is hit on most calls (files listed as regular are symlinks when opened), but what is
 // asserted holds whether or not it is: every call succeeds, its only match is the file nobody
 // swaps, and no canary appears.

@@ -1,4 +1,4 @@
-// Well-known secret files in the workspace (SPEC "A secret stays a secret on every path"): a
+// Well-known secret files in the workspace (docs/permissions.md): a
 // `.env` holding an API key used to be served whole to an MCP client through `file_read` with a
 // plain --allow-read, and found by `file_search`. Now only a grant naming the file itself reads or
 // writes it; walks (file_find, file_search) leave such files out and count them. Against the

@@ -1,4 +1,4 @@
-// Issue 19 (low): `serve --token-file` took a group-readable file and a one-character token. Now the
+// `serve --token-file` took a group-readable file and a one-character token. Now the
 // file must carry no group or other bits and the token at least 32 characters: otherwise serve
 // refuses at start (exit 2, the file, its mode or length, and how to fix it) and listens on nothing.
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The permission prompt for starting an MCP server shows what would start (review of issue 8):
+// The permission prompt for starting an MCP server shows what would start:
 // not only `run access to "bash"`, but the server's whole command line (escaped, bounded like the
 // approval prompt's arguments) and where it was declared, with whether that config is trusted;
 // and every start (written before it) and refused start leaves a journal row `toolgate log` shows.
@@ -71,7 +71,7 @@ describe("the server start prompt shows the whole command line and its declarati
   });
 });
 
-describe("one call, one prompt (issue 10)", () => {
+describe("one call, one prompt", () => {
   const ORDINARY = join(import.meta.dir, "..", "fixtures", "mcp", "ordinary.ts");
   const prompts = (out: string) => out.split("Allow? [y/n/A]").length - 1;
 

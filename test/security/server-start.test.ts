@@ -1,6 +1,6 @@
 // What a server or Las is started with, as an attacker would aim it: an untrusted config's MCP
 // server `cwd` outside the workspace (a server ran in /etc), and the parent's SKARBIEC_* tokens
-// handed to Las (seed 000 says the capability paths). Against the compiled binary.
+// handed to Las (it gets the capability paths only). Against the compiled binary.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

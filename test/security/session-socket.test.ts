@@ -1,4 +1,4 @@
-// Issue 19, items 1 and 10: the warm session's socket is no way out of the sandbox. The attacker
+// The warm session's socket is no way out of the sandbox. The attacker
 // is a raw session client (perl, speaking the wire by hand) run from a `product`-sandboxed `bash`
 // call, as root and as nobody: it tries trust, a file write, a remembered approval, a fetch and a
 // config import through the session. None may happen; the socket is not even in its view. A peer

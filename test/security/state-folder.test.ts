@@ -1,4 +1,4 @@
-// Issue 19 item 4: the state folder is toolgate's own, never an input. A cloned checkout's committed
+// The state folder is toolgate's own, never an input. A cloned checkout's committed
 // `.toolgate/` (links to folders outside, a predictable prompts/args-<sha>.json link, a forged
 // toolgate.db), a copied one, a link and another user's folder are refused at boot (exit 5),
 // naming the folder and how to clear it; nothing is written through them, also when the user

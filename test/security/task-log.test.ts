@@ -1,5 +1,5 @@
-// A background task's live log is one of its call's views (issue 19 item 5, item 14 and the low
-// bullet on task_status): an authored tool's needs.env secret is redacted from it as from the
+// A background task's live log is one of its call's views
+// (task_status too): an authored tool's needs.env secret is redacted from it as from the
 // result (a canary absent from task_status, tasks logs/status/list, the journal and every file of
 // the state folder); the model's log tail passes the boundary with the tool's own rules (an
 // authored tool's local paths are withheld, as its result would be); and `tasks logs` on a

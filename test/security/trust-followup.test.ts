@@ -1,4 +1,4 @@
-// Follow-up holes in the trust rule (after review), each as the attacker would try it against the
+// Holes in the trust rule, each as the attacker would try it against the
 // compiled binary: a symlinked toolgate.json borrowing another project's trust, a user state folder
 // inside the workspace, a journal made writable in the sandbox, $TOOLGATE_CONFIG judged against
 // the wrong folder. HOME and XDG_STATE_HOME always point at temporary folders.

@@ -1,4 +1,4 @@
-// Trust covers what the repository runs (issue 19, high 7): after `toolgate trust`, an authored
+// Trust covers what the repository runs: after `toolgate trust`, an authored
 // tool added later with "approval": "never" used to run with no approval through call and serve,
 // since the trust record held the config's digest only. The record (and the TOOLGATE_TRUST pin)
 // now holds each authored tool's manifest digest too: a tool added or changed afterwards needs

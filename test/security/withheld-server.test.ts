@@ -1,7 +1,7 @@
-// Finding 12 (withheld servers): one non-required MCP server listing a bad or colliding tool name
+// One non-required MCP server listing a bad or colliding tool name
 // made every call exit 5. Now its tools are withheld with the reason, which `tools` shows, calls
 // of them are refused naming it, and everything else works; Las and `required` servers still
-// fail the boot (seed 000).
+// fail the boot.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
@@ -53,7 +53,7 @@ describe("a non-required server with a bad or colliding tool name is withheld, n
     expect(listed.stderr).toContain('tool name collision: "bad__echo__echo" from mcp:bad and "bad__echo__echo" from mcp:bad');
   });
 
-  test("a tool name MCP allows but clients do not (a space) is mapped, not withheld, required or not (issue 10)", async () => {
+  test("a tool name MCP allows but clients do not (a space) is mapped, not withheld, required or not", async () => {
     await using ws = tempDir();
     const mapped = `bad__echo__bad_name_${createHash("sha256").update("echo__bad name").digest("hex").slice(0, 8)}`;
     for (const required of [false, true]) {

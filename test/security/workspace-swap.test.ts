@@ -1,4 +1,4 @@
-// The workspace swapped for a link mid-process (issue 22): serve resolves the workspace's real
+// The workspace swapped for a link mid-process: serve resolves the workspace's real
 // path once and holds the folder by descriptor. Before, every call resolved the workspace again,
 // so a workspace renamed away with a link to another folder put in its place made that folder
 // the workspace: file_read returned its files (an outside secret through `--allow-read`). Now

@@ -1,4 +1,4 @@
-// serve as a complete, transparent gateway (SPEC "Serving", issue 21). The official conformance
+// serve as a complete, transparent gateway. The official conformance
 // suite (server mode) runs against the fixture server directly (the reference) and through
 // `toolgate serve --http --expose fixture` with the fixture as a stdio upstream: the same checks
 // pass, with the same results, log lines and progress values, twice in a row. Without --expose,

@@ -1,4 +1,4 @@
-// Issue 20: `serve --http` refused the 33rd session with 503 for 30 minutes when clients never
+// `serve --http` refused the 33rd session with 503 for 30 minutes when clients never
 // ended theirs. Now: 40 SDK clients that never DELETE (each holding its GET stream open), then a
 // 41st lists tools; the least recently used idle sessions made room, and their clients get 404
 // and may initialize again. dist/toolgate in a loopback-only network namespace.

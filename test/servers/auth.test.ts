@@ -2,6 +2,7 @@
 // request leaves; the config's headers stay with the server's origin; a 403 insufficient_scope
 // leaves the wanted scope for the next `toolgate auth` and refuses the call mcp.auth_required.
 import { describe, expect, test } from "bun:test";
+import { checkBoundary } from "../../src/boundary/boundary.ts";
 import { authWiring, challengeScope, retryAfter } from "../../src/servers/auth.ts";
 import type { RemoteSpec } from "../../src/servers/specs.ts";
 import type { Need } from "../../src/permission/types.ts";
@@ -50,7 +51,10 @@ describe("authWiring's fetch", () => {
     const { w, sent, asked } = wired();
     await expect(w.fetch(url)).rejects.toThrow('the scheme "file" is not allowed; only http and https are');
     expect([asked, sent]).toEqual([[], []]);
-    expect(w.refusal("srv")).toEqual({ code: "url.rejected", message: expect.stringMatching(/^MCP server "srv" needs file:\/\/\S* for its authorization: the scheme "file" is not allowed/) });
+    const refusal = w.refusal("srv");
+    expect(refusal).toEqual({ code: "url.rejected", message: expect.stringMatching(/^MCP server "srv" needs a URL with the scheme "file" for its authorization: the scheme "file" is not allowed/) });
+    // It names the scheme, never the file: URL, which the output boundary would withhold.
+    expect(checkBoundary(refusal, { localPaths: true })).toBeNull();
   });
 
   test("the config's headers go to the server's origin only", async () => {

@@ -1,11 +1,11 @@
-// The seccomp filter every bubblewrap sandbox runs under (SPEC "The launcher"): no setuid or
+// The seccomp filter every bubblewrap sandbox runs under (docs/security.md): no setuid or
 // setgid bit can be set from inside. As root the child is uid 0 in a user namespace mapped to host
 // root; the owner of a file may set S_ISUID without any capability, and the workspace is written
 // through to the host, whose mount is not nosuid: a `chmod 4755` copy of a shell would be a root
 // shell for every host user. The filter makes the calls that set a mode fail with EPERM when the
 // mode carries S_ISUID or S_ISGID; openat2 (mode inside a struct the filter cannot read) and
 // io_uring (which opens files outside these calls) fail with ENOSYS, so libraries fall back.
-// No new user namespace either (SPEC: nested ones refused, also as nobody): clone and unshare with
+// No new user namespace either (nested ones refused, also as nobody): clone and unshare with
 // CLONE_NEWUSER fail with EPERM, clone3 (flags inside a struct) with ENOSYS so libc falls back to
 // clone. bwrap reads the compiled classic-BPF program (an array of struct sock_filter) from a descriptor.
 import { mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// apply_change's reads and writes in the checkout, the way file_write works (SPEC "Trust": what is
+// apply_change's reads and writes in the checkout, the way file_write works (what is
 // checked is what is opened): every folder is opened by descriptor from the top, one name at a
 // time and never through a link (O_NOFOLLOW), made inside the verified folder above when missing,
 // and a file is read, created, replaced or removed relative to its verified folder. The same

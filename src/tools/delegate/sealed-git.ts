@@ -1,5 +1,5 @@
 // A write child's change, kept in a git folder of its own (`<worktree_root>/<id>.git`) that toolgate
-// makes before the child runs and the child can never write (SPEC "Trust": sockets and git are
+// makes before the child runs and the child can never write (sockets and git are
 // seams). Every git command that reads the child's tree names that folder and the tree on its
 // command line (never found from the tree, whose .git the child may rewrite), with the system and
 // global config off (the launcher gives git no HOME), hooks and fsmonitor off, and an

@@ -37,7 +37,7 @@ export default defineTool({
   description:
     'Delegate one bounded job to a child agent (delegation.command) that sees only a narrowed toolgate. kind "scout": read-only investigation of the workspace (file_read, file_find, file_search, skill_*, plan, desk reads). kind "write": the child edits a disposable git worktree (HEAD plus the uncommitted changes) with file_read/file_edit/file_write only; the checkout is untouched until apply_change applies the returned change_id. Returns {status, summary, findings} (+ change for write).',
   input: (type) => type({ "+": "reject", objective: "string", kind: "'scout' | 'write'" }),
-  // Seed 001 and SPEC: a child is held by its sandbox, its worktree (read by git sealed) and its
+  // A child is held by its sandbox, its worktree (read by git sealed) and its
   // narrowed catalog; the checkout's one writer is apply_change, which a person approves.
   effect: "read",
   approval: "never",

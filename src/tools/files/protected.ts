@@ -1,4 +1,4 @@
-// What file_edit and file_write never write, whatever the grants (SPEC "Trust": control files are
+// What file_edit and file_write never write, whatever the grants (control files are
 // protected where they would be, not only where they are): .git, the state folder, the config and
 // lock names in any folder (toolgate run there finds the nearest first), the authored-tools folder.
 // Judged on the checked real path, so every spelling (./, .., a symlink, another case where names

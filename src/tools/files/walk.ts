@@ -4,7 +4,7 @@
 // Each folder is opened and verified (src/fs/opened.ts) before it is listed, and listed through
 // its descriptor: a folder swapped for a symlink mid-walk is skipped, never walked out of the tree.
 // Well-known secret files (.env, *.pem, id_rsa, ...) are left out and counted, unless the user
-// named that file in a read grant (SPEC "A secret stays a secret on every path").
+// named that file in a read grant (docs/permissions.md).
 import { closeSync, fstatSync, readdirSync, readFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import type { Ignore } from "ignore";

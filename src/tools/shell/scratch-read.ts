@@ -155,7 +155,7 @@ export function checkArgv(argv: readonly string[], scratch: string): Outcome<Che
     return refuse("scratch.command_refused", `"${command ?? ""}" is not one of the commands scratch_read runs: ${COMMANDS.join(", ")}`, { commands: COMMANDS });
   }
   const root = resolveReal(scratch, "/");
-  if (root === null || !isDir(root)) return refuse("scratch.missing", `the scratch folder ${scratch} does not exist; create it first (config key "scratch")`);
+  if (root === null || !isDir(root)) return refuse("scratch.missing", `the scratch folder ${scratch} does not exist yet: toolgate makes it when a command runs (bash), and commands leave there what scratch_read reads (config key "scratch")`);
   const flags: string[] = [];
   const paths: string[] = [];
   let onlyPaths = false;

@@ -1,4 +1,4 @@
-// What the model-facing task controls (seed: Model task tools) share: task_list, task_status,
+// What the model-facing task controls share: task_list, task_status,
 // task_control (cancel only) and yield_until, one file each beside this one, over this lane's
 // background tasks. Bounded payloads without owner, write scope, metadata or raw logs; another
 // lane's id answers like a missing one.
