@@ -48,6 +48,8 @@ export interface RelayDeps {
 }
 
 const MAX_PAGES = 100;
+/** JSON-RPC's "Method not found": only a server's own answer carries it (relayedOf gives toolgate's errors -32603). */
+const METHOD_NOT_FOUND = -32601;
 
 export class Relay {
   readonly #clients = new Set<RelayClient>();
@@ -195,7 +197,11 @@ export class Relay {
     return page([...all.items].flatMap(([server, items]) => items.map((p) => ({ ...(p as object), name: servedPrompt(server, String((p as { name?: unknown }).name), exposed) }))), "prompts", cursor);
   }
 
-  /** Every page of one list method from each server that offers `cap`, in the servers' order. */
+  /**
+   * Every page of one list method from each server that offers `cap`, in the servers' order. A
+   * server that does not have the method (it answers -32601, as one without templates does) has
+   * nothing to add: the others' items are served. Any other error fails the list.
+   */
   async #collect(method: string, key: string, asking: Asking): Promise<{ ok: true; items: Map<string, unknown[]> } | (Relayed & { ok: false })> {
     const items = new Map<string, unknown[]>();
     for (const { spec } of this.#with(key === "prompts" ? "prompts" : "resources")) {
@@ -203,6 +209,7 @@ export class Relay {
       let next: string | undefined;
       for (let i = 0; i < MAX_PAGES; i++) {
         const r = await this.#relay(spec, method, next ? { cursor: next } : {}, asking);
+        if (!r.ok && r.code === METHOD_NOT_FOUND) break;
         if (!r.ok) return r;
         const list = r.result[key];
         if (Array.isArray(list)) got.push(...list);
