@@ -1,14 +1,16 @@
 // serve relaying resources and prompts from several upstream servers as a team's tools use it: a
-// fresh client for every request (one process per command), against `dist/toolgate serve --http`.
-// The servers: server-everything (npm) and test/fixtures/mcp/apps.ts, which offers only what it
-// has as the Python SDK's low-level servers do (no resources/templates/list: -32601), once as
-// `apps` and once as `bare`, which lists no resources and no prompts, only a template.
+// fresh client for every request (one process per command, as the MCP Inspector's CLI and
+// mcporter run), against `dist/toolgate serve --http`. The servers: server-everything (npm) and
+// test/fixtures/mcp/apps.ts, which offers only what it has as the Python SDK's low-level servers
+// do (no resources/templates/list: -32601), once as `apps` and once as `bare`, which lists no
+// resources and no prompts, only a template. A read may be a client's first request, before any
+// list; a server that lacks a list method adds nothing to that merged list.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, tempDir } from "../helpers.ts";
+import { BIN, ROOT, tempDir } from "../helpers.ts";
 import { NOTE_TEMPLATE, NOTE_TEXT, NOTE_URI } from "../fixtures/mcp/apps.ts";
 import { connect, serveHttp } from "./http-client.ts";
 
@@ -75,6 +77,73 @@ describe("a server that lacks a list method", () => {
     const ref = { type: "ref/resource" as const, uri: own.templates[0]!.uriTemplate };
     const completed = await fresh(served.url, (c) => c.complete({ ref, argument: { name: "index", value: "1" } }));
     expect(completed).toEqual(await direct((c) => c.complete({ ref, argument: { name: "index", value: "1" } })));
+    expect(await served.stop()).toBe(0);
+  }, 60_000);
+});
+
+/** A client CLI (under Bun), one process per command: stdout parsed as JSON, or the failure with its stderr. */
+async function cli(script: string, args: readonly string[], s: ReturnType<typeof site>): Promise<unknown> {
+  const env = { PATH: "/usr/bin:/bin", HOME: s.home, XDG_CONFIG_HOME: join(s.home, "config"), XDG_CACHE_HOME: join(s.home, "cache"), XDG_DATA_HOME: join(s.home, "data"), MCP_INSPECTOR_SECRET_STORE: "memory", NO_COLOR: "1" };
+  const proc = Bun.spawn([process.execPath, script, ...args], { cwd: s.ws, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`${script} exited ${code}: ${err}${out}`);
+  return JSON.parse(out);
+}
+const INSPECTOR = join(ROOT, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js");
+const MCPORTER = join(ROOT, "node_modules", "mcporter", "dist", "cli.js");
+
+describe("a client's first request", () => {
+  test("reads a URI no list has named yet, whichever server has it: listed by a server without templates, listed, a template's expansion (of a server that lists none); gets a prompt", async () => {
+    await using root = tempDir();
+    const s = site(root.path, THREE);
+    await using served = await serveHttp(["--no-token", "--config", s.config, "--allow-run"], { cwd: s.ws, home: s.home });
+    // No client has listed anything: each read is its client's only request.
+    expect((await fresh(served.url, (c) => c.readResource({ uri: NOTE_URI }))).contents).toEqual([{ uri: NOTE_URI, mimeType: "text/plain", text: NOTE_TEXT }]);
+    const doc = await fresh(served.url, (c) => c.readResource({ uri: EVERYTHING_DOC }));
+    expect(doc).toEqual(await direct((c) => c.readResource({ uri: EVERYTHING_DOC })));
+    // bare lists no resources, only the note template; apps lists memo://notes/first but no template.
+    expect((await fresh(served.url, (c) => c.readResource({ uri: "memo://notes/second" }))).contents).toEqual([{ uri: "memo://notes/second", mimeType: "text/plain", text: "the note second" }]);
+    const text = await fresh(served.url, (c) => c.readResource({ uri: EVERYTHING_TEXT_2 }));
+    expect(text.contents.map((c) => c.uri)).toEqual([EVERYTHING_TEXT_2]);
+    expect(await fresh(served.url, (c) => c.getPrompt({ name: "apps__summary" }))).toEqual({ messages: [{ role: "user", content: { type: "text", text: "Summarize the notes." } }] });
+    // A URI nobody lists or templates is still unknown, after the servers were asked.
+    expect(await fresh(served.url, (c) => c.readResource({ uri: "demo://nowhere" }).catch(failure))).toMatchObject({ code: -32002, message: 'MCP error -32002: no resource "demo://nowhere"; resources/list and resources/templates/list list them' });
+    expect(await served.stop()).toBe(0);
+  }, 60_000);
+
+  test("a URI two servers list is read only as the namespaced form the client names, never by guessing", async () => {
+    await using root = tempDir();
+    const s = site(root.path, { apps: apps(), twin: apps() });
+    await using served = await serveHttp(["--no-token", "--config", s.config, "--allow-run"], { cwd: s.ws, home: s.home });
+    const [ofApps, ofTwin] = ["apps", "twin"].map((server) => `toolgate://resource/${server}/${encodeURIComponent(NOTE_URI)}`) as [string, string];
+    expect(await fresh(served.url, (c) => c.readResource({ uri: NOTE_URI }).catch(failure))).toMatchObject({
+      code: -32002,
+      message: `MCP error -32002: no resource "${NOTE_URI}" of one server: 2 servers list it; read it as "${ofApps}" or "${ofTwin}"`,
+    });
+    expect((await fresh(served.url, (c) => c.readResource({ uri: ofTwin }))).contents).toEqual([{ uri: ofTwin, mimeType: "text/plain", text: NOTE_TEXT }]);
+    // Neither lists it nor has a template for it (the twins have no resources/templates/list): not sent to either.
+    expect(await fresh(served.url, (c) => c.readResource({ uri: "memo://notes/second" }).catch(failure))).toMatchObject({ code: -32002 });
+    expect(await served.stop()).toBe(0);
+  }, 60_000);
+
+  test("the MCP Inspector's CLI and mcporter, one process per command, read from any server as their first request (over HTTP, and over stdio a serve per command)", async () => {
+    await using root = tempDir();
+    const s = site(root.path, THREE);
+    await using served = await serveHttp(["--no-token", "--config", s.config, "--allow-run"], { cwd: s.ws, home: s.home });
+    // --format json wraps the server's answer as {"result": ...}.
+    const inspect = async (args: string[]) => ((await cli(INSPECTOR, ["--cli", "--format", "json", served.url, "--transport", "http", ...args], s)) as { result: any }).result;
+    expect((await inspect(["--method", "resources/read", "--uri", NOTE_URI])).contents).toEqual([{ uri: NOTE_URI, mimeType: "text/plain", text: NOTE_TEXT }]);
+    expect((await inspect(["--method", "resources/read", "--uri", EVERYTHING_TEXT_2])).contents.map((c: { uri: string }) => c.uri)).toEqual([EVERYTHING_TEXT_2]);
+    // Over stdio each command starts a serve of its own: its read is that serve's first request.
+    const stdio = ["--cli", "--format", "json", "-e", `TOOLGATE_CONFIG=${s.config}`, "-e", `HOME=${s.home}`, "-e", `XDG_STATE_HOME=${join(s.home, "state")}`, BIN, "serve", "--allow-run"];
+    const viaStdio = (await cli(INSPECTOR, [...stdio, "--method", "resources/read", "--uri", EVERYTHING_DOC], s)) as { result: { contents: { uri: string }[] } };
+    expect(viaStdio.result.contents.map((c) => c.uri)).toEqual([EVERYTHING_DOC]);
+    const mc = join(s.home, "mcporter.json");
+    writeFileSync(mc, JSON.stringify({ mcpServers: { toolgate: { url: served.url } } }));
+    const read = (await cli(MCPORTER, ["--config", mc, "resource", "toolgate", "memo://notes/third", "--json"], s)) as { contents: unknown[] };
+    expect(read.contents).toEqual([{ uri: "memo://notes/third", mimeType: "text/plain", text: "the note third" }]);
+    const doc = (await cli(MCPORTER, ["--config", mc, "resource", "toolgate", EVERYTHING_DOC, "--json"], s)) as { contents: { uri: string; mimeType: string }[] };
+    expect(doc.contents.map((c) => [c.uri, c.mimeType])).toEqual([[EVERYTHING_DOC, "text/markdown"]]);
     expect(await served.stop()).toBe(0);
   }, 60_000);
 });
