@@ -277,9 +277,14 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   return result.ok ? finish({ status: "success", tool: name, payload: result.value }) : failed(result.refusal);
 }
 
-/** The boundary's rules for what a tool produces (its result, a task's log of it): the local-path rule unless a built-in speaks for itself or the user lifted it. */
+/**
+ * The boundary's rules for what a tool produces (its result, a task's log of it): the local-path
+ * rule unless a built-in speaks for itself or the user lifted it; a relayed read's MCP Apps held
+ * to the transport's bound.
+ */
 export const boundaryFor = (entry: Entry | undefined): BoundaryOptions => ({
   localPaths: entry === undefined || ((!entry.adapter.builtin || entry.adapter.foreignOutput === true) && entry.adapter.localPathsOff === undefined),
+  ...(entry?.adapter.apps === true ? { apps: true } : {}),
 });
 
 /**

@@ -43,6 +43,8 @@ export function relayEntry(spec: RemoteSpec, method: string, sources: RelaySourc
       builtin: true,
       foreignOutput: true,
       secrets: sources.secretsOf(spec),
+      // A read may be an MCP App's interface (ui://, text/html): held to the transport's bound, not 64 KiB.
+      ...(method === "resources/read" ? { apps: true } : {}),
       ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
       deadlineMs: spec.timeoutMs + 2_000,
       needs: () => ({ ok: true, value: [...spec.needs] }),

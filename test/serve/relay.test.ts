@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, ROOT, tempDir } from "../helpers.ts";
-import { NOTE_TEMPLATE, NOTE_TEXT, NOTE_URI } from "../fixtures/mcp/apps.ts";
+import { APP_MIME, APP_URI, appHtml, BIG_TEXT_URI, KEYED_APP_URI, LEAKY_APP_URI, NOTE_TEMPLATE, NOTE_TEXT, NOTE_URI } from "../fixtures/mcp/apps.ts";
 import { connect, serveHttp } from "./http-client.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
@@ -144,6 +144,23 @@ describe("a client's first request", () => {
     expect(read.contents).toEqual([{ uri: "memo://notes/third", mimeType: "text/plain", text: "the note third" }]);
     const doc = (await cli(MCPORTER, ["--config", mc, "resource", "toolgate", EVERYTHING_DOC, "--json"], s)) as { contents: { uri: string; mimeType: string }[] };
     expect(doc.contents.map((c) => [c.uri, c.mimeType])).toEqual([[EVERYTHING_DOC, "text/markdown"]]);
+    expect(await served.stop()).toBe(0);
+  }, 60_000);
+});
+
+describe("an MCP App's interface", () => {
+  test("a ui:// HTML page of 723 K characters is relayed whole; one carrying a private key or a secret-named key is still withheld, as is a large ui:// text that is not HTML", async () => {
+    await using root = tempDir();
+    const s = site(root.path, { everything, apps: apps() });
+    await using served = await serveHttp(["--no-token", "--config", s.config, "--allow-run"], { cwd: s.ws, home: s.home });
+    const page = await fresh(served.url, (c) => c.readResource({ uri: APP_URI }));
+    expect(page).toEqual({ contents: [{ uri: APP_URI, mimeType: APP_MIME, text: appHtml(), _meta: { ui: { prefersBorder: true } } }] });
+    const withheld = { code: -32603, data: { error_code: "sensitive_output_rejected" } };
+    for (const uri of [LEAKY_APP_URI, KEYED_APP_URI, BIG_TEXT_URI]) expect(await fresh(served.url, (c) => c.readResource({ uri }).catch(failure))).toMatchObject(withheld);
+    await served.said("rule size at $");
+    expect(served.stderr()).toContain("resources/read: the result was withheld (sensitive_output_rejected): rule pem at $.contents[0].text");
+    expect(served.stderr()).toContain("rule secret_key at $.contents[0]._meta.api_key");
+    expect(served.stderr()).not.toContain("BEGIN");
     expect(await served.stop()).toBe(0);
   }, 60_000);
 });
