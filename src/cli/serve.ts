@@ -8,7 +8,8 @@ import { bootError, usageError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { boot } from "../runtime/boot.ts";
 import { approvedSet } from "../runtime/call-deps.ts";
-import { Hub } from "../serve/hub.ts";
+import { Hub, type HubDeps } from "../serve/hub.ts";
+import type { RemoteSources } from "../servers/sources.ts";
 import { Relay } from "../serve/relay.ts";
 import { HTTP_ARGS, HTTP_FLAGS, httpChoice, startHttp } from "./serve-http.ts";
 import { claimStdout, type StdoutSink } from "../serve/stdout.ts";
@@ -84,7 +85,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
       refusedNow: (name) => booted.remote?.refusedNow(name),
       version: VERSION,
       ...(relay ? { relay } : {}),
-      ...(expose !== undefined && remote ? { exposed: { server: expose, listed: () => remote.listedTools(expose) } } : {}),
+      ...(expose !== undefined && remote ? { exposed: exposedServer(remote, expose) } : {}),
     });
     runRelayed = (...a) => hub.runRelayed(...a);
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
@@ -113,6 +114,19 @@ export async function runServe(ctx: RunContext): Promise<number> {
     await telemetry?.finish(1_000);
     process.stdin.destroy();
   }
+}
+
+/**
+ * `--expose NAME`: its tools as listed, and as it lists them to a client that declared less than
+ * toolgate's shared connection does (a connection of that kind, client-declared.ts).
+ */
+function exposedServer(remote: RemoteSources, name: string): NonNullable<HubDeps["exposed"]> {
+  const spec = remote.spec(name)!;
+  return {
+    server: name,
+    listed: () => remote.listedTools(name),
+    declaring: async (declared) => (remote.declaresAsShared(declared) ? undefined : (await remote.connection(spec, declared)).tools.map((t) => t.name)),
+  };
 }
 
 /** Resolves on the first of SIGINT, SIGTERM or (when `stdin`) stdin's end or stdout's reader gone, saying which. */

@@ -7,6 +7,7 @@
 // list; a server that lacks a list method adds nothing to that merged list.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, type ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -163,4 +164,56 @@ describe("an MCP App's interface", () => {
     expect(served.stderr()).not.toContain("BEGIN");
     expect(await served.stop()).toBe(0);
   }, 60_000);
+});
+
+/** A client that declares `capabilities` (answering sampling with a fixed message, elicitation by declining) runs `ask` and leaves. */
+async function declaring<T>(url: string, capabilities: ClientCapabilities, ask: (c: Client) => Promise<T>): Promise<T> {
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const c = new Client({ name: "declaring", version: "1.0.0" }, { capabilities });
+  if (capabilities.sampling) c.setRequestHandler(CreateMessageRequestSchema, () => ({ role: "assistant", model: "stub", content: { type: "text", text: "sampled by the client" } }));
+  if (capabilities.elicitation) c.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" }));
+  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  try {
+    return await ask(c);
+  } finally {
+    await c.close();
+  }
+}
+
+/** What server-everything itself answers a client that declares `capabilities`. */
+async function directly<T>(capabilities: ClientCapabilities, ask: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ name: "direct", version: "1.0.0" }, { capabilities });
+  if (capabilities.sampling) c.setRequestHandler(CreateMessageRequestSchema, () => ({ role: "assistant", model: "stub", content: { type: "text", text: "sampled by the client" } }));
+  if (capabilities.elicitation) c.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" }));
+  await c.connect(new StdioClientTransport({ command: NODE, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+  try {
+    return await ask(c);
+  } finally {
+    await c.close();
+  }
+}
+const listedDirectly = (capabilities: ClientCapabilities) => directly(capabilities, async (c) => (await c.listTools()).tools.map((t) => t.name));
+const calledDirectly = (capabilities: ClientCapabilities, call: { name: string; arguments: Record<string, unknown> }) => directly(capabilities, (c) => c.callTool(call));
+
+describe("serve --expose", () => {
+  test("the server is told what each client declared, no more: it lists each client the tools it lists that client directly, and a client's calls go to its own kind of connection", async () => {
+    await using root = tempDir();
+    const s = site(root.path, { everything, apps: apps() });
+    await using served = await serveHttp(["--no-token", "--config", s.config, "--expose", "everything", "--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+    const names = (caps: ClientCapabilities) => declaring(served.url, caps, async (c) => (await c.listTools()).tools.map((t) => t.name));
+    const kinds: ClientCapabilities[] = [{}, { sampling: {} }, { elicitation: { form: {} } }, { sampling: {}, elicitation: { form: {} } }];
+    for (const caps of kinds) expect({ caps, tools: await names(caps) }).toEqual({ caps, tools: await listedDirectly(caps) });
+    // What differs, by name: the sampling and elicitation tools only for a client that can take them.
+    expect((await names({})).filter((n) => /sampling|elicitation/.test(n))).toEqual([]);
+    expect((await names({ sampling: {} })).filter((n) => /sampling|elicitation/.test(n))).toEqual(["trigger-sampling-request"]);
+    // A client with sampling calls the tool and answers its sampling itself.
+    const sampled = await declaring(served.url, { sampling: {} }, (c) => c.callTool({ name: "trigger-sampling-request", arguments: { prompt: "hi" } }));
+    expect(JSON.stringify(sampled.content)).toContain("sampled by the client");
+    // Its call of a tool the server lists only to a client with elicitation goes on its own kind
+    // of connection, where the server does not have it: the server's own answer, as directly.
+    const elicit = { name: "trigger-elicitation-request", arguments: {} };
+    const via = await declaring(served.url, { sampling: {} }, (c) => c.callTool(elicit));
+    expect({ ...via, _meta: undefined }).toEqual({ ...(await calledDirectly({ sampling: {} }, elicit)), _meta: undefined });
+    expect(await served.stop()).toBe(0);
+  }, 90_000);
 });
