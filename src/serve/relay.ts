@@ -6,6 +6,8 @@
 // that resource, list changes to every client, a log message sent during a request to the client
 // that asked (each relayed request carries its client as owner: mcp/peer.ts decides), one sent
 // outside any request to the clients that set a level. One whose owner is unclear is dropped and counted.
+// A read, subscription or completion goes to the server whose own lists claim it (relay-routes.ts),
+// asked for on a client's first request when no list has named it yet.
 import type { Entry } from "../catalog/catalog.ts";
 import { checkBoundary } from "../boundary/boundary.ts";
 import { redactValue } from "../boundary/redact.ts";

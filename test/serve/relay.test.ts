@@ -9,11 +9,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, type ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, ROOT, tempDir } from "../helpers.ts";
 import { APP_MIME, APP_URI, appHtml, BIG_TEXT_URI, KEYED_APP_URI, LEAKY_APP_URI, NOTE_TEMPLATE, NOTE_TEXT, NOTE_URI } from "../fixtures/mcp/apps.ts";
-import { connect, serveHttp } from "./http-client.ts";
+import { alive, connect, descendantsOf, serveHttp } from "./http-client.ts";
 
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const APPS = join(ROOT, "test", "fixtures", "mcp", "apps.ts");
@@ -214,6 +214,10 @@ describe("serve --expose", () => {
     const elicit = { name: "trigger-elicitation-request", arguments: {} };
     const via = await declaring(served.url, { sampling: {} }, (c) => c.callTool(elicit));
     expect({ ...via, _meta: undefined }).toEqual({ ...(await calledDirectly({ sampling: {} }, elicit)), _meta: undefined });
+    // The shared connection and one of each kind that declared less (nothing, sampling, elicitation): all ended with serve.
+    const children = descendantsOf(served.pid);
+    expect(children.filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(EVERYTHING))).toHaveLength(4);
     expect(await served.stop()).toBe(0);
+    expect(children.filter(alive)).toEqual([]);
   }, 90_000);
 });
