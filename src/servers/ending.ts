@@ -1,4 +1,4 @@
-// The seed's shutdown of the connections one process made (RemoteSources.shutdown): each child's
+// The shutdown of the connections one process made (RemoteSources.shutdown): each child's
 // stdin closed, its grace, then kill; or, for a one-shot process whose result is out, handed to a
 // detached reaper (src/launcher/reaper.ts) so the caller does not wait out the children.
 import type { LaterRequest } from "../http/later.ts";

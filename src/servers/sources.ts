@@ -331,7 +331,7 @@ export class RemoteSources {
   }
 
   /**
-   * The seed's shutdown for every child this process started: stdin closed, grace, kill. `handOff`
+   * The shutdown of every child this process started: stdin closed, grace, kill. `handOff`
    * (a one-shot process whose result is out): stdin is closed here and the rest is left to a
    * detached reaper, so the caller does not wait out the children (src/launcher/reaper.ts).
    * `"children"`: only the children go to the reaper; an HTTP server's session is ended here.
