@@ -3,6 +3,7 @@
 // broken and where, never the value; the caller replaces the whole result.
 import { isSecretKey } from "./keys.ts";
 import { MACHINE_ROOTS, rootsOf, type Roots } from "./paths.ts";
+import { appTextRule, appTexts, withoutAppTexts } from "./apps.ts";
 import { jsonText, mayHoldNulOrPem, scanText, textRule } from "./scan.ts";
 import { findDuplicateKey, type Segment } from "../schema/duplicate-key.ts";
 
@@ -29,6 +30,8 @@ export interface BoundaryViolation {
 export interface BoundaryOptions {
   localPaths: boolean;
   machineRoots?: readonly string[];
+  /** A relayed resources/read: an MCP App's `ui://` HTML is checked as apps.ts says. */
+  apps?: boolean;
 }
 
 /** What a violating result is replaced with, whole. */
@@ -68,6 +71,8 @@ interface Found {
  * throw JSON.stringify's TypeError: no view could print such a result, so it is a caller bug.
  */
 export function checkBoundary(value: unknown, opts: BoundaryOptions): BoundaryViolation | null {
+  const apps = opts.apps === true ? appTexts(value) : null;
+  if (apps !== null) return checkBoundary(withoutAppTexts(apps), { ...opts, apps: false }) ?? appTextRule(apps);
   const mode = begin(opts);
   const binary = opts.localPaths ? binaryPayloads(value) : null;
   const found = checkIndependent(value, mode, -1, binary);

@@ -36,6 +36,14 @@ function arrays(levels: number): unknown {
 const A8 = ".a".repeat(8);
 const I8 = "[0]".repeat(8);
 
+/** A relayed resources/read of an MCP App (a `ui://` page): `text` as its HTML, `more` beside it. */
+const APPS: BoundaryOptions = { localPaths: true, apps: true };
+function app(text: string, more: Record<string, unknown> = {}, mimeType = "text/html;profile=mcp-app", uri = "ui://board/app.html"): unknown {
+  return { contents: [{ uri, mimeType, text, ...more }] };
+}
+/** An App's HTML past 64 KiB, as a bundler writes one: zod's `file:` export reads as a path. */
+const BUNDLE = `<!doctype html><script type="module">const z={file:()=>c8,url:()=>u8};</script>${"<p>row</p>".repeat(20_000)}`;
+
 /** An MCP CallToolResult carrying `text` as its only content. */
 function mcp(text: string): unknown {
   return { content: [{ type: "text", text }], isError: false };
@@ -52,6 +60,15 @@ export const mustReject: RejectSample[] = [
   { name: "one byte past 64 KiB in two-byte chars", value: sized(65537, "é"), rule: "size", where: "$", bytes: 65537 },
   { name: "one byte past 64 KiB in escapes", value: sized(65537, "\n"), rule: "size", where: "$", bytes: 65537 },
   { name: "numbers that grow when a JSON string is re-serialized", value: mcp(`[${"1e20,".repeat(4000)}1]`), rule: "size", where: "$.content[0].text<json>" },
+  // a relayed read's MCP App (apps): its HTML is bound by the transport, every other rule holds
+  { name: "an App's HTML carrying a private key", value: app(`${BUNDLE}<!-- -----BEGIN PRIVATE KEY----- -->`), opts: APPS, rule: "pem", where: "$.contents[0].text" },
+  { name: "an App's HTML carrying a NUL", value: app(`${BUNDLE}\u0000`), opts: APPS, rule: "nul", where: "$.contents[0].text" },
+  { name: "a secret-named key beside an App's HTML", value: app(BUNDLE, { _meta: { api_key: "x" } }), opts: APPS, rule: "secret_key", where: "$.contents[0]._meta.api_key" },
+  { name: "a local path beside an App's HTML", value: app(BUNDLE, { _meta: { from: "/etc/board" } }), opts: APPS, rule: "local_path", where: "$.contents[0]._meta.from" },
+  { name: "another item past 64 KiB beside an App", value: { contents: [{ uri: "ui://a", mimeType: "text/html", text: BUNDLE }, { uri: "memo://n", mimeType: "text/plain", text: "x".repeat(65_600) }] }, opts: APPS, rule: "size", where: "$" },
+  { name: "a ui:// text that is not HTML, past 64 KiB", value: app(BUNDLE, {}, "text/plain"), opts: APPS, rule: "size", where: "$" },
+  { name: "an HTML text whose URI is not ui://, past 64 KiB", value: app(BUNDLE, {}, "text/html", "https://h/app.html"), opts: APPS, rule: "size", where: "$" },
+  { name: "an App's HTML past 64 KiB where apps are not relayed (a tool result)", value: app(BUNDLE), rule: "size", where: "$" },
 
   // depth
   { name: "nine nested objects", value: objects(9), rule: "depth", where: `$${A8}` },
@@ -193,6 +210,8 @@ export const mustAccept: AcceptSample[] = [
   { name: "exactly 64 KiB", value: sized(65536), bytes: 65536 },
   { name: "exactly 64 KiB in two-byte chars", value: sized(65536, "é"), bytes: 65536 },
   { name: "exactly 64 KiB in three-byte chars", value: sized(65536, "€"), bytes: 65536 },
+  { name: "an App's HTML past 64 KiB in a relayed read, its bundle reading as paths", value: app(BUNDLE, { _meta: { ui: { prefersBorder: true } } }), opts: APPS },
+  { name: "an App's HTML with the mimeType's case and spacing as servers write it", value: app(BUNDLE, {}, " TEXT/HTML ; profile=mcp-app", "UI://board"), opts: APPS },
   { name: "exactly 64 KiB in escapes", value: sized(65536, "\n"), bytes: 65536 },
 
   // depth

@@ -24,6 +24,8 @@ export interface Adapter {
   readonly foreignOutput?: boolean;
   /** Secret values bound to this source's calls: redacted from every view. */
   readonly secrets?: readonly string[];
+  /** A relayed resources/read (serve): an MCP App's `ui://` HTML is held to the transport's bound, not 64 KiB (BoundaryOptions.apps). */
+  readonly apps?: boolean;
   /**
    * The user switched the boundary's local-path rule off for this source (a server whose job is
    * to answer with absolute paths): who did, for the journal (`--allow-local-paths=NAME`, a config key).

@@ -9,7 +9,8 @@ import { didYouMean, nearest } from "../result/suggest.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { approvedNames } from "./approve-flag.ts";
-import { Hub } from "../serve/hub.ts";
+import { Hub, type HubDeps } from "../serve/hub.ts";
+import type { RemoteSources } from "../servers/sources.ts";
 import { Relay } from "../serve/relay.ts";
 import { HTTP_ARGS, HTTP_FLAGS, httpAfterBoot, httpChoice, startHttp } from "./serve-http.ts";
 import { claimStdout, type StdoutSink } from "../serve/stdout.ts";
@@ -88,7 +89,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
       refusedNow: (name) => booted.remote?.refusedNow(name),
       version: VERSION,
       ...(relay ? { relay } : {}),
-      ...(expose !== undefined && remote ? { exposed: { server: expose, listed: () => remote.listedTools(expose) } } : {}),
+      ...(expose !== undefined && remote ? { exposed: exposedServer(remote, expose) } : {}),
     });
     runRelayed = (...a) => hub.runRelayed(...a);
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
@@ -124,6 +125,19 @@ function servedToCatalog(booted: Booted, fromServed: ReadonlyMap<string, string>
   if (expose === undefined) return fromServed;
   const own = [...booted.catalog.entries.values()].filter((e) => e.origin === `mcp:${expose}`);
   return new Map(own.map((e) => [e.rawName, e.name]));
+}
+
+/**
+ * `--expose NAME`: its tools as listed, and as it lists them to a client that declared less than
+ * toolgate's shared connection does (a connection of that kind, client-declared.ts).
+ */
+function exposedServer(remote: RemoteSources, name: string): NonNullable<HubDeps["exposed"]> {
+  const spec = remote.spec(name)!;
+  return {
+    server: name,
+    listed: () => remote.listedTools(name),
+    declaring: async (declared) => (remote.declaresAsShared(declared) ? undefined : (await remote.connection(spec, declared)).tools.map((t) => t.name)),
+  };
 }
 
 /** Resolves on the first of SIGINT, SIGTERM or (when `stdin`) stdin's end or stdout's reader gone, saying which. */

@@ -29,7 +29,7 @@ export async function connectHttp(t: Extract<Target, { kind: "http" }>, opts: Co
       markLost(`cannot be reached (${e.message.slice(0, 200)})`);
     }
   };
-  const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, relatedMark: RELATED_MARK, ...(opts.sampling ? { sampling: true } : {}) });
+  const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, relatedMark: RELATED_MARK, ...(opts.sampling ? { sampling: true } : {}), ...(opts.elicitation === false ? { elicitation: false } : {}) });
   const streamable = transport instanceof StreamableHTTPClientTransport ? transport : undefined;
   const close = async () => {
     if (!ended && streamable?.sessionId !== undefined) {

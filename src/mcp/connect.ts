@@ -5,7 +5,7 @@ import type { Connection, ConnectOptions, Target } from "./connection.ts";
 import { openSession } from "./session.ts";
 import { PipeTransport } from "./transport.ts";
 
-export type { Connection, ConnectOptions, PolicyFetch, Target } from "./connection.ts";
+export type { Connection, ConnectOptions, Declared, PolicyFetch, Target } from "./connection.ts";
 
 /**
  * A failed connect shuts its child down as any other close does: stdin closed behind what was sent
@@ -30,7 +30,7 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
     await child.shutdown(graceMs);
   };
   try {
-    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, early: true, ...(opts.sampling ? { sampling: true } : {}) });
+    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, early: true, ...(opts.sampling ? { sampling: true } : {}), ...(opts.elicitation === false ? { elicitation: false } : {}) });
     const tools = await session.listTools(opts.requestTimeoutMs);
     const exit = child.exited.then((code) => (code === null ? "was killed by a signal" : `exited with status ${code}`));
     // stdout usually closes a moment before the exit is reaped: wait briefly to say which it was.

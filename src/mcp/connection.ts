@@ -9,6 +9,8 @@ import type { Redactor, Sandbox } from "../launcher/types.ts";
 import type { ReapOrder } from "../launcher/reaper.ts";
 import type { ListedTool, McpSession } from "./session.ts";
 
+export type { Declared } from "./peer.ts";
+
 export type Target =
   | { readonly kind: "stdio"; readonly name: string; readonly argv: readonly string[]; readonly env: ChildEnv; readonly cwd: string; readonly sandbox?: Sandbox }
   /** `sse`: the legacy HTTP+SSE transport (a GET stream, POSTs to the endpoint it names), for `type: "sse"` servers. */
@@ -51,5 +53,8 @@ export interface ConnectOptions {
   readonly onNoise?: (server: string, line: string) => void;
   /** Declare sampling (serve relays it to a client that supports it). */
   readonly sampling?: boolean;
+  /** false: declare no elicitation (serve --expose for a client that declared none); toolgate answers every other server's. */
+  readonly elicitation?: boolean;
 }
+
 

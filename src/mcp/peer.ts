@@ -3,7 +3,6 @@
 // holds no model), show progress, see the server's log lines. A session routes a server's request
 // to the one call in flight; with none, or several (a shared served connection), nobody is asked:
 // declined. A log line goes to the call it belongs to, and never to anyone else's.
-
 /** An `elicitation/create` in form mode, as the server sent it (untrusted). */
 export interface ElicitForm {
   readonly message: string;
@@ -19,6 +18,12 @@ export interface Progress {
   readonly progress: number;
   readonly total?: number;
   readonly message?: string;
+}
+
+/** What toolgate declares to a server at initialize that it can take: form elicitation, sampling. */
+export interface Declared {
+  readonly elicitation: boolean;
+  readonly sampling: boolean;
 }
 
 export interface Peer {
@@ -37,6 +42,11 @@ export interface Peer {
   log?(params: Record<string, unknown>): void;
   /** How the call's elicitations ended, for its journal row (never the values) and the operator. */
   elicited?(outcome: ElicitAnswer["action"], why?: string): void;
+  /**
+   * What the server is to be told this caller can take (serve --expose: what its client declared):
+   * the request goes on a connection that declared exactly that. Absent: the shared connection.
+   */
+  readonly upstream?: Declared;
 }
 
 export const NO_MODEL = "toolgate holds no model, so it cannot answer sampling/createMessage";

@@ -64,9 +64,10 @@ const refusal = (code: number, message: string) => Object.assign(new Error(messa
 
 /**
  * `sampling`: declare the capability (serve, which can relay it to a client that has it).
+ * `elicitation: false`: declare none (serve --expose, for a client that declared none).
  * `relatedMark`: the params key by which the transport ties a log message to a request (http-cap.ts).
  */
-export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; relatedMark?: string; early?: boolean }): Promise<McpSession> {
+export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; elicitation?: boolean; relatedMark?: string; early?: boolean }): Promise<McpSession> {
   // A one-shot process parses each of the SDK's schemas a few times at most: zod's interpreter does
   // that sooner than compiling a parser first (the initialize answer about 4 ms sooner). Set before
   // the SDK's schemas are made; a long-running process keeps the compiled parsers.
@@ -82,12 +83,14 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   let ajv: InstanceType<typeof AjvJsonSchemaValidator> | undefined;
   const jsonSchemaValidator = { getValidator: <T>(schema: Parameters<InstanceType<typeof AjvJsonSchemaValidator>["getValidator"]>[0]) => (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema) };
   // Only what toolgate can do: a form elicitation is always answered (asked, relayed or declined;
-  // defaults applied, SEP-1034); sampling only where it can be relayed. Never roots: advertising
-  // them makes the SDK wait out a 2 s close timeout.
-  const capabilities = { elicitation: { form: { applyDefaults: true } }, ...(opts.sampling ? { sampling: {} } : {}) };
+  // defaults applied, SEP-1034), unless the one client behind it declared none (serve --expose);
+  // sampling only where it can be relayed. Never roots: advertising them makes the SDK wait out a
+  // 2 s close timeout.
+  const elicits = opts.elicitation !== false;
+  const capabilities = { ...(elicits ? { elicitation: { form: { applyDefaults: true } } } : {}), ...(opts.sampling ? { sampling: {} } : {}) };
   const client = new Client({ name: "toolgate", version: opts.version }, { capabilities, jsonSchemaValidator });
   const peers = new Peers();
-  client.setRequestHandler(types.ElicitRequestSchema, (r, extra) => peers.elicit(r.params as Record<string, unknown>, extra.signal) as Promise<never>);
+  if (elicits) client.setRequestHandler(types.ElicitRequestSchema, (r, extra) => peers.elicit(r.params as Record<string, unknown>, extra.signal) as Promise<never>);
   if (opts.sampling) {
     client.setRequestHandler(types.CreateMessageRequestSchema, async (r, extra) => {
       try {

@@ -312,7 +312,12 @@ function unknownTool(name: string, callable: Iterable<string>): Refusal {
   return near === undefined ? { code: "unknown_tool", message } : { code: "unknown_tool", message, details: { did_you_mean: near } };
 }
 
-/** The boundary's rules for what a tool produces (its result, a task's log of it): the local-path rule unless a built-in speaks for itself or the user lifted it. */
+/**
+ * The boundary's rules for what a tool produces (its result, a task's log of it): the local-path
+ * rule unless a built-in speaks for itself or the user lifted it; a relayed read's MCP Apps held
+ * to the transport's bound.
+ */
 export const boundaryFor = (entry: Entry | undefined): BoundaryOptions => ({
   localPaths: entry === undefined || ((!entry.adapter.builtin || entry.adapter.foreignOutput === true) && entry.adapter.localPathsOff === undefined),
+  ...(entry?.adapter.apps === true ? { apps: true } : {}),
 });

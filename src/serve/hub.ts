@@ -8,6 +8,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolRequest, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { effectivePolicy, preApproved, type ApprovalAnswer, type ApprovalRequest } from "../approval/approval.ts";
 import type { Descriptor, Entry } from "../catalog/catalog.ts";
+import type { Declared } from "../mcp/connect.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import { escapeControl } from "../result/escape.ts";
 import type { Refusal } from "../result/result.ts";
@@ -16,7 +17,7 @@ import { invoke, type Invoked, type Profile } from "../runtime/invoke.ts";
 import { checkpointWhenIdle } from "../state/db.ts";
 import { fastPathFor } from "./dispatch.ts";
 import { elicitApproval } from "./elicit.ts";
-import { servedPeer } from "./peer.ts";
+import { servedPeer, upstreamOf } from "./peer.ts";
 import type { Relay, RelayClient } from "./relay.ts";
 import { relayHandlers } from "./relay-handlers.ts";
 import type { ServedNames } from "./names.ts";
@@ -35,8 +36,16 @@ export interface HubDeps {
   readonly version: string;
   /** What the upstream servers offer besides tools (resources, prompts, completions, logging). */
   readonly relay?: Relay;
-  /** `--expose SERVER`: only that server's tools, under its own names, as it listed them. */
-  readonly exposed?: { readonly server: string; readonly listed: () => readonly ListedTool[] | undefined };
+  /**
+   * `--expose SERVER`: only that server's tools, under its own names, as it listed them.
+   * `declaring`: the names it lists on a connection that declares `declared` (what one client
+   * declared), or undefined when the shared connection declares just that.
+   */
+  readonly exposed?: {
+    readonly server: string;
+    readonly listed: () => readonly ListedTool[] | undefined;
+    readonly declaring?: (declared: Declared) => Promise<readonly string[] | undefined>;
+  };
 }
 
 export interface ConnectOptions {
@@ -89,6 +98,24 @@ export class Hub {
     return offered.map((d) => renderTool(d, this.deps.names.toServed.get(d.name) ?? d.name, effectivePolicy(d, overrides)));
   }
 
+  /**
+   * With --expose, what its server lists to a client that declared what this one did: one without
+   * sampling is not shown a tool that would ask for it (the calls go on that kind of connection too).
+   * A listing that fails shows the catalog's, and the operator hears why.
+   */
+  async #toolsFor(server: Server, caller?: ServedCaller): Promise<ReturnType<Hub["tools"]>> {
+    const all = this.tools(caller);
+    const declaring = this.deps.exposed?.declaring;
+    if (!declaring) return all;
+    try {
+      const names = await declaring(upstreamOf(server.getClientCapabilities(), this.deps.child));
+      return names ? all.filter((t) => names.includes(String(t.name))) : all;
+    } catch (e) {
+      this.deps.wiring.operator(`toolgate: MCP server "${escapeControl(this.deps.exposed!.server)}": its tools for what this client declared could not be listed (${escapeControl((e as Error).message)}); the catalog's are shown`);
+      return all;
+    }
+  }
+
   /** The catalog name behind a served tool name. */
   #fromServed(served: string): string {
     const exposed = this.deps.exposed;
@@ -114,9 +141,10 @@ export class Hub {
     const remembered = new Set<string>();
     const client: RelayClient = { subscriptions: new Set(), level: undefined, notify: (method, params) => void server.notification({ method, ...(params ? { params } : {}) } as never).catch(() => {}) };
     const detach = relay?.attach(client);
-    if (relay) relayHandlers(server, types, relay, client);
+    const upstream = this.deps.exposed ? () => upstreamOf(server.getClientCapabilities(), this.deps.child) : undefined;
+    if (relay) relayHandlers(server, types, relay, client, upstream);
     const log = relay ? (srv: string, params: Record<string, unknown>) => relay.logFor(client, srv, params) : undefined;
-    server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.tools(opts.caller) }));
+    server.setRequestHandler(types.ListToolsRequestSchema, async () => ({ tools: await this.#toolsFor(server, opts.caller) }));
     // Set as the protocol sets any handler (the request parsed once, against CallToolRequestSchema),
     // not through Server's tools/call override, which parses the request a second time and the
     // result against CallToolResultSchema: every result here is built by renderResult, and a
@@ -147,6 +175,7 @@ export class Hub {
         schemas: { elicit: types.ElicitResultSchema, sample: types.CreateMessageResultWithToolsSchema },
         operator: this.deps.wiring.operator,
         ...(log ? { log } : {}),
+        ...(this.deps.exposed ? { exposed: true } : {}),
       }))(who);
       const result = await this.#call(name, request.params.arguments ?? {}, extra.signal, { ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"], caller: opts.caller });
       if (sent.length > 0) await Promise.allSettled(sent);

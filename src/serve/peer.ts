@@ -3,6 +3,7 @@
 // sampling (else refused: toolgate holds no model), its progress when the client's request
 // carried a progressToken. An unattended child (--child) relays no question: nobody is there.
 import type { CallScope } from "../catalog/declare.ts";
+import type { Declared } from "../mcp/connect.ts";
 import type { ElicitAnswer } from "../mcp/peer.ts";
 import { escapeControl } from "../result/escape.ts";
 import { ANSWER_MS } from "./elicit.ts";
@@ -25,6 +26,8 @@ export interface ClientSide {
   readonly operator: (line: string) => void;
   /** A server's log message during the call, as this client may see it (checked, redacted, at its level), or undefined to drop it. */
   readonly log?: (server: string, params: Record<string, unknown>) => Record<string, unknown> | undefined;
+  /** serve --expose: the server is told exactly what this client can take (upstreamOf). */
+  readonly exposed?: boolean;
 }
 
 /** Form elicitation as the spec reads the capability: `{}` (no mode named) means form. */
@@ -34,12 +37,21 @@ export function clientTakesForms(c: ClientSide["capabilities"]): boolean {
   return e.form !== undefined || e.url === undefined;
 }
 
+/**
+ * What the server is told a client can take when it is to see that client exactly (serve
+ * --expose): form elicitation and sampling as far as the client declared them and toolgate relays
+ * them (an unattended child relays nothing), never more.
+ */
+export function upstreamOf(capabilities: ClientSide["capabilities"], child: boolean): Declared {
+  return { elicitation: !child && clientTakesForms(capabilities), sampling: !child && capabilities?.sampling !== undefined };
+}
+
 export function servedPeer(side: ClientSide): NonNullable<CallScope["peer"]> {
-  const forms = !side.child && clientTakesForms(side.capabilities);
-  const sampling = !side.child && side.capabilities?.sampling !== undefined;
+  const { elicitation: forms, sampling } = upstreamOf(side.capabilities, side.child);
   const token = side.progressToken;
   return (who) => ({
     owner: side.owner,
+    ...(side.exposed ? { upstream: { elicitation: forms, sampling } } : {}),
     ...(forms
       ? {
           elicit: async (form, signal) =>

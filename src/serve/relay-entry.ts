@@ -4,7 +4,7 @@
 // envelope it ends in, turned back into a JSON-RPC answer.
 import type { Entry } from "../catalog/catalog.ts";
 import { toolDigest } from "../catalog/catalog.ts";
-import type { Connection } from "../mcp/connect.ts";
+import type { Connection, Declared } from "../mcp/connect.ts";
 import type { Peer } from "../mcp/peer.ts";
 import { refuse, type Outcome } from "../result/result.ts";
 import type { Invoked } from "../runtime/invoke.ts";
@@ -18,7 +18,8 @@ import type { ServerStatus } from "../servers/list.ts";
 export interface RelaySources {
   readonly status: readonly ServerStatus[];
   spec(name: string): RemoteSpec | undefined;
-  connection(spec: RemoteSpec): Promise<Connection>;
+  /** `declared`: a connection declaring what the asking client declared (serve --expose). */
+  connection(spec: RemoteSpec, declared?: Declared): Promise<Connection>;
   checkStart(spec: RemoteSpec, need: Need): StartCheck | Promise<StartCheck>;
   secretsOf(spec: RemoteSpec): string[];
 }
@@ -43,6 +44,8 @@ export function relayEntry(spec: RemoteSpec, method: string, sources: RelaySourc
       builtin: true,
       foreignOutput: true,
       secrets: sources.secretsOf(spec),
+      // A read may be an MCP App's interface (ui://, text/html): held to the transport's bound, not 64 KiB.
+      ...(method === "resources/read" ? { apps: true } : {}),
       ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
       deadlineMs: spec.timeoutMs + 2_000,
       needs: () => ({ ok: true, value: [...spec.needs] }),
@@ -55,7 +58,7 @@ export function relayEntry(spec: RemoteSpec, method: string, sources: RelaySourc
 async function request(spec: RemoteSpec, method: string, params: Record<string, unknown>, o: { sources: RelaySources; wire: (spec: RemoteSpec, conn: Connection) => void; signal: AbortSignal; peer: Peer | undefined }): Promise<Outcome<unknown>> {
   let conn: Connection;
   try {
-    conn = await o.sources.connection(spec);
+    conn = await o.sources.connection(spec, o.peer?.upstream);
   } catch (e) {
     return refuse("mcp.server_down", `MCP server "${spec.name}" cannot be reached: ${(e as Error).message}`);
   }

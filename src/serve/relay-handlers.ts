@@ -5,12 +5,14 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Declared } from "../mcp/connect.ts";
 import type { Asking, Relay, RelayClient, Relayed, RelayPeer } from "./relay.ts";
 
 type Types = typeof import("@modelcontextprotocol/sdk/types.js");
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export function relayHandlers(server: Server, types: Types, relay: Relay, client: RelayClient): void {
+/** `upstream` (serve --expose): what the server is to be told this client can take, read per request. */
+export function relayHandlers(server: Server, types: Types, relay: Relay, client: RelayClient, upstream?: () => Declared): void {
   const answer = (r: Relayed) => {
     if (r.ok) return r.result as never;
     throw Object.assign(new types.McpError(r.code, r.message, r.data), { message: r.message });
@@ -18,8 +20,10 @@ export function relayHandlers(server: Server, types: Types, relay: Relay, client
   /** Runs `work` as this client's request, its server's log lines sent before it returns (the protocol's order). */
   const asked = async <T>(extra: Extra, work: (asking: Asking) => Promise<T>): Promise<T> => {
     const sent: Promise<void>[] = [];
+    const declared = upstream?.();
     const peer: RelayPeer = (who) => ({
       owner: client,
+      ...(declared ? { upstream: declared } : {}),
       log: (params) => {
         const shown = relay.logFor(client, who.server, params);
         if (shown) sent.push(extra.sendNotification({ method: "notifications/message", params: shown } as never).catch(() => {}));

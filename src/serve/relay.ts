@@ -6,6 +6,8 @@
 // that resource, list changes to every client, a log message sent during a request to the client
 // that asked (each relayed request carries its client as owner: mcp/peer.ts decides), one sent
 // outside any request to the clients that set a level. One whose owner is unclear is dropped and counted.
+// A read, subscription or completion goes to the server whose own lists claim it (relay-routes.ts),
+// asked for on a client's first request when no list has named it yet.
 import type { Entry } from "../catalog/catalog.ts";
 import { checkBoundary } from "../boundary/boundary.ts";
 import { redactValue } from "../boundary/redact.ts";
@@ -15,7 +17,8 @@ import type { ServerInfo } from "../mcp/session.ts";
 import type { Invoked } from "../runtime/invoke.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
 import { relayEntry, relayedOf, type Relayed, type RelaySources } from "./relay-entry.ts";
-import { admits, matchesTemplate, page, parseNamespaced, promptOwner, servedPrompt, servedUris, unknownResource } from "./relay-names.ts";
+import { admits, page, promptOwner, servedPrompt, unknownResource } from "./relay-names.ts";
+import { ResourceRoutes } from "./relay-routes.ts";
 
 export type { Relayed, RelaySources } from "./relay-entry.ts";
 
@@ -48,14 +51,15 @@ export interface RelayDeps {
 }
 
 const MAX_PAGES = 100;
+/** JSON-RPC's "Method not found": only a server's own answer carries it (relayedOf gives toolgate's errors -32603). */
+const METHOD_NOT_FOUND = -32601;
 
 export class Relay {
   readonly #clients = new Set<RelayClient>();
   readonly #wired = new WeakSet<Connection>();
   readonly #entries = new Map<string, Entry>();
-  /** The last listing's served URIs and templates, for routing reads and completions. */
-  #uris = new Map<string, { server: string; uri: string }>();
-  #templates: Map<string, string[]> | undefined;
+  /** What the servers' lists said (any client's, or the relay's own on a miss): routes reads, subscriptions and completions. */
+  readonly #routes = new ResourceRoutes();
   /** Upstream subscriptions: `server\0uri` → how many clients hold it. */
   readonly #upstream = new Map<string, number>();
   /** Log messages dropped as nobody's to see, by server. */
@@ -129,7 +133,7 @@ export class Relay {
     };
     conn.session.onNotification((method, params) => {
       if (method === "notifications/resources/updated" && typeof params.uri === "string") {
-        const served = this.#servedUri(spec.name, params.uri);
+        const served = this.#routes.served(spec.name, params.uri);
         // The URI alone: anything else the server put beside it would reach the client unchecked.
         for (const c of this.#clients) if (c.subscriptions.has(served)) c.notify(method, { uri: served });
       } else if (method === "notifications/resources/list_changed" || method === "notifications/prompts/list_changed") {
@@ -166,25 +170,19 @@ export class Relay {
     return spec ? this.checkedLog(spec, params) : undefined;
   }
 
-  #servedUri(server: string, uri: string): string {
-    for (const [served, o] of this.#uris) if (o.server === server && o.uri === uri) return served;
-    return uri;
-  }
-
   /** resources/list, merged across servers and paginated here. */
   async listResources(cursor: unknown, asking: Asking): Promise<Relayed> {
     const all = await this.#collect("resources/list", "resources", asking);
     if (!all.ok) return all;
-    const byServer = new Map([...all.items].map(([server, items]) => [server, items.map((r) => String((r as { uri?: unknown }).uri))]));
-    this.#uris = servedUris(byServer);
-    const served = [...all.items].flatMap(([server, items]) => items.map((r) => ({ ...(r as object), uri: this.#servedUri(server, String((r as { uri?: unknown }).uri)) })));
+    this.#routes.listed(new Map([...all.items].map(([server, items]) => [server, items.map((r) => String((r as { uri?: unknown }).uri))])));
+    const served = [...all.items].flatMap(([server, items]) => items.map((r) => ({ ...(r as object), uri: this.#routes.served(server, String((r as { uri?: unknown }).uri)) })));
     return page(served, "resources", cursor);
   }
 
   async listTemplates(cursor: unknown, asking: Asking): Promise<Relayed> {
     const all = await this.#collect("resources/templates/list", "resourceTemplates", asking);
     if (!all.ok) return all;
-    this.#templates = new Map([...all.items].map(([server, items]) => [server, items.map((t) => String((t as { uriTemplate?: unknown }).uriTemplate))]));
+    this.#routes.templatesListed(new Map([...all.items].map(([server, items]) => [server, items.map((t) => String((t as { uriTemplate?: unknown }).uriTemplate))])));
     return page([...all.items.values()].flat(), "resourceTemplates", cursor);
   }
 
@@ -195,7 +193,11 @@ export class Relay {
     return page([...all.items].flatMap(([server, items]) => items.map((p) => ({ ...(p as object), name: servedPrompt(server, String((p as { name?: unknown }).name), exposed) }))), "prompts", cursor);
   }
 
-  /** Every page of one list method from each server that offers `cap`, in the servers' order. */
+  /**
+   * Every page of one list method from each server that offers `cap`, in the servers' order. A
+   * server that does not have the method (it answers -32601, as one without templates does) has
+   * nothing to add: the others' items are served. Any other error fails the list.
+   */
   async #collect(method: string, key: string, asking: Asking): Promise<{ ok: true; items: Map<string, unknown[]> } | (Relayed & { ok: false })> {
     const items = new Map<string, unknown[]>();
     for (const { spec } of this.#with(key === "prompts" ? "prompts" : "resources")) {
@@ -203,6 +205,7 @@ export class Relay {
       let next: string | undefined;
       for (let i = 0; i < MAX_PAGES; i++) {
         const r = await this.#relay(spec, method, next ? { cursor: next } : {}, asking);
+        if (!r.ok && r.code === METHOD_NOT_FOUND) break;
         if (!r.ok) return r;
         const list = r.result[key];
         if (Array.isArray(list)) got.push(...list);
@@ -214,35 +217,42 @@ export class Relay {
     return { ok: true, items };
   }
 
-  /** The server and its own URI behind a served URI: namespaced, listed, a template's match, or the only server. */
+  /** The server and its own URI behind a served URI, from what the servers' lists said (relay-routes.ts). */
   #resourceOwner(served: string): { spec: RemoteSpec; uri: string } | null {
-    const ns = parseNamespaced(served);
-    const known = ns ?? this.#uris.get(served);
-    const byName = (server: string) => this.servers().find((s) => s.spec.name === server)?.spec;
-    if (known) {
-      const spec = byName(known.server);
-      return spec ? { spec, uri: known.uri } : null;
-    }
-    for (const [server, templates] of this.#templates ?? []) {
-      const spec = byName(server);
-      if (spec && templates.some((t) => matchesTemplate(t, served))) return { spec, uri: served };
-    }
-    const only = this.#with("resources");
-    return only.length === 1 ? { spec: only[0]!.spec, uri: served } : null;
+    const servers = this.#with("resources").map((s) => s.spec);
+    const route = this.#routes.owner(served, servers.map((s) => s.name));
+    const spec = route && servers.find((s) => s.name === route.server);
+    return spec ? { spec, uri: route.uri } : null;
   }
 
-  /** The owner of a served URI, listing the templates first when no client has yet (a URI made from one). */
-  async #owner(served: string, asking: Asking): Promise<{ spec: RemoteSpec; uri: string } | null> {
+  /**
+   * The owner of a served URI. One no list has named yet (a client's first request may be a read
+   * of a URI it knew before this serve, or made from a template) is looked for in the servers'
+   * own lists, asked for now as a client's resources/list and templates/list would be. The read
+   * itself is never sent to one server after another until one has it: it would hand a URI (and
+   * whatever it carries) to servers that never claimed it, and the first that answers for any URI
+   * (a catch-all template) would take reads meant for another. Unknown after that: the refusal
+   * says why (several servers list it: which forms name one), or the list's own failure.
+   */
+  async #owner(served: string, asking: Asking): Promise<{ spec: RemoteSpec; uri: string } | Relayed> {
     const owner = this.#resourceOwner(served);
-    if (owner || this.#templates !== undefined) return owner;
-    await this.listTemplates(undefined, asking);
-    return this.#resourceOwner(served);
+    if (owner || this.#routes.sharedBy(served).length > 0) return owner ?? this.#unrouted(served);
+    const [listed, templates] = await Promise.all([this.listResources(undefined, asking), this.listTemplates(undefined, asking)]);
+    const failed = [listed, templates].find((r) => !r.ok);
+    return this.#resourceOwner(served) ?? failed ?? this.#unrouted(served);
+  }
+
+  /** Why no server takes a served URI. */
+  #unrouted(served: string): Relayed {
+    const shared = this.#routes.sharedBy(served);
+    if (shared.length === 0) return unknownResource(served);
+    return { ok: false, code: -32002, message: `no resource ${JSON.stringify(served)} of one server: ${shared.length} servers list it; read it as ${shared.map((u) => JSON.stringify(u)).join(" or ")}` };
   }
 
   async read(params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
     const served = String(params.uri);
     const owner = await this.#owner(served, asking);
-    if (!owner) return unknownResource(served);
+    if ("ok" in owner) return owner;
     const r = await this.#relay(owner.spec, "resources/read", { ...params, uri: owner.uri }, asking);
     if (!r.ok || owner.uri === served) return r;
     const contents = Array.isArray(r.result.contents) ? r.result.contents.map((c) => ((c as { uri?: unknown }).uri === owner.uri ? { ...(c as object), uri: served } : c)) : r.result.contents;
@@ -252,7 +262,7 @@ export class Relay {
   async subscribe(client: RelayClient, params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
     const served = String(params.uri);
     const owner = await this.#owner(served, asking);
-    if (!owner) return unknownResource(served);
+    if ("ok" in owner) return owner;
     const key = `${owner.spec.name}\0${owner.uri}`;
     if (!client.subscriptions.has(served)) {
       if ((this.#upstream.get(key) ?? 0) === 0) {
@@ -296,9 +306,11 @@ export class Relay {
       return this.#relay(spec, "completion/complete", { ...params, ref: { ...ref, name: owner.name } }, asking);
     }
     const uri = String(ref.uri);
-    if (this.#templates === undefined) await this.listTemplates(undefined, asking);
-    const owners = this.#with("completions").filter((s) => (this.#templates?.get(s.spec.name) ?? []).includes(uri));
-    const spec = owners[0]?.spec ?? (this.#with("completions").length === 1 ? this.#with("completions")[0]!.spec : undefined);
+    const completing = this.#with("completions");
+    const owning = () => completing.find((s) => this.#routes.templatesOf(s.spec.name).includes(uri))?.spec;
+    // A template no list has named yet: the servers' templates are asked for now, as for a read.
+    if (!owning() && completing.length > 1) await this.listTemplates(undefined, asking);
+    const spec = owning() ?? (completing.length === 1 ? completing[0]!.spec : undefined);
     if (!spec) return { ok: false, code: -32602, message: `no resource template ${JSON.stringify(uri)}; resources/templates/list lists them` };
     return this.#relay(spec, "completion/complete", params, asking);
   }

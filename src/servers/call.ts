@@ -4,7 +4,7 @@
 // lost mid-call, no answer within toolgate's own deadline, or the call cut by its caller → indeterminate. Under
 // supervision (src/servers/supervisor.ts) what the supervisor refuses now is refused first.
 import type { ToolSource } from "../catalog/catalog.ts";
-import type { Connection } from "../mcp/connect.ts";
+import type { Connection, Declared } from "../mcp/connect.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Peer } from "../mcp/peer.ts";
 import type { ToolContext } from "../catalog/declare.ts";
@@ -21,7 +21,10 @@ export type StartCheck = { ok: true; value: string } | { ok: false; code: Code; 
 
 /** What a remote tool's adapter needs of the remote sources (RemoteSources, in sources.ts, is one). */
 export interface RemoteCalls {
-  connection(spec: RemoteSpec): Promise<Connection>;
+  /** `declared`: a connection declaring what the caller's client declared (serve --expose). */
+  connection(spec: RemoteSpec, declared?: Declared): Promise<Connection>;
+  /** Whether `conn` declares what one kind of client declared: its listing is what that client may use. */
+  declares(conn: Connection): boolean;
   refusedNow(name: string): Refusal | undefined;
   secretsOf(spec: RemoteSpec): string[];
   authRefusal(spec: RemoteSpec): Refusal | undefined;
@@ -98,14 +101,17 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
   if (now) return { ok: false, refusal: now };
   let conn;
   try {
-    conn = await (early ?? remote.connection(spec));
+    // A client's own kind of connection when it is to be told exactly what that client declared (serve --expose).
+    conn = await (peer.upstream ? remote.connection(spec, peer.upstream) : (early ?? remote.connection(spec)));
   } catch (e) {
     const auth = remote.authRefusal(spec);
     if (auth) return { ok: false, refusal: auth };
     return { ok: false, refusal: { code: "mcp.connect_failed", message: `cannot reach ${serverWho(spec)}: ${(e as Error).message}` } };
   }
-  if (remote.isFresh(spec.name)) {
-    const live = conn.tools.find((t) => t.name === tool.name);
+  const live = conn.tools.find((t) => t.name === tool.name);
+  // A connection of one kind of client lists what that client may use: a tool it does not list
+  // (a sampling tool, for a client without sampling) is the server's to refuse, as it would directly.
+  if (remote.declares(conn) ? live !== undefined : remote.isFresh(spec.name)) {
     if (!live || liveDigest(spec, live) !== liveDigest(spec, tool)) {
       return {
         ok: false,

@@ -6,11 +6,10 @@
 // supervise() (serve) keeps the children for the process's lifetime: src/servers/supervisor.ts.
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
-import { reap, reapLater, type ReapOrder } from "../launcher/reaper.ts";
-import { connectTarget, type Connection, type Target } from "../mcp/connect.ts";
+import { serverPrefix } from "../catalog/names.ts";
+import { connectTarget, type Connection, type Declared, type Target } from "../mcp/connect.ts";
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
 import type { ListedTool } from "../mcp/session.ts";
-import type { LaterRequest } from "../http/later.ts";
 import type { Need } from "../permission/types.ts";
 import type { Refusal } from "../result/result.ts";
 import type { GateResult } from "../runtime/invoke.ts";
@@ -19,6 +18,8 @@ import { mayOwnUnlisted, ownerOf } from "./boot.ts";
 import type { AuthWiring, WiringInput } from "./auth.ts";
 import { remoteToolSource, type StartCheck } from "./call.ts";
 import { connectTimeoutMessage, listRemote, type ServerStatus } from "./list.ts";
+import { ClientDeclared } from "./client-declared.ts";
+import { endConnections } from "./ending.ts";
 import { ConnectionPool } from "./pool.ts";
 import { secretValues, serverWho, type RemoteSpec } from "./specs.ts";
 import { stdioTarget } from "./target.ts";
@@ -30,6 +31,8 @@ export type { RemoteDeps } from "./deps.ts";
 
 export class RemoteSources {
   readonly #connections = new Map<string, Promise<Connection>>();
+  /** Connections that declare what one kind of client declared (serve --expose): client-declared.ts. */
+  readonly #declaring = new ClientDeclared((spec, declared) => this.#connect(spec, declared));
   readonly #fresh = new Set<string>();
   /** A connect refused by a permission this boot (the flag that would grant it), by server. */
   readonly #refusals = new Map<string, Refusal>();
@@ -87,8 +90,14 @@ export class RemoteSources {
     this.#status = this.#status.map((st) => (st.name === name ? { ...st, ok: false, tools: 0, withheld: reason } : st));
   }
 
-  /** The live connection for a server, connecting now when this process has none. */
-  connection(spec: RemoteSpec): Promise<Connection> {
+  /**
+   * The live connection for a server, connecting now when this process has none. `declared`
+   * (serve --expose): one that declared exactly that at initialize, so the server offers what the
+   * client behind it can take (a server may list a sampling tool only to a client with sampling);
+   * the shared connection when it declares the same.
+   */
+  connection(spec: RemoteSpec, declared?: Declared): Promise<Connection> {
+    if (declared && !this.declaresAsShared(declared)) return this.#declaring.connection(spec, declared);
     let c = this.#connections.get(spec.name);
     if (!c) {
       c = this.#connect(spec);
@@ -96,6 +105,16 @@ export class RemoteSources {
       c.catch(() => this.#connections.delete(spec.name));
     }
     return c;
+  }
+
+  /** Whether the shared connections declare exactly `declared` (elicitation always; sampling under serve). */
+  declaresAsShared(declared: Declared): boolean {
+    return declared.elicitation && declared.sampling === (this.deps.sampling === true);
+  }
+
+  /** Whether `conn` declares what one kind of client declared (its listing is what that client may use). */
+  declares(conn: Connection): boolean {
+    return this.#declaring.has(conn);
   }
 
   /**
@@ -223,7 +242,8 @@ export class RemoteSources {
     return { ok: false, code: r.code, message, ...(r.flag ? { flag: r.flag } : {}) };
   }
 
-  async #connect(spec: RemoteSpec): Promise<Connection> {
+  /** `declared`: a connection the caller keeps (#declaring), declaring that instead of this process's default. */
+  async #connect(spec: RemoteSpec, declared?: Declared): Promise<Connection> {
     if (this.#closing) throw new Error("toolgate is shutting down");
     // A restart runs the command line whose start was approved (same spec): it is not asked again.
     const restart = this.#approved.has(spec.name);
@@ -235,8 +255,8 @@ export class RemoteSources {
       const r = c instanceof Promise ? await c : c;
       if (!r.ok) throw Object.assign(new Error(r.message), { transient: true });
     }
-    const poolKey = this.deps.pool ? ConnectionPool.key(spec, this.deps.networkGranted === true) : "";
-    const kept = this.deps.pool?.get(poolKey);
+    const poolKey = this.deps.pool && !declared ? ConnectionPool.key(spec, this.deps.networkGranted === true) : "";
+    const kept = poolKey ? this.deps.pool?.get(poolKey) : undefined;
     if (kept) {
       // Checked like a fresh start (its tools against the catalog), but no second child.
       this.#connections.set(spec.name, Promise.resolve(kept));
@@ -250,9 +270,9 @@ export class RemoteSources {
       auth.needed = auth.refused = auth.limited = undefined;
       target = auth.target;
     } else target = stdioTarget(spec, this.deps);
-    this.#approved.add(spec.name);
+    if (!declared) this.#approved.add(spec.name);
     // Journal before effect: no row, no start.
-    this.deps.journal?.(spec, { status: restart ? "restarted" : "started" });
+    this.deps.journal?.(spec, { status: restart && !declared ? "restarted" : "started" });
     // Bound secrets never leave in an error message or a listed descriptor (both are printed,
     // cached in the state folder, and shown to models).
     const secrets = this.secretsOf(spec);
@@ -265,7 +285,8 @@ export class RemoteSources {
         version: this.deps.version,
         redactor: (s) => new StreamRedactor(s),
         ...(this.deps.onNoise ? { onNoise: this.deps.onNoise } : {}),
-        ...(this.deps.sampling ? { sampling: true } : {}),
+        ...((declared ? declared.sampling : this.deps.sampling) ? { sampling: true } : {}),
+        ...(declared?.elicitation === false ? { elicitation: false } : {}),
       });
       conn = secrets.length ? { ...c, close: c.close, tools: redactValue(c.tools, secrets) as ListedTool[] } : c;
     } catch (e) {
@@ -293,6 +314,7 @@ export class RemoteSources {
       await conn.close(0);
       throw new Error("toolgate is shutting down");
     }
+    if (declared) return conn;
     this.deps.pool?.keep(poolKey, spec.name, conn);
     this.#connections.set(spec.name, Promise.resolve(conn));
     this.#fresh.add(spec.name);
@@ -310,7 +332,7 @@ export class RemoteSources {
   }
 
   /**
-   * The shutdown for every child this process started: stdin closed, grace, kill. `handOff`
+   * The shutdown of every child this process started: stdin closed, grace, kill. `handOff`
    * (a one-shot process whose result is out): stdin is closed here and the rest is left to a
    * detached reaper, so the caller does not wait out the children (src/launcher/reaper.ts).
    * `"children"`: only the children go to the reaper; an HTTP server's session is ended here.
@@ -319,32 +341,8 @@ export class RemoteSources {
     // No restart is scheduled or started from here on; one already starting is awaited and closed below.
     this.#closing = true;
     this.#supervisor?.stop();
-    const all = [...this.#connections.entries()];
+    const all = [...this.#connections.entries(), ...this.#declaring.takeAll()];
     this.#connections.clear();
-    const orders: ReapOrder[] = [];
-    const requests: LaterRequest[] = [];
-    await Promise.all(
-      all.map(async ([name, p]) => {
-        const spec = this.deps.specs.find((s) => s.name === name);
-        try {
-          const conn = await p;
-          // A session's pool keeps its children beyond this call.
-          if (this.deps.pool?.owns(conn)) return;
-          if (opts.handOff && conn.handOff) {
-            const order = conn.handOff(spec?.graceMs ?? 0);
-            if (order) orders.push(order);
-            return;
-          }
-          // An HTTP session's DELETE goes with the reaper too; this side only lets go.
-          const request = opts.handOff === true ? await conn.endLater?.() : undefined;
-          if (request) requests.push(request);
-          await conn.close(spec?.graceMs ?? 0);
-        } catch {
-          // a connection that never came up has nothing to close
-        }
-      }),
-    );
-    // No reaper could be started: the shutdown happens here, as before.
-    if (!reapLater(orders, requests)) await reap(orders, requests);
+    await endConnections(all, { specs: this.deps.specs, pool: this.deps.pool, ...(opts.handOff !== undefined ? { handOff: opts.handOff } : {}) });
   }
 }
