@@ -6,7 +6,6 @@
 // supervise() (serve) keeps the children for the process's lifetime: src/servers/supervisor.ts.
 import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
-import { serverPrefix } from "../catalog/names.ts";
 import { connectTarget, type Connection, type Declared, type Target } from "../mcp/connect.ts";
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
 import type { ListedTool } from "../mcp/session.ts";
