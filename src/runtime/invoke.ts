@@ -5,6 +5,7 @@
 import type { Catalog, Entry } from "../catalog/catalog.ts";
 import type { CallScope, ProcessRunner, ToolContext } from "../catalog/declare.ts";
 import { approve, approvedOutright, type ApprovalDeps } from "../approval/approval.ts";
+import { gateRefusal, MissingGrants } from "./missing-grants.ts";
 import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryOptions, type BoundaryViolation } from "../boundary/boundary.ts";
 import { argsForApproval, previewArgs, redactValue } from "../boundary/redact.ts";
 import type { Need } from "../permission/types.ts";
@@ -19,7 +20,7 @@ import type { JournalRow } from "../state/journal.ts";
 import { rejectionNote } from "./rejection-note.ts";
 import { interruptedBeforeStart, interruptedBy, interruptedRefusal } from "./interrupted.ts";
 
-export type GateResult = { ok: true; value?: string } | { ok: false; code: Code; message: string; flag?: string };
+export type GateResult = { ok: true; value?: string } | { ok: false; code: Code; message: string; flag?: string; deniedBy?: string };
 
 export interface PermissionGate {
   /** Granted with the canonical value it matched (read/write: the real path), or refused. */
@@ -198,11 +199,17 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // The handler works on what was checked here (its real paths), never on a second resolution of the names.
   const checkedNeeds: Need[] = [];
   const grants: Admitted["grants"][number][] = [];
+  const missing = new MissingGrants();
   for (const need of needs.value) {
     const r = await (entry.adapter.checkNeed ? entry.adapter.checkNeed(need) : deps.permissions.check(need, name));
-    if (!r.ok) return interruptedNow() ?? failed({ code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+    if (!r.ok && missing.add(r, deps.approval.ask === undefined)) continue;
+    if (!r.ok) return interruptedNow() ?? failed(gateRefusal(r));
     checkedNeeds.push(r.value === undefined ? need : { ...need, value: r.value });
     grants.push({ need, value: r.value });
+  }
+  if (missing.any) {
+    const asked = approvedOutright(entry, deps.approval) !== undefined || deps.approval.isRemembered(entry.name, entry.digest);
+    return interruptedNow() ?? failed(missing.refusal(asked ? undefined : `--approve=${name}`));
   }
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.

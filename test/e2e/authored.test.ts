@@ -86,10 +86,10 @@ describe("a working authored tool", () => {
     const folder = join(ws.path, "tools/touch");
     const runFile = join(folder, "run");
     const noRun = await run(["call", "touch_marker", "{}", "--approve", "touch_marker"], { cwd: ws.path });
-    expect([noRun.code, json(noRun).error_code, json(noRun).details]).toEqual([4, "permission.denied", { flag: `--allow-run=${folder}` }]);
+    expect([noRun.code, json(noRun).error_code, json(noRun).details]).toEqual([4, "permission.denied", { flag: `--allow-run=${folder}`, flags: [`--allow-run=${folder}`] }]);
     expect(json(noRun).message).toContain("the authored tool touch_marker");
     const program = await run(["call", "touch_marker", "{}", `--allow-run=${runFile}`, "--approve", "touch_marker"], { cwd: ws.path });
-    expect([program.code, json(program).details]).toEqual([4, { flag: `--allow-run=${folder}` }]);
+    expect([program.code, json(program).details]).toEqual([4, { flag: `--allow-run=${folder}`, flags: [`--allow-run=${folder}`] }]);
     const noApproval = await run(["call", "touch_marker", "{}", `--allow-run=${folder}`], { cwd: ws.path });
     expect([noApproval.code, json(noApproval).error_code]).toEqual([4, "approval.required"]);
     for (const deny of [`--deny-run=${runFile}`, "--deny-run=tools/touch"]) {
@@ -105,7 +105,8 @@ describe("a working authored tool", () => {
     await using ws = tempDir();
     install(ws.path, "env");
     const r = await run(["call", "show_env", "--allow-run"], { cwd: ws.path, env: { DEMO_VISIBLE: "v" } });
-    expect([r.code, json(r).error_code, json(r).details]).toEqual([4, "permission.denied", { flag: "--allow-env=DEMO_VISIBLE" }]);
+    // Everything the call lacks at once: the env grant and the approval.
+    expect([r.code, json(r).error_code, json(r).details]).toEqual([4, "permission.denied", { flag: "--allow-env=DEMO_VISIBLE", flags: ["--allow-env=DEMO_VISIBLE", "--approve=show_env"] }]);
   });
 
   test("the child's environment is exactly the scrubbed set plus the granted env needs (whose values are redacted from the result)", async () => {

@@ -28,7 +28,7 @@ describe("--allow-run=<interpreter> does not grant an authored tool that runs it
     await using ws = tempDir();
     const dir = interpreted(ws.path, "pwn", interpreter);
     const r = await run(["call", "pwn", "{}", `--allow-run=${interpreter}`, "--approve", "pwn"], { cwd: ws.path });
-    expect([r.code, json(r).error_code, json(r).details, existsSync(join(ws.path, "MARKER"))]).toEqual([4, "permission.denied", { flag: `--allow-run=${dir}` }, false]);
+    expect([r.code, json(r).error_code, json(r).details, existsSync(join(ws.path, "MARKER"))]).toEqual([4, "permission.denied", { flag: `--allow-run=${dir}`, flags: [`--allow-run=${dir}`] }, false]);
     expect(json(r).message).toContain(`a grant of the program it starts (${interpreter}) does not cover it`);
     // The grants that do name it: its folder (relative or absolute), or every program and tool.
     for (const grant of ["--allow-run=tools/pwn", `--allow-run=${dir}`, "--allow-run"]) {

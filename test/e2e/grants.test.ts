@@ -1,0 +1,57 @@
+// Every grant a call lacks, at once. With nobody to ask (CI), a call missing several grants is
+// refused once, naming each permission flag and the approval in details.flags (one argv word each)
+// and in one line; run again with exactly those, it runs. A deny names its rule, never an allow
+// flag that could not help (a script following details.flags would loop).
+import { beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { git } from "../fixtures/gates/make-repo.ts";
+import { BIN, json, run, tempDir } from "../helpers.ts";
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
+});
+
+describe("the grants a call lacks", () => {
+  test("dev_check with a JUnit report: one refusal names every flag and the approval; following them once, it runs", async () => {
+    await using d = tempDir();
+    const ws = join(d.path, "ws");
+    mkdirSync(join(ws, "script"), { recursive: true });
+    writeFileSync(join(ws, "script", "check-ok.sh"), "echo fine\n");
+    writeFileSync(join(ws, ".gitignore"), ".toolgate/\nreports/\n");
+    git(ws, "init", "-q", "-b", "main");
+    git(ws, "add", "-A");
+    git(ws, "commit", "-q", "-m", "fixture");
+    const args = ["call", "dev_check", '{"gate":"all","junit":"reports/j.xml"}'];
+    const first = await run(args, { cwd: ws, env: { CI: "true" } });
+    expect(first.code).toBe(4);
+    const refused = json(first);
+    expect(refused.error_code).toBe("permission.denied");
+    const flags: string[] = refused.details.flags;
+    expect(flags).toEqual(["--allow-run=bash", "--allow-run=git", `--allow-write=${ws}/reports`, `--allow-write=${ws}/reports/j.xml`, "--approve=dev_check"]);
+    expect(refused.details.flag).toBe(flags[0]);
+    expect(refused.message).toContain(`this call needs, in all: ${flags.join(" ")}`);
+    const second = await run([...args, ...flags], { cwd: ws, env: { CI: "true" } });
+    expect([second.code, json(second).status]).toEqual([0, "success"]);
+    expect(existsSync(join(ws, "reports", "j.xml"))).toBe(true);
+  }, 60_000);
+
+  test("one missing grant: its flag alone, the message as before; an approval already given is not asked for", async () => {
+    await using d = tempDir();
+    writeFileSync(join(d.path, "a.txt"), "x\n");
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: d.path, env: { CI: "true" } });
+    expect(r.code).toBe(4);
+    expect(json(r).details).toEqual({ flag: `--allow-read=${d.path}/a.txt`, flags: [`--allow-read=${d.path}/a.txt`] });
+    expect(json(r).message).not.toContain("in all");
+  });
+
+  test("a deny names the rule that refused, and no allow flag", async () => {
+    await using d = tempDir();
+    writeFileSync(join(d.path, "a.txt"), "x\n");
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--deny-read=a.txt", "--approve", "file_read"], { cwd: d.path, env: { CI: "true" } });
+    expect(r.code).toBe(4);
+    const out = json(r);
+    expect(out.details).toEqual({ denied_by: `--deny-read=${d.path}/a.txt` });
+    expect(out.message).toContain("deny wins over allow");
+  });
+});
