@@ -140,7 +140,7 @@ export function challengeScope(header: string | null): string | undefined {
 
 /** mcp.auth_required naming `toolgate auth SERVER` (and the scope asked for), else a flow host's permission refusal. */
 function refusalOf(server: string, needed: AuthRequired | undefined, refused: AuthWiring["refused"], hasHeaders: boolean): Refusal | undefined {
-  if (!needed) return refused && { code: refused.code, message: refused.message, ...(refused.flag ? { details: { flag: refused.flag } } : {}) };
+  if (!needed) return refused && { code: refused.code, message: refused.message, ...(refused.flag ? { details: { flag: refused.flag, flags: [refused.flag] } } : {}) };
   const scope = needed.scope ? ` with the scope "${needed.scope}"` : "";
   return {
     code: "mcp.auth_required",

@@ -236,7 +236,7 @@ export class RemoteSources {
       return { ok: true, value };
     }
     const message = `${serverWho(spec)} is not started: ${r.message}`;
-    this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag } } : {}) });
+    this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag, flags: [r.flag] } } : {}) });
     this.#journal(spec, { status: "refused", code: r.code, message });
     return { ok: false, code: r.code, message, ...(r.flag ? { flag: r.flag } : {}) };
   }

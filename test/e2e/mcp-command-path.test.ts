@@ -35,9 +35,9 @@ describe("commands on the caller's PATH", () => {
     const env = { PATH: `${bin}:/usr/bin:/bin`, MY_SETTING: "kept" };
     reports.length = 0;
     const norun = await run(["call", "here__argv", "{}", ...GRANT], { cwd: dir.path, env });
-    expect([norun.code, json(norun).details]).toEqual([4, { flag: `--allow-run=${join(bin, "mcp-here")}` }]);
+    expect([norun.code, json(norun).details]).toEqual([4, { flag: `--allow-run=${join(bin, "mcp-here")}`, flags: [`--allow-run=${join(bin, "mcp-here")}`] }]);
     const noenv = await run(["call", "here__argv", "{}", ...GRANT, "--allow-run=mcp-here"], { cwd: dir.path, env });
-    expect([noenv.code, json(noenv).details]).toEqual([4, { flag: "--allow-env=HOME" }]);
+    expect([noenv.code, json(noenv).details]).toEqual([4, { flag: "--allow-env=HOME", flags: ["--allow-env=HOME"] }]);
     expect(reports).toEqual([]);
     const r = await run(["call", "here__argv", "{}", ...GRANT, "--allow-run=mcp-here", "--allow-env=HOME", "--allow-env=MY_SETTING"], { cwd: dir.path, env });
     expect([r.code, json(r).status]).toEqual([0, "success"]);

@@ -58,7 +58,7 @@ describe("stdio: args and env", () => {
     const env = { API_TOKEN: TOKEN };
     reports.length = 0;
     const refused = await run(["call", "v__argv", "{}", ...GRANT], { cwd: dir.path, env });
-    expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=API_TOKEN" }]);
+    expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=API_TOKEN", flags: ["--allow-env=API_TOKEN"] }]);
     expect(reports).toEqual([]);
     const r = await run(["call", "v__argv", "{}", ...GRANT, PATHS, "--allow-env=API_TOKEN"], { cwd: dir.path, env });
     expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "v__argv", payload: { content: [{ type: "text", text: `--token=[REDACTED] --root=${dir.path} --home=${dir.path} --mode=fast [REDACTED]` }] } }]);
@@ -105,7 +105,7 @@ describe("HTTP: url and headers", () => {
     seen.length = 0;
     const grant = [`--allow-net=${hostPort}`, "--approve", "all"];
     const refused = await run(["call", "web__hello", "{}", ...grant], { cwd: dir.path, env: { WEB_KEY: TOKEN } });
-    expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=WEB_KEY" }]);
+    expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=WEB_KEY", flags: ["--allow-env=WEB_KEY"] }]);
     expect(seen).toEqual([]);
     const r = await run(["call", "web__hello", "{}", ...grant, "--allow-env=WEB_KEY"], { cwd: dir.path, env: { WEB_KEY: TOKEN } });
     expect([r.code, json(r).status]).toEqual([0, "success"]);

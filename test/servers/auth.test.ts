@@ -42,7 +42,7 @@ describe("authWiring's fetch", () => {
     await expect(w.fetch("https://auth.example.com/.well-known/oauth-authorization-server")).rejects.toThrow("--allow-net=auth.example.com:443");
     expect(asked.map((n) => `${n.kind} ${n.value}`)).toEqual(["net mcp.example.com:443", "net auth.example.com:443"]);
     expect(sent.map((s) => s.url)).toEqual(["https://mcp.example.com/.well-known/oauth-protected-resource/mcp"]);
-    expect(w.refusal("srv")).toEqual({ code: "permission.denied", message: expect.stringContaining("needs https://auth.example.com for its authorization"), details: { flag: "--allow-net=auth.example.com:443" } });
+    expect(w.refusal("srv")).toEqual({ code: "permission.denied", message: expect.stringContaining("needs https://auth.example.com for its authorization"), details: { flag: "--allow-net=auth.example.com:443", flags: ["--allow-net=auth.example.com:443"] } });
   });
 
   // A metadata document names the URLs the flow fetches: a file: one (bare, or with a path) never
