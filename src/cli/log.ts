@@ -1,7 +1,7 @@
-// `toolgate log [--last N] [--caller C] [--json]`: the journal's action window (default the last
-// 100), of one served caller's calls with --caller.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+// `toolgate log [--last N] [--caller C] [--json] [--html FILE]`: the journal's action window
+// (default the last 100), of one served caller's calls with --caller, or as a page (log-html.ts).
+import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
 import type { Effective } from "../config/resolve.ts";
@@ -28,11 +28,12 @@ export default defineCommand({
     last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },
     resources: { type: "boolean", description: "List what tools created in the world instead (Most chats and messages: tool, kind, id, time, journal row)" },
     caller: { type: "string", description: "Only the calls of this caller of serve --http --oauth-issuer (its token's sub or client_id)", valueHint: "C" },
+    html: { type: "string", description: "Write the window as one self-contained page (timeline, outcomes, denials and withheld results, filters) to FILE instead of printing it", valueHint: "FILE" },
   },
 });
 
 export async function runLog(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { last: { kind: "string" }, resources: { kind: "bool" }, caller: { kind: "string" } });
+  const s = scanFlags(ctx.argv, { last: { kind: "string" }, resources: { kind: "bool" }, caller: { kind: "string" }, html: { kind: "string" } });
   if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--caller C] [--resources] [--json]");
   const caller = str(s, "caller");
   if (caller !== undefined && bool(s, "resources")) throw usageError("--caller applies to the journal, not to --resources", "leave one of them out");
@@ -60,6 +61,8 @@ export async function runLog(ctx: RunContext): Promise<number> {
     return 0;
   }
   const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last, undefined, caller === undefined ? {} : { caller })) : [];
+  const html = str(s, "html");
+  if (html !== undefined) return writePage(html, rows, ctx.cwd, config.values.workspace as string);
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     if (rows.length) writeOut(rows.map((r) => jsonForTerminal(r)).join("\n"));
     return 0;
@@ -84,6 +87,23 @@ function toolCell(r: { tool: string; event: string; detail: string | null }): st
   if (!r.event.startsWith("task_") || r.detail === null) return r.tool;
   const id = (JSON.parse(r.detail) as { task_id?: string }).task_id ?? "";
   return `${r.tool} [${r.event === "task_started" ? "task started" : "task finished"} ${id.slice(0, 8)}]`;
+}
+
+/** The page, written whole (a temporary file renamed over FILE); stdout says where, and how many rows. */
+async function writePage(file: string, rows: Parameters<typeof import("./log-html.ts").journalPage>[0], cwd: string, workspace: string): Promise<number> {
+  if (file === "") throw usageError("--html needs a file name", "toolgate log --html run.html");
+  const { journalPage } = await import("./log-html.ts");
+  const path = resolve(cwd, file);
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, journalPage(rows, { title: workspace, made: new Date() }), { flag: "wx", mode: 0o644 });
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw usageError(`--html ${file}: cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "name a file in a folder you can write");
+  }
+  writeOut(`wrote ${path} (${rows.length} ${rows.length === 1 ? "call" : "calls"})`);
+  return 0;
 }
 
 function withDb<T>(config: Effective, f: (db: Database) => T): T {
