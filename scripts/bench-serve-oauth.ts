@@ -9,8 +9,9 @@
 //      and the difference as the median of the rounds' own differences (the same minute of the
 //      machine), with their spread (min..max over rounds). Target: at most 100 µs (p50).
 //   2. The floor, in this process: jose's jwtVerify with the key already imported, the same token
-//      and options; then serve's own door (src/serve/oauth: the cached key set, the claims, the
-//      caller admitted) with the same token. Medians of 7 batches.
+//      and options (what a request whose token is not remembered pays); then serve's own door
+//      (src/serve/oauth: a token verified once is remembered, its clock checks, the caller
+//      admitted) with the same token. Medians of 7 batches.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -201,7 +202,7 @@ try {
       if (!a.ok) throw new Error(a.denied.message);
     }),
   };
-  console.log(`2. in process, per token (median of 7 batches): jose's jwtVerify with the key imported ${us(floor.jwt_verify_us)}; serve's verifier (the cached key set) ${us(floor.key_set_verify_us)}; serve's whole door (verify, scopes, the caller admitted) ${us(floor.door_us)}`);
+  console.log(`2. in process, per token (median of 7 batches): jose's jwtVerify with the key imported ${us(floor.jwt_verify_us)}; serve's verifier, the token remembered ${us(floor.key_set_verify_us)}; serve's whole door (verify, scopes, the caller admitted) ${us(floor.door_us)}`);
   console.log(`   the call's difference less the door: ${us(diff - floor.door_us)} (what the OAuth path costs past the verification)`);
   report.floor_us = Object.fromEntries(Object.entries(floor).map(([k, v]) => [k, +v.toFixed(1)]));
   console.log(JSON.stringify(report));
