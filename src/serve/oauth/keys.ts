@@ -2,7 +2,8 @@
 // a token signed with a key not in the set (an unknown `kid`: the issuer rotated) refreshes the set,
 // at most once a minute whatever comes, so a flood of made-up kids costs the issuer one request a
 // minute; a set older than MAX_AGE_MS is refreshed behind the call that notices. A refresh that
-// fails keeps the keys there are: the issuer being down does not stop the calls it signed.
+// fails keeps the keys there are: the issuer being down does not stop the calls it signed. Each set
+// read has a generation: what was verified under an older one is verified again (verify.ts).
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters, type FlattenedJWSInput } from "jose";
 import type { Get } from "./discovery.ts";
 
@@ -28,6 +29,7 @@ export class KeySet {
   /** When a token last asked for a refresh (unknown kid or an old set); the start's load is not one. */
   #askedAt = -Infinity;
   #loading: Promise<string | null> | undefined;
+  #generation = 0;
   /** Requests for the set made so far (the start's included). */
   fetches = 0;
 
@@ -36,6 +38,16 @@ export class KeySet {
   /** The start's load: null when the set is there, else why not. */
   load(): Promise<string | null> {
     return this.#read();
+  }
+
+  /** Which read of the set is held: changes whenever a set is read (a verdict under another one no longer holds). */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** A set older than MAX_AGE_MS is refreshed in the background (at most once a minute): every token checked calls this. */
+  refreshIfOld(): void {
+    if (this.d.now() - this.#loadedAt > MAX_AGE_MS) void this.#refresh("the key set is old");
   }
 
   /** The kids held now (for messages and tests). */
@@ -55,6 +67,7 @@ export class KeySet {
         this.#resolve = createLocalJWKSet(set);
         this.#kids = set.keys.map((k) => k.kid ?? "(no kid)");
         this.#loadedAt = this.d.now();
+        this.#generation++;
         return null;
       } finally {
         this.#loading = undefined;
@@ -75,7 +88,7 @@ export class KeySet {
 
   /** The key for a token's header (jose's key resolver): refreshes the set once for an unknown kid. */
   readonly key = async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
-    if (this.d.now() - this.#loadedAt > MAX_AGE_MS) void this.#refresh("the key set is old");
+    this.refreshIfOld();
     try {
       if (!this.#resolve) throw new errors.JWKSNoMatchingKey();
       return await this.#resolve(header, token);

@@ -1,9 +1,11 @@
 // Checks an access token as the standards say (RFC 9068, RFC 8707, RFC 8725): a JWS signed by the
 // issuer's key (asymmetric algorithms only: never `none`, never HMAC, whose "key" would be the
 // public one), `iss` exactly the issuer, `aud` naming this resource, `exp` required and `nbf`
-// honoured with at most LEEWAY_SECS of clock skew. What a caller is known by comes out of it.
+// honoured with at most LEEWAY_SECS of clock skew. What a caller is known by comes out of it. A
+// token verified once is remembered (verified.ts) until it expires or the key set is read again.
 import { errors, jwtVerify, type JWTPayload } from "jose";
 import type { KeySet } from "./keys.ts";
+import { VerifiedTokens } from "./verified.ts";
 
 export const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
 export const LEEWAY_SECS = 60;
@@ -54,7 +56,15 @@ function describe(e: unknown): string {
 }
 
 export function verifier(o: VerifyOptions): (token: string) => Promise<Verdict> {
+  const verified = new VerifiedTokens<Claims>(LEEWAY_SECS);
   return async (token) => {
+    const digest = VerifiedTokens.digest(token);
+    const held = verified.get(digest, o.keys.generation, o.now());
+    if (held !== undefined) {
+      o.keys.refreshIfOld();
+      return { ok: true, claims: held };
+    }
+    const generation = o.keys.generation;
     try {
       const { payload, protectedHeader } = await jwtVerify(token, o.keys.key, {
         issuer: o.issuer,
@@ -67,7 +77,10 @@ export function verifier(o: VerifyOptions): (token: string) => Promise<Verdict> 
       if (protectedHeader.typ !== undefined && !TYPES.has(protectedHeader.typ.toLowerCase())) return { ok: false, description: `a token of type ${protectedHeader.typ} is not an access token` };
       const clientId = typeof payload.client_id === "string" ? payload.client_id : typeof payload.azp === "string" ? payload.azp : undefined;
       if (payload.sub === undefined && clientId === undefined) return { ok: false, description: "the token names neither a subject (sub) nor a client (client_id)" };
-      return { ok: true, claims: { sub: payload.sub, clientId, scopes: scopesOf(payload), groups: strings(payload[o.groupsClaim]), exp: payload.exp! } };
+      const claims: Claims = { sub: payload.sub, clientId, scopes: scopesOf(payload), groups: strings(payload[o.groupsClaim]), exp: payload.exp! };
+      // Under the generation it was verified with: a refresh during the check (an unknown kid) verifies it again next time.
+      if (o.keys.generation === generation) verified.remember(digest, { claims, nbf: payload.nbf, generation });
+      return { ok: true, claims };
     } catch (e) {
       return { ok: false, description: describe(e) };
     }

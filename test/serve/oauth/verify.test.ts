@@ -1,7 +1,8 @@
 // Access tokens checked as the standards say, in process with jose's own signing: the issuer's key
 // set held and refreshed at most once a minute on an unknown kid (the clock injected), kept when
 // the issuer is down, and every way a token is refused (expired, early, another issuer or
-// resource, `none`, HMAC with the public key, an unknown key, no expiry, not an access token).
+// resource, `none`, HMAC with the public key, an unknown key, no expiry, not an access token); a
+// token verified once is remembered until it expires or the set is read again.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
 import type { Fetched } from "../../../src/serve/oauth/discovery.ts";
@@ -159,5 +160,68 @@ describe("the key set", () => {
     const w = world();
     w.down = true;
     expect(await w.keys.load()).toBe(`the key set ${JWKS} cannot be read: connection refused`);
+  });
+});
+
+describe("a token verified once", () => {
+  /** The world with its key set's lookups counted: one per signature checked. */
+  function counted() {
+    const w = world();
+    w.listed = [k1.pub];
+    const lookups = { n: 0 };
+    const own = w.keys.key;
+    Object.defineProperty(w.keys, "key", { value: (...a: Parameters<typeof own>) => (lookups.n++, own(...a)) });
+    return Object.assign(w, { lookups, verify: verifier({ issuer: ISSUER, audience: RESOURCE, keys: w.keys, groupsClaim: "groups", now: () => w.now }) });
+  }
+
+  test("is not checked again: the same claims come back without the key set", async () => {
+    const w = counted();
+    await w.keys.load();
+    const token = await sign(k1, w.now);
+    const first = await w.verify(token);
+    expect(await w.verify(token)).toEqual(first);
+    expect([first.ok, w.lookups.n]).toEqual([true, 1]);
+  });
+
+  test("is refused once it expires (with the same 60 s of skew), as if checked again", async () => {
+    const w = counted();
+    await w.keys.load();
+    const token = await sign(k1, w.now, { exp: Math.floor(w.now / 1000) + 10 });
+    expect((await w.verify(token)).ok).toBe(true);
+    w.now += 69_000;
+    expect((await w.verify(token)).ok).toBe(true);
+    w.now += 1_000;
+    expect(await w.verify(token)).toEqual({ ok: false, description: "the token has expired" });
+  });
+
+  test("is checked again after the key set is read again, and refused when its key is gone", async () => {
+    const w = counted();
+    await w.keys.load();
+    const token = await sign(k1, w.now);
+    expect((await w.verify(token)).ok).toBe(true);
+    w.listed = [k2.pub];
+    w.now += 1_000;
+    expect((await w.verify(await sign(k2, w.now))).ok).toBe(true); // an unknown kid: the set is read again
+    expect(await w.verify(token)).toEqual({ ok: false, description: "the token is signed with a key the issuer does not list" });
+  });
+
+  test("still has an old set refreshed behind it", async () => {
+    const w = counted();
+    await w.keys.load();
+    const token = await sign(k1, w.now, { exp: Math.floor(w.now / 1000) + 3600 });
+    expect((await w.verify(token)).ok).toBe(true);
+    w.now += MAX_AGE_MS + 1;
+    expect((await w.verify(token)).ok).toBe(true);
+    await Bun.sleep(0);
+    expect([w.fetches, w.lookups.n]).toEqual([2, 1]);
+  });
+
+  test("a refused token is never remembered", async () => {
+    const w = counted();
+    await w.keys.load();
+    const early = await sign(k1, w.now, { nbf: Math.floor(w.now / 1000) + 120 });
+    expect((await w.verify(early)).ok).toBe(false);
+    expect((await w.verify(early)).ok).toBe(false);
+    expect(w.lookups.n).toBe(2);
   });
 });
