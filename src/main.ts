@@ -34,6 +34,7 @@ const FORWARDED = new Set(["call", "tools"]);
 const globalArgs = {
   config: { type: "string", description: "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json from --workspace or the current directory up to the repository root, which may only narrow until `toolgate trust`); it chooses a config, never the workspace", valueHint: "FILE" },
   workspace: { type: "string", description: "Workspace root, where toolgate.json is looked for first (default: a trusted config's workspace key, else the folder of the toolgate.json found, else the current directory; never a --config file's folder)", valueHint: "DIR" },
+  scratch: { type: "string", description: "The scratch folder for this run, over the config's scratch key (default .toolgate/scratch): where scratch_read reads and the sandbox lets tools write; yours, so it may lie outside the workspace, but it may not be or hold the state folder", valueHint: "DIR" },
   json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
   quiet: { type: "boolean", alias: "q", description: "No human messages on stderr" },
   verbose: { type: "boolean", alias: "v", description: "More human messages on stderr" },
@@ -133,7 +134,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   }
   const cmd = await load();
   if (wantsHelp) {
-    const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt, --lane NAME,\n--allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR], --require-rails, --no-session";
+    const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --scratch DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt, --lane NAME,\n--allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR], --require-rails, --no-session";
     writeStdout(`${plain(await renderUsage(cmd.def, mainDef))}\n\n${globals}\n`);
     return 0;
   }

@@ -12,6 +12,7 @@ import { compileSchema, type Validator } from "../schema/validate.ts";
 import { withKeySuggestions } from "../schema/keys.ts";
 import { EFFECTS, type ApprovalPolicy, type EffectClass } from "./declare.ts";
 import { authoredIdentity } from "./authored-identity.ts";
+import { NAME_RULE, NAME_RULE_TEXT } from "./catalog.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
 
 export const MANIFEST_NAME = "tool.json";
@@ -20,7 +21,6 @@ export const DEFAULT_TIMEOUT_SECS = 60;
 /** As long as a gate may run (gates.timeout_secs' default); the call's deadline follows the tool's. */
 export const MAX_TIMEOUT_SECS = 600;
 export const NEED_KINDS = ["read", "write", "run", "net", "env"] as const satisfies readonly PermKind[];
-const NAME_RULE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface Manifest {
   /** Absolute path of the tool.json. */
@@ -160,7 +160,8 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
     name: string; description: string; input_schema: Record<string, unknown>; effect?: EffectClass; approval?: ApprovalPolicy;
     needs?: Partial<Record<PermKind, string[]>>; command?: string[]; timeout_secs?: number;
   };
-  if (!NAME_RULE.test(m.name)) fail(["name"], `${JSON.stringify(m.name)} is not 1-64 ASCII letters, digits, "_" or "-"`, "rename the tool");
+  // The catalog's rule, as for every source; a client with a shorter budget gets it mapped by serve (serve/names.ts).
+  if (!NAME_RULE.test(m.name)) fail(["name"], `${JSON.stringify(m.name)} is not ${NAME_RULE_TEXT}`, "rename the tool");
   checkInputSchema(m.input_schema);
   for (const kind of NEED_KINDS) {
     (m.needs?.[kind] ?? []).forEach((v, i) => {

@@ -86,6 +86,8 @@ export interface ProcessRequest {
   readonly writable?: readonly string[];
   /** HOME is a fresh empty folder of the run's own in the state folder, removed when it ends (bash -lc: no dotfile runs). */
   readonly home?: true;
+  /** A name the audit view also resolves, on the child's PATH or (with a `/`) against cwd: bash's command's first word. */
+  readonly auditName?: string;
   /** Told the output as it is drained, already redacted (a CI log shows a gate's output as it comes). */
   readonly output?: (stream: "stdout" | "stderr", text: string) => void;
 }

@@ -50,6 +50,7 @@ export function bootInput(ctx: RunContext, s: Scanned): BootInput {
     configFlag: str(s, "config"),
     workspaceFlag: str(s, "workspace"),
     stateFlag: str(s, "state"),
+    scratchFlag: str(s, "scratch"),
     permissionFlags: s.permissions,
     allowLocalPaths: multi(s, "allow-local-paths").flatMap((v) => v.split(",")),
     // A forwarded call asks at its client's terminal, which the client found (CI and --no-prompt still refuse).

@@ -13,6 +13,7 @@ export interface FlagSpec {
 export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   config: { kind: "string" },
   workspace: { kind: "string" },
+  scratch: { kind: "string" },
   json: { kind: "bool" },
   quiet: { kind: "bool", alias: "q" },
   verbose: { kind: "bool", alias: "v" },

@@ -44,7 +44,7 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const { config, file } = await loadEffective(input);
   // An untrusted config cannot point the log at another folder's database (it would be opened and migrated).
   const authored = await authoredLoader(config); // TOOLGATE_TRUST may pin the authored tools too
-  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
+  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined, scratchFlag: input.scratchFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
   const stateDir = config.values.state as string;
   checkStateFolder(config);
   // Reading the log never creates a state folder. A call started and never finished (its

@@ -66,7 +66,7 @@ export async function runTasks(ctx: RunContext): Promise<number> {
   const input = bootInput(ctx, s);
   const { config, file } = await loadEffective(input);
   const authored = await authoredLoader(config); // TOOLGATE_TRUST may pin the authored tools too
-  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
+  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined, scratchFlag: input.scratchFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
   const stateDir = config.values.state as string;
   checkStateFolder(config);
   // Reading never creates a state folder.

@@ -30,7 +30,7 @@ export function checkLayout(config: Effective): void {
     const what = scratch === state ? "is the state folder" : `holds the state folder ${state}`;
     throw bootError(
       `scratch: ${scratch} ${what} (from ${origin("scratch")}): the sandbox makes scratch writable, and with it the journal`,
-      'set "scratch" to a folder of its own (the default ".toolgate/scratch"), not the state folder or one above it',
+      `${origin("scratch") === "flag:--scratch" ? "give --scratch" : 'set "scratch" to'} a folder of its own (the default ".toolgate/scratch"), not the state folder or one above it`,
     );
   }
 }

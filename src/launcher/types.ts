@@ -133,7 +133,21 @@ export type Execution = Ending & {
   readonly survivors: readonly number[];
   /** Something outside the tracked tree still held stdout/stderr open, so reading was abandoned. */
   readonly outputAbandoned: boolean;
+  /** What was started, as an audit shows it (set by the process runner: runtime/processes.ts). */
+  readonly audit?: RunAudit;
 };
+
+/** A run's audit view: never a variable's value. */
+export interface RunAudit {
+  /** The working folder the child started in. */
+  readonly cwd: string;
+  /** The names of the child's environment variables, sorted. */
+  readonly envKeys: readonly string[];
+  /** The real path of the program argv[0] started (a bare name looked up on the child's PATH); null when not found. */
+  readonly program: string | null;
+  /** The request's auditName resolved likewise (null when not found); absent when none was asked. */
+  readonly named?: string | null;
+}
 
 export type LaunchRefusal =
   | { readonly code: "launch.invalid"; readonly message: string }

@@ -87,8 +87,9 @@ export interface BootInput {
   readonly requireRails?: boolean;
   /** `serve --child`: a task's child server (no delegation of its own). */
   readonly child?: boolean;
-  /** `serve --state DIR` (a task's child server): the state folder, over the config's. */
+  /** `serve --state DIR` (a task's child server) and `--scratch DIR` (the user's: anywhere the layout allows): those folders, over the config's. */
   readonly stateFlag?: string | undefined;
+  readonly scratchFlag?: string | undefined;
   /** What this platform has (default: this process's); tests name another. */
   readonly platform?: Facilities;
 }
@@ -130,8 +131,7 @@ export async function loadEffective(input: BootInput): Promise<{ config: Effecti
   const found = locateConfig(input.configFlag, input.env.TOOLGATE_CONFIG, input.cwd, input.workspaceFlag === undefined ? input.cwd : resolve(input.cwd, input.workspaceFlag));
   const file = found ? await readConfig(found.path, found.via) : null;
   const flags: Record<string, readonly [unknown, string]> = {};
-  if (input.workspaceFlag !== undefined) flags.workspace = [resolve(input.cwd, input.workspaceFlag), "--workspace"];
-  if (input.stateFlag !== undefined) flags.state = [resolve(input.cwd, input.stateFlag), "--state"];
+  for (const [key, value] of [["workspace", input.workspaceFlag], ["state", input.stateFlag], ["scratch", input.scratchFlag]] as const) if (value !== undefined) flags[key] = [resolve(input.cwd, value), `--${key}`];
   return { config: resolveConfig({ cwd: input.cwd, file, env: input.env, flags }), file };
 }
 
@@ -160,7 +160,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   const authored = await authoredLoader(config);
   // Before anything from the config is used: what an untrusted config would widen fails the boot.
   const trust = trustGate(
-    { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined },
+    { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined, scratchFlag: input.scratchFlag !== undefined },
     { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) },
   );
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.

@@ -8,7 +8,9 @@ import { StreamRedactor } from "../boundary/redact.ts";
 import { childEnv } from "../launcher/env.ts";
 import { createLauncher } from "../launcher/launch.ts";
 import { makeRunHome, releaseRunHome } from "../launcher/run-home.ts";
-import type { Execution, LaunchWatch, Sandbox } from "../launcher/types.ts";
+import type { Execution, LaunchWatch, RunAudit, Sandbox } from "../launcher/types.ts";
+import { TASK_MARK_VAR } from "../launcher/orphan-session.ts";
+import { resolveReal, which } from "../fs/real-path.ts";
 import { refuse, type Outcome } from "../result/result.ts";
 
 export interface ProcessRunnerDeps {
@@ -52,6 +54,7 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
     const sandboxed = req.sandboxed && deps.sandbox;
     // The tool's own command (not toolgate's helpers: git, ls) dies with toolgate, even by kill -9.
     const guard = req.sandboxed && !deps.sandbox ? deps.guard : undefined;
+    const audit = auditOf(req, env.value.vars, deps.watch?.mark !== undefined);
     return launcher.launch({
       argv: req.argv,
       env: env.value,
@@ -63,7 +66,7 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
       artifactsDir: join(deps.stateDir, "artifacts"),
       ...(sandboxed ? { sandbox: deps.sandbox, ...(req.writable ? { sandboxWritable: req.writable } : {}), ...(home ? { home } : {}) } : {}),
       ...(guard ? { guard } : {}),
-    });
+    }).then((r) => (r.ok ? { ok: true as const, value: { ...r.value, audit } } : r));
   };
   return {
     sandboxMode: deps.sandboxMode,
@@ -79,6 +82,13 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
       }
     },
   };
+}
+
+/** The working folder, the environment's names (the task mark the launcher adds among them), the program's real path and the auditName's. */
+function auditOf(req: ProcessRequest, vars: Readonly<Record<string, string>>, marked: boolean): RunAudit {
+  const resolved = (name: string) => (name.includes("/") ? resolveReal(name, req.cwd) : which(name, vars.PATH ?? "", req.cwd));
+  const envKeys = [...Object.keys(vars), ...(marked ? [TASK_MARK_VAR] : [])].sort();
+  return { cwd: req.cwd, envKeys, program: resolved(req.argv[0] ?? ""), ...(req.auditName === undefined ? {} : { named: resolved(req.auditName) }) };
 }
 
 /**

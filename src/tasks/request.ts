@@ -27,6 +27,7 @@ export interface StoredBoot {
   readonly cwd: string;
   readonly configFlag?: string | undefined;
   readonly workspaceFlag?: string | undefined;
+  readonly scratchFlag?: string | undefined;
   readonly permissionFlags: BootInput["permissionFlags"];
   readonly allowLocalPaths: readonly string[];
   readonly pins: [string, readonly string[]][];
@@ -38,6 +39,7 @@ export function storedBoot(b: BootInput): StoredBoot {
     cwd: b.cwd,
     configFlag: b.configFlag,
     workspaceFlag: b.workspaceFlag,
+    scratchFlag: b.scratchFlag,
     permissionFlags: b.permissionFlags,
     allowLocalPaths: b.allowLocalPaths ?? [],
     pins: [...(b.pins ?? new Map()).entries()],
@@ -51,6 +53,7 @@ export function bootFrom(s: StoredBoot, env: BootInput["env"], req: Pick<TaskReq
     env,
     configFlag: s.configFlag,
     workspaceFlag: s.workspaceFlag,
+    scratchFlag: s.scratchFlag,
     permissionFlags: s.permissionFlags,
     allowLocalPaths: [...s.allowLocalPaths],
     pins: new Map(s.pins),

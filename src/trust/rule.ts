@@ -20,6 +20,8 @@ export interface RuleInput {
   readonly values: Readonly<Record<string, any>>;
   /** --workspace was given: the file's `workspace` key is not used. */
   readonly workspaceFlag: boolean;
+  /** --scratch was given: the scratch folder is the user's choice, wherever it lies. */
+  readonly scratchFlag?: boolean;
   /** The user's own sandbox setting; the file may not go below it. */
   readonly userSandbox?: "off" | "product" | "bench";
 }
@@ -89,7 +91,7 @@ export function widenings(input: RuleInput): Widening[] {
       : { key, why: `the default ${JSON.stringify(value)} resolves to ${abs}, outside the workspace ${ws} (a symlink in the checkout)` });
   };
   folder("state", ["state"], v.state as string, data.state !== undefined);
-  folder("scratch", ["scratch"], v.scratch as string, data.scratch !== undefined);
+  if (!input.scratchFlag) folder("scratch", ["scratch"], v.scratch as string, data.scratch !== undefined);
   ((v.skills ?? []) as string[]).forEach((s, i) => folder(`skills.${i}`, ["skills", i], s, data.skills !== undefined));
   folder("authored.dir", ["authored", "dir"], v.authored.dir as string, at(data, ["authored", "dir"]) !== undefined);
   folder("gates.directory", ["gates", "directory"], v.gates.directory as string, at(data, ["gates", "directory"]) !== undefined);

@@ -1,7 +1,7 @@
 // bash end to end against dist/toolgate: the happy path, bash.exit, a timeout, the refusals
 // before anything runs, and the child's environment whatever the binary's parent holds.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BASE_ENV } from "../../src/launcher/env.ts";
 import { gone } from "../launcher/support.ts";
@@ -23,6 +23,23 @@ describe("bash through the binary", () => {
     const out = json(r);
     expect(out).toMatchObject({ status: "success", tool: "bash", payload: { exitCode: 0, ended: "exited", sandbox: "off", stdout: { tail: "hello\nxxxxx", bytes: 11, chars: 11, truncated: false } } });
     expect(existsSync(join(dir.path, "made.txt"))).toBe(true);
+  });
+
+  test("the result carries the audit view: the working folder, the environment's names (no values), the shell and the command's executable", async () => {
+    await using dir = tempDir();
+    const r = await bash(dir.path, { command: "ls -a" }, GRANT, { SECRET_TOKEN: "tok-value-123" });
+    expect(r.code).toBe(0);
+    const out = json(r);
+    expect(out.payload.audit).toEqual({
+      cwd: realpathSync(dir.path),
+      envKeys: Object.keys({ ...BASE_ENV, HOME: "" }).sort(),
+      executable: realpathSync("/bin/bash"),
+      commandExecutable: realpathSync(Bun.which("ls", { PATH: BASE_ENV.PATH })!),
+    });
+    expect(r.stdout).not.toContain("tok-value-123");
+    // A refusal carries it too; a shell word names no executable.
+    const failed = json(await bash(dir.path, { command: "exit 3" }));
+    expect([failed.error_code, failed.details.audit.commandExecutable, failed.details.audit.executable]).toEqual(["bash.exit", null, realpathSync("/bin/bash")]);
   });
 
   test("a non-zero exit: bash.exit with the code and both tails, exit 1", async () => {

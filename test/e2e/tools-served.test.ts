@@ -23,11 +23,21 @@ function authored(ws: string, name: string): void {
   chmodSync(join(dir, "run"), 0o755);
 }
 
-// 64 characters: the longest name the catalog takes.
+// 64 characters: longer than any client's budget (the catalog takes up to 128).
 const LONG = "finance_reconciliation_of_every_outstanding_transfer_between_led";
 
 describe("tools --served", () => {
-  test("the long name is the catalog's longest", () => expect(LONG.length).toBe(64));
+  test("the long name is past the widest budget", () => expect(LONG.length).toBe(64));
+
+  test("a 128-character authored name, the catalog's longest, is served as stem + 8 hex within the budget", async () => {
+    await using ws = tempDir();
+    const longest = (LONG + "_" + LONG).slice(0, 128);
+    authored(ws.path, longest);
+    const r = await run(["tools", "--served"], { cwd: ws.path });
+    expect(r.code).toBe(0);
+    const served = Object.fromEntries(ndjson(r.stdout).map((d) => [d.name, d.served]));
+    expect(served[longest]).toBe(`finance_reconciliation_of_every_out_${hex(longest, 8)}`);
+  });
 
   test("--name-budget 30: names that fit stay, a 64-character one is stem + 8 hex (NDJSON served field)", async () => {
     await using ws = tempDir();

@@ -236,4 +236,22 @@ describe("served names", () => {
     await using narrow = await serve(["--allow-run", "--approve", "all", "--name-budget", "20"], { cwd: s.ws, home: s.home });
     expect((await narrow.client.listTools()).tools.every((t) => t.name.length <= 20)).toBe(true);
   });
+
+  test("an authored tool's 70-character name boots, is served within the budget, and a call by the served name runs it", async () => {
+    await using root = tempDir();
+    const s = site(root.path);
+    const full = "reconcile_every_ledger_entry_against_the_bank_statement_for_the_period";
+    expect(full).toHaveLength(70);
+    const dir = join(s.ws, "tools", "reconcile");
+    mkdirSync(dir, { recursive: true });
+    const input_schema = { type: "object", properties: { period: { type: "string" } }, required: ["period"], additionalProperties: false };
+    writeFileSync(join(dir, "tool.json"), JSON.stringify({ name: full, description: "Echoes its period.", input_schema, effect: "read" }));
+    writeFileSync(join(dir, "run"), "#!/bin/sh\ncat\n", { mode: 0o755 });
+    await using served = await serve(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+    const tool = (await served.client.listTools()).tools.find((t) => (t._meta as any).toolgate.name === full)!;
+    // The default budget, 44: a 35-character stem, "_" and 8 hex of the whole name.
+    expect(tool.name).toBe(`${full.slice(0, 35)}_${new Bun.CryptoHasher("sha256").update(full).digest("hex").slice(0, 8)}`);
+    const r = await served.client.callTool({ name: tool.name, arguments: { period: "2026-11" } });
+    expect([r.isError, r.structuredContent]).toEqual([undefined, { period: "2026-11" }]);
+  });
 });

@@ -2,6 +2,7 @@
 // the launcher under the boot's sandbox mode. A non-zero exit is the refusal `bash.exit` carrying
 // the code and both tails: a reading, not a crash. The approval is the other half of containment.
 import { defineTool } from "../../catalog/declare.ts";
+import type { Execution } from "../../launcher/types.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { artifactsView, endedText, streamView } from "./run-report.ts";
 
@@ -37,7 +38,7 @@ export default defineTool({
     }
     const deadlineMs = Math.round(secs * 1000);
     // A login shell, with HOME an empty folder of its own: the user's dotfiles neither run nor print.
-    const run = await ctx.processes.run({ argv: ["/bin/bash", "-lc", args.command], cwd: ctx.workspace, deadlineMs, sandboxed: true, home: true });
+    const run = await ctx.processes.run({ argv: ["/bin/bash", "-lc", args.command], cwd: ctx.workspace, deadlineMs, sandboxed: true, home: true, ...commandWord(args.command) });
     if (!run.ok) return run;
     const e = run.value;
     const report = {
@@ -49,6 +50,7 @@ export default defineTool({
       stdout: streamView(e.stdout, TAIL_BYTES),
       stderr: streamView(e.stderr, TAIL_BYTES),
       artifacts: artifactsView(ctx.workspace, e),
+      audit: auditView(e),
       // Processes the command left running were ended with it; say so rather than hide it.
       ...(e.leftovers > 0 ? { leftovers: e.leftovers } : {}),
       ...(e.survivors.length > 0 ? { survivors: e.survivors.length } : {}),
@@ -56,6 +58,24 @@ export default defineTool({
     return outcome(e.ended === "exited" && e.code === 0, report, endedText(e, deadlineMs), max);
   },
 });
+
+/** Words bash runs itself: no executable stands behind them. */
+const SHELL_WORDS = new Set(["if", "for", "while", "until", "case", "function", "cd", "echo", "printf", "exit", "export", "set", "source", ".", "test", "[", "true", "false", "read", "eval", "exec", "time", "!", "{", "(", "pwd", "type", "command", "builtin", "local", "return", "shift", "trap", "unset", "wait", "kill"]);
+
+/** The command line's first word, best effort: none for a shell word, an assignment, a quoted or expanded word. */
+function commandWord(command: string): { auditName?: string } {
+  const first = /^\s*([A-Za-z0-9_.+\/-]+)(?=\s|$|;|&|\|)/.exec(command)?.[1];
+  return first === undefined || SHELL_WORDS.has(first) ? {} : { auditName: first };
+}
+
+/**
+ * The audit view: the working folder, the environment's names (never values), the shell's real
+ * path, and the executable the first word names on the child's PATH (a path: against the working
+ * folder), null when there is none. Paths here are toolgate's own (the workspace, the host's programs).
+ */
+function auditView(e: Execution) {
+  return { cwd: e.audit?.cwd ?? null, envKeys: e.audit?.envKeys ?? [], executable: e.audit?.program ?? null, commandExecutable: e.audit?.named ?? null };
+}
 
 function outcome(passed: boolean, report: { ended: string }, how: string, max: number): Outcome<unknown> {
   if (passed) return ok(report);
