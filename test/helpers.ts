@@ -108,7 +108,8 @@ export function trustEnv(configPath: string): { TOOLGATE_TRUST: string } {
 /** Runs dist/toolgate on a real pseudo-terminal (util-linux `script`), answers fed to its input. */
 export async function onTty(cwd: string, args: readonly string[], answers: string, env: Record<string, string> = {}) {
   const cmd = [BIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
-  const proc = Bun.spawn(["script", "-qec", cmd, "/dev/null"], {
+  // A wide terminal: tables fit the terminal's width (src/cli/ui.ts), and these tests read whole cells.
+  const proc = Bun.spawn(["script", "-qec", `stty cols 500 2>/dev/null; ${cmd}`, "/dev/null"], {
     cwd,
     env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: "dumb", ...env },
     stdin: new Blob([answers]),

@@ -16,7 +16,7 @@ import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str } from "./flags.ts";
 import { stateError } from "./state.ts";
 import { checkStateFolder } from "../config/layout.ts";
-import { table, writeOut } from "./ui.ts";
+import { outputWidth, table, writeOut } from "./ui.ts";
 
 export const ACTION_WINDOW = 100;
 
@@ -51,7 +51,7 @@ export async function runLog(ctx: RunContext): Promise<number> {
     }
     const out = [["TIME", "TOOL", "KIND", "ID", "JOURNAL ROW"]];
     for (const r of made) out.push([new Date(r.time_ms).toISOString(), r.tool, r.kind, r.resource_id, String(r.journal_id ?? "")]);
-    writeOut(made.length ? table(out) : "(no created resources)");
+    writeOut(made.length ? table(out, outputWidth(ctx)) : "(no created resources)");
     return 0;
   }
   const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last)) : [];
@@ -62,7 +62,7 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const out = [["TIME", "TOOL", "STATUS", "CODE", "MS", "ARGUMENTS"]];
   // A task's child calls follow their task call's row (they are filed when the child ends), indented under it.
   for (const r of rows) out.push([new Date(r.time_ms).toISOString(), r.parent != null ? `  └ ${r.tool} (task #${r.parent})` : r.tool === "task" ? `task #${r.id}` : toolCell(r), r.status, r.error_code ?? "", String(r.duration_ms), r.args_preview]);
-  writeOut(rows.length ? table(out) : "(the journal is empty)");
+  writeOut(rows.length ? table(out, outputWidth(ctx)) : "(the journal is empty)");
   return 0;
 }
 

@@ -10,7 +10,7 @@ import { boot, type Booted } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
-import { note, table, writeOut } from "./ui.ts";
+import { note, outputWidth, table, writeOut } from "./ui.ts";
 import type { Profile } from "../serve/profiles.ts";
 import { parseNameBudget, servedNames, type ServedNames } from "../serve/names.ts";
 import { profileFor } from "./serve-choices.ts";
@@ -100,7 +100,7 @@ function listTools(booted: Booted, s: Scanned, name: string | undefined, ctx: Ru
   }
   const notes = descriptors.filter((d) => d.note).map((d) => `* ${escapeControl(d.name)}: ${d.note}`);
   const shown = profile.name === "full" ? "" : `profile: ${escapeControl(profile.name)} (${descriptors.length} of ${all.length} tools)\n`;
-  writeOut(`${table(rows)}\n\n${notes.length ? `${notes.join("\n")}\n` : ""}${shown}sandbox: ${escapeControl(booted.sandbox.summary)}`);
+  writeOut(`${table(rows, outputWidth(ctx))}\n\n${notes.length ? `${notes.join("\n")}\n` : ""}${shown}sandbox: ${escapeControl(booted.sandbox.summary)}`);
   return 0;
 }
 
