@@ -73,7 +73,11 @@ function couldPrompt(argv: readonly string[], env: Env): boolean {
 /** The client's variables a forwarded call runs with: its config and prompting, and the trace it continues (telemetry). */
 const FORWARDED_VARS = ["TOOLGATE_CONFIG", "CI", "TRACEPARENT", "TRACESTATE"] as const;
 
-export async function forward(argv: readonly string[], _at: number, cwd: string, env: Env): Promise<number | null> {
+/** `tools` on a terminal prints a table as wide as it: its width goes as COLUMNS (asked only then: the stream costs a start). */
+const tableWidth = (command: string | undefined, tty: boolean): { COLUMNS?: string } =>
+  tty && command === "tools" && process.stdout.columns ? { COLUMNS: String(process.stdout.columns) } : {};
+
+export async function forward(argv: readonly string[], at: number, cwd: string, env: Env): Promise<number | null> {
   const verbose = argv.includes("--verbose") || argv.includes("-v");
   const cold = (why: string) => {
     if (verbose) writeStderr(`toolgate: session: ${why}; running cold\n`);
@@ -81,13 +85,14 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
   };
   const path = findSocket(argv, cwd, env);
   if (path === null) return null;
+  const tty = isTerminal(1);
   const request: Request = {
     t: "call",
     v: VERSION,
     argv: [...argv],
     cwd,
-    env: Object.fromEntries(FORWARDED_VARS.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : []))),
-    tty: isTerminal(1),
+    env: { ...Object.fromEntries(FORWARDED_VARS.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : []))), ...tableWidth(argv[at], tty) },
+    tty,
     prompt: couldPrompt(argv, env),
   };
   const answered = await exchange(path, request, {

@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { BIN, run, tempDir } from "../helpers.ts";
 
 /** `toolgate ARGS` with stdout on a terminal `cols` wide; what it printed, lines without \r. */
-export async function onTerminal(args: readonly string[], cols: number, cwd: string): Promise<{ code: number; lines: string[] }> {
+export async function onTerminal(args: readonly string[], cols: number, cwd: string, env: Record<string, string> = {}): Promise<{ code: number; lines: string[] }> {
   const quoted = [BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   const proc = Bun.spawn(["script", "-qec", `stty cols ${cols} rows 50; ${quoted}`, "/dev/null"], {
     cwd,
-    env: { PATH: "/usr/bin:/bin", HOME: cwd, CI: "true", TERM: "dumb" },
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, CI: "true", TERM: "dumb", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -42,6 +42,24 @@ describe("on a terminal, output fits its width", () => {
     expect(r.lines[0]).toStartWith("TIME ");
     expect(widest(r.lines)).toBeLessThanOrEqual(70);
     expect(r.lines[1]).toEndWith("…");
+  });
+
+  test("tools forwarded to a session: the table fits the client's terminal", async () => {
+    await using dir = tempDir();
+    await using user = tempDir();
+    const env = { XDG_STATE_HOME: user.path };
+    const started = await run(["session", "start", "--idle-secs", "60"], { cwd: dir.path, env });
+    expect(started.code).toBe(0);
+    try {
+      const r = await onTerminal(["tools"], 60, dir.path, env);
+      expect(r.code).toBe(0);
+      expect(r.lines[0]).toStartWith("NAME ");
+      expect(widest(r.lines.filter((l) => !l.startsWith("sandbox:")))).toBeLessThanOrEqual(60);
+      const status = JSON.parse((await run(["session", "status", "--json"], { cwd: dir.path, env })).stdout);
+      expect(status.calls).toBe(1);
+    } finally {
+      await run(["session", "stop"], { cwd: dir.path, env });
+    }
   });
 
   test("piped, a table is not printed at all: NDJSON, whole", async () => {
