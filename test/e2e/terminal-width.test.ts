@@ -2,21 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, run, tempDir } from "../helpers.ts";
-
-/** `toolgate ARGS` with stdout on a terminal `cols` wide; what it printed, lines without \r. */
-export async function onTerminal(args: readonly string[], cols: number, cwd: string, env: Record<string, string> = {}): Promise<{ code: number; lines: string[] }> {
-  const quoted = [BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-  const proc = Bun.spawn(["script", "-qec", `stty cols ${cols} rows 50; ${quoted}`, "/dev/null"], {
-    cwd,
-    env: { PATH: "/usr/bin:/bin", HOME: cwd, CI: "true", TERM: "dumb", ...env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  return { code, lines: out.replaceAll("\r", "").split("\n").filter((l) => l !== "") };
-}
+import { onTerminal, run, tempDir } from "../helpers.ts";
 
 const widest = (lines: readonly string[]) => Math.max(...lines.map((l) => Bun.stringWidth(l)));
 
