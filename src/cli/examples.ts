@@ -18,6 +18,8 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     { what: "Read the first five lines of README.md", cmd: `toolgate call file_read '{"path":"README.md","limit":5}' --allow-read --approve file_read` },
     { what: "The arguments as JSON on stdin", cmd: `echo '{"pattern":"toolgate"}' | toolgate call file_search - --allow-read --approve file_search` },
     { what: "The arguments as key=value pairs (a value parses as JSON when it can)", cmd: "toolgate call file_find --arg pattern='*.md' --arg limit=10 --allow-read --approve file_find" },
+    { what: "The arguments from a file, relative to the current folder", cmd: `echo '{"path":"README.md"}' > args.json && toolgate call file_read @args.json --allow-read --approve file_read` },
+    { what: "A deadline of 30 s for this call, in place of the tool's own (bash: 120 s, at most 600)", cmd: `toolgate call bash '{"command":"ls"}' --timeout 30 --allow-run=bash --approve bash` },
     { what: "A command as a background task: prints its id at once (see toolgate tasks)", cmd: `toolgate call bash '{"command":"sleep 1"}' --background --allow-run=bash --approve bash` },
   ],
   tools: [

@@ -49,6 +49,8 @@ export interface CallWiring {
   readonly unfinished: (e: unknown) => void;
   /** "session": the call came through a session; its row's detail says so (`via`). */
   readonly via?: string;
+  /** The caller's --timeout, bounded by the tool's limit (runtime/timeout.ts): the call's scope.timeoutSecs. */
+  readonly timeoutSecs?: number;
   /** A background task's launch hooks (src/tasks/supervise.ts): its live log and its tree's mark. */
   readonly watch?: LaunchWatch;
   /** Who answers an MCP server's elicitation/sampling during a call and sees its progress (the terminal, a served client). */
@@ -114,6 +116,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
       stateDir: booted.stateDir,
       scratch: booted.config.values.scratch as string,
       lane: w.lane,
+      ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }),
       skillDirs,
       store: () => laneStore(w.db()),
       // A task's log tail passes the boundary with its tool's rules, as its result did.

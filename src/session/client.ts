@@ -3,7 +3,7 @@
 import { closeSync, lstatSync, openSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isCI } from "../config/ci.ts";
-import { isTerminal, writeStderr, writeStdout } from "../result/io.ts";
+import { isTerminal, READING_STDIN, writeStderr, writeStdout } from "../result/io.ts";
 import { VERSION } from "../version.ts";
 import { lineReader, Outbox, type Answer, type Request } from "./protocol.ts";
 import { peerChecksUnavailable, peerReader, socketFd, type PeerReader } from "./peer.ts";
@@ -96,7 +96,10 @@ export async function forward(argv: readonly string[], at: number, cwd: string, 
     prompt: couldPrompt(argv, env),
   };
   const answered = await exchange(path, request, {
-    onStdin: () => Bun.stdin.text(),
+    onStdin: () => {
+      if (isTerminal(0) && !argv.includes("--quiet") && !argv.includes("-q")) writeStderr(READING_STDIN);
+      return Bun.stdin.text();
+    },
     out: (d) => writeStdout(d),
     err: (d) => writeStderr(d),
   });
