@@ -26,6 +26,8 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     { what: "The catalog (a table on a terminal, NDJSON when piped)", cmd: "toolgate tools" },
     { what: "One tool's whole descriptor and input JSON Schema", cmd: "toolgate tools file_read" },
     { what: "Only what the scout profile offers", cmd: "toolgate tools --profile scout" },
+    { what: "The file tools that only read (a quoted glob, an effect class)", cmd: "toolgate tools 'file_*' --effect read" },
+    { what: "The built-ins' names alone, one a line (no server is started)", cmd: "toolgate tools --source builtin --names" },
     { what: "The names `toolgate serve` gives the tools", cmd: "toolgate tools --served" },
   ],
   config: [
@@ -34,6 +36,8 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
   ],
   log: [
     { what: "The last 20 actions", cmd: "toolgate log --last 20" },
+    { what: "What failed or was denied in the last hour", cmd: "toolgate log --status failed,denied --since 1h" },
+    { what: "The file tools' calls as NDJSON (--follow keeps printing new ones until Ctrl-C)", cmd: "toolgate log --tool 'file_*' --json" },
     { what: "What tools created in the world (Most chats and messages)", cmd: "toolgate log --resources" },
   ],
   trust: [

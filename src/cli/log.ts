@@ -1,4 +1,5 @@
-// `toolgate log [--last N] [--json]`: the journal's action window (default the last 100).
+// `toolgate log [--last N] [--json] [--tool T] [--status S] [--since D] [--caller C] [--follow]`:
+// the journal's action window (default the last 100), filtered; --follow keeps printing (log-follow.ts).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
@@ -10,10 +11,11 @@ import { loadEffective } from "../runtime/boot.ts";
 import { trustGate } from "../trust/gate.ts";
 import { authoredLoader } from "../runtime/authored.ts";
 import { DB_NAME, openState } from "../state/db.ts";
-import { lastActions } from "../state/journal.ts";
+import { lastActions, type ActionFilter } from "../state/actions.ts";
+import { cells, HEADER } from "./log-rows.ts";
 import { lastResources } from "../state/resources.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { bool, scanFlags, str } from "./flags.ts";
+import { bool, multi, scanFlags, str, type Scanned } from "./flags.ts";
 import { stateError } from "./state.ts";
 import { checkStateFolder } from "../config/layout.ts";
 import { outputWidth, table, writeOut } from "./ui.ts";
@@ -25,12 +27,44 @@ export default defineCommand({
   args: {
     last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },
     resources: { type: "boolean", description: "List what tools created in the world instead (Most chats and messages: tool, kind, id, time, journal row)" },
+    tool: { type: "string", description: "Only this tool's rows (repeatable; a glob such as 'file_*')", valueHint: "T" },
+    status: { type: "string", description: "Only rows with this outcome (repeatable, or a comma list): success, failed, denied (refused a permission or an approval: exit 4), indeterminate, running", valueHint: "S" },
+    since: { type: "string", description: "Only rows from this long ago (30s, 10m, 2h, 7d, 2w) or since this date and time (2025-01-31, 2025-01-31T09:00, ISO 8601)", valueHint: "D" },
+    caller: { type: "string", description: "Only the calls of this caller (repeatable): what a row names as its caller, else how it came (session: forwarded by toolgate session)", valueHint: "C" },
+    follow: { type: "boolean", description: "After the window, keep printing each call as it finishes (Ctrl-C ends it)" },
   },
 });
 
+const STATUSES = ["success", "failed", "denied", "indeterminate", "running"];
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** --since: an age (a number and s, m, h, d or w) or an ISO 8601 date and time; epoch ms. */
+export function parseSince(raw: string, now: number): number {
+  const age = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(raw.trim());
+  if (age) return now - Number(age[1]) * UNITS[age[2]!]!;
+  const at = /^\d{4}-\d{2}-\d{2}/.test(raw.trim()) ? Date.parse(raw.trim()) : Number.NaN;
+  if (Number.isNaN(at)) throw usageError(`--since ${JSON.stringify(raw)}: expected an age (30s, 10m, 2h, 7d, 2w) or a date (2025-01-31, 2025-01-31T09:00)`);
+  return at;
+}
+
+/** The filters of the command line, checked before anything is read. */
+function filterOf(s: Scanned, now: number): ActionFilter {
+  const statuses = multi(s, "status").flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  for (const st of statuses) if (!STATUSES.includes(st)) throw usageError(`--status ${JSON.stringify(st)}: not an outcome the journal shows`, `the outcomes are: ${STATUSES.join(", ")}`);
+  const since = str(s, "since");
+  return {
+    ...(multi(s, "tool").length ? { tools: multi(s, "tool") } : {}),
+    ...(statuses.length ? { statuses: new Set(statuses) } : {}),
+    ...(since === undefined ? {} : { sinceMs: parseSince(since, now) }),
+    ...(multi(s, "caller").length ? { callers: multi(s, "caller") } : {}),
+  };
+}
+
 export async function runLog(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { last: { kind: "string" }, resources: { kind: "bool" } });
-  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--resources] [--json]");
+  const s = scanFlags(ctx.argv, { last: { kind: "string" }, resources: { kind: "bool" }, tool: { kind: "multi" }, status: { kind: "multi" }, since: { kind: "string" }, caller: { kind: "multi" }, follow: { kind: "bool" } });
+  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--tool T] [--status S] [--since D] [--caller C] [--follow] [--resources] [--json]");
+  const filter = filterOf(s, Date.now());
+  if (bool(s, "resources") && (Object.keys(filter).length > 0 || bool(s, "follow"))) throw usageError("--resources lists created resources: --tool, --status, --since, --caller and --follow are for the journal's calls", "drop them, or --resources");
   const lastRaw = str(s, "last");
   const last = lastRaw === undefined ? ACTION_WINDOW : Number(lastRaw);
   if (!Number.isInteger(last) || last < 1) throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
@@ -54,32 +88,27 @@ export async function runLog(ctx: RunContext): Promise<number> {
     writeOut(made.length ? table(out, outputWidth(ctx)) : "(no created resources)");
     return 0;
   }
-  const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last)) : [];
+  if (bool(s, "follow")) return (await import("./log-follow.ts")).follow({ config, filter, last, json: bool(s, "json") || !ctx.stdoutIsTTY, width: outputWidth(ctx), open: () => openDb(config) });
+  const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last, undefined, filter)) : [];
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     if (rows.length) writeOut(rows.map((r) => jsonForTerminal(r)).join("\n"));
     return 0;
   }
-  const out = [["TIME", "TOOL", "STATUS", "CODE", "MS", "ARGUMENTS"]];
-  // A task's child calls follow their task call's row (they are filed when the child ends), indented under it.
-  for (const r of rows) out.push([new Date(r.time_ms).toISOString(), r.parent != null ? `  └ ${r.tool} (task #${r.parent})` : r.tool === "task" ? `task #${r.id}` : toolCell(r), r.status, r.error_code ?? "", String(r.duration_ms), r.args_preview]);
-  writeOut(rows.length ? table(out, outputWidth(ctx)) : "(the journal is empty)");
+  const out = [HEADER, ...rows.map(cells)];
+  writeOut(rows.length ? table(out, outputWidth(ctx)) : Object.keys(filter).length ? "(no row matches)" : "(the journal is empty)");
   return 0;
 }
 
-/** A background task's rows (task_started, task_finished) name the task beside the tool. */
-function toolCell(r: { tool: string; event: string; detail: string | null }): string {
-  if (!r.event.startsWith("task_") || r.detail === null) return r.tool;
-  const id = (JSON.parse(r.detail) as { task_id?: string }).task_id ?? "";
-  return `${r.tool} [${r.event === "task_started" ? "task started" : "task finished"} ${id.slice(0, 8)}]`;
-}
-
-function withDb<T>(config: Effective, f: (db: Database) => T): T {
-  let db: Database;
+function openDb(config: Effective): Database {
   try {
-    db = openState(config.values.state as string, false);
+    return openState(config.values.state as string, false);
   } catch (e) {
     throw stateError(config, e, "the journal cannot be read");
   }
+}
+
+function withDb<T>(config: Effective, f: (db: Database) => T): T {
+  const db = openDb(config);
   try {
     return f(db);
   } finally {

@@ -131,16 +131,3 @@ export function adoptJournal(db: Database, from: Database, parent: number | null
 
 /** The error code of a call started and never finished: its process ended mid-call. */
 export const UNFINISHED = "journal.unfinished" satisfies Code;
-
-/**
- * The action window: the last `n` rows, oldest first. A started row is "running" while its
- * process runs, else indeterminate: the effect is unknown (killed mid-call).
- */
-export function lastActions(db: Database, n: number, running: (m: ProcessMark) => boolean = stillRunning): JournalEntry[] {
-  const rows = db.query(`SELECT * FROM journal ORDER BY id DESC LIMIT $n`).all({ n }) as (JournalEntry & { pid: number | null; pid_start: number | null })[];
-  return rows.reverse().map(({ pid, pid_start, ...r }) => {
-    if (r.event !== "tool_started") return r;
-    const alive = pid !== null && running({ pid, start: pid_start });
-    return alive ? { ...r, status: "running" } : { ...r, status: "indeterminate", error_code: UNFINISHED };
-  });
-}

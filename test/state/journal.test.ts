@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { adoptChildState, openState } from "../../src/state/db.ts";
 import { MIGRATIONS } from "../../src/state/migrations.ts";
 import { readStat } from "../../src/launcher/proc-tree.ts";
-import { callJournal, lastActions, selfMark, stillRunning, type JournalRow } from "../../src/state/journal.ts";
+import { callJournal, selfMark, stillRunning, type JournalRow } from "../../src/state/journal.ts";
+import { lastActions } from "../../src/state/actions.ts";
 import { tempDir } from "../helpers.ts";
 import { makeStateFolder } from "../../src/state/folder.ts";
 
