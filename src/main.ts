@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   session: () => import("./cli/session.ts").then((m) => ({ def: m.default, run: m.runSession })),
   tasks: () => import("./cli/tasks.ts").then((m) => ({ def: m.default, run: m.runTasks })),
   auth: () => import("./cli/auth.ts").then((m) => ({ def: m.default, run: m.runAuth })),
+  approvals: () => import("./cli/approvals.ts").then((m) => ({ def: m.default, run: m.runApprovals })),
   version: () => import("./cli/version.ts").then((m) => ({ def: m.default, run: m.runVersion })),
   help: () => import("./cli/help.ts").then((m) => ({ def: m.default, run: m.runHelp })),
 };

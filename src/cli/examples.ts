@@ -61,6 +61,11 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
   auth: [
     { what: "Forget what is stored for the HTTP server docs of mcpServers (nothing is sent)", cmd: "toolgate auth docs --logout" },
   ],
+  approvals: [
+    { what: "This workspace's remembered approvals, and whether each still matches its tool", cmd: "toolgate approvals list" },
+    { what: "Forget the remembered approvals of file_read here: it is asked again", cmd: "toolgate approvals revoke file_read" },
+    { what: "Every workspace's", cmd: "toolgate approvals list --all" },
+  ],
   version: [
     { what: "The version, the commit and the target", cmd: "toolgate version" },
     { what: "The same as JSON", cmd: "toolgate version --json" },
