@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   tasks: () => import("./cli/tasks.ts").then((m) => ({ def: m.default, run: m.runTasks })),
   auth: () => import("./cli/auth.ts").then((m) => ({ def: m.default, run: m.runAuth })),
   approvals: () => import("./cli/approvals.ts").then((m) => ({ def: m.default, run: m.runApprovals })),
+  completions: () => import("./cli/completions.ts").then((m) => ({ def: m.default, run: m.runCompletions })),
   version: () => import("./cli/version.ts").then((m) => ({ def: m.default, run: m.runVersion })),
   help: () => import("./cli/help.ts").then((m) => ({ def: m.default, run: m.runHelp })),
 };
@@ -146,6 +147,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     readStdin,
     // The session runs each forwarded call through here (importing this module would be a cycle).
     dispatch: runMain,
+    top: mainDef,
     ...world,
   });
 }

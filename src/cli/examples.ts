@@ -66,6 +66,11 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     { what: "Forget the remembered approvals of file_read here: it is asked again", cmd: "toolgate approvals revoke file_read" },
     { what: "Every workspace's", cmd: "toolgate approvals list --all" },
   ],
+  completions: [
+    { what: "bash: completion in this shell (put the line in ~/.bashrc to keep it)", cmd: "source <(toolgate completions bash)" },
+    { what: "zsh: a completion function in a folder of $fpath (add fpath=(~/.zfunc $fpath) before compinit)", cmd: "mkdir -p ~/.zfunc && toolgate completions zsh > ~/.zfunc/_toolgate" },
+    { what: "fish: where fish looks for completions", cmd: "mkdir -p ~/.config/fish/completions && toolgate completions fish > ~/.config/fish/completions/toolgate.fish" },
+  ],
   version: [
     { what: "The version, the commit and the target", cmd: "toolgate version" },
     { what: "The same as JSON", cmd: "toolgate version --json" },
