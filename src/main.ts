@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   auth: () => import("./cli/auth.ts").then((m) => ({ def: m.default, run: m.runAuth })),
   approvals: () => import("./cli/approvals.ts").then((m) => ({ def: m.default, run: m.runApprovals })),
   completions: () => import("./cli/completions.ts").then((m) => ({ def: m.default, run: m.runCompletions })),
+  doctor: () => import("./cli/doctor.ts").then((m) => ({ def: m.default, run: m.runDoctor })),
   version: () => import("./cli/version.ts").then((m) => ({ def: m.default, run: m.runVersion })),
   help: () => import("./cli/help.ts").then((m) => ({ def: m.default, run: m.runHelp })),
 };

@@ -66,6 +66,11 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     { what: "Forget the remembered approvals of file_read here: it is asked again", cmd: "toolgate approvals revoke file_read" },
     { what: "Every workspace's", cmd: "toolgate approvals list --all" },
   ],
+  doctor: [
+    { what: "What this machine gives toolgate, a line a check, each problem with its fix", cmd: "toolgate doctor" },
+    { what: "Start and list the configured MCP servers too (a config cannot grant their start)", cmd: "toolgate doctor --allow-run" },
+    { what: "The checks as JSON (exit 1 when something the configuration needs is missing)", cmd: "toolgate doctor --json" },
+  ],
   completions: [
     { what: "bash: completion in this shell (put the line in ~/.bashrc to keep it)", cmd: "source <(toolgate completions bash)" },
     { what: "zsh: a completion function in a folder of $fpath (add fpath=(~/.zfunc $fpath) before compinit)", cmd: "mkdir -p ~/.zfunc && toolgate completions zsh > ~/.zfunc/_toolgate" },

@@ -111,7 +111,7 @@ describe("bash", () => {
 
 describe("zsh", () => {
   test.each<[string[], string[]]>([
-    [["toolgate", "ca"], ["call", "tools", "config", "log", "trust", "serve", "session", "tasks", "auth", "approvals", "completions", "version", "help"]],
+    [["toolgate", "ca"], ["call", "tools", "config", "log", "trust", "serve", "session", "tasks", "auth", "approvals", "completions", "doctor", "version", "help"]],
     [["toolgate", "call", "--ti"], ["--arg", "--background", "--write-scope", "--timeout"]],
     [["toolgate", "session", ""], ["start", "stop", "status"]],
     [["toolgate", "--config", ""], ["<files>"]],
