@@ -34,6 +34,8 @@ need pgrep procps         # the guardian's process checks
 need patch patch          # file_edit's diffs apply with patch(1)
 need jq jq                # the documentation's examples read results with jq (test/docs)
 need chromium chromium     # log --html's page, loaded headless
+need zsh zsh              # the zsh completion script runs in zsh
+need fish fish            # the fish completion script runs in fish
 # The linux-arm64 binary runs under qemu's user-mode emulator with the arm64 C and C++ libraries.
 need qemu-aarch64-static qemu-user-static
 need_file /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 libc6-arm64-cross

@@ -1,6 +1,6 @@
 // The entry point: finds the command, loads it lazily, maps errors to exit codes.
 // Only this file sets the exit code.
-import { defineCommand, renderUsage, type CommandDef } from "citty";
+import { defineCommand, type CommandDef } from "citty";
 import { escapeControl } from "./result/escape.ts";
 import { CliError, ExitCode } from "./result/result.ts";
 import { VERSION } from "./version.ts";
@@ -22,7 +22,11 @@ const COMMANDS: Record<string, () => Promise<Loaded>> = {
   session: () => import("./cli/session.ts").then((m) => ({ def: m.default, run: m.runSession })),
   tasks: () => import("./cli/tasks.ts").then((m) => ({ def: m.default, run: m.runTasks })),
   auth: () => import("./cli/auth.ts").then((m) => ({ def: m.default, run: m.runAuth })),
+  approvals: () => import("./cli/approvals.ts").then((m) => ({ def: m.default, run: m.runApprovals })),
+  completions: () => import("./cli/completions.ts").then((m) => ({ def: m.default, run: m.runCompletions })),
+  doctor: () => import("./cli/doctor.ts").then((m) => ({ def: m.default, run: m.runDoctor })),
   version: () => import("./cli/version.ts").then((m) => ({ def: m.default, run: m.runVersion })),
+  help: () => import("./cli/help.ts").then((m) => ({ def: m.default, run: m.runHelp })),
 };
 
 /** Commands whose process lives on: an MCP server, a session, a task's supervisor. */
@@ -73,8 +77,8 @@ function commandIndex(argv: readonly string[]): number {
   return -1;
 }
 
-/** Help is plain text when it is not going to a terminal. */
-const plain = (s: string) => (isTerminal(1) ? s : s.replace(/\u001b\[[0-9;]*m/g, "").replace(/[ \t]+$/gm, ""));
+/** toolgate's help, or a command's: wrapped to the output's width (src/cli/help.ts, loaded only for help). */
+const printHelp = async (def: CommandDef<any>, env: World["env"]) => (await import("./cli/help.ts")).printHelp(mainDef, def, env ?? process.env);
 
 async function readStdin(): Promise<string> {
   return await Bun.stdin.text();
@@ -107,7 +111,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     }
     // No command: a flag toolgate does not know is named (what, and the --help hint), not met with the whole usage.
     if (!wantsHelp) scanFlags(argv, {});
-    writeStdout(`${plain(await renderUsage(mainDef))}\n`);
+    await printHelp(mainDef, world.env);
     return wantsHelp ? 0 : ExitCode.usage;
   }
   const name = argv[at]!;
@@ -134,8 +138,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   }
   const cmd = await load();
   if (wantsHelp) {
-    const globals = "Global flags (see toolgate --help): --config FILE, --workspace DIR, --scratch DIR, --json, --quiet, --verbose,\n--allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, --approve TOOL[,TOOL], --no-prompt, --lane NAME,\n--allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR], --require-rails, --no-session";
-    writeStdout(`${plain(await renderUsage(cmd.def, mainDef))}\n\n${globals}\n`);
+    await printHelp(cmd.def, world.env);
     return 0;
   }
   return cmd.run({
@@ -146,6 +149,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     readStdin,
     // The session runs each forwarded call through here (importing this module would be a cycle).
     dispatch: runMain,
+    top: mainDef,
     ...world,
   });
 }

@@ -45,6 +45,20 @@ export async function run(args: readonly string[], opts: { cwd: string; env?: Re
 
 export const json = (r: RunResult): any => JSON.parse(r.stdout);
 
+/** `toolgate ARGS` with stdout on a terminal `cols` wide; what it printed, lines without \r. */
+export async function onTerminal(args: readonly string[], cols: number, cwd: string, env: Record<string, string> = {}): Promise<{ code: number; lines: string[] }> {
+  const quoted = [BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const proc = Bun.spawn(["script", "-qec", `stty cols ${cols} rows 50; ${quoted}`, "/dev/null"], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, CI: "true", TERM: "dumb", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  return { code, lines: out.replaceAll("\r", "").split("\n").filter((l) => l !== "") };
+}
+
 /**
  * Runs dist/toolgate as an ordinary user: as root it drops to nobody with util-linux setpriv,
  * so refusals root would bypass (EACCES) are real in CI too. The binary is copied into a
@@ -115,7 +129,8 @@ export function trustEnv(configPath: string): { TOOLGATE_TRUST: string } {
 /** Runs dist/toolgate on a real pseudo-terminal (util-linux `script`), answers fed to its input. */
 export async function onTty(cwd: string, args: readonly string[], answers: string, env: Record<string, string> = {}) {
   const cmd = [BIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
-  const proc = Bun.spawn(["script", "-qec", cmd, "/dev/null"], {
+  // A wide terminal: tables fit the terminal's width (src/cli/ui.ts), and these tests read whole cells.
+  const proc = Bun.spawn(["script", "-qec", `stty cols 500 2>/dev/null; ${cmd}`, "/dev/null"], {
     cwd,
     env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: "dumb", ...env },
     stdin: new Blob([answers]),

@@ -86,6 +86,7 @@ export function toSource(m: Manifest, waiver: Waiver = "untrusted"): ToolSource 
     adapter: {
       builtin: false,
       deadlineMs: m.timeoutSecs * 1000 + DEADLINE_SLACK_MS,
+      timeLimit: () => ({ secs: m.timeoutSecs, setBy: `timeout_secs in ${m.name}'s tool.json` }),
       needs: (_args, ctx) => ok(needsOf(m, ctx.workspace)),
       run: (args, ctx) => runAuthored(m, args, ctx),
     },
@@ -108,11 +109,14 @@ export function needsOf(m: Manifest, workspace: string): Need[] {
 const isPath = (k: PermKind) => k === "read" || k === "write";
 
 export async function runAuthored(m: Manifest, args: unknown, ctx: ToolContext): Promise<Outcome<unknown>> {
+  // The caller's --timeout, when shorter than the manifest's (it is never longer).
+  const secs = Math.min(m.timeoutSecs, ctx.timeoutSecs ?? m.timeoutSecs);
+  const setBy = secs < m.timeoutSecs ? "--timeout" : "timeout_secs in its tool.json";
   const ran = await ctx.processes.run({
     argv: m.argv,
     cwd: ctx.workspace,
     stdin: `${JSON.stringify(args)}\n`,
-    deadlineMs: m.timeoutSecs * 1000,
+    deadlineMs: secs * 1000,
     allowEnv: m.needs.env ?? [],
     sandboxed: true,
   });
@@ -121,8 +125,8 @@ export async function runAuthored(m: Manifest, args: unknown, ctx: ToolContext):
   const x = ran.value;
   switch (x.ended) {
     case "timeout":
-      return refuse("authored.timeout", `${m.name} did not finish within ${m.timeoutSecs} s (timeout_secs in its tool.json); its process tree was ended`, {
-        timeout_secs: m.timeoutSecs, ...stderrOf(x),
+      return refuse("authored.timeout", `${m.name} did not finish within ${secs} s (${setBy}); its process tree was ended`, {
+        timeout_secs: secs, ...stderrOf(x),
       });
     case "cancelled":
       return refuse("authored.cancelled", `${m.name} was cancelled; its process tree was ended`);

@@ -25,6 +25,7 @@ export function builtinSources(decls: readonly ToolDeclaration<any>[], schemas: 
         ...(d.secrets?.length ? { secrets: d.secrets } : {}),
         // Tools that bound their own time get the longest timer there is (about 24 days).
         ...(d.ownDeadline ? { deadlineMs: 2 ** 31 - 1 } : {}),
+        ...(d.timeLimit ? { timeLimit: d.timeLimit } : {}),
         arkInput: d.input,
         needs: (args, ctx) => d.needs(args as never, ctx),
         run: (args, ctx) => d.handler(args as never, ctx),

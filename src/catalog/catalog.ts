@@ -6,7 +6,7 @@ import type { Code } from "../result/codes.ts";
 import type { Outcome } from "../result/result.ts";
 import { refuse } from "../result/result.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
-import { EFFECTS, type ApprovalPolicy, type EffectClass, type NeedsContext, type ToolContext } from "./declare.ts";
+import { EFFECTS, type ApprovalPolicy, type EffectClass, type NeedsContext, type TimeLimit, type ToolContext } from "./declare.ts";
 
 export type JsonSchema = Record<string, unknown>;
 /** A need as the permission stage settled it: granted (with the value matched) or refused. */
@@ -33,6 +33,12 @@ export interface Adapter {
   readonly localPathsOff?: string;
   /** The call's own deadline, when the source has one (a remote request timeout); else the default. */
   readonly deadlineMs?: number;
+  /**
+   * The longest a call may be given (`call --timeout`): a server's request timeout, an authored
+   * tool's timeout_secs, bash's max_timeout_secs. Absent: the default deadline for a source without
+   * deadlineMs, no bound for one that times each of its own runs.
+   */
+  readonly timeLimit?: (config: Readonly<Record<string, any>> | undefined) => TimeLimit;
   /**
    * Checks this source's needs instead of the call's permission stage (a server's start: flags or
    * its start prompt, never the config's grants), so a call and its connect ask once.

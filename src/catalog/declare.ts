@@ -144,6 +144,12 @@ export interface CallScope extends NeedsContext {
   readonly peer?: (call: { readonly tool: string; readonly server: string }) => Peer;
   /** This call's span as W3C trace context, when telemetry is on: an MCP request carries it on. */
   readonly trace?: () => { readonly traceparent: string; readonly tracestate?: string | undefined };
+  /**
+   * The caller's deadline for this call (`call --timeout`), already bounded by the tool's time
+   * limit: a tool that times its own runs (bash, an authored tool, an MCP request) uses it in place
+   * of its default; the pipeline's own timer never waits longer.
+   */
+  readonly timeoutSecs?: number;
 }
 
 /** How a `task` call starts its child's server and files the child's journal rows under itself. */
@@ -220,9 +226,17 @@ export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
    * launcher), so the call's default deadline must not cut it short.
    */
   readonly ownDeadline?: true;
+  /** With ownDeadline: the longest a call may be given (`call --timeout` is bounded by it), from the config. */
+  readonly timeLimit?: (config: Readonly<Record<string, any>> | undefined) => TimeLimit;
   /** Values bound to every call of this tool (delegation.env's, read at boot): redacted from each of its views, like bound secrets. */
   readonly secrets?: readonly string[];
   readonly handler: (args: T["infer"], ctx: ToolContext) => Promise<Outcome<unknown>>;
+}
+
+/** The longest a tool's call may run, and the setting that says so (named when `call --timeout` asks for more). */
+export interface TimeLimit {
+  readonly secs: number;
+  readonly setBy: string;
 }
 
 export function defineTool<T extends Type<any, any>>(decl: ToolDeclaration<T>): ToolDeclaration<T> {

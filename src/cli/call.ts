@@ -1,6 +1,6 @@
-// `toolgate call TOOL [ARGS_JSON | - | --arg k=v ...]`: boot, run one call through the
-// pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
-import { isTerminal, writeStderr } from "../result/io.ts";
+// `toolgate call TOOL [ARGS_JSON | @FILE | - | --arg k=v ...] [--timeout SECS]`: boot, run one
+// call through the pipeline, print exactly the result JSON on stdout, exit with the outcome's code.
+import { isTerminal, READING_STDIN, writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import type { Database } from "bun:sqlite";
 import { jsonForTerminal } from "../result/escape.ts";
@@ -15,6 +15,10 @@ import { invoke } from "../runtime/invoke.ts";
 import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
 import { approvedNames } from "./approve-flag.ts";
 import { bool, multi, scanFlags, str } from "./flags.ts";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Entry } from "../catalog/catalog.ts";
+import { boundTimeout, MAX_TIMEOUT_SECS } from "../runtime/timeout.ts";
 import { note, tell, writeOut } from "./ui.ts";
 import { approvalPrompter } from "./approval-prompt.ts";
 import { bootInput, type RunContext } from "./context.ts";
@@ -26,26 +30,30 @@ export default defineCommand({
   meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
   args: {
     tool: { type: "positional", description: "Tool name (see `toolgate tools`)", required: false },
-    args: { type: "positional", description: "Arguments as one JSON object, or - to read it from stdin", required: false },
+    args: { type: "positional", description: "Arguments as one JSON object, @FILE to read it from a file (relative to the current folder), or - to read it from stdin", required: false },
     arg: { type: "string", description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
     background: { type: "boolean", description: "Check permissions and approval here, then run the call as a background task: prints {\"task_id\",\"status\":\"queued\"} at once (see `toolgate tasks`)" },
     "write-scope": { type: "string", description: "With --background: a name only one active task may hold at a time (a second is refused task.write_scope_busy)", valueHint: "S" },
     profile: { type: "string", description: "Narrow the catalog for this call to a profile's tools (scout, writer, full, or one from the config's profiles): a tool it leaves out is refused profile.excluded", valueHint: "NAME" },
+    timeout: { type: "string", description: "This call's deadline in seconds, in place of the tool's own, never past what the tool allows (an MCP server's timeout_secs, an authored tool's timeout_secs, bash.max_timeout_secs, 300 s for other built-ins; a longer one is cut to that, with a note); when it passes, the call's process tree is ended", valueHint: "SECS" },
   },
 });
 
 export async function runCall(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" }, profile: { kind: "string" } });
+  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" }, profile: { kind: "string" }, timeout: { kind: "string" } });
+  const timeout = parseTimeout(str(s, "timeout"));
   const background = bool(s, "background");
   const writeScope = str(s, "write-scope");
   if (writeScope !== undefined && !background) throw usageError("--write-scope goes with --background", "toolgate call TOOL ARGS --background --write-scope NAME");
   if (writeScope !== undefined && (writeScope === "" || writeScope.length > 200)) throw usageError("--write-scope: give a name of 1-200 characters");
   const [tool, json, ...extra] = s.positionals;
   if (tool === undefined) throw usageError("call needs a tool name", "toolgate call TOOL '{\"key\":\"value\"}' (toolgate tools lists the names)");
-  if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`, "give the arguments as ONE JSON object (quote it), as -, or as --arg key=value");
+  if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`, "give the arguments as ONE JSON object (quote it), as @FILE, as -, or as --arg key=value");
   const lane = str(s, "lane") ?? "default";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
-  const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin);
+  // On a terminal, `-` waits for typing: say so (a forwarded call's client says it: session/client.ts).
+  if (json === "-" && ctx.via === undefined && !bool(s, "quiet") && isTerminal(0)) writeStderr(READING_STDIN);
+  const args = await parseCallArgs(json, multi(s, "arg"), ctx.readStdin, ctx.cwd);
   // Someone can be asked only when prompting is on and a controlling terminal exists; otherwise
   // refusals name the flag (approval.required / permission.denied) instead of a "no" at a prompt.
   // The state is checked before anything starts (without writing: a failed boot writes nothing),
@@ -118,9 +126,10 @@ export async function runCall(ctx: RunContext): Promise<number> {
       ...(status ? { watch: status.watch, activity: status.activity } : {}),
       ...(profile ? { profile } : {}),
     };
-    const deps = callDeps(wiring, cancel.signal);
+    const timeoutSecs = timeout === undefined || entry === undefined ? undefined : boundedTimeout(tool, entry, timeout, booted, bool(s, "quiet"));
+    const deps = callDeps({ ...wiring, ...(timeoutSecs === undefined ? {} : { timeoutSecs }) }, cancel.signal);
     // --background: the same stages here (a denial is exit 4 and starts nothing), then a task.
-    const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane, writeScope: writeScope ?? null, env: ctx.env }) } : {};
+    const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane, writeScope: writeScope ?? null, env: ctx.env, ...(timeoutSecs === undefined ? {} : { timeoutSecs }) }) } : {};
     const { envelope, note: rejected, operator, task } = await invoke(tool, args, { ...deps, ...admit });
     terminal?.finish();
     status?.line.stop();
@@ -205,12 +214,29 @@ async function checkSandbox(booted: Booted, tool: string, verbose: boolean): Pro
   throw bootError(problem, SANDBOX_HINT);
 }
 
-/** JSON positional, `-` (stdin), and/or `--arg k=v` pairs (values parse as JSON when they can). */
-export async function parseCallArgs(json: string | undefined, pairs: readonly string[], readStdin: () => Promise<string>): Promise<unknown> {
+/** `--timeout SECS`: seconds, more than 0 (a fraction too), at most what a timer can wait. */
+export function parseTimeout(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const secs = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(secs) || secs <= 0 || secs > MAX_TIMEOUT_SECS) {
+    throw usageError(`--timeout ${JSON.stringify(raw)}: expected a number of seconds, more than 0 and at most ${MAX_TIMEOUT_SECS}`, "for example --timeout 30, or --timeout 0.5");
+  }
+  return secs;
+}
+
+/** --timeout, bounded by what the tool allows; a longer one is cut to that, and the operator told. */
+function boundedTimeout(tool: string, entry: Entry, asked: number, booted: Booted, quiet: boolean): number {
+  const { secs, limit } = boundTimeout(entry, asked, booted.config.values);
+  if (limit && !quiet) note(`--timeout ${asked}: ${tool} may run at most ${limit.secs} s (${limit.setBy}); the call's deadline is ${limit.secs} s`);
+  return secs;
+}
+
+/** JSON positional, `@FILE` (relative to `cwd`), `-` (stdin), and/or `--arg k=v` pairs (values parse as JSON when they can). */
+export async function parseCallArgs(json: string | undefined, pairs: readonly string[], readStdin: () => Promise<string>, cwd: string): Promise<unknown> {
   let args: unknown = {};
   if (json !== undefined) {
-    const text = json === "-" ? await readStdin() : json;
-    const where = json === "-" ? "stdin" : "the arguments";
+    const text = json === "-" ? await readStdin() : json.startsWith("@") ? argsFile(json.slice(1), cwd) : json;
+    const where = json === "-" ? "stdin" : json.startsWith("@") ? json : "the arguments";
     try {
       args = JSON.parse(text);
     } catch (e) {
@@ -233,4 +259,17 @@ export async function parseCallArgs(json: string | undefined, pairs: readonly st
     out[p.slice(0, eq)] = value;
   }
   return out;
+}
+
+/** The text of `@FILE`: a file named on the command line is the caller's own choice; one that cannot be read is a usage error. */
+function argsFile(name: string, cwd: string): string {
+  if (name === "") throw usageError("@: name the file holding the arguments", "toolgate call TOOL @args.json");
+  const path = resolve(cwd, name);
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : code === "EACCES" ? "not readable" : (e as Error).message;
+    throw usageError(`@${name}: ${why} (${path})`, "name a JSON file, relative to the current folder, e.g. @args.json");
+  }
 }

@@ -9,7 +9,7 @@ import { didYouMean, nearest } from "../result/suggest.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags } from "./flags.ts";
-import { note, table, writeOut } from "./ui.ts";
+import { note, outputWidth, table, writeOut } from "./ui.ts";
 import { telemetryLeaves } from "../telemetry/env.ts";
 
 export default defineCommand({
@@ -43,6 +43,6 @@ export async function runConfig(ctx: RunContext): Promise<number> {
   }
   const rows = [["KEY", "VALUE", "ORIGIN"]];
   for (const [k, l] of leaves) rows.push([k, JSON.stringify(l.value), l.origin]);
-  writeOut(table(rows));
+  writeOut(table(rows, outputWidth(ctx), 1));
   return 0;
 }

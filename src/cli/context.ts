@@ -9,6 +9,7 @@ import type { Asker } from "../permission/prompt.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Database } from "bun:sqlite";
 import type { Effective } from "../config/resolve.ts";
+import type { CommandDef } from "citty";
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
   readonly argv: readonly string[];
@@ -30,6 +31,8 @@ export interface RunContext {
   readonly telemetry?: Telemetry;
   /** A session's journal, kept open across its calls (src/session/kept-state.ts): the call neither opens nor closes one. */
   readonly stateDb?: (config: Effective) => Database;
+  /** toolgate's own command declaration (its global flags, and each command's, loaded on demand): for completions. */
+  readonly top?: CommandDef<any>;
   /** The entry point's dispatch (main with its error reporting): a session runs forwarded calls through it. */
   readonly dispatch?: (argv: readonly string[], world: World) => Promise<number>;
 }

@@ -101,7 +101,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
       if (req.v !== VERSION) return { why: `the session runs toolgate ${VERSION}, this is ${req.v}` };
       inFlight++;
       try {
-        const env: Record<string, string | undefined> = { ...ctx.env, TOOLGATE_CONFIG: req.env.TOOLGATE_CONFIG, CI: req.env.CI, TRACEPARENT: req.env.TRACEPARENT, TRACESTATE: req.env.TRACESTATE };
+        const env: Record<string, string | undefined> = { ...ctx.env, TOOLGATE_CONFIG: req.env.TOOLGATE_CONFIG, CI: req.env.CI, TRACEPARENT: req.env.TRACEPARENT, TRACESTATE: req.env.TRACESTATE, COLUMNS: req.env.COLUMNS };
         const gate = (config: Effective, file: ConfigFile | null) => {
           const id = identity(config, file);
           if (id.key !== own.key) throw new NotThisSession("the session serves another workspace or config", false);

@@ -19,7 +19,7 @@ import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, str } from "./flags.ts";
 import { stateError } from "./state.ts";
 import { checkStateFolder } from "../config/layout.ts";
-import { note, table, tell, writeOut } from "./ui.ts";
+import { note, outputWidth, table, tell, writeOut } from "./ui.ts";
 
 /** `tasks wait` when the timeout passes first (as timeout(1) does): never 0, never an outcome's code. */
 export const WAIT_TIMEOUT_EXIT = 124;
@@ -82,7 +82,7 @@ export async function runTasks(ctx: RunContext): Promise<number> {
   }
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   try {
-    if (action === "list") return list(db, bool(s, "all") ? null : lane, json);
+    if (action === "list") return list(db, bool(s, "all") ? null : lane, json, outputWidth(ctx));
     if (action === "prune") {
       const n = pruneTasks(db, Date.now() - olderMs, bool(s, "all") ? null : lane);
       note(`removed ${n} ended task${n === 1 ? "" : "s"}`);
@@ -133,7 +133,7 @@ export function operatorView(r: TaskRow) {
   };
 }
 
-function list(db: Database, owner: string | null, json: boolean): number {
+function list(db: Database, owner: string | null, json: boolean, width: number): number {
   const rows = listTasks(db, owner, LIST_LIMIT, clock);
   if (json) {
     if (rows.length) writeOut(rows.map((r) => jsonForTerminal({ ...operatorView(r), result: undefined })).join("\n"));
@@ -141,7 +141,7 @@ function list(db: Database, owner: string | null, json: boolean): number {
   }
   const out = [["ID", "LANE", "TOOL", "STATUS", "CREATED", "SUMMARY"]];
   for (const r of rows) out.push([r.id, r.owner, r.source_tool, r.status, new Date(r.created_ms).toISOString(), r.summary ?? ""]);
-  writeOut(rows.length ? table(out) : "(no tasks)");
+  writeOut(rows.length ? table(out, width) : "(no tasks)");
   return 0;
 }
 

@@ -17,7 +17,7 @@ import { authoredLoader, manifestsOrFail } from "../runtime/authored.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import type { RunContext } from "./context.ts";
 import { bool, scanFlags, str, type Scanned } from "./flags.ts";
-import { table, writeOut } from "./ui.ts";
+import { outputWidth, table, writeOut } from "./ui.ts";
 
 export default defineCommand({
   meta: {
@@ -44,7 +44,7 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   const stateDir = userStateDir(ctx.env);
   if (bool(s, "list")) {
     if (fileArg !== undefined) throw usageError("--list takes no FILE");
-    return list(stateDir, json);
+    return list(stateDir, json, outputWidth(ctx));
   }
   const explicit = fileArg ?? str(s, "config");
   if (bool(s, "revoke")) {
@@ -99,7 +99,7 @@ function located(ctx: RunContext, s: Scanned, explicit: string | undefined): { p
   return found;
 }
 
-function list(stateDir: string | null, json: boolean): number {
+function list(stateDir: string | null, json: boolean, width: number): number {
   const records = stateDir === null ? [] : listRecords(stateDir);
   const rows = records.map((r) => ({ ...r, state: stateOf(r.path, r.digest) }));
   if (json) {
@@ -107,7 +107,7 @@ function list(stateDir: string | null, json: boolean): number {
     return 0;
   }
   const out = [["PATH", "SHA256", "STATE"], ...rows.map((r) => [r.path, r.digest.slice(0, 12), r.state])];
-  writeOut(rows.length ? table(out) : "nothing is trusted");
+  writeOut(rows.length ? table(out, width, 0) : "nothing is trusted");
   return 0;
 }
 

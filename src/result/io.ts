@@ -53,6 +53,9 @@ export function useProcessStreams(): void {
   err = (text) => void process.stderr.write(text);
 }
 
+/** Said on stderr when `call TOOL -` waits for its arguments on a terminal (by the call, or by a session's client). */
+export const READING_STDIN = "toolgate: reading the arguments (one JSON object) from stdin; end with Ctrl-D\n";
+
 export function writeStdout(text: string): void {
   const s = current?.getStore();
   if (s) s.out(text);

@@ -66,6 +66,8 @@ export interface BootInput {
   readonly ask?: Asker;
   /** List remote servers again instead of using the catalog cache (`tools --refresh`). */
   readonly refresh?: boolean;
+  /** Start no server to list it: Las and MCP tools come from the catalog cache alone (`tools --names`, shell completion). */
+  readonly cachedOnly?: boolean;
   /** Declare sampling to MCP servers: `serve` relays it to a client that supports it. */
   readonly relaySampling?: boolean;
   /** Runs once the configuration is known, before anything starts (`call` opens and checks its state here). */
@@ -256,7 +258,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       now: () => Date.now(),
       refresh: input.refresh === true,
       version: VERSION,
-      discover: (spec) => mayDiscover(spec, input.call, (n) => builtinNames.has(n), lasSurfaces),
+      discover: (spec) => !input.cachedOnly && mayDiscover(spec, input.call, (n) => builtinNames.has(n), lasSurfaces),
       // A call shows no listing: the boundary checks the descriptor of the tool it runs, no other.
       ...(input.call !== undefined ? { checkOnly: input.call } : {}),
       // Servers and Las run in the boot's sandbox mode; the network only for one that declares it.

@@ -51,6 +51,8 @@ export interface CallWiring {
   readonly unfinished: (e: unknown) => void;
   /** "session": the call came through a session; its row's detail says so (`via`). */
   readonly via?: string;
+  /** The caller's --timeout, bounded by the tool's limit (runtime/timeout.ts): the call's scope.timeoutSecs. */
+  readonly timeoutSecs?: number;
   /** Launch hooks: a background task's live log and its tree's mark (src/tasks/supervise.ts), a terminal's status line. */
   readonly watch?: LaunchWatch;
   /** Told what the call is doing now, in a few words (a terminal's status line). */
@@ -127,6 +129,7 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
       stateDir: booted.stateDir,
       scratch: booted.config.values.scratch as string,
       lane: w.lane,
+      ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }),
       skillDirs,
       store: () => laneStore(w.db()),
       // A task's log tail passes the boundary with its tool's rules, as its result did.

@@ -110,6 +110,22 @@ const validatorFor = (e: Entry): Validator => {
   return v;
 };
 
+/** What a source that times its own runs by --timeout (one with a time limit) gets past it, to answer with its own refusal. */
+const OWN_TIMER_SLACK_MS = 2_000;
+
+/**
+ * The call's timer: the source's deadline (or the default), or the caller's --timeout when it is
+ * shorter (scope.timeoutSecs, bounded by the tool's limit before the call), plus the slack for a
+ * source that applies it to its own runs (bash, an authored tool, an MCP request: their adapters
+ * declare a time limit). `statedMs` is the deadline a refusal names.
+ */
+function deadlineOf(entry: Entry | undefined, deps: InvokeDeps): { deadlineMs: number; statedMs: number } {
+  const own = entry?.adapter.deadlineMs ?? deps.deadlineMs;
+  const asked = deps.scope.timeoutSecs === undefined ? undefined : deps.scope.timeoutSecs * 1000;
+  if (asked === undefined || asked >= own) return { deadlineMs: own, statedMs: own };
+  return { deadlineMs: Math.min(own, asked + (entry?.adapter.timeLimit === undefined ? 0 : OWN_TIMER_SLACK_MS)), statedMs: asked };
+}
+
 const formatIssues = (issues: readonly Issue[]) =>
   issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}${i.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(i.did_you_mean)}?)`}`).join("; ");
 
@@ -118,7 +134,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const entry = deps.catalog.entries.get(name);
   // Read at each use: a source's list can grow during the call (an OAuth token read or refreshed).
   const secrets = () => (entry?.adapter.secrets?.length ? [...deps.secrets, ...entry.adapter.secrets] : deps.secrets);
-  const deadlineMs = entry?.adapter.deadlineMs ?? deps.deadlineMs;
+  const { deadlineMs, statedMs } = deadlineOf(entry, deps);
   // The user's opt-out of the local-path rule for this source: every call's row says so.
   const pathsOff = entry?.adapter.localPathsOff;
   let offDetail = {}; // set once the result reaches the boundary with the rule off
@@ -283,7 +299,7 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     const unknown = remote ? "; the effect is unknown and the call is not replayed" : "";
     // Still running after a signal cancelled it: the signal ended it (below), not the deadline.
     const after = interruptedBy(deps.signal) ? `${name} had not stopped when its time ran out${unknown}` : undefined;
-    ran = { ok: false, refusal: { code: "deadline", message: after ?? `${name} did not finish within ${deadlineMs / 1000} s${unknown}`, ...(remote ? { indeterminate: true as const } : {}) } };
+    ran = { ok: false, refusal: { code: "deadline", message: after ?? `${name} did not finish within ${statedMs / 1000} s${unknown}`, ...(remote ? { indeterminate: true as const } : {}) } };
     if (after === undefined) return failed(ran.refusal);
   }
   // A signal interrupted the run: the result says so, with the signal, whatever the adapter answered

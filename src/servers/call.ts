@@ -53,21 +53,25 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
       ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
       secrets,
       deadlineMs: spec.timeoutMs + 2_000,
+      timeLimit: () => ({ secs: spec.timeoutMs / 1000, setBy: spec.kind === "las" ? "las.timeout_secs" : `mcpServers.${spec.name}.timeout_secs` }),
       needs: () => ({ ok: true, value: [...spec.needs] }),
       // The start's own check, shared with the connect: one call, one prompt.
       checkNeed: (need) => remote.checkStart(spec, need),
-      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx)),
+      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx), undefined, timeoutOf(spec, ctx)),
       // The server starts (its row, then the spawn) while the call's own row is written; the run
       // waits for that same start. Not when the call is refused anyway (a supervised server down).
       begin: () => {
         if (remote.refusedNow(name)) return undefined;
         const early = remote.connection(spec);
         early.catch(() => {}); // the run reports it (a failed started row means no run: shutdown closes it)
-        return (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx), early);
+        return (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx), early, timeoutOf(spec, ctx));
       },
     },
   };
 }
+
+/** The request's timeout: the server's, or the caller's --timeout when one was given (at most the server's). */
+const timeoutOf = (spec: RemoteSpec, ctx: ToolContext): number => Math.min(spec.timeoutMs, (ctx.timeoutSecs ?? Number.POSITIVE_INFINITY) * 1000);
 
 const PAST = { accept: "accepted", decline: "declined", cancel: "cancelled" } as const;
 
@@ -95,7 +99,7 @@ function traceMeta(ctx: ToolContext): Record<string, string> | undefined {
   return t ? { traceparent: t.traceparent, ...(t.tracestate ? { tracestate: t.tracestate } : {}) } : undefined;
 }
 
-async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls, args: unknown, signal: AbortSignal, peer: Peer, meta?: Record<string, string>, early?: Promise<Connection>): Promise<Outcome<unknown>> {
+async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls, args: unknown, signal: AbortSignal, peer: Peer, meta?: Record<string, string>, early?: Promise<Connection>, timeoutMs = spec.timeoutMs): Promise<Outcome<unknown>> {
   // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
   const now = remote.refusedNow(catalogNameOf(spec, tool.name));
   if (now) return { ok: false, refusal: now };
@@ -124,7 +128,7 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
   }
   remote.clearAuthNeed(spec);
   if (signal.aborted) return { ok: false, refusal: { code: "mcp.cancelled", message: `${tool.name} was cancelled before it was sent to ${serverWho(spec)}` } };
-  const r = await conn.session.callTool(tool.name, args, { timeoutMs: spec.timeoutMs, signal, peer, ...(meta ? { meta } : {}) });
+  const r = await conn.session.callTool(tool.name, args, { timeoutMs, signal, peer, ...(meta ? { meta } : {}) });
   // Refused by the server's authorization (401, or 403 for a wider scope) before it acted: not indeterminate.
   const auth = r.ok ? undefined : remote.authRefusal(spec);
   if (auth) return { ok: false, refusal: auth };
@@ -145,7 +149,7 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
   if (r.kind === "too_large") {
     return { ok: false, refusal: { code: "mcp.response_too_large", message: `${tool.name}: ${serverWho(spec)}: ${r.message} (a result passes the output boundary only up to 64 KiB)` } };
   }
-  if (r.kind === "deadline") return { ok: false, refusal: { code: "deadline", indeterminate: true, message: `${tool.name}: no answer within ${spec.timeoutMs / 1000} s; ${unknown}` } };
+  if (r.kind === "deadline") return { ok: false, refusal: { code: "deadline", indeterminate: true, message: `${tool.name}: no answer within ${timeoutMs / 1000} s; ${unknown}` } };
   // Cut by the caller (Ctrl-C, a client's cancel) after the request was sent: the server may have acted.
   if (r.kind === "cancelled") {
     return { ok: false, refusal: { code: "interrupted", indeterminate: true, message: `${tool.name}: the call was cut before ${serverWho(spec)} answered; it may have acted on it, so ${unknown}` } };

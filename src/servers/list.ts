@@ -23,6 +23,8 @@ export interface ServerStatus {
   readonly withheld?: string;
   /** Its tools the output boundary kept out of the catalog (what they declare broke a rule). */
   readonly withheldTools?: readonly WithheldTool[];
+  /** Why it was not started: a grant it needs was refused (the refusal names the flag). */
+  readonly refused?: Refusal;
   /** What it declared at initialize (capabilities, instructions), when known: serve relays it. */
   readonly server?: ServerInfo;
 }

@@ -58,7 +58,7 @@ export class RemoteSources {
   /** Lists every server (cache first), returns their tools as sources, or the boot failure. */
   async load(): Promise<{ ok: true; value: ToolSource[] } | { ok: false; refusal: Refusal }> {
     const r = await listRemote({ ...this.deps, connect: (spec) => this.#connect(spec), source: (spec, tool) => remoteToolSource(spec, tool, this) });
-    this.#status = r.status;
+    this.#status = r.status.map((st) => (this.#refusals.has(st.name) ? { ...st, refused: this.#refusals.get(st.name)! } : st));
     if (!r.ok) return r;
     for (const [name, tools] of r.listed) this.#listed.set(name, tools);
     return { ok: true, value: r.sources };

@@ -3,7 +3,7 @@
 import { closeSync, lstatSync, openSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isCI } from "../config/ci.ts";
-import { isTerminal, writeStderr, writeStdout } from "../result/io.ts";
+import { isTerminal, READING_STDIN, writeStderr, writeStdout } from "../result/io.ts";
 import { VERSION } from "../version.ts";
 import { lineReader, Outbox, type Answer, type Request } from "./protocol.ts";
 import { peerChecks, peerChecksUnavailable, type PeerChecks } from "./peer.ts";
@@ -73,7 +73,11 @@ function couldPrompt(argv: readonly string[], env: Env): boolean {
 /** The client's variables a forwarded call runs with: its config and prompting, and the trace it continues (telemetry). */
 const FORWARDED_VARS = ["TOOLGATE_CONFIG", "CI", "TRACEPARENT", "TRACESTATE"] as const;
 
-export async function forward(argv: readonly string[], _at: number, cwd: string, env: Env): Promise<number | null> {
+/** `tools` on a terminal prints a table as wide as it: its width goes as COLUMNS (asked only then: the stream costs a start). */
+const tableWidth = (command: string | undefined, tty: boolean): { COLUMNS?: string } =>
+  tty && command === "tools" && process.stdout.columns ? { COLUMNS: String(process.stdout.columns) } : {};
+
+export async function forward(argv: readonly string[], at: number, cwd: string, env: Env): Promise<number | null> {
   const verbose = argv.includes("--verbose") || argv.includes("-v");
   const cold = (why: string) => {
     if (verbose) writeStderr(`toolgate: session: ${why}; running cold\n`);
@@ -81,17 +85,21 @@ export async function forward(argv: readonly string[], _at: number, cwd: string,
   };
   const path = findSocket(argv, cwd, env);
   if (path === null) return null;
+  const tty = isTerminal(1);
   const request: Request = {
     t: "call",
     v: VERSION,
     argv: [...argv],
     cwd,
-    env: Object.fromEntries(FORWARDED_VARS.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : []))),
-    tty: isTerminal(1),
+    env: { ...Object.fromEntries(FORWARDED_VARS.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : []))), ...tableWidth(argv[at], tty) },
+    tty,
     prompt: couldPrompt(argv, env),
   };
   const answered = await exchange(path, request, {
-    onStdin: () => Bun.stdin.text(),
+    onStdin: () => {
+      if (isTerminal(0) && !argv.includes("--quiet") && !argv.includes("-q")) writeStderr(READING_STDIN);
+      return Bun.stdin.text();
+    },
     out: (d) => writeStdout(d),
     err: (d) => writeStderr(d),
   });

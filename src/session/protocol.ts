@@ -11,8 +11,8 @@ export type Request =
       /** The whole argv, global flags included, as the client got it. */
       readonly argv: readonly string[];
       readonly cwd: string;
-      /** The few variables of the client's that decide a cold call's config and prompting, and the trace it continues. */
-      readonly env: { readonly TOOLGATE_CONFIG?: string; readonly CI?: string; readonly TRACEPARENT?: string; readonly TRACESTATE?: string };
+      /** The few variables of the client's that decide a cold call's config and prompting, the trace it continues, and its terminal's width (`tools`). */
+      readonly env: { readonly TOOLGATE_CONFIG?: string; readonly CI?: string; readonly TRACEPARENT?: string; readonly TRACESTATE?: string; readonly COLUMNS?: string };
       readonly tty: boolean;
       /** The client can ask at its own terminal (one is there, no --no-prompt, no CI): prompts go there. */
       readonly prompt?: boolean;

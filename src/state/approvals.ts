@@ -42,6 +42,40 @@ export function userApprovals(userStateDir: string | null, workspace: string): A
   };
 }
 
+/** One remembered "always": the workspace (its real path), the tool, the digest approved, when. */
+export interface Remembered {
+  readonly workspace: string;
+  readonly tool: string;
+  readonly digest: string;
+  readonly granted_ms: number;
+}
+
+/** What is remembered, for `workspace` (any path to it) or, null, for every workspace; nothing is made to look. */
+export function rememberedApprovals(userStateDir: string, workspace: string | null): Remembered[] {
+  if (!existsSync(join(userStateDir, USER_DB_NAME))) return [];
+  const db = openUserState(userStateDir);
+  try {
+    const sql = `SELECT workspace, tool, digest, granted_ms FROM approvals ${workspace === null ? "" : "WHERE workspace = $ws "}ORDER BY workspace, tool, granted_ms`;
+    return db.query(sql).all(workspace === null ? {} : { ws: realOr(workspace) }) as Remembered[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Forgets the remembered approvals in `workspace` of the tools `which` picks (every digest); returns what was forgotten. */
+export function forgetApprovals(userStateDir: string, workspace: string, which: (tool: string) => boolean): Remembered[] {
+  const gone = rememberedApprovals(userStateDir, workspace).filter((r) => which(r.tool));
+  if (gone.length === 0) return gone;
+  const db = openUserState(userStateDir);
+  try {
+    const del = db.query("DELETE FROM approvals WHERE workspace = $ws AND tool = $tool AND digest = $digest");
+    db.transaction(() => gone.forEach((r) => del.run({ ws: r.workspace, tool: r.tool, digest: r.digest })))();
+    return gone;
+  } finally {
+    db.close();
+  }
+}
+
 function realOr(p: string): string {
   try {
     return realpathSync(p);

@@ -132,25 +132,3 @@ export function adoptJournal(db: Database, from: Database, parent: number | null
 
 /** The error code of a call started and never finished: its process ended mid-call. */
 export const UNFINISHED = "journal.unfinished" satisfies Code;
-
-/** Which rows the action window holds: `caller`, a served caller's subject or client id. */
-export interface ActionFilter {
-  readonly caller?: string;
-}
-
-/**
- * The action window: the last `n` rows (of those `filter` keeps), oldest first. A started row is
- * "running" while its process runs, else indeterminate: the effect is unknown (killed mid-call).
- * A row no served caller made has no caller fields.
- */
-export function lastActions(db: Database, n: number, running: (m: ProcessMark) => boolean = stillRunning, filter: ActionFilter = {}): JournalEntry[] {
-  const where = filter.caller === undefined ? "" : "WHERE caller_sub = $caller OR caller_client = $caller";
-  const rows = db.query(`SELECT * FROM journal ${where} ORDER BY id DESC LIMIT $n`).all(filter.caller === undefined ? { n } : { n, caller: filter.caller }) as (JournalEntry & { pid: number | null; pid_start: number | null })[];
-  return rows.reverse().map(({ pid, pid_start, ...all }) => {
-    const { caller_sub, caller_client, ...rest } = all;
-    const r: JournalEntry = caller_sub == null && caller_client == null ? rest : all;
-    if (r.event !== "tool_started") return r;
-    const alive = pid !== null && running({ pid, start: pid_start });
-    return alive ? { ...r, status: "running" } : { ...r, status: "indeterminate", error_code: UNFINISHED };
-  });
-}

@@ -20,6 +20,8 @@ export interface TaskRequest {
   readonly grants: Admitted["grants"];
   /** The tool's origin ("mcp:NAME", "las", ...): a grant holds for its own server's start only. */
   readonly origin?: string;
+  /** `call --timeout`, as bounded for the tool in the foreground. */
+  readonly timeoutSecs?: number;
 }
 
 /** The boot's inputs that are not the environment (the supervisor inherits that) nor a terminal (it has none). */

@@ -16,6 +16,8 @@ export interface TaskStart {
   readonly lane: string;
   readonly writeScope: string | null;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** `call --timeout`, bounded for the tool: the task's call gets it too. */
+  readonly timeoutSecs?: number;
 }
 
 export function admitTask(t: TaskStart): (a: Admitted) => { task: string } | Refusal {
@@ -33,6 +35,7 @@ export function admitTask(t: TaskStart): (a: Admitted) => { task: string } | Ref
       approvedBy: a.approvedBy,
       grants: a.grants,
       origin: a.entry.origin,
+      ...(t.timeoutSecs === undefined ? {} : { timeoutSecs: t.timeoutSecs }),
     };
     const created = createTask(
       db,

@@ -69,6 +69,7 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
         },
         unfinished: () => undefined,
         watch: { output: (stream, text) => live.push(stream, text), ...treeMarks(db, id) },
+        ...(req.timeoutSecs === undefined ? {} : { timeoutSecs: req.timeoutSecs }),
         ...(telemetry ? { telemetry, task: id } : {}),
       },
       cancel.signal,

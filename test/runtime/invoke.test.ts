@@ -369,6 +369,30 @@ describe("invoke", () => {
     expect((await invoke("demo__read", { path: "a" }, deps)).envelope).toMatchObject({ status: "failed", error_code: "deadline" });
   });
 
+  describe("the caller's deadline (scope.timeoutSecs, call --timeout)", () => {
+    test("shorter than the tool's: the call ends at it, and the refusal names it", async () => {
+      const { deps } = setup({ slow: true, builtin: true });
+      const r = await invoke("demo__read", { path: "a" }, { ...deps, deadlineMs: 5000, scope: { ...deps.scope, timeoutSecs: 0.02 } });
+      expect(r.envelope).toEqual({ status: "failed", tool: "demo__read", error_code: "deadline", message: "demo__read did not finish within 0.02 s" });
+    });
+
+    test("longer than the tool's: the tool's own deadline holds", async () => {
+      const { deps } = setup({ slow: true, builtin: true });
+      const r = await invoke("demo__read", { path: "a" }, { ...deps, scope: { ...deps.scope, timeoutSecs: 60 } });
+      expect(r.envelope).toMatchObject({ error_code: "deadline", message: "demo__read did not finish within 0.05 s" });
+    });
+
+    test("handed to the adapter, which times its own run by it when it has a time limit (2 s more before the pipeline's timer)", async () => {
+      const { deps } = setup();
+      const entry = deps.catalog.entries.get("demo__read")!;
+      let seen: number | undefined;
+      const adapter = { ...entry.adapter, deadlineMs: 30_000, timeLimit: () => ({ secs: 30, setBy: "x" }), run: async (_: unknown, ctx: { timeoutSecs?: number }) => ((seen = ctx.timeoutSecs), { ok: true as const, value: {} }) };
+      const catalog = { ...deps.catalog, entries: new Map([["demo__read", { ...entry, adapter }]]) };
+      const r = await invoke("demo__read", { path: "a" }, { ...deps, catalog, scope: { ...deps.scope, timeoutSecs: 3 } });
+      expect([r.envelope.status, seen]).toEqual(["success", 3]);
+    });
+  });
+
   test("a schema the validator cannot check is a typed refusal, not a crash", async () => {
     const { trace, deps } = setup();
     const entry = deps.catalog.entries.get("demo__read")!;

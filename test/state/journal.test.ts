@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { adoptChildState, openState } from "../../src/state/db.ts";
 import { MIGRATIONS } from "../../src/state/migrations.ts";
 import { readStat } from "../../src/launcher/proc-tree.ts";
-import { callJournal, lastActions, selfMark, stillRunning, type JournalRow } from "../../src/state/journal.ts";
+import { callJournal, selfMark, stillRunning, type JournalRow } from "../../src/state/journal.ts";
+import { lastActions } from "../../src/state/actions.ts";
 import { tempDir } from "../helpers.ts";
 import { makeStateFolder } from "../../src/state/folder.ts";
 
@@ -118,10 +119,10 @@ describe("a served caller's rows", () => {
       ["file_find", undefined, undefined, false],
       ["bash", "ci-bot", "ci-bot", true],
     ]);
-    expect(lastActions(db, 10, undefined, { caller: "alice" }).map((r) => r.tool)).toEqual(["file_read"]);
-    expect(lastActions(db, 10, undefined, { caller: "ci-bot" }).map((r) => r.tool)).toEqual(["bash"]);
-    expect(lastActions(db, 10, undefined, { caller: "team-app" }).map((r) => r.tool)).toEqual(["file_read"]);
-    expect(lastActions(db, 10, undefined, { caller: "nobody" })).toEqual([]);
+    expect(lastActions(db, 10, undefined, { callers: ["alice"] }).map((r) => r.tool)).toEqual(["file_read"]);
+    expect(lastActions(db, 10, undefined, { callers: ["ci-bot"] }).map((r) => r.tool)).toEqual(["bash"]);
+    expect(lastActions(db, 10, undefined, { callers: ["team-app"] }).map((r) => r.tool)).toEqual(["file_read"]);
+    expect(lastActions(db, 10, undefined, { callers: ["nobody"] })).toEqual([]);
     db.close();
   });
 });

@@ -25,11 +25,14 @@ export default defineTool({
   effect: "irreversible",
   approval: "required",
   ownDeadline: true,
+  timeLimit: (config) => ({ secs: config?.bash?.max_timeout_secs ?? DEFAULT_MAX_TIMEOUT_SECS, setBy: "bash.max_timeout_secs" }),
   needs: () => ok([{ kind: "run", value: "bash" }]),
   handler: async (args, ctx) => {
     const conf = (ctx.config?.bash ?? {}) as { timeout_secs?: number; max_timeout_secs?: number };
     const max = conf.max_timeout_secs ?? DEFAULT_MAX_TIMEOUT_SECS;
-    const secs = args.timeout_secs ?? Math.min(conf.timeout_secs ?? DEFAULT_TIMEOUT_SECS, max);
+    // The caller's --timeout (already at most max) replaces the default; the arguments' own, if shorter, still holds.
+    const asked = args.timeout_secs ?? ctx.timeoutSecs ?? Math.min(conf.timeout_secs ?? DEFAULT_TIMEOUT_SECS, max);
+    const secs = ctx.timeoutSecs === undefined ? asked : Math.min(asked, ctx.timeoutSecs);
     if (secs > max) {
       return refuse("bash.timeout_above_max", `timeout_secs ${secs} is above the maximum of ${max} s; ask for less, or raise bash.max_timeout_secs in toolgate.json`, {
         timeout_secs: secs,
@@ -55,7 +58,9 @@ export default defineTool({
       ...(e.leftovers > 0 ? { leftovers: e.leftovers } : {}),
       ...(e.survivors.length > 0 ? { survivors: e.survivors.length } : {}),
     };
-    return outcome(e.ended === "exited" && e.code === 0, report, endedText(e, deadlineMs), max);
+    // Which knob made the deadline: the caller's --timeout when it cut the arguments' or the default.
+    const knob = ctx.timeoutSecs !== undefined && secs === ctx.timeoutSecs && secs !== args.timeout_secs ? "--timeout" : "timeout_secs";
+    return outcome(e.ended === "exited" && e.code === 0, report, endedText(e, deadlineMs), max, knob);
   },
 });
 
@@ -77,13 +82,13 @@ function auditView(e: Execution) {
   return { cwd: e.audit?.cwd ?? null, envKeys: e.audit?.envKeys ?? [], executable: e.audit?.program ?? null, commandExecutable: e.audit?.named ?? null };
 }
 
-function outcome(passed: boolean, report: { ended: string }, how: string, max: number): Outcome<unknown> {
+function outcome(passed: boolean, report: { ended: string }, how: string, max: number, knob: string): Outcome<unknown> {
   if (passed) return ok(report);
   switch (report.ended) {
     case "exited":
       return refuse("bash.exit", `the command ended with ${how}; its stdout and stderr tails are in details`, report);
     case "timeout":
-      return refuse("bash.timeout", `the command was stopped with its whole process tree: ${how}; pass a larger timeout_secs (at most ${max})`, report);
+      return refuse("bash.timeout", `the command was stopped with its whole process tree: ${how}; pass a larger ${knob} (at most ${max})`, report);
     case "signalled":
       return refuse("bash.signalled", `the command was killed by ${how}`, report);
     default:

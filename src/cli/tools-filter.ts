@@ -1,0 +1,54 @@
+// `toolgate tools` filters: a name glob (`'file_*'`), --source (builtin, authored, las, mcp,
+// mcp:NAME, or a glob such as `mcp:*`) and --effect (the effect classes, or `write`: any that
+// writes). A source or effect that cannot be is a usage error naming the choices.
+import { EFFECTS } from "../catalog/declare.ts";
+import { usageError } from "../result/result.ts";
+
+export interface ToolFilter {
+  /** Whether the descriptor passes every filter given. */
+  readonly keeps: (d: { readonly name: string; readonly origin: string; readonly effect: string }) => boolean;
+  /** Whether any filter was given. */
+  readonly active: boolean;
+}
+
+const GLOB = /[*?[{]/;
+export const isGlob = (s: string): boolean => GLOB.test(s);
+
+/** Every effect class that writes: what `--effect write` stands for. */
+const WRITES: readonly string[] = EFFECTS.filter((e) => e !== "read");
+
+/** --effect values (repeatable, comma lists), checked before anything boots. */
+export function parseEffects(values: readonly string[]): Set<string> | undefined {
+  if (values.length === 0) return undefined;
+  const out = new Set<string>();
+  for (const v of values.flatMap((x) => x.split(",")).map((x) => x.trim()).filter(Boolean)) {
+    if (v === "write") WRITES.forEach((e) => out.add(e));
+    else if ((EFFECTS as readonly string[]).includes(v)) out.add(v);
+    else throw usageError(`--effect ${JSON.stringify(v)}: not an effect class`, `the effects are: ${EFFECTS.join(", ")}, or write (${WRITES.join(", ")})`);
+  }
+  return out;
+}
+
+/**
+ * --source values against the sources this config has (`known`: builtin, authored, las, mcp:NAME for
+ * each configured server, listed or not). `mcp` is every MCP server; a glob matches origins.
+ */
+export function parseSources(values: readonly string[], known: readonly string[]): ((origin: string) => boolean) | undefined {
+  const wanted = values.flatMap((x) => x.split(",")).map((x) => x.trim()).filter(Boolean);
+  if (wanted.length === 0) return undefined;
+  const tests = wanted.map((w) => {
+    if (w === "mcp") return (o: string) => o.startsWith("mcp:");
+    if (isGlob(w)) {
+      const g = new Bun.Glob(w);
+      return (o: string) => g.match(o);
+    }
+    if (!known.includes(w)) throw usageError(`--source ${JSON.stringify(w)}: no such source in this catalog`, `the sources are: ${[...known, "mcp"].join(", ")} (a glob such as mcp:* too)`);
+    return (o: string) => o === w;
+  });
+  return (o) => tests.some((t) => t(o));
+}
+
+export function toolFilter(glob: string | undefined, sources: ((origin: string) => boolean) | undefined, effects: Set<string> | undefined): ToolFilter {
+  const g = glob === undefined ? undefined : new Bun.Glob(glob);
+  return { active: g !== undefined || sources !== undefined || effects !== undefined, keeps: (d) => (g === undefined || g.match(d.name)) && (sources === undefined || sources(d.origin)) && (effects === undefined || effects.has(d.effect)) };
+}
