@@ -2,14 +2,13 @@
 // (bubblewrap, user namespaces, each mode probed as a call would), the state folders, each
 // configured server started and listed (the boot's own discovery, bounded by connect_timeout_secs),
 // the telemetry endpoint. A check fails only when something configured needs what is missing.
-import { readFileSync } from "node:fs";
 import type { Effective } from "../config/resolve.ts";
 import type { ConfigFile } from "../config/file.ts";
 import { findOnPath } from "../fs/real-path.ts";
 import { reach } from "../http/reach.ts";
 import { BASE_ENV } from "../launcher/env.ts";
 import { SANDBOX_HINT, sandboxFor, sandboxProblem } from "../launcher/sandbox.ts";
-import { hostPlatform } from "../platform/host.ts";
+import { hostPlatform, sysctl } from "../platform/host.ts";
 import { escapeControl } from "../result/escape.ts";
 import { authoredLoader } from "../runtime/authored.ts";
 import { boot, type BootInput } from "../runtime/boot.ts";
@@ -46,16 +45,9 @@ export async function configChecks(config: Effective, file: ConfigFile | null, i
 /** Unprivileged user namespaces, which bubblewrap needs unless it runs as root. */
 function userNamespaces(): { ok: boolean; detail: string; fix?: string } {
   if (process.geteuid?.() === 0) return { ok: true, detail: `not needed: toolgate runs as root${hostPlatform().seccompFilter !== null ? "" : ` (but there is no seccomp filter for ${process.arch})`}` };
-  const read = (p: string) => {
-    try {
-      return readFileSync(p, "utf8").trim();
-    } catch {
-      return undefined;
-    }
-  };
-  if (read("/proc/sys/user/max_user_namespaces") === "0") return { ok: false, detail: "off: user.max_user_namespaces is 0", fix: "sysctl -w user.max_user_namespaces=15000" };
-  if (read("/proc/sys/kernel/unprivileged_userns_clone") === "0") return { ok: false, detail: "off for users: kernel.unprivileged_userns_clone is 0", fix: "sysctl -w kernel.unprivileged_userns_clone=1" };
-  if (read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") === "1") return { ok: false, detail: "restricted by AppArmor (kernel.apparmor_restrict_unprivileged_userns is 1)", fix: "give bwrap an AppArmor profile that allows userns, or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" };
+  if (sysctl("user/max_user_namespaces") === "0") return { ok: false, detail: "off: user.max_user_namespaces is 0", fix: "sysctl -w user.max_user_namespaces=15000" };
+  if (sysctl("kernel/unprivileged_userns_clone") === "0") return { ok: false, detail: "off for users: kernel.unprivileged_userns_clone is 0", fix: "sysctl -w kernel.unprivileged_userns_clone=1" };
+  if (sysctl("kernel/apparmor_restrict_unprivileged_userns") === "1") return { ok: false, detail: "restricted by AppArmor (kernel.apparmor_restrict_unprivileged_userns is 1)", fix: "give bwrap an AppArmor profile that allows userns, or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" };
   return { ok: true, detail: "allowed" };
 }
 

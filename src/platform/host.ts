@@ -8,7 +8,7 @@ export { sandboxUnavailable, type Facilities } from "./facilities.ts";
 import { loadOpenBeneath } from "./linux/openat2.ts";
 import { loadPeerChecks } from "./linux/peer.ts";
 import { loadPrctl } from "./linux/prctl.ts";
-import { boundSockets, procFdPaths, procTable } from "./linux/procfs.ts";
+import { boundSockets, procFdPaths, procTable, sysctl as linuxSysctl } from "./linux/procfs.ts";
 import { openSeccomp } from "./linux/seccomp.ts";
 import { portableFdPaths } from "./portable/fd-paths.ts";
 import type { FdPaths, OpenBeneath, PeerChecks, Prctl, ProcessTable, SeccompSource } from "./types.ts";
@@ -61,6 +61,9 @@ export function platformFor(os: string, arch: string): Platform {
 let host: Platform | undefined;
 
 /** This process's platform, chosen once (nothing is read to choose it). */
+/** A kernel setting under /proc/sys on Linux (`toolgate doctor`); undefined elsewhere, or when it cannot be read. */
+export const sysctl = (name: string): string | undefined => (process.platform === "linux" ? linuxSysctl(name) : undefined);
+
 export const hostPlatform = (): Platform => (host ??= platformFor(process.platform, process.arch));
 
 /**

@@ -64,10 +64,8 @@ export interface BootInput {
   readonly answers?: Prompter;
   /** Where to ask instead of this process's /dev/tty: a session's client, at its own terminal. */
   readonly ask?: Asker;
-  /** List remote servers again instead of using the catalog cache (`tools --refresh`). */
-  readonly refresh?: boolean;
-  /** Start no server to list it: Las and MCP tools come from the catalog cache alone (`tools --names`, shell completion). */
-  readonly cachedOnly?: boolean;
+  readonly refresh?: boolean; // list remote servers again instead of using the catalog cache (`tools --refresh`)
+  readonly cachedOnly?: boolean; // start no server to list it: the catalog cache alone (`tools --names`, shell completion)
   /** Declare sampling to MCP servers: `serve` relays it to a client that supports it. */
   readonly relaySampling?: boolean;
   /** Runs once the configuration is known, before anything starts (`call` opens and checks its state here). */

@@ -172,3 +172,12 @@ export function boundSockets(): string[] {
   }
   return [...out];
 }
+
+/** A kernel setting under /proc/sys (`user/max_user_namespaces`), trimmed; undefined when it cannot be read. */
+export function sysctl(name: string): string | undefined {
+  try {
+    return readFileSync(`/proc/sys/${name}`, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+}
