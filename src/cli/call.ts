@@ -35,14 +35,17 @@ export default defineCommand({
     background: { type: "boolean", description: "Check permissions and approval here, then run the call as a background task: prints {\"task_id\",\"status\":\"queued\"} at once (see `toolgate tasks`)" },
     "write-scope": { type: "string", description: "With --background: a name only one active task may hold at a time (a second is refused task.write_scope_busy)", valueHint: "S" },
     profile: { type: "string", description: "Narrow the catalog for this call to a profile's tools (scout, writer, full, or one from the config's profiles): a tool it leaves out is refused profile.excluded", valueHint: "NAME" },
+    "dry-run": { type: "boolean", description: "Say what the call would need (each permission, the approval) and whether it would run now, as JSON: nothing is asked, run or journaled; flags lists what to add" },
     timeout: { type: "string", description: "This call's deadline in seconds, in place of the tool's own, never past what the tool allows (an MCP server's timeout_secs, an authored tool's timeout_secs, bash.max_timeout_secs, 300 s for other built-ins; a longer one is cut to that, with a note); when it passes, the call's process tree is ended", valueHint: "SECS" },
   },
 });
 
 export async function runCall(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" }, profile: { kind: "string" }, timeout: { kind: "string" } });
+  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" }, profile: { kind: "string" }, timeout: { kind: "string" }, "dry-run": { kind: "bool" } });
   const timeout = parseTimeout(str(s, "timeout"));
   const background = bool(s, "background");
+  const dryRun = bool(s, "dry-run");
+  if (dryRun && background) throw usageError("--dry-run runs nothing, so nothing goes to the background", "drop one of --dry-run and --background");
   const writeScope = str(s, "write-scope");
   if (writeScope !== undefined && !background) throw usageError("--write-scope goes with --background", "toolgate call TOOL ARGS --background --write-scope NAME");
   if (writeScope !== undefined && (writeScope === "" || writeScope.length > 200)) throw usageError("--write-scope: give a name of 1-200 characters");
@@ -66,7 +69,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
   };
   let db: Database | undefined;
   // A server started for the call journals its start in the call's database once that is open.
-  const input = { ...bootInput(ctx, s), call: tool, beforeStart, stateDb: () => db };
+  // A dry run asks nobody: what is not granted is reported, not prompted for.
+  const input = { ...bootInput(ctx, s), ...(dryRun ? { interactive: false } : {}), call: tool, beforeStart, stateDb: () => db };
   const booted = await boot(input);
   // --profile narrows this one call as a served session's profile does (loaded only when asked for).
   const profileName = str(s, "profile");
@@ -110,7 +114,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       db: () => db!,
       lane,
       approved,
-      ask: booted.canPrompt ? approvalPrompter(booted.stateDir, ctx.ask) : undefined,
+      ask: booted.canPrompt && !dryRun ? approvalPrompter(booted.stateDir, ctx.ask) : undefined,
       operator: (line) => {
         status?.line.pause();
         writeStderr(`${line}\n`);
@@ -130,7 +134,8 @@ export async function runCall(ctx: RunContext): Promise<number> {
     const deps = callDeps({ ...wiring, ...(timeoutSecs === undefined ? {} : { timeoutSecs }) }, cancel.signal);
     // --background: the same stages here (a denial is exit 4 and starts nothing), then a task.
     const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane, writeScope: writeScope ?? null, env: ctx.env, ...(timeoutSecs === undefined ? {} : { timeoutSecs }) }) } : {};
-    const { envelope, note: rejected, operator, task } = await invoke(tool, args, { ...deps, ...admit });
+    const silent = dryRun ? { dryRun: true, journal: () => {}, started: () => {} } : {};
+    const { envelope, note: rejected, operator, task } = await invoke(tool, args, { ...deps, ...admit, ...silent });
     terminal?.finish();
     status?.line.stop();
     if (task !== undefined) {

@@ -5,7 +5,7 @@
 import type { Catalog, Entry } from "../catalog/catalog.ts";
 import type { CallScope, ProcessRunner, ToolContext } from "../catalog/declare.ts";
 import { approve, approvedOutright, type ApprovalDeps } from "../approval/approval.ts";
-import { gateRefusal, MissingGrants } from "./missing-grants.ts";
+import { dryRunReport, gateRefusal, MissingGrants } from "./missing-grants.ts";
 import { checkBoundary, SENSITIVE_OUTPUT_REJECTED, type BoundaryOptions, type BoundaryViolation } from "../boundary/boundary.ts";
 import { argsForApproval, previewArgs, redactValue } from "../boundary/redact.ts";
 import type { Need } from "../permission/types.ts";
@@ -57,6 +57,7 @@ export interface InvokeDeps {
   readonly permissions: PermissionGate;
   readonly approval: ApprovalDeps;
   readonly profile?: Profile | undefined;
+  readonly dryRun?: boolean; // stop after the permission stage with what the call needs (dryRunReport)
   /** Secret values bound to this call: redacted from every view. */
   readonly secrets: readonly string[];
   /** Writes the call's row as started, after steps 1-5 and before the adapter; throws when it cannot (the call does not run). */
@@ -223,10 +224,9 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
     checkedNeeds.push(r.value === undefined ? need : { ...need, value: r.value });
     grants.push({ need, value: r.value });
   }
-  if (missing.any) {
-    const asked = approvedOutright(entry, deps.approval) !== undefined || deps.approval.isRemembered(entry.name, entry.digest);
-    return interruptedNow() ?? failed(missing.refusal(asked ? undefined : `--approve=${name}`));
-  }
+  const given = () => approvedOutright(entry, deps.approval) !== undefined || deps.approval.isRemembered(entry.name, entry.digest);
+  if (deps.dryRun) return { envelope: { status: "success", tool: name, payload: dryRunReport(name, needs.value, missing, given()) } };
+  if (missing.any) return interruptedNow() ?? failed(missing.refusal(given() ? undefined : `--approve=${name}`));
   // 5. approval
   // The prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
   const approved = approvedOutright(entry, deps.approval) ?? (await approve(entry, () => argsForApproval(value, secrets()), deps.approval));

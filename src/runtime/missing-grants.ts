@@ -5,6 +5,7 @@
 // help, so it is refused at once, naming the deny rule and no allow flag.
 import type { Code } from "../result/codes.ts";
 import type { Refusal } from "../result/result.ts";
+import type { Need } from "../permission/types.ts";
 
 /** A need the permission stage refused (invoke.ts's GateResult when not ok). */
 type Refused = { readonly ok: false; readonly code: Code; readonly message: string; readonly flag?: string; readonly deniedBy?: string };
@@ -25,6 +26,11 @@ export class MissingGrants {
     return this.#first !== undefined;
   }
 
+  /** The flags kept so far, in the order the needs were checked. */
+  get flags(): readonly string[] {
+    return this.#flags;
+  }
+
   /** The refusal naming all of them, and `--approve TOOL` when the call would need that too. */
   refusal(approve: string | undefined): Refusal {
     const first = this.#first!;
@@ -38,4 +44,14 @@ export class MissingGrants {
 export function gateRefusal(r: Refused): Refusal {
   if (r.deniedBy !== undefined) return { code: r.code, message: r.message, details: { denied_by: r.deniedBy } };
   return { code: r.code, message: r.message, ...(r.flag ? { details: { flag: r.flag, flags: [r.flag] } } : {}) };
+}
+
+/**
+ * `call --dry-run`: what the call needs and whether it would run now, nobody asked: each need as
+ * checked, whether its approval is given, and the flags that would make it run (none: it would).
+ * Nothing runs and nothing is journaled (the caller silences the journal).
+ */
+export function dryRunReport(tool: string, needs: readonly Need[], missing: MissingGrants, approved: boolean) {
+  const flags = [...missing.flags, ...(approved ? [] : [`--approve=${tool}`])];
+  return { dry_run: true, would_run: flags.length === 0, needs: needs.map((n) => ({ kind: n.kind, value: n.value })), approval: approved ? "given" : "needed", flags };
 }

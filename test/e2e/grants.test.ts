@@ -55,3 +55,20 @@ describe("the grants a call lacks", () => {
     expect(out.message).toContain("deny wins over allow");
   });
 });
+
+describe("call --dry-run", () => {
+  test("says what the call needs and whether it would run now; nothing is asked, run or journaled", async () => {
+    await using d = tempDir();
+    writeFileSync(join(d.path, "a.txt"), "x\n");
+    const journal = async () => (await run(["log", "--json"], { cwd: d.path, env: { CI: "true" } })).stdout.trim();
+    const before = await journal();
+    const lacking = await run(["call", "bash", '{"command":"touch ran"}', "--dry-run"], { cwd: d.path });
+    expect([lacking.code, json(lacking).payload]).toEqual([0, { dry_run: true, would_run: false, needs: [{ kind: "run", value: "bash" }], approval: "needed", flags: ["--allow-run=bash", "--approve=bash"] }]);
+    const ready = await run(["call", "bash", '{"command":"touch ran"}', "--dry-run", "--allow-run=bash", "--approve", "bash"], { cwd: d.path });
+    expect(json(ready).payload).toMatchObject({ would_run: true, approval: "given", flags: [] });
+    expect(existsSync(join(d.path, "ran"))).toBe(false);
+    expect(await journal()).toBe(before);
+    const both = await run(["call", "bash", '{"command":"x"}', "--dry-run", "--background"], { cwd: d.path });
+    expect(both.code).toBe(2);
+  });
+});
