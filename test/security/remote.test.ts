@@ -106,9 +106,9 @@ describe('"${NAME}" in a server\'s env needs --allow-env=NAME', () => {
     expect(listed.stderr).toContain("--allow-env=GITHUB_TOKEN");
     expect(listed.stdout).not.toContain("probe__report");
     const r = await callReport(ws.path, config, "s1.txt", [], parent);
-    expect([r.code, json(r).error_code, json(r).details]).toEqual([4, "permission.denied", { flag: "--allow-env=GITHUB_TOKEN" }]);
+    expect([r.code, json(r).error_code, json(r).details]).toEqual([4, "permission.denied", { flag: "--allow-env=GITHUB_TOKEN", flags: ["--allow-env=GITHUB_TOKEN"] }]);
     const half = await callReport(ws.path, config, "s2.txt", ["--allow-env=GITHUB_TOKEN"], parent);
-    expect([half.code, json(half).details]).toEqual([4, { flag: "--allow-env=AWS_SECRET_ACCESS_KEY" }]);
+    expect([half.code, json(half).details]).toEqual([4, { flag: "--allow-env=AWS_SECRET_ACCESS_KEY", flags: ["--allow-env=AWS_SECRET_ACCESS_KEY"] }]);
     expect(existsSync(marker)).toBe(false);
     for (const out of [listed, r, half]) expect(out.stdout + out.stderr).not.toContain(TOKEN);
   });
@@ -170,7 +170,7 @@ describe('"${NAME}" in an HTTP server\'s headers needs --allow-env=NAME', () => 
     writeFileSync(config, JSON.stringify({ mcpServers: { web: { type: "http", url: `http://${hostPort}/mcp`, headers: { Authorization: "Bearer ${WEB_TOKEN}" } } } }));
     const grant = ["--config", config, `--allow-net=${hostPort}`, "--approve", "all"];
     const refused = await run(["call", "web__hello", "{}", ...grant], { cwd: ws.path, env: { WEB_TOKEN: TOKEN } });
-    expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=WEB_TOKEN" }]);
+    expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=WEB_TOKEN", flags: ["--allow-env=WEB_TOKEN"] }]);
     expect(seen).toEqual([]);
     const r = await run(["call", "web__hello", "{}", ...grant, "--allow-env=WEB_TOKEN"], { cwd: ws.path, env: { WEB_TOKEN: TOKEN } });
     expect([r.code, json(r).status]).toEqual([0, "success"]);
