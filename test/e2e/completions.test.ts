@@ -112,7 +112,7 @@ describe("bash", () => {
 describe("zsh", () => {
   test.each<[string[], string[]]>([
     [["toolgate", "ca"], ["call", "tools", "config", "log", "trust", "serve", "session", "tasks", "auth", "approvals", "completions", "doctor", "version", "help"]],
-    [["toolgate", "call", "--ti"], ["--arg", "--background", "--write-scope", "--profile", "--timeout"]],
+    [["toolgate", "call", "--ti"], ["--arg", "--background", "--write-scope", "--profile", "--dry-run", "--timeout"]],
     [["toolgate", "session", ""], ["start", "stop", "status"]],
     [["toolgate", "--config", ""], ["<files>"]],
     [["toolgate", "--workspace", ""], ["<files-/>"]],
