@@ -64,10 +64,29 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
         if (remote.refusedNow(name)) return undefined;
         const early = remote.connection(spec);
         early.catch(() => {}); // the run reports it (a failed started row means no run: shutdown closes it)
-        return (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx), early, timeoutOf(spec, ctx));
+        return (args, ctx) => {
+          // A terminal's status line says what the wait is: the server starting, then its answer.
+          let up = false;
+          early.then(() => ((up = true), ctx.activity?.("waiting for its answer")), () => {});
+          if (!up) ctx.activity?.(startingText(spec));
+          return callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx), early, timeoutOf(spec, ctx));
+        };
       },
     },
   };
+}
+
+/** `starting server docs (npx)…`, `connecting to server docs (mcp.example.com)…`: the program's name or the host, never a path or a query. */
+function startingText(spec: RemoteSpec): string {
+  const t = spec.transport;
+  if (t.kind === "stdio") return `starting server ${spec.name} (${t.argv[0]!.split("/").pop()})…`;
+  let host = "";
+  try {
+    host = new URL(t.url).host;
+  } catch {
+    // a template not yet filled: no host to show
+  }
+  return `connecting to server ${spec.name}${host ? ` (${host})` : ""}…`;
 }
 
 /** The request's timeout: the server's, or the caller's --timeout when one was given (at most the server's). */

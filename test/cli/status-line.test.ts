@@ -82,6 +82,18 @@ describe("a call on a terminal", () => {
     expect(stdout).not.toContain("\x1b");
   }, 30_000);
 
+  test("a call whose MCP server is slow to start says so: the server's name and program, then the wait for its answer", async () => {
+    await using d = tempDir();
+    const fixture = join(import.meta.dir, "..", "fixtures", "mcp", "ordinary.ts");
+    await Bun.write(join(d.path, "toolgate.json"), JSON.stringify({ mcpServers: { slow: { command: "sh", args: ["-c", `sleep 0.8; exec ${process.execPath} ${fixture}`] } } }));
+    // The first call lists the server for the catalog cache; the second starts it as the call's own work.
+    const grant = `--allow-run --approve all`;
+    await onTerminal(d.path, `slow__weather '{}' ${grant}`);
+    const { terminal, stdout } = await onTerminal(d.path, `slow__weather '{}' ${grant}`);
+    expect(terminal).toMatch(/slow__weather: starting server slow \(sh\)… · \d\.\ds/);
+    expect(JSON.parse(stdout).status).toBe("success");
+  }, 30_000);
+
   test("a fast call shows nothing; --quiet and a piped stderr show nothing either", async () => {
     await using d = tempDir();
     await Bun.write(join(d.path, "a.txt"), "x\n");
