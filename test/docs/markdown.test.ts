@@ -38,6 +38,11 @@ describe("parseExamples", () => {
     expect(consoleCommands(ex[1]!)).toEqual([{ at: 12, command: "toolgate call t \\\n  --approve t", expected: ['{"status":"success"}'] }]);
   });
 
+  test("a no-run comment before a plain fence marks that block alone", () => {
+    const ex = parseExamples("r.md", "<!-- no-run: runs the whole suite -->\n```sh\nnpm test\n```\n```sh\necho hi\n```\n");
+    expect(ex.map((e) => [e.line, e.noRun])).toEqual([[2, "runs the whole suite"], [5, null]]);
+  });
+
   test.each([
     ["a no-run without a reason", "```sh no-run\nx\n```\n", "p.md:1: no-run needs a reason"],
     ["anything else after the language", "```sh skip\nx\n```\n", 'p.md:1: "skip" after the language'],

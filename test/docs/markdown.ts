@@ -37,7 +37,7 @@ export function documentationFiles(root: string): string[] {
 }
 
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)\s*(.*)$/;
-const COMMENT = /^\s*<!--\s*(file|setup):\s*([\s\S]*?)\s*-->\s*$/;
+const COMMENT = /^\s*<!--\s*(file|setup|no-run):\s*([\s\S]*?)\s*-->\s*$/;
 
 /** The runnable blocks of one Markdown text; throws (naming file:line) on a malformed directive. */
 export function parseExamples(file: string, markdown: string): Example[] {
@@ -46,6 +46,7 @@ export function parseExamples(file: string, markdown: string): Example[] {
   let setup: string[] = [];
   let files: { path: string; text: string }[] = [];
   let nextFile: string | null = null;
+  let nextNoRun: string | null = null;
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!;
     if (text.trimStart().startsWith("<!--")) {
@@ -56,6 +57,8 @@ export function parseExamples(file: string, markdown: string): Example[] {
       const m = COMMENT.exec(comment);
       if (m?.[1] === "setup") setup.push(m[2]!);
       if (m?.[1] === "file") nextFile = m[2]!;
+      // `<!-- no-run: REASON -->` before a block: the same as on its fence, for a block whose fence stays plain (the README's two commands).
+      if (m?.[1] === "no-run") nextNoRun = m[2]!.trim();
       i = j;
       continue;
     }
@@ -74,7 +77,8 @@ export function parseExamples(file: string, markdown: string): Example[] {
       files.push({ path: nextFile, text: body.map((l) => `${l.text}\n`).join("") });
       nextFile = null;
     } else if (RUNNABLE.has(lang)) {
-      const noRun = /^no-run\b:?\s*(.*)$/.exec(info);
+      const noRun = nextNoRun !== null && info === "" ? ["", nextNoRun] : /^no-run\b:?\s*(.*)$/.exec(info);
+      nextNoRun = null;
       if (info !== "" && noRun === null) throw new Error(`${file}:${i + 1}: "${info}" after the language: only "no-run: REASON" is read there`);
       if (noRun !== null && noRun[1]!.trim() === "") throw new Error(`${file}:${i + 1}: no-run needs a reason (no-run: REASON)`);
       out.push({ file, line: i + 1, lang: lang as Example["lang"], body, noRun: noRun ? noRun[1]!.trim() : null, setup, files });
