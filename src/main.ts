@@ -36,22 +36,76 @@ const LONG_RUNNING = new Set(["serve", "session", "tasks"]);
 const FORWARDED = new Set(["call", "tools"]);
 
 const globalArgs = {
-  config: { type: "string", description: "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json from --workspace or the current directory up to the repository root, which may only narrow until `toolgate trust`); it chooses a config, never the workspace", valueHint: "FILE" },
-  workspace: { type: "string", description: "Workspace root, where toolgate.json is looked for first (default: a trusted config's workspace key, else the folder of the toolgate.json found, else the current directory; never a --config file's folder)", valueHint: "DIR" },
-  scratch: { type: "string", description: "The scratch folder for this run, over the config's scratch key (default .toolgate/scratch): where scratch_read reads and the sandbox lets tools write; yours, so it may lie outside the workspace, but it may not be or hold the state folder", valueHint: "DIR" },
+  config: {
+    type: "string",
+    description:
+      "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json from --workspace or the current directory up to the repository root, which may only narrow until `toolgate trust`); it chooses a config, never the workspace",
+    valueHint: "FILE",
+  },
+  workspace: {
+    type: "string",
+    description:
+      "Workspace root, where toolgate.json is looked for first (default: a trusted config's workspace key, else the folder of the toolgate.json found, else the current directory; never a --config file's folder)",
+    valueHint: "DIR",
+  },
+  scratch: {
+    type: "string",
+    description:
+      "The scratch folder for this run, over the config's scratch key (default .toolgate/scratch): where scratch_read reads and the sandbox lets tools write; yours, so it may lie outside the workspace, but it may not be or hold the state folder",
+    valueHint: "DIR",
+  },
   json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
   quiet: { type: "boolean", alias: "q", description: "No human messages on stderr" },
   verbose: { type: "boolean", alias: "v", description: "More human messages on stderr" },
-  "allow-read": { type: "string", description: "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net (a loopback or private address needs its exact HOST:PORT; localhost:PORT is loopback, resolved without DNS), --allow-env; grants add up", valueHint: "LIST" },
-  "deny-read": { type: "string", description: "Refuse these paths, whatever else grants them; also --deny-write/-run/-net/-env", valueHint: "LIST" },
+  "allow-read": {
+    type: "string",
+    description:
+      "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net (a loopback or private address needs its exact HOST:PORT; localhost:PORT is loopback, resolved without DNS), --allow-env; grants add up",
+    valueHint: "LIST",
+  },
+  "deny-read": {
+    type: "string",
+    description: "Refuse these paths, whatever else grants them; also --deny-write/-run/-net/-env",
+    valueHint: "LIST",
+  },
   "allow-all": { type: "boolean", alias: "A", description: "Grant every permission" },
-  approve: { type: "string", description: "Approve these tools for this run (repeatable; `all` approves every tool)", valueHint: "TOOL[,TOOL]" },
-  "no-prompt": { type: "boolean", description: "Never prompt (also when CI is set, unless empty, false or 0): ungranted permissions and approvals are refused" },
-  lane: { type: "string", description: "The lane whose plan and desk page a call uses (default: default)", valueHint: "NAME" },
-  "allow-local-paths": { type: "string", description: "Let this MCP server's results through with absolute paths in them (the output boundary's local-path rule off for it; journaled)", valueHint: "SERVER[,SERVER]" },
-  "require-rails": { type: "boolean", description: "Fail the boot (exit 5) when a rail's endpoint or credential is missing: RAILS_BANK_URL and RAILS_BANK_TOKEN (bank_search, bank_get, librarian), RAILS_RESEARCH_URL and RAILS_RESEARCH_TOKEN (research)" },
-  resolve: { type: "string", description: "Pin a name to addresses as curl does (repeatable); the URL policy checks them like DNS answers, and a non-public one needs the exact --allow-net=HOST:PORT", valueHint: "HOST:PORT:ADDR[,ADDR]" },
-  "no-session": { type: "boolean", description: "Run cold even when a session (toolgate session start) serves this workspace; also TOOLGATE_SESSION=off" },
+  approve: {
+    type: "string",
+    description: "Approve these tools for this run (repeatable; `all` approves every tool)",
+    valueHint: "TOOL[,TOOL]",
+  },
+  "no-prompt": {
+    type: "boolean",
+    description:
+      "Never prompt (also when CI is set, unless empty, false or 0): ungranted permissions and approvals are refused",
+  },
+  lane: {
+    type: "string",
+    description: "The lane whose plan and desk page a call uses (default: default)",
+    valueHint: "NAME",
+  },
+  "allow-local-paths": {
+    type: "string",
+    description:
+      "Let this MCP server's results through with absolute paths in them (the output boundary's local-path rule off for it; journaled)",
+    valueHint: "SERVER[,SERVER]",
+  },
+  "require-rails": {
+    type: "boolean",
+    description:
+      "Fail the boot (exit 5) when a rail's endpoint or credential is missing: RAILS_BANK_URL and RAILS_BANK_TOKEN (bank_search, bank_get, librarian), RAILS_RESEARCH_URL and RAILS_RESEARCH_TOKEN (research)",
+  },
+  resolve: {
+    type: "string",
+    description:
+      "Pin a name to addresses as curl does (repeatable); the URL policy checks them like DNS answers, and a non-public one needs the exact --allow-net=HOST:PORT",
+    valueHint: "HOST:PORT:ADDR[,ADDR]",
+  },
+  "no-session": {
+    type: "boolean",
+    description:
+      "Run cold even when a session (toolgate session start) serves this workspace; also TOOLGATE_SESSION=off",
+  },
   version: { type: "boolean", description: "Print the version" },
 } as const;
 
@@ -59,7 +113,8 @@ const mainDef = defineCommand({
   meta: {
     name: "toolgate",
     version: VERSION,
-    description: "One executable between a caller and every tool it may use: catalog, permissions, approval, output boundary, journal.",
+    description:
+      "One executable between a caller and every tool it may use: catalog, permissions, approval, output boundary, journal.",
   },
   args: globalArgs,
   subCommands: Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, () => COMMANDS[k]!().then((c) => c.def)])),
@@ -78,21 +133,25 @@ function commandIndex(argv: readonly string[]): number {
 }
 
 /** toolgate's help, or a command's: wrapped to the output's width (src/cli/help.ts, loaded only for help). */
-const printHelp = async (def: CommandDef<any>, env: World["env"]) => (await import("./cli/help.ts")).printHelp(mainDef, def, env ?? process.env);
+const printHelp = async (def: CommandDef<any>, env: World["env"]) =>
+  (await import("./cli/help.ts")).printHelp(mainDef, def, env ?? process.env);
 
 async function readStdin(): Promise<string> {
   return await Bun.stdin.text();
 }
 
-
 export async function main(argv: readonly string[], world: World = {}): Promise<number> {
   // A command's guardian (src/launcher/guard.ts): the first thing, before any other import.
-  if (argv[0] === "__guard" && world.via === undefined) return (await import("./launcher/guard.ts")).runGuard(argv.slice(1));
+  if (argv[0] === "__guard" && world.via === undefined)
+    return (await import("./launcher/guard.ts")).runGuard(argv.slice(1));
   // A cold call's servers, shut down off its caller's path (src/launcher/reaper.ts): not a command.
   // It also sends a one-shot call's spans when it was handed some (src/telemetry/telemetry.ts).
   if (argv[0] === "__reap" && world.via === undefined) {
     const env = world.env ?? process.env;
-    const spans = env.TOOLGATE_REAP_SPANS === undefined ? undefined : import("./telemetry/telemetry.ts").then((t) => t.exportHandedOver(env, (line) => writeStderr(`${line}\n`)));
+    const spans =
+      env.TOOLGATE_REAP_SPANS === undefined
+        ? undefined
+        : import("./telemetry/telemetry.ts").then((t) => t.exportHandedOver(env, (line) => writeStderr(`${line}\n`)));
     const code = await (await import("./launcher/reaper.ts")).runReaper(argv[1], env);
     await spans;
     return code;
@@ -102,7 +161,11 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   // A session runs what its client forwards, and only that, whatever a connection sends it.
   if (world.via === "session" && (at < 0 || !FORWARDED.has(argv[at]!) || wantsHelp)) {
     const what = at < 0 ? "no command" : wantsHelp ? "--help" : `"${argv[at]}"`;
-    throw new CliError(ExitCode.usage, `a session runs only call and tools, not ${what}: nothing was run`, "other commands run only as commands of their own; a client forwards only call and tools without --help");
+    throw new CliError(
+      ExitCode.usage,
+      `a session runs only call and tools, not ${what}: nothing was run`,
+      "other commands run only as commands of their own; a client forwards only call and tools without --help",
+    );
   }
   if (at < 0) {
     if (argv.includes("--version") || argv.includes("-V")) {
@@ -117,7 +180,12 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   const name = argv[at]!;
   const load = COMMANDS[name];
   if (!load) {
-    throw new CliError(ExitCode.usage, `unknown command "${name}"`, `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`, { name, among: Object.keys(COMMANDS) });
+    throw new CliError(
+      ExitCode.usage,
+      `unknown command "${name}"`,
+      `the commands are: ${Object.keys(COMMANDS).join(", ")}; run toolgate --help`,
+      { name, among: Object.keys(COMMANDS) },
+    );
   }
   // The binary starts with the JIT reluctant (scripts/build.ts, jitPolicy): right for a cold command,
   // not for a process that serves or supervises for minutes, which gets the normal policy back. A
@@ -131,7 +199,14 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
   }
   // A session for this workspace answers before anything heavy loads; none (or a stale one): cold.
   // Without a sessions folder, the client (its chunk, node:path) is not even loaded.
-  if (FORWARDED.has(name) && world.via === undefined && !wantsHelp && !argv.includes("--no-session") && process.env.TOOLGATE_SESSION !== "off" && !surelyNoSession(process.env)) {
+  if (
+    FORWARDED.has(name) &&
+    world.via === undefined &&
+    !wantsHelp &&
+    !argv.includes("--no-session") &&
+    process.env.TOOLGATE_SESSION !== "off" &&
+    !surelyNoSession(process.env)
+  ) {
     const { forward } = await import("./session/client.ts");
     const code = await forward(argv, at, process.cwd(), process.env);
     if (code !== null) return code;
@@ -160,11 +235,15 @@ export async function runMain(argv: readonly string[], world: World = {}): Promi
     return await main(argv, world);
   } catch (e) {
     if (e instanceof CliError) {
-      writeStderr(`toolgate: ${humanLines(e.message + (await nearestOf(e.unknown)))}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`);
+      writeStderr(
+        `toolgate: ${humanLines(e.message + (await nearestOf(e.unknown)))}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`,
+      );
       return e.exitCode;
     }
     if (world.via !== undefined && e instanceof Error && e.name === "NotThisSession") throw e;
-    writeStderr(`toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`);
+    writeStderr(
+      `toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`,
+    );
     return ExitCode.failed;
   }
 }
@@ -192,24 +271,42 @@ declare const TOOLGATE_RECORDS_ORDER: boolean | undefined;
  */
 function withoutBunSwitches(found: readonly string[]): number {
   const first = found.filter(actsFirst);
-  if (first.length > 0) return refuseSwitches(first, "Bun acted on them before toolgate's own code ran (a debugger, a module loaded first)", " (a VS Code terminal with Bun's extension sets BUN_INSPECT and BUN_INSPECT_NOTIFY)");
+  if (first.length > 0)
+    return refuseSwitches(
+      first,
+      "Bun acted on them before toolgate's own code ran (a debugger, a module loaded first)",
+      " (a VS Code terminal with Bun's extension sets BUN_INSPECT and BUN_INSPECT_NOTIFY)",
+    );
   const env = { ...process.env };
   for (const name of found) delete env[name];
   const entry = Bun.main.startsWith("/$bunfs/") || Bun.main === process.execPath ? [] : [Bun.main];
   try {
-    process.execve!(process.execPath, [process.argv0, ...entry, ...process.argv.slice(2)], env as Record<string, string>);
+    process.execve!(
+      process.execPath,
+      [process.argv0, ...entry, ...process.argv.slice(2)],
+      env as Record<string, string>,
+    );
   } catch (e) {
-    return refuseSwitches(found, `toolgate could not start again without them (${(e as { code?: string })?.code ?? String(e)})`, "");
+    return refuseSwitches(
+      found,
+      `toolgate could not start again without them (${(e as { code?: string })?.code ?? String(e)})`,
+      "",
+    );
   }
   return ExitCode.failed; // execve returns only by throwing
 }
 
 function refuseSwitches(names: readonly string[], why: string, where: string): number {
-  writeStderr(`toolgate: ${names.join(", ")} set: Bun's runtime switches are toolgate's own, not its caller's, and ${why}; nothing was run\n  hint: unset ${names.join(" ")}${where}\n`);
+  writeStderr(
+    `toolgate: ${names.join(", ")} set: Bun's runtime switches are toolgate's own, not its caller's, and ${why}; nothing was run\n  hint: unset ${names.join(" ")}${where}\n`,
+  );
   return ExitCode.usage;
 }
 
 if (import.meta.main) {
-  const found = bunSwitches(process.env, typeof TOOLGATE_RECORDS_ORDER === "boolean" && TOOLGATE_RECORDS_ORDER ? "BUN_BYTECODE_ORDER_OUT" : undefined);
+  const found = bunSwitches(
+    process.env,
+    typeof TOOLGATE_RECORDS_ORDER === "boolean" && TOOLGATE_RECORDS_ORDER ? "BUN_BYTECODE_ORDER_OUT" : undefined,
+  );
   process.exitCode = found.length > 0 ? withoutBunSwitches(found) : await runMain(process.argv.slice(2));
 }

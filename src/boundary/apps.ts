@@ -21,14 +21,25 @@ export function appTexts(value: unknown): Apps | null {
   if (!isRecord(value) || !Array.isArray(value.contents)) return null;
   const at: number[] = [];
   value.contents.forEach((c, i) => {
-    if (isRecord(c) && typeof c.text === "string" && typeof c.uri === "string" && /^ui:\/\//i.test(c.uri) && typeof c.mimeType === "string" && HTML.test(c.mimeType)) at.push(i);
+    if (
+      isRecord(c) &&
+      typeof c.text === "string" &&
+      typeof c.uri === "string" &&
+      /^ui:\/\//i.test(c.uri) &&
+      typeof c.mimeType === "string" &&
+      HTML.test(c.mimeType)
+    )
+      at.push(i);
   });
   return at.length > 0 ? { value: value as Apps["value"], at } : null;
 }
 
 /** The result with each App's text emptied: what the other rules check. */
 export function withoutAppTexts(apps: Apps): unknown {
-  return { ...apps.value, contents: apps.value.contents.map((c, i) => (apps.at.includes(i) ? { ...(c as object), text: "" } : c)) };
+  return {
+    ...apps.value,
+    contents: apps.value.contents.map((c, i) => (apps.at.includes(i) ? { ...(c as object), text: "" } : c)),
+  };
 }
 
 /** The first App text with a NUL or a private key, and where. */

@@ -85,7 +85,10 @@ export function checkBoundary(value: unknown, opts: BoundaryOptions): BoundaryVi
  * own 64 KiB and MAX_DECLARED_DEPTH levels, and each field's name as a result's keys are; `where`
  * starts at the descriptor (`$.inputSchema.properties.password`).
  */
-export function checkDeclared(fields: Readonly<Record<string, unknown>>, opts: BoundaryOptions): BoundaryViolation | null {
+export function checkDeclared(
+  fields: Readonly<Record<string, unknown>>,
+  opts: BoundaryOptions,
+): BoundaryViolation | null {
   const mode = begin(opts, MAX_DECLARED_DEPTH);
   const keys = Object.keys(fields);
   for (let i = 0; i < keys.length; i++) {
@@ -133,7 +136,8 @@ function binaryPayloads(value: unknown): Binary {
     for (const c of value.content) {
       if (!isRecord(c)) continue;
       if ((c.type === "image" || c.type === "audio") && isBase64(c.data)) (out ??= new Map()).set(c, "data");
-      else if (c.type === "resource" && isRecord(c.resource) && isBase64(c.resource.blob)) (out ??= new Map()).set(c.resource, "blob");
+      else if (c.type === "resource" && isRecord(c.resource) && isBase64(c.resource.blob))
+        (out ??= new Map()).set(c.resource, "blob");
     }
   }
   if (Array.isArray(value.contents)) {

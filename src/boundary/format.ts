@@ -8,8 +8,15 @@ export function isSpace(c: number): boolean {
   if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
   if (c < 133) return false;
   return (
-    c === 133 || c === 160 || c === 5760 || (c >= 8192 && c <= 8202) || c === 8232 || c === 8233 ||
-    c === 8239 || c === 8287 || c === 12288
+    c === 133 ||
+    c === 160 ||
+    c === 5760 ||
+    (c >= 8192 && c <= 8202) ||
+    c === 8232 ||
+    c === 8233 ||
+    c === 8239 ||
+    c === 8287 ||
+    c === 12288
   );
 }
 
@@ -42,8 +49,8 @@ export const asciiSpaces = (s: string): string => s.replace(WIDE_SPACE, " ");
  * …). test/boundary/format.test.ts derives the list again from the confusables package and NFKC.
  */
 export const DASH_LIKE: ReadonlySet<number> = new Set([
-  0x2d, 0x2d7, 0x6d4, 0x2010, 0x2011, 0x2012, 0x2013, 0x2043, 0x207b, 0x208b, 0x2212, 0x2238, 0x2796,
-  0x2a29, 0x2a2a, 0x2cba, 0x2e1a, 0xa4fe, 0xfb29, 0xfe32, 0xfe58, 0xfe63, 0xff0d,
+  0x2d, 0x2d7, 0x6d4, 0x2010, 0x2011, 0x2012, 0x2013, 0x2043, 0x207b, 0x208b, 0x2212, 0x2238, 0x2796, 0x2a29, 0x2a2a,
+  0x2cba, 0x2e1a, 0xa4fe, 0xfb29, 0xfe32, 0xfe58, 0xfe63, 0xff0d,
 ]);
 
 /** Can a marker's four dashes be in s? A run of four dash-like characters (s already cleaned). */

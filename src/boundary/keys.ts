@@ -6,8 +6,21 @@ import { skeleton } from "./skeleton.ts";
 
 /** The documented list plus `apikey`, the one deliberate addition. Compared by equality or suffix. */
 export const SECRET_KEY_SUFFIXES: readonly string[] = [
-  "secret", "password", "passwd", "token", "access_token", "refresh_token", "api_key", "apikey",
-  "authorization", "cookie", "private_key", "privatekey", "credential_path", "secret_path", "key_path",
+  "secret",
+  "password",
+  "passwd",
+  "token",
+  "access_token",
+  "refresh_token",
+  "api_key",
+  "apikey",
+  "authorization",
+  "cookie",
+  "private_key",
+  "privatekey",
+  "credential_path",
+  "secret_path",
+  "key_path",
 ];
 
 /**

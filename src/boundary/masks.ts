@@ -53,7 +53,8 @@ export function masksOf(secrets: readonly string[]): Masks {
     longest = Math.max(longest, percent.longest);
   }
   const sorted = [...texts].sort((a, b) => b.length - a.length);
-  const masks: Masks = sorted.length === 0 ? NO_MASKS : { texts: sorted, patterns, longest: Math.max(longest, sorted[0]!.length) };
+  const masks: Masks =
+    sorted.length === 0 ? NO_MASKS : { texts: sorted, patterns, longest: Math.max(longest, sorted[0]!.length) };
   if (memo.size >= MEMO_MAX) memo.clear();
   memo.set(key, masks);
   return masks;

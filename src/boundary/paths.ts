@@ -7,9 +7,35 @@ import { isSpace } from "./format.ts";
 
 /** The well-known roots of any system, compared case-sensitively: `GET /users/42` is a route, `/Users/me/x` a path. */
 export const WELL_KNOWN_ROOTS: readonly string[] = [
-  "home", "root", "Users", "Volumes", "private", "etc", "var", "tmp", "opt", "usr", "srv", "mnt", "media",
-  "proc", "sys", "dev", "run", "boot", "bin", "sbin", "lib", "lib32", "lib64", "nix", "snap", "Library",
-  "System", "Applications", "workspace",
+  "home",
+  "root",
+  "Users",
+  "Volumes",
+  "private",
+  "etc",
+  "var",
+  "tmp",
+  "opt",
+  "usr",
+  "srv",
+  "mnt",
+  "media",
+  "proc",
+  "sys",
+  "dev",
+  "run",
+  "boot",
+  "bin",
+  "sbin",
+  "lib",
+  "lib32",
+  "lib64",
+  "nix",
+  "snap",
+  "Library",
+  "System",
+  "Applications",
+  "workspace",
 ];
 
 /**
@@ -19,7 +45,10 @@ export const WELL_KNOWN_ROOTS: readonly string[] = [
  */
 export class Roots {
   private readonly byFirst = new Map<number, string[]>();
-  constructor(names: Iterable<string>, private more?: () => Iterable<string>) {
+  constructor(
+    names: Iterable<string>,
+    private more?: () => Iterable<string>,
+  ) {
     this.add(names);
   }
 
@@ -49,7 +78,9 @@ export class Roots {
 /** The folders (and links) at the top of this machine's `/`; none when `/` cannot be read. */
 function topLevelNames(): string[] {
   try {
-    return readdirSync("/", { withFileTypes: true }).filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => e.name);
+    return readdirSync("/", { withFileTypes: true })
+      .filter((e) => e.isDirectory() || e.isSymbolicLink())
+      .map((e) => e.name);
   } catch {
     return []; // an unreadable `/` leaves the well-known roots
   }
@@ -67,7 +98,8 @@ for (const c of "\t\n\v\f\r =:,;([{<>\"'`\\|") BEFORE[c.charCodeAt(0)] = 1;
 
 /** 1 for ASCII path characters: letters, digits, `.`, `_`, `~`, `-`, `$`, `@`, `%`, `+`. */
 const PATH_ASCII = new Uint8Array(128);
-for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-$@%+") PATH_ASCII[c.charCodeAt(0)] = 1;
+for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-$@%+")
+  PATH_ASCII[c.charCodeAt(0)] = 1;
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 
 /** Whether the character c may stand right before a candidate `/` or `file:`. */
@@ -107,7 +139,17 @@ function skipSlashes(t: string, i: number): number {
 }
 
 /** Device names that say nothing about the machine: `/dev/<one of these>`, and `/dev/fd/<n>`. */
-const DEVICES: ReadonlySet<string> = new Set(["null", "tty", "stdin", "stdout", "stderr", "zero", "random", "urandom", "fd"]);
+const DEVICES: ReadonlySet<string> = new Set([
+  "null",
+  "tty",
+  "stdin",
+  "stdout",
+  "stderr",
+  "zero",
+  "random",
+  "urandom",
+  "fd",
+]);
 
 /** Does the segment [from, to) end the path (no further segment), so that the path is exactly what was read? */
 const endsPath = (t: string, to: number): boolean => {
@@ -147,8 +189,11 @@ export function fileSchemeBefore(t: string, p: number): boolean {
   const s = p - 4;
   if (s < 0) return false;
   return (
-    (t.charCodeAt(s) | 32) === 102 && (t.charCodeAt(s + 1) | 32) === 105 && (t.charCodeAt(s + 2) | 32) === 108 &&
-    (t.charCodeAt(s + 3) | 32) === 101 && startsAt(t, s)
+    (t.charCodeAt(s) | 32) === 102 &&
+    (t.charCodeAt(s + 1) | 32) === 105 &&
+    (t.charCodeAt(s + 2) | 32) === 108 &&
+    (t.charCodeAt(s + 3) | 32) === 101 &&
+    startsAt(t, s)
   );
 }
 

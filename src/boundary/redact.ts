@@ -23,7 +23,8 @@ function coverage(text: string, masks: Masks, carry: number): number[] {
   if (masks.patterns.length > 0 && (text.indexOf("%") !== -1 || text.indexOf("+") !== -1)) {
     for (const pattern of masks.patterns) {
       pattern.lastIndex = 0;
-      for (let m = pattern.exec(text); m !== null; pattern.lastIndex = m.index + 1, m = pattern.exec(text)) spans.push([m.index, m.index + m[0].length]);
+      for (let m = pattern.exec(text); m !== null; pattern.lastIndex = m.index + 1, m = pattern.exec(text))
+        spans.push([m.index, m.index + m[0].length]);
     }
   }
   spans.sort((a, b) => a[0] - b[0]);
@@ -87,7 +88,12 @@ function redactDeep(value: unknown, list: Masks, maskSecretKeys: boolean, room: 
   for (const [key, item] of Object.entries(value)) {
     const next = maskSecretKeys && isSecretKey(key) ? REDACTED : redactDeep(item, list, maskSecretKeys, room - 1);
     // defineProperty, so a key named __proto__ stays data instead of setting the prototype.
-    Object.defineProperty(out, redactWith(key, list), { value: next, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, redactWith(key, list), {
+      value: next,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -151,7 +157,8 @@ const PREVIEW_DEPTH = 16;
  * Invisible or reordering characters JSON.stringify leaves raw: DEL and C1 controls, soft hyphen,
  * bidi marks, embeddings and overrides, zero-widths, line separators, BOM, tag characters.
  */
-const INVISIBLE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
+const INVISIBLE =
+  /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
 
 /**
  * A one-line, bounded preview of call arguments for prompts and the journal: compact JSON;

@@ -126,7 +126,12 @@ export function shortAsciiRule(s: string, roots: Roots | null): TextRule | "json
     }
   }
   if ((seen & DASH) !== 0 && s.indexOf("----") !== -1 && (latin ? cleanPem(s) : asciiPem(s))) return "pem";
-  if (roots !== null && (seen & (SLASH | COLON)) !== 0 && hasLocalPath(s, roots, (seen & SLASH) !== 0, (seen & COLON) !== 0)) return "local_path";
+  if (
+    roots !== null &&
+    (seen & (SLASH | COLON)) !== 0 &&
+    hasLocalPath(s, roots, (seen & SLASH) !== 0, (seen & COLON) !== 0)
+  )
+    return "local_path";
   return null;
 }
 
@@ -141,4 +146,3 @@ export const mayHoldNulOrPem = (json: string): boolean => NUL_OR_DASHES.test(jso
 
 /** One regex pass finds any of the four needles (about 4x faster on 64 KiB than four indexOf). */
 const NUL_OR_DASHES = /u0000|----|u002[dD]/;
-

@@ -7,7 +7,14 @@ import { removeInvisible } from "./format.ts";
 
 /** The ASCII characters confusables.txt gives another prototype (every other ASCII character is its own). */
 export const ASCII_PROTOTYPES: Readonly<Record<string, string>> = {
-  "0": "O", "1": "l", I: "l", "|": "l", m: "rn", "`": "'", '"': "''", "%": "º/₀",
+  "0": "O",
+  "1": "l",
+  I: "l",
+  "|": "l",
+  m: "rn",
+  "`": "'",
+  '"': "''",
+  "%": "º/₀",
 };
 const ASCII_CONFUSABLE = /[01I|m`"%]/g;
 

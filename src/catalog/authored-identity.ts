@@ -11,7 +11,12 @@ const isInside = (root: string, p: string) => {
 };
 
 /** `argv` is the spawned one: `./` and `../` arguments already made workspace-relative or absolute. */
-export function authoredIdentity(manifest: unknown, argv: readonly string[], program: string, workspace: string): Record<string, unknown> {
+export function authoredIdentity(
+  manifest: unknown,
+  argv: readonly string[],
+  program: string,
+  workspace: string,
+): Record<string, unknown> {
   const ws = realOrNull(workspace) ?? workspace;
   const files: Record<string, string> = {};
   const programDigest = isInside(ws, program) ? fileDigest(program) : null;

@@ -17,9 +17,11 @@ export const MAX_STDOUT_BYTES = 1024 * 1024;
 /** The end of stderr a failed run reports (code points). */
 export const STDERR_TAIL_CHARS = 2_000;
 /** What `toolgate tools` says for a tool whose manifest's own "never" was ignored: the config is not trusted. */
-export const WAIVER_IGNORED = 'its tool.json says "approval": "never", which holds only under a trusted config (`toolgate trust`): approval is required';
+export const WAIVER_IGNORED =
+  'its tool.json says "approval": "never", which holds only under a trusted config (`toolgate trust`): approval is required';
 /** ... or the trust does not cover this manifest: it was added or changed after `toolgate trust`. */
-export const WAIVER_STALE = 'its tool.json says "approval": "never", but this tool was added or changed after the config was trusted (`toolgate trust` records each authored tool it covers): approval is required until you review it and run `toolgate trust` again (in CI: TOOLGATE_TRUST from `toolgate trust --print`)';
+export const WAIVER_STALE =
+  'its tool.json says "approval": "never", but this tool was added or changed after the config was trusted (`toolgate trust` records each authored tool it covers): approval is required until you review it and run `toolgate trust` again (in CI: TOOLGATE_TRUST from `toolgate trust --print`)';
 
 /**
  * Whether a manifest's own "approval": "never" holds (trust covers what the repository
@@ -35,10 +37,19 @@ const DEADLINE_SLACK_MS = 10_000;
  * equals another tool's after normalization: no source has priority. `waiver` is asked only for
  * a manifest that says "approval": "never".
  */
-export function authoredSources(manifests: readonly Manifest[], others: readonly ToolSource[], waiver: (m: Manifest) => Waiver, parentEnv: Readonly<Record<string, string | undefined>> = {}): Outcome<ToolSource[]> {
+export function authoredSources(
+  manifests: readonly Manifest[],
+  others: readonly ToolSource[],
+  waiver: (m: Manifest) => Waiver,
+  parentEnv: Readonly<Record<string, string | undefined>> = {},
+): Outcome<ToolSource[]> {
   const collision = findCollision(manifests, others);
   if (collision) return { ok: false, refusal: collision };
-  return ok(manifests.map((m) => withSecrets(toSource(m, m.approval === "never" ? waiver(m) : "honoured"), envSecrets(m, parentEnv))));
+  return ok(
+    manifests.map((m) =>
+      withSecrets(toSource(m, m.approval === "never" ? waiver(m) : "honoured"), envSecrets(m, parentEnv)),
+    ),
+  );
 }
 
 /** Named with both provenances (the manifest path for an authored one) so the rename is obvious. */
@@ -49,7 +60,9 @@ export function findCollision(manifests: readonly Manifest[], others: readonly T
     const key = normalizeName(m.name);
     const prior = seen.get(key);
     if (prior) {
-      const rename = prior.manifest ? `rename one of them in ${prior.manifest} or ${m.path}` : `rename the authored tool in ${m.path}`;
+      const rename = prior.manifest
+        ? `rename one of them in ${prior.manifest} or ${m.path}`
+        : `rename the authored tool in ${m.path}`;
       return {
         code: "catalog.collision",
         message: `tool name collision: "${prior.name}" from ${prior.from} and "${m.name}" from ${AUTHORED_ORIGIN} (${m.path}) are the same name after normalization ("${key}"); ${rename} (no source has priority)`,
@@ -68,7 +81,8 @@ export function envSecrets(m: Manifest, parentEnv: Readonly<Record<string, strin
   return (m.needs.env ?? []).map((n) => parentEnv[n]).filter((v): v is string => v !== undefined && v !== "");
 }
 
-const withSecrets = (s: ToolSource, secrets: readonly string[]): ToolSource => (secrets.length > 0 ? { ...s, adapter: { ...s.adapter, secrets } } : s);
+const withSecrets = (s: ToolSource, secrets: readonly string[]): ToolSource =>
+  secrets.length > 0 ? { ...s, adapter: { ...s.adapter, secrets } } : s;
 
 /** `waiver`: whether the manifest's own "never" holds (default: it does not, as for an untrusted config). */
 export function toSource(m: Manifest, waiver: Waiver = "untrusted"): ToolSource {
@@ -100,9 +114,13 @@ export function toSource(m: Manifest, waiver: Waiver = "untrusted"): ToolSource 
  */
 export function needsOf(m: Manifest, workspace: string): Need[] {
   const note = `that is the authored tool ${m.name}, granted by its folder (or --allow-run for every program and tool); a grant of the program it starts (${basename(m.argv[0]!)}) does not cover it`;
-  const needs: Need[] = [{ kind: "run", value: m.folder, note }, { kind: "run", value: m.program, denyOnly: true }];
+  const needs: Need[] = [
+    { kind: "run", value: m.folder, note },
+    { kind: "run", value: m.program, denyOnly: true },
+  ];
   for (const kind of NEED_KINDS) {
-    for (const v of m.needs[kind] ?? []) needs.push({ kind, value: isPath(kind) && !isAbsolute(v) ? resolve(workspace, v) : v });
+    for (const v of m.needs[kind] ?? [])
+      needs.push({ kind, value: isPath(kind) && !isAbsolute(v) ? resolve(workspace, v) : v });
   }
   return needs;
 }
@@ -125,15 +143,21 @@ export async function runAuthored(m: Manifest, args: unknown, ctx: ToolContext):
   const x = ran.value;
   switch (x.ended) {
     case "timeout":
-      return refuse("authored.timeout", `${m.name} did not finish within ${secs} s (${setBy}); its process tree was ended`, {
-        timeout_secs: secs, ...stderrOf(x),
-      });
+      return refuse(
+        "authored.timeout",
+        `${m.name} did not finish within ${secs} s (${setBy}); its process tree was ended`,
+        {
+          timeout_secs: secs,
+          ...stderrOf(x),
+        },
+      );
     case "cancelled":
       return refuse("authored.cancelled", `${m.name} was cancelled; its process tree was ended`);
     case "signalled":
       return refuse("authored.exit", `${m.name} was ended by ${x.signal}`, { signal: x.signal, ...stderrOf(x) });
     case "exited":
-      if (x.code !== 0) return refuse("authored.exit", `${m.name} exited with code ${x.code}`, { code: x.code, ...stderrOf(x) });
+      if (x.code !== 0)
+        return refuse("authored.exit", `${m.name} exited with code ${x.code}`, { code: x.code, ...stderrOf(x) });
       return readResult(m.name, x);
   }
 }
@@ -141,23 +165,36 @@ export async function runAuthored(m: Manifest, args: unknown, ctx: ToolContext):
 function stderrOf(x: Execution): { stderr: string; stderr_truncated: boolean } {
   const chars = Array.from(x.stderr.tail);
   const clipped = chars.length > STDERR_TAIL_CHARS;
-  return { stderr: clipped ? chars.slice(-STDERR_TAIL_CHARS).join("") : x.stderr.tail, stderr_truncated: clipped || x.stderr.truncated };
+  return {
+    stderr: clipped ? chars.slice(-STDERR_TAIL_CHARS).join("") : x.stderr.tail,
+    stderr_truncated: clipped || x.stderr.truncated,
+  };
 }
 
 /** stdout must be exactly one JSON value; it is never echoed back when it is not. */
 function readResult(name: string, x: Execution): Outcome<unknown> {
   const bad = (why: string) =>
-    refuse("authored.bad_output", `${name} ${why}; an authored tool prints exactly one JSON value on stdout (logs go to stderr). The output is not shown.`, { stdout_bytes: x.stdout.bytes });
+    refuse(
+      "authored.bad_output",
+      `${name} ${why}; an authored tool prints exactly one JSON value on stdout (logs go to stderr). The output is not shown.`,
+      { stdout_bytes: x.stdout.bytes },
+    );
   if (x.outputAbandoned) return bad("left a process holding its stdout open, so the output may be incomplete");
   if (x.stdout.bytes > MAX_STDOUT_BYTES) {
-    return refuse("authored.output_too_large", `${name} printed ${x.stdout.bytes} bytes on stdout; at most ${MAX_STDOUT_BYTES} are read (and a result passes the output boundary only up to 64 KiB)`, {
-      stdout_bytes: x.stdout.bytes, limit_bytes: MAX_STDOUT_BYTES,
-    });
+    return refuse(
+      "authored.output_too_large",
+      `${name} printed ${x.stdout.bytes} bytes on stdout; at most ${MAX_STDOUT_BYTES} are read (and a result passes the output boundary only up to 64 KiB)`,
+      {
+        stdout_bytes: x.stdout.bytes,
+        limit_bytes: MAX_STDOUT_BYTES,
+      },
+    );
   }
   let text = x.stdout.tail;
   // The launcher keeps a tail; the whole (redacted) stream is in its 0600 artifact file.
   if (x.stdout.truncated) {
-    if (x.artifacts.stdout === null) return bad("printed more than the launcher kept, and its stdout artifact is missing");
+    if (x.artifacts.stdout === null)
+      return bad("printed more than the launcher kept, and its stdout artifact is missing");
     try {
       text = readFileSync(x.artifacts.stdout, "utf8");
     } catch {

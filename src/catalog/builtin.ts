@@ -6,7 +6,10 @@ import type { ToolSource } from "./catalog.ts";
 
 export const BUILTIN_ORIGIN = "builtin";
 
-export function builtinSources(decls: readonly ToolDeclaration<any>[], schemas: Record<string, unknown> = toolSchemas): ToolSource[] {
+export function builtinSources(
+  decls: readonly ToolDeclaration<any>[],
+  schemas: Record<string, unknown> = toolSchemas,
+): ToolSource[] {
   return decls.map((d) => {
     const schema = schemas[d.name];
     if (schema === undefined) throw new Error(`no generated schema for built-in ${d.name}: run \`bun run gen\``);

@@ -6,7 +6,14 @@ import type { Code } from "../result/codes.ts";
 import type { Outcome } from "../result/result.ts";
 import { refuse } from "../result/result.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
-import { EFFECTS, type ApprovalPolicy, type EffectClass, type NeedsContext, type TimeLimit, type ToolContext } from "./declare.ts";
+import {
+  EFFECTS,
+  type ApprovalPolicy,
+  type EffectClass,
+  type NeedsContext,
+  type TimeLimit,
+  type ToolContext,
+} from "./declare.ts";
 
 export type JsonSchema = Record<string, unknown>;
 /** A need as the permission stage settled it: granted (with the value matched) or refused. */
@@ -120,7 +127,16 @@ export interface ToolIdentity {
 }
 
 export const toolDigest = (id: ToolIdentity): string =>
-  sha256Hex(canonicalJson({ origin: id.origin, name: id.name, schema: id.schema, effect: id.effect, description: id.description, executable: id.executable }));
+  sha256Hex(
+    canonicalJson({
+      origin: id.origin,
+      name: id.name,
+      schema: id.schema,
+      effect: id.effect,
+      description: id.description,
+      executable: id.executable,
+    }),
+  );
 
 const effectOf = (e: string | undefined): EffectClass =>
   (EFFECTS as readonly string[]).includes(e ?? "") ? (e as EffectClass) : "irreversible";
@@ -130,7 +146,10 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
   const entries: Entry[] = [];
   for (const s of sources) {
     if (!NAME_RULE.test(s.name)) {
-      return refuse("catalog.bad_name", `tool name ${JSON.stringify(s.name)} from ${s.origin} is not ${NAME_RULE_TEXT}`);
+      return refuse(
+        "catalog.bad_name",
+        `tool name ${JSON.stringify(s.name)} from ${s.origin} is not ${NAME_RULE_TEXT}`,
+      );
     }
     const key = normalizeName(s.name);
     const prior = seen.get(key);
@@ -142,19 +161,62 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
     }
     seen.set(key, s);
     const schema = s.inputSchema;
-    if (schema === null || typeof schema !== "object" || Array.isArray(schema) || (schema as JsonSchema).type !== "object") {
-      return refuse("catalog.bad_schema", `tool "${s.name}" from ${s.origin}: the input schema must be a JSON object schema with "type": "object"`);
+    if (
+      schema === null ||
+      typeof schema !== "object" ||
+      Array.isArray(schema) ||
+      (schema as JsonSchema).type !== "object"
+    ) {
+      return refuse(
+        "catalog.bad_schema",
+        `tool "${s.name}" from ${s.origin}: the input schema must be a JSON object schema with "type": "object"`,
+      );
     }
     const effect = effectOf(s.effect);
     const inputSchema = schema as JsonSchema;
     // Computed on first read (a getter, so JSON, spreads and equality see a plain string): a cold
     // call needs only its own tool's digest, and hashing every schema cost each start per tool.
     let digest: string | undefined;
-    const digestOf = () => (digest ??= toolDigest({ origin: s.origin, name: s.rawName, schema: inputSchema, effect, description: s.description, executable: s.executable }));
-    entries.push({ name: s.name, origin: s.origin, description: s.description, effect, approval: s.approval, get digest() { return digestOf(); }, inputSchema, ...(s.note ? { note: s.note } : {}), ...(s.original !== undefined ? { original: s.original } : {}), rawName: s.rawName, adapter: s.adapter });
+    const digestOf = () =>
+      (digest ??= toolDigest({
+        origin: s.origin,
+        name: s.rawName,
+        schema: inputSchema,
+        effect,
+        description: s.description,
+        executable: s.executable,
+      }));
+    entries.push({
+      name: s.name,
+      origin: s.origin,
+      description: s.description,
+      effect,
+      approval: s.approval,
+      get digest() {
+        return digestOf();
+      },
+      inputSchema,
+      ...(s.note ? { note: s.note } : {}),
+      ...(s.original !== undefined ? { original: s.original } : {}),
+      rawName: s.rawName,
+      adapter: s.adapter,
+    });
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const descriptors = entries.map((e): Descriptor =>
-    ({ name: e.name, ...(e.original !== undefined ? { original: e.original } : {}), origin: e.origin, description: e.description, effect: e.effect, approval: e.approval, get digest() { return e.digest; }, inputSchema: e.inputSchema, ...(e.note ? { note: e.note } : {}) }));
+  const descriptors = entries.map(
+    (e): Descriptor => ({
+      name: e.name,
+      ...(e.original !== undefined ? { original: e.original } : {}),
+      origin: e.origin,
+      description: e.description,
+      effect: e.effect,
+      approval: e.approval,
+      get digest() {
+        return e.digest;
+      },
+      inputSchema: e.inputSchema,
+      ...(e.note ? { note: e.note } : {}),
+    }),
+  );
   return { ok: true, value: { descriptors, entries: new Map(entries.map((e) => [e.name, e])) } };
 }

@@ -39,7 +39,12 @@ export interface LaneStore {
   writePlan(lane: string, steps: readonly PlanStep[], now: number): PlanRecord & { readonly changed: boolean };
   readDesk(lane: string): DeskRecord | null;
   /** Replaces the page whole; with `expectedVersion`, refuses (null) when someone else wrote in between. */
-  writeDesk(lane: string, text: string, expectedVersion: number | undefined, now: number): { ok: true; record: DeskRecord } | { ok: false; current: DeskRecord | null };
+  writeDesk(
+    lane: string,
+    text: string,
+    expectedVersion: number | undefined,
+    now: number,
+  ): { ok: true; record: DeskRecord } | { ok: false; current: DeskRecord | null };
 }
 
 /** A background task as a model sees it: no owner, write scope, metadata or raw log. */
@@ -58,7 +63,12 @@ export interface TaskBoard {
   list(lane: string, limit: number): readonly ModelTask[];
   /** Another lane's id answers exactly like a missing one. */
   /** `logTail` is null when the boundary withheld it (the tool's own rules: a local path, a secret key, a PEM block). */
-  get(lane: string, id: string): { ok: true; task: ModelTask; result: unknown; logTail: string | null } | { ok: false; code: Code; message: string };
+  get(
+    lane: string,
+    id: string,
+  ):
+    | { ok: true; task: ModelTask; result: unknown; logTail: string | null }
+    | { ok: false; code: Code; message: string };
   /** Asks the task's supervisor to cancel; false when it had already ended. */
   cancel(lane: string, id: string): boolean;
 }

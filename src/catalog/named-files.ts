@@ -50,7 +50,8 @@ export function fileDigest(path: string): string | null {
     try {
       const hash = sha256();
       const buf = Buffer.allocUnsafe(CHUNK);
-      for (let n = readSync(fd, buf, 0, CHUNK, null); n > 0; n = readSync(fd, buf, 0, CHUNK, null)) hash.update(buf.subarray(0, n));
+      for (let n = readSync(fd, buf, 0, CHUNK, null); n > 0; n = readSync(fd, buf, 0, CHUNK, null))
+        hash.update(buf.subarray(0, n));
       return hash.digest("hex");
     } finally {
       closeSync(fd);

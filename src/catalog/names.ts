@@ -26,7 +26,8 @@ const fits = (name: string, budget: number) => name.length > 0 && name.length <=
 export function mappedName(name: string, budget: number, taken: ReadonlySet<string> = new Set()): string {
   const stem = name.replace(/[^A-Za-z0-9_-]+/g, "_");
   const hex = sha256Hex(name);
-  const withSuffix = (suffix: string) => `${stem.slice(0, Math.max(0, budget - 1 - suffix.length)).replace(/[_-]+$/, "")}_${suffix}`;
+  const withSuffix = (suffix: string) =>
+    `${stem.slice(0, Math.max(0, budget - 1 - suffix.length)).replace(/[_-]+$/, "")}_${suffix}`;
   for (const len of [8, 12, 16]) {
     if (len + 2 > budget) break;
     const c = withSuffix(hex.slice(0, len));
@@ -62,7 +63,8 @@ export function mapNames(names: readonly string[], budget: number): Map<string, 
 }
 
 /** The prefix a server's tools get: its config name when it fits 40 legal characters, else mapped. */
-export const serverPrefix = (server: string): string => (fits(server, SERVER_PREFIX_BUDGET) ? server : mappedName(server, SERVER_PREFIX_BUDGET));
+export const serverPrefix = (server: string): string =>
+  fits(server, SERVER_PREFIX_BUDGET) ? server : mappedName(server, SERVER_PREFIX_BUDGET);
 
 /**
  * A server's tool in the catalog: `<prefix>__<tool>`, the tool's part mapped when the whole would
@@ -73,5 +75,7 @@ export const serverPrefix = (server: string): string => (fits(server, SERVER_PRE
 export function remoteToolName(server: string, tool: string): string {
   const prefix = `${serverPrefix(server)}__`;
   const composed = prefix + tool;
-  return fits(composed, CATALOG_NAME_BUDGET) ? composed : prefix + mappedName(tool, CATALOG_NAME_BUDGET - prefix.length);
+  return fits(composed, CATALOG_NAME_BUDGET)
+    ? composed
+    : prefix + mappedName(tool, CATALOG_NAME_BUDGET - prefix.length);
 }

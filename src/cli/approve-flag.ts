@@ -13,14 +13,29 @@ import { approvedSet } from "../runtime/call-deps.ts";
  * `calling`: the tool a `call` runs; approving it under a name the catalog lacks is left to the
  * pipeline, whose unknown_tool (exit 1, journaled) says the same, as it always has.
  */
-export function approvedNames(values: readonly string[], booted: Pick<Booted, "catalog" | "remote">, served: ReadonlyMap<string, string> = new Map(), calling?: string): Set<string> {
+export function approvedNames(
+  values: readonly string[],
+  booted: Pick<Booted, "catalog" | "remote">,
+  served: ReadonlyMap<string, string> = new Map(),
+  calling?: string,
+): Set<string> {
   const given = approvedSet(values);
-  const known = (n: string) => n === "all" || n === calling || booted.catalog.entries.has(n) || served.has(n) || booted.remote?.mayOwnUnlisted(n) === true;
+  const known = (n: string) =>
+    n === "all" ||
+    n === calling ||
+    booted.catalog.entries.has(n) ||
+    served.has(n) ||
+    booted.remote?.mayOwnUnlisted(n) === true;
   const unknown = [...given].filter((n) => !known(n));
   if (unknown.length > 0) {
     const names = [...served.keys(), ...booted.catalog.entries.keys(), "all"];
-    const lines = unknown.map((n) => `--approve ${n}: no tool named "${n}" in this catalog${didYouMean(nearest(n, names))}`);
-    throw usageError(lines.join("\n"), "`toolgate tools` lists the names (`--served` the names a client sees); --approve all approves every tool");
+    const lines = unknown.map(
+      (n) => `--approve ${n}: no tool named "${n}" in this catalog${didYouMean(nearest(n, names))}`,
+    );
+    throw usageError(
+      lines.join("\n"),
+      "`toolgate tools` lists the names (`--served` the names a client sees); --approve all approves every tool",
+    );
   }
   for (const n of [...given]) {
     const name = served.get(n);

@@ -17,7 +17,10 @@ export interface TerminalPeer {
 const CLEAR = "\r\x1b[2K";
 
 export function progressText(tool: string, p: Progress): string {
-  const of = p.total !== undefined && p.total > 0 ? `${p.progress}/${p.total} (${Math.min(100, Math.round((p.progress / p.total) * 100))}%)` : String(p.progress);
+  const of =
+    p.total !== undefined && p.total > 0
+      ? `${p.progress}/${p.total} (${Math.min(100, Math.round((p.progress / p.total) * 100))}%)`
+      : String(p.progress);
   return escapeControl(`⏳ ${tool}: ${of}${p.message ? ` ${p.message}` : ""}`).slice(0, 200);
 }
 
@@ -31,7 +34,14 @@ export function progressDetail(p: Progress): string {
  * `progress`: stderr is a terminal; `status`: the call's status line, which then shows the progress;
  * `err` writes to stderr; `whyNot`: why nobody is asked, when not.
  */
-export function terminalPeer(opts: { ask: boolean; progress: boolean; status?: StatusLine; err: (text: string) => void; ttyPath?: string; whyNot?: string }): TerminalPeer {
+export function terminalPeer(opts: {
+  ask: boolean;
+  progress: boolean;
+  status?: StatusLine;
+  err: (text: string) => void;
+  ttyPath?: string;
+  whyNot?: string;
+}): TerminalPeer {
   let shown = false;
   const clear = () => {
     if (shown) opts.err(CLEAR);
@@ -40,43 +50,48 @@ export function terminalPeer(opts: { ask: boolean; progress: boolean; status?: S
   };
   return {
     finish: clear,
-    peer: (who) => (opts.status?.begin(who.tool), {
-      ...(opts.ask
-        ? {
-            elicit: async (form) => {
-              clear();
-              // A schema a terminal form cannot ask is declined, saying why.
-              const fields = fieldsOf(form.requestedSchema);
-              if (!fields.ok) throw new Error(fields.why);
-              const tty = openTtyLines(opts.ttyPath);
-              if (!tty) throw new Error("no terminal could be opened to ask on");
-              try {
-                return askForm(tty, form, who);
-              } finally {
-                tty.close();
-                opts.status?.resume();
-              }
-            },
-          }
-        : {}),
-      elicited: (outcome, why) => {
-        // An answer at the form was shown there; only a decline nobody chose is explained.
-        if (outcome !== "decline" || (opts.ask && why === undefined)) return;
-        clear();
-        const reason = why ?? opts.whyNot ?? "nobody can be asked here (no terminal, CI, or --no-prompt)";
-        opts.err(`toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}\n`);
-        opts.status?.resume();
-      },
-      ...(opts.status
-        ? { progress: (p) => (opts.status!.detail(progressDetail(p)), opts.status!.show()) }
-        : opts.progress
+    peer: (who) => (
+      opts.status?.begin(who.tool),
+      {
+        ...(opts.ask
           ? {
-              progress: (p) => {
-                opts.err(`${CLEAR}${progressText(who.tool, p)}`);
-                shown = true;
+              elicit: async (form) => {
+                clear();
+                // A schema a terminal form cannot ask is declined, saying why.
+                const fields = fieldsOf(form.requestedSchema);
+                if (!fields.ok) throw new Error(fields.why);
+                const tty = openTtyLines(opts.ttyPath);
+                if (!tty) throw new Error("no terminal could be opened to ask on");
+                try {
+                  return askForm(tty, form, who);
+                } finally {
+                  tty.close();
+                  opts.status?.resume();
+                }
               },
             }
           : {}),
-    }),
+        elicited: (outcome, why) => {
+          // An answer at the form was shown there; only a decline nobody chose is explained.
+          if (outcome !== "decline" || (opts.ask && why === undefined)) return;
+          clear();
+          const reason = why ?? opts.whyNot ?? "nobody can be asked here (no terminal, CI, or --no-prompt)";
+          opts.err(
+            `toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}\n`,
+          );
+          opts.status?.resume();
+        },
+        ...(opts.status
+          ? { progress: (p) => (opts.status!.detail(progressDetail(p)), opts.status!.show()) }
+          : opts.progress
+            ? {
+                progress: (p) => {
+                  opts.err(`${CLEAR}${progressText(who.tool, p)}`);
+                  shown = true;
+                },
+              }
+            : {}),
+      }
+    ),
   };
 }

@@ -31,13 +31,31 @@ export interface CompletionSpec {
 }
 
 /** Alternatives for a `case` pattern (one that matches nothing when there are none). */
-const alt = (names: readonly string[], quote: (s: string) => string = (s) => s) => (names.length ? names.map(quote).join("|") : "__toolgate_none__");
+const alt = (names: readonly string[], quote: (s: string) => string = (s) => s) =>
+  names.length ? names.map(quote).join("|") : "__toolgate_none__";
 
 const allFlags = (spec: CompletionSpec) => [...spec.globals, ...spec.commands.flatMap((c) => c.flags)];
 /** Every flag that takes a value, in any command: the word after it is not an argument. */
-const valueFlags = (spec: CompletionSpec) => [...new Set(allFlags(spec).filter((f) => f.value).flatMap((f) => f.names))];
-const hinted = (spec: CompletionSpec, hint: string) => [...new Set(allFlags(spec).filter((f) => f.hint === hint).flatMap((f) => f.names))];
-const words = (c: CommandSpec, spec: CompletionSpec): string | null => (c.actions === "tools" ? null : c.actions === "commands" ? spec.commands.map((x) => x.name).join(" ") : c.actions.join(" "));
+const valueFlags = (spec: CompletionSpec) => [
+  ...new Set(
+    allFlags(spec)
+      .filter((f) => f.value)
+      .flatMap((f) => f.names),
+  ),
+];
+const hinted = (spec: CompletionSpec, hint: string) => [
+  ...new Set(
+    allFlags(spec)
+      .filter((f) => f.hint === hint)
+      .flatMap((f) => f.names),
+  ),
+];
+const words = (c: CommandSpec, spec: CompletionSpec): string | null =>
+  c.actions === "tools"
+    ? null
+    : c.actions === "commands"
+      ? spec.commands.map((x) => x.name).join(" ")
+      : c.actions.join(" ");
 /** Single-quoted for sh and zsh. */
 const sq = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 /** Single-quoted for fish (\\ and \' are its only escapes there). */
@@ -49,7 +67,8 @@ function bash(spec: CompletionSpec): string {
   const firsts = spec.commands.map((c) => {
     const w = words(c, spec);
     const tools = `$("\${COMP_WORDS[0]}" tools --names 2>/dev/null)`;
-    if (c.name === "approvals") return `      approvals) if [[ $n -eq 0 ]]; then words=${sq(w!)}; elif [[ $n -eq 1 && "$first" == revoke ]]; then words="${tools}"; fi ;;`;
+    if (c.name === "approvals")
+      return `      approvals) if [[ $n -eq 0 ]]; then words=${sq(w!)}; elif [[ $n -eq 1 && "$first" == revoke ]]; then words="${tools}"; fi ;;`;
     if (w === null) return `      ${c.name}) [[ $n -eq 0 ]] && words="${tools}" ;;`;
     return w ? `      ${c.name}) [[ $n -eq 0 ]] && words=${sq(w)} ;;` : "";
   });
@@ -89,11 +108,13 @@ complete -F _toolgate toolgate
 }
 
 function zsh(spec: CompletionSpec): string {
-  const described = (fs: readonly Flag[]) => fs.flatMap((f) => f.names.map((n) => sq(`${n}:${f.description}`))).join(" ");
+  const described = (fs: readonly Flag[]) =>
+    fs.flatMap((f) => f.names.map((n) => sq(`${n}:${f.description}`))).join(" ");
   const tools = `\${(f)"$(\${words[1]} tools --names 2>/dev/null)"}`;
   const firsts = spec.commands.map((c) => {
     const w = words(c, spec);
-    if (c.name === "approvals") return `    (approvals) if (( n == 0 )); then compadd -- ${w}; elif (( n == 1 )) && [[ $first == revoke ]]; then compadd -- ${tools}; fi ;;`;
+    if (c.name === "approvals")
+      return `    (approvals) if (( n == 0 )); then compadd -- ${w}; elif (( n == 1 )) && [[ $first == revoke ]]; then compadd -- ${tools}; fi ;;`;
     if (w === null) return `    (${c.name}) (( n == 0 )) && compadd -- ${tools} ;;`;
     return w ? `    (${c.name}) (( n == 0 )) && compadd -- ${w} ;;` : "";
   });
@@ -138,14 +159,21 @@ function fish(spec: CompletionSpec): string {
   const flag = (f: Flag, when: string) => {
     const long = f.names.filter((n) => n.startsWith("--")).map((n) => `-l ${n.slice(2)}`);
     const short = f.names.filter((n) => /^-[^-]$/.test(n)).map((n) => `-s ${n.slice(1)}`);
-    const value = !f.value ? "" : f.hint === "FILE" ? " -r -F" : f.hint === "DIR" ? " -x -a '(__fish_complete_directories)'" : " -x";
+    const value = !f.value
+      ? ""
+      : f.hint === "FILE"
+        ? " -r -F"
+        : f.hint === "DIR"
+          ? " -x -a '(__fish_complete_directories)'"
+          : " -x";
     return `complete -c toolgate${when ? ` -n ${fq(when)}` : ""} ${[...short, ...long].join(" ")}${value} -d ${fq(f.description)}`;
   };
   const args = spec.commands.flatMap((c) => {
     const w = words(c, spec);
     const list = w === null ? "(__toolgate_tools)" : w;
     const out = w === "" ? [] : [`complete -c toolgate -n ${fq(`__toolgate_arg ${c.name} 0`)} -a ${fq(list)}`];
-    if (c.name === "approvals") out.push(`complete -c toolgate -n ${fq("__toolgate_arg approvals 1 revoke")} -a '(__toolgate_tools)'`);
+    if (c.name === "approvals")
+      out.push(`complete -c toolgate -n ${fq("__toolgate_arg approvals 1 revoke")} -a '(__toolgate_tools)'`);
     return out;
   });
   return `# fish completion for toolgate: toolgate completions fish > ~/.config/fish/completions/toolgate.fish

@@ -12,7 +12,11 @@ import { scanFlags } from "./flags.ts";
 import { SCRIPTS, SHELLS, type CompletionSpec, type Flag } from "./completion-scripts.ts";
 
 export default defineCommand({
-  meta: { name: "completions", description: "Print the shell completion script for bash, zsh or fish: commands, each command's flags, and tool names (asked of toolgate tools --names as you type: no server is started)" },
+  meta: {
+    name: "completions",
+    description:
+      "Print the shell completion script for bash, zsh or fish: commands, each command's flags, and tool names (asked of toolgate tools --names as you type: no server is started)",
+  },
   args: {
     shell: { type: "positional", description: "bash, zsh or fish", required: true },
   },
@@ -38,7 +42,8 @@ export async function runCompletions(ctx: RunContext): Promise<number> {
   const [shell, extra] = s.positionals;
   const choices = `the shells are: ${SHELLS.join(", ")} (toolgate completions bash > ~/.local/share/bash-completion/completions/toolgate)`;
   if (shell === undefined) throw usageError("completions needs the shell to complete for", choices);
-  if (!(SHELLS as readonly string[]).includes(shell)) throw usageError(`no completion script for the shell "${shell}"`, choices);
+  if (!(SHELLS as readonly string[]).includes(shell))
+    throw usageError(`no completion script for the shell "${shell}"`, choices);
   if (extra !== undefined) throw usageError(`unexpected argument "${extra}"`, "toolgate completions bash|zsh|fish");
   writeStdout(SCRIPTS[shell as (typeof SHELLS)[number]](await specOf(ctx.top!)));
   return 0;
@@ -51,12 +56,25 @@ export async function specOf(top: CommandDef<any>): Promise<CompletionSpec> {
   for (const [name, load] of subs) {
     const def = await resolve(load as CommandDef<any>);
     const meta = await resolve(def.meta);
-    commands.push({ name, description: firstSentence(meta?.description ?? ""), flags: flagsOf(await resolve(def.args)), actions: ACTIONS[name] ?? [] });
+    commands.push({
+      name,
+      description: firstSentence(meta?.description ?? ""),
+      flags: flagsOf(await resolve(def.args)),
+      actions: ACTIONS[name] ?? [],
+    });
   }
-  const permissions: Flag[] = PERM_KINDS.flatMap((k) => [`allow-${k}`, `deny-${k}`]).map((n) => ({ names: [`--${n}`], value: false, description: `${n.replace("-", " ")} (=LIST for some)` }));
+  const permissions: Flag[] = PERM_KINDS.flatMap((k) => [`allow-${k}`, `deny-${k}`]).map((n) => ({
+    names: [`--${n}`],
+    value: false,
+    description: `${n.replace("-", " ")} (=LIST for some)`,
+  }));
   const declared = flagsOf(await resolve(top.args));
   const only = (f: Flag) => f.names.includes("--version");
-  const globals = [...declared.filter((f) => !only(f) && !f.names.some((n) => /^--(allow|deny)-(read|write|run|net|env)$/.test(n))), ...permissions, { names: ["--help", "-h"], value: false, description: "Show the help" }];
+  const globals = [
+    ...declared.filter((f) => !only(f) && !f.names.some((n) => /^--(allow|deny)-(read|write|run|net|env)$/.test(n))),
+    ...permissions,
+    { names: ["--help", "-h"], value: false, description: "Show the help" },
+  ];
   return { commands, globals, top: declared.filter(only) };
 }
 
@@ -67,7 +85,12 @@ function flagsOf(args: Record<string, ArgDef> | undefined): Flag[] {
       const alias = (a as { alias?: string | string[] }).alias;
       const aliases = alias === undefined ? [] : Array.isArray(alias) ? alias : [alias];
       const hint = "valueHint" in a ? a.valueHint : undefined;
-      return { names: [`--${name}`, ...aliases.map((x) => `-${x}`)], value: a.type !== "boolean", description: firstSentence(a.description ?? ""), ...(hint ? { hint } : {}) };
+      return {
+        names: [`--${name}`, ...aliases.map((x) => `-${x}`)],
+        value: a.type !== "boolean",
+        description: firstSentence(a.description ?? ""),
+        ...(hint ? { hint } : {}),
+      };
     });
 }
 

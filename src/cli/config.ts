@@ -13,9 +13,17 @@ import { note, outputWidth, table, writeOut } from "./ui.ts";
 import { telemetryLeaves } from "../telemetry/env.ts";
 
 export default defineCommand({
-  meta: { name: "config", description: "Show the effective configuration with each value's origin (flag, env, file:line, default)" },
+  meta: {
+    name: "config",
+    description: "Show the effective configuration with each value's origin (flag, env, file:line, default)",
+  },
   args: {
-    action: { type: "positional", description: "`schema` prints the config file's JSON Schema; `import FILE [--force]` writes another client's MCP servers (VS Code, Cursor, Claude, Codex TOML, Zed, Windsurf, Gemini, Roo, Cline) into toolgate.json (or --config FILE)", required: false },
+    action: {
+      type: "positional",
+      description:
+        "`schema` prints the config file's JSON Schema; `import FILE [--force]` writes another client's MCP servers (VS Code, Cursor, Claude, Codex TOML, Zed, Windsurf, Gemini, Roo, Cline) into toolgate.json (or --config FILE)",
+      required: false,
+    },
   },
 });
 
@@ -24,7 +32,10 @@ export async function runConfig(ctx: RunContext): Promise<number> {
   const [action, extra, more] = s.positionals;
   if (action === "import" && more === undefined) return (await import("./config-import.ts")).runImport(ctx, s, extra);
   if (extra !== undefined || (action !== undefined && action !== "schema")) {
-    throw usageError(`unknown config action "${extra ?? action}"${extra === undefined ? didYouMean(nearest(action!, ["schema", "import"])) : ""}`, "toolgate config [--json] | toolgate config schema | toolgate config import FILE [--force]");
+    throw usageError(
+      `unknown config action "${extra ?? action}"${extra === undefined ? didYouMean(nearest(action!, ["schema", "import"])) : ""}`,
+      "toolgate config [--json] | toolgate config schema | toolgate config import FILE [--force]",
+    );
   }
   if (action === "schema") {
     const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", title: "toolgate.json", ...configSchema };

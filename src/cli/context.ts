@@ -38,13 +38,22 @@ export interface RunContext {
 }
 
 /** What a session passes for a forwarded call instead of this process's world. */
-export type World = Partial<Pick<RunContext, "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool" | "ask" | "telemetry" | "stateDb">>;
+export type World = Partial<
+  Pick<
+    RunContext,
+    "cwd" | "env" | "stdoutIsTTY" | "readStdin" | "signal" | "via" | "gate" | "pool" | "ask" | "telemetry" | "stateDb"
+  >
+>;
 
 /** What every command hands the boot from its command line: the same flags mean the same thing. */
 export function bootInput(ctx: RunContext, s: Scanned): BootInput {
   const resolve = multi(s, "resolve");
   const pins = resolve.length === 0 ? new Map<string, string[]>() : parsePins(resolve);
-  if ("error" in pins) throw usageError(pins.error, "write --resolve HOST:PORT:ADDR[,ADDR...], as curl takes it (e.g. --resolve site.test:8080:127.0.0.1)");
+  if ("error" in pins)
+    throw usageError(
+      pins.error,
+      "write --resolve HOST:PORT:ADDR[,ADDR...], as curl takes it (e.g. --resolve site.test:8080:127.0.0.1)",
+    );
   return {
     pins: pins instanceof Map ? pins : pins.pins,
     requireRails: bool(s, "require-rails"),

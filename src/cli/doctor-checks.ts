@@ -27,31 +27,84 @@ export interface Check {
   readonly fix?: string;
 }
 
-const check = (name: string, status: Status, detail: string, fix?: string): Check => ({ check: name, status, detail, ...(fix ? { fix } : {}) });
+const check = (name: string, status: Status, detail: string, fix?: string): Check => ({
+  check: name,
+  status,
+  detail,
+  ...(fix ? { fix } : {}),
+});
 
-const BY: Record<string, string> = { flag: "it is yours (--config)", "user-env": "it is yours ($TOOLGATE_CONFIG outside the checkout)", TOOLGATE_TRUST: "TOOLGATE_TRUST pins its digest", record: "your trust record" };
+const BY: Record<string, string> = {
+  flag: "it is yours (--config)",
+  "user-env": "it is yours ($TOOLGATE_CONFIG outside the checkout)",
+  TOOLGATE_TRUST: "TOOLGATE_TRUST pins its digest",
+  record: "your trust record",
+};
 
 export async function configChecks(config: Effective, file: ConfigFile | null, input: BootInput): Promise<Check[]> {
-  if (!file) return [check("config", "ok", "none found: the embedded default (the built-in tools over this folder, no servers)")];
+  if (!file)
+    return [
+      check("config", "ok", "none found: the embedded default (the built-in tools over this folder, no servers)"),
+    ];
   const where = `${file.path}${file.client ? " (another client's config: its servers only)" : ""}`;
   const authored = await authoredLoader(config);
-  const trust = trustOf(file, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
+  const trust = trustOf(file, {
+    env: input.env,
+    cwd: input.cwd,
+    workspaceFlag: input.workspaceFlag,
+    workspace: config.values.workspace as string,
+    ...(authored ? { authoredDigests: authored.digests } : {}),
+  });
   if (trust) return [check("config", "ok", `${where}, trusted: ${BY[trust.by] ?? trust.by}`)];
   const wide = widenings({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined });
-  if (wide.length === 0) return [check("config", "ok", `${where}, not trusted: it only narrows, which needs no trust`, `toolgate trust ${file.path} lets it widen too`)];
-  return [check("config", "fail", `${where} is not trusted, and it would widen: ${wide.map((w) => w.key).join(", ")}; every command refuses it (exit 5)`, `review it, then toolgate trust ${file.path}`)];
+  if (wide.length === 0)
+    return [
+      check(
+        "config",
+        "ok",
+        `${where}, not trusted: it only narrows, which needs no trust`,
+        `toolgate trust ${file.path} lets it widen too`,
+      ),
+    ];
+  return [
+    check(
+      "config",
+      "fail",
+      `${where} is not trusted, and it would widen: ${wide.map((w) => w.key).join(", ")}; every command refuses it (exit 5)`,
+      `review it, then toolgate trust ${file.path}`,
+    ),
+  ];
 }
 
 /** Unprivileged user namespaces, which bubblewrap needs unless it runs as root. */
 function userNamespaces(): { ok: boolean; detail: string; fix?: string } {
-  if (process.geteuid?.() === 0) return { ok: true, detail: `not needed: toolgate runs as root${hostPlatform().seccompFilter !== null ? "" : ` (but there is no seccomp filter for ${process.arch})`}` };
-  if (sysctl("user/max_user_namespaces") === "0") return { ok: false, detail: "off: user.max_user_namespaces is 0", fix: "sysctl -w user.max_user_namespaces=15000" };
-  if (sysctl("kernel/unprivileged_userns_clone") === "0") return { ok: false, detail: "off for users: kernel.unprivileged_userns_clone is 0", fix: "sysctl -w kernel.unprivileged_userns_clone=1" };
-  if (sysctl("kernel/apparmor_restrict_unprivileged_userns") === "1") return { ok: false, detail: "restricted by AppArmor (kernel.apparmor_restrict_unprivileged_userns is 1)", fix: "give bwrap an AppArmor profile that allows userns, or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" };
+  if (process.geteuid?.() === 0)
+    return {
+      ok: true,
+      detail: `not needed: toolgate runs as root${hostPlatform().seccompFilter !== null ? "" : ` (but there is no seccomp filter for ${process.arch})`}`,
+    };
+  if (sysctl("user/max_user_namespaces") === "0")
+    return { ok: false, detail: "off: user.max_user_namespaces is 0", fix: "sysctl -w user.max_user_namespaces=15000" };
+  if (sysctl("kernel/unprivileged_userns_clone") === "0")
+    return {
+      ok: false,
+      detail: "off for users: kernel.unprivileged_userns_clone is 0",
+      fix: "sysctl -w kernel.unprivileged_userns_clone=1",
+    };
+  if (sysctl("kernel/apparmor_restrict_unprivileged_userns") === "1")
+    return {
+      ok: false,
+      detail: "restricted by AppArmor (kernel.apparmor_restrict_unprivileged_userns is 1)",
+      fix: "give bwrap an AppArmor profile that allows userns, or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+    };
   return { ok: true, detail: "allowed" };
 }
 
-export async function sandboxChecks(config: Effective | undefined, cwd: string, env: BootInput["env"]): Promise<Check[]> {
+export async function sandboxChecks(
+  config: Effective | undefined,
+  cwd: string,
+  env: BootInput["env"],
+): Promise<Check[]> {
   const mode = (config?.values.sandbox as string | undefined) ?? "off";
   const origin = config?.leaves.get("sandbox")?.origin ?? "default";
   // A missing piece fails the doctor only when the configured mode needs it.
@@ -60,20 +113,47 @@ export async function sandboxChecks(config: Effective | undefined, cwd: string, 
   const out: Check[] = [];
   const bwrap = findOnPath("bwrap", BASE_ENV.PATH!);
   const anyNeeds = mode === "off" ? "warn" : "fail";
-  out.push(bwrap ? check("bubblewrap", "ok", bwrap.real) : check("bubblewrap", anyNeeds, `not found on the children's PATH (${BASE_ENV.PATH}): the product and bench modes cannot be had`, "apt-get install -y bubblewrap"));
+  out.push(
+    bwrap
+      ? check("bubblewrap", "ok", bwrap.real)
+      : check(
+          "bubblewrap",
+          anyNeeds,
+          `not found on the children's PATH (${BASE_ENV.PATH}): the product and bench modes cannot be had`,
+          "apt-get install -y bubblewrap",
+        ),
+  );
   const ns = userNamespaces();
   out.push(check("user namespaces", ns.ok ? "ok" : anyNeeds, ns.detail, ns.fix));
   out.push(check("sandbox off", "ok", `always: the scrubbed environment only, no isolation${configured("off")}`));
   const workspace = (config?.values.workspace as string | undefined) ?? cwd;
   for (const m of ["product", "bench"] as const) {
     if (process.platform !== "linux") {
-      out.push(check(`sandbox ${m}`, needed(m), `needs Linux (this is ${process.platform})${configured(m)}`, 'set "sandbox": "off"'));
+      out.push(
+        check(
+          `sandbox ${m}`,
+          needed(m),
+          `needs Linux (this is ${process.platform})${configured(m)}`,
+          'set "sandbox": "off"',
+        ),
+      );
       continue;
     }
     const state = (config?.values.state as string | undefined) ?? `${workspace}/.toolgate`;
-    const sb = sandboxFor({ mode: m, workspace, stateDir: state, scratch: (config?.values.scratch as string | undefined) ?? `${state}/scratch`, network: false, hide: userFolders(env) });
+    const sb = sandboxFor({
+      mode: m,
+      workspace,
+      stateDir: state,
+      scratch: (config?.values.scratch as string | undefined) ?? `${state}/scratch`,
+      network: false,
+      hide: userFolders(env),
+    });
     const problem = await sandboxProblem(sb, workspace);
-    out.push(problem === null ? check(`sandbox ${m}`, "ok", `bubblewrap runs a program in it${configured(m)}`) : check(`sandbox ${m}`, needed(m), `${problem}${configured(m)}`, SANDBOX_HINT));
+    out.push(
+      problem === null
+        ? check(`sandbox ${m}`, "ok", `bubblewrap runs a program in it${configured(m)}`)
+        : check(`sandbox ${m}`, needed(m), `${problem}${configured(m)}`, SANDBOX_HINT),
+    );
   }
   return out;
 }
@@ -85,15 +165,49 @@ export function stateChecks(config: Effective, env: BootInput["env"]): Check[] {
   const refused = stateFolderProblem(dir, true);
   const unusable = refused ? null : probeState(dir);
   if (refused) out.push(check("state folder", "fail", refused.message, refused.hint));
-  else if (unusable) out.push(check("state folder", "fail", `${dir} cannot be written (${whyUnusable(unusable)}; state, from ${origin})`, 'make it a writable folder, or set "state" in the config to one'));
-  else out.push(check("state folder", "ok", `${dir}: writable (state, from ${origin}); the journal, tasks and artifacts`));
+  else if (unusable)
+    out.push(
+      check(
+        "state folder",
+        "fail",
+        `${dir} cannot be written (${whyUnusable(unusable)}; state, from ${origin})`,
+        'make it a writable folder, or set "state" in the config to one',
+      ),
+    );
+  else
+    out.push(check("state folder", "ok", `${dir}: writable (state, from ${origin}); the journal, tasks and artifacts`));
   const user = userStateDir(env);
   const workspace = config.values.workspace as string;
-  if (user === null) out.push(check("user state folder", "warn", `${NO_USER_STATE}: no trust record or remembered approval can be kept`, "set HOME, or XDG_STATE_HOME"));
-  else if (stateInWorkspace(user, workspace)) out.push(check("user state folder", "warn", `${user} lies inside the workspace: its trust records and remembered approvals are never read`, stateInWorkspaceHint));
+  if (user === null)
+    out.push(
+      check(
+        "user state folder",
+        "warn",
+        `${NO_USER_STATE}: no trust record or remembered approval can be kept`,
+        "set HOME, or XDG_STATE_HOME",
+      ),
+    );
+  else if (stateInWorkspace(user, workspace))
+    out.push(
+      check(
+        "user state folder",
+        "warn",
+        `${user} lies inside the workspace: its trust records and remembered approvals are never read`,
+        stateInWorkspaceHint,
+      ),
+    );
   else {
     const problem = probeState(user);
-    out.push(problem ? check("user state folder", "warn", `${user} cannot be written (${whyUnusable(problem)})`, "make it writable, or set XDG_STATE_HOME") : check("user state folder", "ok", `${user}: trust records, remembered approvals, tokens`));
+    out.push(
+      problem
+        ? check(
+            "user state folder",
+            "warn",
+            `${user} cannot be written (${whyUnusable(problem)})`,
+            "make it writable, or set XDG_STATE_HOME",
+          )
+        : check("user state folder", "ok", `${user}: trust records, remembered approvals, tokens`),
+    );
   }
   return out;
 }
@@ -107,7 +221,14 @@ export async function serverChecks(input: BootInput, config: Effective): Promise
   try {
     booted = await boot({ ...input, refresh: true });
   } catch (e) {
-    return [check("servers", "fail", `the boot failed, so no server was checked: ${(e as Error).message}`, (e as { hint?: string }).hint)];
+    return [
+      check(
+        "servers",
+        "fail",
+        `the boot failed, so no server was checked: ${(e as Error).message}`,
+        (e as { hint?: string }).hint,
+      ),
+    ];
   }
   try {
     return (booted.remote?.status ?? []).map((st) => {
@@ -116,7 +237,13 @@ export async function serverChecks(input: BootInput, config: Effective): Promise
       if (st.ok) return check(name, "ok", `started and listed ${st.tools} tool${st.tools === 1 ? "" : "s"}`);
       const refusal = st.refused;
       const flag = (refusal?.details as { flag?: string } | undefined)?.flag;
-      if (refusal) return check(name, "warn", refusal.message, `a config cannot grant a server's start: run toolgate doctor ${flag ?? "--allow-run"} to check it`);
+      if (refusal)
+        return check(
+          name,
+          "warn",
+          refusal.message,
+          `a config cannot grant a server's start: run toolgate doctor ${flag ?? "--allow-run"} to check it`,
+        );
       return check(name, "fail", `${st.error ?? "failed"}`, `toolgate tools --refresh lists it again once fixed`);
     });
   } finally {
@@ -129,8 +256,15 @@ const OTLP_TIMEOUT_MS = 3_000;
 /** The telemetry endpoint, when the environment names one: an empty export it must accept. */
 export async function telemetryChecks(env: BootInput["env"]): Promise<Check[]> {
   const t = telemetrySettings(env);
-  if (!t.on) return [t.problem ? check("telemetry", "fail", t.problem, "fix the OTEL_* variable, or unset it") : check("telemetry", "info", "off (OTEL_EXPORTER_OTLP_ENDPOINT is not set)")];
-  const headers: Record<string, string> = { "content-type": t.protocol === "http/json" ? "application/json" : "application/x-protobuf" };
+  if (!t.on)
+    return [
+      t.problem
+        ? check("telemetry", "fail", t.problem, "fix the OTEL_* variable, or unset it")
+        : check("telemetry", "info", "off (OTEL_EXPORTER_OTLP_ENDPOINT is not set)"),
+    ];
+  const headers: Record<string, string> = {
+    "content-type": t.protocol === "http/json" ? "application/json" : "application/x-protobuf",
+  };
   for (const name of ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"]) {
     for (const pair of (env[name] ?? "").split(",")) {
       const eq = pair.indexOf("=");
@@ -138,9 +272,29 @@ export async function telemetryChecks(env: BootInput["env"]): Promise<Check[]> {
     }
   }
   // An export with no spans: what an idle exporter would send, accepted by any OTLP receiver.
-  const r = await reach(t.endpoint, { method: "POST", headers, body: t.protocol === "http/json" ? "{}" : "" }, OTLP_TIMEOUT_MS);
+  const r = await reach(
+    t.endpoint,
+    { method: "POST", headers, body: t.protocol === "http/json" ? "{}" : "" },
+    OTLP_TIMEOUT_MS,
+  );
   const where = `${endpointView(t.endpoint)} (${t.endpointVar}, ${t.protocol})`;
-  if (!r.ok) return [check("telemetry", "fail", `${where}: unreachable: ${escapeControl(r.error)}`, `start the collector, or correct ${t.endpointVar}`)];
-  if (r.status >= 200 && r.status < 300) return [check("telemetry", "ok", `${where}: accepted an empty export (${r.status})`)];
-  return [check("telemetry", "fail", `${where}: answered ${r.status} to an empty export: spans would be refused`, r.status === 401 || r.status === 403 ? "check OTEL_EXPORTER_OTLP_HEADERS" : `check the path (${t.endpointVar})`)];
+  if (!r.ok)
+    return [
+      check(
+        "telemetry",
+        "fail",
+        `${where}: unreachable: ${escapeControl(r.error)}`,
+        `start the collector, or correct ${t.endpointVar}`,
+      ),
+    ];
+  if (r.status >= 200 && r.status < 300)
+    return [check("telemetry", "ok", `${where}: accepted an empty export (${r.status})`)];
+  return [
+    check(
+      "telemetry",
+      "fail",
+      `${where}: answered ${r.status} to an empty export: spans would be refused`,
+      r.status === 401 || r.status === 403 ? "check OTEL_EXPORTER_OTLP_HEADERS" : `check the path (${t.endpointVar})`,
+    ),
+  ];
 }

@@ -8,7 +8,15 @@ import { escapeControl } from "../result/escape.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { COMMIT, TARGET, VERSION } from "../version.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { configChecks, sandboxChecks, serverChecks, stateChecks, telemetryChecks, type Check, type Status } from "./doctor-checks.ts";
+import {
+  configChecks,
+  sandboxChecks,
+  serverChecks,
+  stateChecks,
+  telemetryChecks,
+  type Check,
+  type Status,
+} from "./doctor-checks.ts";
 import { bool, scanFlags } from "./flags.ts";
 import { wrap } from "./help.ts";
 import { displayWidth, outputWidth, writeOut } from "./ui.ts";
@@ -26,7 +34,8 @@ const MARK: Record<Status, string> = { ok: "✓", fail: "✗", warn: "!", info: 
 
 export async function runDoctor(ctx: RunContext): Promise<number> {
   const s = scanFlags(ctx.argv, {});
-  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate doctor [--json] [--allow-run ...]");
+  if (s.positionals.length > 0)
+    throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate doctor [--json] [--allow-run ...]");
   const input = bootInput(ctx, s);
   const checks: Check[] = [];
   let loaded: Awaited<ReturnType<typeof loadEffective>> | undefined;
@@ -40,12 +49,22 @@ export async function runDoctor(ctx: RunContext): Promise<number> {
   checks.push(...(await sandboxChecks(loaded?.config, ctx.cwd, ctx.env)));
   if (loaded) checks.push(...stateChecks(loaded.config, ctx.env));
   // The servers need a config every command can boot: its own failure is said above.
-  if (loaded && !checks.some((c) => c.check === "config" && c.status === "fail")) checks.push(...(await serverChecks(input, loaded.config)));
+  if (loaded && !checks.some((c) => c.check === "config" && c.status === "fail"))
+    checks.push(...(await serverChecks(input, loaded.config)));
   else checks.push({ check: "servers", status: "info", detail: "not checked: the config does not boot" });
   checks.push(...(await telemetryChecks(ctx.env)));
   const failed = checks.filter((c) => c.status === "fail").length;
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
-    writeOut(JSON.stringify({ ok: failed === 0, version: VERSION, commit: COMMIT, target: TARGET, workspace: (loaded?.config.values.workspace as string | undefined) ?? ctx.cwd, checks }));
+    writeOut(
+      JSON.stringify({
+        ok: failed === 0,
+        version: VERSION,
+        commit: COMMIT,
+        target: TARGET,
+        workspace: (loaded?.config.values.workspace as string | undefined) ?? ctx.cwd,
+        checks,
+      }),
+    );
   } else writeOut(report(checks, outputWidth(ctx), loaded?.config.values.workspace as string | undefined));
   return failed === 0 ? 0 : 1;
 }
@@ -57,10 +76,19 @@ function report(checks: readonly Check[], width: number, workspace: string | und
     const head = `${MARK[c.status]} ${escapeControl(c.check).padEnd(w)}  `;
     const body = wrap(escapeControl(c.detail), width - displayWidth(head));
     lines.push(head + body[0], ...body.slice(1).map((l) => " ".repeat(displayWidth(head)) + l));
-    if (c.fix && c.status !== "ok" && c.status !== "info") lines.push(...wrap(`fix: ${escapeControl(c.fix)}`, width, displayWidth(head) + 2, displayWidth(head)));
+    if (c.fix && c.status !== "ok" && c.status !== "info")
+      lines.push(...wrap(`fix: ${escapeControl(c.fix)}`, width, displayWidth(head) + 2, displayWidth(head)));
   }
   const count = (st: Status) => checks.filter((c) => c.status === st).length;
   const [fails, warns] = [count("fail"), count("warn")];
-  lines.push("", fails ? `${fails} problem${fails === 1 ? "" : "s"} (✗): something the configuration needs is missing` : "everything the configuration needs is here", ...(warns ? [`${warns} warning${warns === 1 ? "" : "s"} (!): missing, but nothing configured needs it, or not checked`] : []));
+  lines.push(
+    "",
+    fails
+      ? `${fails} problem${fails === 1 ? "" : "s"} (✗): something the configuration needs is missing`
+      : "everything the configuration needs is here",
+    ...(warns
+      ? [`${warns} warning${warns === 1 ? "" : "s"} (!): missing, but nothing configured needs it, or not checked`]
+      : []),
+  );
   return lines.join("\n");
 }

@@ -51,19 +51,26 @@ export function scanFlags(argv: readonly string[], specs: Record<string, FlagSpe
     }
     const perm = parsePermissionFlag(tok);
     if (perm) {
-      if (isFlagError(perm)) throw usageError(`${tok}: ${perm.message}`, "give a comma-separated list after '=', or no '=' to grant all");
+      if (isFlagError(perm))
+        throw usageError(`${tok}: ${perm.message}`, "give a comma-separated list after '=', or no '=' to grant all");
       permissions.push(perm);
       continue;
     }
     const eq = tok.indexOf("=");
-    const rawName = tok.startsWith("--") ? tok.slice(2, eq > 0 ? eq : undefined) : tok.slice(1, eq > 0 ? eq : undefined);
+    const rawName = tok.startsWith("--")
+      ? tok.slice(2, eq > 0 ? eq : undefined)
+      : tok.slice(1, eq > 0 ? eq : undefined);
     const name = tok.startsWith("--") ? rawName : byAlias.get(rawName);
     const spec = name === undefined ? undefined : all[name];
     if (name === undefined || spec === undefined) {
       // The nearest flag (this command's and the global ones, the permission flags among them; `-jsn` too),
       // named by the entry point; a one-letter alias is too short to tell which was meant.
       const among = rawName.length < 2 ? [] : [...Object.keys(all), ...PERMISSION_FLAG_NAMES];
-      throw usageError(`unknown flag ${tok.slice(0, eq > 0 ? eq : undefined)}`, "run with --help to see the flags this command takes", { name: rawName, among, show: (n) => `--${n}` });
+      throw usageError(
+        `unknown flag ${tok.slice(0, eq > 0 ? eq : undefined)}`,
+        "run with --help to see the flags this command takes",
+        { name: rawName, among, show: (n) => `--${n}` },
+      );
     }
     const inline = eq > 0 ? tok.slice(eq + 1) : undefined;
     if (spec.kind === "bool") {

@@ -10,7 +10,11 @@ import { scanFlags } from "./flags.ts";
 import { cut, displayWidth, outputWidth } from "./ui.ts";
 
 export default defineCommand({
-  meta: { name: "help", description: "Show the help of toolgate, or of one command with its examples (toolgate help CMD is toolgate CMD --help)" },
+  meta: {
+    name: "help",
+    description:
+      "Show the help of toolgate, or of one command with its examples (toolgate help CMD is toolgate CMD --help)",
+  },
   args: {
     command: { type: "positional", description: "The command (default: toolgate's own help)", required: false },
   },
@@ -30,12 +34,21 @@ const GLOBALS =
   "--approve TOOL[,TOOL], --no-prompt, --lane NAME, --allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR], --require-rails, --no-session";
 
 /** Prints `def`'s help (toolgate's own when `def` is the top command) to stdout. */
-export async function printHelp(top: CommandDef<any>, def: CommandDef<any>, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+export async function printHelp(
+  top: CommandDef<any>,
+  def: CommandDef<any>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
   const tty = isTerminal(1);
   writeStdout(`${await renderHelp(top, def, outputWidth({ stdoutIsTTY: tty, env }), tty)}\n`);
 }
 
-export async function renderHelp(top: CommandDef<any>, def: CommandDef<any>, width: number, styled = false): Promise<string> {
+export async function renderHelp(
+  top: CommandDef<any>,
+  def: CommandDef<any>,
+  width: number,
+  styled = false,
+): Promise<string> {
   const meta = await resolve(def.meta);
   const topMeta = await resolve(top.meta);
   const isTop = def === top;
@@ -45,15 +58,38 @@ export async function renderHelp(top: CommandDef<any>, def: CommandDef<any>, wid
   const args = Object.entries((await resolve(def.args)) ?? {}) as [string, ArgDef][];
   const positionals = args.filter(([, a]) => a.type === "positional");
   const flags = args.filter(([, a]) => a.type !== "positional");
-  const usage = [name, ...(args.length ? ["[OPTIONS]"] : []), ...positionals.map(([n, a]) => (a.required === false ? `[${n.toUpperCase()}]` : `<${n.toUpperCase()}>`))];
+  const usage = [
+    name,
+    ...(args.length ? ["[OPTIONS]"] : []),
+    ...positionals.map(([n, a]) => (a.required === false ? `[${n.toUpperCase()}]` : `<${n.toUpperCase()}>`)),
+  ];
   const subs = def.subCommands ? Object.entries(await resolve(def.subCommands)) : [];
   if (subs.length) usage.push("<COMMAND>");
   out.push(...wrap(`${head("USAGE")} ${usage.join(" ")}`, width, 6), "");
-  if (positionals.length) out.push(head("ARGUMENTS"), "", ...columns(positionals.map(([n, a]) => [n.toUpperCase(), a.description ?? ""]), width), "");
-  if (flags.length) out.push(head("OPTIONS"), "", ...columns(flags.map(([n, a]) => [flagLabel(n, a), a.description ?? ""]), width), "");
+  if (positionals.length)
+    out.push(
+      head("ARGUMENTS"),
+      "",
+      ...columns(
+        positionals.map(([n, a]) => [n.toUpperCase(), a.description ?? ""]),
+        width,
+      ),
+      "",
+    );
+  if (flags.length)
+    out.push(
+      head("OPTIONS"),
+      "",
+      ...columns(
+        flags.map(([n, a]) => [flagLabel(n, a), a.description ?? ""]),
+        width,
+      ),
+      "",
+    );
   if (subs.length) {
     const rows: [string, string][] = [];
-    for (const [n, sub] of subs) rows.push([n, (await resolve((await resolve(sub as CommandDef<any>)).meta))?.description ?? ""]);
+    for (const [n, sub] of subs)
+      rows.push([n, (await resolve((await resolve(sub as CommandDef<any>)).meta))?.description ?? ""]);
     out.push(head("COMMANDS"), "", ...columns(rows, width), "");
   }
   const examples = EXAMPLES[isTop ? "toolgate" : meta.name!] ?? [];
@@ -61,7 +97,10 @@ export async function renderHelp(top: CommandDef<any>, def: CommandDef<any>, wid
     out.push(head("EXAMPLES"), "");
     for (const e of examples) out.push(...wrap(`# ${e.what}`, width, 4, 2), ...shellLines(e.cmd, width, 2), "");
   }
-  if (isTop) out.push(...wrap(`Run toolgate help COMMAND (or toolgate COMMAND --help) for a command's flags and examples.`, width));
+  if (isTop)
+    out.push(
+      ...wrap(`Run toolgate help COMMAND (or toolgate COMMAND --help) for a command's flags and examples.`, width),
+    );
   else out.push(head("GLOBAL FLAGS"), "", ...wrap(`${GLOBALS} (see toolgate --help)`, width, 2, 2));
   return out.join("\n");
 }
@@ -74,7 +113,8 @@ async function resolve<T>(v: T | (() => T | Promise<T>) | Promise<T> | undefined
 function flagLabel(name: string, a: ArgDef): string {
   const alias = (a as { alias?: string | string[] }).alias;
   const aliases = alias === undefined ? [] : Array.isArray(alias) ? alias : [alias];
-  const hint = a.type === "boolean" ? "" : `=<${"valueHint" in a && a.valueHint ? a.valueHint : name.replaceAll("-", "_")}>`;
+  const hint =
+    a.type === "boolean" ? "" : `=<${"valueHint" in a && a.valueHint ? a.valueHint : name.replaceAll("-", "_")}>`;
   return [...aliases.map((x) => `-${x}`), `--${name}`].join(", ") + hint;
 }
 
@@ -94,7 +134,10 @@ function columns(rows: readonly (readonly [string, string])[], width: number): s
       continue;
     }
     const lines = wrap(text, width - at);
-    out.push(`  ${label}${" ".repeat(labelWidth - displayWidth(label) + 2)}${lines[0] ?? ""}`, ...lines.slice(1).map((l) => `${" ".repeat(at)}${l}`));
+    out.push(
+      `  ${label}${" ".repeat(labelWidth - displayWidth(label) + 2)}${lines[0] ?? ""}`,
+      ...lines.slice(1).map((l) => `${" ".repeat(at)}${l}`),
+    );
   }
   return out;
 }

@@ -34,7 +34,15 @@ export async function follow(f: Follow): Promise<number> {
     if (f.json) return rows.length ? writeOut(rows.map((r) => jsonForTerminal(r)).join("\n")) : undefined;
     const all = [HEADER, ...rows.map(cells)];
     widths ??= HEADER.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-    writeOut(table(all.map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths![i]!) : c))), f.width).split("\n").slice(header ? 0 : 1).join("\n"));
+    writeOut(
+      table(
+        all.map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths![i]!) : c))),
+        f.width,
+      )
+        .split("\n")
+        .slice(header ? 0 : 1)
+        .join("\n"),
+    );
   };
   try {
     const window = lastActions(db, f.last, undefined, f.filter);
@@ -47,7 +55,10 @@ export async function follow(f: Follow): Promise<number> {
       await Bun.sleep(POLL_MS);
       const rows = actionsSince(db, after, pending, f.filter);
       const ended = rows.filter((r) => r.status !== "running");
-      pending = [...pending.filter((id) => !ended.some((r) => r.id === id)), ...rows.filter((r) => r.status === "running" && !pending.includes(r.id)).map((r) => r.id)];
+      pending = [
+        ...pending.filter((id) => !ended.some((r) => r.id === id)),
+        ...rows.filter((r) => r.status === "running" && !pending.includes(r.id)).map((r) => r.id),
+      ];
       after = Math.max(after, ...rows.map((r) => r.id));
       print(ended, false);
     }

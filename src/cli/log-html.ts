@@ -6,7 +6,9 @@
 import type { JournalEntry as ActionRow } from "../state/journal.ts";
 
 /** What a row's outcome is on the page: a refusal for want of a grant, a withheld result, or its status. */
-export function outcomeOf(r: Pick<ActionRow, "status" | "error_code">): "success" | "denied" | "withheld" | "failed" | "indeterminate" | "running" {
+export function outcomeOf(
+  r: Pick<ActionRow, "status" | "error_code">,
+): "success" | "denied" | "withheld" | "failed" | "indeterminate" | "running" {
   if (r.status === "success") return "success";
   if (r.error_code === "sensitive_output_rejected") return "withheld";
   if (r.error_code !== null && /^(permission\.denied|approval\.|profile\.excluded)/.test(r.error_code)) return "denied";
@@ -29,7 +31,10 @@ const data = (rows: readonly ActionRow[]) =>
       caller: r.caller_sub ?? r.caller_client ?? "",
       args: r.args_preview,
     })),
-  ).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  )
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328;background:#fff}

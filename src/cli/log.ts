@@ -25,16 +25,51 @@ import { callerLabel } from "../serve/caller.ts";
 export const ACTION_WINDOW = 100;
 
 export default defineCommand({
-  meta: { name: "log", description: "Print the journal: what was tried, and what was stopped (last 100 actions; a task's child calls under their task call)" },
+  meta: {
+    name: "log",
+    description:
+      "Print the journal: what was tried, and what was stopped (last 100 actions; a task's child calls under their task call)",
+  },
   args: {
     last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },
-    resources: { type: "boolean", description: "List what tools created in the world instead (Most chats and messages: tool, kind, id, time, journal row)" },
-    tool: { type: "string", description: "Only this tool's rows (repeatable; a glob such as 'file_*')", valueHint: "T" },
-    status: { type: "string", description: "Only rows with this outcome (repeatable, or a comma list): success, failed, denied (refused a permission or an approval: exit 4), indeterminate, running", valueHint: "S" },
-    since: { type: "string", description: "Only rows from this long ago (30s, 10m, 2h, 7d, 2w) or since this date and time (2025-01-31, 2025-01-31T09:00, ISO 8601)", valueHint: "D" },
-    caller: { type: "string", description: "Only the calls of this caller (repeatable): what a row names as its caller, else how it came (session: forwarded by toolgate session)", valueHint: "C" },
-    follow: { type: "boolean", description: "After the window, keep printing each call as it finishes (Ctrl-C ends it)" },
-    html: { type: "string", description: "Write the window as one self-contained page (timeline, outcomes, denials and withheld results, filters) to FILE instead of printing it", valueHint: "FILE" },
+    resources: {
+      type: "boolean",
+      description:
+        "List what tools created in the world instead (Most chats and messages: tool, kind, id, time, journal row)",
+    },
+    tool: {
+      type: "string",
+      description: "Only this tool's rows (repeatable; a glob such as 'file_*')",
+      valueHint: "T",
+    },
+    status: {
+      type: "string",
+      description:
+        "Only rows with this outcome (repeatable, or a comma list): success, failed, denied (refused a permission or an approval: exit 4), indeterminate, running",
+      valueHint: "S",
+    },
+    since: {
+      type: "string",
+      description:
+        "Only rows from this long ago (30s, 10m, 2h, 7d, 2w) or since this date and time (2025-01-31, 2025-01-31T09:00, ISO 8601)",
+      valueHint: "D",
+    },
+    caller: {
+      type: "string",
+      description:
+        "Only the calls of this caller (repeatable): what a row names as its caller, else how it came (session: forwarded by toolgate session)",
+      valueHint: "C",
+    },
+    follow: {
+      type: "boolean",
+      description: "After the window, keep printing each call as it finishes (Ctrl-C ends it)",
+    },
+    html: {
+      type: "string",
+      description:
+        "Write the window as one self-contained page (timeline, outcomes, denials and withheld results, filters) to FILE instead of printing it",
+      valueHint: "FILE",
+    },
   },
 });
 
@@ -46,14 +81,25 @@ export function parseSince(raw: string, now: number): number {
   const age = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(raw.trim());
   if (age) return now - Number(age[1]) * UNITS[age[2]!]!;
   const at = /^\d{4}-\d{2}-\d{2}/.test(raw.trim()) ? Date.parse(raw.trim()) : Number.NaN;
-  if (Number.isNaN(at)) throw usageError(`--since ${JSON.stringify(raw)}: expected an age (30s, 10m, 2h, 7d, 2w) or a date (2025-01-31, 2025-01-31T09:00)`);
+  if (Number.isNaN(at))
+    throw usageError(
+      `--since ${JSON.stringify(raw)}: expected an age (30s, 10m, 2h, 7d, 2w) or a date (2025-01-31, 2025-01-31T09:00)`,
+    );
   return at;
 }
 
 /** The filters of the command line, checked before anything is read. */
 function filterOf(s: Scanned, now: number): ActionFilter {
-  const statuses = multi(s, "status").flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
-  for (const st of statuses) if (!STATUSES.includes(st)) throw usageError(`--status ${JSON.stringify(st)}: not an outcome the journal shows`, `the outcomes are: ${STATUSES.join(", ")}`);
+  const statuses = multi(s, "status")
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const st of statuses)
+    if (!STATUSES.includes(st))
+      throw usageError(
+        `--status ${JSON.stringify(st)}: not an outcome the journal shows`,
+        `the outcomes are: ${STATUSES.join(", ")}`,
+      );
   const since = str(s, "since");
   return {
     ...(multi(s, "tool").length ? { tools: multi(s, "tool") } : {}),
@@ -64,18 +110,45 @@ function filterOf(s: Scanned, now: number): ActionFilter {
 }
 
 export async function runLog(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { last: { kind: "string" }, resources: { kind: "bool" }, tool: { kind: "multi" }, status: { kind: "multi" }, since: { kind: "string" }, caller: { kind: "multi" }, follow: { kind: "bool" }, html: { kind: "string" } });
-  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate log [--last N] [--tool T] [--status S] [--since D] [--caller C] [--follow] [--resources] [--json]");
+  const s = scanFlags(ctx.argv, {
+    last: { kind: "string" },
+    resources: { kind: "bool" },
+    tool: { kind: "multi" },
+    status: { kind: "multi" },
+    since: { kind: "string" },
+    caller: { kind: "multi" },
+    follow: { kind: "bool" },
+    html: { kind: "string" },
+  });
+  if (s.positionals.length > 0)
+    throw usageError(
+      `unexpected argument "${s.positionals[0]}"`,
+      "toolgate log [--last N] [--tool T] [--status S] [--since D] [--caller C] [--follow] [--resources] [--json]",
+    );
   const filter = filterOf(s, Date.now());
-  if (bool(s, "resources") && (Object.keys(filter).length > 0 || bool(s, "follow"))) throw usageError("--resources lists created resources: --tool, --status, --since, --caller and --follow are for the journal's calls", "drop them, or --resources");
+  if (bool(s, "resources") && (Object.keys(filter).length > 0 || bool(s, "follow")))
+    throw usageError(
+      "--resources lists created resources: --tool, --status, --since, --caller and --follow are for the journal's calls",
+      "drop them, or --resources",
+    );
   const lastRaw = str(s, "last");
   const last = lastRaw === undefined ? ACTION_WINDOW : Number(lastRaw);
-  if (!Number.isInteger(last) || last < 1) throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
+  if (!Number.isInteger(last) || last < 1)
+    throw usageError(`--last ${lastRaw}: expected a whole number of actions, at least 1`);
   const input = bootInput(ctx, s);
   const { config, file } = await loadEffective(input);
   // An untrusted config cannot point the log at another folder's database (it would be opened and migrated).
   const authored = await authoredLoader(config); // TOOLGATE_TRUST may pin the authored tools too
-  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
+  trustGate(
+    { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined },
+    {
+      env: input.env,
+      cwd: input.cwd,
+      workspaceFlag: input.workspaceFlag,
+      workspace: config.values.workspace as string,
+      ...(authored ? { authoredDigests: authored.digests } : {}),
+    },
+  );
   const stateDir = config.values.state as string;
   checkStateFolder(config);
   // Reading the log never creates a state folder. A call started and never finished (its
@@ -87,12 +160,23 @@ export async function runLog(ctx: RunContext): Promise<number> {
       return 0;
     }
     const out = [["TIME", "TOOL", "KIND", "ID", "JOURNAL ROW"]];
-    for (const r of made) out.push([new Date(r.time_ms).toISOString(), r.tool, r.kind, r.resource_id, String(r.journal_id ?? "")]);
+    for (const r of made)
+      out.push([new Date(r.time_ms).toISOString(), r.tool, r.kind, r.resource_id, String(r.journal_id ?? "")]);
     writeOut(made.length ? table(out, outputWidth(ctx)) : "(no created resources)");
     return 0;
   }
-  if (bool(s, "follow")) return (await import("./log-follow.ts")).follow({ config, filter, last, json: bool(s, "json") || !ctx.stdoutIsTTY, width: outputWidth(ctx), open: () => openDb(config) });
-  const rows = existsSync(join(stateDir, DB_NAME)) ? withDb(config, (db) => lastActions(db, last, undefined, filter)) : [];
+  if (bool(s, "follow"))
+    return (await import("./log-follow.ts")).follow({
+      config,
+      filter,
+      last,
+      json: bool(s, "json") || !ctx.stdoutIsTTY,
+      width: outputWidth(ctx),
+      open: () => openDb(config),
+    });
+  const rows = existsSync(join(stateDir, DB_NAME))
+    ? withDb(config, (db) => lastActions(db, last, undefined, filter))
+    : [];
   const html = str(s, "html");
   if (html !== undefined) return writePage(html, rows, ctx.cwd, config.values.workspace as string);
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
@@ -103,7 +187,13 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const callers = rows.some((r) => r.caller_sub != null || r.caller_client != null);
   const withCaller = (c: string[], caller: string) => (callers ? [...c.slice(0, 5), caller, ...c.slice(5)] : c);
   const out = [withCaller(HEADER, "CALLER"), ...rows.map((r) => withCaller(cells(r), callerCell(r)))];
-  writeOut(rows.length ? table(out, outputWidth(ctx)) : Object.keys(filter).length ? "(no row matches)" : "(the journal is empty)");
+  writeOut(
+    rows.length
+      ? table(out, outputWidth(ctx))
+      : Object.keys(filter).length
+        ? "(no row matches)"
+        : "(the journal is empty)",
+  );
   return 0;
 }
 
@@ -114,7 +204,12 @@ function callerCell(r: { caller_sub?: string | null; caller_client?: string | nu
 }
 
 /** The page, written whole (a temporary file renamed over FILE); stdout says where, and how many rows. */
-async function writePage(file: string, rows: Parameters<typeof import("./log-html.ts").journalPage>[0], cwd: string, workspace: string): Promise<number> {
+async function writePage(
+  file: string,
+  rows: Parameters<typeof import("./log-html.ts").journalPage>[0],
+  cwd: string,
+  workspace: string,
+): Promise<number> {
   if (file === "") throw usageError("--html needs a file name", "toolgate log --html run.html");
   const { journalPage } = await import("./log-html.ts");
   const path = resolve(cwd, file);
@@ -124,7 +219,10 @@ async function writePage(file: string, rows: Parameters<typeof import("./log-htm
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw usageError(`--html ${file}: cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "name a file in a folder you can write");
+    throw usageError(
+      `--html ${file}: cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      "name a file in a folder you can write",
+    );
   }
   writeOut(`wrote ${path} (${rows.length} ${rows.length === 1 ? "call" : "calls"})`);
   return 0;

@@ -14,11 +14,29 @@ import { bool, str, type FlagSpec, type Scanned } from "./flags.ts";
 import { note } from "./ui.ts";
 
 export const HTTP_ARGS = {
-  http: { type: "string", description: "Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0 picks a free one; the address is printed on stderr)", valueHint: "HOST:PORT" },
-  "token-file": { type: "string", description: "Bearer token clients must send (the file's trimmed content, at least 32 characters; mode 600: no group or other bits). Without it a token is generated and printed once on stderr", valueHint: "FILE" },
-  "no-token": { type: "boolean", description: "No bearer token (loopback addresses only): for clients that cannot send a header" },
+  http: {
+    type: "string",
+    description:
+      "Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0 picks a free one; the address is printed on stderr)",
+    valueHint: "HOST:PORT",
+  },
+  "token-file": {
+    type: "string",
+    description:
+      "Bearer token clients must send (the file's trimmed content, at least 32 characters; mode 600: no group or other bits). Without it a token is generated and printed once on stderr",
+    valueHint: "FILE",
+  },
+  "no-token": {
+    type: "boolean",
+    description: "No bearer token (loopback addresses only): for clients that cannot send a header",
+  },
   "http-public": { type: "boolean", description: "Allow --http on an address other machines can reach" },
-  "oauth-issuer": { type: "string", description: "Accept OAuth access tokens from this issuer instead of a static token: each caller is known by its token and held to its caller rule (serve.callers); the config's serve.oauth sets audience and scopes", valueHint: "URL" },
+  "oauth-issuer": {
+    type: "string",
+    description:
+      "Accept OAuth access tokens from this issuer instead of a static token: each caller is known by its token and held to its caller rule (serve.callers); the config's serve.oauth sets audience and scopes",
+    valueHint: "URL",
+  },
 } as const;
 
 export const HTTP_FLAGS: Record<string, FlagSpec> = {
@@ -34,10 +52,20 @@ export function httpChoice(s: Scanned): HttpOptions | undefined {
   const http = str(s, "http");
   if (http === undefined) {
     const stray = ["token-file", "no-token", "http-public", "oauth-issuer"].find((f) => s.flags[f] !== undefined);
-    if (stray) throw usageError(`--${stray} applies only to --http`, "add --http HOST:PORT, or leave it out to serve over stdio");
+    if (stray)
+      throw usageError(
+        `--${stray} applies only to --http`,
+        "add --http HOST:PORT, or leave it out to serve over stdio",
+      );
     return undefined;
   }
-  const o = httpOptions({ http, httpPublic: bool(s, "http-public"), noToken: bool(s, "no-token"), tokenFile: str(s, "token-file"), oauthIssuer: str(s, "oauth-issuer") });
+  const o = httpOptions({
+    http,
+    httpPublic: bool(s, "http-public"),
+    noToken: bool(s, "no-token"),
+    tokenFile: str(s, "token-file"),
+    oauthIssuer: str(s, "oauth-issuer"),
+  });
   if (!o.ok) throw usageError(o.refusal.message, o.refusal.details as string | undefined);
   return o.value;
 }
@@ -56,7 +84,12 @@ const MAX_METADATA_BYTES = 1024 * 1024;
 export function issuerGet(booted: Booted): Get {
   const client = httpClient(booted.net);
   return async (url) => {
-    const r = await client.get(url, { maxBytes: MAX_METADATA_BYTES, timeoutMs: 10_000, operatorEndpoint: true, headers: { Accept: "application/json" } });
+    const r = await client.get(url, {
+      maxBytes: MAX_METADATA_BYTES,
+      timeoutMs: 10_000,
+      operatorEndpoint: true,
+      headers: { Accept: "application/json" },
+    });
     if (!r.ok) return { problem: r.refusal.message };
     if (r.value.truncated) return { problem: `larger than ${MAX_METADATA_BYTES} bytes` };
     try {
@@ -77,13 +110,35 @@ export async function startHttp(hub: Hub, options: HttpOptions, s: HttpStart): P
   const { listenHttp } = await import("../serve/http.ts");
   const section = s.booted.config.values.serve as { callers?: readonly CallerRule[] } | undefined;
   let oauth: Awaited<ReturnType<typeof import("../serve/oauth/start.ts").prepareOAuth>> | undefined;
-  if (!options.oauth && section?.callers !== undefined) note("serve.callers is not used: caller rules need OAuth access tokens (--oauth-issuer or serve.oauth); every client with the token gets the serve line");
+  if (!options.oauth && section?.callers !== undefined)
+    note(
+      "serve.callers is not used: caller rules need OAuth access tokens (--oauth-issuer or serve.oauth); every client with the token gets the serve line",
+    );
   if (options.oauth) {
-    const [{ prepareOAuth }, { callerRules }] = await Promise.all([import("../serve/oauth/start.ts"), import("../serve/oauth/callers.ts")]);
-    const admit = callerRules(section?.callers, { ...s.line, profiles: s.booted.config.values.profiles as Record<string, ProfileConfig> | undefined });
-    if (!admit.ok) throw bootError(admit.refusal.message, "name a built-in profile (full, scout, writer) or one of the config's profiles");
-    oauth = await prepareOAuth(options.oauth, { get: issuerGet(s.booted), now: Date.now, log: note, admit: admit.value });
-    if (!oauth.ok) throw bootError(oauth.problem, `check ${options.oauth.from}: the issuer's URL exactly as its tokens' iss names it, reachable from here`);
+    const [{ prepareOAuth }, { callerRules }] = await Promise.all([
+      import("../serve/oauth/start.ts"),
+      import("../serve/oauth/callers.ts"),
+    ]);
+    const admit = callerRules(section?.callers, {
+      ...s.line,
+      profiles: s.booted.config.values.profiles as Record<string, ProfileConfig> | undefined,
+    });
+    if (!admit.ok)
+      throw bootError(
+        admit.refusal.message,
+        "name a built-in profile (full, scout, writer) or one of the config's profiles",
+      );
+    oauth = await prepareOAuth(options.oauth, {
+      get: issuerGet(s.booted),
+      now: Date.now,
+      log: note,
+      admit: admit.value,
+    });
+    if (!oauth.ok)
+      throw bootError(
+        oauth.problem,
+        `check ${options.oauth.from}: the issuer's URL exactly as its tokens' iss names it, reachable from here`,
+      );
   }
   const r = await listenHttp({ hub, options, log: note, ...(oauth?.ok ? { oauth: oauth.value } : {}) });
   if (!r.ok) throw bootError(r.refusal.message, "pick another port (0 lets the system choose) or stop what holds it");

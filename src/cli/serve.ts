@@ -24,13 +24,40 @@ import { telemetryFor } from "../telemetry/telemetry.ts";
 import { withheldToolNotes } from "../servers/list.ts";
 
 export default defineCommand({
-  meta: { name: "serve", description: "Serve the catalog as an MCP server over stdio (or Streamable HTTP with --http): the same pipeline as call, narrowed by --profile and --child" },
+  meta: {
+    name: "serve",
+    description:
+      "Serve the catalog as an MCP server over stdio (or Streamable HTTP with --http): the same pipeline as call, narrowed by --profile and --child",
+  },
   args: {
-    profile: { type: "string", description: "Offer only this profile's tools: full (default), scout, writer, or one from the config's profiles", valueHint: "NAME" },
-    child: { type: "boolean", description: "No human behind this session: tools that need approval are offered only when --approve covers them, and nothing is ever asked" },
-    state: { type: "string", description: "The state folder (journal) for this session, over the config's: a task's child server gets its own, which the parent files under the task call", valueHint: "DIR" },
-    expose: { type: "string", description: "Serve one configured MCP server exactly: its tools, resources and prompts under its own names, and its instructions (still checked by permissions, journal and boundary)", valueHint: "SERVER" },
-    "name-budget": { type: "string", description: "Longest served name (16-64, default 44: room for a 20-character client prefix); longer or non-conforming names are shortened reversibly (toolgate tools --served shows the mapping)", valueHint: "N" },
+    profile: {
+      type: "string",
+      description: "Offer only this profile's tools: full (default), scout, writer, or one from the config's profiles",
+      valueHint: "NAME",
+    },
+    child: {
+      type: "boolean",
+      description:
+        "No human behind this session: tools that need approval are offered only when --approve covers them, and nothing is ever asked",
+    },
+    state: {
+      type: "string",
+      description:
+        "The state folder (journal) for this session, over the config's: a task's child server gets its own, which the parent files under the task call",
+      valueHint: "DIR",
+    },
+    expose: {
+      type: "string",
+      description:
+        "Serve one configured MCP server exactly: its tools, resources and prompts under its own names, and its instructions (still checked by permissions, journal and boundary)",
+      valueHint: "SERVER",
+    },
+    "name-budget": {
+      type: "string",
+      description:
+        "Longest served name (16-64, default 44: room for a 20-character client prefix); longer or non-conforming names are shortened reversibly (toolgate tools --served shows the mapping)",
+      valueHint: "N",
+    },
     ...HTTP_ARGS,
   },
 });
@@ -38,13 +65,31 @@ export default defineCommand({
 export async function runServe(ctx: RunContext): Promise<number> {
   // Before anything else can write: stdout is the protocol's alone.
   const stdout = claimStdout();
-  const s = scanFlags(ctx.argv, { profile: { kind: "string" }, child: { kind: "bool" }, state: { kind: "string" }, "name-budget": { kind: "string" }, expose: { kind: "string" }, ...HTTP_FLAGS });
-  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate serve [--profile NAME] [--child] [--approve TOOL]");
+  const s = scanFlags(ctx.argv, {
+    profile: { kind: "string" },
+    child: { kind: "bool" },
+    state: { kind: "string" },
+    "name-budget": { kind: "string" },
+    expose: { kind: "string" },
+    ...HTTP_FLAGS,
+  });
+  if (s.positionals.length > 0)
+    throw usageError(
+      `unexpected argument "${s.positionals[0]}"`,
+      "toolgate serve [--profile NAME] [--child] [--approve TOOL]",
+    );
   const lane = str(s, "lane") ?? "default";
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane)) throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(lane))
+    throw usageError(`--lane ${JSON.stringify(lane)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);
   const asked = httpChoice(s);
   // Nobody is asked at a terminal: permissions come from the flags and the config only.
-  const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState, child: bool(s, "child"), relaySampling: !bool(s, "child") });
+  const booted = await boot({
+    ...bootInput(ctx, s),
+    interactive: false,
+    beforeStart: checkState,
+    child: bool(s, "child"),
+    relaySampling: !bool(s, "child"),
+  });
   let db: Database | undefined;
   // Each call's span, exported from this process off the calls' path (when the environment asks for it).
   const telemetry = telemetryFor(ctx.env, "live", (line) => void process.stderr.write(`${line}\n`));
@@ -57,17 +102,29 @@ export async function runServe(ctx: RunContext): Promise<number> {
     const remote = booted.remote;
     if (expose !== undefined && remote?.spec(expose)?.kind !== "mcp") {
       const names = (remote?.status ?? []).filter((st) => st.origin.startsWith("mcp:")).map((st) => st.name);
-      throw usageError(`--expose ${JSON.stringify(expose)}: no MCP server of that name in the config${didYouMean(nearest(expose, names))}`, names.length > 0 ? `configured: ${names.join(", ")}` : "declare it under mcpServers in toolgate.json");
+      throw usageError(
+        `--expose ${JSON.stringify(expose)}: no MCP server of that name in the config${didYouMean(nearest(expose, names))}`,
+        names.length > 0 ? `configured: ${names.join(", ")}` : "declare it under mcpServers in toolgate.json",
+      );
     }
     // --approve takes the names a client sees too (--expose: the server's own); any other name is refused here.
-    const approved = approvedNames(multi(s, "approve"), booted, servedToCatalog(booted, choices.names.fromServed, expose));
+    const approved = approvedNames(
+      multi(s, "approve"),
+      booted,
+      servedToCatalog(booted, choices.names.fromServed, expose),
+    );
     // A tool the output boundary kept out of a server's listing is not served: the operator hears which rule and where.
     if (!bool(s, "quiet")) for (const line of withheldToolNotes(remote?.status ?? [])) note(line);
     db = openChecked(booted.config);
     // The hub runs each relayed request; the relay is made first, so it reaches the hub late.
     let runRelayed: Hub["runRelayed"] | undefined;
     const relay = remote
-      ? new Relay({ sources: remote, ...(expose !== undefined ? { expose } : {}), run: (...a) => runRelayed!(...a), operator: (line) => void process.stderr.write(`${line}\n`) })
+      ? new Relay({
+          sources: remote,
+          ...(expose !== undefined ? { expose } : {}),
+          run: (...a) => runRelayed!(...a),
+          operator: (line) => void process.stderr.write(`${line}\n`),
+        })
       : undefined;
     const hub = new Hub({
       wiring: {
@@ -80,7 +137,14 @@ export async function runServe(ctx: RunContext): Promise<number> {
         unstarted: (e) => {
           throw stateError(booted.config, e, "the call was not run");
         },
-        unfinished: (e) => note(stateError(booted.config, e, "a call's journal row was not finished; `toolgate log` shows it as indeterminate").message),
+        unfinished: (e) =>
+          note(
+            stateError(
+              booted.config,
+              e,
+              "a call's journal row was not finished; `toolgate log` shows it as indeterminate",
+            ).message,
+          ),
         ...(telemetry ? { telemetry } : {}),
       },
       profile: choices.profile,
@@ -95,13 +159,18 @@ export async function runServe(ctx: RunContext): Promise<number> {
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
     // and clients hear of every change in what is served.
     await booted.remote?.supervise({ onChange: () => void hub.listChanged(), onEvent: (line) => note(line) });
-    const listening = http ? await startHttp(hub, http, { booted, line: { profile: choices.profile, approved } }) : undefined;
+    const listening = http
+      ? await startHttp(hub, http, { booted, line: { profile: choices.profile, approved } })
+      : undefined;
     if (!listening) {
       const { StdioTransport } = await import("../serve/stdio.ts");
       const transport = new StdioTransport(process.stdin, stdout);
       await hub.connect(transport, { sessionApprovals: false });
     }
-    if (bool(s, "verbose")) note(`serving ${hub.tools().length} tools over ${listening ? "HTTP" : "stdio"} (profile ${choices.profile.name}${bool(s, "child") ? ", child" : ""})`);
+    if (bool(s, "verbose"))
+      note(
+        `serving ${hub.tools().length} tools over ${listening ? "HTTP" : "stdio"} (profile ${choices.profile.name}${bool(s, "child") ? ", child" : ""})`,
+      );
     // An HTTP server may run with stdin closed: only a signal stops it.
     const why = await stopSignal(!listening, stdout);
     listening?.refuseNewSessions();
@@ -121,7 +190,11 @@ export async function runServe(ctx: RunContext): Promise<number> {
 }
 
 /** Served name → catalog name: with --expose, the exposed server's tools under its own names; else the mapped names (--name-budget). */
-function servedToCatalog(booted: Booted, fromServed: ReadonlyMap<string, string>, expose: string | undefined): ReadonlyMap<string, string> {
+function servedToCatalog(
+  booted: Booted,
+  fromServed: ReadonlyMap<string, string>,
+  expose: string | undefined,
+): ReadonlyMap<string, string> {
   if (expose === undefined) return fromServed;
   const own = [...booted.catalog.entries.values()].filter((e) => e.origin === `mcp:${expose}`);
   return new Map(own.map((e) => [e.rawName, e.name]));
@@ -136,7 +209,10 @@ function exposedServer(remote: RemoteSources, name: string): NonNullable<HubDeps
   return {
     server: name,
     listed: () => remote.listedTools(name),
-    declaring: async (declared) => (remote.declaresAsShared(declared) ? undefined : (await remote.connection(spec, declared)).tools.map((t) => t.name)),
+    declaring: async (declared) =>
+      remote.declaresAsShared(declared)
+        ? undefined
+        : (await remote.connection(spec, declared)).tools.map((t) => t.name),
   };
 }
 

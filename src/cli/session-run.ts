@@ -44,7 +44,10 @@ const SESSION_JIT_POLICY = 100;
 /** A forwarded call this session does not serve: the client runs it cold. */
 class NotThisSession extends Error {
   override name = "NotThisSession";
-  constructor(readonly why: string, readonly stale: boolean) {
+  constructor(
+    readonly why: string,
+    readonly stale: boolean,
+  ) {
     super(why);
   }
 }
@@ -62,7 +65,9 @@ function identity(config: Effective, file: ConfigFile | null): { key: string; fi
   const workspace = config.values.workspace as string;
   const lock = join(configFolder(file, workspace), LOCK_NAME);
   const h = createHash("sha256");
-  h.update(file ? read(file.path) : "").update("\0").update(read(lock));
+  h.update(file ? read(file.path) : "")
+    .update("\0")
+    .update(read(lock));
   return { key: `${workspace}\0${file?.path ?? ""}`, fingerprint: h.digest("hex") };
 }
 
@@ -78,7 +83,11 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   // A session that cannot tell who connects never listens (it would serve any process that reaches the socket).
   const checks = await peerChecks();
   const blind = peerChecksUnavailable(checks);
-  if (blind !== null) throw bootError(`a session cannot start: ${blind}`, "calls run cold without a session; start one from an environment where the JIT is on");
+  if (blind !== null)
+    throw bootError(
+      `a session cannot start: ${blind}`,
+      "calls run cold without a session; start one from an environment where the JIT is on",
+    );
   // One boot with no grants: a config that cannot boot never starts a session.
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
   await booted.remote?.shutdown();
@@ -86,7 +95,8 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   // Where `session start` made sure it may listen (the user's 0700 sessions folder, not in the workspace).
   const folder = sessionsFolder(ctx.env);
   const unfit = folder === null ? "no user folder" : unfitSessions(folder);
-  if (folder === null || unfit !== null) throw bootError(`a session cannot listen in ${unfit}`, "start it with toolgate session start");
+  if (folder === null || unfit !== null)
+    throw bootError(`a session cannot listen in ${unfit}`, "start it with toolgate session start");
   const socket = socketFor(folder, realOr(booted.workspace));
   // The forwarded calls' spans, exported by this process (the client's TRACEPARENT is each call's parent).
   const telemetry = telemetryFor(ctx.env, "live", (line) => void process.stderr.write(`${line}\n`));
@@ -101,14 +111,34 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
       if (req.v !== VERSION) return { why: `the session runs toolgate ${VERSION}, this is ${req.v}` };
       inFlight++;
       try {
-        const env: Record<string, string | undefined> = { ...ctx.env, TOOLGATE_CONFIG: req.env.TOOLGATE_CONFIG, CI: req.env.CI, TRACEPARENT: req.env.TRACEPARENT, TRACESTATE: req.env.TRACESTATE, COLUMNS: req.env.COLUMNS };
+        const env: Record<string, string | undefined> = {
+          ...ctx.env,
+          TOOLGATE_CONFIG: req.env.TOOLGATE_CONFIG,
+          CI: req.env.CI,
+          TRACEPARENT: req.env.TRACEPARENT,
+          TRACESTATE: req.env.TRACESTATE,
+          COLUMNS: req.env.COLUMNS,
+        };
         const gate = (config: Effective, file: ConfigFile | null) => {
           const id = identity(config, file);
           if (id.key !== own.key) throw new NotThisSession("the session serves another workspace or config", false);
-          if (id.fingerprint !== own.fingerprint) throw new NotThisSession("the config or toolgate.lock changed since the session started", true);
+          if (id.fingerprint !== own.fingerprint)
+            throw new NotThisSession("the config or toolgate.lock changed since the session started", true);
         };
         const code = await withSinks({ out: io.out, err: io.err }, () =>
-          runMain(req.argv, { cwd: req.cwd, env, stdoutIsTTY: req.tty, readStdin: io.readStdin, signal: io.signal, via: "session", gate, pool, stateDb, ...(req.prompt === true ? { ask: io.ask } : {}), ...(telemetry ? { telemetry } : {}) }),
+          runMain(req.argv, {
+            cwd: req.cwd,
+            env,
+            stdoutIsTTY: req.tty,
+            readStdin: io.readStdin,
+            signal: io.signal,
+            via: "session",
+            gate,
+            pool,
+            stateDb,
+            ...(req.prompt === true ? { ask: io.ask } : {}),
+            ...(telemetry ? { telemetry } : {}),
+          }),
         );
         calls++;
         // After the answer went out, while its client exits and the next one starts.
@@ -144,7 +174,11 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   // Peer credentials where the platform gives them: another user, or a process in another
   // namespace (a sandbox, a container), is refused even if it reached the socket.
   const uid = process.getuid?.();
-  const listener = listen(socket, handlers, checks && uid !== undefined ? (sock) => refusePeer(checks, checks.socketFd(sock), uid) : null);
+  const listener = listen(
+    socket,
+    handlers,
+    checks && uid !== undefined ? (sock) => refusePeer(checks, checks.socketFd(sock), uid) : null,
+  );
   // Idle, or the config / lock edited: the session ends by itself (the next call runs cold).
   // Half a second or more after a burst of calls (at the next tick), one full collection: the garbage of the calls served
   // would otherwise stay resident while the session waits, most of the time it lives.
@@ -156,15 +190,19 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
     earlyCollections++;
     Bun.gc(true);
   }
-  const tick = setInterval(() => {
-    if (inFlight === 0 && calls !== collectedAt && Date.now() - last >= IDLE_COLLECT_MS) {
-      collectedAt = calls;
-      collections++;
-      Bun.gc(true);
-    }
-    if (inFlight === 0 && Date.now() - last >= idleSecs * 1000) stopping?.(`idle for ${idleSecs} s`);
-    else if (identity(booted.config, booted.file).fingerprint !== own.fingerprint) stopping?.("the config or toolgate.lock changed");
-  }, Math.min(1000, idleSecs * 250));
+  const tick = setInterval(
+    () => {
+      if (inFlight === 0 && calls !== collectedAt && Date.now() - last >= IDLE_COLLECT_MS) {
+        collectedAt = calls;
+        collections++;
+        Bun.gc(true);
+      }
+      if (inFlight === 0 && Date.now() - last >= idleSecs * 1000) stopping?.(`idle for ${idleSecs} s`);
+      else if (identity(booted.config, booted.file).fingerprint !== own.fingerprint)
+        stopping?.("the config or toolgate.lock changed");
+    },
+    Math.min(1000, idleSecs * 250),
+  );
   process.once("SIGTERM", () => stopping?.("SIGTERM")).once("SIGINT", () => stopping?.("SIGINT"));
   const why = await stopped;
   clearInterval(tick);

@@ -41,11 +41,21 @@ export default defineCommand({
     all: { type: "boolean", description: "list: every lane's tasks, not only this lane's" },
     follow: { type: "boolean", description: "logs: keep printing until the task ends" },
     timeout: { type: "string", description: "wait: give up after S seconds (exit 124)", valueHint: "S" },
-    "older-than": { type: "string", description: "prune: remove ended tasks older than this (30m, 12h, 7d; default 7d)", valueHint: "D" },
+    "older-than": {
+      type: "string",
+      description: "prune: remove ended tasks older than this (30m, 12h, 7d; default 7d)",
+      valueHint: "D",
+    },
   },
 });
 
-const FLAGS = { all: { kind: "bool" }, follow: { kind: "bool" }, timeout: { kind: "string" }, "older-than": { kind: "string" }, "state-dir": { kind: "string" } } as const;
+const FLAGS = {
+  all: { kind: "bool" },
+  follow: { kind: "bool" },
+  timeout: { kind: "string" },
+  "older-than": { kind: "string" },
+  "state-dir": { kind: "string" },
+} as const;
 
 export async function runTasks(ctx: RunContext): Promise<number> {
   const s = scanFlags(ctx.argv, FLAGS);
@@ -59,14 +69,33 @@ export async function runTasks(ctx: RunContext): Promise<number> {
   }
   const lane = str(s, "lane") ?? "default";
   const needsId = ["status", "logs", "cancel", "wait"];
-  if (!["list", "prune", ...needsId].includes(action)) throw usageError(`unknown tasks action "${action}"${didYouMean(nearest(action, ["list", "prune", ...needsId]))}`, "toolgate tasks list | status ID | logs ID [--follow] | cancel ID | wait ID [--timeout S] | prune [--older-than D]");
-  if (needsId.includes(action) && id === undefined) throw usageError(`tasks ${action} needs a task id (or a unique prefix)`, "toolgate tasks list shows them");
+  if (!["list", "prune", ...needsId].includes(action))
+    throw usageError(
+      `unknown tasks action "${action}"${didYouMean(nearest(action, ["list", "prune", ...needsId]))}`,
+      "toolgate tasks list | status ID | logs ID [--follow] | cancel ID | wait ID [--timeout S] | prune [--older-than D]",
+    );
+  if (needsId.includes(action) && id === undefined)
+    throw usageError(`tasks ${action} needs a task id (or a unique prefix)`, "toolgate tasks list shows them");
   const timeoutMs = parseTimeout(str(s, "timeout"));
   const olderMs = parseAge(str(s, "older-than") ?? "7d");
   const input = bootInput(ctx, s);
   const { config, file } = await loadEffective(input);
   const authored = await authoredLoader(config); // TOOLGATE_TRUST may pin the authored tools too
-  trustGate({ file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined, scratchFlag: input.scratchFlag !== undefined }, { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) });
+  trustGate(
+    {
+      file,
+      values: config.values,
+      workspaceFlag: input.workspaceFlag !== undefined,
+      scratchFlag: input.scratchFlag !== undefined,
+    },
+    {
+      env: input.env,
+      cwd: input.cwd,
+      workspaceFlag: input.workspaceFlag,
+      workspace: config.values.workspace as string,
+      ...(authored ? { authoredDigests: authored.digests } : {}),
+    },
+  );
   const stateDir = config.values.state as string;
   checkStateFolder(config);
   // Reading never creates a state folder.
@@ -102,7 +131,14 @@ const clock = { now: Date.now };
 
 function find(db: Database, id: string, lane: string): TaskRow {
   const f = findTask(db, id, lane, clock);
-  if (!f.ok) throw new CliError(ExitCode.failed, f.message, f.code === "task.not_found" ? "toolgate tasks list shows this lane's tasks (--lane NAME for another lane's)" : undefined);
+  if (!f.ok)
+    throw new CliError(
+      ExitCode.failed,
+      f.message,
+      f.code === "task.not_found"
+        ? "toolgate tasks list shows this lane's tasks (--lane NAME for another lane's)"
+        : undefined,
+    );
   return f.row;
 }
 
@@ -140,7 +176,8 @@ function list(db: Database, owner: string | null, json: boolean, width: number):
     return 0;
   }
   const out = [["ID", "LANE", "TOOL", "STATUS", "CREATED", "SUMMARY"]];
-  for (const r of rows) out.push([r.id, r.owner, r.source_tool, r.status, new Date(r.created_ms).toISOString(), r.summary ?? ""]);
+  for (const r of rows)
+    out.push([r.id, r.owner, r.source_tool, r.status, new Date(r.created_ms).toISOString(), r.summary ?? ""]);
   writeOut(rows.length ? table(out, width) : "(no tasks)");
   return 0;
 }
@@ -173,7 +210,10 @@ async function wait(db: Database, r: TaskRow, lane: string, timeoutMs: number, j
   const final = await settle(db, r.id, lane, Date.now() + timeoutMs);
   writeOut(jsonForTerminal(operatorView(final), json ? undefined : 2));
   if (ACTIVE.has(final.status)) {
-    await tell("warn", `task ${final.id} is still ${final.status} after ${timeoutMs / 1000} s (exit ${WAIT_TIMEOUT_EXIT})`);
+    await tell(
+      "warn",
+      `task ${final.id} is still ${final.status} after ${timeoutMs / 1000} s (exit ${WAIT_TIMEOUT_EXIT})`,
+    );
     return WAIT_TIMEOUT_EXIT;
   }
   return taskExitCode(final);
@@ -186,7 +226,11 @@ async function cancel(db: Database, r: TaskRow, lane: string, json: boolean): Pr
   }
   // The supervisor ends the tree (TERM, grace, KILL), writes the final row, then it is shown.
   const final = await settle(db, r.id, lane, Date.now() + CANCEL_SETTLE_MS);
-  if (ACTIVE.has(final.status)) await tell("warn", `task ${final.id} was asked to cancel and is still ${final.status}; toolgate tasks wait ${final.id}`);
+  if (ACTIVE.has(final.status))
+    await tell(
+      "warn",
+      `task ${final.id} was asked to cancel and is still ${final.status}; toolgate tasks wait ${final.id}`,
+    );
   return show(final, json);
 }
 
@@ -199,7 +243,10 @@ async function logs(db: Database, r: TaskRow, lane: string, follow: boolean, tty
       seq = c.seq;
     }
   };
-  if (r.log_dropped > 0) note(`(${r.log_dropped} older log chunk${r.log_dropped === 1 ? "" : "s"} dropped; the whole output is in the task's artifacts)`);
+  if (r.log_dropped > 0)
+    note(
+      `(${r.log_dropped} older log chunk${r.log_dropped === 1 ? "" : "s"} dropped; the whole output is in the task's artifacts)`,
+    );
   flush();
   // --follow ends when the task does (lost included): one last read after the final row.
   for (let cur = r, pause = POLL_MS; follow && ACTIVE.has(cur.status); pause = Math.min(pause * 1.5, POLL_MAX_MS)) {
@@ -214,7 +261,8 @@ async function logs(db: Database, r: TaskRow, lane: string, follow: boolean, tty
 function parseTimeout(raw: string | undefined): number {
   if (raw === undefined) return Infinity;
   const n = Number(raw);
-  if (!(n >= 0) || !Number.isFinite(n)) throw usageError(`--timeout ${raw}: expected seconds (a number, 0 or more)`, "for example --timeout 30");
+  if (!(n >= 0) || !Number.isFinite(n))
+    throw usageError(`--timeout ${raw}: expected seconds (a number, 0 or more)`, "for example --timeout 30");
   return n * 1000;
 }
 

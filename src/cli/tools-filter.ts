@@ -21,10 +21,17 @@ const WRITES: readonly string[] = EFFECTS.filter((e) => e !== "read");
 export function parseEffects(values: readonly string[]): Set<string> | undefined {
   if (values.length === 0) return undefined;
   const out = new Set<string>();
-  for (const v of values.flatMap((x) => x.split(",")).map((x) => x.trim()).filter(Boolean)) {
+  for (const v of values
+    .flatMap((x) => x.split(","))
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     if (v === "write") WRITES.forEach((e) => out.add(e));
     else if ((EFFECTS as readonly string[]).includes(v)) out.add(v);
-    else throw usageError(`--effect ${JSON.stringify(v)}: not an effect class`, `the effects are: ${EFFECTS.join(", ")}, or write (${WRITES.join(", ")})`);
+    else
+      throw usageError(
+        `--effect ${JSON.stringify(v)}: not an effect class`,
+        `the effects are: ${EFFECTS.join(", ")}, or write (${WRITES.join(", ")})`,
+      );
   }
   return out;
 }
@@ -33,8 +40,14 @@ export function parseEffects(values: readonly string[]): Set<string> | undefined
  * --source values against the sources this config has (`known`: builtin, authored, las, mcp:NAME for
  * each configured server, listed or not). `mcp` is every MCP server; a glob matches origins.
  */
-export function parseSources(values: readonly string[], known: readonly string[]): ((origin: string) => boolean) | undefined {
-  const wanted = values.flatMap((x) => x.split(",")).map((x) => x.trim()).filter(Boolean);
+export function parseSources(
+  values: readonly string[],
+  known: readonly string[],
+): ((origin: string) => boolean) | undefined {
+  const wanted = values
+    .flatMap((x) => x.split(","))
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (wanted.length === 0) return undefined;
   const tests = wanted.map((w) => {
     if (w === "mcp") return (o: string) => o.startsWith("mcp:");
@@ -42,13 +55,27 @@ export function parseSources(values: readonly string[], known: readonly string[]
       const g = new Bun.Glob(w);
       return (o: string) => g.match(o);
     }
-    if (!known.includes(w)) throw usageError(`--source ${JSON.stringify(w)}: no such source in this catalog`, `the sources are: ${[...known, "mcp"].join(", ")} (a glob such as mcp:* too)`);
+    if (!known.includes(w))
+      throw usageError(
+        `--source ${JSON.stringify(w)}: no such source in this catalog`,
+        `the sources are: ${[...known, "mcp"].join(", ")} (a glob such as mcp:* too)`,
+      );
     return (o: string) => o === w;
   });
   return (o) => tests.some((t) => t(o));
 }
 
-export function toolFilter(glob: string | undefined, sources: ((origin: string) => boolean) | undefined, effects: Set<string> | undefined): ToolFilter {
+export function toolFilter(
+  glob: string | undefined,
+  sources: ((origin: string) => boolean) | undefined,
+  effects: Set<string> | undefined,
+): ToolFilter {
   const g = glob === undefined ? undefined : new Bun.Glob(glob);
-  return { active: g !== undefined || sources !== undefined || effects !== undefined, keeps: (d) => (g === undefined || g.match(d.name)) && (sources === undefined || sources(d.origin)) && (effects === undefined || effects.has(d.effect)) };
+  return {
+    active: g !== undefined || sources !== undefined || effects !== undefined,
+    keeps: (d) =>
+      (g === undefined || g.match(d.name)) &&
+      (sources === undefined || sources(d.origin)) &&
+      (effects === undefined || effects.has(d.effect)),
+  };
 }

@@ -30,7 +30,10 @@ export function writeOut(text: string): void {
 }
 
 /** The width output is laid out for: the terminal's columns when stdout is one, else 100. */
-export function outputWidth(ctx: { readonly stdoutIsTTY: boolean; readonly env: Readonly<Record<string, string | undefined>> }): number {
+export function outputWidth(ctx: {
+  readonly stdoutIsTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}): number {
   if (!ctx.stdoutIsTTY) return PIPED_WIDTH;
   // A call forwarded by a session (or run in-process) has no terminal of its own here: the caller's COLUMNS, if any.
   const cols = isTerminal(1) ? process.stdout.columns : Number(ctx.env.COLUMNS);
@@ -87,5 +90,9 @@ export function table(rows: readonly (readonly string[])[], width = Number.POSIT
     widths[widest]!--;
     excess--;
   }
-  return safe.map((r) => r.map((c, i) => (i === r.length - 1 ? cut(c, widths[i]!) : pad(cut(c, widths[i]!), widths[i]!))).join("  ")).join("\n");
+  return safe
+    .map((r) =>
+      r.map((c, i) => (i === r.length - 1 ? cut(c, widths[i]!) : pad(cut(c, widths[i]!), widths[i]!))).join("  "),
+    )
+    .join("\n");
 }

@@ -8,14 +8,23 @@ import type { RunContext } from "./context.ts";
 import { bool, scanFlags } from "./flags.ts";
 
 export default defineCommand({
-  meta: { name: "version", description: "Print the version, the commit it was built from and its target platform (JSON when piped or with --json)" },
+  meta: {
+    name: "version",
+    description:
+      "Print the version, the commit it was built from and its target platform (JSON when piped or with --json)",
+  },
   args: {},
 });
 
 export async function runVersion(ctx: RunContext): Promise<number> {
   const s = scanFlags(ctx.argv, {});
-  if (s.positionals.length > 0) throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate version [--json]");
+  if (s.positionals.length > 0)
+    throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate version [--json]");
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
-  writeStdout(json ? `${JSON.stringify({ version: VERSION, commit: COMMIT, target: TARGET })}\n` : `toolgate ${VERSION}\ncommit ${COMMIT}\ntarget ${TARGET}\n`);
+  writeStdout(
+    json
+      ? `${JSON.stringify({ version: VERSION, commit: COMMIT, target: TARGET })}\n`
+      : `toolgate ${VERSION}\ncommit ${COMMIT}\ntarget ${TARGET}\n`,
+  );
   return 0;
 }

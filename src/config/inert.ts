@@ -11,7 +11,8 @@ export interface InertKey {
 
 /** Each section: the predicate on its value that sets something the missing feature would read. */
 // Empty since delegation landed (the last one): kept for the next section whose feature lags.
-const INERT: readonly { section: string; sets: (v: Record<string, unknown>) => string | undefined; missing: string }[] = [];
+const INERT: readonly { section: string; sets: (v: Record<string, unknown>) => string | undefined; missing: string }[] =
+  [];
 
 /** The first key the file sets for a feature that does not exist yet, or null. */
 export function findInertKey(data: Readonly<Record<string, unknown>>): InertKey | null {

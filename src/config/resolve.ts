@@ -5,7 +5,9 @@ import { bootError } from "../result/result.ts";
 import { isCI } from "./ci.ts";
 import type { ConfigFile } from "./file.ts";
 
-export const DEFAULT_LAS_ONLY = "weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance".split(",");
+export const DEFAULT_LAS_ONLY = "weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance".split(
+  ",",
+);
 
 /** Leaf path → default value. Maps (approval, profiles, mcpServers) have one leaf per entry. */
 export const DEFAULTS: Readonly<Record<string, unknown>> = {
@@ -38,13 +40,21 @@ export const DEFAULTS: Readonly<Record<string, unknown>> = {
 const MAP_SECTIONS = new Set(["approval", "profiles", "mcpServers"]);
 
 type Parse = (raw: string, name: string) => unknown;
-const asList: Parse = (raw) => raw.split(",").map((s) => s.trim()).filter(Boolean);
+const asList: Parse = (raw) =>
+  raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 const asString: Parse = (raw) => raw;
 const asTrue: Parse = (raw) => raw === "true";
 const asRedacted: Parse = () => "[REDACTED]";
 const asSecs: Parse = (raw, name) => {
   const n = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(n) || n < 0) throw bootError(`environment variable ${name}=${JSON.stringify(raw)} is not a number of seconds`, `set ${name} to a non-negative number, or unset it`);
+  if (raw.trim() === "" || !Number.isFinite(n) || n < 0)
+    throw bootError(
+      `environment variable ${name}=${JSON.stringify(raw)} is not a number of seconds`,
+      `set ${name} to a non-negative number, or unset it`,
+    );
   return n;
 };
 
@@ -96,7 +106,8 @@ function flatten(obj: Record<string, unknown>, prefix: string[], out: [string[],
   for (const [k, v] of Object.entries(obj)) {
     const path = [...prefix, k];
     const isMapEntry = prefix.length === 1 && MAP_SECTIONS.has(prefix[0]!);
-    if (v !== null && typeof v === "object" && !Array.isArray(v) && !isMapEntry) flatten(v as Record<string, unknown>, path, out);
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && !isMapEntry)
+      flatten(v as Record<string, unknown>, path, out);
     else out.push([path, v]);
   }
 }
@@ -123,7 +134,8 @@ export function resolveConfig(input: ResolveInput): Effective {
     const raw = input.env[name];
     if (raw === undefined) continue;
     leaves.set(key, { value: parse(raw, name), origin: `env:${name}` });
-    if (key === "las.command" || key === "las.entrypoint") leaves.set("las.enabled", { value: true, origin: `env:${name}` });
+    if (key === "las.command" || key === "las.entrypoint")
+      leaves.set("las.enabled", { value: true, origin: `env:${name}` });
   }
   if (isCI(input.env)) leaves.set("permissions.prompt", { value: false, origin: "env:CI" });
   for (const [key, [value, flag]] of Object.entries(input.flags)) {

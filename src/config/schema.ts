@@ -94,20 +94,40 @@ export const configType = (type: typeof arkType) => {
     "mcpServers?": { "[string]": mcpServer },
     "rails?": { "+": "reject", "require?": "boolean", "required?": "boolean" },
     "most?": { "+": "reject", "service_token_file?": "string > 0", "url?": "string > 0" },
-    "gates?": { "+": "reject", "directory?": "string > 0", "pattern?": "string > 0", "timeout_secs?": "number > 0", "annotations?": "boolean" },
+    "gates?": {
+      "+": "reject",
+      "directory?": "string > 0",
+      "pattern?": "string > 0",
+      "timeout_secs?": "number > 0",
+      "annotations?": "boolean",
+    },
     "bash?": { "+": "reject", "timeout_secs?": "number > 0", "max_timeout_secs?": "number > 0" },
     "authored?": { "+": "reject", "dir?": "string > 0" },
     // yield_until's longest wait; below the call deadline (300 s), so a yield never turns into one.
     "tasks?": { "+": "reject", "yield_cap_secs?": "0 < number <= 290" },
     "sandbox?": "'off' | 'product' | 'bench'",
-    "delegation?": { "+": "reject", "command?": "string[] > 0", "worktree_root?": "string > 0", "timeout_secs?": "number > 0", "max_output_chars?": "number.integer >= 100", "env?": "string[]" },
+    "delegation?": {
+      "+": "reject",
+      "command?": "string[] > 0",
+      "worktree_root?": "string > 0",
+      "timeout_secs?": "number > 0",
+      "max_output_chars?": "number.integer >= 100",
+      "env?": "string[]",
+    },
     // Reserved: the boundary's rules are fixed (no key loosens or extends them yet).
     "boundary?": { "+": "reject" },
     "skills?": "string[]",
     // serve --http as a team's gateway: whose access tokens are accepted, and what each caller gets.
     "serve?": {
       "+": "reject",
-      "oauth?": { "+": "reject", issuer: "string > 0", "audience?": "string > 0", "scopes?": "string[]", "jwks_uri?": "string > 0", "groups_claim?": "string > 0" },
+      "oauth?": {
+        "+": "reject",
+        issuer: "string > 0",
+        "audience?": "string > 0",
+        "scopes?": "string[]",
+        "jwks_uri?": "string > 0",
+        "groups_claim?": "string > 0",
+      },
       "callers?": callerRule.array(),
     },
   });

@@ -30,7 +30,8 @@ export const inDir = (dirFd: number, name: string): string => fds().inDir(dirFd,
 export const reopenPath = (fd: number): string | null => fds().reopenPath(fd);
 
 /** Opens `name` inside the folder open as `dirFd`, never through a last link; throws like openSync (CHANGED: moved). */
-export const openIn = (dirFd: number, name: string, flags: number, mode?: number): number => fds().openIn(dirFd, name, flags, mode);
+export const openIn = (dirFd: number, name: string, flags: number, mode?: number): number =>
+  fds().openIn(dirFd, name, flags, mode);
 
 /** An open descriptor, or why not: an errno code, or CHANGED when it is not the object at `path`. */
 export type Opened = { readonly ok: true; readonly fd: number } | { readonly ok: false; readonly code: string };

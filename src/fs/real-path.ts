@@ -115,7 +115,9 @@ function holdAt(real: string): number | null {
 }
 
 /** `moved`: the folder is no longer the one first resolved (else it cannot be resolved at all). */
-export type HeldRoot = { readonly ok: true; readonly real: string } | { readonly ok: false; readonly moved: boolean; readonly why: string };
+export type HeldRoot =
+  | { readonly ok: true; readonly real: string }
+  | { readonly ok: false; readonly moved: boolean; readonly why: string };
 
 /**
  * The real path of `dir` (absolute) as first resolved in this process, held by descriptor from
@@ -131,7 +133,12 @@ export function heldRoot(dir: string): HeldRoot {
   const real = resolveReal(dir, "/");
   if (real === null) return { ok: false, moved: false, why: `"${dir}" cannot be resolved (a symlink loop?)` };
   if (h !== undefined) {
-    if (real !== h.real) return { ok: false, moved: true, why: `"${dir}" now leads to ${real}, not to ${h.real} where it was when this toolgate started (moved, or a link put in its place)` };
+    if (real !== h.real)
+      return {
+        ok: false,
+        moved: true,
+        why: `"${dir}" now leads to ${real}, not to ${h.real} where it was when this toolgate started (moved, or a link put in its place)`,
+      };
     if (stillAt(h)) return { ok: true, real };
     const fd = holdAt(real);
     if (fd === null) return { ok: false, moved: true, why: `"${dir}" is no longer a folder at ${h.real}` };

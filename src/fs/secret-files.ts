@@ -19,4 +19,5 @@ export function isSecretName(name: string): boolean {
 export const isSecretPath = (path: string): boolean => isSecretName(basename(path));
 
 /** The patterns, for messages and docs. */
-export const SECRET_PATTERNS = ".env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, id_ecdsa*, .npmrc, .netrc, .pypirc, .git-credentials";
+export const SECRET_PATTERNS =
+  ".env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, id_ecdsa*, .npmrc, .netrc, .pypirc, .git-credentials";

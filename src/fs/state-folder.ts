@@ -6,7 +6,21 @@
 // An empty folder of the user's (nothing in it to act on) is adopted: marked and closed to others.
 // Checked once per process; files in it are created O_CREAT|O_EXCL|O_NOFOLLOW under random names.
 import type { BigIntStats } from "node:fs";
-import { chmodSync, closeSync, constants, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 
 /** The mark's file name inside the state folder. */
@@ -51,12 +65,21 @@ export function randomName(): string {
 /** What the mark says: facts of this folder that no content prepared before it existed can hold. */
 const markOf = (st: BigIntStats) => `toolgate made this folder: inode ${st.ino}, born ${st.birthtimeNs}\n`;
 
-type Inspection = { readonly kind: "missing" | "ours" | "other" } | { readonly kind: "adoptable"; readonly loose: boolean } | { readonly kind: "refused"; readonly why: StateFolderRefused };
+type Inspection =
+  | { readonly kind: "missing" | "ours" | "other" }
+  | { readonly kind: "adoptable"; readonly loose: boolean }
+  | { readonly kind: "refused"; readonly why: StateFolderRefused };
 
 const shell = (p: string) => `'${p.replaceAll("'", `'\\''`)}'`;
 
 function refused(dir: string, what: string, hint: string): Inspection {
-  return { kind: "refused", why: new StateFolderRefused(`the state folder ${dir} ${what}: toolgate uses only a state folder it made itself`, hint) };
+  return {
+    kind: "refused",
+    why: new StateFolderRefused(
+      `the state folder ${dir} ${what}: toolgate uses only a state folder it made itself`,
+      hint,
+    ),
+  };
 }
 
 const removeHint = (dir: string) =>
@@ -77,24 +100,37 @@ function inspect(dir: string): Inspection {
     } catch {
       // gone meanwhile
     }
-    return refused(dir, `is a symbolic link${to}`, `remove the link (rm ${shell(dir)}); toolgate makes the folder at the next call`);
+    return refused(
+      dir,
+      `is a symbolic link${to}`,
+      `remove the link (rm ${shell(dir)}); toolgate makes the folder at the next call`,
+    );
   }
   if (!st.isDirectory()) return { kind: "other" }; // a file or device: the probe and the open say why
-  if (Number(st.uid) !== me()) return refused(dir, `belongs to another user (uid ${st.uid}; toolgate runs as uid ${me()})`, removeHint(dir));
+  if (Number(st.uid) !== me())
+    return refused(dir, `belongs to another user (uid ${st.uid}; toolgate runs as uid ${me()})`, removeHint(dir));
   const entries = readdirSync(dir, { withFileTypes: true });
   const link = entries.find((e) => e.isSymbolicLink());
   if (link) return refused(dir, `holds a symbolic link, ${join(dir, link.name)}`, removeHint(dir));
   const mark = readMark(join(dir, MARK_NAME));
   const mode = Number(st.mode) & 0o777;
   if (mark === markOf(st)) {
-    if ((mode & 0o077) !== 0) return refused(dir, `is open to other users (mode ${mode.toString(8)})`, `close it to others: chmod 700 ${shell(dir)}`);
+    if ((mode & 0o077) !== 0)
+      return refused(
+        dir,
+        `is open to other users (mode ${mode.toString(8)})`,
+        `close it to others: chmod 700 ${shell(dir)}`,
+      );
     return { kind: "ours" };
   }
   const empty = entries.every((e) => e.isFile() && (e.name === ".gitignore" || PENDING.test(e.name)));
   if (mark === null && empty && (mode & 0o022) === 0) return { kind: "adoptable", loose: (mode & 0o077) !== 0 };
   const held = entries.map((e) => e.name).filter((n) => n !== MARK_NAME);
   const holds = held.length ? `; it holds ${held.slice(0, 4).join(", ")}${held.length > 4 ? ", …" : ""}` : "";
-  const why = mark === null ? "was not made by toolgate (it has no mark of toolgate's" : "was not made by toolgate here (its mark names another folder: it was copied, cloned or moved to another file system";
+  const why =
+    mark === null
+      ? "was not made by toolgate (it has no mark of toolgate's"
+      : "was not made by toolgate here (its mark names another folder: it was copied, cloned or moved to another file system";
   return refused(dir, `${why}${holds}), so its journal, database, artifacts and prompts are not used`, removeHint(dir));
 }
 
@@ -164,7 +200,8 @@ export function ensureStateFolder(dir: string): void {
   }
   const last = inspect(dir);
   if (last.kind === "refused") throw last.why;
-  if (last.kind !== "ours") throw new StateFolderRefused(`the state folder ${dir} could not be made toolgate's own`, removeHint(dir));
+  if (last.kind !== "ours")
+    throw new StateFolderRefused(`the state folder ${dir} could not be made toolgate's own`, removeHint(dir));
   markVerified(dir);
 }
 
@@ -201,8 +238,17 @@ export function ownFolder(path: string): string {
   }
   const st = lstatSync(path);
   if (st.isSymbolicLink() || !st.isDirectory() || st.uid !== me() || (st.mode & 0o077) !== 0) {
-    const what = st.isSymbolicLink() ? "is a symbolic link" : !st.isDirectory() ? "is not a folder" : st.uid !== me() ? `belongs to another user (uid ${st.uid})` : `is open to other users (mode ${(st.mode & 0o777).toString(8)})`;
-    throw new StateFolderRefused(`${path} ${what}; toolgate writes only into folders it made`, `remove it (rm -rf ${shell(path)}); toolgate makes it again`);
+    const what = st.isSymbolicLink()
+      ? "is a symbolic link"
+      : !st.isDirectory()
+        ? "is not a folder"
+        : st.uid !== me()
+          ? `belongs to another user (uid ${st.uid})`
+          : `is open to other users (mode ${(st.mode & 0o777).toString(8)})`;
+    throw new StateFolderRefused(
+      `${path} ${what}; toolgate writes only into folders it made`,
+      `remove it (rm -rf ${shell(path)}); toolgate makes it again`,
+    );
   }
   return path;
 }
@@ -211,7 +257,13 @@ export function ownFolder(path: string): string {
  * A new 0600 file `prefix<random>suffix` in `name`, a folder of the checked state folder: never an
  * existing file, never through a link, never at a name anyone could have guessed. Returns its path.
  */
-export function newStateFile(stateDir: string, name: string, prefix: string, suffix: string, data: string | Uint8Array): string {
+export function newStateFile(
+  stateDir: string,
+  name: string,
+  prefix: string,
+  suffix: string,
+  data: string | Uint8Array,
+): string {
   ensureStateFolder(stateDir);
   const path = join(ownFolder(join(stateDir, name)), `${prefix}${randomName()}${suffix}`);
   writeNew(path, data);

@@ -45,7 +45,16 @@ async function deps(setup: NetSetup, operatorEndpoint: boolean): Promise<HttpDep
     pins: setup.pins,
     resolver: setup.resolver ?? systemResolver,
     // A redirect's new host needs the grant the first one did (no prompt: it was not asked for).
-    ...(operatorEndpoint ? {} : { permits: (host: string, port: number) => decide(setup.grants, { kind: "net", value: `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}` }, setup.cwd) === "granted" }),
+    ...(operatorEndpoint
+      ? {}
+      : {
+          permits: (host: string, port: number) =>
+            decide(
+              setup.grants,
+              { kind: "net", value: `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}` },
+              setup.cwd,
+            ) === "granted",
+        }),
   };
 }
 
@@ -53,12 +62,32 @@ export function httpClient(setup: NetSetup): HttpClient {
   return {
     async get(url: string, opts: HttpGetOptions): Promise<Outcome<HttpBody>> {
       const { guardedFetch, readCapped, networkRefusal } = await import("./fetch.ts");
-      const fetched = await guardedFetch(url, { method: opts.method ?? "GET", headers: opts.headers ?? {}, body: opts.body ?? null, timeoutMs: opts.timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) }, await deps(setup, opts.operatorEndpoint === true));
+      const fetched = await guardedFetch(
+        url,
+        {
+          method: opts.method ?? "GET",
+          headers: opts.headers ?? {},
+          body: opts.body ?? null,
+          timeoutMs: opts.timeoutMs,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        },
+        await deps(setup, opts.operatorEndpoint === true),
+      );
       if (!fetched.ok) return fetched;
       const { response } = fetched.value;
       try {
         const { bytes, truncated } = await readCapped(response, opts.maxBytes);
-        return { ok: true, value: { status: response.status, url: fetched.value.url, contentType: response.headers.get("content-type") ?? "", bytes, truncated, redirects: fetched.value.redirects } };
+        return {
+          ok: true,
+          value: {
+            status: response.status,
+            url: fetched.value.url,
+            contentType: response.headers.get("content-type") ?? "",
+            bytes,
+            truncated,
+            redirects: fetched.value.redirects,
+          },
+        };
       } catch (e) {
         return networkRefusal(e, new URL(fetched.value.url));
       }
@@ -88,7 +117,16 @@ export function policyFetch(setup: NetSetup): PolicyFetchFn {
     const { guardedFetch } = await import("./fetch.ts");
     const url = input instanceof Request ? input.url : String(input);
     const d = await deps(setup, false);
-    const fetched = await guardedFetch(url, { method: init?.method ?? "GET", headers: init?.headers ?? {}, body: init?.body ?? null, ...(init?.signal ? { signal: init.signal } : {}) }, d);
+    const fetched = await guardedFetch(
+      url,
+      {
+        method: init?.method ?? "GET",
+        headers: init?.headers ?? {},
+        body: init?.body ?? null,
+        ...(init?.signal ? { signal: init.signal } : {}),
+      },
+      d,
+    );
     if (!fetched.ok) throw new NetRefused(fetched.refusal.code, fetched.refusal.message, fetched.refusal.details);
     return fetched.value.response;
   };

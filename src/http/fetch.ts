@@ -4,7 +4,16 @@
 // Redirects are followed here, by hand, each hop judged again.
 import { refuse, type Outcome, type Refusal } from "../result/result.ts";
 import { urlInWords } from "./audit.ts";
-import { auditView, checkUrl, isLoopbackName, judgeAnswers, LOOPBACK, rejected, type Checked, type Reach } from "./policy.ts";
+import {
+  auditView,
+  checkUrl,
+  isLoopbackName,
+  judgeAnswers,
+  LOOPBACK,
+  rejected,
+  type Checked,
+  type Reach,
+} from "./policy.ts";
 import type { Pins, Resolver } from "./resolve.ts";
 
 export interface HttpDeps {
@@ -41,7 +50,12 @@ const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
 export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDeps): Promise<Outcome<Fetched>> {
   const max = init.maxRedirects ?? MAX_REDIRECTS;
-  const signal = init.timeoutMs === undefined ? init.signal : init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(init.timeoutMs)]) : AbortSignal.timeout(init.timeoutMs);
+  const signal =
+    init.timeoutMs === undefined
+      ? init.signal
+      : init.signal
+        ? AbortSignal.any([init.signal, AbortSignal.timeout(init.timeoutMs)])
+        : AbortSignal.timeout(init.timeoutMs);
   let method = (init.method ?? "GET").toUpperCase();
   let body = init.body ?? null;
   const headers = new Headers(init.headers);
@@ -52,13 +66,24 @@ export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDep
   const operatorOrigin = deps.reach.trustAddressClass ? originOf(raw) : undefined;
   const normal: Reach = { exact: deps.reach.exact, pinned: deps.reach.pinned };
   for (let hop = 0; ; hop++) {
-    const reach = previous !== null && operatorOrigin !== undefined && originOf(current) !== operatorOrigin ? normal : deps.reach;
+    const reach =
+      previous !== null && operatorOrigin !== undefined && originOf(current) !== operatorOrigin ? normal : deps.reach;
     const checked = checkUrl(current, reach);
     if (!checked.ok) return atHop(checked, previous, current);
     const c = checked.value;
     if (previous !== null) {
-      if (previous.url.protocol === "https:" && c.url.protocol === "http:") return rejected("redirect_downgrade", `${auditView(previous.url)} redirected to ${auditView(c.url)}: a redirect from https to http is refused`, { from: auditView(previous.url), to: auditView(c.url) });
-      if (deps.permits && !deps.permits(c.host, c.port)) return rejected("redirect_not_granted", `${auditView(previous.url)} redirected to ${auditView(c.url)}, which --allow-net does not grant (add --allow-net=${c.host}:${c.port})`, { to: auditView(c.url), flag: `--allow-net=${c.host}:${c.port}` });
+      if (previous.url.protocol === "https:" && c.url.protocol === "http:")
+        return rejected(
+          "redirect_downgrade",
+          `${auditView(previous.url)} redirected to ${auditView(c.url)}: a redirect from https to http is refused`,
+          { from: auditView(previous.url), to: auditView(c.url) },
+        );
+      if (deps.permits && !deps.permits(c.host, c.port))
+        return rejected(
+          "redirect_not_granted",
+          `${auditView(previous.url)} redirected to ${auditView(c.url)}, which --allow-net does not grant (add --allow-net=${c.host}:${c.port})`,
+          { to: auditView(c.url), flag: `--allow-net=${c.host}:${c.port}` },
+        );
       if (previous.url.origin !== c.url.origin) for (const h of CREDENTIAL_HEADERS) headers.delete(h);
     }
     const addresses = await addressesOf(c, reach, deps);
@@ -67,9 +92,13 @@ export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDep
     if (!sent.ok) return sent;
     const response = sent.value;
     const location = response.headers.get("location");
-    if (!REDIRECTS.has(response.status) || location === null) return { ok: true, value: { response, url: c.url.href, redirects: hop } };
+    if (!REDIRECTS.has(response.status) || location === null)
+      return { ok: true, value: { response, url: c.url.href, redirects: hop } };
     await response.body?.cancel().catch(() => {});
-    if (hop >= max) return rejected("redirect_limit", `more than ${max} redirects (the last from ${auditView(c.url)})`, { limit: max });
+    if (hop >= max)
+      return rejected("redirect_limit", `more than ${max} redirects (the last from ${auditView(c.url)})`, {
+        limit: max,
+      });
     let next: URL;
     try {
       next = new URL(location, c.url);
@@ -90,7 +119,13 @@ export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDep
 /** A hop's refusal says which URL redirected there (a `file:` one by its scheme alone: urlInWords). */
 function atHop<R extends { ok: false; refusal: Refusal }>(r: R, previous: Checked | null, current: string): R {
   if (previous === null) return r;
-  return { ...r, refusal: { ...r.refusal, message: `${urlInWords(previous.url)} redirected to ${urlInWords(current)}: ${r.refusal.message}` } };
+  return {
+    ...r,
+    refusal: {
+      ...r.refusal,
+      message: `${urlInWords(previous.url)} redirected to ${urlInWords(current)}: ${r.refusal.message}`,
+    },
+  };
 }
 
 function originOf(raw: string): string | undefined {
@@ -112,7 +147,11 @@ async function addressesOf(c: Checked, reach: Reach, deps: HttpDeps): Promise<Ou
     answers = await deps.resolver(c.host);
   } catch (e) {
     const why = (e as { code?: string }).code ?? "no answer";
-    return rejected("dns_failed", `${c.host} cannot be resolved (${why}); a name that does not resolve is refused, not retried elsewhere`, { host: c.host });
+    return rejected(
+      "dns_failed",
+      `${c.host} cannot be resolved (${why}); a name that does not resolve is refused, not retried elsewhere`,
+      { host: c.host },
+    );
   }
   return judgeAnswers(c.host, c.port, answers, reach, false);
 }
@@ -125,7 +164,12 @@ interface Sending {
 }
 
 /** Connects to the validated addresses in order (the next only when one cannot be reached). */
-async function connect(c: Checked, addresses: readonly string[], s: Sending, deps: HttpDeps): Promise<Outcome<Response>> {
+async function connect(
+  c: Checked,
+  addresses: readonly string[],
+  s: Sending,
+  deps: HttpDeps,
+): Promise<Outcome<Response>> {
   const doFetch = deps.fetchImpl ?? ((u, i) => fetch(u, i as RequestInit));
   const isName = c.literal === null;
   const headers = new Headers(s.headers);
@@ -140,7 +184,14 @@ async function connect(c: Checked, addresses: readonly string[], s: Sending, dep
   for (const address of addresses) {
     const target = `${c.url.protocol}//${address.includes(":") ? `[${address}]` : address}:${c.port}${c.url.pathname}${c.url.search}`;
     try {
-      const response = await doFetch(target, { method: s.method, headers, body: s.body, redirect: "manual", ...(s.signal ? { signal: s.signal } : {}), ...(tls ? { tls } : {}) });
+      const response = await doFetch(target, {
+        method: s.method,
+        headers,
+        body: s.body,
+        redirect: "manual",
+        ...(s.signal ? { signal: s.signal } : {}),
+        ...(tls ? { tls } : {}),
+      });
       return { ok: true, value: response };
     } catch (e) {
       last = networkRefusal(e, c.url);
@@ -150,7 +201,16 @@ async function connect(c: Checked, addresses: readonly string[], s: Sending, dep
   return last;
 }
 
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENETUNREACH", "EHOSTUNREACH", "ECONNRESET", "ConnectionRefused", "FailedToOpenSocket", "ConnectionClosed", "EADDRNOTAVAIL"]);
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "ECONNRESET",
+  "ConnectionRefused",
+  "FailedToOpenSocket",
+  "ConnectionClosed",
+  "EADDRNOTAVAIL",
+]);
 
 /** A network failure, told apart from a policy refusal by its code; the message names no path. */
 export function networkRefusal(e: unknown, url: URL): { ok: false; refusal: Refusal } {
@@ -160,12 +220,16 @@ export function networkRefusal(e: unknown, url: URL): { ok: false; refusal: Refu
   if (err.name === "AbortError") return refuse("net.cancelled", `the request to ${where} was cancelled`);
   const code = String(err.code ?? "");
   if (UNREACHABLE.has(code)) return refuse("net.unreachable", `${where} cannot be reached (${code})`);
-  if (code === "EPROTO" || /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME|ERR_TLS/i.test(code)) return refuse("net.tls", `the TLS connection to ${where} failed (${code})`);
+  if (code === "EPROTO" || /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME|ERR_TLS/i.test(code))
+    return refuse("net.tls", `the TLS connection to ${where} failed (${code})`);
   return refuse("net.failed", `the request to ${where} failed (${code || err.name || "error"})`);
 }
 
 /** Reads at most `maxBytes` of a body, then stops reading (the rest is never received). */
-export async function readCapped(response: Response, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+export async function readCapped(
+  response: Response,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const reader = response.body?.getReader();
   if (!reader) return { bytes: new Uint8Array(0), truncated: false };
   const chunks: Uint8Array[] = [];

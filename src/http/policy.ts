@@ -26,15 +26,22 @@ export interface Reach {
   readonly trustAddressClass?: boolean;
 }
 
-export const rejected = (rule: string, message: string, details: Record<string, unknown> = {}): { ok: false; refusal: Refusal } =>
-  refuse("url.rejected", message, { rule, ...details });
+export const rejected = (
+  rule: string,
+  message: string,
+  details: Record<string, unknown> = {},
+): { ok: false; refusal: Refusal } => refuse("url.rejected", message, { rule, ...details });
 
 const defaultPort = (protocol: string) => (protocol === "https:" ? 443 : 80);
 
 /** Scheme, userinfo, host name and literal address; DNS comes after (see judgeAnswers). */
 export function checkUrl(raw: string, reach: Reach): Outcome<Checked> {
   // A zone id (`[fe80::1%25eth0]`) names an interface, not a host: the parser refuses it too, but say why.
-  if (/\[[^\]]*%/.test(raw.slice(0, raw.indexOf("]") + 1))) return rejected("zone_id", "the URL's IPv6 host carries a zone id (%25...), which names a local interface; give a public host");
+  if (/\[[^\]]*%/.test(raw.slice(0, raw.indexOf("]") + 1)))
+    return rejected(
+      "zone_id",
+      "the URL's IPv6 host carries a zone id (%25...), which names a local interface; give a public host",
+    );
   let url: URL;
   try {
     url = new URL(raw);
@@ -43,7 +50,12 @@ export function checkUrl(raw: string, reach: Reach): Outcome<Checked> {
   }
   const scheme = schemeRefused(url);
   if (scheme) return scheme;
-  if (url.username !== "" || url.password !== "") return rejected("userinfo", "the URL carries a user name or password (user:pass@host), which is refused; send credentials another way", { url: auditView(url) });
+  if (url.username !== "" || url.password !== "")
+    return rejected(
+      "userinfo",
+      "the URL carries a user name or password (user:pass@host), which is refused; send credentials another way",
+      { url: auditView(url) },
+    );
   const port = url.port === "" ? defaultPort(url.protocol) : Number(url.port);
   // One trailing dot names the same host (`localhost.`): judged without it.
   const host = url.hostname.replace(/(?<=[^.])\.$/, "");
@@ -57,7 +69,11 @@ export function checkUrl(raw: string, reach: Reach): Outcome<Checked> {
   // Names that are loopback by definition (RFC 6761) never reach DNS (see LOOPBACK).
   if (isLoopbackName(host)) {
     if (reach.trustAddressClass || reach.exact.has(`${host}:${port}`)) return { ok: true, value: checked };
-    return rejected("private_address", `${host} is a loopback name; only an exact grant reaches it (--allow-net=${host}:${port})`, { host, range: "loopback", flag: `--allow-net=${host}:${port}` });
+    return rejected(
+      "private_address",
+      `${host} is a loopback name; only an exact grant reaches it (--allow-net=${host}:${port})`,
+      { host, range: "loopback", flag: `--allow-net=${host}:${port}` },
+    );
   }
   return { ok: true, value: checked };
 }
@@ -71,7 +87,9 @@ export function schemeRefused(url: URL): { ok: false; refusal: Refusal } | null 
   if (url.protocol === "http:" || url.protocol === "https:") return null;
   const scheme = url.protocol.slice(0, -1).slice(0, 20);
   const file = scheme === "file" ? " (that scheme names a file on this machine: file_read reads one)" : "";
-  return rejected("scheme", `the scheme ${JSON.stringify(scheme)} is not allowed; only http and https are${file}`, { scheme });
+  return rejected("scheme", `the scheme ${JSON.stringify(scheme)} is not allowed; only http and https are${file}`, {
+    scheme,
+  });
 }
 
 /** `localhost` and every name under it: loopback by definition (RFC 6761). */
@@ -80,21 +98,38 @@ export const isLoopbackName = (host: string): boolean => host === "localhost" ||
 /** What a loopback name leads to, resolved here without DNS: IPv4 first, then IPv6. */
 export const LOOPBACK: readonly string[] = ["127.0.0.1", "::1"];
 
-function judgeAddress(a: AddressClass, host: string, port: number, reach: Reach, viaPin: boolean): { ok: true } | { ok: false; refusal: Refusal } {
+function judgeAddress(
+  a: AddressClass,
+  host: string,
+  port: number,
+  reach: Reach,
+  viaPin: boolean,
+): { ok: true } | { ok: false; refusal: Refusal } {
   if (a.public || reach.trustAddressClass) return { ok: true };
   const addrKey = `${a.address.includes(":") ? `[${a.address}]` : a.address}:${port}`;
   if (reach.exact.has(addrKey)) return { ok: true };
   if (viaPin && reach.pinned.has(`${host}:${port}`) && reach.exact.has(`${host}:${port}`)) return { ok: true };
   const flag = viaPin ? `--allow-net=${host}:${port}` : `--allow-net=${addrKey}`;
-  const what = host === a.address || host === `[${a.address}]` ? `the address ${host}` : `${host} resolves to ${a.address}, which`;
-  return rejected("private_address", `${what} is in a non-public range (${a.range}); only an exact grant reaches it (${flag})`, { host, address: a.address, range: a.range, flag });
+  const what =
+    host === a.address || host === `[${a.address}]` ? `the address ${host}` : `${host} resolves to ${a.address}, which`;
+  return rejected(
+    "private_address",
+    `${what} is in a non-public range (${a.range}); only an exact grant reaches it (${flag})`,
+    { host, address: a.address, range: a.range, flag },
+  );
 }
 
 /**
  * Every answer must be public (or exactly granted): one private answer among public ones refuses
  * the whole name, since the connection could be steered to it. Returns the addresses to try, in order.
  */
-export function judgeAnswers(host: string, port: number, answers: readonly string[], reach: Reach, pinned: boolean): Outcome<string[]> {
+export function judgeAnswers(
+  host: string,
+  port: number,
+  answers: readonly string[],
+  reach: Reach,
+  pinned: boolean,
+): Outcome<string[]> {
   if (answers.length === 0) return rejected("dns_failed", `${host} has no address`, { host });
   const out: string[] = [];
   for (const answer of answers) {

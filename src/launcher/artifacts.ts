@@ -73,7 +73,12 @@ export interface PruneLimits {
  * Removes artifacts past the age limit, then the oldest until the folder is under the size limit;
  * `keep` (the run's own) is never removed. Best effort: a file that cannot be removed is skipped.
  */
-export function pruneArtifacts(dir: string, keep: readonly string[], now: number, limits: PruneLimits = { maxAgeMs: ARTIFACT_MAX_AGE_MS, maxBytes: ARTIFACTS_MAX_BYTES }): number {
+export function pruneArtifacts(
+  dir: string,
+  keep: readonly string[],
+  now: number,
+  limits: PruneLimits = { maxAgeMs: ARTIFACT_MAX_AGE_MS, maxBytes: ARTIFACTS_MAX_BYTES },
+): number {
   let names: string[];
   try {
     names = readdirSync(dir);

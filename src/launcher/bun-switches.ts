@@ -22,12 +22,14 @@ const PREFIXES = ["BUN_BYTECODE_", "BUN_JSC_"];
 
 export const actsFirst = (name: string): boolean => name.startsWith(FIRST);
 
-export const isBunSwitch = (name: string): boolean => actsFirst(name) || NAMES.has(name) || PREFIXES.some((p) => name.startsWith(p));
+export const isBunSwitch = (name: string): boolean =>
+  actsFirst(name) || NAMES.has(name) || PREFIXES.some((p) => name.startsWith(p));
 
 /** The switches `env` sets, in its order; `keep` is let through (the build's profiling run alone). */
 export function bunSwitches(env: Readonly<Record<string, string | undefined>>, keep?: string): string[] {
   const found: string[] = [];
-  for (const name of Object.keys(env)) if (name !== keep && isBunSwitch(name) && env[name] !== undefined) found.push(name);
+  for (const name of Object.keys(env))
+    if (name !== keep && isBunSwitch(name) && env[name] !== undefined) found.push(name);
   return found;
 }
 

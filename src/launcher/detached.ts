@@ -17,7 +17,9 @@ export interface Detached {
 
 /** toolgate's own argv prefix: the compiled executable alone, or bun and the entry script. */
 export function selfArgv(): string[] {
-  return Bun.main.startsWith("/$bunfs/") || Bun.main === process.execPath ? [process.execPath] : [process.execPath, Bun.main];
+  return Bun.main.startsWith("/$bunfs/") || Bun.main === process.execPath
+    ? [process.execPath]
+    : [process.execPath, Bun.main];
 }
 
 /**
@@ -26,7 +28,13 @@ export function selfArgv(): string[] {
  */
 export function startDetached(
   argv: readonly string[],
-  opts: { cwd: string; env: Readonly<Record<string, string | undefined>>; log?: string; files?: { readonly stdout: string; readonly stderr: string }; stderr?: "inherit" },
+  opts: {
+    cwd: string;
+    env: Readonly<Record<string, string | undefined>>;
+    log?: string;
+    files?: { readonly stdout: string; readonly stderr: string };
+    stderr?: "inherit";
+  },
 ): Detached {
   // The log is opened here (0600) so that its mode does not depend on the umask.
   const fd = opts.log === undefined ? undefined : openSync(opts.log, "w", 0o600);
@@ -66,7 +74,9 @@ export interface DetachedTask {
   readonly stderr: string;
 }
 
-export function startTaskSupervisor(spec: DetachSpec): { ok: true; value: DetachedTask } | { ok: false; message: string } {
+export function startTaskSupervisor(
+  spec: DetachSpec,
+): { ok: true; value: DetachedTask } | { ok: false; message: string } {
   const id = randomHex();
   let out, err;
   try {
@@ -74,8 +84,15 @@ export function startTaskSupervisor(spec: DetachSpec): { ok: true; value: Detach
     err = openArtifact(spec.artifactsDir, `${id}.stderr.log`, fileSink);
     // The files go to the child by path; ours are closed once it is spawned. startDetached also
     // keeps the subreaper's sweep from taking it.
-    const proc = startDetached(spec.argv, { cwd: spec.cwd, env: spec.env, files: { stdout: out.path, stderr: err.path } });
-    return { ok: true, value: { pid: proc.pid, start: readStat(proc.pid)?.start ?? null, stdout: out.path, stderr: err.path } };
+    const proc = startDetached(spec.argv, {
+      cwd: spec.cwd,
+      env: spec.env,
+      files: { stdout: out.path, stderr: err.path },
+    });
+    return {
+      ok: true,
+      value: { pid: proc.pid, start: readStat(proc.pid)?.start ?? null, stdout: out.path, stderr: err.path },
+    };
   } catch (e) {
     return { ok: false, message: `cannot start the task's supervisor: ${e instanceof Error ? e.message : String(e)}` };
   } finally {

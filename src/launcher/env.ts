@@ -13,7 +13,16 @@ export const BASE_ENV: Readonly<Record<string, string>> = Object.freeze({
 /** Named pass-through groups a config can opt into per tool or server. */
 export const PASS_GROUPS = Object.freeze({
   /** A scrubbed child behind a corporate proxy otherwise fails to reach anything. */
-  proxy: Object.freeze(["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS"]),
+  proxy: Object.freeze([
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "NODE_EXTRA_CA_CERTS",
+  ]),
 });
 export type PassGroup = keyof typeof PASS_GROUPS;
 
@@ -26,17 +35,59 @@ export const SECRET_MIN_LENGTH = 4;
  */
 const EXECUTION_CONTROL = new Set([
   // Shells
-  "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS", "CDPATH", "GLOBIGNORE",
+  "BASH_ENV",
+  "ENV",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "PS4",
+  "PROMPT_COMMAND",
+  "IFS",
+  "CDPATH",
+  "GLOBIGNORE",
   // Interpreters: options and module search paths load code before the script's own
-  "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
-  "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONWARNINGS", "PYTHONUSERBASE", "PYTHONBREAKPOINT",
-  "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+  "NODE_OPTIONS",
+  "NODE_PATH",
+  "PERL5OPT",
+  "PERL5LIB",
+  "PERLLIB",
+  "PERL5DB",
+  "RUBYOPT",
+  "RUBYLIB",
+  "PYTHONPATH",
+  "PYTHONHOME",
+  "PYTHONSTARTUP",
+  "PYTHONINSPECT",
+  "PYTHONWARNINGS",
+  "PYTHONUSERBASE",
+  "PYTHONBREAKPOINT",
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
   // git: config (core.pager, core.fsmonitor, aliases), the repository and the programs it starts
-  "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG",
-  "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR",
-  "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND",
+  "GIT_EXEC_PATH",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_CONFIG",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_COMMON_DIR",
+  "GIT_TEMPLATE_DIR",
+  "GIT_PAGER",
+  "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR",
+  "GIT_ASKPASS",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_PROXY_COMMAND",
   // Programs other programs start by name
-  "PAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS",
+  "PAGER",
+  "EDITOR",
+  "VISUAL",
+  "LESSOPEN",
+  "LESSCLOSE",
+  "SSH_ASKPASS",
 ]);
 /** GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n> are config entries (with GIT_CONFIG_COUNT). */
 const EXECUTION_CONTROL_PREFIXES = ["LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"];
@@ -85,7 +136,11 @@ export function childEnv(input: ChildEnvInput): Outcome<ChildEnv> {
     vars.PATH = input.path;
   }
   if (input.pathPrefix !== undefined) {
-    if (!input.pathPrefix.startsWith("/") || /[:\0]/.test(input.pathPrefix)) return refuse("env.invalid_value", `the folder put before PATH must be an absolute path without ":" (got ${JSON.stringify(input.pathPrefix)})`);
+    if (!input.pathPrefix.startsWith("/") || /[:\0]/.test(input.pathPrefix))
+      return refuse(
+        "env.invalid_value",
+        `the folder put before PATH must be an absolute path without ":" (got ${JSON.stringify(input.pathPrefix)})`,
+      );
     vars.PATH = `${input.pathPrefix}:${vars.PATH}`;
   }
   const from = new Map<string, Source>();
@@ -112,7 +167,11 @@ export function childEnv(input: ChildEnvInput): Outcome<ChildEnv> {
   }
   for (const group of input.groups ?? []) {
     const names = PASS_GROUPS[group];
-    if (!names) return refuse("env.unknown_group", `unknown pass-through group "${group}"; known: ${Object.keys(PASS_GROUPS).join(", ")}`);
+    if (!names)
+      return refuse(
+        "env.unknown_group",
+        `unknown pass-through group "${group}"; known: ${Object.keys(PASS_GROUPS).join(", ")}`,
+      );
     for (const name of names) {
       const bad = add(name, input.parent[name], "group");
       if (bad) return bad;
@@ -125,7 +184,10 @@ export function childEnv(input: ChildEnvInput): Outcome<ChildEnv> {
   }
   for (const [name, value] of Object.entries(input.secrets ?? {})) {
     if (value.length < SECRET_MIN_LENGTH) {
-      return refuse("env.secret_too_short", `the secret bound to ${name} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret`);
+      return refuse(
+        "env.secret_too_short",
+        `the secret bound to ${name} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret`,
+      );
     }
     const bad = add(name, value, "secret");
     if (bad) return bad;
@@ -137,10 +199,15 @@ export function childEnv(input: ChildEnvInput): Outcome<ChildEnv> {
 }
 
 function checkName(name: string, source: Source): Refused | null {
-  if (!NAME.test(name)) return refuse("env.invalid_name", `"${name}" is not a valid environment variable name (${label(source)})`);
-  if (name in BASE_ENV) return refuse("env.reserved", `${name} is fixed by the launcher and cannot be set (${label(source)})`);
+  if (!NAME.test(name))
+    return refuse("env.invalid_name", `"${name}" is not a valid environment variable name (${label(source)})`);
+  if (name in BASE_ENV)
+    return refuse("env.reserved", `${name} is fixed by the launcher and cannot be set (${label(source)})`);
   if (isExecutionControl(name)) {
-    return refuse("env.execution_control", `${name} changes what the child executes before its own code runs; it cannot be passed to a child (${label(source)})`);
+    return refuse(
+      "env.execution_control",
+      `${name} changes what the child executes before its own code runs; it cannot be passed to a child (${label(source)})`,
+    );
   }
   return null;
 }
@@ -149,7 +216,8 @@ function checkName(name: string, source: Source): Refused | null {
 export function pathProblem(value: string): string | null {
   if (value.includes("\0")) return "contains a NUL character";
   const relative = value.split(":").find((d) => !d.startsWith("/"));
-  if (relative !== undefined) return `has ${relative === "" ? "an empty entry (a stray ':', which means the current folder)" : `the relative entry ${JSON.stringify(relative)}`}: give absolute folders separated by ':' (\${workspaceFolder}/bin is one)`;
+  if (relative !== undefined)
+    return `has ${relative === "" ? "an empty entry (a stray ':', which means the current folder)" : `the relative entry ${JSON.stringify(relative)}`}: give absolute folders separated by ':' (\${workspaceFolder}/bin is one)`;
   return null;
 }
 
@@ -159,7 +227,13 @@ export function isExecutionControl(name: string): boolean {
 }
 
 const isPassThrough = (s: Source) => s === "allow" || s === "group";
-const label = (s: Source) => ({ allow: "an allowlisted name", group: "a pass-through group member", value: "an explicit value", secret: "a secret binding" })[s];
+const label = (s: Source) =>
+  ({
+    allow: "an allowlisted name",
+    group: "a pass-through group member",
+    value: "an explicit value",
+    secret: "a secret binding",
+  })[s];
 
 /** scheme://userinfo@ or a bare userinfo@ before any "/", capturing the userinfo. */
 const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^@/?#\s]*)@/;

@@ -37,11 +37,19 @@ const ROUND_PAUSE_MS = 5;
 export function guardSelf(platform: Pick<Platform, "processGroups"> = hostPlatform()): readonly string[] | undefined {
   if (!platform.processGroups) return undefined;
   const main = Bun.main;
-  return main.startsWith("/$bunfs/") || main === process.execPath || main.endsWith("/src/main.ts") ? selfArgv() : undefined;
+  return main.startsWith("/$bunfs/") || main === process.execPath || main.endsWith("/src/main.ts")
+    ? selfArgv()
+    : undefined;
 }
 
 /** The guardian's argv around a command: toolgate's own argv prefix (detached.ts selfArgv), this process as the parent to watch. */
-export const guardedArgv = (self: readonly string[], argv: readonly string[]): string[] => [...self, GUARD_COMMAND, String(process.pid), "--", ...argv];
+export const guardedArgv = (self: readonly string[], argv: readonly string[]): string[] => [
+  ...self,
+  GUARD_COMMAND,
+  String(process.pid),
+  "--",
+  ...argv,
+];
 
 /** The errno when a guarded run's exit says the guardian could not start the command; else null. */
 export function guardStartFailure(code: number, stderr: string): string | null {
@@ -72,7 +80,12 @@ export function warmGuard(self: readonly string[]): void {
   if (warm) return;
   try {
     // No environment and cwd "/": it gets the command's own with the command; it holds no folder meanwhile.
-    const proc = Bun.spawn([...self, GUARD_COMMAND, String(process.pid), "--wait"], { cwd: "/", env: {}, detached: true, stdio: ["pipe", "pipe", "pipe", "pipe"] });
+    const proc = Bun.spawn([...self, GUARD_COMMAND, String(process.pid), "--wait"], {
+      cwd: "/",
+      env: {},
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+    });
     const control = proc.stdio[3];
     if (typeof control !== "number") {
       proc.kill("SIGKILL");
@@ -143,7 +156,11 @@ export async function runGuard(args: readonly string[], platform: Platform = hos
   }
   let child;
   try {
-    child = Bun.spawn([...spec.argv], { cwd: spec.cwd, stdio: ["inherit", "inherit", "inherit"], env: { ...spec.env } });
+    child = Bun.spawn([...spec.argv], {
+      cwd: spec.cwd,
+      stdio: ["inherit", "inherit", "inherit"],
+      env: { ...spec.env },
+    });
   } catch (e) {
     const errno = typeof (e as { code?: unknown })?.code === "string" ? (e as { code: string }).code : "EUNKNOWN";
     process.stderr.write(`toolgate: __guard: cannot start the command: ${errno}\n`);

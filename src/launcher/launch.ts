@@ -27,13 +27,23 @@ export async function launch(spec: LaunchSpec, deps: LauncherDeps): Promise<Laun
   const now = deps.now ?? (() => performance.now());
   const invalid = checkSpec(spec);
   if (invalid) return fail({ code: "launch.invalid", message: invalid });
-  if (spec.signal?.aborted) return fail({ code: "launch.cancelled", message: "the call was cancelled before the process started" });
+  if (spec.signal?.aborted)
+    return fail({ code: "launch.cancelled", message: "the call was cancelled before the process started" });
 
   const env = spec.env.vars;
   const sandbox = spec.sandbox;
-  const ctx = { cwd: spec.cwd, env, ...(spec.sandboxWritable ? { writable: spec.sandboxWritable } : {}), ...(spec.home ? { home: spec.home } : {}) };
+  const ctx = {
+    cwd: spec.cwd,
+    env,
+    ...(spec.sandboxWritable ? { writable: spec.sandboxWritable } : {}),
+    ...(spec.home ? { home: spec.home } : {}),
+  };
   for (let attempt = 1; ; attempt++) {
-    const argv = sandbox ? [...sandbox.wrap(spec.argv, ctx)] : spec.guard ? guardedArgv(spec.guard, spec.argv) : [...spec.argv];
+    const argv = sandbox
+      ? [...sandbox.wrap(spec.argv, ctx)]
+      : spec.guard
+        ? guardedArgv(spec.guard, spec.argv)
+        : [...spec.argv];
     let outcome: LaunchOutcome;
     try {
       outcome = await launchWrapped(spec, deps, argv, now);
@@ -41,15 +51,27 @@ export async function launch(spec: LaunchSpec, deps: LauncherDeps): Promise<Laun
       sandbox?.release?.();
     }
     // A host socket the wrap covered went away before bwrap could mount over it: wrap again, once.
-    const raced = attempt === 1 && !outcome.ok && outcome.refusal.code === "launch.spawn_failed" && sandbox?.vanished?.(outcome.refusal.details.stderr ?? "");
+    const raced =
+      attempt === 1 &&
+      !outcome.ok &&
+      outcome.refusal.code === "launch.spawn_failed" &&
+      sandbox?.vanished?.(outcome.refusal.details.stderr ?? "");
     if (!raced) return outcome;
   }
 }
 
-async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[], now: () => number): Promise<LaunchOutcome> {
+async function launchWrapped(
+  spec: LaunchSpec,
+  deps: LauncherDeps,
+  argv: string[],
+  now: () => number,
+): Promise<LaunchOutcome> {
   const env = spec.env.vars;
   if (argv.length === 0 || argv.some((a) => typeof a !== "string" || a.includes("\0"))) {
-    return fail({ code: "launch.invalid", message: "the sandbox produced an empty argv or an argument with a NUL character" });
+    return fail({
+      code: "launch.invalid",
+      message: "the sandbox produced an empty argv or an argument with a NUL character",
+    });
   }
 
   // Unsandboxed, nothing but toolgate can catch an orphan (sandboxed: the PID namespace ends it).
@@ -59,7 +81,12 @@ async function launchWrapped(spec: LaunchSpec, deps: LauncherDeps, argv: string[
   let fds: readonly number[] = [];
   try {
     fds = spec.sandbox?.openFds?.() ?? [];
-    const stdin = spec.stdin === undefined ? undefined : typeof spec.stdin === "string" ? new TextEncoder().encode(spec.stdin) : spec.stdin;
+    const stdin =
+      spec.stdin === undefined
+        ? undefined
+        : typeof spec.stdin === "string"
+          ? new TextEncoder().encode(spec.stdin)
+          : spec.stdin;
     // A task's children carry its mark: only a process that has it is ever ended from its row.
     const childEnv = spec.watch?.mark ? { ...env, [TASK_MARK_VAR]: spec.watch.mark } : { ...env };
     // A guardian started ahead (guard.ts warmGuard) is told the command now; else one starts here.
@@ -123,7 +150,11 @@ const pruned = new Set<string>();
 
 /** After a run that wrote an artifact: old and excess artifacts go (artifacts.ts pruneArtifacts). */
 function pruneOnce(dir: string, outcome: LaunchOutcome, deps: LauncherDeps): void {
-  const e = outcome.ok ? outcome.value : outcome.refusal.code === "launch.artifact_error" ? outcome.refusal.details.execution : null;
+  const e = outcome.ok
+    ? outcome.value
+    : outcome.refusal.code === "launch.artifact_error"
+      ? outcome.refusal.details.execution
+      : null;
   const own = e ? [e.artifacts.stdout, e.artifacts.stderr].filter((p): p is string => p !== null) : [];
   if (own.length === 0 || pruned.has(dir)) return;
   pruned.add(dir);
@@ -135,7 +166,9 @@ function wrapperFailure(outcome: LaunchOutcome, spec: LaunchSpec): LaunchOutcome
   if (!spec.sandbox && spec.guard && outcome.ok && outcome.value.ended === "exited") {
     const errno = guardStartFailure(outcome.value.code, outcome.value.stderr.tail);
     const path = spec.env.vars.PATH ?? "";
-    return errno === null ? null : fail(spawnFailure(Object.assign(new Error(errno), { code: errno }), spec.argv[0]!, spec.cwd, path));
+    return errno === null
+      ? null
+      : fail(spawnFailure(Object.assign(new Error(errno), { code: errno }), spec.argv[0]!, spec.cwd, path));
   }
   const judge = spec.sandbox?.startFailure;
   if (!judge || !outcome.ok || outcome.value.ended !== "exited") return null;
@@ -155,14 +188,19 @@ const fail = (refusal: LaunchRefusal): LaunchOutcome => ({ ok: false, refusal })
 
 function checkSpec(spec: LaunchSpec): string | null {
   if (!Array.isArray(spec.argv) || spec.argv.length === 0) return "argv is empty: give the program and its arguments";
-  if (spec.argv.some((a) => typeof a !== "string" || a.includes("\0"))) return "every argv element must be a string without NUL characters";
+  if (spec.argv.some((a) => typeof a !== "string" || a.includes("\0")))
+    return "every argv element must be a string without NUL characters";
   if (spec.argv[0] === "") return "the program name is empty";
-  if (!isAbsolute(spec.cwd) || spec.cwd.includes("\0")) return `the working folder must be an absolute path (got "${spec.cwd}")`;
-  if (!isAbsolute(spec.artifactsDir)) return `the artifacts folder must be an absolute path (got "${spec.artifactsDir}")`;
+  if (!isAbsolute(spec.cwd) || spec.cwd.includes("\0"))
+    return `the working folder must be an absolute path (got "${spec.cwd}")`;
+  if (!isAbsolute(spec.artifactsDir))
+    return `the artifacts folder must be an absolute path (got "${spec.artifactsDir}")`;
   const d = spec.deadlineMs;
-  if (!(d > 0) || (Number.isFinite(d) ? d > MAX_TIMER_MS : d !== Infinity)) return `deadlineMs must be a positive number of ms up to ${MAX_TIMER_MS}, or Infinity (got ${d})`;
+  if (!(d > 0) || (Number.isFinite(d) ? d > MAX_TIMER_MS : d !== Infinity))
+    return `deadlineMs must be a positive number of ms up to ${MAX_TIMER_MS}, or Infinity (got ${d})`;
   const g = spec.graceMs;
-  if (g !== undefined && !(g >= 0 && g <= MAX_TIMER_MS)) return `graceMs must be between 0 and ${MAX_TIMER_MS} (got ${g})`;
+  if (g !== undefined && !(g >= 0 && g <= MAX_TIMER_MS))
+    return `graceMs must be between 0 and ${MAX_TIMER_MS} (got ${g})`;
   return null;
 }
 
@@ -176,7 +214,8 @@ function spawnFailure(e: unknown, program: string, cwd: string, path: string): L
     message = program.includes("/")
       ? `cannot start "${program}": no such file (or its interpreter is missing)`
       : `cannot start "${program}": not found on the child's PATH (${path}); give an absolute path or install it there`;
-  } else if (errno === "EACCES") message = `cannot start "${program}": permission denied (not executable, or a folder on its path is not searchable)`;
+  } else if (errno === "EACCES")
+    message = `cannot start "${program}": permission denied (not executable, or a folder on its path is not searchable)`;
   else message = `cannot start "${program}": ${e instanceof Error ? e.message : String(e)}`;
   return { code: "launch.spawn_failed", message, details: { errno, program } };
 }

@@ -15,8 +15,18 @@ export type Mount =
 
 export const inside = (root: string, p: string) => p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
 
-export const bind = (p: string, optional = false): Mount => ({ kind: "bind", source: p, target: p, ...(optional ? { optional } : {}) });
-export const roBind = (p: string, optional = false): Mount => ({ kind: "ro-bind", source: p, target: p, ...(optional ? { optional } : {}) });
+export const bind = (p: string, optional = false): Mount => ({
+  kind: "bind",
+  source: p,
+  target: p,
+  ...(optional ? { optional } : {}),
+});
+export const roBind = (p: string, optional = false): Mount => ({
+  kind: "ro-bind",
+  source: p,
+  target: p,
+  ...(optional ? { optional } : {}),
+});
 export const tmpfs = (p: string, readOnly: boolean): Mount => ({ kind: "tmpfs", target: p, readOnly });
 /** A file replaced by an empty read-only one. */
 export const nullFile = (p: string): Mount => ({ kind: "ro-bind", source: "/dev/null", target: p });
@@ -78,7 +88,9 @@ export function writableSet(mounts: readonly Mount[]): { readonly root: string; 
     if (m.kind !== "bind") return;
     const later = mounts.slice(i + 1);
     if (later.some((l) => inside(l.target, m.target))) return;
-    const except = later.filter((l) => inside(m.target, l.target) && !hostWritable(mounts, l.target)).map((l) => l.target);
+    const except = later
+      .filter((l) => inside(m.target, l.target) && !hostWritable(mounts, l.target))
+      .map((l) => l.target);
     out.push({ root: m.target, except: [...new Set(except)] });
   });
   return out;

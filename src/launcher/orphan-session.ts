@@ -57,12 +57,15 @@ export function carriesMark(pid: number, tag: string): boolean {
  */
 export function endOrphanSession(mark: TreeMark, list: () => ProcStat[] | null = scan): number {
   const { pid, start, tag } = mark;
-  if (!Number.isSafeInteger(pid) || pid <= 1 || typeof start !== "number" || typeof tag !== "string" || !TAG.test(tag)) return 0;
+  if (!Number.isSafeInteger(pid) || pid <= 1 || typeof start !== "number" || typeof tag !== "string" || !TAG.test(tag))
+    return 0;
   const leader = readStat(pid);
   if (leader && isLive(leader) && (leader.start !== start || !carriesMark(pid, tag))) return 0;
   let signalled = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const members = (list() ?? []).filter((p) => p.sid === pid && isLive(p) && p.pid !== process.pid && p.start >= start && carriesMark(p.pid, tag));
+    const members = (list() ?? []).filter(
+      (p) => p.sid === pid && isLive(p) && p.pid !== process.pid && p.start >= start && carriesMark(p.pid, tag),
+    );
     if (members.length === 0) break;
     for (const p of members) {
       try {

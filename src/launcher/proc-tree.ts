@@ -87,7 +87,13 @@ export class ProcessTree {
   snapshot(): TreeSnapshot {
     this.sample();
     const ids = (set: Set<number>) => [...set].map((id) => [id, this.#stat(id)?.start ?? null] as const);
-    return { root: this.root, known: [...this.#known], sids: ids(this.#sids), pgids: ids(this.#pgids), spread: this.#spread };
+    return {
+      root: this.root,
+      known: [...this.#known],
+      sids: ids(this.#sids),
+      pgids: ids(this.#pgids),
+      spread: this.#spread,
+    };
   }
 
   /**
@@ -245,4 +251,5 @@ function sendSignal(target: number, signal: NodeJS.Signals | 0): boolean {
 export const outputIds = (pid: number): string[] => host().processes?.outputIds(pid) ?? [];
 
 /** Processes other than this one holding any of `ids` open: they inherited the child's output. */
-export const holdersOf = (ids: readonly string[]): number[] => (ids.length === 0 ? [] : (host().processes?.holdersOf(ids) ?? []));
+export const holdersOf = (ids: readonly string[]): number[] =>
+  ids.length === 0 ? [] : (host().processes?.holdersOf(ids) ?? []);

@@ -29,13 +29,21 @@ export const REAP_REQUESTS_VAR = "TOOLGATE_REAP_REQUESTS";
  * started (the caller then reaps in the foreground: nothing is ever left running). `stderr`: it
  * writes to this process's stderr (only where no reader waits for it: a terminal, a file).
  */
-export function reapLater(orders: readonly ReapOrder[], requests: readonly LaterRequest[] = [], more: { readonly env?: Readonly<Record<string, string>>; readonly stderr?: boolean } = {}): boolean {
+export function reapLater(
+  orders: readonly ReapOrder[],
+  requests: readonly LaterRequest[] = [],
+  more: { readonly env?: Readonly<Record<string, string>>; readonly stderr?: boolean } = {},
+): boolean {
   if (orders.length === 0 && requests.length === 0 && more.env === undefined) return true;
   try {
     // cwd "/": the reaper must not hold a temporary workspace; no other environment than what it is
     // handed (a one-shot call's spans and the exporter's variables: src/telemetry/telemetry.ts).
     const env = { ...(requests.length > 0 ? { [REAP_REQUESTS_VAR]: JSON.stringify(requests) } : {}), ...more.env };
-    startDetached([...selfArgv(), REAP_COMMAND, JSON.stringify(orders)], { cwd: "/", env, ...(more.stderr ? { stderr: "inherit" as const } : {}) });
+    startDetached([...selfArgv(), REAP_COMMAND, JSON.stringify(orders)], {
+      cwd: "/",
+      env,
+      ...(more.stderr ? { stderr: "inherit" as const } : {}),
+    });
     return true;
   } catch {
     return false;
@@ -56,7 +64,14 @@ const WAIT_AT_MOST_MS = 300;
 export function reapAfterExit(env: Readonly<Record<string, string>>, stderr: boolean): boolean {
   try {
     const argv = ["/bin/sh", "-c", 'read _; exec "$@" </dev/null', "sh", ...selfArgv(), REAP_COMMAND, "[]"];
-    const p = Bun.spawn(argv, { cwd: "/", env: withoutBunSwitches(env), stdin: "pipe", stdout: "ignore", stderr: stderr ? "inherit" : "ignore", detached: true });
+    const p = Bun.spawn(argv, {
+      cwd: "/",
+      env: withoutBunSwitches(env),
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: stderr ? "inherit" : "ignore",
+      detached: true,
+    });
     p.unref();
     ownChildren.add(p.pid);
     waiter = p;
@@ -68,8 +83,15 @@ export function reapAfterExit(env: Readonly<Record<string, string>>, stderr: boo
 }
 
 /** Waits each tree out until its grace ends, then ends what is left of it; sends each request (under the URL policy). */
-export async function reap(orders: readonly ReapOrder[], requests: readonly LaterRequest[] = [], now: () => number = Date.now): Promise<void> {
-  const sending = requests.length > 0 ? import("../http/later.ts").then(({ sendLater }) => Promise.all(requests.map((r) => sendLater(r)))) : undefined;
+export async function reap(
+  orders: readonly ReapOrder[],
+  requests: readonly LaterRequest[] = [],
+  now: () => number = Date.now,
+): Promise<void> {
+  const sending =
+    requests.length > 0
+      ? import("../http/later.ts").then(({ sendLater }) => Promise.all(requests.map((r) => sendLater(r))))
+      : undefined;
   await Promise.all([
     sending,
     ...orders.map(async (o) => {
@@ -81,13 +103,17 @@ export async function reap(orders: readonly ReapOrder[], requests: readonly Late
         return s !== null && s.start === start && isLive(s);
       };
       // Nobody waits on this process: a coarse poll is enough, and light on a loaded machine.
-      if (!(await waitUntil(() => !root() && !tree.anyLive(), Math.max(0, o.until - now()), POLL_MS))) await endTree(tree, 0);
+      if (!(await waitUntil(() => !root() && !tree.anyLive(), Math.max(0, o.until - now()), POLL_MS)))
+        await endTree(tree, 0);
     }),
   ]);
 }
 
 /** `toolgate __reap ORDERS_JSON` (requests in REAP_REQUESTS_VAR): the reaper's whole life. */
-export async function runReaper(arg: string | undefined, env: Readonly<Record<string, string | undefined>> = {}): Promise<number> {
+export async function runReaper(
+  arg: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<number> {
   let orders: ReapOrder[];
   let requests: LaterRequest[];
   try {

@@ -25,10 +25,14 @@ export function makeRunHome(stateDir: string): RunHome {
       mkdirSync(root, { mode: 0o700 });
     }
   } catch (e) {
-    if ((e as { code?: string }).code !== "EEXIST") return { ok: false, message: `cannot make ${root} for the command's HOME: ${(e as Error).message}` };
+    if ((e as { code?: string }).code !== "EEXIST")
+      return { ok: false, message: `cannot make ${root} for the command's HOME: ${(e as Error).message}` };
     const st = lstatSync(root);
     if (!st.isDirectory() || st.uid !== process.geteuid?.()) {
-      return { ok: false, message: `${root} is not a folder toolgate made (${st.isSymbolicLink() ? "a symbolic link" : !st.isDirectory() ? "not a folder" : "another user's"}): remove it, toolgate makes it again` };
+      return {
+        ok: false,
+        message: `${root} is not a folder toolgate made (${st.isSymbolicLink() ? "a symbolic link" : !st.isDirectory() ? "not a folder" : "another user's"}): remove it, toolgate makes it again`,
+      };
     }
   }
   const path = join(root, `${process.pid}-${randomHex()}`);

@@ -108,7 +108,11 @@ export interface SystemView {
   readonly who: Who | null;
 }
 
-export function systemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): SystemView {
+export function systemMounts(o: {
+  readonly workspace: string;
+  readonly shareNet: boolean;
+  readonly host: Host;
+}): SystemView {
   // The run's wrapper and the boot probe share one view of the system (the masks are read once).
   const key = `${o.workspace}\0${o.shareNet}`;
   const known = o.host === realHost ? systems.get(key) : undefined;
@@ -120,7 +124,11 @@ export function systemMounts(o: { readonly workspace: string; readonly shareNet:
 
 const systems = new Map<string, SystemView>();
 
-function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: boolean; readonly host: Host }): SystemView {
+function buildSystemMounts(o: {
+  readonly workspace: string;
+  readonly shareNet: boolean;
+  readonly host: Host;
+}): SystemView {
   const { host, workspace } = o;
   // Root with a workspace another user owns (a CI container over a mounted checkout): without
   // capabilities root could not write it, so the child runs as that owner, an ordinary user,
@@ -131,11 +139,16 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
   const hidden = HIDDEN.filter((p) => host.kind(p) === "dir"); // a /var/run link to /run is covered by /run
   // With the network shared, the resolver file may live under /run (systemd-resolved): keep that one file.
   const resolv = o.shareNet ? host.realpath("/etc/resolv.conf") : "";
-  const keepResolv = resolv !== "/etc/resolv.conf" && hidden.some((h) => inside(h, resolv)) && host.kind(resolv) === "file";
+  const keepResolv =
+    resolv !== "/etc/resolv.conf" && hidden.some((h) => inside(h, resolv)) && host.kind(resolv) === "file";
   const masks = asRoot ? host.masks(workspace).filter((m) => !inside(workspace, m.path)) : [];
   const before = runAs ? ["setpriv", `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, "--clear-groups", "--"] : [];
   const covered = ["/tmp", ...hidden, ...masks.filter((m) => m.dir).map((m) => m.path)];
-  const who = runAs ? { ...runAs, groups: [] } : asRoot ? { uid: 0, gid: 0, groups: process.getgroups?.() ?? [] } : null;
+  const who = runAs
+    ? { ...runAs, groups: [] }
+    : asRoot
+      ? { uid: 0, gid: 0, groups: process.getgroups?.() ?? [] }
+      : null;
   const flags = [
     "--die-with-parent", // the sandbox never outlives the launcher's child
     "--new-session", // no TIOCSTI into a terminal the sandbox could reach
@@ -143,7 +156,8 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
     // As root bwrap skips the user namespace; with one, the mounts it inherits are locked.
     ...(asRoot ? ["--unshare-user"] : []),
     ...(o.shareNet ? ["--share-net"] : []),
-    "--cap-drop", "ALL", // also as root: no mount, no unmount, no reading past permissions
+    "--cap-drop",
+    "ALL", // also as root: no mount, no unmount, no reading past permissions
   ];
   const maskMounts = masks.map((m) => (m.dir ? tmpfs(m.path, true) : nullFile(m.path)));
   const mounts: Mount[] = [
@@ -164,7 +178,12 @@ function buildSystemMounts(o: { readonly workspace: string; readonly shareNet: b
  * folder is out of sight already; one the child cannot reach (a folder it may not search) needs no
  * mask, and bwrap, as that user, could not mount over it. Read at every wrap: sockets come and go.
  */
-export function socketMasks(system: SystemView, shownAgain: readonly string[], host: Host, seen?: Set<string>): Mount[] {
+export function socketMasks(
+  system: SystemView,
+  shownAgain: readonly string[],
+  host: Host,
+  seen?: Set<string>,
+): Mount[] {
   const shown = (p: string) => shownAgain.some((s) => inside(s, p)) || !system.covered.some((c) => inside(c, p));
   const masked = host.sockets().filter((p) => shown(p) && host.canSearch(p, system.who));
   for (const p of masked) seen?.add(p);
@@ -199,7 +218,10 @@ export function reachable(p: string, root: string, who: { readonly uid: number; 
  * that does not exist is not made; one the child cannot reach (root over another's checkout) is
  * left too: bwrap, as that user, could not mount over it.
  */
-export function hiddenFolders(folders: readonly string[], o: { readonly workspace: string; readonly cwd: string; readonly host: Host; readonly system: SystemView }): string[] {
+export function hiddenFolders(
+  folders: readonly string[],
+  o: { readonly workspace: string; readonly cwd: string; readonly host: Host; readonly system: SystemView },
+): string[] {
   const { covered, who } = o.system;
   return [...new Set(folders.map((p) => o.host.realpath(p)))].filter(
     (p) =>
@@ -221,7 +243,11 @@ const holders = new Map<string, number>();
  * real workspace: a name cannot be kept free any other way; bwrap could not make it as root in a
  * workspace another user owns) and removes it when the last run holding it ends.
  */
-export function controlMounts(protect: readonly string[], workspace: string, host: Host): { mounts: Mount[]; placeholders: string[] } {
+export function controlMounts(
+  protect: readonly string[],
+  workspace: string,
+  host: Host,
+): { mounts: Mount[]; placeholders: string[] } {
   const mounts: Mount[] = [];
   const placeholders: string[] = [];
   for (const p of protect) {

@@ -9,7 +9,19 @@ import type { Facilities } from "../platform/facilities.ts";
 import { childEnv } from "./env.ts";
 import { createLauncher } from "./launch.ts";
 import { bind, mountArgs, roBind, tmpfs, type Mount } from "./mount-list.ts";
-import { controlMounts, hiddenFolders, inside, reachable, real, realHost, releasePlaceholders, socketMasks, systemMounts, type Host, type SystemView } from "./sandbox-mounts.ts";
+import {
+  controlMounts,
+  hiddenFolders,
+  inside,
+  reachable,
+  real,
+  realHost,
+  releasePlaceholders,
+  socketMasks,
+  systemMounts,
+  type Host,
+  type SystemView,
+} from "./sandbox-mounts.ts";
 import type { ArtifactSink, Sandbox, WrapContext } from "./types.ts";
 
 export interface BwrapOptions {
@@ -131,7 +143,10 @@ export function bwrapSandbox(o: BwrapOptions): Sandbox {
         ...system!.flags,
         ...mountArgs(mounts),
         ...(seccomp ? ["--seccomp", "3"] : []),
-        "--chdir", real(ctx.cwd), "--", ...argv,
+        "--chdir",
+        real(ctx.cwd),
+        "--",
+        ...argv,
       ];
     },
     ...(filter ? { openFds: () => [filter.open()] } : {}),
@@ -193,17 +208,29 @@ export interface SandboxInput {
 }
 
 export function sandboxFor(input: SandboxInput): BootSandbox {
-  if (input.mode === "off") return { mode: "off", wrapper: undefined, summary: "off (the scrubbed environment only: no isolation)" };
+  if (input.mode === "off")
+    return { mode: "off", wrapper: undefined, summary: "off (the scrubbed environment only: no isolation)" };
   const platform = input.platform ?? hostPlatform();
   // Never a quieter run: the boot checked this (runtime/boot.ts); reaching here without is a bug.
-  if (!platform.bubblewrap) throw new Error(`the sandbox mode "${input.mode}" needs bubblewrap, which ${platform.os} does not have`);
-  const net = input.mode === "bench" ? "network shared" : input.network ? "network shared: a server that needs it" : "no network";
+  if (!platform.bubblewrap)
+    throw new Error(`the sandbox mode "${input.mode}" needs bubblewrap, which ${platform.os} does not have`);
+  const net =
+    input.mode === "bench" ? "network shared" : input.network ? "network shared: a server that needs it" : "no network";
   const [workspace, stateDir, scratch] = [real(input.workspace), real(input.stateDir), real(input.scratch)];
   const stateInside = inside(workspace, stateDir) && stateDir !== workspace;
   const readOnly = stateInside ? [stateDir] : [];
   const writable = stateInside && inside(stateDir, scratch) ? [scratch] : [];
   const protect = input.protect ?? [];
-  const options: BwrapOptions = { mode: input.mode, workspace: input.workspace, network: input.network, readOnly, protect, writable, hide: input.hide ?? [], ...(input.host ? { host: input.host } : {}) };
+  const options: BwrapOptions = {
+    mode: input.mode,
+    workspace: input.workspace,
+    network: input.network,
+    readOnly,
+    protect,
+    writable,
+    hide: input.hide ?? [],
+    ...(input.host ? { host: input.host } : {}),
+  };
   return {
     mode: input.mode,
     wrapper: bwrapSandbox(options),
@@ -225,18 +252,28 @@ export async function probeSandbox(sandbox: Sandbox, cwd: string): Promise<strin
   const env = childEnv({ parent: {} });
   if (!env.ok) return env.refusal.message;
   const launcher = createLauncher({ redactor: () => ({ push: (s) => s, flush: () => "" }), openSink: discard });
-  const r = await launcher.launch({ argv: ["true"], env: env.value, cwd, deadlineMs: PROBE_DEADLINE_MS, graceMs: 200, artifactsDir: cwd, sandbox });
+  const r = await launcher.launch({
+    argv: ["true"],
+    env: env.value,
+    cwd,
+    deadlineMs: PROBE_DEADLINE_MS,
+    graceMs: 200,
+    artifactsDir: cwd,
+    sandbox,
+  });
   if (!r.ok) {
     const { refusal } = r;
     if (refusal.code !== "launch.spawn_failed") return refusal.message;
     const { errno, stderr } = refusal.details;
     if (stderr) return `bubblewrap could not set up the ${sandbox.name} sandbox: ${lastLine(stderr)}`;
-    if (errno === "ENOENT") return `bubblewrap (bwrap) is not installed: not found on the child's PATH (${env.value.vars.PATH})`;
+    if (errno === "ENOENT")
+      return `bubblewrap (bwrap) is not installed: not found on the child's PATH (${env.value.vars.PATH})`;
     return `bubblewrap (bwrap) cannot be started (${errno}): ${refusal.message}`;
   }
   const v = r.value;
   if (v.ended === "exited" && v.code === 0) return null;
-  if (v.ended === "timeout") return `bubblewrap did not set up the ${sandbox.name} sandbox within ${PROBE_DEADLINE_MS / 1000} s`;
+  if (v.ended === "timeout")
+    return `bubblewrap did not set up the ${sandbox.name} sandbox within ${PROBE_DEADLINE_MS / 1000} s`;
   const how = v.ended === "exited" ? `exit code ${v.code}` : v.ended === "signalled" ? `signal ${v.signal}` : v.ended;
   return `bubblewrap could not run a program in the ${sandbox.name} sandbox (${how})${v.stderr.tail.trim() ? `: ${lastLine(v.stderr.tail)}` : ""}`;
 }

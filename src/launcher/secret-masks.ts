@@ -4,7 +4,16 @@
 // every folder an ordinary user could not enter, under the system's configuration and data roots
 // is masked instead. The walk (~70 ms) is cached; a cache entry is reused only while no folder it
 // walked changed (its ctime: entries added, removed, renamed, or the folder's own mode), ~5 ms.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 
 export interface Mask {
@@ -81,7 +90,11 @@ function ctimeOf(p: string): number | null {
  * The masks for a root child: from the cache while every walked folder is unchanged, else walked
  * again and cached (a cache that cannot be written costs only the walk on every call).
  */
-export function secretMasks(workspace: string, cacheDir: string = MASK_CACHE_DIR, roots: readonly string[] = SECRET_ROOTS): readonly Mask[] {
+export function secretMasks(
+  workspace: string,
+  cacheDir: string = MASK_CACHE_DIR,
+  roots: readonly string[] = SECRET_ROOTS,
+): readonly Mask[] {
   // The workspace is left out of the walk only when a root holds it: else one cache serves all.
   const skip = roots.some((r) => workspace === r || workspace.startsWith(`${r}/`)) ? workspace : undefined;
   const key = JSON.stringify({ v: 1, roots, skip: skip ?? null });

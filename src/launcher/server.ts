@@ -45,7 +45,9 @@ export interface RunningServer {
   handOff(graceMs: number): ReapOrder | null;
 }
 
-export type StartOutcome = { readonly ok: true; readonly value: RunningServer } | { readonly ok: false; readonly refusal: { readonly code: "launch.spawn_failed"; readonly message: string } };
+export type StartOutcome =
+  | { readonly ok: true; readonly value: RunningServer }
+  | { readonly ok: false; readonly refusal: { readonly code: "launch.spawn_failed"; readonly message: string } };
 
 export function startServer(spec: ServerSpec): StartOutcome {
   const env = spec.env.vars;
@@ -55,11 +57,19 @@ export function startServer(spec: ServerSpec): StartOutcome {
   try {
     fds = spec.sandbox?.openFds?.() ?? [];
     // The wrapper's own descriptors (the seccomp program) follow stdin, stdout and stderr.
-    proc = Bun.spawn(argv, { cwd: spec.cwd, env: { ...env }, detached: true, stdio: ["pipe", "pipe", "pipe", ...fds] }) as Bun.Subprocess<"pipe", "pipe", "pipe">;
+    proc = Bun.spawn(argv, {
+      cwd: spec.cwd,
+      env: { ...env },
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe", ...fds],
+    }) as Bun.Subprocess<"pipe", "pipe", "pipe">;
   } catch (e) {
     spec.sandbox?.release?.();
     const errno = (e as { code?: string }).code ?? "EUNKNOWN";
-    return { ok: false, refusal: { code: "launch.spawn_failed", message: `cannot start "${spec.argv[0]}" (${errno}) in ${spec.cwd}` } };
+    return {
+      ok: false,
+      refusal: { code: "launch.spawn_failed", message: `cannot start "${spec.argv[0]}" (${errno}) in ${spec.cwd}` },
+    };
   } finally {
     fds.forEach(closeQuietly);
   }

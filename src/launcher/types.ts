@@ -165,7 +165,9 @@ export type LaunchRefusal =
     };
 
 /** Assignable to Outcome<Execution> (result.ts): a refusal carries a stable code and how to fix it. */
-export type LaunchOutcome = { readonly ok: true; readonly value: Execution } | { readonly ok: false; readonly refusal: LaunchRefusal };
+export type LaunchOutcome =
+  | { readonly ok: true; readonly value: Execution }
+  | { readonly ok: false; readonly refusal: LaunchRefusal };
 
 /** Where one stream's artifact goes. Both methods throw on failure; the launcher records the first. */
 export interface ArtifactSink {

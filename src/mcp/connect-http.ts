@@ -11,9 +11,17 @@ import { openSession } from "./session.ts";
 export const END_TIMEOUT_MS = 2_000;
 
 export async function connectHttp(t: Extract<Target, { kind: "http" }>, opts: ConnectOptions): Promise<Connection> {
-  const { StreamableHTTPClientTransport, StreamableHTTPError } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  const init = { requestInit: { headers: { ...t.headers } }, fetch: traced(cappedFetch(t.fetch ?? globalThis.fetch)), ...(t.authProvider ? { authProvider: t.authProvider } : {}) };
-  const transport = t.sse ? new (await import("@modelcontextprotocol/sdk/client/sse.js")).SSEClientTransport(new URL(t.url), init) : new StreamableHTTPClientTransport(new URL(t.url), init);
+  const { StreamableHTTPClientTransport, StreamableHTTPError } = await import(
+    "@modelcontextprotocol/sdk/client/streamableHttp.js"
+  );
+  const init = {
+    requestInit: { headers: { ...t.headers } },
+    fetch: traced(cappedFetch(t.fetch ?? globalThis.fetch)),
+    ...(t.authProvider ? { authProvider: t.authProvider } : {}),
+  };
+  const transport = t.sse
+    ? new (await import("@modelcontextprotocol/sdk/client/sse.js")).SSEClientTransport(new URL(t.url), init)
+    : new StreamableHTTPClientTransport(new URL(t.url), init);
   // The server's session is gone (404, unreachable) or its end was handed over: nothing to DELETE.
   let ended = false;
   // No process to watch: the session is lost when the endpoint cannot be reached, or answers
@@ -29,7 +37,14 @@ export async function connectHttp(t: Extract<Target, { kind: "http" }>, opts: Co
       markLost(`cannot be reached (${e.message.slice(0, 200)})`);
     }
   };
-  const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, relatedMark: RELATED_MARK, ...(opts.sampling ? { sampling: true } : {}), ...(opts.elicitation === false ? { elicitation: false } : {}) });
+  const session = await openSession(transport, {
+    pin: opts.pin,
+    connectTimeoutMs: opts.connectTimeoutMs,
+    version: opts.version,
+    relatedMark: RELATED_MARK,
+    ...(opts.sampling ? { sampling: true } : {}),
+    ...(opts.elicitation === false ? { elicitation: false } : {}),
+  });
   const streamable = transport instanceof StreamableHTTPClientTransport ? transport : undefined;
   const close = async () => {
     if (!ended && streamable?.sessionId !== undefined) {
@@ -57,7 +72,10 @@ export async function connectHttp(t: Extract<Target, { kind: "http" }>, opts: Co
 }
 
 /** What the transport sends with each request after initialize (its _commonHeaders): token, session, version, then the config's headers. */
-async function sessionHeaders(transport: StreamableHTTPClientTransport, t: Extract<Target, { kind: "http" }>): Promise<Record<string, string>> {
+async function sessionHeaders(
+  transport: StreamableHTTPClientTransport,
+  t: Extract<Target, { kind: "http" }>,
+): Promise<Record<string, string>> {
   const token = (await t.authProvider?.tokens())?.access_token;
   return {
     ...(token ? { Authorization: `Bearer ${token}` } : {}),

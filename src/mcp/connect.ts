@@ -19,7 +19,13 @@ const FAILED_CONNECT_GRACE_MS = 1_000;
 export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Connection> {
   // Loaded only for a server over HTTP (as the SDK's HTTP transports are).
   if (t.kind === "http") return (await import("./connect-http.ts")).connectHttp(t, opts);
-  const started = startServer({ argv: t.argv, env: t.env, cwd: t.cwd, redactor: opts.redactor, ...(t.sandbox ? { sandbox: t.sandbox } : {}) });
+  const started = startServer({
+    argv: t.argv,
+    env: t.env,
+    cwd: t.cwd,
+    redactor: opts.redactor,
+    ...(t.sandbox ? { sandbox: t.sandbox } : {}),
+  });
   if (!started.ok) throw new Error(started.refusal.message);
   const child = started.value;
   const transport = new PipeTransport(
@@ -30,7 +36,14 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
     await child.shutdown(graceMs);
   };
   try {
-    const session = await openSession(transport, { pin: opts.pin, connectTimeoutMs: opts.connectTimeoutMs, version: opts.version, early: true, ...(opts.sampling ? { sampling: true } : {}), ...(opts.elicitation === false ? { elicitation: false } : {}) });
+    const session = await openSession(transport, {
+      pin: opts.pin,
+      connectTimeoutMs: opts.connectTimeoutMs,
+      version: opts.version,
+      early: true,
+      ...(opts.sampling ? { sampling: true } : {}),
+      ...(opts.elicitation === false ? { elicitation: false } : {}),
+    });
     const tools = await session.listTools(opts.requestTimeoutMs);
     const exit = child.exited.then((code) => (code === null ? "was killed by a signal" : `exited with status ${code}`));
     // stdout usually closes a moment before the exit is reaped: wait briefly to say which it was.
@@ -38,11 +51,21 @@ export async function connectTarget(t: Target, opts: ConnectOptions): Promise<Co
     const stdoutClosed = () => new Promise<string>((res) => setTimeout(() => res("closed its stdout"), 200).unref());
     const lost = Promise.race([exit, transport.closed.then(() => Promise.race([exit, stdoutClosed()]))]);
     // A sandboxed child dies with this process (bwrap --die-with-parent): no reaper could give it its grace.
-    return { session, tools, child, close, lost, ...(t.sandbox ? {} : { handOff: (graceMs: number) => child.handOff(graceMs) }) };
+    return {
+      session,
+      tools,
+      child,
+      close,
+      lost,
+      ...(t.sandbox ? {} : { handOff: (graceMs: number) => child.handOff(graceMs) }),
+    };
   } catch (e) {
     await close(FAILED_CONNECT_GRACE_MS);
     const tail = child.stderrTail().trim();
     // connectTimeout (session.ts) kept: the caller's message names the key that sets it.
-    throw Object.assign(new Error(`${(e as Error).message}${tail ? `; its stderr ends with: ${tail.slice(-600)}` : ""}`), { connectTimeout: (e as { connectTimeout?: boolean }).connectTimeout === true });
+    throw Object.assign(
+      new Error(`${(e as Error).message}${tail ? `; its stderr ends with: ${tail.slice(-600)}` : ""}`),
+      { connectTimeout: (e as { connectTimeout?: boolean }).connectTimeout === true },
+    );
   }
 }

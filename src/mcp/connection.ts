@@ -12,9 +12,24 @@ import type { ListedTool, McpSession } from "./session.ts";
 export type { Declared } from "./peer.ts";
 
 export type Target =
-  | { readonly kind: "stdio"; readonly name: string; readonly argv: readonly string[]; readonly env: ChildEnv; readonly cwd: string; readonly sandbox?: Sandbox }
+  | {
+      readonly kind: "stdio";
+      readonly name: string;
+      readonly argv: readonly string[];
+      readonly env: ChildEnv;
+      readonly cwd: string;
+      readonly sandbox?: Sandbox;
+    }
   /** `sse`: the legacy HTTP+SSE transport (a GET stream, POSTs to the endpoint it names), for `type: "sse"` servers. */
-  | { readonly kind: "http"; readonly name: string; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly fetch?: PolicyFetch; readonly sse?: boolean; readonly authProvider?: OAuthClientProvider };
+  | {
+      readonly kind: "http";
+      readonly name: string;
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly fetch?: PolicyFetch;
+      readonly sse?: boolean;
+      readonly authProvider?: OAuthClientProvider;
+    };
 
 /**
  * The HTTP adapter's fetch (src/http): every request of the transport goes through the URL policy.
@@ -56,5 +71,3 @@ export interface ConnectOptions {
   /** false: declare no elicitation (serve --expose for a client that declared none); toolgate answers every other server's. */
   readonly elicitation?: boolean;
 }
-
-

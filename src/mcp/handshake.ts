@@ -125,11 +125,30 @@ export class EarlyInitialized implements Transport {
 
   #accepted(result: unknown): boolean {
     if (!isObject(result)) return false;
-    const r = result as { protocolVersion?: unknown; capabilities?: unknown; serverInfo?: unknown; instructions?: unknown };
+    const r = result as {
+      protocolVersion?: unknown;
+      capabilities?: unknown;
+      serverInfo?: unknown;
+      instructions?: unknown;
+    };
     const info = r.serverInfo as { name?: unknown; version?: unknown } | undefined;
     // Each capability an object, its flags (listChanged, subscribe) booleans if there: as the SDK's schema.
-    const capable = (c: unknown) => isObject(c) && Object.values(c).every((v) => isObject(v) && Object.entries(v).every(([k, f]) => !["listChanged", "subscribe"].includes(k) || typeof f === "boolean"));
-    return typeof r.protocolVersion === "string" && this.supported.includes(r.protocolVersion) && capable(r.capabilities) && isObject(info) && typeof info!.name === "string" && typeof info!.version === "string" && (r.instructions === undefined || typeof r.instructions === "string");
+    const capable = (c: unknown) =>
+      isObject(c) &&
+      Object.values(c).every(
+        (v) =>
+          isObject(v) &&
+          Object.entries(v).every(([k, f]) => !["listChanged", "subscribe"].includes(k) || typeof f === "boolean"),
+      );
+    return (
+      typeof r.protocolVersion === "string" &&
+      this.supported.includes(r.protocolVersion) &&
+      capable(r.capabilities) &&
+      isObject(info) &&
+      typeof info!.name === "string" &&
+      typeof info!.version === "string" &&
+      (r.instructions === undefined || typeof r.instructions === "string")
+    );
   }
 
   start(): Promise<void> {
@@ -144,7 +163,13 @@ export class EarlyInitialized implements Transport {
       return Promise.resolve();
     }
     const l = this.#list;
-    if (l && l.sdkId === undefined && m.method === "tools/list" && m.id !== undefined && m.params?.cursor === undefined) {
+    if (
+      l &&
+      l.sdkId === undefined &&
+      m.method === "tools/list" &&
+      m.id !== undefined &&
+      m.params?.cursor === undefined
+    ) {
       l.sdkId = m.id as string | number;
       // The SDK's request is as sent as the early one: a failed write fails it (a broken pipe at
       // once, not its deadline). The answer is handed on as one arriving after the request was sent.

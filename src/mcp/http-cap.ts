@@ -27,7 +27,9 @@ function requestsOf(body: unknown): { id: Id; method: string }[] {
   try {
     const parsed = JSON.parse(body) as unknown;
     return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m: { id?: unknown; method?: unknown }) =>
-      (typeof m?.id === "string" || typeof m?.id === "number") && typeof m.method === "string" ? [{ id: m.id, method: m.method }] : [],
+      (typeof m?.id === "string" || typeof m?.id === "number") && typeof m.method === "string"
+        ? [{ id: m.id, method: m.method }]
+        : [],
     );
   } catch {
     return [];
@@ -37,7 +39,11 @@ function requestsOf(body: unknown): { id: Id; method: string }[] {
 const cutError = (r: { id: Id; method: string }, max: number) => ({
   jsonrpc: "2.0",
   id: r.id,
-  error: { code: -32603, message: `its answer to ${r.method} passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped reading it there`, data: { toolgate: CUT_MARK } },
+  error: {
+    code: -32603,
+    message: `its answer to ${r.method} passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped reading it there`,
+    data: { toolgate: CUT_MARK },
+  },
 });
 
 /** `base` with every response body read under `max` bytes per message. */
@@ -46,14 +52,21 @@ export function cappedFetch(base: PolicyFetch, max = MAX_MESSAGE_BYTES): PolicyF
     const response = await base(input, init);
     if (response.body === null || NULL_BODY.has(response.status)) return response;
     const requests = requestsOf(init?.body);
-    const sse = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() === "text/event-stream";
-    const body = sse ? sseCapped(response.body, max, requests, requests.length === 1 ? requests[0]!.id : undefined) : await bodyCapped(response, max, requests);
+    const sse =
+      (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() === "text/event-stream";
+    const body = sse
+      ? sseCapped(response.body, max, requests, requests.length === 1 ? requests[0]!.id : undefined)
+      : await bodyCapped(response, max, requests);
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
 /** The whole body up to `max`; past it, the requests' cut errors as JSON (or, with none, the first `max` bytes). */
-async function bodyCapped(response: Response, max: number, requests: readonly { id: Id; method: string }[]): Promise<Uint8Array | string> {
+async function bodyCapped(
+  response: Response,
+  max: number,
+  requests: readonly { id: Id; method: string }[],
+): Promise<Uint8Array | string> {
   const reader = response.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -84,7 +97,12 @@ const LF = 10;
  * answered by cut errors, so a call fails at once instead of waiting out its deadline. `related`:
  * the one request the POST carried, whose id its log messages are marked with.
  */
-function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: readonly { id: Id; method: string }[], related: Id | undefined): ReadableStream<Uint8Array> {
+function sseCapped(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  requests: readonly { id: Id; method: string }[],
+  related: Id | undefined,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let held: Uint8Array[] = [];
   let eventBytes = 0;
@@ -95,7 +113,8 @@ function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: read
     held = [];
     await reader.cancel().catch(() => {});
     const encoder = new TextEncoder();
-    for (const r of requests) controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(cutError(r, max))}\n\n`));
+    for (const r of requests)
+      controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(cutError(r, max))}\n\n`));
     controller.close();
   };
   return new ReadableStream<Uint8Array>({
@@ -151,7 +170,13 @@ function sseCapped(body: ReadableStream<Uint8Array>, max: number, requests: read
           continue;
         }
         // One chunk per whole event (or run of events), as the parser will take it.
-        controller.enqueue(standingIn(held.length === 0 ? value.subarray(0, end) : Buffer.concat([...held, value.subarray(0, end)]), decoder, related));
+        controller.enqueue(
+          standingIn(
+            held.length === 0 ? value.subarray(0, end) : Buffer.concat([...held, value.subarray(0, end)]),
+            decoder,
+            related,
+          ),
+        );
         held = end < value.length ? [value.subarray(end)] : [];
         return;
       }
@@ -176,10 +201,15 @@ function standingIn(events: Uint8Array, decoder: TextDecoder, related: Id | unde
     if (lines[i] !== "") continue;
     const fields = lines.slice(start, i).map((line) => {
       const colon = line.indexOf(":");
-      return colon < 0 ? [line, ""] : [line.slice(0, colon), line.slice(colon + (line.charCodeAt(colon + 1) === 32 ? 2 : 1))];
+      return colon < 0
+        ? [line, ""]
+        : [line.slice(0, colon), line.slice(colon + (line.charCodeAt(colon + 1) === 32 ? 2 : 1))];
     });
     const type = fields.findLast(([f]) => f === "event")?.[1] ?? "";
-    const data = fields.filter(([f]) => f === "data").map(([, v]) => v).join("\n");
+    const data = fields
+      .filter(([f]) => f === "data")
+      .map(([, v]) => v)
+      .join("\n");
     const instead = data !== "" && (type === "" || type === "message") ? replaced(data, related) : null;
     if (instead !== null) {
       changed = true;
@@ -201,6 +231,7 @@ function replaced(data: string, related: Id | undefined): object | null {
     return null;
   }
   if (!isObject(m)) return null;
-  if (related !== undefined && m.method === "notifications/message" && !("id" in m) && isObject(m.params)) return { ...m, params: { ...m.params, [RELATED_MARK]: related } };
+  if (related !== undefined && m.method === "notifications/message" && !("id" in m) && isObject(m.params))
+    return { ...m, params: { ...m.params, [RELATED_MARK]: related } };
   return malformedStandIn(m);
 }

@@ -35,7 +35,10 @@ export const selectedSurfaces = (las: LasSettings): string[] => las.only.filter(
  * the parent's SKARBIEC_* capability paths (capabilityPath) plus SKARBIEC_MCP_AGENT_ID.
  * Skarbiec without an explicit agent id is refused here, before anything is spawned.
  */
-export function lasEnv(las: LasSettings, parent: Readonly<Record<string, string | undefined>>): { ok: true; env: Record<string, string> } | { ok: false; refusal: Refusal } {
+export function lasEnv(
+  las: LasSettings,
+  parent: Readonly<Record<string, string | undefined>>,
+): { ok: true; env: Record<string, string> } | { ok: false; refusal: Refusal } {
   const env: Record<string, string> = { LAS_ONLY: las.only.join(",") };
   if (las.skip && las.skip.length > 0) env.LAS_SKIP = las.skip.join(",");
   for (const [name, key] of RELEASE_FILES) {
@@ -49,7 +52,8 @@ export function lasEnv(las: LasSettings, parent: Readonly<Record<string, string 
         ok: false,
         refusal: {
           code: "las.agent_id_missing",
-          message: "the skarbiec surface needs an explicit agent id and none is configured; set las.agent_id in toolgate.json, or drop skarbiec from LAS_ONLY / add it to LAS_SKIP",
+          message:
+            "the skarbiec surface needs an explicit agent id and none is configured; set las.agent_id in toolgate.json, or drop skarbiec from LAS_ONLY / add it to LAS_SKIP",
         },
       };
     }
@@ -60,7 +64,22 @@ export function lasEnv(las: LasSettings, parent: Readonly<Record<string, string 
 }
 
 /** A name ending in one of these words holds a credential itself, never a path to hand over. */
-const SECRET_WORDS = new Set(["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "COOKIE", "AUTH", "AUTHORIZATION", "CREDENTIAL", "CREDENTIALS", "KEY", "APIKEY", "SESSION"]);
+const SECRET_WORDS = new Set([
+  "TOKEN",
+  "SECRET",
+  "PASSWORD",
+  "PASSWD",
+  "PASS",
+  "PASSPHRASE",
+  "COOKIE",
+  "AUTH",
+  "AUTHORIZATION",
+  "CREDENTIAL",
+  "CREDENTIALS",
+  "KEY",
+  "APIKEY",
+  "SESSION",
+]);
 
 /**
  * Las gets the parent's SKARBIEC_* capability *paths*, not every SKARBIEC_* variable.
@@ -79,7 +98,10 @@ export function capabilityPath(name: string, value: string | undefined): value i
 export function checkProtocol(negotiated: string | undefined): Refusal | null {
   return negotiated === PINNED_PROTOCOL
     ? null
-    : { code: "las.protocol", message: `Las negotiated MCP protocol ${JSON.stringify(negotiated)}; toolgate speaks ${PINNED_PROTOCOL} only with Las` };
+    : {
+        code: "las.protocol",
+        message: `Las negotiated MCP protocol ${JSON.stringify(negotiated)}; toolgate speaks ${PINNED_PROTOCOL} only with Las`,
+      };
 }
 
 /** Every required surface must expose at least one `<surface>__` tool. */

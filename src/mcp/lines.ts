@@ -114,7 +114,9 @@ export class LineReader {
 const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
 const VERSION = String.raw`"jsonrpc"\s*:\s*"2\.0"\s*`;
 /** The object's first members: `jsonrpc` and `id` in either order (either may be missing), then the first other key. */
-const HEAD = new RegExp(String.raw`^\s*\{\s*(?:${VERSION},\s*)?(?:"id"\s*:\s*${ID}\s*,\s*)?(?:${VERSION},\s*)?"([^"\\]*)"\s*:`);
+const HEAD = new RegExp(
+  String.raw`^\s*\{\s*(?:${VERSION},\s*)?(?:"id"\s*:\s*${ID}\s*,\s*)?(?:${VERSION},\s*)?"([^"\\]*)"\s*:`,
+);
 /** The object's last members: `id`, with `jsonrpc` before or after it, then the object's end. */
 const TAIL = new RegExp(String.raw`,\s*(?:${VERSION},\s*)?"id"\s*:\s*${ID}\s*(?:,\s*${VERSION})?\}\s*$`);
 
@@ -126,7 +128,9 @@ const TAIL = new RegExp(String.raw`,\s*(?:${VERSION},\s*)?"id"\s*:\s*${ID}\s*(?:
  * first key is `method` or `params` is a request or a notification of the server's; one that is not
  * a JSON object, or starts with any other key, is not a JSON-RPC answer either.
  */
-export function answerOf(d: Dropped): { readonly answer: false } | { readonly answer: true; readonly id?: string | number } {
+export function answerOf(
+  d: Dropped,
+): { readonly answer: false } | { readonly answer: true; readonly id?: string | number } {
   const head = HEAD.exec(d.head);
   if (!head || (head[2] !== "result" && head[2] !== "error")) return { answer: false };
   const id = head[1] ?? TAIL.exec(d.tail)?.[1];

@@ -6,7 +6,11 @@
 /** An `elicitation/create` in form mode, as the server sent it (untrusted). */
 export interface ElicitForm {
   readonly message: string;
-  readonly requestedSchema: { readonly type?: unknown; readonly properties?: Record<string, unknown>; readonly required?: unknown };
+  readonly requestedSchema: {
+    readonly type?: unknown;
+    readonly properties?: Record<string, unknown>;
+    readonly required?: unknown;
+  };
 }
 
 export interface ElicitAnswer {
@@ -81,7 +85,12 @@ export class Peers {
   /** The peer a server request belongs to, or why there is none. */
   only(): { peer: Peer } | { why: string } {
     if (this.#live.size === 1) return { peer: [...this.#live][0]!.peer };
-    return { why: this.#live.size === 0 ? "no call of toolgate's is in flight on this connection" : "several calls are in flight on this connection, so whose person to ask is unknown" };
+    return {
+      why:
+        this.#live.size === 0
+          ? "no call of toolgate's is in flight on this connection"
+          : "several calls are in flight on this connection, so whose person to ask is unknown",
+    };
   }
 
   /**
@@ -109,7 +118,11 @@ export class Peers {
     const owner = this.only();
     if ("why" in owner) return { action: "decline" };
     const { peer } = owner;
-    if ((params.mode ?? "form") !== "form" || typeof params.requestedSchema !== "object" || params.requestedSchema === null) {
+    if (
+      (params.mode ?? "form") !== "form" ||
+      typeof params.requestedSchema !== "object" ||
+      params.requestedSchema === null
+    ) {
       peer.elicited?.("decline", "only form elicitations are supported");
       return { action: "decline" };
     }
@@ -117,7 +130,10 @@ export class Peers {
       peer.elicited?.("decline");
       return { action: "decline" };
     }
-    const form: ElicitForm = { message: typeof params.message === "string" ? params.message : "", requestedSchema: params.requestedSchema as ElicitForm["requestedSchema"] };
+    const form: ElicitForm = {
+      message: typeof params.message === "string" ? params.message : "",
+      requestedSchema: params.requestedSchema as ElicitForm["requestedSchema"],
+    };
     let answer: ElicitAnswer;
     try {
       answer = await peer.elicit(form, signal);
@@ -133,6 +149,8 @@ export class Peers {
   async sample(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
     const owner = this.only();
     if ("peer" in owner && owner.peer.sample) return owner.peer.sample(params, signal);
-    throw new Error(`${NO_MODEL}${"why" in owner ? ` (${owner.why})` : " and the caller cannot relay it"}; the request is declined`);
+    throw new Error(
+      `${NO_MODEL}${"why" in owner ? ` (${owner.why})` : " and the caller cannot relay it"}; the request is declined`,
+    );
   }
 }

@@ -34,7 +34,12 @@ export type CallOutcome =
    * held); too_large: the answer passed the message bound and was not read; cancelled: the caller's
    * signal aborted the request before its answer came (sent, it may have been acted on).
    */
-  | { readonly ok: false; readonly kind: "transport" | "deadline" | "protocol" | "malformed" | "too_large" | "cancelled"; readonly message: string; readonly code?: number };
+  | {
+      readonly ok: false;
+      readonly kind: "transport" | "deadline" | "protocol" | "malformed" | "too_large" | "cancelled";
+      readonly message: string;
+      readonly code?: number;
+    };
 
 export interface McpSession {
   /** With `pin`: the protocol version the server answered (before the pin rewrote it for the SDK). */
@@ -42,9 +47,17 @@ export interface McpSession {
   listTools(timeoutMs: number): Promise<ListedTool[]>;
   /** `peer`: who answers the server's elicitations and sampling during this call, and sees its progress. */
   /** `meta`: the request's `_meta` (the call's trace context, when telemetry is on). */
-  callTool(name: string, args: unknown, opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer; meta?: Readonly<Record<string, string>> }): Promise<CallOutcome>;
+  callTool(
+    name: string,
+    args: unknown,
+    opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer; meta?: Readonly<Record<string, string>> },
+  ): Promise<CallOutcome>;
   /** Any other request a gateway relays (resources, prompts, completion, logging), answered raw. */
-  request(method: string, params: Record<string, unknown>, opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }): Promise<CallOutcome>;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    opts: { timeoutMs: number; signal?: AbortSignal; peer?: Peer },
+  ): Promise<CallOutcome>;
   /** What the server declared at initialize. */
   readonly server: ServerInfo;
   /**
@@ -67,7 +80,18 @@ const refusal = (code: number, message: string) => Object.assign(new Error(messa
  * `elicitation: false`: declare none (serve --expose, for a client that declared none).
  * `relatedMark`: the params key by which the transport ties a log message to a request (http-cap.ts).
  */
-export async function openSession(transport: Transport, opts: { pin: boolean; connectTimeoutMs: number; version: string; sampling?: boolean; elicitation?: boolean; relatedMark?: string; early?: boolean }): Promise<McpSession> {
+export async function openSession(
+  transport: Transport,
+  opts: {
+    pin: boolean;
+    connectTimeoutMs: number;
+    version: string;
+    sampling?: boolean;
+    elicitation?: boolean;
+    relatedMark?: string;
+    early?: boolean;
+  },
+): Promise<McpSession> {
   // A one-shot process parses each of the SDK's schemas a few times at most: zod's interpreter does
   // that sooner than compiling a parser first (the initialize answer about 4 ms sooner). Set before
   // the SDK's schemas are made; a long-running process keeps the compiled parsers.
@@ -81,16 +105,26 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   // The SDK builds an ajv per Client for output schemas (several ms of every cold call) that
   // toolgate's raw requests never use: it is made only if the SDK ever asks for a validator.
   let ajv: InstanceType<typeof AjvJsonSchemaValidator> | undefined;
-  const jsonSchemaValidator = { getValidator: <T>(schema: Parameters<InstanceType<typeof AjvJsonSchemaValidator>["getValidator"]>[0]) => (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema) };
+  const jsonSchemaValidator = {
+    getValidator: <T>(schema: Parameters<InstanceType<typeof AjvJsonSchemaValidator>["getValidator"]>[0]) =>
+      (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema),
+  };
   // Only what toolgate can do: a form elicitation is always answered (asked, relayed or declined;
   // defaults applied, SEP-1034), unless the one client behind it declared none (serve --expose);
   // sampling only where it can be relayed. Never roots: advertising them makes the SDK wait out a
   // 2 s close timeout.
   const elicits = opts.elicitation !== false;
-  const capabilities = { ...(elicits ? { elicitation: { form: { applyDefaults: true } } } : {}), ...(opts.sampling ? { sampling: {} } : {}) };
+  const capabilities = {
+    ...(elicits ? { elicitation: { form: { applyDefaults: true } } } : {}),
+    ...(opts.sampling ? { sampling: {} } : {}),
+  };
   const client = new Client({ name: "toolgate", version: opts.version }, { capabilities, jsonSchemaValidator });
   const peers = new Peers();
-  if (elicits) client.setRequestHandler(types.ElicitRequestSchema, (r, extra) => peers.elicit(r.params as Record<string, unknown>, extra.signal) as Promise<never>);
+  if (elicits)
+    client.setRequestHandler(
+      types.ElicitRequestSchema,
+      (r, extra) => peers.elicit(r.params as Record<string, unknown>, extra.signal) as Promise<never>,
+    );
   if (opts.sampling) {
     client.setRequestHandler(types.CreateMessageRequestSchema, async (r, extra) => {
       try {
@@ -121,7 +155,8 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
     notified?.(n.method, params);
   };
   client.fallbackRequestHandler = async (r) => {
-    if (r.method === "sampling/createMessage") throw refusal(types.ErrorCode.MethodNotFound, `${NO_MODEL}; the request is declined`);
+    if (r.method === "sampling/createMessage")
+      throw refusal(types.ErrorCode.MethodNotFound, `${NO_MODEL}; the request is declined`);
     throw refusal(types.ErrorCode.MethodNotFound, "Method not found");
   };
   // The parsers of the answers a call waits on (tools/list's, tools/call's) are built on their first
@@ -143,7 +178,15 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
   const wired = pinned ?? transport;
   const connected = opts.early ? new EarlyInitialized(wired, types.SUPPORTED_PROTOCOL_VERSIONS, true) : wired;
   connected.onmessage = markReceived;
-  await client.connect(connected, { timeout: opts.connectTimeoutMs }).catch((e) => Promise.reject((e as { code?: unknown }).code === types.ErrorCode.RequestTimeout && !receivedData(e) ? Object.assign(e as Error, { connectTimeout: true }) : e));
+  await client
+    .connect(connected, { timeout: opts.connectTimeoutMs })
+    .catch((e) =>
+      Promise.reject(
+        (e as { code?: unknown }).code === types.ErrorCode.RequestTimeout && !receivedData(e)
+          ? Object.assign(e as Error, { connectTimeout: true })
+          : e,
+      ),
+    );
   // The SDK runs a notification's handler a microtask after it arrives but settles a response at
   // once: a server's last progress (or log) sent just before its result would find its request
   // already gone. A response is handed on a microtask later, after what came before it.
@@ -169,34 +212,62 @@ export async function openSession(transport: Transport, opts: { pin: boolean; co
       const tools: ListedTool[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const r = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, types.ResultSchema, { timeout: timeoutMs })) as { tools?: unknown; nextCursor?: unknown };
+        const r = (await client.request(
+          { method: "tools/list", params: cursor ? { cursor } : {} },
+          types.ResultSchema,
+          { timeout: timeoutMs },
+        )) as { tools?: unknown; nextCursor?: unknown };
         if (!Array.isArray(r.tools)) throw new Error("tools/list answered without a tools array");
         for (const t of r.tools as { name?: unknown; description?: unknown; inputSchema?: unknown }[]) {
           if (typeof t?.name !== "string") throw new Error("tools/list answered a tool without a name");
           const { name, description, inputSchema, ...rest } = t as Record<string, unknown> & { name: string };
-          tools.push({ name, description: typeof description === "string" ? description : "", inputSchema, ...(Object.keys(rest).length > 0 ? { extra: rest } : {}) });
+          tools.push({
+            name,
+            description: typeof description === "string" ? description : "",
+            inputSchema,
+            ...(Object.keys(rest).length > 0 ? { extra: rest } : {}),
+          });
         }
         cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
         if (!cursor) break;
       }
       return tools;
     },
-    server: { capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>, instructions: client.getInstructions() },
+    server: {
+      capabilities: (client.getServerCapabilities() ?? {}) as Record<string, unknown>,
+      instructions: client.getInstructions(),
+    },
     onNotification(fn, onDropped) {
       notified = fn;
       dropped = onDropped;
     },
-    callTool: (name, args, opts) => raw("tools/call", { name, arguments: args as Record<string, unknown>, ...(opts.meta ? { _meta: opts.meta } : {}) }, opts, callResult),
+    callTool: (name, args, opts) =>
+      raw(
+        "tools/call",
+        { name, arguments: args as Record<string, unknown>, ...(opts.meta ? { _meta: opts.meta } : {}) },
+        opts,
+        callResult,
+      ),
     request: (method, params, opts) => raw(method, params, opts, anyResult),
     close: () => client.close(),
   };
 
-  async function raw(method: string, params: Record<string, unknown>, { timeoutMs, signal, peer }: { timeoutMs: number; signal?: AbortSignal; peer?: Peer }, schema: typeof types.ResultSchema): Promise<CallOutcome> {
+  async function raw(
+    method: string,
+    params: Record<string, unknown>,
+    { timeoutMs, signal, peer }: { timeoutMs: number; signal?: AbortSignal; peer?: Peer },
+    schema: typeof types.ResultSchema,
+  ): Promise<CallOutcome> {
     const call = peers.enter(peer ?? {});
     try {
       // onprogress makes the SDK send a progressToken; the server's notifications go to the peer.
       sending = call;
-      const answered = client.request({ method, params } as never, schema, { timeout: timeoutMs, maxTotalTimeout: timeoutMs, ...(signal ? { signal } : {}), onprogress: (p) => peer?.progress?.(p) });
+      const answered = client.request({ method, params } as never, schema, {
+        timeout: timeoutMs,
+        maxTotalTimeout: timeoutMs,
+        ...(signal ? { signal } : {}),
+        onprogress: (p) => peer?.progress?.(p),
+      });
       sending = undefined;
       const r = await answered;
       return { ok: true, result: r as Record<string, unknown> };

@@ -89,7 +89,12 @@ export class PipeTransport implements Transport {
   }
 
   async #pump(): Promise<void> {
-    const lines = new LineReader(this.maxLineBytes, (line) => this.#line(line), (d) => this.#dropped(d), (head) => this.#passed(head));
+    const lines = new LineReader(
+      this.maxLineBytes,
+      (line) => this.#line(line),
+      (d) => this.#dropped(d),
+      (head) => this.#passed(head),
+    );
     try {
       for await (const chunk of this.pipes.stdout) lines.push(chunk);
     } catch (e) {
@@ -116,7 +121,9 @@ export class PipeTransport implements Transport {
     const said = answerOf(d);
     const bound = sizeOf(this.maxLineBytes);
     if (!said.answer) {
-      this.onerror?.(new Error(`a line of more than ${bound} from the server was dropped unread (not an answer to a request)`));
+      this.onerror?.(
+        new Error(`a line of more than ${bound} from the server was dropped unread (not an answer to a request)`),
+      );
       return;
     }
     if (said.id !== undefined) return this.#cut(said.id);
@@ -134,7 +141,12 @@ export class PipeTransport implements Transport {
   #cut(id: string | number): void {
     const method = this.#pending.get(id) ?? "a request";
     this.#pending.delete(id);
-    this.onmessage?.(cutAnswer(id, `its answer to ${method} passed ${sizeOf(this.maxLineBytes)} in one line; toolgate dropped the line unread`));
+    this.onmessage?.(
+      cutAnswer(
+        id,
+        `its answer to ${method} passed ${sizeOf(this.maxLineBytes)} in one line; toolgate dropped the line unread`,
+      ),
+    );
   }
 
   #line(line: string): void {
@@ -167,7 +179,8 @@ export class PipeTransport implements Transport {
     const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
     if (typeof m.method === "string") {
       if (isRequestId(m.id)) this.#pending.set(m.id, m.method);
-      else if (m.method === "notifications/cancelled" && isRequestId(m.params?.requestId)) this.#pending.delete(m.params.requestId);
+      else if (m.method === "notifications/cancelled" && isRequestId(m.params?.requestId))
+        this.#pending.delete(m.params.requestId);
     }
     await this.pipes.write(`${JSON.stringify(message)}\n`);
   }
@@ -179,7 +192,11 @@ export class PipeTransport implements Transport {
 }
 
 /** The error that stands for an answer dropped past the bound: CUT_MARK and toolgate's words, never a byte of the answer. */
-const cutAnswer = (id: string | number, message: string): JSONRPCMessage => ({ jsonrpc: "2.0", id, error: { code: -32603, message, data: { toolgate: CUT_MARK } } });
+const cutAnswer = (id: string | number, message: string): JSONRPCMessage => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code: -32603, message, data: { toolgate: CUT_MARK } },
+});
 
 const MiB = 1024 * 1024;
 const sizeOf = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`);
@@ -192,15 +209,21 @@ const sizeOf = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `$
  */
 export function refusedAnswer(m: Record<string, unknown>): string | null {
   if (!isRequestId(m.id) || !("result" in m || "error" in m)) return null;
-  if (Object.keys(m).some((k) => k !== "jsonrpc" && k !== "id" && k !== "result" && k !== "error")) return "the answer: a key the protocol does not allow";
+  if (Object.keys(m).some((k) => k !== "jsonrpc" && k !== "id" && k !== "result" && k !== "error"))
+    return "the answer: a key the protocol does not allow";
   if ("result" in m && "error" in m) return "the answer: both a result and an error";
-  if ("error" in m) return isObject(m.error) && Number.isSafeInteger(m.error.code) && typeof m.error.message === "string" ? null : "error: not a JSON-RPC error";
+  if ("error" in m)
+    return isObject(m.error) && Number.isSafeInteger(m.error.code) && typeof m.error.message === "string"
+      ? null
+      : "error: not a JSON-RPC error";
   if (!isObject(m.result)) return "result: expected object";
   const meta = m.result._meta;
   if (meta !== undefined && !isObject(meta)) return "result._meta: expected object";
-  if (meta !== undefined && "progressToken" in meta && !isRequestId(meta.progressToken)) return "result._meta.progressToken: expected string or integer";
+  if (meta !== undefined && "progressToken" in meta && !isRequestId(meta.progressToken))
+    return "result._meta.progressToken: expected string or integer";
   const task = meta?.[RELATED_TASK];
-  if (task !== undefined && !(isObject(task) && typeof task.taskId === "string")) return `result._meta["${RELATED_TASK}"]: expected an object with a string taskId`;
+  if (task !== undefined && !(isObject(task) && typeof task.taskId === "string"))
+    return `result._meta["${RELATED_TASK}"]: expected an object with a string taskId`;
   return null;
 }
 
@@ -211,5 +234,11 @@ export function refusedAnswer(m: Record<string, unknown>): string | null {
  */
 export function malformedStandIn(m: Record<string, unknown>): JSONRPCMessage | null {
   const refused = refusedAnswer(m);
-  return refused === null ? null : { jsonrpc: "2.0", id: m.id as string | number, error: { code: -32603, message: refused, data: { toolgate: MALFORMED_MARK } } };
+  return refused === null
+    ? null
+    : {
+        jsonrpc: "2.0",
+        id: m.id as string | number,
+        error: { code: -32603, message: refused, data: { toolgate: MALFORMED_MARK } },
+      };
 }

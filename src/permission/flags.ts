@@ -26,7 +26,10 @@ export function isFlagError(x: PermissionFlag | PermissionFlagError | null): x i
 const FLAG = /^--(allow|deny)-(read|write|run|net|env)(?:=(.*))?$/s;
 
 /** Every permission flag's long name (`allow-read`, ..., `allow-all`), for the nearest name to an unknown flag. */
-export const PERMISSION_FLAG_NAMES: readonly string[] = [...PERM_KINDS.flatMap((k) => [`allow-${k}`, `deny-${k}`]), "allow-all"];
+export const PERMISSION_FLAG_NAMES: readonly string[] = [
+  ...PERM_KINDS.flatMap((k) => [`allow-${k}`, `deny-${k}`]),
+  "allow-all",
+];
 
 function invalid(flag: string, message: string): PermissionFlagError {
   return { error: "permission.flag_invalid", flag, message };
@@ -47,7 +50,8 @@ function checkItem(kind: PermKind, item: string): string | null {
  */
 export function parsePermissionFlag(token: string): PermissionFlag | PermissionFlagError | null {
   if (token === "-A" || token === "--allow-all") return { effect: "allow", kind: "all", value: true };
-  if (token.startsWith("-A=") || token.startsWith("--allow-all=")) return invalid(escapeControl(token), "takes no value");
+  if (token.startsWith("-A=") || token.startsWith("--allow-all="))
+    return invalid(escapeControl(token), "takes no value");
   const m = FLAG.exec(token);
   if (m === null) return null;
   const effect = m[1] as FlagEffect;
@@ -77,7 +81,8 @@ export function grantsFromFlags(flags: readonly PermissionFlag[]): PermissionGra
     const side = grants[flag.effect];
     for (const kind of kinds) {
       side[kind] = union(side[kind], flag.value);
-      if (flag.effect === "allow" && flag.value !== true) named[kind] = [...new Set([...(named[kind] ?? []), ...flag.value])];
+      if (flag.effect === "allow" && flag.value !== true)
+        named[kind] = [...new Set([...(named[kind] ?? []), ...flag.value])];
     }
   }
   return Object.keys(named).length > 0 ? { ...grants, named } : grants;
@@ -103,7 +108,10 @@ export function mergeGrants(...sources: readonly PermissionGrants[]): Permission
       if (allow !== undefined) merged.allow[kind] = allow;
       if (deny !== undefined) merged.deny[kind] = deny;
       // What a source listed by name stays named after a whole-kind grant absorbs the list.
-      const listed = [...(source.named?.[kind] ?? []), ...(Array.isArray(source.allow[kind]) ? (source.allow[kind] as string[]) : [])];
+      const listed = [
+        ...(source.named?.[kind] ?? []),
+        ...(Array.isArray(source.allow[kind]) ? (source.allow[kind] as string[]) : []),
+      ];
       if (listed.length > 0) named[kind] = [...new Set([...(named[kind] ?? []), ...listed])];
     }
   }

@@ -43,7 +43,10 @@ export function facilitiesFor(os: string, arch: string): Facilities {
  * Why a sandbox mode cannot be had on this platform at all, with the fix; null when the platform
  * has what it needs (whether bubblewrap is installed and may make namespaces is the probe's to say).
  */
-export function sandboxUnavailable(mode: string, f: Facilities): { readonly message: string; readonly hint: string } | null {
+export function sandboxUnavailable(
+  mode: string,
+  f: Facilities,
+): { readonly message: string; readonly hint: string } | null {
   if (mode === "off" || f.bubblewrap) return null;
   return {
     message: `the sandbox mode "${mode}" needs Linux (bubblewrap); on ${f.os} set "sandbox": "off" in toolgate.json, or run toolgate on Linux: no command runs with less isolation than asked`,

@@ -35,7 +35,16 @@ const none = () => Promise.resolve(null);
 export function platformFor(os: string, arch: string): Platform {
   const f = facilitiesFor(os, arch);
   if (os !== "linux") {
-    return { ...f, processes: null, fds: portableFdPaths(), prctl: none, openBeneath: none, peerChecks: none, boundSockets: () => [], seccompFilter: null };
+    return {
+      ...f,
+      processes: null,
+      fds: portableFdPaths(),
+      prctl: none,
+      openBeneath: none,
+      peerChecks: none,
+      boundSockets: () => [],
+      seccompFilter: null,
+    };
   }
   // A container may have no procfs mounted: then a tree is its process group, and a descriptor is
   // where it was verified to be, as elsewhere.
@@ -62,7 +71,8 @@ let host: Platform | undefined;
 
 /** This process's platform, chosen once (nothing is read to choose it). */
 /** A kernel setting under /proc/sys on Linux (`toolgate doctor`); undefined elsewhere, or when it cannot be read. */
-export const sysctl = (name: string): string | undefined => (process.platform === "linux" ? linuxSysctl(name) : undefined);
+export const sysctl = (name: string): string | undefined =>
+  process.platform === "linux" ? linuxSysctl(name) : undefined;
 
 export const hostPlatform = (): Platform => (host ??= platformFor(process.platform, process.arch));
 

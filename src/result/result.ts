@@ -50,8 +50,10 @@ export interface Refusal {
 export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
-export const refuse = (code: Code, message: string, details?: unknown): { ok: false; refusal: Refusal } =>
-  ({ ok: false, refusal: details === undefined ? { code, message } : { code, message, details } });
+export const refuse = (code: Code, message: string, details?: unknown): { ok: false; refusal: Refusal } => ({
+  ok: false,
+  refusal: details === undefined ? { code, message } : { code, message, details },
+});
 
 export const ExitCode = {
   success: 0,
@@ -115,5 +117,6 @@ export class CliError extends Error {
   }
 }
 
-export const usageError = (message: string, hint?: string, unknown?: UnknownName) => new CliError(ExitCode.usage, message, hint, unknown);
+export const usageError = (message: string, hint?: string, unknown?: UnknownName) =>
+  new CliError(ExitCode.usage, message, hint, unknown);
 export const bootError = (message: string, hint?: string) => new CliError(ExitCode.boot, message, hint);

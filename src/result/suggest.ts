@@ -21,7 +21,10 @@ export function editDistance(a: string, b: string): number {
 
 /** The same words in another order ("read_file" for "file_read"): a name of one word has none. */
 const wordKey = (s: string): string | undefined => {
-  const words = s.toLowerCase().split(/[-_.\s]+/).filter(Boolean);
+  const words = s
+    .toLowerCase()
+    .split(/[-_.\s]+/)
+    .filter(Boolean);
   return words.length > 1 ? words.sort().join(" ") : undefined;
 };
 
@@ -49,5 +52,7 @@ export function nearest(name: string, candidates: Iterable<string>): string | un
 }
 
 /** The words a refusal adds for a suggestion: `; did you mean "file_read"?`, or nothing. */
-export const didYouMean = (suggestion: string | undefined, show: (s: string) => string = (s) => JSON.stringify(s)): string =>
-  suggestion === undefined ? "" : `; did you mean ${show(suggestion)}?`;
+export const didYouMean = (
+  suggestion: string | undefined,
+  show: (s: string) => string = (s) => JSON.stringify(s),
+): string => (suggestion === undefined ? "" : `; did you mean ${show(suggestion)}?`);

@@ -24,7 +24,8 @@ function checkNeed(kind: PermKind, v: string): string | null {
   if (kind === "net") return parseNet(v) === null ? "is not a host or host:port" : null;
   if (kind !== "env") return null;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) return "is not an environment variable name";
-  if (v in BASE_ENV || isExecutionControl(v)) return "is fixed by the launcher or changes what a child executes; it cannot be passed to a tool";
+  if (v in BASE_ENV || isExecutionControl(v))
+    return "is fixed by the launcher or changes what a child executes; it cannot be passed to a tool";
   return null;
 }
 
@@ -34,7 +35,8 @@ export async function authoredLoader(config: Effective): Promise<AuthoredLoader 
   if (dir === undefined || !existsSync(dir)) return null;
   const { loadManifests } = await import("../catalog/authored-manifest.ts");
   let memo: Outcome<Manifest[]> | undefined;
-  const load = () => (memo ??= loadManifests(dir, { workspace: config.values.workspace as string, pathEnv: BASE_ENV.PATH!, checkNeed }));
+  const load = () =>
+    (memo ??= loadManifests(dir, { workspace: config.values.workspace as string, pathEnv: BASE_ENV.PATH!, checkNeed }));
   return {
     load,
     digests: () => {
@@ -52,11 +54,21 @@ export function manifestsOrFail(loader: AuthoredLoader): Manifest[] {
 }
 
 /** The authored tools as sources; a manifest's own "never" holds only where the trust covers it. */
-export async function authoredTools(loader: AuthoredLoader | null, others: readonly ToolSource[], parentEnv: Readonly<Record<string, string | undefined>>, trust: TrustVerdict): Promise<ToolSource[]> {
+export async function authoredTools(
+  loader: AuthoredLoader | null,
+  others: readonly ToolSource[],
+  parentEnv: Readonly<Record<string, string | undefined>>,
+  trust: TrustVerdict,
+): Promise<ToolSource[]> {
   if (loader === null) return [];
   const manifests = manifestsOrFail(loader);
   const { authoredSources } = await import("../catalog/authored.ts");
-  const r = authoredSources(manifests, others, (m) => (trust.trustedBy === null ? "untrusted" : trust.covers(m.name, m.digest) ? "honoured" : "changed"), parentEnv);
+  const r = authoredSources(
+    manifests,
+    others,
+    (m) => (trust.trustedBy === null ? "untrusted" : trust.covers(m.name, m.digest) ? "honoured" : "changed"),
+    parentEnv,
+  );
   if (!r.ok) throw bootError(r.refusal.message, (r.refusal.details as { hint?: string } | undefined)?.hint);
   return r.value;
 }

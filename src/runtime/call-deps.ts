@@ -101,7 +101,14 @@ function sharedFor(booted: Booted): Shared {
   let s = sharedBy.get(booted);
   if (!s) {
     const skillDirs = ((booted.config.values.skills ?? []) as string[]).map((d) => resolve(booted.workspace, d));
-    s = { memory: userApprovals(booted.userState, booted.workspace), skillDirs, http: httpClient(booted.net), tokens: railTokens(booted), self: selfArgv(), guard: guarded() };
+    s = {
+      memory: userApprovals(booted.userState, booted.workspace),
+      skillDirs,
+      http: httpClient(booted.net),
+      tokens: railTokens(booted),
+      self: selfArgv(),
+      guard: guarded(),
+    };
     sharedBy.set(booted, s);
   }
   return s;
@@ -113,7 +120,15 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
   const { memory, skillDirs, http, tokens, self, guard } = sharedFor(booted);
   // The trace a call continues: a served client's `_meta`, else TRACEPARENT of the call's environment (a session's client's).
   const trace = w.trace ?? { traceparent: w.env.TRACEPARENT, tracestate: w.env.TRACESTATE };
-  const traced = w.telemetry?.call({ lane: w.lane, sandbox: booted.sandbox.mode, ...(w.task ? { task: w.task } : {}), ...(w.via ? { via: w.via } : {}) }, trace);
+  const traced = w.telemetry?.call(
+    {
+      lane: w.lane,
+      sandbox: booted.sandbox.mode,
+      ...(w.task ? { task: w.task } : {}),
+      ...(w.via ? { via: w.via } : {}),
+    },
+    trace,
+  );
   const journal = callJournal(w.db, selfMark, traced?.tap);
   return {
     ...(signal ? { signal } : {}),
@@ -146,7 +161,14 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
       ...(w.peer ? { peer: w.peer } : {}),
       ...(traced ? { trace: () => ({ traceparent: traced.traceparent(), tracestate: traced.tracestate() }) } : {}),
       // Kept with the call's journal row (written before the adapter ran).
-      created: (tool, kind, id) => recordResource(w.db(), { time_ms: Date.now(), tool, kind, resource_id: id, journal_id: journal.rowId() ?? null }),
+      created: (tool, kind, id) =>
+        recordResource(w.db(), {
+          time_ms: Date.now(),
+          tool,
+          kind,
+          resource_id: id,
+          journal_id: journal.rowId() ?? null,
+        }),
       delegation: {
         self,
         configData: booted.file?.data ?? null,
@@ -155,21 +177,44 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
         callId: () => journal.rowId(),
         // delegation.env's values are the task call's secrets: the child's rows are filed redacted.
         // Each child row is a span under this call's (telemetry).
-        adopt: (childState, parent) => adoptChildState(w.db(), childState, parent ?? null, delegationSecrets(booted.config.values, w.env), traced?.tap),
+        adopt: (childState, parent) =>
+          adoptChildState(
+            w.db(),
+            childState,
+            parent ?? null,
+            delegationSecrets(booted.config.values, w.env),
+            traced?.tap,
+          ),
       },
     },
     // The call's secrets (the rails' credentials, an authored tool's needs.env values) are masked in
     // the child's output as it is drained too (tails, artifacts, a task's live log), not only in
     // the result: a secret split across reads is still caught.
-    processes: (s, masks) => processRunner({ parentEnv: w.env, stateDir: booted.stateDir, scratch: booted.config.values.scratch as string, sandboxMode: booted.sandbox.mode, sandbox: booted.sandbox.wrapper, secrets: {}, masks, signal: s, ...(w.watch ? { watch: w.watch } : {}), ...guard }),
+    processes: (s, masks) =>
+      processRunner({
+        parentEnv: w.env,
+        stateDir: booted.stateDir,
+        scratch: booted.config.values.scratch as string,
+        sandboxMode: booted.sandbox.mode,
+        sandbox: booted.sandbox.wrapper,
+        secrets: {},
+        masks,
+        signal: s,
+        ...(w.watch ? { watch: w.watch } : {}),
+        ...guard,
+      }),
     permissions: booted.permissions,
     approval: {
       approved: w.approved,
       overrides: booted.config.values.approval ?? {},
       isRemembered: (t, d) => memory.isRemembered(t, d),
       remember: (t, d) =>
-        void (memory.remember(t, d, Date.now()) ||
-          w.operator("toolgate: the approval is not remembered: there is no user state folder outside the workspace (set XDG_STATE_HOME, or HOME, to a folder outside it)")),
+        void (
+          memory.remember(t, d, Date.now()) ||
+          w.operator(
+            "toolgate: the approval is not remembered: there is no user state folder outside the workspace (set XDG_STATE_HOME, or HOME, to a folder outside it)",
+          )
+        ),
       ask: w.ask,
       ...(w.unattended ? { unattended: true } : {}),
       ...(w.howToGrant ? { howToGrant: w.howToGrant } : {}),
@@ -206,7 +251,15 @@ const now = () => origin + performance.now();
 const railTokens = (booted: Booted): string[] => Object.values(booted.rails).map((r) => r!.token);
 
 /** --approve values, each possibly a comma list, as one set. */
-export const approvedSet = (values: readonly string[]): Set<string> => new Set(values.flatMap((v) => v.split(",").map((x) => x.trim()).filter(Boolean)));
+export const approvedSet = (values: readonly string[]): Set<string> =>
+  new Set(
+    values.flatMap((v) =>
+      v
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
+  );
 
 /** An unsandboxed tool command runs under toolgate's guardian when this process is toolgate. */
 const guarded = (): { guard?: readonly string[] } => {

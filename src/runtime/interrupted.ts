@@ -19,7 +19,9 @@ export function interruptedRefusal(signal: InterruptSignal, answered: Refusal): 
   const message = `interrupted by ${signal}: ${answered.message}`;
   const details = { ...own, signal };
   const operator = answered.operator === undefined ? {} : { operator: answered.operator };
-  return answered.indeterminate ? { code: "interrupted", message, details, indeterminate: true, ...operator } : { code: "cancelled", message, details, ...operator };
+  return answered.indeterminate
+    ? { code: "interrupted", message, details, indeterminate: true, ...operator }
+    : { code: "cancelled", message, details, ...operator };
 }
 
 /** A call interrupted after its steps 1-5 passed and before anything of it ran. */

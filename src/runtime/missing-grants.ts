@@ -8,7 +8,13 @@ import type { Refusal } from "../result/result.ts";
 import type { Need } from "../permission/types.ts";
 
 /** A need the permission stage refused (invoke.ts's GateResult when not ok). */
-type Refused = { readonly ok: false; readonly code: Code; readonly message: string; readonly flag?: string; readonly deniedBy?: string };
+type Refused = {
+  readonly ok: false;
+  readonly code: Code;
+  readonly message: string;
+  readonly flag?: string;
+  readonly deniedBy?: string;
+};
 
 export class MissingGrants {
   #first: Refused | undefined;
@@ -35,7 +41,8 @@ export class MissingGrants {
   refusal(approve: string | undefined): Refusal {
     const first = this.#first!;
     const flags = [...this.#flags, ...(approve ? [approve] : [])];
-    const message = flags.length === 1 ? first.message : `${first.message}; this call needs, in all: ${flags.join(" ")}`;
+    const message =
+      flags.length === 1 ? first.message : `${first.message}; this call needs, in all: ${flags.join(" ")}`;
     return { code: first.code, message, details: { flag: first.flag, flags } };
   }
 }
@@ -53,5 +60,11 @@ export function gateRefusal(r: Refused): Refusal {
  */
 export function dryRunReport(tool: string, needs: readonly Need[], missing: MissingGrants, approved: boolean) {
   const flags = [...missing.flags, ...(approved ? [] : [`--approve=${tool}`])];
-  return { dry_run: true, would_run: flags.length === 0, needs: needs.map((n) => ({ kind: n.kind, value: n.value })), approval: approved ? "given" : "needed", flags };
+  return {
+    dry_run: true,
+    would_run: flags.length === 0,
+    needs: needs.map((n) => ({ kind: n.kind, value: n.value })),
+    approval: approved ? "given" : "needed",
+    flags,
+  };
 }

@@ -55,18 +55,26 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
     // The tool's own command (not toolgate's helpers: git, ls) dies with toolgate, even by kill -9.
     const guard = req.sandboxed && !deps.sandbox ? deps.guard : undefined;
     const audit = auditOf(req, env.value.vars, deps.watch?.mark !== undefined);
-    return launcher.launch({
-      argv: req.argv,
-      env: env.value,
-      cwd: req.cwd,
-      ...(req.stdin === undefined ? {} : { stdin: req.stdin }),
-      deadlineMs: req.deadlineMs,
-      signal: deps.signal,
-      ...(deps.watch || req.output ? { watch: watchWith(deps.watch, req.output) } : {}),
-      artifactsDir: join(deps.stateDir, "artifacts"),
-      ...(sandboxed ? { sandbox: deps.sandbox, ...(req.writable ? { sandboxWritable: req.writable } : {}), ...(home ? { home } : {}) } : {}),
-      ...(guard ? { guard } : {}),
-    }).then((r) => (r.ok ? { ok: true as const, value: { ...r.value, audit } } : r));
+    return launcher
+      .launch({
+        argv: req.argv,
+        env: env.value,
+        cwd: req.cwd,
+        ...(req.stdin === undefined ? {} : { stdin: req.stdin }),
+        deadlineMs: req.deadlineMs,
+        signal: deps.signal,
+        ...(deps.watch || req.output ? { watch: watchWith(deps.watch, req.output) } : {}),
+        artifactsDir: join(deps.stateDir, "artifacts"),
+        ...(sandboxed
+          ? {
+              sandbox: deps.sandbox,
+              ...(req.writable ? { sandboxWritable: req.writable } : {}),
+              ...(home ? { home } : {}),
+            }
+          : {}),
+        ...(guard ? { guard } : {}),
+      })
+      .then((r) => (r.ok ? { ok: true as const, value: { ...r.value, audit } } : r));
   };
   return {
     sandboxMode: deps.sandboxMode,
@@ -86,9 +94,15 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
 
 /** The working folder, the environment's names (the task mark the launcher adds among them), the program's real path and the auditName's. */
 function auditOf(req: ProcessRequest, vars: Readonly<Record<string, string>>, marked: boolean): RunAudit {
-  const resolved = (name: string) => (name.includes("/") ? resolveReal(name, req.cwd) : which(name, vars.PATH ?? "", req.cwd));
+  const resolved = (name: string) =>
+    name.includes("/") ? resolveReal(name, req.cwd) : which(name, vars.PATH ?? "", req.cwd);
   const envKeys = [...Object.keys(vars), ...(marked ? [TASK_MARK_VAR] : [])].sort();
-  return { cwd: req.cwd, envKeys, program: resolved(req.argv[0] ?? ""), ...(req.auditName === undefined ? {} : { named: resolved(req.auditName) }) };
+  return {
+    cwd: req.cwd,
+    envKeys,
+    program: resolved(req.argv[0] ?? ""),
+    ...(req.auditName === undefined ? {} : { named: resolved(req.auditName) }),
+  };
 }
 
 /**

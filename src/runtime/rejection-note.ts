@@ -12,8 +12,15 @@ import type { Refusal } from "../result/result.ts";
 export function rejectionNote(name: string, entry: Entry, v: BoundaryViolation, withheld: Refusal | undefined): string {
   const what = withheld ? `the server's error answer (${withheld.code}) was withheld` : "the result was withheld";
   const remote = !entry.adapter.builtin;
-  const acted = !remote ? "" : withheld ? "; the remote side may have acted" : "; the call ran, so its effect (if any) stands";
+  const acted = !remote
+    ? ""
+    : withheld
+      ? "; the remote side may have acted"
+      : "; the call ran, so its effect (if any) stands";
   const server = entry.origin.startsWith("mcp:") ? entry.origin.slice(4) : undefined;
-  const fix = v.rule === "local_path" && server !== undefined ? `; if this server's job is to answer with absolute paths, --allow-local-paths=${server} lets them through` : "";
+  const fix =
+    v.rule === "local_path" && server !== undefined
+      ? `; if this server's job is to answer with absolute paths, --allow-local-paths=${server} lets them through`
+      : "";
   return `${name}: ${what} (sensitive_output_rejected): rule ${v.rule} at ${v.where}, the value is not shown${acted}${fix}`;
 }

@@ -10,11 +10,17 @@ export const MAX_TIMEOUT_SECS = 2_000_000;
 
 export function timeLimitOf(entry: Entry, config: Readonly<Record<string, any>> | undefined): TimeLimit | undefined {
   if (entry.adapter.timeLimit) return entry.adapter.timeLimit(config);
-  return entry.adapter.deadlineMs === undefined ? { secs: DEADLINE_MS / 1000, setBy: "the deadline of a built-in's call" } : undefined;
+  return entry.adapter.deadlineMs === undefined
+    ? { secs: DEADLINE_MS / 1000, setBy: "the deadline of a built-in's call" }
+    : undefined;
 }
 
 /** The deadline a call gets for `secs`, and the limit that cut it down when it did. */
-export function boundTimeout(entry: Entry, secs: number, config: Readonly<Record<string, any>> | undefined): { secs: number; limit?: TimeLimit } {
+export function boundTimeout(
+  entry: Entry,
+  secs: number,
+  config: Readonly<Record<string, any>> | undefined,
+): { secs: number; limit?: TimeLimit } {
   const limit = timeLimitOf(entry, config);
   return limit === undefined || secs <= limit.secs ? { secs } : { secs: limit.secs, limit };
 }

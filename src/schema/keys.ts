@@ -18,8 +18,10 @@ export function keysAt(schema: unknown, path: Path): string[] {
 function expand(node: unknown, root: unknown, depth = 0): Record<string, unknown>[] {
   if (!isObject(node) || depth > 16) return [];
   const out = [node];
-  for (const k of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(node[k])) out.push(...(node[k] as unknown[]).flatMap((b) => expand(b, root, depth + 1)));
-  if (typeof node.$ref === "string" && node.$ref.startsWith("#")) out.push(...expand(pointer(root, node.$ref.slice(1)), root, depth + 1));
+  for (const k of ["anyOf", "oneOf", "allOf"])
+    if (Array.isArray(node[k])) out.push(...(node[k] as unknown[]).flatMap((b) => expand(b, root, depth + 1)));
+  if (typeof node.$ref === "string" && node.$ref.startsWith("#"))
+    out.push(...expand(pointer(root, node.$ref.slice(1)), root, depth + 1));
   return out;
 }
 
@@ -31,7 +33,11 @@ function childrenOf(node: Record<string, unknown>, step: string | number): unkno
   }
   const props = isObject(node.properties) ? node.properties : {};
   if (Object.hasOwn(props, step)) return [props[step]];
-  const patterns = isObject(node.patternProperties) ? Object.entries(node.patternProperties).filter(([p]) => matches(p, step)).map(([, v]) => v) : [];
+  const patterns = isObject(node.patternProperties)
+    ? Object.entries(node.patternProperties)
+        .filter(([p]) => matches(p, step))
+        .map(([, v]) => v)
+    : [];
   return patterns.length > 0 ? patterns : [node.additionalProperties];
 }
 
@@ -70,8 +76,14 @@ export function withKeySuggestions(issues: readonly Issue[], schema: unknown, da
     const key = issue.path[issue.path.length - 1];
     if (typeof key !== "string" || !/must be removed/.test(issue.message)) return issue;
     const parent = issue.path.slice(0, -1);
-    const holder = parent.reduce<unknown>((at, step) => (isObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[step] : undefined), data);
-    const near = nearest(key, keysAt(schema, parent).filter((k) => !(isObject(holder) && Object.hasOwn(holder, k))));
+    const holder = parent.reduce<unknown>(
+      (at, step) => (isObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[step] : undefined),
+      data,
+    );
+    const near = nearest(
+      key,
+      keysAt(schema, parent).filter((k) => !(isObject(holder) && Object.hasOwn(holder, k))),
+    );
     return near === undefined ? issue : { ...issue, did_you_mean: near };
   });
 }

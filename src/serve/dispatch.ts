@@ -64,6 +64,8 @@ export function fastPathFor(server: Server, transport: Transport, call: Handler)
   const sdkCall = internals?._requestHandlers.get("tools/call");
   if (!internals || !sdkMessage || !sdkCall) return false;
   transport.onmessage = (m, extra) => (isPlainRequest(m) ? internals._onrequest(m, extra) : sdkMessage(m, extra));
-  internals._requestHandlers.set("tools/call", (request, extra) => (isPlainCall(request) ? call(request, extra) : sdkCall(request, extra)));
+  internals._requestHandlers.set("tools/call", (request, extra) =>
+    isPlainCall(request) ? call(request, extra) : sdkCall(request, extra),
+  );
   return true;
 }

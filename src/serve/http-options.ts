@@ -31,7 +31,12 @@ export interface HttpOptions {
 }
 
 /** The OAuth settings --oauth-issuer alone gives (the trusted config's serve.oauth adds to them). */
-export const issuerOnly = (issuer: string, from = "--oauth-issuer"): OAuthSettings => ({ issuer, scopes: [], groupsClaim: "groups", from });
+export const issuerOnly = (issuer: string, from = "--oauth-issuer"): OAuthSettings => ({
+  issuer,
+  scopes: [],
+  groupsClaim: "groups",
+  from,
+});
 
 /**
  * The options with the trusted config's serve.oauth applied: its issuer unless --oauth-issuer names
@@ -41,7 +46,11 @@ export const issuerOnly = (issuer: string, from = "--oauth-issuer"): OAuthSettin
 export function withConfigOAuth(o: HttpOptions, c: ConfigOAuth | undefined): Outcome<HttpOptions> {
   if (c === undefined) return ok(o);
   if (o.tokenSource === "file" || o.tokenSource === "none") {
-    return refuse("usage", `${o.tokenSource === "file" ? "--token-file" : "--no-token"} was given, and the config's serve.oauth asks for OAuth access tokens`, "callers present either a static token or an access token, never both: drop the flag, or serve.oauth from the config");
+    return refuse(
+      "usage",
+      `${o.tokenSource === "file" ? "--token-file" : "--no-token"} was given, and the config's serve.oauth asks for OAuth access tokens`,
+      "callers present either a static token or an access token, never both: drop the flag, or serve.oauth from the config",
+    );
   }
   const issuer = o.oauth?.issuer ?? c.issuer;
   const own = issuer === c.issuer;
@@ -68,7 +77,8 @@ export interface ConfigOAuth {
 // node:net on first use: a static import of a builtin is loaded at every start of the binary.
 const isIP = (host: string): number => (require("node:net") as typeof import("node:net")).isIP(host);
 
-const USAGE = "write --http HOST:PORT with an IP address or localhost, e.g. --http 127.0.0.1:8808 (port 0 picks a free one)";
+const USAGE =
+  "write --http HOST:PORT with an IP address or localhost, e.g. --http 127.0.0.1:8808 (port 0 picks a free one)";
 
 /** Splits `HOST:PORT` (`[v6]:PORT` for IPv6) into a bindable address and a port. */
 export function parseBind(spec: string): Outcome<{ host: string; port: number }> {
@@ -79,7 +89,8 @@ export function parseBind(spec: string): Outcome<{ host: string; port: number }>
   const raw = (m[1] ?? m[2]!).toLowerCase();
   const host = raw === "localhost" ? "127.0.0.1" : raw;
   const family = isIP(host);
-  if (family === 0 || (m[1] !== undefined) !== (family === 6)) return refuse("usage", `--http ${JSON.stringify(spec)}: "${raw}" is not an IP address or localhost`, USAGE);
+  if (family === 0 || (m[1] !== undefined) !== (family === 6))
+    return refuse("usage", `--http ${JSON.stringify(spec)}: "${raw}" is not an IP address or localhost`, USAGE);
   return ok({ host, port });
 }
 
@@ -104,23 +115,46 @@ export function readTokenFile(path: string, stat = statSync, read = readFileSync
     mode = stat(path).mode;
     text = read(path, "utf8") as string;
   } catch (e) {
-    return refuse("usage", `--token-file ${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "give the path of a file holding the bearer token");
+    return refuse(
+      "usage",
+      `--token-file ${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      "give the path of a file holding the bearer token",
+    );
   }
   if ((mode & 0o077) !== 0) {
     const who = (mode & 0o007) !== 0 ? "every user on this machine" : "its group";
-    return refuse("usage", `--token-file ${path} has mode ${(mode & 0o777).toString(8).padStart(4, "0")}: ${who} may read or change it`, `make it private to you: chmod 600 ${path}`);
+    return refuse(
+      "usage",
+      `--token-file ${path} has mode ${(mode & 0o777).toString(8).padStart(4, "0")}: ${who} may read or change it`,
+      `make it private to you: chmod 600 ${path}`,
+    );
   }
   const token = text.trim();
-  if (token === "") return refuse("usage", `--token-file ${path} is empty`, "write the bearer token into it (one line), or leave --token-file out to have one generated");
-  if (/[\s\x00-\x1f\x7f]/.test(token)) return refuse("usage", `--token-file ${path}: the token has a space or a control character inside it`, "a bearer token is one word on one line");
+  if (token === "")
+    return refuse(
+      "usage",
+      `--token-file ${path} is empty`,
+      "write the bearer token into it (one line), or leave --token-file out to have one generated",
+    );
+  if (/[\s\x00-\x1f\x7f]/.test(token))
+    return refuse(
+      "usage",
+      `--token-file ${path}: the token has a space or a control character inside it`,
+      "a bearer token is one word on one line",
+    );
   if (token.length < MIN_TOKEN_CHARS) {
-    return refuse("usage", `--token-file ${path}: the token is ${token.length} character${token.length === 1 ? "" : "s"} long; at least ${MIN_TOKEN_CHARS} are required`, `write a longer random token, e.g. openssl rand -hex 32 > ${path} (or leave --token-file out to have one generated)`);
+    return refuse(
+      "usage",
+      `--token-file ${path}: the token is ${token.length} character${token.length === 1 ? "" : "s"} long; at least ${MIN_TOKEN_CHARS} are required`,
+      `write a longer random token, e.g. openssl rand -hex 32 > ${path} (or leave --token-file out to have one generated)`,
+    );
   }
   return ok(token);
 }
 
 /** A fresh token: 32 random bytes, base64url (43 characters). */
-export const generateToken = (random: (n: number) => Uint8Array = randomBytes): string => Buffer.from(random(32)).toString("base64url");
+export const generateToken = (random: (n: number) => Uint8Array = randomBytes): string =>
+  Buffer.from(random(32)).toString("base64url");
 
 export function httpOptions(f: HttpFlags, random?: (n: number) => Uint8Array): Outcome<HttpOptions> {
   const bind = parseBind(f.http);
@@ -128,15 +162,30 @@ export function httpOptions(f: HttpFlags, random?: (n: number) => Uint8Array): O
   const { host, port } = bind.value;
   const loopback = isLoopback(host);
   if (!loopback && !f.httpPublic) {
-    return refuse("usage", `--http ${f.http} is not a loopback address: other machines could reach it`, `bind 127.0.0.1 (or [::1]), or add --http-public to serve other machines (a bearer token is then required)`);
+    return refuse(
+      "usage",
+      `--http ${f.http} is not a loopback address: other machines could reach it`,
+      `bind 127.0.0.1 (or [::1]), or add --http-public to serve other machines (a bearer token is then required)`,
+    );
   }
-  if (f.noToken && f.tokenFile !== undefined) return refuse("usage", "--no-token and --token-file were both given", "keep one of them");
+  if (f.noToken && f.tokenFile !== undefined)
+    return refuse("usage", "--no-token and --token-file were both given", "keep one of them");
   if (f.oauthIssuer !== undefined) {
-    if (f.noToken || f.tokenFile !== undefined) return refuse("usage", `--oauth-issuer and ${f.noToken ? "--no-token" : "--token-file"} were both given`, "callers present either a static token or an access token, never both: keep one of them");
+    if (f.noToken || f.tokenFile !== undefined)
+      return refuse(
+        "usage",
+        `--oauth-issuer and ${f.noToken ? "--no-token" : "--token-file"} were both given`,
+        "callers present either a static token or an access token, never both: keep one of them",
+      );
     return ok({ host, port, loopback, token: null, tokenSource: "oauth", oauth: issuerOnly(f.oauthIssuer) });
   }
   if (f.noToken) {
-    if (!loopback) return refuse("usage", `--no-token is allowed only on a loopback address, not ${f.http}`, "give --token-file FILE, or leave both out to have a token generated");
+    if (!loopback)
+      return refuse(
+        "usage",
+        `--no-token is allowed only on a loopback address, not ${f.http}`,
+        "give --token-file FILE, or leave both out to have a token generated",
+      );
     return ok({ host, port, loopback, token: null, tokenSource: "none" });
   }
   if (f.tokenFile !== undefined) {

@@ -45,7 +45,10 @@ export interface HttpServer {
 }
 
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "Content-Type": "application/json", ...headers } });
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
 
 // node:os on first use: a static import of a builtin is loaded at every start of the binary.
 const hostAddresses = () =>
@@ -69,7 +72,8 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
 
   async function open(req: Request, caller: ServedCaller | undefined): Promise<Response> {
     const body = await readBounded(req, MAX_BODY_BYTES);
-    if (body === "too large") return rpcError(413, -32000, `Payload Too Large: a request body may be at most ${MAX_BODY_BYTES} bytes`);
+    if (body === "too large")
+      return rpcError(413, -32000, `Payload Too Large: a request body may be at most ${MAX_BODY_BYTES} bytes`);
     let message: unknown;
     try {
       message = JSON.parse(body);
@@ -80,12 +84,22 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
     if (refusing) return rpcError(503, -32000, "Service Unavailable: toolgate serve is shutting down");
     opening++;
     try {
-      if (!(await sessions.room(opening))) return rpcError(503, -32000, `Service Unavailable: all ${MAX_SESSIONS} sessions have a request in flight; retry in a moment`, { "Retry-After": "1" });
-      const session = sessions.create((parts) => new Transport({ sessionIdGenerator: randomUUID, maxRequestBodySize: MAX_BODY_BYTES, ...parts }));
+      if (!(await sessions.room(opening)))
+        return rpcError(
+          503,
+          -32000,
+          `Service Unavailable: all ${MAX_SESSIONS} sessions have a request in flight; retry in a moment`,
+          { "Retry-After": "1" },
+        );
+      const session = sessions.create(
+        (parts) => new Transport({ sessionIdGenerator: randomUUID, maxRequestBodySize: MAX_BODY_BYTES, ...parts }),
+      );
       session.owner = caller?.key;
       await hub.connect(session.transport, { sessionApprovals: true, ...(caller ? { caller } : {}) });
       sessions.watch(session);
-      const res = await session.transport.handleRequest(door ? withoutCredentials(req, false) : req, { parsedBody: message });
+      const res = await session.transport.handleRequest(door ? withoutCredentials(req, false) : req, {
+        parsedBody: message,
+      });
       // Refused before a session began (Accept, Content-Type, protocol version): nothing to keep.
       if (session.transport.sessionId === undefined) await session.transport.close();
       return res;
@@ -104,19 +118,43 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
     if (door) {
       // The metadata is public: a client reads it to learn where to get a token.
       const doc = req.method === "GET" || req.method === "HEAD" ? door.metadata(path) : undefined;
-      if (doc) return new Response(JSON.stringify(doc), { headers: { "Content-Type": "application/json", "Cache-Control": "max-age=300" } });
+      if (doc)
+        return new Response(JSON.stringify(doc), {
+          headers: { "Content-Type": "application/json", "Cache-Control": "max-age=300" },
+        });
       const admitted = await door.check(req.headers.get("authorization"));
-      if (!admitted.ok) return rpcError(admitted.denied.status, -32000, admitted.denied.message, admitted.denied.challenge ? { "WWW-Authenticate": admitted.denied.challenge } : {});
+      if (!admitted.ok)
+        return rpcError(
+          admitted.denied.status,
+          -32000,
+          admitted.denied.message,
+          admitted.denied.challenge ? { "WWW-Authenticate": admitted.denied.challenge } : {},
+        );
       caller = admitted.caller;
       const wait = caller.perMinute === undefined ? 0 : limits.take(caller.key, caller.perMinute);
-      if (wait > 0) return rpcError(429, -32000, `Too Many Requests: this caller may send ${caller.perMinute} requests a minute; retry in ${wait} s`, { "Retry-After": String(wait) });
+      if (wait > 0)
+        return rpcError(
+          429,
+          -32000,
+          `Too Many Requests: this caller may send ${caller.perMinute} requests a minute; retry in ${wait} s`,
+          { "Retry-After": String(wait) },
+        );
     } else if (o.token !== null && !bearerMatches(req.headers.get("authorization"), o.token)) {
-      return rpcError(401, -32000, "Unauthorized: send the bearer token serve printed (or the one in --token-file) as Authorization: Bearer TOKEN", { "WWW-Authenticate": 'Bearer realm="toolgate"' });
+      return rpcError(
+        401,
+        -32000,
+        "Unauthorized: send the bearer token serve printed (or the one in --token-file) as Authorization: Bearer TOKEN",
+        { "WWW-Authenticate": 'Bearer realm="toolgate"' },
+      );
     }
     if (path !== MCP_PATH) return rpcError(404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
-    if (req.method !== "POST" && req.method !== "GET" && req.method !== "DELETE") return rpcError(405, -32000, "Method not allowed.", { Allow: "GET, POST, DELETE" });
+    if (req.method !== "POST" && req.method !== "GET" && req.method !== "DELETE")
+      return rpcError(405, -32000, "Method not allowed.", { Allow: "GET, POST, DELETE" });
     const id = req.headers.get("mcp-session-id");
-    if (id === null) return req.method === "POST" ? open(req, caller) : rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    if (id === null)
+      return req.method === "POST"
+        ? open(req, caller)
+        : rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
     const session = sessions.get(id);
     // Another caller's session is not found, as one that never was: its id tells the other nothing.
     if (!session || session.owner !== caller?.key) return rpcError(404, -32001, "Session not found");
@@ -143,10 +181,13 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
   const url = `http://${bracketed(o.host)}:${port}${MCP_PATH}`;
   if (d.oauth) {
     door = d.oauth.at(url, MCP_PATH);
-    d.log(`OAuth: access tokens from ${o.oauth?.issuer} for ${door.resource} (metadata: ${metadataUrl(door.resource)})`);
+    d.log(
+      `OAuth: access tokens from ${o.oauth?.issuer} for ${door.resource} (metadata: ${metadataUrl(door.resource)})`,
+    );
   }
   if (o.tokenSource === "generated") d.log(`bearer token (shown once): ${o.token}`);
-  if (o.tokenSource === "none") d.log("no bearer token (--no-token): every process on this machine may call this server");
+  if (o.tokenSource === "none")
+    d.log("no bearer token (--no-token): every process on this machine may call this server");
   sessions.startSweeping();
   d.log(`serving MCP at ${url}`);
   return ok({

@@ -8,14 +8,23 @@ import type { ElicitAnswer } from "../mcp/peer.ts";
 import { escapeControl } from "../result/escape.ts";
 import { ANSWER_MS } from "./elicit.ts";
 
-type SendRequest = (request: { method: string; params: Record<string, unknown> }, schema: any, options?: { timeout?: number; signal?: AbortSignal }) => Promise<unknown>;
-type SendNotification = (n: { method: "notifications/progress" | "notifications/message"; params: Record<string, unknown> }) => Promise<void>;
+type SendRequest = (
+  request: { method: string; params: Record<string, unknown> },
+  schema: any,
+  options?: { timeout?: number; signal?: AbortSignal },
+) => Promise<unknown>;
+type SendNotification = (n: {
+  method: "notifications/progress" | "notifications/message";
+  params: Record<string, unknown>;
+}) => Promise<void>;
 
 export interface ClientSide {
   /** The client the call is made for: the owner of what its upstream server sends during it. */
   readonly owner: object;
   /** What the client declared at initialize. */
-  readonly capabilities: { readonly elicitation?: { readonly form?: object; readonly url?: object }; readonly sampling?: object } | undefined;
+  readonly capabilities:
+    | { readonly elicitation?: { readonly form?: object; readonly url?: object }; readonly sampling?: object }
+    | undefined;
   readonly child: boolean;
   /** The client's tools/call progressToken, when it sent one. */
   readonly progressToken: string | number | undefined;
@@ -43,7 +52,10 @@ export function clientTakesForms(c: ClientSide["capabilities"]): boolean {
  * them (an unattended child relays nothing), never more.
  */
 export function upstreamOf(capabilities: ClientSide["capabilities"], child: boolean): Declared {
-  return { elicitation: !child && clientTakesForms(capabilities), sampling: !child && capabilities?.sampling !== undefined };
+  return {
+    elicitation: !child && clientTakesForms(capabilities),
+    sampling: !child && capabilities?.sampling !== undefined,
+  };
 }
 
 export function servedPeer(side: ClientSide): NonNullable<CallScope["peer"]> {
@@ -55,14 +67,35 @@ export function servedPeer(side: ClientSide): NonNullable<CallScope["peer"]> {
     ...(forms
       ? {
           elicit: async (form, signal) =>
-            (await side.sendRequest({ method: "elicitation/create", params: { mode: "form", message: form.message, requestedSchema: form.requestedSchema } }, side.schemas.elicit, { timeout: ANSWER_MS, signal })) as ElicitAnswer,
+            (await side.sendRequest(
+              {
+                method: "elicitation/create",
+                params: { mode: "form", message: form.message, requestedSchema: form.requestedSchema },
+              },
+              side.schemas.elicit,
+              { timeout: ANSWER_MS, signal },
+            )) as ElicitAnswer,
         }
       : {}),
-    ...(sampling ? { sample: async (params, signal) => (await side.sendRequest({ method: "sampling/createMessage", params }, side.schemas.sample, { timeout: ANSWER_MS, signal })) as Record<string, unknown> } : {}),
+    ...(sampling
+      ? {
+          sample: async (params, signal) =>
+            (await side.sendRequest({ method: "sampling/createMessage", params }, side.schemas.sample, {
+              timeout: ANSWER_MS,
+              signal,
+            })) as Record<string, unknown>,
+        }
+      : {}),
     elicited: (outcome, why) => {
       if (outcome !== "decline" || (forms && why === undefined)) return;
-      const reason = why ?? (side.child ? "this unattended child session relays no question" : "the client does not declare form elicitation");
-      side.operator(`toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}`);
+      const reason =
+        why ??
+        (side.child
+          ? "this unattended child session relays no question"
+          : "the client does not declare form elicitation");
+      side.operator(
+        `toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}`,
+      );
     },
     // Before the call's result, on the call's own stream: the order is the protocol's.
     ...(side.log
@@ -74,7 +107,20 @@ export function servedPeer(side: ClientSide): NonNullable<CallScope["peer"]> {
         }
       : {}),
     ...(token !== undefined
-      ? { progress: (p) => void side.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) } }).catch(() => {}) }
+      ? {
+          progress: (p) =>
+            void side
+              .sendNotification({
+                method: "notifications/progress",
+                params: {
+                  progressToken: token,
+                  progress: p.progress,
+                  ...(p.total !== undefined ? { total: p.total } : {}),
+                  ...(p.message !== undefined ? { message: p.message } : {}),
+                },
+              })
+              .catch(() => {}),
+        }
       : {}),
   });
 }

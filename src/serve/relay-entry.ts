@@ -25,10 +25,17 @@ export interface RelaySources {
 }
 
 /** A relayed request's answer: the server's own result, or a JSON-RPC error (its code when the server gave one). */
-export type Relayed = { ok: true; result: Record<string, unknown> } | { ok: false; code: number; message: string; data?: Record<string, unknown> };
+export type Relayed =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; code: number; message: string; data?: Record<string, unknown> };
 
 /** The entry of `method` on `spec`'s server; `wire` sees each connection a request goes out on. */
-export function relayEntry(spec: RemoteSpec, method: string, sources: RelaySources, wire: (spec: RemoteSpec, conn: Connection) => void): Entry {
+export function relayEntry(
+  spec: RemoteSpec,
+  method: string,
+  sources: RelaySources,
+  wire: (spec: RemoteSpec, conn: Connection) => void,
+): Entry {
   const schema = { type: "object" };
   return {
     name: method,
@@ -37,7 +44,14 @@ export function relayEntry(spec: RemoteSpec, method: string, sources: RelaySourc
     description: `${method} relayed to MCP server "${spec.name}"`,
     effect: "read",
     approval: "never",
-    digest: toolDigest({ origin: spec.origin, name: method, schema, effect: "read", description: "", executable: executableOf(spec) }),
+    digest: toolDigest({
+      origin: spec.origin,
+      name: method,
+      schema,
+      effect: "read",
+      description: "",
+      executable: executableOf(spec),
+    }),
     inputSchema: schema,
     adapter: {
       // The fast schema check; its output is judged as a remote source's (local paths and all).
@@ -50,12 +64,28 @@ export function relayEntry(spec: RemoteSpec, method: string, sources: RelaySourc
       deadlineMs: spec.timeoutMs + 2_000,
       needs: () => ({ ok: true, value: [...spec.needs] }),
       checkNeed: (need) => sources.checkStart(spec, need),
-      run: (args, ctx) => request(spec, method, args as Record<string, unknown>, { sources, wire, signal: ctx.signal, peer: ctx.peer?.({ tool: method, server: spec.name }) }),
+      run: (args, ctx) =>
+        request(spec, method, args as Record<string, unknown>, {
+          sources,
+          wire,
+          signal: ctx.signal,
+          peer: ctx.peer?.({ tool: method, server: spec.name }),
+        }),
     },
   };
 }
 
-async function request(spec: RemoteSpec, method: string, params: Record<string, unknown>, o: { sources: RelaySources; wire: (spec: RemoteSpec, conn: Connection) => void; signal: AbortSignal; peer: Peer | undefined }): Promise<Outcome<unknown>> {
+async function request(
+  spec: RemoteSpec,
+  method: string,
+  params: Record<string, unknown>,
+  o: {
+    sources: RelaySources;
+    wire: (spec: RemoteSpec, conn: Connection) => void;
+    signal: AbortSignal;
+    peer: Peer | undefined;
+  },
+): Promise<Outcome<unknown>> {
   let conn: Connection;
   try {
     conn = await o.sources.connection(spec, o.peer?.upstream);
@@ -63,11 +93,26 @@ async function request(spec: RemoteSpec, method: string, params: Record<string, 
     return refuse("mcp.server_down", `MCP server "${spec.name}" cannot be reached: ${(e as Error).message}`);
   }
   o.wire(spec, conn);
-  const r = await conn.session.request(method, params, { timeoutMs: spec.timeoutMs, signal: o.signal, ...(o.peer ? { peer: o.peer } : {}) });
+  const r = await conn.session.request(method, params, {
+    timeoutMs: spec.timeoutMs,
+    signal: o.signal,
+    ...(o.peer ? { peer: o.peer } : {}),
+  });
   if (r.ok) return { ok: true, value: r.result };
   if (r.kind === "protocol") return refuse("mcp.error", r.message, { code: r.code });
-  if (r.kind === "malformed") return refuse("mcp.malformed_result", `${method} to MCP server "${spec.name}": the answer is not a ${method} result (${r.message})`);
-  const code = ({ too_large: "mcp.response_too_large", deadline: "deadline", cancelled: "cancelled", transport: "transport_lost" } as const)[r.kind];
+  if (r.kind === "malformed")
+    return refuse(
+      "mcp.malformed_result",
+      `${method} to MCP server "${spec.name}": the answer is not a ${method} result (${r.message})`,
+    );
+  const code = (
+    {
+      too_large: "mcp.response_too_large",
+      deadline: "deadline",
+      cancelled: "cancelled",
+      transport: "transport_lost",
+    } as const
+  )[r.kind];
   return refuse(code, `${method} to MCP server "${spec.name}": ${r.message}`);
 }
 
@@ -82,5 +127,10 @@ export function relayedOf({ envelope }: Invoked): Relayed {
       : envelope.error_code === "sensitive_output_rejected"
         ? "the server's answer was withheld by the output boundary; `toolgate log` says which rule fired, never the value"
         : envelope.error_code;
-  return { ok: false, code: upstream ?? -32603, message: upstream !== undefined ? message : `${envelope.error_code}: ${message}`, data: { error_code: envelope.error_code } };
+  return {
+    ok: false,
+    code: upstream ?? -32603,
+    message: upstream !== undefined ? message : `${envelope.error_code}: ${message}`,
+    data: { error_code: envelope.error_code },
+  };
 }

@@ -12,7 +12,13 @@ type Types = typeof import("@modelcontextprotocol/sdk/types.js");
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** `upstream` (serve --expose): what the server is to be told this client can take, read per request. */
-export function relayHandlers(server: Server, types: Types, relay: Relay, client: RelayClient, upstream?: () => Declared): void {
+export function relayHandlers(
+  server: Server,
+  types: Types,
+  relay: Relay,
+  client: RelayClient,
+  upstream?: () => Declared,
+): void {
   const answer = (r: Relayed) => {
     if (r.ok) return r.result as never;
     throw Object.assign(new types.McpError(r.code, r.message, r.data), { message: r.message });
@@ -26,7 +32,10 @@ export function relayHandlers(server: Server, types: Types, relay: Relay, client
       ...(declared ? { upstream: declared } : {}),
       log: (params) => {
         const shown = relay.logFor(client, who.server, params);
-        if (shown) sent.push(extra.sendNotification({ method: "notifications/message", params: shown } as never).catch(() => {}));
+        if (shown)
+          sent.push(
+            extra.sendNotification({ method: "notifications/message", params: shown } as never).catch(() => {}),
+          );
       },
     });
     try {
@@ -38,17 +47,34 @@ export function relayHandlers(server: Server, types: Types, relay: Relay, client
   const relayed = async (extra: Extra, work: (asking: Asking) => Promise<Relayed>) => answer(await asked(extra, work));
   const caps = relay.capabilities();
   if (caps.resources) {
-    server.setRequestHandler(types.ListResourcesRequestSchema, (req, extra) => relayed(extra, (a) => relay.listResources(req.params?.cursor, a)));
-    server.setRequestHandler(types.ListResourceTemplatesRequestSchema, (req, extra) => relayed(extra, (a) => relay.listTemplates(req.params?.cursor, a)));
-    server.setRequestHandler(types.ReadResourceRequestSchema, (req, extra) => relayed(extra, (a) => relay.read(req.params, a)));
-    server.setRequestHandler(types.SubscribeRequestSchema, (req, extra) => relayed(extra, (a) => relay.subscribe(client, req.params, a)));
-    server.setRequestHandler(types.UnsubscribeRequestSchema, (req, extra) => relayed(extra, (a) => relay.unsubscribe(client, req.params.uri, a)));
+    server.setRequestHandler(types.ListResourcesRequestSchema, (req, extra) =>
+      relayed(extra, (a) => relay.listResources(req.params?.cursor, a)),
+    );
+    server.setRequestHandler(types.ListResourceTemplatesRequestSchema, (req, extra) =>
+      relayed(extra, (a) => relay.listTemplates(req.params?.cursor, a)),
+    );
+    server.setRequestHandler(types.ReadResourceRequestSchema, (req, extra) =>
+      relayed(extra, (a) => relay.read(req.params, a)),
+    );
+    server.setRequestHandler(types.SubscribeRequestSchema, (req, extra) =>
+      relayed(extra, (a) => relay.subscribe(client, req.params, a)),
+    );
+    server.setRequestHandler(types.UnsubscribeRequestSchema, (req, extra) =>
+      relayed(extra, (a) => relay.unsubscribe(client, req.params.uri, a)),
+    );
   }
   if (caps.prompts) {
-    server.setRequestHandler(types.ListPromptsRequestSchema, (req, extra) => relayed(extra, (a) => relay.listPrompts(req.params?.cursor, a)));
-    server.setRequestHandler(types.GetPromptRequestSchema, (req, extra) => relayed(extra, (a) => relay.getPrompt(req.params, a)));
+    server.setRequestHandler(types.ListPromptsRequestSchema, (req, extra) =>
+      relayed(extra, (a) => relay.listPrompts(req.params?.cursor, a)),
+    );
+    server.setRequestHandler(types.GetPromptRequestSchema, (req, extra) =>
+      relayed(extra, (a) => relay.getPrompt(req.params, a)),
+    );
   }
-  if (caps.completions) server.setRequestHandler(types.CompleteRequestSchema, (req, extra) => relayed(extra, (a) => relay.complete(req.params, a)));
+  if (caps.completions)
+    server.setRequestHandler(types.CompleteRequestSchema, (req, extra) =>
+      relayed(extra, (a) => relay.complete(req.params, a)),
+    );
   server.setRequestHandler(types.SetLevelRequestSchema, async (req, extra) => {
     await asked(extra, (a) => relay.setLevel(client, req.params.level, a));
     return {};

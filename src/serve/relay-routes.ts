@@ -24,7 +24,8 @@ export class ResourceRoutes {
   listed(byServer: ReadonlyMap<string, readonly string[]>): void {
     this.#uris = servedUris(byServer);
     const shared = new Map<string, string[]>();
-    for (const [served, route] of this.#uris) if (served !== route.uri) shared.set(route.uri, [...(shared.get(route.uri) ?? []), served]);
+    for (const [served, route] of this.#uris)
+      if (served !== route.uri) shared.set(route.uri, [...(shared.get(route.uri) ?? []), served]);
     this.#shared = shared;
   }
 
@@ -61,7 +62,8 @@ export class ResourceRoutes {
     const known = parseNamespaced(served) ?? this.#uris.get(served);
     if (known) return servers.includes(known.server) ? known : null;
     if (this.#shared.has(served)) return null;
-    for (const server of servers) if (this.templatesOf(server).some((t) => matchesTemplate(t, served))) return { server, uri: served };
+    for (const server of servers)
+      if (this.templatesOf(server).some((t) => matchesTemplate(t, served))) return { server, uri: served };
     return servers.length === 1 ? { server: servers[0]!, uri: served } : null;
   }
 }

@@ -78,7 +78,10 @@ export class SessionTable {
       const idle = [...this.#live.values()].filter((s) => s.pending.size === 0).sort((a, b) => a.lastSeen - b.lastSeen);
       ending.push(...idle.slice(0, this.#live.size + opening - this.#max));
     }
-    if (ending.length > 0) this.o.log?.(`${ending.length === 1 ? "an idle session was" : `${ending.length} idle sessions were`} ended to make room (at most ${this.#max} at once); ${ending.length === 1 ? "its client initializes" : "their clients initialize"} again`);
+    if (ending.length > 0)
+      this.o.log?.(
+        `${ending.length === 1 ? "an idle session was" : `${ending.length} idle sessions were`} ended to make room (at most ${this.#max} at once); ${ending.length === 1 ? "its client initializes" : "their clients initialize"} again`,
+      );
     await Promise.all(ending.map((s) => this.#end(s)));
     return this.#live.size + opening <= this.#max;
   }
@@ -86,7 +89,11 @@ export class SessionTable {
   /** Ends the sessions idle past the idle bound. */
   async sweep(): Promise<void> {
     const now = this.o.now();
-    await Promise.all([...this.#live.values()].filter((s) => s.pending.size === 0 && now - s.lastSeen > this.#idleMs).map((s) => this.#end(s)));
+    await Promise.all(
+      [...this.#live.values()]
+        .filter((s) => s.pending.size === 0 && now - s.lastSeen > this.#idleMs)
+        .map((s) => this.#end(s)),
+    );
   }
 
   /** Sweeps every SWEEP_MS until closeAll (the timer keeps nothing alive). */
@@ -124,7 +131,8 @@ export class SessionTable {
     t.onmessage = (m, extra) => {
       const msg = m as { id?: Id; method?: string; params?: { requestId?: Id } };
       if (msg.method !== undefined && msg.id !== undefined) s.pending.add(msg.id);
-      else if (msg.method === "notifications/cancelled" && msg.params?.requestId !== undefined) s.pending.delete(msg.params.requestId);
+      else if (msg.method === "notifications/cancelled" && msg.params?.requestId !== undefined)
+        s.pending.delete(msg.params.requestId);
       s.lastSeen = this.o.now();
       onmessage?.call(t, m, extra);
     };

@@ -47,10 +47,14 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
   if (spec.transport.kind !== "http") throw new Error(`${spec.name} is not an HTTP server`);
   const { secrets: bound, oauth, headers: templates } = spec.transport;
   const serverUrl = expandHeader(spec.transport.url, bound);
-  const settings = Object.fromEntries(Object.entries(oauth ?? {}).map(([k, v]) => [k, expandHeader(v, bound)])) as OAuthSettings;
+  const settings = Object.fromEntries(
+    Object.entries(oauth ?? {}).map(([k, v]) => [k, expandHeader(v, bound)]),
+  ) as OAuthSettings;
   const headers = Object.fromEntries(Object.entries(templates).map(([k, v]) => [k, expandHeader(v, bound)]));
   const store = new AuthStore(i.userState, i.secrets);
-  const wiring = { needed: undefined, refused: undefined, limited: undefined } as { -readonly [K in keyof AuthWiring]: AuthWiring[K] };
+  const wiring = { needed: undefined, refused: undefined, limited: undefined } as {
+    -readonly [K in keyof AuthWiring]: AuthWiring[K];
+  };
   const provider = new StoreProvider({
     store,
     serverUrl,
@@ -87,7 +91,8 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
       sent = { ...init, headers: h };
     }
     const response = await base(input instanceof Request ? input.url : input, sent);
-    if (response.status === 429) wiring.limited = { host: url.host, retryAfter: retryAfter(response.headers.get("retry-after")) };
+    if (response.status === 429)
+      wiring.limited = { host: url.host, retryAfter: retryAfter(response.headers.get("retry-after")) };
     // A scope the server asks for on a refused request: the next `toolgate auth` requests it.
     if (url.origin === origin && response.status === 403) {
       const scope = challengeScope(response.headers.get("www-authenticate"));
@@ -101,11 +106,28 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
   };
   // The session's DELETE left to the reaper goes to the server's own origin, under the same policy.
   const later = i.base?.later;
-  if (later) fetch.later = (url, method, h) => later(url, method, new URL(url).origin === origin ? h : Object.fromEntries(Object.entries(h).filter(([k]) => !(k in headers))));
+  if (later)
+    fetch.later = (url, method, h) =>
+      later(
+        url,
+        method,
+        new URL(url).origin === origin ? h : Object.fromEntries(Object.entries(h).filter(([k]) => !(k in headers))),
+      );
   wiring.provider = provider;
   wiring.fetch = fetch;
-  wiring.target = { kind: "http", name: spec.name, url: serverUrl, headers, fetch, authProvider: provider, ...(spec.transport.sse ? { sse: true } : {}) };
-  wiring.refusal = (server) => (wiring.limited ? rateLimited(server, wiring.limited) : refusalOf(server, wiring.needed, wiring.refused, Object.keys(headers).length > 0));
+  wiring.target = {
+    kind: "http",
+    name: spec.name,
+    url: serverUrl,
+    headers,
+    fetch,
+    authProvider: provider,
+    ...(spec.transport.sse ? { sse: true } : {}),
+  };
+  wiring.refusal = (server) =>
+    wiring.limited
+      ? rateLimited(server, wiring.limited)
+      : refusalOf(server, wiring.needed, wiring.refused, Object.keys(headers).length > 0);
   return wiring as AuthWiring;
 }
 
@@ -119,12 +141,21 @@ export interface RateLimit {
 export function retryAfter(header: string | null): string | undefined {
   const v = header?.trim() ?? "";
   if (/^\d{1,9}$/.test(v)) return v;
-  return v.length <= 40 && /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(v) && !Number.isNaN(Date.parse(v)) ? v : undefined;
+  return v.length <= 40 &&
+    /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(v) &&
+    !Number.isNaN(Date.parse(v))
+    ? v
+    : undefined;
 }
 
 /** An HTTP 429: the server is rate limiting, not unreachable; when it said how long to wait, that too. */
 function rateLimited(server: string, l: RateLimit): Refusal {
-  const wait = l.retryAfter === undefined ? "it sent no Retry-After; try again later" : /^\d+$/.test(l.retryAfter) ? `it asks to wait ${l.retryAfter} s (Retry-After) before trying again` : `it asks to wait until ${l.retryAfter} (Retry-After) before trying again`;
+  const wait =
+    l.retryAfter === undefined
+      ? "it sent no Retry-After; try again later"
+      : /^\d+$/.test(l.retryAfter)
+        ? `it asks to wait ${l.retryAfter} s (Retry-After) before trying again`
+        : `it asks to wait until ${l.retryAfter} (Retry-After) before trying again`;
   return {
     code: "mcp.rate_limited",
     message: `MCP server "${server}" is rate limiting: ${l.host} answered HTTP 429 Too Many Requests; ${wait}`,
@@ -139,8 +170,20 @@ export function challengeScope(header: string | null): string | undefined {
 }
 
 /** mcp.auth_required naming `toolgate auth SERVER` (and the scope asked for), else a flow host's permission refusal. */
-function refusalOf(server: string, needed: AuthRequired | undefined, refused: AuthWiring["refused"], hasHeaders: boolean): Refusal | undefined {
-  if (!needed) return refused && { code: refused.code, message: refused.message, ...(refused.flag ? { details: { flag: refused.flag, flags: [refused.flag] } } : {}) };
+function refusalOf(
+  server: string,
+  needed: AuthRequired | undefined,
+  refused: AuthWiring["refused"],
+  hasHeaders: boolean,
+): Refusal | undefined {
+  if (!needed)
+    return (
+      refused && {
+        code: refused.code,
+        message: refused.message,
+        ...(refused.flag ? { details: { flag: refused.flag, flags: [refused.flag] } } : {}),
+      }
+    );
   const scope = needed.scope ? ` with the scope "${needed.scope}"` : "";
   return {
     code: "mcp.auth_required",

@@ -7,25 +7,34 @@ import { serverPrefix } from "../catalog/names.ts";
 import type { ServerStatus } from "./list.ts";
 import type { RemoteSpec } from "./specs.ts";
 
-
 /**
  * Whether a boot may start `spec` to list it. `call` is the tool a `call` will run (undefined for
  * `tools`); `local` tells whether a name is a built-in's or an authored tool's.
  */
-export function mayDiscover(spec: RemoteSpec, call: string | undefined, local: (name: string) => boolean, lasSurfaces: readonly string[]): boolean {
+export function mayDiscover(
+  spec: RemoteSpec,
+  call: string | undefined,
+  local: (name: string) => boolean,
+  lasSurfaces: readonly string[],
+): boolean {
   if (call === undefined) return true;
   if (local(call)) return false;
   const sep = call.indexOf("__");
   if (sep <= 0) return false;
   // A server's tools all start `<prefix>__`, mapped ones too (catalog/names.ts).
-  return spec.kind === "las" ? lasSurfaces.includes(call.slice(0, sep)) : call.startsWith(`${serverPrefix(spec.name)}__`);
+  return spec.kind === "las"
+    ? lasSurfaces.includes(call.slice(0, sep))
+    : call.startsWith(`${serverPrefix(spec.name)}__`);
 }
 
 /** The server whose prefix starts `name` (the longest, should one prefix start another), else Las; none for a name without `__`. */
 export function ownerOf(specs: readonly RemoteSpec[], name: string): RemoteSpec | undefined {
   if (name.indexOf("__") <= 0) return undefined;
   const owners = specs.filter((s) => s.kind === "mcp" && name.startsWith(`${serverPrefix(s.name)}__`));
-  return owners.sort((a, b) => serverPrefix(b.name).length - serverPrefix(a.name).length)[0] ?? specs.find((s) => s.kind === "las");
+  return (
+    owners.sort((a, b) => serverPrefix(b.name).length - serverPrefix(a.name).length)[0] ??
+    specs.find((s) => s.kind === "las")
+  );
 }
 
 /**
@@ -48,7 +57,11 @@ export interface Withheld {
  * a non-required server is withheld whole when one of its tools has a bad name or schema, or a
  * name equal (after normalization) to any other source's, including another server's.
  */
-export function withholdBadServers(remote: readonly ToolSource[], specs: readonly RemoteSpec[], others: readonly ToolSource[]): { keep: ToolSource[]; withheld: Withheld[] } {
+export function withholdBadServers(
+  remote: readonly ToolSource[],
+  specs: readonly RemoteSpec[],
+  others: readonly ToolSource[],
+): { keep: ToolSource[]; withheld: Withheld[] } {
   const optional = new Set(specs.filter((s) => s.kind === "mcp" && !s.required).map((s) => s.origin));
   const owners = new Map<string, Set<string>>();
   for (const t of [...others, ...remote]) {
@@ -56,19 +69,27 @@ export function withholdBadServers(remote: readonly ToolSource[], specs: readonl
     owners.set(key, (owners.get(key) ?? new Set()).add(t.origin));
   }
   const counts = new Map<string, number>();
-  for (const t of [...others, ...remote]) counts.set(normalizeName(t.name), (counts.get(normalizeName(t.name)) ?? 0) + 1);
+  for (const t of [...others, ...remote])
+    counts.set(normalizeName(t.name), (counts.get(normalizeName(t.name)) ?? 0) + 1);
   const reasons = new Map<string, string>();
   for (const t of remote) {
     if (!optional.has(t.origin) || reasons.has(t.origin)) continue;
     const why = problemOf(t, counts, owners);
     if (why) reasons.set(t.origin, why);
   }
-  const withheld = specs.filter((s) => reasons.has(s.origin)).map((s) => ({ server: s.name, reason: reasons.get(s.origin)! }));
+  const withheld = specs
+    .filter((s) => reasons.has(s.origin))
+    .map((s) => ({ server: s.name, reason: reasons.get(s.origin)! }));
   return { keep: remote.filter((t) => !reasons.has(t.origin)), withheld };
 }
 
-function problemOf(t: ToolSource, counts: ReadonlyMap<string, number>, owners: ReadonlyMap<string, ReadonlySet<string>>): string | null {
-  if (!NAME_RULE.test(t.name)) return `its tool ${JSON.stringify(t.rawName)} makes the name ${JSON.stringify(t.name)}, which is not ${NAME_RULE_TEXT}`;
+function problemOf(
+  t: ToolSource,
+  counts: ReadonlyMap<string, number>,
+  owners: ReadonlyMap<string, ReadonlySet<string>>,
+): string | null {
+  if (!NAME_RULE.test(t.name))
+    return `its tool ${JSON.stringify(t.rawName)} makes the name ${JSON.stringify(t.name)}, which is not ${NAME_RULE_TEXT}`;
   const key = normalizeName(t.name);
   if (counts.get(key)! > 1) {
     const others = [...owners.get(key)!].filter((o) => o !== t.origin);

@@ -53,11 +53,25 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
       ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
       secrets,
       deadlineMs: spec.timeoutMs + 2_000,
-      timeLimit: () => ({ secs: spec.timeoutMs / 1000, setBy: spec.kind === "las" ? "las.timeout_secs" : `mcpServers.${spec.name}.timeout_secs` }),
+      timeLimit: () => ({
+        secs: spec.timeoutMs / 1000,
+        setBy: spec.kind === "las" ? "las.timeout_secs" : `mcpServers.${spec.name}.timeout_secs`,
+      }),
       needs: () => ({ ok: true, value: [...spec.needs] }),
       // The start's own check, shared with the connect: one call, one prompt.
       checkNeed: (need) => remote.checkStart(spec, need),
-      run: (args, ctx) => callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx), undefined, timeoutOf(spec, ctx)),
+      run: (args, ctx) =>
+        callRemote(
+          spec,
+          tool,
+          remote,
+          args,
+          ctx.signal,
+          peerFor(spec, name, ctx),
+          traceMeta(ctx),
+          undefined,
+          timeoutOf(spec, ctx),
+        ),
       // The server starts (its row, then the spawn) while the call's own row is written; the run
       // waits for that same start. Not when the call is refused anyway (a supervised server down).
       begin: () => {
@@ -67,9 +81,22 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
         return (args, ctx) => {
           // A terminal's status line says what the wait is: the server starting, then its answer.
           let up = false;
-          early.then(() => ((up = true), ctx.activity?.("waiting for its answer")), () => {});
+          early.then(
+            () => ((up = true), ctx.activity?.("waiting for its answer")),
+            () => {},
+          );
           if (!up) ctx.activity?.(startingText(spec));
-          return callRemote(spec, tool, remote, args, ctx.signal, peerFor(spec, name, ctx), traceMeta(ctx), early, timeoutOf(spec, ctx));
+          return callRemote(
+            spec,
+            tool,
+            remote,
+            args,
+            ctx.signal,
+            peerFor(spec, name, ctx),
+            traceMeta(ctx),
+            early,
+            timeoutOf(spec, ctx),
+          );
         };
       },
     },
@@ -90,7 +117,8 @@ function startingText(spec: RemoteSpec): string {
 }
 
 /** The request's timeout: the server's, or the caller's --timeout when one was given (at most the server's). */
-const timeoutOf = (spec: RemoteSpec, ctx: ToolContext): number => Math.min(spec.timeoutMs, (ctx.timeoutSecs ?? Number.POSITIVE_INFINITY) * 1000);
+const timeoutOf = (spec: RemoteSpec, ctx: ToolContext): number =>
+  Math.min(spec.timeoutMs, (ctx.timeoutSecs ?? Number.POSITIVE_INFINITY) * 1000);
 
 const PAST = { accept: "accepted", decline: "declined", cancel: "cancelled" } as const;
 
@@ -107,7 +135,10 @@ function peerFor(spec: RemoteSpec, tool: string, ctx: ToolContext): Peer {
       seen.push(PAST[outcome]);
       ctx.record?.({ elicited: seen.join(",") });
       if (base.elicited) base.elicited(outcome, why);
-      else ctx.operator?.(`MCP server "${spec.name}" asked for input during ${tool} (elicitation); declined: ${why ?? "nobody can be asked for this call"}`);
+      else
+        ctx.operator?.(
+          `MCP server "${spec.name}" asked for input during ${tool} (elicitation); declined: ${why ?? "nobody can be asked for this call"}`,
+        );
     },
   };
 }
@@ -118,7 +149,17 @@ function traceMeta(ctx: ToolContext): Record<string, string> | undefined {
   return t ? { traceparent: t.traceparent, ...(t.tracestate ? { tracestate: t.tracestate } : {}) } : undefined;
 }
 
-async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls, args: unknown, signal: AbortSignal, peer: Peer, meta?: Record<string, string>, early?: Promise<Connection>, timeoutMs = spec.timeoutMs): Promise<Outcome<unknown>> {
+async function callRemote(
+  spec: RemoteSpec,
+  tool: ListedTool,
+  remote: RemoteCalls,
+  args: unknown,
+  signal: AbortSignal,
+  peer: Peer,
+  meta?: Record<string, string>,
+  early?: Promise<Connection>,
+  timeoutMs = spec.timeoutMs,
+): Promise<Outcome<unknown>> {
   // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
   const now = remote.refusedNow(catalogNameOf(spec, tool.name));
   if (now) return { ok: false, refusal: now };
@@ -129,7 +170,10 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
   } catch (e) {
     const auth = remote.authRefusal(spec);
     if (auth) return { ok: false, refusal: auth };
-    return { ok: false, refusal: { code: "mcp.connect_failed", message: `cannot reach ${serverWho(spec)}: ${(e as Error).message}` } };
+    return {
+      ok: false,
+      refusal: { code: "mcp.connect_failed", message: `cannot reach ${serverWho(spec)}: ${(e as Error).message}` },
+    };
   }
   const live = conn.tools.find((t) => t.name === tool.name);
   // A connection of one kind of client lists what that client may use: a tool it does not list
@@ -146,32 +190,76 @@ async function callRemote(spec: RemoteSpec, tool: ListedTool, remote: RemoteCall
     }
   }
   remote.clearAuthNeed(spec);
-  if (signal.aborted) return { ok: false, refusal: { code: "mcp.cancelled", message: `${tool.name} was cancelled before it was sent to ${serverWho(spec)}` } };
+  if (signal.aborted)
+    return {
+      ok: false,
+      refusal: {
+        code: "mcp.cancelled",
+        message: `${tool.name} was cancelled before it was sent to ${serverWho(spec)}`,
+      },
+    };
   const r = await conn.session.callTool(tool.name, args, { timeoutMs, signal, peer, ...(meta ? { meta } : {}) });
   // Refused by the server's authorization (401, or 403 for a wider scope) before it acted: not indeterminate.
   const auth = r.ok ? undefined : remote.authRefusal(spec);
   if (auth) return { ok: false, refusal: auth };
   if (r.ok) {
     if (r.result.isError === true) {
-      return { ok: false, refusal: { code: "remote_tool", message: textOf(r.result) || `${tool.name} answered with an error`, details: r.result, raw: r.result } };
+      return {
+        ok: false,
+        refusal: {
+          code: "remote_tool",
+          message: textOf(r.result) || `${tool.name} answered with an error`,
+          details: r.result,
+          raw: r.result,
+        },
+      };
     }
     return { ok: true, value: r.result };
   }
   // The server's error answer (-32000 and -32001 too: codes a server may use, not a lost connection or a timer).
-  if (r.kind === "protocol") return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
+  if (r.kind === "protocol")
+    return { ok: false, refusal: { code: "remote_tool", message: r.message.slice(0, MESSAGE_CHARS) } };
   const unknown = "the remote effect is unknown and the call is not replayed";
   // It answered, but not with a tools/call result: whether it acted is unknown, as for a lost connection.
   if (r.kind === "malformed") {
-    return { ok: false, refusal: { code: "mcp.malformed_result", indeterminate: true, message: `${tool.name}: ${serverWho(spec)} answered with something that is not a tools/call result (${r.message}); ${unknown}` } };
+    return {
+      ok: false,
+      refusal: {
+        code: "mcp.malformed_result",
+        indeterminate: true,
+        message: `${tool.name}: ${serverWho(spec)} answered with something that is not a tools/call result (${r.message}); ${unknown}`,
+      },
+    };
   }
   // It answered, and the answer was too large to read: failed like a result over the output boundary's size, not indeterminate.
   if (r.kind === "too_large") {
-    return { ok: false, refusal: { code: "mcp.response_too_large", message: `${tool.name}: ${serverWho(spec)}: ${r.message} (a result passes the output boundary only up to 64 KiB)` } };
+    return {
+      ok: false,
+      refusal: {
+        code: "mcp.response_too_large",
+        message: `${tool.name}: ${serverWho(spec)}: ${r.message} (a result passes the output boundary only up to 64 KiB)`,
+      },
+    };
   }
-  if (r.kind === "deadline") return { ok: false, refusal: { code: "deadline", indeterminate: true, message: `${tool.name}: no answer within ${timeoutMs / 1000} s; ${unknown}` } };
+  if (r.kind === "deadline")
+    return {
+      ok: false,
+      refusal: {
+        code: "deadline",
+        indeterminate: true,
+        message: `${tool.name}: no answer within ${timeoutMs / 1000} s; ${unknown}`,
+      },
+    };
   // Cut by the caller (Ctrl-C, a client's cancel) after the request was sent: the server may have acted.
   if (r.kind === "cancelled") {
-    return { ok: false, refusal: { code: "interrupted", indeterminate: true, message: `${tool.name}: the call was cut before ${serverWho(spec)} answered; it may have acted on it, so ${unknown}` } };
+    return {
+      ok: false,
+      refusal: {
+        code: "interrupted",
+        indeterminate: true,
+        message: `${tool.name}: the call was cut before ${serverWho(spec)} answered; it may have acted on it, so ${unknown}`,
+      },
+    };
   }
   // Lost mid-call: say how the server ended (its exit status), and give the operator its stderr.
   const who = serverWho(spec);

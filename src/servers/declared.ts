@@ -22,16 +22,30 @@ export interface WithheldTool {
  * Splits a server's listed tools into those shown and those the boundary withholds. `only` (a
  * catalog name: the tool a call runs) checks that tool alone and keeps the rest unchecked.
  */
-export function checkListedTools(spec: RemoteSpec, tools: readonly ListedTool[], only?: string): { kept: ListedTool[]; withheld: WithheldTool[] } {
+export function checkListedTools(
+  spec: RemoteSpec,
+  tools: readonly ListedTool[],
+  only?: string,
+): { kept: ListedTool[]; withheld: WithheldTool[] } {
   const opts = { localPaths: spec.localPathsOff === undefined };
   const kept: ListedTool[] = [];
   const withheld: WithheldTool[] = [];
   tools.forEach((t, i) => {
     const name = catalogNameOf(spec, t.name);
     // The tool as its server listed it: serve --expose shows every field.
-    const v = only !== undefined && name !== only ? null : checkDeclared({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...t.extra }, opts);
+    const v =
+      only !== undefined && name !== only
+        ? null
+        : checkDeclared({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...t.extra }, opts);
     if (v === null) kept.push(t);
-    else withheld.push({ ...(/^\$\.name(?![\w$])/.test(v.where) ? {} : { tool: t.name }), position: i + 1, name, rule: v.rule, where: v.where });
+    else
+      withheld.push({
+        ...(/^\$\.name(?![\w$])/.test(v.where) ? {} : { tool: t.name }),
+        position: i + 1,
+        name,
+        rule: v.rule,
+        where: v.where,
+      });
   });
   return { kept, withheld };
 }

@@ -42,7 +42,10 @@ export interface RemoteDeps {
    * Throws when the row cannot be written: then the server is not started. "restarted" is a
    * supervised restart's start; "exited" a supervised child's death (best effort).
    */
-  readonly journal?: (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: Code; message?: string }) => void;
+  readonly journal?: (
+    spec: RemoteSpec,
+    outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: Code; message?: string },
+  ) => void;
   /** The user's state folder where OAuth tokens live (null: none, or it lies in the workspace). */
   readonly userState?: string | null;
 }

@@ -8,7 +8,10 @@ import type { ConnectionPool } from "./pool.ts";
 import type { RemoteSpec } from "./specs.ts";
 
 /** `"children"`: only the children go to the reaper; an HTTP server's session is ended here. */
-export async function endConnections(all: readonly (readonly [string, Promise<Connection>])[], o: { specs: readonly RemoteSpec[]; pool?: ConnectionPool | undefined; handOff?: boolean | "children" }): Promise<void> {
+export async function endConnections(
+  all: readonly (readonly [string, Promise<Connection>])[],
+  o: { specs: readonly RemoteSpec[]; pool?: ConnectionPool | undefined; handOff?: boolean | "children" },
+): Promise<void> {
   const orders: ReapOrder[] = [];
   const requests: LaterRequest[] = [];
   await Promise.all(

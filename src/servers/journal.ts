@@ -18,7 +18,10 @@ import type { RemoteSpec } from "./specs.ts";
  * about 1.5 ms of a cold call, right before the spawn).
  */
 export function serverJournal(d: DeclaredIn, held?: () => Database | undefined) {
-  return (spec: RemoteSpec, outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: Code; message?: string }): void => {
+  return (
+    spec: RemoteSpec,
+    outcome: { status: "started" | "restarted" | "refused" | "exited"; code?: Code; message?: string },
+  ): void => {
     // A URL's audit view: no userinfo, path, query or fragment (a token in a query stays out).
     const what = spec.transport.kind === "stdio" ? spec.transport.argv : auditView(spec.transport.url);
     const kept = held?.();
@@ -26,7 +29,9 @@ export function serverJournal(d: DeclaredIn, held?: () => Database | undefined) 
     try {
       db = kept ?? openState(d.stateDir);
     } catch (e) {
-      throw new Error(`its journal row cannot be written (state folder ${d.stateDir}: ${(e as Error).message}), so it is not started; fix the folder or choose another with "state"`);
+      throw new Error(
+        `its journal row cannot be written (state folder ${d.stateDir}: ${(e as Error).message}), so it is not started; fix the folder or choose another with "state"`,
+      );
     }
     try {
       appendJournal(
@@ -43,7 +48,10 @@ export function serverJournal(d: DeclaredIn, held?: () => Database | undefined) 
           // Bounded like a call's preview; bound secrets are in the env or headers, never here.
           args_preview: previewArgs(what, 240),
           result_bytes: 0,
-          detail: JSON.stringify({ declared: declaredAt(spec, d), ...(outcome.status === "exited" ? { reason: reasonOf(outcome.message) } : {}) }),
+          detail: JSON.stringify({
+            declared: declaredAt(spec, d),
+            ...(outcome.status === "exited" ? { reason: reasonOf(outcome.message) } : {}),
+          }),
         },
         `server_${outcome.status}`,
       );

@@ -64,9 +64,18 @@ export async function listRemote(input: ListInput): Promise<Listing> {
   }
   const errors = new Map<string, { error: string; cached: boolean; remembered: boolean }>();
   if (toDiscover.length > 0) {
-    const found = await discover(toDiscover, (s) => input.connect(s).then((c) => ({ tools: c.tools, server: c.session.server, close: () => c.close(0) })), { now, failures, timedOut: (s) => connectTimeoutMessage(s as RemoteSpec) });
+    const found = await discover(
+      toDiscover,
+      (s) => input.connect(s).then((c) => ({ tools: c.tools, server: c.session.server, close: () => c.close(0) })),
+      { now, failures, timedOut: (s) => connectTimeoutMessage(s as RemoteSpec) },
+    );
     for (const d of found) {
-      if (d.ok) listed.set(d.server, { tools: d.tools, cached: false, ...(d.connection.server ? { server: d.connection.server } : {}) });
+      if (d.ok)
+        listed.set(d.server, {
+          tools: d.tools,
+          cached: false,
+          ...(d.connection.server ? { server: d.connection.server } : {}),
+        });
       else errors.set(d.server, { error: d.error, cached: d.cached, remembered: d.remembered });
     }
     saveCache(input.cachePath, specs, now(), fp, cache, listed, errors);
@@ -83,7 +92,14 @@ export async function listRemote(input: ListInput): Promise<Listing> {
     if (!l) {
       status.push({ name: s.name, origin: s.origin, ok: false, tools: 0, error: e!.error, cached: e!.cached });
       if (s.required) {
-        return { ok: false, status, refusal: { code: s.kind === "las" ? "las.boot" : "mcp.required", message: `${s.kind === "las" ? "Las" : `required MCP server "${s.name}"`} failed: ${e!.error}` } };
+        return {
+          ok: false,
+          status,
+          refusal: {
+            code: s.kind === "las" ? "las.boot" : "mcp.required",
+            message: `${s.kind === "las" ? "Las" : `required MCP server "${s.name}"`} failed: ${e!.error}`,
+          },
+        };
       }
       continue;
     }
@@ -91,9 +107,20 @@ export async function listRemote(input: ListInput): Promise<Listing> {
     // too (the verdict follows this boot's flags); a call shows nothing but the tool it runs.
     const listedTools = s.kind === "las" ? l.tools : filterTools(l.tools, s.include, s.exclude);
     const only = input.checkOnly;
-    const check = only === undefined ? listedTools.length > 0 : listedTools.some((t) => catalogNameOf(s, t.name) === only);
-    const { kept: tools, withheld } = check ? (declared ??= await import("./declared.ts")).checkListedTools(s, listedTools, only) : { kept: listedTools, withheld: [] };
-    status.push({ name: s.name, origin: s.origin, ok: true, tools: tools.length, cached: l.cached, ...(l.server ? { server: l.server } : {}), ...(withheld.length > 0 ? { withheldTools: withheld } : {}) });
+    const check =
+      only === undefined ? listedTools.length > 0 : listedTools.some((t) => catalogNameOf(s, t.name) === only);
+    const { kept: tools, withheld } = check
+      ? (declared ??= await import("./declared.ts")).checkListedTools(s, listedTools, only)
+      : { kept: listedTools, withheld: [] };
+    status.push({
+      name: s.name,
+      origin: s.origin,
+      ok: true,
+      tools: tools.length,
+      cached: l.cached,
+      ...(l.server ? { server: l.server } : {}),
+      ...(withheld.length > 0 ? { withheldTools: withheld } : {}),
+    });
     taken.set(s.name, tools);
     for (const t of tools) sources.push(input.source(s, t));
   }
@@ -107,8 +134,12 @@ export async function listRemote(input: ListInput): Promise<Listing> {
 export function withheldToolNotes(status: readonly ServerStatus[]): string[] {
   return status.flatMap((st) =>
     (st.withheldTools ?? []).map((t) => {
-      const which = t.tool !== undefined ? `tool ${JSON.stringify(t.tool)}` : `tool #${t.position} (its name is not shown)`;
-      const fix = t.rule === "local_path" && st.origin.startsWith("mcp:") ? `; if its descriptors rightly hold absolute paths, --allow-local-paths=${st.name} lets them through` : "";
+      const which =
+        t.tool !== undefined ? `tool ${JSON.stringify(t.tool)}` : `tool #${t.position} (its name is not shown)`;
+      const fix =
+        t.rule === "local_path" && st.origin.startsWith("mcp:")
+          ? `; if its descriptors rightly hold absolute paths, --allow-local-paths=${st.name} lets them through`
+          : "";
       return `${st.origin}: ${which} withheld: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)${fix}`;
     }),
   );
@@ -120,7 +151,8 @@ const RUNNERS = new Set(["npx", "bunx", "pnpx", "pnpm", "yarn", "uvx", "pipx"]);
 /** A missed connect timeout, naming the key that sets it; for a package runner, why a first start may need longer. */
 export function connectTimeoutMessage(spec: RemoteSpec): string {
   const secs = spec.connectTimeoutMs / 1000;
-  if (spec.kind === "las") return `no answer within the connect timeout (${secs} s: las.timeout_secs, or SINGULARITY_MCP_TIMEOUT_SECS)`;
+  if (spec.kind === "las")
+    return `no answer within the connect timeout (${secs} s: las.timeout_secs, or SINGULARITY_MCP_TIMEOUT_SECS)`;
   const head = `no answer within the connect timeout (${secs} s); raise mcpServers.${spec.name}.connect_timeout_secs`;
   const program = spec.transport.kind === "stdio" ? basename(spec.transport.argv[0] ?? "") : "";
   if (!RUNNERS.has(program)) return head;

@@ -85,7 +85,9 @@ export class Supervisor {
 
   /** Starts Las and `required` servers now (or watches the ones the boot already started). */
   async start(): Promise<void> {
-    const eager = this.remote.specs.filter((s) => (s.kind === "las" || s.required) && this.remote.listedTools(s.name) !== undefined);
+    const eager = this.remote.specs.filter(
+      (s) => (s.kind === "las" || s.required) && this.remote.listedTools(s.name) !== undefined,
+    );
     await Promise.all(
       eager.map(async (spec) => {
         try {
@@ -119,7 +121,9 @@ export class Supervisor {
     st.changed = this.#compare(spec, conn.tools);
     if (restarted) {
       const changed = st.changed.size > 0 ? `; withheld as changed: ${[...st.changed.keys()].join(", ")}` : "";
-      this.hooks.onEvent(`${serverWho(spec)} ${again(spec)}ed${conn.child ? ` (pid ${conn.child.pid})` : ""}${changed}`);
+      this.hooks.onEvent(
+        `${serverWho(spec)} ${again(spec)}ed${conn.child ? ` (pid ${conn.child.pid})` : ""}${changed}`,
+      );
     }
     void conn.lost?.then((why) => this.#died(spec, conn, why));
     this.#notify();
@@ -131,10 +135,16 @@ export class Supervisor {
     const st = spec && this.#state.get(spec.name);
     if (!spec || !st) return undefined;
     if (st.gaveUp !== undefined) {
-      return { code: "mcp.server_down", message: `${name}: ${serverWho(spec)} is down and no longer ${again(spec)}ed (${st.gaveUp}); restart toolgate once it is fixed` };
+      return {
+        code: "mcp.server_down",
+        message: `${name}: ${serverWho(spec)} is down and no longer ${again(spec)}ed (${st.gaveUp}); restart toolgate once it is fixed`,
+      };
     }
     if (st.down !== undefined) {
-      return { code: "mcp.restarting", message: `${name}: ${serverWho(spec)} ${st.down} and is being ${again(spec)}ed; try again shortly` };
+      return {
+        code: "mcp.restarting",
+        message: `${name}: ${serverWho(spec)} ${st.down} and is being ${again(spec)}ed; try again shortly`,
+      };
     }
     return st.changed.get(name);
   }
@@ -192,14 +202,18 @@ export class Supervisor {
     if (st.failures > this.policy.attempts) {
       delete st.down;
       st.gaveUp = `${why}; ${this.policy.attempts} ${again(spec)}s in a row failed`;
-      this.hooks.onEvent(`${serverWho(spec)} ${why}; not ${again(spec)}ed again (${this.policy.attempts} ${again(spec)}s in a row failed); its tools are refused until toolgate restarts`);
+      this.hooks.onEvent(
+        `${serverWho(spec)} ${why}; not ${again(spec)}ed again (${this.policy.attempts} ${again(spec)}s in a row failed); its tools are refused until toolgate restarts`,
+      );
       this.remote.journalExit(spec, "mcp.server_down", st.gaveUp);
       this.#notify();
       return;
     }
     const delay = Math.min(this.policy.initialMs * 2 ** (st.failures - 1), this.policy.maxMs);
     st.down = why;
-    this.hooks.onEvent(`${serverWho(spec)} ${why}; ${again(spec)}ing in ${delay / 1000} s (${again(spec)} ${st.failures} of at most ${this.policy.attempts})`);
+    this.hooks.onEvent(
+      `${serverWho(spec)} ${why}; ${again(spec)}ing in ${delay / 1000} s (${again(spec)} ${st.failures} of at most ${this.policy.attempts})`,
+    );
     this.remote.journalExit(spec, "mcp.exited", why);
     this.#notify();
     st.timer = setTimeout(() => void this.#restart(spec), delay);

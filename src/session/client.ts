@@ -91,7 +91,10 @@ export async function forward(argv: readonly string[], at: number, cwd: string, 
     v: VERSION,
     argv: [...argv],
     cwd,
-    env: { ...Object.fromEntries(FORWARDED_VARS.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : []))), ...tableWidth(argv[at], tty) },
+    env: {
+      ...Object.fromEntries(FORWARDED_VARS.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : []))),
+      ...tableWidth(argv[at], tty),
+    },
     tty,
     prompt: couldPrompt(argv, env),
   };
@@ -128,7 +131,12 @@ export interface ExchangeIo {
  * One request over the socket. A call's exit code; {why} when the session says "run it cold";
  * "stale" when nothing listens. Ctrl-C (SIGINT/SIGTERM) is passed on as a cancel of this call only.
  */
-export async function exchange(path: string, request: Request, io: ExchangeIo, onStatus?: (s: unknown) => void): Promise<number | { why: string } | "stale"> {
+export async function exchange(
+  path: string,
+  request: Request,
+  io: ExchangeIo,
+  onStatus?: (s: unknown) => void,
+): Promise<number | { why: string } | "stale"> {
   const creds = await peerChecks();
   // A listener that cannot be checked is never connected to (nothing is sent, nothing accepted).
   const blind = peerChecksUnavailable(creds);
@@ -151,7 +159,8 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
       if (a.t === "o") io.out(a.d);
       else if (a.t === "e") io.err(a.d);
       else if (a.t === "i") void io.onStdin().then((d) => box?.send({ t: "stdin", d }));
-      else if (a.t === "q") void (io.onQuestion ?? askHere)(a.q).then((answer) => box?.send({ t: "answer", a: answer }));
+      else if (a.t === "q")
+        void (io.onQuestion ?? askHere)(a.q).then((answer) => box?.send({ t: "answer", a: answer }));
       else if (a.t === "x") finish(a.code);
       else if (a.t === "c") finish({ why: a.why });
       else if (a.t === "s") {
@@ -167,7 +176,9 @@ export async function exchange(path: string, request: Request, io: ExchangeIo, o
         close: () => {
           if (finished) return;
           // The session ended mid-call: the call may or may not have run; never run it again cold.
-          io.err("toolgate: the session ended before the call finished: it may or may not have run (toolgate log shows it)\n");
+          io.err(
+            "toolgate: the session ended before the call finished: it may or may not have run (toolgate log shows it)\n",
+          );
           finish(3);
         },
         error: () => undefined,
@@ -198,5 +209,7 @@ function listenerNotOurs(checks: PeerChecks, sock: unknown): string | null {
   if (peer === null) return "cannot tell who listens on the session's socket";
   if (peer.pidfd >= 0) closeSync(peer.pidfd);
   const uid = process.getuid?.();
-  return uid === undefined || peer.uid === uid ? null : `the session's socket is served by uid ${peer.uid}, not by this user (uid ${uid})`;
+  return uid === undefined || peer.uid === uid
+    ? null
+    : `the session's socket is served by uid ${peer.uid}, not by this user (uid ${uid})`;
 }

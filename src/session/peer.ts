@@ -18,8 +18,13 @@ export const peerChecks = (): Promise<PeerChecks | null> => hostPlatform().peerC
  * bun:ffi needs, off: the caller's BUN_JSC_* no longer reach toolgate) fail closed: no session
  * listens, and a client runs its call cold. Elsewhere only the socket's and folder's modes keep others out.
  */
-export const peerChecksUnavailable = (checks: unknown, platform: Pick<Facilities, "libc"> = hostPlatform()): string | null =>
-  checks === null && platform.libc ? "peer credentials cannot be read here (getsockopt(2) through bun:ffi did not load)" : null;
+export const peerChecksUnavailable = (
+  checks: unknown,
+  platform: Pick<Facilities, "libc"> = hostPlatform(),
+): string | null =>
+  checks === null && platform.libc
+    ? "peer credentials cannot be read here (getsockopt(2) through bun:ffi did not load)"
+    : null;
 
 /**
  * Why the session refuses the peer on socket `fd`, or null when it is served: it must run as this
@@ -34,8 +39,10 @@ export function refusePeer(checks: PeerChecks, fd: number | null, uid: number): 
     if (peer.pid <= 0) return "the session cannot tell which process is connecting (it is in another PID namespace)";
     const other = checks.otherNamespace(peer.pid);
     // The namespaces read were the connecting process's only if it still runs now (else its pid may name another).
-    if (peer.pidfd >= 0 && checks.pidOf(peer.pidfd) !== peer.pid) return "the connecting process ended before it could be checked";
-    if (other !== null) return `the session serves only processes in its own namespaces; this one is in another ${other} namespace (a sandbox or a container)`;
+    if (peer.pidfd >= 0 && checks.pidOf(peer.pidfd) !== peer.pid)
+      return "the connecting process ended before it could be checked";
+    if (other !== null)
+      return `the session serves only processes in its own namespaces; this one is in another ${other} namespace (a sandbox or a container)`;
     return null;
   } finally {
     if (peer.pidfd >= 0) closeSync(peer.pidfd);

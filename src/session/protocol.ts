@@ -12,7 +12,13 @@ export type Request =
       readonly argv: readonly string[];
       readonly cwd: string;
       /** The few variables of the client's that decide a cold call's config and prompting, the trace it continues, and its terminal's width (`tools`). */
-      readonly env: { readonly TOOLGATE_CONFIG?: string; readonly CI?: string; readonly TRACEPARENT?: string; readonly TRACESTATE?: string; readonly COLUMNS?: string };
+      readonly env: {
+        readonly TOOLGATE_CONFIG?: string;
+        readonly CI?: string;
+        readonly TRACEPARENT?: string;
+        readonly TRACESTATE?: string;
+        readonly COLUMNS?: string;
+      };
       readonly tty: boolean;
       /** The client can ask at its own terminal (one is there, no --no-prompt, no CI): prompts go there. */
       readonly prompt?: boolean;
@@ -20,7 +26,10 @@ export type Request =
   | { readonly t: "status" | "stop"; readonly v: string };
 
 /** From the client during a call: its stdin (when asked for), the answer to a question, or Ctrl-C (with the signal the client got). */
-export type ClientFrame = { readonly t: "stdin"; readonly d: string } | { readonly t: "answer"; readonly a: string | null } | { readonly t: "cancel"; readonly s?: InterruptSignal };
+export type ClientFrame =
+  | { readonly t: "stdin"; readonly d: string }
+  | { readonly t: "answer"; readonly a: string | null }
+  | { readonly t: "cancel"; readonly s?: InterruptSignal };
 
 export type Answer =
   | { readonly t: "o"; readonly d: string } // stdout

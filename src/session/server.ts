@@ -47,7 +47,11 @@ export interface Listener {
  * namespace), or null; a refused connection's request is never read. The caller has made sure
  * nothing answers at `path` (a stale socket there is replaced).
  */
-export function listen(path: string, handlers: SessionHandlers, refuse?: ((sock: unknown) => string | null) | null): Listener {
+export function listen(
+  path: string,
+  handlers: SessionHandlers,
+  refuse?: ((sock: unknown) => string | null) | null,
+): Listener {
   try {
     unlinkSync(path);
   } catch {
@@ -107,7 +111,8 @@ export function listen(path: string, handlers: SessionHandlers, refuse?: ((sock:
   function onFrame(sock: Sock, conn: Conn, frame: unknown) {
     const f = frame as Request | ClientFrame;
     // The signal the client got is the reason: the call's result names it, and the client exits 130 or 143.
-    if (f.t === "cancel") return conn.abort.abort(f.s === "SIGINT" || f.s === "SIGTERM" ? new Interrupted(f.s) : undefined);
+    if (f.t === "cancel")
+      return conn.abort.abort(f.s === "SIGINT" || f.s === "SIGTERM" ? new Interrupted(f.s) : undefined);
     if (f.t === "stdin") return conn.stdin?.(f.d);
     if (f.t === "answer") {
       const settle = conn.answer;

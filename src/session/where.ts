@@ -49,7 +49,8 @@ export function unfitFolder(dir: string, closed: boolean, uid = process.getuid?.
   if (!st.isDirectory()) return "it is not a folder";
   if (uid !== undefined && st.uid !== uid) return `it belongs to uid ${st.uid}, not to this user (uid ${uid})`;
   const mode = st.mode & 0o777;
-  if ((mode & (closed ? 0o077 : 0o022)) !== 0) return `other users can ${closed ? "enter" : "write to"} it (mode ${mode.toString(8).padStart(4, "0")})`;
+  if ((mode & (closed ? 0o077 : 0o022)) !== 0)
+    return `other users can ${closed ? "enter" : "write to"} it (mode ${mode.toString(8).padStart(4, "0")})`;
   return null;
 }
 
@@ -72,4 +73,5 @@ export function makeSessions(folder: string): string | null {
 }
 
 /** Whether `p` is `root` or lies under it (both real paths). */
-export const within = (root: string, p: string): boolean => p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
+export const within = (root: string, p: string): boolean =>
+  p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);

@@ -9,22 +9,48 @@ import { stillRunning, UNFINISHED, type JournalEntry, type ProcessMark } from ".
  * The action window: the last `n` rows, oldest first. A started row is "running" while its
  * process runs, else indeterminate: the effect is unknown (killed mid-call).
  */
-export function lastActions(db: Database, n: number, running: (m: ProcessMark) => boolean = stillRunning, filter: ActionFilter = {}): JournalEntry[] {
+export function lastActions(
+  db: Database,
+  n: number,
+  running: (m: ProcessMark) => boolean = stillRunning,
+  filter: ActionFilter = {},
+): JournalEntry[] {
   const { where, params } = whereOf(filter);
   const out: JournalEntry[] = [];
-  for (const row of db.query(`SELECT * FROM journal ${where} ORDER BY id DESC`).iterate(params) as IterableIterator<StoredRow>) {
+  for (const row of db
+    .query(`SELECT * FROM journal ${where} ORDER BY id DESC`)
+    .iterate(params) as IterableIterator<StoredRow>) {
     const r = shown(row, running);
-    if (!filter.statuses || filter.statuses.has(r.status) || (filter.statuses.has("denied") && isDenial(r))) out.push(r);
+    if (!filter.statuses || filter.statuses.has(r.status) || (filter.statuses.has("denied") && isDenial(r)))
+      out.push(r);
     if (out.length >= n) break;
   }
   return out.reverse();
 }
 
 /** Rows after `afterId`, and the rows `again` (shown running before), oldest first, as lastActions shows them (`log --follow`). */
-export function actionsSince(db: Database, afterId: number, again: readonly number[], filter: ActionFilter = {}, running: (m: ProcessMark) => boolean = stillRunning): JournalEntry[] {
-  const { where, params } = whereOf(filter, `(id > $after${again.length ? ` OR id IN (${again.map(Number).join(",")})` : ""})`, true);
+export function actionsSince(
+  db: Database,
+  afterId: number,
+  again: readonly number[],
+  filter: ActionFilter = {},
+  running: (m: ProcessMark) => boolean = stillRunning,
+): JournalEntry[] {
+  const { where, params } = whereOf(
+    filter,
+    `(id > $after${again.length ? ` OR id IN (${again.map(Number).join(",")})` : ""})`,
+    true,
+  );
   const rows = db.query(`SELECT * FROM journal ${where} ORDER BY id`).all({ ...params, after: afterId }) as StoredRow[];
-  return rows.map((r) => shown(r, running)).filter((r) => !filter.statuses || r.status === "running" || filter.statuses.has(r.status) || (filter.statuses.has("denied") && isDenial(r)));
+  return rows
+    .map((r) => shown(r, running))
+    .filter(
+      (r) =>
+        !filter.statuses ||
+        r.status === "running" ||
+        filter.statuses.has(r.status) ||
+        (filter.statuses.has("denied") && isDenial(r)),
+    );
 }
 
 /**
@@ -42,17 +68,27 @@ export interface ActionFilter {
 type StoredRow = JournalEntry & { pid: number | null; pid_start: number | null };
 
 /** A served caller's subject or client id (serve --http --oauth-issuer), else how the call came (detail's `via`: "session"). */
-const CALLER = "(CASE WHEN json_valid(detail) THEN coalesce(json_extract(detail, '$.caller'), json_extract(detail, '$.via')) END)";
+const CALLER =
+  "(CASE WHEN json_valid(detail) THEN coalesce(json_extract(detail, '$.caller'), json_extract(detail, '$.via')) END)";
 
 /** The codes that deny (exit 4): a permission or an approval refused, an authorization needed. */
-const DENIALS = new Set(Object.entries(CODES).filter(([, c]) => c.exit === 4).map(([code]) => code));
+const DENIALS = new Set(
+  Object.entries(CODES)
+    .filter(([, c]) => c.exit === 4)
+    .map(([code]) => code),
+);
 const isDenial = (r: JournalEntry) => r.status === "failed" && r.error_code !== null && DENIALS.has(r.error_code);
 
-function whereOf(f: ActionFilter, first?: string, started = false): { where: string; params: Record<string, string | number> } {
+function whereOf(
+  f: ActionFilter,
+  first?: string,
+  started = false,
+): { where: string; params: Record<string, string | number> } {
   const parts: string[] = first ? [first] : [];
   const params: Record<string, string | number> = {};
-  if (f.sinceMs !== undefined) (parts.push("time_ms >= $since"), (params.since = f.sinceMs));
-  if (f.tools?.length) parts.push(`(${f.tools.map((t, i) => ((params[`tool${i}`] = t), `tool GLOB $tool${i}`)).join(" OR ")})`);
+  if (f.sinceMs !== undefined) parts.push("time_ms >= $since"), (params.since = f.sinceMs);
+  if (f.tools?.length)
+    parts.push(`(${f.tools.map((t, i) => ((params[`tool${i}`] = t), `tool GLOB $tool${i}`)).join(" OR ")})`);
   if (f.callers?.length) {
     const names = f.callers.map((c, i) => ((params[`caller${i}`] = c), `$caller${i}`)).join(", ");
     parts.push(`(caller_sub IN (${names}) OR caller_client IN (${names}) OR ${CALLER} IN (${names}))`);
@@ -62,7 +98,9 @@ function whereOf(f: ActionFilter, first?: string, started = false): { where: str
   if (f.statuses) {
     const stored = [...f.statuses].flatMap((s) => (s === "denied" ? ["failed"] : s === "running" ? [] : [s]));
     const orStarted = started || f.statuses.has("running") || f.statuses.has("indeterminate");
-    parts.push(`(${[...(stored.length ? [`status IN (${stored.map((s, i) => ((params[`status${i}`] = s), `$status${i}`)).join(", ")})`] : []), ...(orStarted ? ["event = 'tool_started'"] : [])].join(" OR ") || "0"})`);
+    parts.push(
+      `(${[...(stored.length ? [`status IN (${stored.map((s, i) => ((params[`status${i}`] = s), `$status${i}`)).join(", ")})`] : []), ...(orStarted ? ["event = 'tool_started'"] : [])].join(" OR ") || "0"})`,
+    );
   }
   return { where: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
@@ -78,4 +116,5 @@ function shown({ pid, pid_start, ...all }: StoredRow, running: (m: ProcessMark) 
 }
 
 /** The newest row's id (0: none yet). */
-export const lastActionId = (db: Database): number => (db.query("SELECT max(id) AS id FROM journal").get() as { id: number | null }).id ?? 0;
+export const lastActionId = (db: Database): number =>
+  (db.query("SELECT max(id) AS id FROM journal").get() as { id: number | null }).id ?? 0;

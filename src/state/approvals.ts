@@ -24,7 +24,11 @@ export function userApprovals(userStateDir: string | null, workspace: string): A
       if (stateInWorkspace(userStateDir, workspace)) return (tellIgnored(userStateDir, "remembered approvals"), false);
       const db = openUserState(userStateDir);
       try {
-        return db.query("SELECT 1 FROM approvals WHERE workspace = $ws AND tool = $tool AND digest = $digest").get({ ws: key(), tool, digest }) !== null;
+        return (
+          db
+            .query("SELECT 1 FROM approvals WHERE workspace = $ws AND tool = $tool AND digest = $digest")
+            .get({ ws: key(), tool, digest }) !== null
+        );
       } finally {
         db.close();
       }
@@ -33,7 +37,9 @@ export function userApprovals(userStateDir: string | null, workspace: string): A
       if (userStateDir === null || stateInWorkspace(userStateDir, workspace)) return false;
       const db = openUserState(userStateDir);
       try {
-        db.query("INSERT OR REPLACE INTO approvals (workspace, tool, digest, granted_ms) VALUES ($ws, $tool, $digest, $now)").run({ ws: key(), tool, digest, now });
+        db.query(
+          "INSERT OR REPLACE INTO approvals (workspace, tool, digest, granted_ms) VALUES ($ws, $tool, $digest, $now)",
+        ).run({ ws: key(), tool, digest, now });
         return true;
       } finally {
         db.close();
@@ -63,7 +69,11 @@ export function rememberedApprovals(userStateDir: string, workspace: string | nu
 }
 
 /** Forgets the remembered approvals in `workspace` of the tools `which` picks (every digest); returns what was forgotten. */
-export function forgetApprovals(userStateDir: string, workspace: string, which: (tool: string) => boolean): Remembered[] {
+export function forgetApprovals(
+  userStateDir: string,
+  workspace: string,
+  which: (tool: string) => boolean,
+): Remembered[] {
   const gone = rememberedApprovals(userStateDir, workspace).filter((r) => which(r.tool));
   if (gone.length === 0) return gone;
   const db = openUserState(userStateDir);

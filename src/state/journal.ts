@@ -39,8 +39,10 @@ export const selfMark = (): ProcessMark => (self ??= { pid: process.pid, start: 
 /** Whether the process that wrote a started row still runs (same pid, same start time where there is /proc). */
 export const stillRunning = (mark: ProcessMark): boolean => processRuns(mark.pid, mark.start);
 
-const COLUMNS = "time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start, caller_sub, caller_client";
-const VALUES = "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, $result_bytes, $detail, $pid, $pid_start, $caller_sub, $caller_client";
+const COLUMNS =
+  "time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start, caller_sub, caller_client";
+const VALUES =
+  "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, $result_bytes, $detail, $pid, $pid_start, $caller_sub, $caller_client";
 
 type Params = Record<string, string | number | null>;
 
@@ -56,11 +58,29 @@ function statements(db: Database) {
   return s;
 }
 
-export function appendJournal(db: Database, row: JournalRow, event = "tool_finished", mark: ProcessMark | null = null): number {
+export function appendJournal(
+  db: Database,
+  row: JournalRow,
+  event = "tool_finished",
+  mark: ProcessMark | null = null,
+): number {
   const params: Params = {
-    time_ms: row.time_ms, event, tool: row.tool, origin: row.origin, digest: row.digest, effect: row.effect, status: row.status, error_code: row.error_code,
-    duration_ms: row.duration_ms, args_preview: row.args_preview, result_bytes: row.result_bytes, detail: row.detail, pid: mark?.pid ?? null, pid_start: mark?.start ?? null,
-    caller_sub: row.caller_sub ?? null, caller_client: row.caller_client ?? null,
+    time_ms: row.time_ms,
+    event,
+    tool: row.tool,
+    origin: row.origin,
+    digest: row.digest,
+    effect: row.effect,
+    status: row.status,
+    error_code: row.error_code,
+    duration_ms: row.duration_ms,
+    args_preview: row.args_preview,
+    result_bytes: row.result_bytes,
+    detail: row.detail,
+    pid: mark?.pid ?? null,
+    pid_start: mark?.start ?? null,
+    caller_sub: row.caller_sub ?? null,
+    caller_client: row.caller_client ?? null,
   };
   return Number(statements(db).insert.run(params).lastInsertRowid);
 }
@@ -102,7 +122,14 @@ export function callJournal(db: () => Database, mark: () => ProcessMark, tap?: J
         appendJournal(db(), row);
         return tell(tap, "tool_finished", row);
       }
-      statements(db()).finish.run({ id, status: row.status, error_code: row.error_code, duration_ms: row.duration_ms, result_bytes: row.result_bytes, detail: row.detail });
+      statements(db()).finish.run({
+        id,
+        status: row.status,
+        error_code: row.error_code,
+        duration_ms: row.duration_ms,
+        result_bytes: row.result_bytes,
+        detail: row.detail,
+      });
       tell(tap, "tool_finished", row);
     },
   };
@@ -119,10 +146,21 @@ export interface JournalEntry extends JournalRow {
  * A task child's rows (its own journal, in `from`) copied into `db` under the parent call, in the
  * order they happened; a child call never finished keeps its dead process mark (indeterminate).
  */
-export function adoptJournal(db: Database, from: Database, parent: number | null, secrets: readonly string[] = [], tap?: JournalTap): number {
+export function adoptJournal(
+  db: Database,
+  from: Database,
+  parent: number | null,
+  secrets: readonly string[] = [],
+  tap?: JournalTap,
+): number {
   const rows = from.query(`SELECT ${COLUMNS} FROM journal ORDER BY id`).all() as Params[];
   const insert = db.query(`INSERT INTO journal (${COLUMNS}, parent) VALUES (${VALUES}, $parent)`);
-  const redact = (r: Params): Params => (secrets.length === 0 ? r : (Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "string" ? redactText(v, secrets) : v])) as Params));
+  const redact = (r: Params): Params =>
+    secrets.length === 0
+      ? r
+      : (Object.fromEntries(
+          Object.entries(r).map(([k, v]) => [k, typeof v === "string" ? redactText(v, secrets) : v]),
+        ) as Params);
   db.transaction(() => {
     for (const r of rows) insert.run({ ...redact(r), parent });
   })();

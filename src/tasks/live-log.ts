@@ -51,11 +51,14 @@ export class LiveLog {
 
   #schedule(tookMs: number): void {
     if (!this.#running) return;
-    this.#timer = setTimeout(() => {
-      const t0 = this.#now();
-      this.flush();
-      this.#schedule(this.#now() - t0);
-    }, Math.max(this.#deps.flushMs ?? FLUSH_MS, tookMs * SPACING));
+    this.#timer = setTimeout(
+      () => {
+        const t0 = this.#now();
+        this.flush();
+        this.#schedule(this.#now() - t0);
+      },
+      Math.max(this.#deps.flushMs ?? FLUSH_MS, tookMs * SPACING),
+    );
   }
 
   push(stream: string, text: string): void {

@@ -49,7 +49,11 @@ export function storedBoot(b: BootInput): StoredBoot {
   };
 }
 
-export function bootFrom(s: StoredBoot, env: BootInput["env"], req: Pick<TaskRequest, "tool" | "grants" | "origin">): BootInput {
+export function bootFrom(
+  s: StoredBoot,
+  env: BootInput["env"],
+  req: Pick<TaskRequest, "tool" | "grants" | "origin">,
+): BootInput {
   return {
     cwd: s.cwd,
     env,
@@ -75,10 +79,15 @@ export function bootFrom(s: StoredBoot, env: BootInput["env"], req: Pick<TaskReq
 export function admittedAnswers(task: Pick<TaskRequest, "tool" | "grants" | "origin">): Prompter {
   const server = task.origin === "las" ? "las" : task.origin?.startsWith("mcp:") ? task.origin.slice(4) : undefined;
   const reasons = new Set([task.tool, ...(server === undefined ? [] : [`mcp.connect:${server}`])]);
-  return (req) => (reasons.has(req.reason) && task.grants.some((g) => g.need.kind === req.kind && (g.value ?? g.need.value) === req.value) ? "y" : "n");
+  return (req) =>
+    reasons.has(req.reason) &&
+    task.grants.some((g) => g.need.kind === req.kind && (g.value ?? g.need.value) === req.value)
+      ? "y"
+      : "n";
 }
 
-const sameNeed = (a: Need, b: Need) => a.kind === b.kind && a.value === b.value && (a.recursive === true) === (b.recursive === true);
+const sameNeed = (a: Need, b: Need) =>
+  a.kind === b.kind && a.value === b.value && (a.recursive === true) === (b.recursive === true);
 
 /**
  * The supervisor's permission stage: this boot's gate (same flags, same config, nobody to ask),

@@ -59,11 +59,21 @@ export function admitTask(t: TaskStart): (a: Admitted) => { task: string } | Ref
       artifactsDir: artifactsFolder(t.booted.stateDir),
     });
     if (!started.ok) {
-      finishTask(db, created.id, { status: "failed", summary: started.message, exit_reason: "task.start_failed", result: null }, Date.now());
+      finishTask(
+        db,
+        created.id,
+        { status: "failed", summary: started.message, exit_reason: "task.start_failed", result: null },
+        Date.now(),
+      );
       return { code: "task.start_failed", message: started.message };
     }
     const s = started.value;
-    recordSupervisor(db, created.id, { pid: s.pid, start: s.start }, JSON.stringify({ stdout: s.stdout, stderr: s.stderr }));
+    recordSupervisor(
+      db,
+      created.id,
+      { pid: s.pid, start: s.start },
+      JSON.stringify({ stdout: s.stdout, stderr: s.stderr }),
+    );
     return { task: created.id };
   };
 }

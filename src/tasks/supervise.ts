@@ -8,7 +8,16 @@ import { callDeps } from "../runtime/call-deps.ts";
 import { invoke } from "../runtime/invoke.ts";
 import { openState } from "../state/db.ts";
 import { selfMark } from "../state/journal.ts";
-import { appendLogs, cancelRequested, claimTask, dropLogs, finishTask, LOG_CHUNK_CHARS, LOG_CHUNKS_CAP, type Ending } from "../state/tasks.ts";
+import {
+  appendLogs,
+  cancelRequested,
+  claimTask,
+  dropLogs,
+  finishTask,
+  LOG_CHUNK_CHARS,
+  LOG_CHUNKS_CAP,
+  type Ending,
+} from "../state/tasks.ts";
 import { LiveLog } from "./live-log.ts";
 import { admittedGate, bootFrom, type TaskRequest } from "./request.ts";
 import { treeMarks } from "./tree-marks.ts";
@@ -17,7 +26,11 @@ import { telemetryFor } from "../telemetry/telemetry.ts";
 const CANCEL_POLL_MS = 100;
 const SUMMARY_CHARS = 200;
 
-export async function superviseTask(id: string, stateDir: string, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+export async function superviseTask(
+  id: string,
+  stateDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   const db = openState(stateDir);
   const row = claimTask(db, id, selfMark(), Date.now());
   if (!row) return 0; // cancelled while queued, or already taken: nothing to run
@@ -40,18 +53,34 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
   // The call's span (its stderr line, if the collector is down, goes to the task's stderr artifact).
   const telemetry = telemetryFor(env, "live", (line) => void process.stderr.write(`${line}\n`));
   // The call's output reaches the row while it runs (redacted by the launcher, batched).
-  const live = new LiveLog({ write: (pieces, dropped) => appendLogs(db, id, pieces, dropped), chunkChars: LOG_CHUNK_CHARS, chunksCap: LOG_CHUNKS_CAP }).start();
+  const live = new LiveLog({
+    write: (pieces, dropped) => appendLogs(db, id, pieces, dropped),
+    chunkChars: LOG_CHUNK_CHARS,
+    chunksCap: LOG_CHUNKS_CAP,
+  }).start();
   try {
-    if (cancelRequested(db, id)) return end(db, id, { status: "cancelled", summary: "cancelled before it started", exit_reason: "cancelled", result: null });
+    if (cancelRequested(db, id))
+      return end(db, id, {
+        status: "cancelled",
+        summary: "cancelled before it started",
+        exit_reason: "cancelled",
+        result: null,
+      });
     try {
       booted = await boot(bootFrom(req.boot, env, req));
     } catch (e) {
-      return end(db, id, { status: "failed", summary: bounded(`the supervisor's boot failed: ${(e as Error).message}`), exit_reason: "task.boot_failed", result: null });
+      return end(db, id, {
+        status: "failed",
+        summary: bounded(`the supervisor's boot failed: ${(e as Error).message}`),
+        exit_reason: "task.boot_failed",
+        result: null,
+      });
     }
     // What the foreground admitted holds only for the same config and the same tool.
     const entry = booted.catalog.entries.get(req.tool);
     if ((booted.file?.digest ?? null) !== req.configDigest || entry?.digest !== req.entryDigest) {
-      const summary = "the configuration or the tool changed between the call and its start; what was granted then is not applied to it (run the call again)";
+      const summary =
+        "the configuration or the tool changed between the call and its start; what was granted then is not applied to it (run the call again)";
       return end(db, id, { status: "failed", summary, exit_reason: "task.config_changed", result: null });
     }
     const deps = callDeps(
@@ -74,13 +103,21 @@ export async function superviseTask(id: string, stateDir: string, env: Readonly<
       },
       cancel.signal,
     );
-    const { envelope } = await invoke(req.tool, req.args, { ...deps, permissions: admittedGate(deps.permissions, req.grants) });
+    const { envelope } = await invoke(req.tool, req.args, {
+      ...deps,
+      permissions: admittedGate(deps.permissions, req.grants),
+    });
     live.stop();
     // A result the boundary rejected takes its log along: the log is one of the result's views.
     if (envelope.status !== "success" && envelope.error_code === "sensitive_output_rejected") dropLogs(db, id);
     return end(db, id, ending(envelope, cancelled));
   } catch (e) {
-    return end(db, id, { status: "failed", summary: bounded(`the supervisor failed: ${(e as Error).message}`), exit_reason: "task.supervisor_error", result: null });
+    return end(db, id, {
+      status: "failed",
+      summary: bounded(`the supervisor failed: ${(e as Error).message}`),
+      exit_reason: "task.supervisor_error",
+      result: null,
+    });
   } finally {
     live.stop();
     clearInterval(poll);
@@ -99,10 +136,18 @@ function end(db: Database, id: string, e: Ending): number {
 /** The task's outcome from the call's envelope (already past the output boundary). */
 export function ending(envelope: Envelope, cancelled: boolean): Ending {
   const result = JSON.stringify(envelope);
-  if (envelope.status === "success") return { status: "succeeded", summary: `${envelope.tool} succeeded`, exit_reason: "success", result };
-  const said = "message" in envelope && envelope.message ? `${envelope.error_code}: ${envelope.message}` : envelope.error_code;
-  if (envelope.status === "indeterminate") return { status: "indeterminate", summary: bounded(said), exit_reason: envelope.error_code, result };
-  return { status: cancelled ? "cancelled" : "failed", summary: bounded(cancelled ? `cancelled (${said})` : said), exit_reason: cancelled ? "cancelled" : envelope.error_code, result };
+  if (envelope.status === "success")
+    return { status: "succeeded", summary: `${envelope.tool} succeeded`, exit_reason: "success", result };
+  const said =
+    "message" in envelope && envelope.message ? `${envelope.error_code}: ${envelope.message}` : envelope.error_code;
+  if (envelope.status === "indeterminate")
+    return { status: "indeterminate", summary: bounded(said), exit_reason: envelope.error_code, result };
+  return {
+    status: cancelled ? "cancelled" : "failed",
+    summary: bounded(cancelled ? `cancelled (${said})` : said),
+    exit_reason: cancelled ? "cancelled" : envelope.error_code,
+    result,
+  };
 }
 
 const bounded = (s: string) => (s.length > SUMMARY_CHARS ? `${s.slice(0, SUMMARY_CHARS - 1)}…` : s);

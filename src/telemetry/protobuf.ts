@@ -88,7 +88,13 @@ function spanAttributes(w: Writer, attrs: Readonly<Record<string, Value>>): void
     if (bytes !== undefined) w.raw(bytes);
     // Numbers are cached when small whole ones (exit codes, most durations); other values as they
     // come; once the cache is full, a value it lacks is written directly (not encoded and copied).
-    else if (cached >= CACHE_MAX || (typeof value === "number" ? !(value >= 0 && value < 1_024 && Number.isInteger(value)) : typeof value === "string" && value.length > CACHE_VALUE_MAX)) keyValue(w, 9, key, value);
+    else if (
+      cached >= CACHE_MAX ||
+      (typeof value === "number"
+        ? !(value >= 0 && value < 1_024 && Number.isInteger(value))
+        : typeof value === "string" && value.length > CACHE_VALUE_MAX)
+    )
+      keyValue(w, 9, key, value);
     else w.raw(remember(key, value as string | number | boolean));
   }
 }

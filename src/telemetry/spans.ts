@@ -61,7 +61,13 @@ export function callTrace(facts: CallFacts, push: (r: SpanRecord) => void): Call
   const traceState = facts.parent?.traceState;
   const remoteParent = facts.parent ? { spanId: facts.parent.spanId, remote: facts.parent.remote } : undefined;
   // Built field by field, without spreads: serve makes one for every call, on the calls' thread.
-  const record = (id: string, parent: SpanRecord["parent"], row: JournalRow, from: number, more: SpanMore): SpanRecord => {
+  const record = (
+    id: string,
+    parent: SpanRecord["parent"],
+    row: JournalRow,
+    from: number,
+    more: SpanMore,
+  ): SpanRecord => {
     const r: Writable = { traceId, spanId: id, sampled, name: "", start: 0, end: 0, attributes: EMPTY };
     if (traceState) r.traceState = traceState;
     if (parent) r.parent = parent;
@@ -75,7 +81,8 @@ export function callTrace(facts: CallFacts, push: (r: SpanRecord) => void): Call
       return;
     }
     // A task child's call, filed under this call: its span is a child of this call's.
-    if (event === "adopted") push(record(newSpanId(), { spanId: own(), remote: false }, row, row.time_ms, { delegated: true }));
+    if (event === "adopted")
+      push(record(newSpanId(), { spanId: own(), remote: false }, row, row.time_ms, { delegated: true }));
     else push(record(own(), remoteParent, row, start ?? row.time_ms, { facts, approval }));
   };
   return {
@@ -110,7 +117,11 @@ function spanOf(r: Writable, row: JournalRow, start: number, more: SpanMore): vo
   }
   // A call a signal interrupted: its row's detail names the signal (130 or 143).
   const signal = code !== null && INTERRUPTED_CODES.has(code) ? signalOf(row.detail) : undefined;
-  a["toolgate.exit_code"] = exitCodeFor((status === "success" ? { status } : { status, error_code: code ?? "", ...(signal ? { details: { signal } } : {}) }) as Envelope);
+  a["toolgate.exit_code"] = exitCodeFor(
+    (status === "success"
+      ? { status }
+      : { status, error_code: code ?? "", ...(signal ? { details: { signal } } : {}) }) as Envelope,
+  );
   a["toolgate.duration_ms"] = row.duration_ms;
   const f = more.facts;
   if (f) {

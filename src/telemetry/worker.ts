@@ -9,7 +9,10 @@ import type { SpanRecord } from "./spans.ts";
 declare const self: Worker;
 
 /** `records`: a JSON array of span records (a string crosses threads cheaper than a cloned object). */
-export type ToExporter = { t: "start"; settings: TelemetryOn } | { t: "spans"; records: string } | { t: "close"; ms: number };
+export type ToExporter =
+  | { t: "start"; settings: TelemetryOn }
+  | { t: "spans"; records: string }
+  | { t: "close"; ms: number };
 export type FromExporter = { line: string } | "closed";
 
 // This thread's code tiers up 50 times later than normal: the JIT compiler's threads are shared with
@@ -23,7 +26,8 @@ const say = (m: FromExporter) => self.postMessage(m);
 
 self.onmessage = async (e: MessageEvent<ToExporter>) => {
   const m = e.data;
-  if (m.t === "start") exporter = import("./export.ts").then((x) => x.startExporter(m.settings, (line) => say({ line })));
+  if (m.t === "start")
+    exporter = import("./export.ts").then((x) => x.startExporter(m.settings, (line) => say({ line })));
   else if (m.t === "spans") (await exporter)?.add(JSON.parse(m.records) as SpanRecord[]);
   else {
     await (await exporter)?.close(m.ms);

@@ -41,7 +41,8 @@ export function stateInWorkspace(stateDir: string, ...folders: string[]): boolea
   });
 }
 
-export const stateInWorkspaceHint = "set XDG_STATE_HOME to a folder outside the workspace (your records live in $XDG_STATE_HOME/toolgate)";
+export const stateInWorkspaceHint =
+  "set XDG_STATE_HOME to a folder outside the workspace (your records live in $XDG_STATE_HOME/toolgate)";
 
 let told = false;
 
@@ -49,5 +50,7 @@ let told = false;
 export function tellIgnored(stateDir: string, what: string): void {
   if (told) return;
   told = true;
-  writeStderr(`toolgate: ${escapeControl(`ignoring ${what} in ${stateDir}: this user state folder lies inside the workspace, where the repository could have put them; ${stateInWorkspaceHint}`)}\n`);
+  writeStderr(
+    `toolgate: ${escapeControl(`ignoring ${what} in ${stateDir}: this user state folder lies inside the workspace, where the repository could have put them; ${stateInWorkspaceHint}`)}\n`,
+  );
 }

@@ -60,7 +60,10 @@ const MCP_LIMITS: readonly [string, number][] = [
 const PERM_KINDS = ["read", "write", "run", "net", "env"] as const;
 
 const at = (o: unknown, path: readonly string[]): unknown =>
-  path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), o);
+  path.reduce<unknown>(
+    (v, k) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined),
+    o,
+  );
 
 const inside = (root: string, p: string) => p === root || p.startsWith(root === "/" ? "/" : `${root}/`);
 const real = (p: string) => resolveReal(p, "/") ?? p;
@@ -74,27 +77,46 @@ export function widenings(input: RuleInput): Widening[] {
   for (const kind of PERM_KINDS) {
     const g = allow?.[kind];
     if (g === true || (Array.isArray(g) && g.length > 0)) {
-      out.push({ key: `permissions.allow.${kind}`, path: ["permissions", "allow", kind], why: `grants ${kind} permission${g === true ? "" : ` (${(g as string[]).join(", ")})`}` });
+      out.push({
+        key: `permissions.allow.${kind}`,
+        path: ["permissions", "allow", kind],
+        why: `grants ${kind} permission${g === true ? "" : ` (${(g as string[]).join(", ")})`}`,
+      });
     }
   }
   const ws = real(v.workspace as string);
   if (input.file && data.workspace !== undefined && !input.workspaceFlag) {
     const home = real(dirname(input.file.path));
-    if (!inside(home, ws)) out.push({ key: "workspace", path: ["workspace"], why: `moves the workspace to ${ws}, outside the config's own folder ${home}` });
+    if (!inside(home, ws))
+      out.push({
+        key: "workspace",
+        path: ["workspace"],
+        why: `moves the workspace to ${ws}, outside the config's own folder ${home}`,
+      });
   }
   // Folders toolgate reads, writes or runs from: inside the workspace, also after symlinks.
   const folder = (key: string, path: (string | number)[], value: string, fromFile: boolean) => {
     const abs = real(isAbsolute(value) ? value : resolve(v.workspace as string, value));
     if (inside(ws, abs)) return;
-    out.push(fromFile
-      ? { key, path, why: `${abs} lies outside the workspace ${ws}` }
-      : { key, why: `the default ${JSON.stringify(value)} resolves to ${abs}, outside the workspace ${ws} (a symlink in the checkout)` });
+    out.push(
+      fromFile
+        ? { key, path, why: `${abs} lies outside the workspace ${ws}` }
+        : {
+            key,
+            why: `the default ${JSON.stringify(value)} resolves to ${abs}, outside the workspace ${ws} (a symlink in the checkout)`,
+          },
+    );
   };
   folder("state", ["state"], v.state as string, data.state !== undefined);
   if (!input.scratchFlag) folder("scratch", ["scratch"], v.scratch as string, data.scratch !== undefined);
   ((v.skills ?? []) as string[]).forEach((s, i) => folder(`skills.${i}`, ["skills", i], s, data.skills !== undefined));
   folder("authored.dir", ["authored", "dir"], v.authored.dir as string, at(data, ["authored", "dir"]) !== undefined);
-  folder("gates.directory", ["gates", "directory"], v.gates.directory as string, at(data, ["gates", "directory"]) !== undefined);
+  folder(
+    "gates.directory",
+    ["gates", "directory"],
+    v.gates.directory as string,
+    at(data, ["gates", "directory"]) !== undefined,
+  );
   const sandbox = data.sandbox as keyof typeof SANDBOX_STRENGTH | undefined;
   const user = input.userSandbox ?? "off";
   if (sandbox !== undefined && SANDBOX_STRENGTH[sandbox] < SANDBOX_STRENGTH[user]) {
@@ -103,25 +125,45 @@ export function widenings(input: RuleInput): Widening[] {
   for (const [path, why] of GRANTING) if (at(data, path) !== undefined) out.push({ key: path.join("."), path, why });
   const only = at(data, ["las", "only"]) as string[] | undefined;
   const extra = (only ?? []).filter((s) => !DEFAULT_LAS_ONLY.includes(s));
-  if (extra.length > 0) out.push({ key: "las.only", path: ["las", "only"], why: `selects surfaces beyond the default list (${extra.join(", ")})` });
+  if (extra.length > 0)
+    out.push({
+      key: "las.only",
+      path: ["las", "only"],
+      why: `selects surfaces beyond the default list (${extra.join(", ")})`,
+    });
   const longer = (key: string, path: (string | number)[], value: unknown, limit: number) => {
-    if (typeof value === "number" && value > limit) out.push({ key, path, why: `raises a time limit to ${value} s, past its default ${limit} s` });
+    if (typeof value === "number" && value > limit)
+      out.push({ key, path, why: `raises a time limit to ${value} s, past its default ${limit} s` });
   };
   for (const [path, limit] of LIMITS) longer(path.join("."), path, at(data, path), limit);
   const servers = (data.mcpServers ?? {}) as Record<string, Record<string, unknown>>;
   for (const name of Object.keys(servers).sort()) {
     // A server runs in its cwd (as specs.ts resolves it): the repository may not choose /etc.
     const cwd = servers[name]?.cwd;
-    if (typeof cwd === "string" && servers[name]?.disabled !== true) folder(`mcpServers.${name}.cwd`, ["mcpServers", name, "cwd"], cwd, true);
-    for (const [k, limit] of MCP_LIMITS) longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], servers[name]?.[k], limit);
+    if (typeof cwd === "string" && servers[name]?.disabled !== true)
+      folder(`mcpServers.${name}.cwd`, ["mcpServers", name, "cwd"], cwd, true);
+    for (const [k, limit] of MCP_LIMITS)
+      longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], servers[name]?.[k], limit);
     if (at(servers[name], ["boundary", "local_paths"]) === "allow") {
-      out.push({ key: `mcpServers.${name}.boundary.local_paths`, path: ["mcpServers", name, "boundary", "local_paths"], why: "lets this server's results through with local paths in them (the output boundary's local-path rule off)" });
+      out.push({
+        key: `mcpServers.${name}.boundary.local_paths`,
+        path: ["mcpServers", name, "boundary", "local_paths"],
+        why: "lets this server's results through with local paths in them (the output boundary's local-path rule off)",
+      });
     }
     if (at(servers[name], ["env", "PATH"]) !== undefined) {
-      out.push({ key: `mcpServers.${name}.env.PATH`, path: ["mcpServers", name, "env", "PATH"], why: "replaces the fixed PATH this server (and every program it starts by name) is found on" });
+      out.push({
+        key: `mcpServers.${name}.env.PATH`,
+        path: ["mcpServers", name, "env", "PATH"],
+        why: "replaces the fixed PATH this server (and every program it starts by name) is found on",
+      });
     }
     if (at(servers[name], ["oauth"]) !== undefined) {
-      out.push({ key: `mcpServers.${name}.oauth`, path: ["mcpServers", name, "oauth"], why: "chooses the OAuth client (its id, secret or grant) toolgate authorizes as" });
+      out.push({
+        key: `mcpServers.${name}.oauth`,
+        path: ["mcpServers", name, "oauth"],
+        why: "chooses the OAuth client (its id, secret or grant) toolgate authorizes as",
+      });
     }
   }
   return out;

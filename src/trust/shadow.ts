@@ -62,7 +62,8 @@ export function shadowGate(file: ConfigFile | null, trusted: () => boolean): str
       `review it and run \`toolgate trust ${file.path}\`, pass the one you mean with --config FILE, run toolgate from ${used}, or remove ${file.path}`,
     );
   }
-  if (trusted()) return `using ${file.path}, which hides ${above} further up the repository (the nearest config is used, not merged)`;
+  if (trusted())
+    return `using ${file.path}, which hides ${above} further up the repository (the nearest config is used, not merged)`;
   throw bootError(
     `${file.path} is not trusted, and it hides ${above} further up the repository: the nearest config replaces that one whole (its sandbox, denies and approvals), so toolgate will not use it`,
     `pass the one you mean with --config FILE, review it and run \`toolgate trust ${file.path}\`, or remove ${file.path}`,

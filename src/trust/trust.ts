@@ -42,7 +42,9 @@ export interface TrustInput {
 export function trustDigest(configDigest: string, tools: Readonly<Record<string, string>>): string {
   const names = Object.keys(tools).sort();
   if (names.length === 0) return configDigest;
-  const text = ["toolgate-trust-v1", `config ${configDigest}`, ...names.map((n) => `tool ${n} ${tools[n]}`), ""].join("\n");
+  const text = ["toolgate-trust-v1", `config ${configDigest}`, ...names.map((n) => `tool ${n} ${tools[n]}`), ""].join(
+    "\n",
+  );
   return sha256Hex(text);
 }
 
@@ -80,7 +82,11 @@ export function trustOf(file: ConfigFile, input: TrustInput): Trust | null {
     // repository, or the workspace it would be used with (its own `workspace` key resolved, so
     // `"workspace": "/"` puts it inside), where a tool or the model could have written it.
     // Both the path as given and its real path count: a link in the checkout is the checkout's.
-    const roots = [repositoryRoot(input.cwd) ?? input.cwd, input.workspace, ...(input.workspaceFlag ? [input.workspaceFlag] : [])].map((r) => resolveReal(r, input.cwd) ?? r);
+    const roots = [
+      repositoryRoot(input.cwd) ?? input.cwd,
+      input.workspace,
+      ...(input.workspaceFlag ? [input.workspaceFlag] : []),
+    ].map((r) => resolveReal(r, input.cwd) ?? r);
     const at = [real, resolve(input.cwd, file.path)];
     if (!roots.some((r) => at.some((p) => inside(r, p)))) return { by: "user-env", tools: "all" };
   }
@@ -88,7 +94,8 @@ export function trustOf(file: ConfigFile, input: TrustInput): Trust | null {
   // trust --print's digest with tools pins the config and those tools as they are.
   if (pinned && pinned !== file.digest && input.authoredDigests) {
     const tools = input.authoredDigests();
-    if (tools !== null && Object.keys(tools).length > 0 && pinned === trustDigest(file.digest, tools)) return { by: "TOOLGATE_TRUST", tools };
+    if (tools !== null && Object.keys(tools).length > 0 && pinned === trustDigest(file.digest, tools))
+      return { by: "TOOLGATE_TRUST", tools };
   }
   // The config's own digest pins the config alone (a record may still cover its tools).
   const pinnedConfig: Trust | null = pinned && pinned === file.digest ? { by: "TOOLGATE_TRUST", tools: {} } : null;
@@ -100,6 +107,7 @@ export function trustOf(file: ConfigFile, input: TrustInput): Trust | null {
     return pinnedConfig;
   }
   const r = readRecord(dir, file.path);
-  if (r !== null && r.real === real && r.workspace === realPathOf(input.workspace) && r.digest === file.digest) return { by: "record", tools: r.tools ?? {} };
+  if (r !== null && r.real === real && r.workspace === realPathOf(input.workspace) && r.digest === file.digest)
+    return { by: "record", tools: r.tools ?? {} };
   return pinnedConfig;
 }

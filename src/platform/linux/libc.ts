@@ -7,7 +7,9 @@ import type { FFIFunction, Library } from "bun:ffi";
 const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"];
 
 /** Opens the first libc that has `symbols`, with bun:ffi's helpers; null where none can be had. */
-export async function openLibc<S extends Record<string, FFIFunction>>(symbols: S): Promise<{ lib: Library<S>; ffi: typeof import("bun:ffi") } | null> {
+export async function openLibc<S extends Record<string, FFIFunction>>(
+  symbols: S,
+): Promise<{ lib: Library<S>; ffi: typeof import("bun:ffi") } | null> {
   let ffi: typeof import("bun:ffi");
   try {
     ffi = await import("bun:ffi");

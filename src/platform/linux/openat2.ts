@@ -20,7 +20,10 @@ export function loadOpenBeneath(flags: number): Promise<OpenBeneath | null> {
 async function load(flags: number): Promise<OpenBeneath | null> {
   const opened = await openLibc({ syscall: { args: ["i64", "i32", "ptr", "ptr", "u64"], returns: "i32" } });
   if (!opened) return null;
-  const { lib, ffi: { ptr } } = opened;
+  const {
+    lib,
+    ffi: { ptr },
+  } = opened;
   // struct open_how { u64 flags; u64 mode; u64 resolve; }
   // Both buffers stay referenced by the closure and are pointed at on each call: a pointer taken
   // once would outlive a buffer the collector is free to reclaim.

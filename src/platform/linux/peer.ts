@@ -61,7 +61,8 @@ export function loadPeerChecks(): Promise<PeerChecks | null> {
       // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
       const cred = new Int32Array(3);
       const len = new Uint32Array([12]);
-      if (lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ffi.ptr(cred), ffi.ptr(len)) !== 0 || len[0] !== 12) return null;
+      if (lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ffi.ptr(cred), ffi.ptr(len)) !== 0 || len[0] !== 12)
+        return null;
       const pidfd = new Int32Array([-1]);
       const plen = new Uint32Array([4]);
       const got = lib.symbols.getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, ffi.ptr(pidfd), ffi.ptr(plen)) === 0;

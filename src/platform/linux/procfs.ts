@@ -12,7 +12,14 @@ export function parseStat(text: string): ProcStat | null {
   const f = text.slice(close + 2).split(" ");
   const pid = Number.parseInt(text, 10);
   // Fields after the name, counted from 3 (state): ppid 4, pgrp 5, session 6, starttime 22.
-  const stat = { pid, state: f[0] ?? "", ppid: Number(f[1]), pgid: Number(f[2]), sid: Number(f[3]), start: Number(f[19]) };
+  const stat = {
+    pid,
+    state: f[0] ?? "",
+    ppid: Number(f[1]),
+    pgid: Number(f[2]),
+    sid: Number(f[3]),
+    start: Number(f[19]),
+  };
   return Number.isInteger(pid) && Number.isFinite(stat.start) ? stat : null;
 }
 

@@ -14,7 +14,8 @@ interface Seen {
 
 /** The error code fs/opened.ts reads as "changed while it was being opened" (its CHANGED; not a refusal code). */
 const CHANGED = "CHANGED";
-const changed = (what: string) => Object.assign(new Error(`${what} is no longer where it was verified`), { code: CHANGED });
+const changed = (what: string) =>
+  Object.assign(new Error(`${what} is no longer where it was verified`), { code: CHANGED });
 
 export function portableFdPaths(): FdPaths {
   const seen = new Map<number, Seen>();

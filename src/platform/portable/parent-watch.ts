@@ -3,7 +3,12 @@
 // `everyMs` of toolgate's death, where Linux's PR_SET_PDEATHSIG tells it at once.
 
 /** Calls `gone` once, when `ppid()` is no longer `parent`; returns the stop. The timer never keeps the process alive. */
-export function watchParent(parent: number, gone: () => void, ppid: () => number = () => process.ppid, everyMs = 100): () => void {
+export function watchParent(
+  parent: number,
+  gone: () => void,
+  ppid: () => number = () => process.ppid,
+  everyMs = 100,
+): () => void {
   const timer = setInterval(() => {
     if (ppid() === parent) return;
     clearInterval(timer);

@@ -13,7 +13,12 @@ type Names = string | readonly string[];
 
 export interface CallerRule {
   readonly name?: string;
-  readonly match?: { readonly sub?: Names; readonly client_id?: Names; readonly groups?: Names; readonly scopes?: Names };
+  readonly match?: {
+    readonly sub?: Names;
+    readonly client_id?: Names;
+    readonly groups?: Names;
+    readonly scopes?: Names;
+  };
   readonly profile?: string;
   readonly approve?: readonly string[];
   readonly requests_per_minute?: number;
@@ -30,16 +35,23 @@ export interface LineNarrowing {
 
 export type Admit = (claims: Claims) => ServedCaller | { readonly refused: string };
 
-const list = (n: Names | undefined): readonly string[] | undefined => (n === undefined ? undefined : typeof n === "string" ? [n] : n);
+const list = (n: Names | undefined): readonly string[] | undefined =>
+  n === undefined ? undefined : typeof n === "string" ? [n] : n;
 
 /** The line's profile narrowed by the rule's: a tool (and a call) is offered when both offer it. */
 export function narrowed(line: Profile, own: Profile): Profile {
   if (line.name === "full") return own;
-  return { name: `${line.name}+${own.name}`, offers: (tool, args) => line.offers(tool, args) && own.offers(tool, args) };
+  return {
+    name: `${line.name}+${own.name}`,
+    offers: (tool, args) => line.offers(tool, args) && own.offers(tool, args),
+  };
 }
 
 /** The --approve names a rule keeps: its own, as far as the line's allow them ("all" means all the line's). */
-export function approvalsWithin(line: ReadonlySet<string>, rule: readonly string[] | undefined): ReadonlySet<string> | undefined {
+export function approvalsWithin(
+  line: ReadonlySet<string>,
+  rule: readonly string[] | undefined,
+): ReadonlySet<string> | undefined {
   if (rule === undefined) return undefined;
   if (line.has("all")) return new Set(rule);
   if (rule.includes("all")) return line;
@@ -77,7 +89,15 @@ export function callerRules(rules: readonly CallerRule[] | undefined, line: Line
     }
     const approved = approvalsWithin(line.approved, rule.approve);
     const label = `rule ${rule.name ?? `#${i + 1}`}${rule.profile ? `, profile ${rule.profile}` : ""}`;
-    compiled.push({ test: matcher(rule), made: { rule: label, ...(profile ? { profile } : {}), ...(approved ? { approved } : {}), ...(rule.requests_per_minute ? { perMinute: rule.requests_per_minute } : {}) } });
+    compiled.push({
+      test: matcher(rule),
+      made: {
+        rule: label,
+        ...(profile ? { profile } : {}),
+        ...(approved ? { approved } : {}),
+        ...(rule.requests_per_minute ? { perMinute: rule.requests_per_minute } : {}),
+      },
+    });
   }
   return ok((claims) => {
     const id = { sub: claims.sub ?? null, client_id: claims.clientId ?? null };

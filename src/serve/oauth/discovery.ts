@@ -18,8 +18,13 @@ export interface ServerMetadata {
 export function discoveryUrls(issuer: string): string[] {
   const u = new URL(issuer);
   const path = u.pathname.replace(/\/$/, "");
-  if (path === "") return [`${u.origin}/.well-known/oauth-authorization-server`, `${u.origin}/.well-known/openid-configuration`];
-  return [`${u.origin}/.well-known/oauth-authorization-server${path}`, `${u.origin}/.well-known/openid-configuration${path}`, `${u.origin}${path}/.well-known/openid-configuration`];
+  if (path === "")
+    return [`${u.origin}/.well-known/oauth-authorization-server`, `${u.origin}/.well-known/openid-configuration`];
+  return [
+    `${u.origin}/.well-known/oauth-authorization-server${path}`,
+    `${u.origin}/.well-known/openid-configuration${path}`,
+    `${u.origin}${path}/.well-known/openid-configuration`,
+  ];
 }
 
 /**
@@ -34,13 +39,18 @@ export function endpointProblem(raw: string, what: string): string | null {
     return `${what} ${JSON.stringify(raw)} is not a URL`;
   }
   const loopback = u.hostname === "localhost" || /^127\./.test(u.hostname) || u.hostname === "[::1]";
-  if (u.protocol !== "https:" && !(u.protocol === "http:" && loopback)) return `${what} ${raw} is not https (plain http is allowed only on a loopback address)`;
-  if (u.username !== "" || u.password !== "") return `${what} ${u.origin}: a URL with a user name or password is refused`;
+  if (u.protocol !== "https:" && !(u.protocol === "http:" && loopback))
+    return `${what} ${raw} is not https (plain http is allowed only on a loopback address)`;
+  if (u.username !== "" || u.password !== "")
+    return `${what} ${u.origin}: a URL with a user name or password is refused`;
   if (u.search !== "" || u.hash !== "") return `${what} ${raw} has a query or fragment`;
   return null;
 }
 
-export async function discover(issuer: string, get: Get): Promise<{ ok: true; value: ServerMetadata } | { ok: false; problem: string }> {
+export async function discover(
+  issuer: string,
+  get: Get,
+): Promise<{ ok: true; value: ServerMetadata } | { ok: false; problem: string }> {
   const tried: string[] = [];
   for (const url of discoveryUrls(issuer)) {
     const r = await get(url);
@@ -53,8 +63,13 @@ export async function discover(issuer: string, get: Get): Promise<{ ok: true; va
       continue;
     }
     const m = r.json as Record<string, unknown>;
-    if (m.issuer !== issuer) return { ok: false, problem: `${url} names the issuer ${JSON.stringify(m.issuer)}, not ${issuer}: write the issuer exactly as the authorization server names itself` };
-    if (typeof m.jwks_uri !== "string") return { ok: false, problem: `${url} names no jwks_uri: set serve.oauth.jwks_uri` };
+    if (m.issuer !== issuer)
+      return {
+        ok: false,
+        problem: `${url} names the issuer ${JSON.stringify(m.issuer)}, not ${issuer}: write the issuer exactly as the authorization server names itself`,
+      };
+    if (typeof m.jwks_uri !== "string")
+      return { ok: false, problem: `${url} names no jwks_uri: set serve.oauth.jwks_uri` };
     return { ok: true, value: { issuer, jwks_uri: m.jwks_uri, from: url } };
   }
   return { ok: false, problem: `no authorization server metadata for ${issuer} (${tried.join("; ")})` };

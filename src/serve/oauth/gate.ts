@@ -14,7 +14,9 @@ export interface Denied {
   readonly message: string;
 }
 
-export type Admitted = { readonly ok: true; readonly caller: ServedCaller } | { readonly ok: false; readonly denied: Denied };
+export type Admitted =
+  | { readonly ok: true; readonly caller: ServedCaller }
+  | { readonly ok: false; readonly denied: Denied };
 
 export interface Authenticator {
   /** The resource's URL: what a token's `aud` must name. */
@@ -51,26 +53,52 @@ export function gate(d: GateDeps): Authenticator {
   };
   const unauthorized = (message: string, description?: string): Admitted => ({
     ok: false,
-    denied: { status: 401, challenge: challenge(meta, description === undefined ? {} : { error: "invalid_token", description }), message },
+    denied: {
+      status: 401,
+      challenge: challenge(meta, description === undefined ? {} : { error: "invalid_token", description }),
+      message,
+    },
   });
   return {
     resource: d.resource,
     metadata: (path) => (paths.has(path) ? doc : undefined),
     async check(authorization) {
-      if (authorization === null) return unauthorized(`Unauthorized: send an access token from ${d.settings.issuer} for ${d.resource} as Authorization: Bearer TOKEN (see ${meta})`);
+      if (authorization === null)
+        return unauthorized(
+          `Unauthorized: send an access token from ${d.settings.issuer} for ${d.resource} as Authorization: Bearer TOKEN (see ${meta})`,
+        );
       const token = bearerOf(authorization);
-      if (token === null) return unauthorized("Unauthorized: the Authorization header is not a bearer token", "the Authorization header is not Bearer TOKEN");
+      if (token === null)
+        return unauthorized(
+          "Unauthorized: the Authorization header is not a bearer token",
+          "the Authorization header is not Bearer TOKEN",
+        );
       const v = await d.verify(token);
       if (!v.ok) return unauthorized(`Unauthorized: ${v.description}`, v.description);
       const missing = d.settings.scopes.filter((s) => !v.claims.scopes.includes(s));
       if (missing.length > 0) {
-        return { ok: false, denied: { status: 403, challenge: challenge(meta, { error: "insufficient_scope", description: `the token lacks the scope ${missing.join(" ")}`, scope: d.settings.scopes }), message: `Forbidden: the token lacks the scope ${missing.join(" ")}` } };
+        return {
+          ok: false,
+          denied: {
+            status: 403,
+            challenge: challenge(meta, {
+              error: "insufficient_scope",
+              description: `the token lacks the scope ${missing.join(" ")}`,
+              scope: d.settings.scopes,
+            }),
+            message: `Forbidden: the token lacks the scope ${missing.join(" ")}`,
+          },
+        };
       }
       const caller = d.admit(v.claims);
       const id = { sub: v.claims.sub ?? null, client_id: v.claims.clientId ?? null };
       const refused = "refused" in caller;
       if (once(`${refused ? "refused" : "admitted"} ${callerKey(id)}`)) {
-        d.log(refused ? `serve: a caller no rule admits was refused: ${callerLabel(id)}` : `serve: a new caller: ${callerLabel(id)}${caller.rule ? ` (${caller.rule})` : ""}`);
+        d.log(
+          refused
+            ? `serve: a caller no rule admits was refused: ${callerLabel(id)}`
+            : `serve: a new caller: ${callerLabel(id)}${caller.rule ? ` (${caller.rule})` : ""}`,
+        );
       }
       if (refused) return { ok: false, denied: { status: 403, message: `Forbidden: ${caller.refused}` } };
       return { ok: true, caller };

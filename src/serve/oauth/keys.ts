@@ -62,7 +62,8 @@ export class KeySet {
         const r = await this.d.get(this.d.url);
         if ("problem" in r) return `the key set ${this.d.url} cannot be read: ${r.problem}`;
         const keys = (r.json as { keys?: unknown } | undefined)?.keys;
-        if (r.status !== 200 || !Array.isArray(keys)) return `the key set ${this.d.url} answered ${r.status === 200 ? "without a keys list" : `HTTP ${r.status}`}`;
+        if (r.status !== 200 || !Array.isArray(keys))
+          return `the key set ${this.d.url} answered ${r.status === 200 ? "without a keys list" : `HTTP ${r.status}`}`;
         const set = { keys: keys.filter((k) => k !== null && typeof k === "object") } as JSONWebKeySet;
         this.#resolve = createLocalJWKSet(set);
         this.#kids = set.keys.map((k) => k.kid ?? "(no kid)");

@@ -33,7 +33,10 @@ export function metadataPaths(resource: string, endpoint: string): ReadonlySet<s
 }
 
 /** The Protected Resource Metadata document. */
-export function resourceMetadata(resource: string, s: Pick<OAuthSettings, "issuer" | "scopes">): Record<string, unknown> {
+export function resourceMetadata(
+  resource: string,
+  s: Pick<OAuthSettings, "issuer" | "scopes">,
+): Record<string, unknown> {
   return {
     resource,
     authorization_servers: [s.issuer],

@@ -22,8 +22,14 @@ export interface PreparedOAuth {
   at(url: string, endpoint: string): Authenticator;
 }
 
-export async function prepareOAuth(s: OAuthSettings, d: OAuthDeps): Promise<{ ok: true; value: PreparedOAuth } | { ok: false; problem: string }> {
-  const bad = endpointProblem(s.issuer, `${s.from} issuer`) ?? (s.jwksUri === undefined ? null : endpointProblem(s.jwksUri, "serve.oauth.jwks_uri")) ?? (s.audience === undefined ? null : audienceProblem(s.audience));
+export async function prepareOAuth(
+  s: OAuthSettings,
+  d: OAuthDeps,
+): Promise<{ ok: true; value: PreparedOAuth } | { ok: false; problem: string }> {
+  const bad =
+    endpointProblem(s.issuer, `${s.from} issuer`) ??
+    (s.jwksUri === undefined ? null : endpointProblem(s.jwksUri, "serve.oauth.jwks_uri")) ??
+    (s.audience === undefined ? null : audienceProblem(s.audience));
   if (bad !== null) return { ok: false, problem: bad };
   let jwks = s.jwksUri;
   const found = await discover(s.issuer, d.get);
@@ -53,7 +59,9 @@ export async function prepareOAuth(s: OAuthSettings, d: OAuthDeps): Promise<{ ok
 function audienceProblem(audience: string): string | null {
   try {
     const u = new URL(audience);
-    return u.protocol === "https:" || u.protocol === "http:" ? null : `serve.oauth.audience ${audience} is not an http(s) URL`;
+    return u.protocol === "https:" || u.protocol === "http:"
+      ? null
+      : `serve.oauth.audience ${audience} is not an http(s) URL`;
   } catch {
     return `serve.oauth.audience ${JSON.stringify(audience)} is not a URL: it is this server's URL as its callers reach it (e.g. https://tools.example.com/mcp)`;
   }

@@ -32,7 +32,12 @@ export class VerifiedTokens<C extends { readonly exp: number }> {
     if (h === undefined) return undefined;
     const now = Math.floor(nowMs / 1000);
     // As jose's own checks: expired when exp <= now - leeway, early when nbf > now + leeway.
-    if (h.generation === generation && h.claims.exp > now - this.leewaySecs && (h.nbf === undefined || h.nbf <= now + this.leewaySecs)) return h.claims;
+    if (
+      h.generation === generation &&
+      h.claims.exp > now - this.leewaySecs &&
+      (h.nbf === undefined || h.nbf <= now + this.leewaySecs)
+    )
+      return h.claims;
     this.#held.delete(digest);
     return undefined;
   }

@@ -7,7 +7,19 @@ import { errors, jwtVerify, type JWTPayload } from "jose";
 import type { KeySet } from "./keys.ts";
 import { VerifiedTokens } from "./verified.ts";
 
-export const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+export const ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
 export const LEEWAY_SECS = 60;
 /** The `typ` an access token may carry: RFC 9068's, or the generic ones identity providers use. */
 const TYPES = new Set(["at+jwt", "application/at+jwt", "jwt"]);
@@ -22,7 +34,9 @@ export interface Claims {
   readonly exp: number;
 }
 
-export type Verdict = { readonly ok: true; readonly claims: Claims } | { readonly ok: false; readonly description: string };
+export type Verdict =
+  | { readonly ok: true; readonly claims: Claims }
+  | { readonly ok: false; readonly description: string };
 
 export interface VerifyOptions {
   readonly issuer: string;
@@ -32,7 +46,12 @@ export interface VerifyOptions {
   readonly now: () => number;
 }
 
-const strings = (v: unknown): string[] => (typeof v === "string" ? v.split(" ").filter(Boolean) : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+const strings = (v: unknown): string[] =>
+  typeof v === "string"
+    ? v.split(" ").filter(Boolean)
+    : Array.isArray(v)
+      ? v.filter((x): x is string => typeof x === "string")
+      : [];
 
 /** `scope` (RFC 9068, space-separated) or `scp` (a list or a string, as some providers write it). */
 const scopesOf = (p: JWTPayload): string[] => strings(p.scope ?? p.scp);
@@ -74,10 +93,23 @@ export function verifier(o: VerifyOptions): (token: string) => Promise<Verdict> 
         currentDate: new Date(o.now()),
         requiredClaims: ["exp", "iss", "aud"],
       });
-      if (protectedHeader.typ !== undefined && !TYPES.has(protectedHeader.typ.toLowerCase())) return { ok: false, description: `a token of type ${protectedHeader.typ} is not an access token` };
-      const clientId = typeof payload.client_id === "string" ? payload.client_id : typeof payload.azp === "string" ? payload.azp : undefined;
-      if (payload.sub === undefined && clientId === undefined) return { ok: false, description: "the token names neither a subject (sub) nor a client (client_id)" };
-      const claims: Claims = { sub: payload.sub, clientId, scopes: scopesOf(payload), groups: strings(payload[o.groupsClaim]), exp: payload.exp! };
+      if (protectedHeader.typ !== undefined && !TYPES.has(protectedHeader.typ.toLowerCase()))
+        return { ok: false, description: `a token of type ${protectedHeader.typ} is not an access token` };
+      const clientId =
+        typeof payload.client_id === "string"
+          ? payload.client_id
+          : typeof payload.azp === "string"
+            ? payload.azp
+            : undefined;
+      if (payload.sub === undefined && clientId === undefined)
+        return { ok: false, description: "the token names neither a subject (sub) nor a client (client_id)" };
+      const claims: Claims = {
+        sub: payload.sub,
+        clientId,
+        scopes: scopesOf(payload),
+        groups: strings(payload[o.groupsClaim]),
+        exp: payload.exp!,
+      };
       // Under the generation it was verified with: a refresh during the check (an unknown kid) verifies it again next time.
       if (o.keys.generation === generation) verified.remember(digest, { claims, nbf: payload.nbf, generation });
       return { ok: true, claims };

@@ -23,16 +23,32 @@ export default defineTool({
 });
 
 /** The refusal of a change that is not ready, by its status; a record toolgate did not write is an unknown change. */
-const NOT_READY = { running: "change.running", applied: "change.applied", discarded: "change.discarded" } as const satisfies Record<Exclude<ChangeRecord["status"], "ready">, Code>;
+const NOT_READY = {
+  running: "change.running",
+  applied: "change.applied",
+  discarded: "change.discarded",
+} as const satisfies Record<Exclude<ChangeRecord["status"], "ready">, Code>;
 
 async function applyChange(id: string, discard: boolean, ctx: ToolContext): Promise<Outcome<unknown>> {
   const root = delegationOf(ctx).root;
   if (root === null) return refuse("change.unconfigured", "delegation.worktree_root is not set");
   const rec = readChange(root, id);
-  if (rec === null) return refuse("change.unknown", `no change ${JSON.stringify(id)} under ${root}: a change_id is what a write task returned (16 hex digits)`, { change_id: id });
+  if (rec === null)
+    return refuse(
+      "change.unknown",
+      `no change ${JSON.stringify(id)} under ${root}: a change_id is what a write task returned (16 hex digits)`,
+      { change_id: id },
+    );
   if (rec.status !== "ready") {
-    const why = rec.status === "running" ? "its write child is still working" : `it was already ${rec.status}; a change is applied or discarded once`;
-    return refuse(Object.hasOwn(NOT_READY, rec.status) ? NOT_READY[rec.status] : "change.unknown", `change ${id} cannot be applied or discarded: ${why}`, { change_id: id, status: rec.status });
+    const why =
+      rec.status === "running"
+        ? "its write child is still working"
+        : `it was already ${rec.status}; a change is applied or discarded once`;
+    return refuse(
+      Object.hasOwn(NOT_READY, rec.status) ? NOT_READY[rec.status] : "change.unknown",
+      `change ${id} cannot be applied or discarded: ${why}`,
+      { change_id: id, status: rec.status },
+    );
   }
   if (discard) {
     writeChange(root, { ...rec, status: "discarded" });
@@ -41,7 +57,11 @@ async function applyChange(id: string, discard: boolean, ctx: ToolContext): Prom
     return ok({ change_id: id, status: "discarded", worktree_removed: removed });
   }
   if (rec.git_dir === undefined || rec.change === undefined) {
-    return refuse("change.outdated", `change ${id} was kept by an earlier toolgate, which read it with git inside the child's own tree; it is not applied. Discard it with {"change_id": "${id}", "discard": true} and run the task again`, { change_id: id });
+    return refuse(
+      "change.outdated",
+      `change ${id} was kept by an earlier toolgate, which read it with git inside the child's own tree; it is not applied. Discard it with {"change_id": "${id}", "discard": true} and run the task again`,
+      { change_id: id },
+    );
   }
   // The worktree root holds the change records: never written through a change, wherever it lies.
   const scope = { workspace: ctx.workspace, stateDir: ctx.stateDir, controlFiles: [...(ctx.controlFiles ?? []), root] };
@@ -57,7 +77,11 @@ async function applyChange(id: string, discard: boolean, ctx: ToolContext): Prom
     const removed = removeChange(rec);
     if (done.failed) {
       const left = plan.files.map((f) => f.path).filter((f) => !done.written.includes(f));
-      return refuse("change.incomplete", `the change was applied only in part: writing "${done.failed.path}" failed (${done.failed.code}: ${done.failed.message}); written: ${done.written.join(", ") || "none"}; not written: ${left.join(", ")}`, { written: done.written, not_written: left });
+      return refuse(
+        "change.incomplete",
+        `the change was applied only in part: writing "${done.failed.path}" failed (${done.failed.code}: ${done.failed.message}); written: ${done.written.join(", ") || "none"}; not written: ${left.join(", ")}`,
+        { written: done.written, not_written: left },
+      );
     }
     return ok({
       change_id: id,

@@ -71,15 +71,26 @@ function guardedPaths(rec: Sealed, top: string, scope: ApplyScope): { path: stri
   const ws = realpathSync(scope.workspace);
   const out: { path: string; why: string }[] = [];
   const unplain = (p: string) => p.split("/").some((s) => s === "" || s === "." || s === "..");
-  const repos = gitDirs(top, rec.files.map((f) => f.path).filter((p) => !unplain(p)));
+  const repos = gitDirs(
+    top,
+    rec.files.map((f) => f.path).filter((p) => !unplain(p)),
+  );
   for (const { path } of rec.files) {
     const abs = join(top, path);
     const repo = repos.find((d) => d === "." || isInside(d, path));
     if (unplain(path)) out.push({ path, why: "not a plain relative path" });
     else if (!isInside(ws, abs)) out.push({ path, why: "outside the workspace" });
-    else if (repo !== undefined) out.push({ path, why: `inside ${repo === "." ? "the checkout's top" : repo}, which holds HEAD beside config, objects/ or refs/ (in the checkout or with the change): git would take it for a repository and run what its config and hooks name, so apply_change never writes there, as it never writes .git` });
+    else if (repo !== undefined)
+      out.push({
+        path,
+        why: `inside ${repo === "." ? "the checkout's top" : repo}, which holds HEAD beside config, objects/ or refs/ (in the checkout or with the change): git would take it for a repository and run what its config and hooks name, so apply_change never writes there, as it never writes .git`,
+      });
     else {
-      const refused = refuseProtected(ws, { ...(scope.stateDir ? { stateDir: scope.stateDir } : {}), controlFiles: scope.controlFiles }, relative(ws, abs));
+      const refused = refuseProtected(
+        ws,
+        { ...(scope.stateDir ? { stateDir: scope.stateDir } : {}), controlFiles: scope.controlFiles },
+        relative(ws, abs),
+      );
       if (refused && !refused.ok) out.push({ path, why: refused.refusal.message });
     }
   }
@@ -131,7 +142,11 @@ export async function planApply(p: ProcessRunner, rec: Sealed, scope: ApplyScope
   const guarded = guardedPaths(rec, top, scope);
   if (guarded.length > 0) {
     const list = guarded.map((g) => g.path);
-    return refuse("change.protected", `the change touches files apply_change never writes, as file_write never does (.git or a folder git would take for a repository, toolgate's state folder and control files, or outside the workspace): ${list.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true})`, { files: list, why: guarded.map((g) => `${g.path}: ${g.why}`) });
+    return refuse(
+      "change.protected",
+      `the change touches files apply_change never writes, as file_write never does (.git or a folder git would take for a repository, toolgate's state folder and control files, or outside the workspace): ${list.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true})`,
+      { files: list, why: guarded.map((g) => `${g.path}: ${g.why}`) },
+    );
   }
   const files = await checkouts(p, rec);
   if (!files.ok) return files;
@@ -147,7 +162,12 @@ export async function planApply(p: ProcessRunner, rec: Sealed, scope: ApplyScope
   return ok({ files: planned.value, folders });
 }
 
-async function plan(p: ProcessRunner, rec: Sealed, at: { dir: string; base: string; neu: string }, folders: CheckoutFolders): Promise<Outcome<Planned[]>> {
+async function plan(
+  p: ProcessRunner,
+  rec: Sealed,
+  at: { dir: string; base: string; neu: string },
+  folders: CheckoutFolders,
+): Promise<Outcome<Planned[]>> {
   const planned: Planned[] = [];
   const conflicts: string[] = [];
   for (const [i, f] of rec.files.entries()) {
@@ -174,13 +194,23 @@ async function plan(p: ProcessRunner, rec: Sealed, at: { dir: string; base: stri
     // Both sides changed the file: git's own three-way merge of the bytes, on a copy.
     const tmp = join(at.dir, `merge-${i}`);
     writeFileSync(tmp, cur);
-    const m = await sealedGit(p, { gitDir: rec.git_dir, workTree: null }, ["merge-file", "-q", tmp, join(at.base, f.path), join(at.neu, f.path)]);
+    const m = await sealedGit(p, { gitDir: rec.git_dir, workTree: null }, [
+      "merge-file",
+      "-q",
+      tmp,
+      join(at.base, f.path),
+      join(at.neu, f.path),
+    ]);
     if (!m.ok) return m;
     if (m.value.code !== 0) conflicts.push(f.path);
     else planned.push({ path: f.path, bytes: readFileSync(tmp), mode, how: "merged", before });
   }
   if (conflicts.length > 0) {
-    return refuse("change.conflict", `the change conflicts with the checkout in ${conflicts.length} file${conflicts.length === 1 ? "" : "s"}: ${conflicts.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true}, or resolve by hand and discard)`, { files: conflicts });
+    return refuse(
+      "change.conflict",
+      `the change conflicts with the checkout in ${conflicts.length} file${conflicts.length === 1 ? "" : "s"}: ${conflicts.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true}, or resolve by hand and discard)`,
+      { files: conflicts },
+    );
   }
   return ok(planned);
 }
@@ -194,7 +224,11 @@ export function prepareFolders(plan: Plan): Outcome<null> {
     if (f.bytes === null) continue;
     const dir = f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : "";
     const r = plan.folders.folder(dir, true);
-    if (!r.ok) return refuse("path.changed", `"${f.path}": a folder on its way is a link or not a folder now (swapped in after the plan, ${r.code}); nothing was written`);
+    if (!r.ok)
+      return refuse(
+        "path.changed",
+        `"${f.path}": a folder on its way is a link or not a folder now (swapped in after the plan, ${r.code}); nothing was written`,
+      );
   }
   return ok(null);
 }

@@ -29,7 +29,11 @@ export class CheckoutFolders {
   /** Opens the checkout's top (a real path) as a verified descriptor. */
   static open(top: string): Outcome<CheckoutFolders> {
     const fd = openChecked(top, O_DIR);
-    if (!fd.ok) return refuse("change.failed", `the checkout's top folder ${top} cannot be opened (${fd.code === CHANGED ? "it is a link now" : fd.code})`);
+    if (!fd.ok)
+      return refuse(
+        "change.failed",
+        `the checkout's top folder ${top} cannot be opened (${fd.code === CHANGED ? "it is a link now" : fd.code})`,
+      );
     return ok(new CheckoutFolders(top, fd.fd));
   }
 
@@ -44,7 +48,8 @@ export class CheckoutFolders {
       try {
         mkdirSync(inDir(parent.fd, basename(dir)), { mode: 0o777 });
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") return { ok: false, code: (e as NodeJS.ErrnoException).code ?? "EIO" };
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST")
+          return { ok: false, code: (e as NodeJS.ErrnoException).code ?? "EIO" };
       }
     }
     try {
@@ -64,7 +69,10 @@ export class CheckoutFolders {
   /** What the checkout holds at `rel` now, read through its folder's descriptor; a refusal when a folder on the way is a link. */
   read(rel: string): Outcome<Current> {
     const dir = this.folder(dirname(rel), false);
-    if (!dir.ok) return dir.code === CHANGED || dir.code === "ENOTDIR" ? ok("other") : refuse("change.failed", `"${rel}" cannot be read in the checkout (${dir.code})`);
+    if (!dir.ok)
+      return dir.code === CHANGED || dir.code === "ENOTDIR"
+        ? ok("other")
+        : refuse("change.failed", `"${rel}" cannot be read in the checkout (${dir.code})`);
     if (dir.fd === null) return ok(null);
     let fd: number;
     try {
@@ -122,5 +130,8 @@ export class CheckoutFolders {
 
 const changed = (rel: string, code: string) =>
   code === CHANGED || code === "ENOTDIR"
-    ? refuse("path.changed", `"${rel}": a folder on its way is a link or not a folder now (swapped in after the plan); nothing is written through it`)
+    ? refuse(
+        "path.changed",
+        `"${rel}": a folder on its way is a link or not a folder now (swapped in after the plan); nothing is written through it`,
+      )
     : refuse("change.failed", `"${rel}" cannot be written: its folder cannot be opened or made (${code})`);

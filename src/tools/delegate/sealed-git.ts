@@ -18,7 +18,18 @@ import { runGit, type GitRun } from "../gates/copy.ts";
 export const NEUTRAL_ATTRIBUTES = "* -text !eol !crlf -ident !filter !diff !merge !working-tree-encoding\n";
 
 const IDENTITY = ["-c", "user.name=toolgate", "-c", "user.email=toolgate@localhost"];
-const SEALED = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.attributesFile=/dev/null", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false"];
+const SEALED = [
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.attributesFile=/dev/null",
+  "-c",
+  "core.autocrlf=false",
+  "-c",
+  "core.safecrlf=false",
+];
 const NO_SYSTEM = { GIT_CONFIG_NOSYSTEM: "1", GIT_ATTR_NOSYSTEM: "1" };
 
 export interface Sealed {
@@ -29,13 +40,30 @@ export interface Sealed {
 }
 
 /** git on the sealed folder: never a path found in a tree, no config but the folder's own and these flags. */
-export function sealedGit(p: ProcessRunner, s: Sealed, args: readonly string[], extra: { index?: string; stdin?: string; cwd?: string } = {}): Promise<Outcome<GitRun>> {
-  const argv = ["git", `--git-dir=${s.gitDir}`, ...(s.workTree === null ? [] : [`--work-tree=${s.workTree}`]), "--literal-pathspecs", ...SEALED, ...args];
+export function sealedGit(
+  p: ProcessRunner,
+  s: Sealed,
+  args: readonly string[],
+  extra: { index?: string; stdin?: string; cwd?: string } = {},
+): Promise<Outcome<GitRun>> {
+  const argv = [
+    "git",
+    `--git-dir=${s.gitDir}`,
+    ...(s.workTree === null ? [] : [`--work-tree=${s.workTree}`]),
+    "--literal-pathspecs",
+    ...SEALED,
+    ...args,
+  ];
   const values = extra.index === undefined ? NO_SYSTEM : { ...NO_SYSTEM, GIT_INDEX_FILE: extra.index };
-  return runGit(p, argv, extra.cwd ?? s.gitDir, { values, code: "change.failed", ...(extra.stdin === undefined ? {} : { stdin: extra.stdin }) });
+  return runGit(p, argv, extra.cwd ?? s.gitDir, {
+    values,
+    code: "change.failed",
+    ...(extra.stdin === undefined ? {} : { stdin: extra.stdin }),
+  });
 }
 
-const failed = (what: string, r: GitRun) => refuse("change.failed", `${what} failed (git exit code ${r.code}): ${r.err || "no message"}`);
+const failed = (what: string, r: GitRun) =>
+  refuse("change.failed", `${what} failed (git exit code ${r.code}): ${r.err || "no message"}`);
 
 /**
  * Makes the change's git folder: bare, no template (no hook files), the neutral attributes, and the
@@ -58,10 +86,20 @@ export async function makeChangeRepo(p: ProcessRunner, gitDir: string, commonDir
  * with the index seeded from `seed` (the copy's HEAD), so a tracked file a .gitignore matches is
  * tracked here too.
  */
-export async function snapshot(p: ProcessRunner, s: Sealed & { readonly workTree: string }, parent: string | null, message: string, seed?: string): Promise<Outcome<string>> {
+export async function snapshot(
+  p: ProcessRunner,
+  s: Sealed & { readonly workTree: string },
+  parent: string | null,
+  message: string,
+  seed?: string,
+): Promise<Outcome<string>> {
   const nested = nestedRepositories(s.workTree);
   if (nested.length > 0) {
-    return refuse("change.nested_repository", `the worktree holds a git repository of its own (${nested.slice(0, 5).join(", ")}${nested.length > 5 ? ", ..." : ""}); git would run commands in it, so the change is not read`, { paths: nested.slice(0, 20) });
+    return refuse(
+      "change.nested_repository",
+      `the worktree holds a git repository of its own (${nested.slice(0, 5).join(", ")}${nested.length > 5 ? ", ..." : ""}); git would run commands in it, so the change is not read`,
+      { paths: nested.slice(0, 20) },
+    );
   }
   if (seed !== undefined) {
     const read = await sealedGit(p, { gitDir: s.gitDir, workTree: null }, ["read-tree", seed]);
@@ -74,7 +112,14 @@ export async function snapshot(p: ProcessRunner, s: Sealed & { readonly workTree
   const tree = await sealedGit(p, s, ["write-tree"]);
   if (!tree.ok) return tree;
   if (tree.value.code !== 0) return failed("git write-tree", tree.value);
-  const commit = await sealedGit(p, { gitDir: s.gitDir, workTree: null }, [...IDENTITY, "commit-tree", ...(parent ? ["-p", parent] : []), "-m", message, tree.value.out.trim()]);
+  const commit = await sealedGit(p, { gitDir: s.gitDir, workTree: null }, [
+    ...IDENTITY,
+    "commit-tree",
+    ...(parent ? ["-p", parent] : []),
+    "-m",
+    message,
+    tree.value.out.trim(),
+  ]);
   if (!commit.ok) return commit;
   if (commit.value.code !== 0) return failed("git commit-tree", commit.value);
   return ok(commit.value.out.trim());
@@ -121,7 +166,8 @@ export function nestedRepositories(top: string): string[] {
   };
   // Held at its real path: where no /proc places a descriptor, names inside are reached from there.
   const opened = openChecked(realpathSync(top), O_DIR);
-  if (!opened.ok) throw Object.assign(new Error(`the worktree ${top} cannot be opened (${opened.code})`), { code: opened.code });
+  if (!opened.ok)
+    throw Object.assign(new Error(`the worktree ${top} cannot be opened (${opened.code})`), { code: opened.code });
   const fd = opened.fd;
   try {
     walk(fd, "");
@@ -139,28 +185,63 @@ export interface FileStat {
 }
 
 /** What changed between two commits of the change's folder: one numstat row per file (renames as delete + add). */
-export async function diffStat(p: ProcessRunner, gitDir: string, from: string, to: string): Promise<Outcome<FileStat[]>> {
-  const d = await sealedGit(p, { gitDir, workTree: null }, ["diff-tree", "-r", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv", "-z", from, to, "--"]);
+export async function diffStat(
+  p: ProcessRunner,
+  gitDir: string,
+  from: string,
+  to: string,
+): Promise<Outcome<FileStat[]>> {
+  const d = await sealedGit(p, { gitDir, workTree: null }, [
+    "diff-tree",
+    "-r",
+    "--numstat",
+    "--no-renames",
+    "--no-ext-diff",
+    "--no-textconv",
+    "-z",
+    from,
+    to,
+    "--",
+  ]);
   if (!d.ok) return d;
   if (d.value.code !== 0) return failed("git diff-tree", d.value);
   const out: FileStat[] = [];
   for (const row of d.value.out.split("\0")) {
     const m = /^(\d+|-)\t(\d+|-)\t(.+)$/s.exec(row);
-    if (m) out.push({ path: m[3]!, added: m[1] === "-" ? null : Number(m[1]), deleted: m[2] === "-" ? null : Number(m[2]) });
+    if (m)
+      out.push({ path: m[3]!, added: m[1] === "-" ? null : Number(m[1]), deleted: m[2] === "-" ? null : Number(m[2]) });
   }
   return ok(out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
 }
 
 /** Writes `paths` as they are in `commit` under `dir` (a fresh folder of toolgate's); paths absent there are left out. */
-export async function checkoutFiles(p: ProcessRunner, gitDir: string, commit: string, paths: readonly string[], dir: string): Promise<Outcome<null>> {
+export async function checkoutFiles(
+  p: ProcessRunner,
+  gitDir: string,
+  commit: string,
+  paths: readonly string[],
+  dir: string,
+): Promise<Outcome<null>> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const ls = await sealedGit(p, { gitDir, workTree: null }, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit]);
+  const ls = await sealedGit(p, { gitDir, workTree: null }, [
+    "ls-tree",
+    "-r",
+    "-z",
+    "--name-only",
+    "--full-tree",
+    commit,
+  ]);
   if (!ls.ok) return ls;
   if (ls.value.code !== 0) return failed("git ls-tree", ls.value);
   const inCommit = new Set(ls.value.out.split("\0"));
   const wanted = paths.filter((x) => inCommit.has(x));
   if (wanted.length === 0) return ok(null);
-  const co = await sealedGit(p, { gitDir, workTree: dir }, ["checkout", "-q", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { index: `${dir}.index`, stdin: wanted.join("\0"), cwd: dir });
+  const co = await sealedGit(
+    p,
+    { gitDir, workTree: dir },
+    ["checkout", "-q", commit, "--pathspec-from-file=-", "--pathspec-file-nul"],
+    { index: `${dir}.index`, stdin: wanted.join("\0"), cwd: dir },
+  );
   if (!co.ok) return co;
   if (co.value.code !== 0) return failed("git checkout of the change's files", co.value);
   return ok(null);

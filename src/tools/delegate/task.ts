@@ -27,9 +27,17 @@ export interface DelegationConfig {
   readonly env?: readonly string[];
 }
 
-export const delegationOf = (ctx: { config?: Readonly<Record<string, any>>; workspace: string }): DelegationConfig & { root: string | null } => {
+export const delegationOf = (ctx: {
+  config?: Readonly<Record<string, any>>;
+  workspace: string;
+}): DelegationConfig & { root: string | null } => {
   const d = (ctx.config?.delegation ?? {}) as Partial<DelegationConfig>;
-  return { timeout_secs: 600, max_output_chars: 12_000, ...d, root: d.worktree_root === undefined ? null : resolve(ctx.workspace, d.worktree_root) };
+  return {
+    timeout_secs: 600,
+    max_output_chars: 12_000,
+    ...d,
+    root: d.worktree_root === undefined ? null : resolve(ctx.workspace, d.worktree_root),
+  };
 };
 
 export default defineTool({
@@ -47,12 +55,23 @@ export default defineTool({
 });
 
 async function runTask(objective: string, kind: "scout" | "write", ctx: ToolContext): Promise<Outcome<unknown>> {
-  if (objective.trim() === "") return refuse("task.objective", "the objective is empty: say what the child should find out or change");
-  if (objective.length > MAX_OBJECTIVE) return refuse("task.objective", `the objective is ${objective.length} characters, more than ${MAX_OBJECTIVE}: delegate a narrower job`, { length: objective.length, max: MAX_OBJECTIVE });
+  if (objective.trim() === "")
+    return refuse("task.objective", "the objective is empty: say what the child should find out or change");
+  if (objective.length > MAX_OBJECTIVE)
+    return refuse(
+      "task.objective",
+      `the objective is ${objective.length} characters, more than ${MAX_OBJECTIVE}: delegate a narrower job`,
+      { length: objective.length, max: MAX_OBJECTIVE },
+    );
   const conf = delegationOf(ctx);
   const del = ctx.delegation;
-  if (conf.command === undefined || del === undefined) return refuse("task.unconfigured", "delegation.command is not set in a trusted config");
-  if (kind === "write" && conf.root === null) return refuse("task.unconfigured", 'a write child needs delegation.worktree_root (where its worktree lives until apply_change)');
+  if (conf.command === undefined || del === undefined)
+    return refuse("task.unconfigured", "delegation.command is not set in a trusted config");
+  if (kind === "write" && conf.root === null)
+    return refuse(
+      "task.unconfigured",
+      "a write child needs delegation.worktree_root (where its worktree lives until apply_change)",
+    );
   const id = randomHex(8);
   const childState = join(ctx.stateDir, "children", id);
   let wt: Worktree | null = null;
@@ -64,17 +83,31 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
   // The child's state folder is a state folder like any other: made and marked by toolgate.
   ensureStateFolder(childState);
   const configCopy = join(childState, "config.json");
-  writeFileSync(configCopy, JSON.stringify(childConfig(del.configData, ctx.processes.sandboxMode)), { mode: 0o600, flag: "wx" });
+  writeFileSync(configCopy, JSON.stringify(childConfig(del.configData, ctx.processes.sandboxMode)), {
+    mode: 0o600,
+    flag: "wx",
+  });
   const serverWs = wt?.root ?? ctx.workspace;
   const grants = [
     ...(wt ? [`--allow-read=${wt.root}`, `--allow-write=${wt.root}`] : readFlags(del.readGrant, ctx.workspace)),
     ...denyFlags(del.denies, ctx.workspace, wt?.root),
   ];
   const server = [
-    ...del.self, "serve", "--profile", wt ? "writer" : "scout", "--child", "--quiet",
-    "--config", configCopy,
-    "--workspace", serverWs, "--state", childState, ...grants,
-    "--approve", (wt ? WRITER_APPROVES : SCOUT_APPROVES).join(","),
+    ...del.self,
+    "serve",
+    "--profile",
+    wt ? "writer" : "scout",
+    "--child",
+    "--quiet",
+    "--config",
+    configCopy,
+    "--workspace",
+    serverWs,
+    "--state",
+    childState,
+    ...grants,
+    "--approve",
+    (wt ? WRITER_APPROVES : SCOUT_APPROVES).join(","),
   ];
   const run = await ctx.processes.run({
     argv: expandTemplate(conf.command, objective, server),
@@ -97,11 +130,17 @@ async function runTask(objective: string, kind: "scout" | "write", ctx: ToolCont
     return run;
   }
   const e = run.value;
-  const status: TaskStatus = e.ended === "timeout" ? "timeout" : e.ended === "exited" && e.code === 0 ? "done" : "failed";
+  const status: TaskStatus =
+    e.ended === "timeout" ? "timeout" : e.ended === "exited" && e.code === 0 ? "done" : "failed";
   const exit = e.ended === "exited" ? `exit code ${e.code}` : e.ended;
   // A child that did not finish says why on stderr: its end goes with the envelope (within the same bound).
   const why = status === "done" ? {} : { stderr: e.stderr.tail.slice(-Math.min(2000, conf.max_output_chars)) };
-  const envelope = { kind, ...readEnvelope(e.stdout.tail, exit, status, conf.max_output_chars), ...(status === "timeout" ? { timeout_secs: conf.timeout_secs } : {}), ...why };
+  const envelope = {
+    kind,
+    ...readEnvelope(e.stdout.tail, exit, status, conf.max_output_chars),
+    ...(status === "timeout" ? { timeout_secs: conf.timeout_secs } : {}),
+    ...why,
+  };
   if (!wt) return ok(envelope);
   return ok({ ...envelope, ...(await keepChange(ctx, id, wt, status)) });
 }
@@ -127,13 +166,32 @@ async function makeWorktree(ctx: ToolContext, root: string, id: string): Promise
   removeTree(`${copy.value.root}.patch`);
   const gitDir = `${copy.value.root}.git`;
   const sealed = await makeChangeRepo(ctx.processes, gitDir, copy.value.common);
-  const base = sealed.ok ? await snapshot(ctx.processes, { gitDir, workTree: copy.value.root }, null, "toolgate: the write child's base", copy.value.head) : sealed;
+  const base = sealed.ok
+    ? await snapshot(
+        ctx.processes,
+        { gitDir, workTree: copy.value.root },
+        null,
+        "toolgate: the write child's base",
+        copy.value.head,
+      )
+    : sealed;
   if (!base.ok) {
     removeChange({ worktree: copy.value.root, admin });
     return refuse("task.worktree", `the write child's worktree could not be made: ${base.refusal.message}`);
   }
   const wt = { root: copy.value.root, top: copy.value.top, admin, gitDir, base: base.value };
-  writeChange(root, { id, status: "running", pid: process.pid, top: wt.top, worktree: wt.root, git_dir: gitDir, base: wt.base, admin, files: [], created_ms: Math.round(ctx.now()) });
+  writeChange(root, {
+    id,
+    status: "running",
+    pid: process.pid,
+    top: wt.top,
+    worktree: wt.root,
+    git_dir: gitDir,
+    base: wt.base,
+    admin,
+    files: [],
+    created_ms: Math.round(ctx.now()),
+  });
   return ok(wt);
 }
 
@@ -151,18 +209,45 @@ type Kept = { change_id: string; files: readonly FileStat[]; insertions: number;
  * for apply_change; none when it changed nothing or did not finish (`change_refused` says why when
  * its tree could not be read).
  */
-async function keepChange(ctx: ToolContext, id: string, wt: Worktree, status: TaskStatus): Promise<{ change: Kept; change_refused?: string }> {
+async function keepChange(
+  ctx: ToolContext,
+  id: string,
+  wt: Worktree,
+  status: TaskStatus,
+): Promise<{ change: Kept; change_refused?: string }> {
   const root = delegationOf(ctx).root!;
-  const made = status === "done" ? await snapshot(ctx.processes, { gitDir: wt.gitDir, workTree: wt.root }, wt.base, "toolgate: the write child's change") : null;
+  const made =
+    status === "done"
+      ? await snapshot(
+          ctx.processes,
+          { gitDir: wt.gitDir, workTree: wt.root },
+          wt.base,
+          "toolgate: the write child's change",
+        )
+      : null;
   const stat = made?.ok ? await diffStat(ctx.processes, wt.gitDir, wt.base, made.value) : made;
   removeWorktree({ worktree: wt.root, admin: wt.admin });
   await git(ctx.processes, wt.top, ["worktree", "prune"]);
   if (stat === null || !stat.ok || stat.value.length === 0) {
     removeChange({ worktree: wt.root, admin: wt.admin });
     rmSync(join(root, `${id}.json`), { force: true });
-    return { change: null, ...(stat && !stat.ok ? { change_refused: `${stat.refusal.code}: ${stat.refusal.message}` } : {}) };
+    return {
+      change: null,
+      ...(stat && !stat.ok ? { change_refused: `${stat.refusal.code}: ${stat.refusal.message}` } : {}),
+    };
   }
-  writeChange(root, { id, status: "ready", top: wt.top, worktree: wt.root, git_dir: wt.gitDir, base: wt.base, change: (made as { value: string }).value, admin: wt.admin, files: stat.value, created_ms: Math.round(ctx.now()) });
+  writeChange(root, {
+    id,
+    status: "ready",
+    top: wt.top,
+    worktree: wt.root,
+    git_dir: wt.gitDir,
+    base: wt.base,
+    change: (made as { value: string }).value,
+    admin: wt.admin,
+    files: stat.value,
+    created_ms: Math.round(ctx.now()),
+  });
   const sum = (k: "added" | "deleted") => stat.value.reduce((n, f) => n + (f[k] ?? 0), 0);
   return { change: { change_id: id, files: stat.value, insertions: sum("added"), deletions: sum("deleted") } };
 }
@@ -173,7 +258,10 @@ async function keepChange(ctx: ToolContext, id: string, wt: Worktree, status: Ta
  * not redo (servers, Las, delegation) and without the places the flags give (workspace, state).
  * Under a sandbox the child already runs inside the parent's, so its own is off (bwrap cannot nest).
  */
-export function childConfig(data: Readonly<Record<string, unknown>> | null, parentSandbox: string): Record<string, unknown> {
+export function childConfig(
+  data: Readonly<Record<string, unknown>> | null,
+  parentSandbox: string,
+): Record<string, unknown> {
   const { mcpServers: _m, las: _l, delegation: _d, workspace: _w, state: _s, ...rest } = data ?? {};
   return parentSandbox === "off" ? rest : { ...rest, sandbox: "off" };
 }
@@ -183,7 +271,11 @@ export function childConfig(data: Readonly<Record<string, unknown>> | null, pare
  * so a denied path inside the workspace is denied at the same place in the worktree too (the copy
  * holds the same file).
  */
-export function denyFlags(denies: Readonly<Partial<Record<string, true | readonly string[]>>>, ws: string, worktree: string | undefined): string[] {
+export function denyFlags(
+  denies: Readonly<Partial<Record<string, true | readonly string[]>>>,
+  ws: string,
+  worktree: string | undefined,
+): string[] {
   const out: string[] = [];
   for (const [kind, v] of Object.entries(denies)) {
     if (v === undefined) continue;
@@ -192,7 +284,10 @@ export function denyFlags(denies: Readonly<Partial<Record<string, true | readonl
       continue;
     }
     const paths = kind === "read" || kind === "write" ? v.map((p) => resolve(ws, p)) : [...v];
-    const mapped = worktree && (kind === "read" || kind === "write") ? paths.flatMap((p) => (isInside(ws, p) ? [p, join(worktree, relative(ws, p))] : [p])) : paths;
+    const mapped =
+      worktree && (kind === "read" || kind === "write")
+        ? paths.flatMap((p) => (isInside(ws, p) ? [p, join(worktree, relative(ws, p))] : [p]))
+        : paths;
     if (mapped.length > 0) out.push(`--deny-${kind}=${mapped.join(",")}`);
   }
   return out;

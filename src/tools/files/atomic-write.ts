@@ -5,7 +5,19 @@
 // Every step goes through the folder's verified descriptor (src/fs/opened.ts), never its name again.
 import { randomHex } from "../../result/sha256.ts";
 import {
-  closeSync, constants, fchmodSync, fchownSync, fstatSync, fsyncSync, linkSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
   type BigIntStats,
 } from "node:fs";
 import { CHANGED, changedMessage, inDir, O_DIR, O_FILE, openChecked, openIn } from "../../fs/opened.ts";
@@ -40,7 +52,8 @@ export function readRegular(abs: string, rel: string): Outcome<ReadFile> {
   if (!opened.ok) {
     const code = opened.code;
     if (code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was read or written"));
-    if (code === "ENOENT" || code === "ENOTDIR") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
+    if (code === "ENOENT" || code === "ENOTDIR")
+      return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
     return refuse("file.unreadable", `"${rel}" cannot be read (${code})`);
   }
   return readOpened(opened.fd, rel);
@@ -53,7 +66,10 @@ function readOpened(fd: number, rel: string): Outcome<ReadFile> {
     if (stat.isDirectory()) return refuse("file.not_a_file", `"${rel}" is a directory, not a file`);
     if (!stat.isFile()) return refuse("file.not_a_file", `"${rel}" is not a regular file`);
     if (stat.size > BigInt(READ_BOUND_BYTES)) {
-      return refuse("file.too_large", `"${rel}" is ${stat.size} bytes, above the bound of ${READ_BOUND_BYTES}`, { size: Number(stat.size), bound: READ_BOUND_BYTES });
+      return refuse("file.too_large", `"${rel}" is ${stat.size} bytes, above the bound of ${READ_BOUND_BYTES}`, {
+        size: Number(stat.size),
+        bound: READ_BOUND_BYTES,
+      });
     }
     const bytes = Buffer.allocUnsafe(Number(stat.size));
     let off = 0;
@@ -111,7 +127,13 @@ export function atomicWrite(target: string, rel: string, data: Uint8Array, opts:
 }
 
 /** The atomic write of `name` inside the open folder `dirFd`: temp file, rename or link, and fsync all through it. */
-function writeIn(dirFd: number, name: string, rel: string, data: Uint8Array, opts: AtomicWriteOptions): Outcome<Written> {
+function writeIn(
+  dirFd: number,
+  name: string,
+  rel: string,
+  data: Uint8Array,
+  opts: AtomicWriteOptions,
+): Outcome<Written> {
   const io = opts.io ?? realIo;
   let target: string;
   try {
@@ -120,7 +142,11 @@ function writeIn(dirFd: number, name: string, rel: string, data: Uint8Array, opt
     return refuse("path.changed", changedMessage(rel, "nothing was written")); // the folder moved since it was verified (no /proc)
   }
   const opened = openTemp(dirFd, name, opts.mode);
-  if (!opened.ok) return refuse("file.unwritable", `"${rel}" cannot be written: a temporary file in its folder could not be created (${opened.code})`);
+  if (!opened.ok)
+    return refuse(
+      "file.unwritable",
+      `"${rel}" cannot be written: a temporary file in its folder could not be created (${opened.code})`,
+    );
   const { fd, path: temp } = opened;
   let published = false;
   let closed = false;
@@ -138,7 +164,10 @@ function writeIn(dirFd: number, name: string, rel: string, data: Uint8Array, opt
     closeSync(fd);
     closed = true;
     if (opts.unchangedSince && !stillSame(target, opts.unchangedSince)) {
-      return refuse("file.stale", `"${rel}" was changed by someone else while this edit was being written; read it again with file_read and redo the edit`);
+      return refuse(
+        "file.stale",
+        `"${rel}" was changed by someone else while this edit was being written; read it again with file_read and redo the edit`,
+      );
     }
     try {
       if (opts.publish === "create") {
@@ -149,7 +178,8 @@ function writeIn(dirFd: number, name: string, rel: string, data: Uint8Array, opt
       }
     } catch (e) {
       const code = errCode(e);
-      if (code === "EEXIST") return refuse("file.exists", `"${rel}" already exists; pass overwrite: true to replace it`);
+      if (code === "EEXIST")
+        return refuse("file.exists", `"${rel}" already exists; pass overwrite: true to replace it`);
       return refuse("file.unwritable", `"${rel}" cannot be written (${code})`);
     }
   } catch (e) {
@@ -182,7 +212,11 @@ function existsNoFollow(p: string): boolean {
   }
 }
 
-function openTemp(dirFd: number, name: string, mode: number | undefined): { ok: true; fd: number; path: string } | { ok: false; code: string } {
+function openTemp(
+  dirFd: number,
+  name: string,
+  mode: number | undefined,
+): { ok: true; fd: number; path: string } | { ok: false; code: string } {
   // Hidden, unique, and short enough for NAME_MAX whatever the target's name; O_EXCL never opens an existing file or link.
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   let code = "EEXIST";
@@ -216,7 +250,10 @@ function verify(target: string, rel: string, data: Uint8Array): Outcome<Written>
     back = refuse("file.unreadable", "");
   }
   if (!back.ok || digestOf(back.value.bytes) !== want) {
-    return refuse("file.verify_failed", `"${rel}" was written, but reading it back did not give the written content (another writer?); read it again with file_read`);
+    return refuse(
+      "file.verify_failed",
+      `"${rel}" was written, but reading it back did not give the written content (another writer?); read it again with file_read`,
+    );
   }
   return ok({ digest: want, bytes: data.length });
 }

@@ -39,7 +39,11 @@ export default defineTool({
     return ok([...folders, { kind: "write", value: r.value.abs }]);
   },
   handler: async (args, ctx) =>
-    writeFile(ctx.workspace, args, { stateDir: ctx.stateDir, ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}), ...(ctx.checked ? { checked: ctx.checked.map((n) => n.value) } : {}) }),
+    writeFile(ctx.workspace, args, {
+      stateDir: ctx.stateDir,
+      ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}),
+      ...(ctx.checked ? { checked: ctx.checked.map((n) => n.value) } : {}),
+    }),
 });
 
 /** The folders above `abs` that do not exist yet, outermost first (stops at the first existing entry). */
@@ -67,7 +71,8 @@ function kindOf(abs: string): Kind | null {
 }
 
 export async function writeFile(workspace: string, args: WriteArgs, scope: WriteScope = {}): Promise<Outcome<unknown>> {
-  if (/[\\/]\.?$/.test(args.path)) return refuse("file.not_a_file", `"${args.path}" names a folder; file_write writes files`);
+  if (/[\\/]\.?$/.test(args.path))
+    return refuse("file.not_a_file", `"${args.path}" names a folder; file_write writes files`);
   // The checked needs: the missing folders (outermost first), then the file itself.
   const checkedFolders = scope.checked?.slice(0, -1);
   const r = targetInside(workspace, args.path, scope.checked?.at(-1));
@@ -81,14 +86,20 @@ export async function writeFile(workspace: string, args: WriteArgs, scope: Write
   try {
     // Examined through the verified folder: the last name is never followed.
     const existing = kindOfOrCode(() => inDir(dirFd, basename(abs)));
-    if (existing !== null && typeof existing === "object" && existing.code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was written"));
-    if (existing !== null && typeof existing === "object") return refuse("file.unwritable", `"${rel}" cannot be examined (${existing.code})`);
+    if (existing !== null && typeof existing === "object" && existing.code === CHANGED)
+      return refuse("path.changed", changedMessage(rel, "nothing was written"));
+    if (existing !== null && typeof existing === "object")
+      return refuse("file.unwritable", `"${rel}" cannot be examined (${existing.code})`);
     if (existing === "folder") return refuse("file.not_a_file", `"${rel}" is a directory; file_write writes files`);
     if (existing === "other") return refuse("file.not_a_file", `"${rel}" is not a regular file`);
     if (existing === "file" && !args.overwrite) {
-      return refuse("file.exists", `"${rel}" already exists; pass overwrite: true to replace it whole (file_edit changes part of it)`);
+      return refuse(
+        "file.exists",
+        `"${rel}" already exists; pass overwrite: true to replace it whole (file_edit changes part of it)`,
+      );
     }
-    const st: BigIntStats | null = existing === "file" ? lstatSync(inDir(dirFd, basename(abs)), { bigint: true }) : null;
+    const st: BigIntStats | null =
+      existing === "file" ? lstatSync(inDir(dirFd, basename(abs)), { bigint: true }) : null;
     const written = atomicWrite(abs, rel, Buffer.from(args.content, "utf8"), {
       // Without overwrite the file is published with link(2), so one created meanwhile is still refused.
       publish: args.overwrite ? "replace" : "create",
@@ -115,8 +126,12 @@ function openParentCreating(workspace: string, abs: string, rel: string, folders
   if (!opened.ok) {
     if (opened.code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was written"));
     if (opened.code === "ENOENT") return refuse("path.changed", changedMessage(rel, "nothing was written"));
-    if (opened.code === "ENOTDIR") return refuse("file.parent_not_a_folder", `"${rel}" cannot be created: "${shown(base)}" is not a folder`);
-    return refuse("file.unwritable", `"${rel}" cannot be written: folder "${shown(base)}" cannot be opened (${opened.code})`);
+    if (opened.code === "ENOTDIR")
+      return refuse("file.parent_not_a_folder", `"${rel}" cannot be created: "${shown(base)}" is not a folder`);
+    return refuse(
+      "file.unwritable",
+      `"${rel}" cannot be written: folder "${shown(base)}" cannot be opened (${opened.code})`,
+    );
   }
   let fd = opened.fd;
   for (const dir of folders) {
@@ -137,7 +152,8 @@ function openParentCreating(workspace: string, abs: string, rel: string, folders
       const code = openError(e, dir);
       closeSync(fd);
       if (code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was written"));
-      if (code === "ENOTDIR") return refuse("file.parent_not_a_folder", `"${rel}" cannot be created: "${shown(dir)}" is not a folder`);
+      if (code === "ENOTDIR")
+        return refuse("file.parent_not_a_folder", `"${rel}" cannot be created: "${shown(dir)}" is not a folder`);
       return refuse("file.unwritable", `"${rel}" cannot be created: folder "${shown(dir)}" (${code})`);
     }
     closeSync(fd);

@@ -29,7 +29,10 @@ export interface WriteScope {
 export function refuseProtected(workspace: string, scope: WriteScope, rel: string): Outcome<never> | null {
   // Any case of .git, as git itself reads it (hooks and config run code).
   if (rel.split("/").some((s) => s.toLowerCase() === ".git")) {
-    return refuse("path.protected", `"${rel}" is inside a .git folder, which file tools never write (its hooks and config run code)`);
+    return refuse(
+      "path.protected",
+      `"${rel}" is inside a .git folder, which file tools never write (its hooks and config run code)`,
+    );
   }
   const state = scope.stateDir === undefined ? null : relativeInside(workspace, scope.stateDir);
   if (state !== null && state !== "." && isInside(state, rel)) {
@@ -39,7 +42,10 @@ export function refuseProtected(workspace: string, scope: WriteScope, rel: strin
   // config (and its lock) first, so a planted `sub/toolgate.json` would replace the root's whole.
   const base = (rel.split("/").pop() ?? "").toLowerCase();
   if (base === CONFIG_NAME || base === LOCK_NAME) {
-    return refuse("path.protected", `"${rel}" is named like toolgate's own control file (${base}), which file tools never create or change in any folder: toolgate run from there would use it instead of the one above; a person writes it`);
+    return refuse(
+      "path.protected",
+      `"${rel}" is named like toolgate's own control file (${base}), which file tools never create or change in any folder: toolgate run from there would use it instead of the one above; a person writes it`,
+    );
   }
   // The config, the lock and authored tools decide what runs and with which grants: a tool call
   // must not write them, nor create them where toolgate would find them (a person does, with review).
@@ -47,8 +53,13 @@ export function refuseProtected(workspace: string, scope: WriteScope, rel: strin
   for (const c of [join(root, CONFIG_NAME), join(root, LOCK_NAME), ...(scope.controlFiles ?? [])]) {
     const cr = relativeInside(workspace, c);
     if (cr === null || cr === ".") continue;
-    const same = isInside(cr, rel) || (isInside(cr.toLowerCase(), rel.toLowerCase()) && foldsCase(dirname(join(root, cr))));
-    if (same) return refuse("path.protected", `"${rel}" is toolgate's own control file (${cr}), which file tools never write; a person edits it`);
+    const same =
+      isInside(cr, rel) || (isInside(cr.toLowerCase(), rel.toLowerCase()) && foldsCase(dirname(join(root, cr))));
+    if (same)
+      return refuse(
+        "path.protected",
+        `"${rel}" is toolgate's own control file (${cr}), which file tools never write; a person edits it`,
+      );
   }
   return null;
 }

@@ -99,7 +99,11 @@ export function ancestorLayers(workspace: string, relDir: string): Layer[] {
  * above it, is `.git`, a skipped folder, or ignored by the layers above it (git's rule: nothing
  * inside an excluded folder is listed, so a narrowed listing agrees with the whole one).
  */
-export function ancestry(workspace: string, relDir: string, skip: ReadonlySet<string>): { layers: Layer[]; excluded: boolean } {
+export function ancestry(
+  workspace: string,
+  relDir: string,
+  skip: ReadonlySet<string>,
+): { layers: Layer[]; excluded: boolean } {
   const layers: Layer[] = [];
   workspace = resolveReal(workspace, "/") ?? workspace; // the .gitignore files are opened by real path, then verified
   const parts = relDir === "" || relDir === "." ? [] : relDir.split("/");
@@ -200,5 +204,6 @@ function lowerTiers(ig?: Ignore): void {
   ignoreTiered = true;
   const proto = Object.getPrototypeOf(ig);
   const rules = (ig as unknown as { _rules?: object })._rules;
-  for (const f of [proto.test, proto._test, proto._t, rules && Object.getPrototypeOf(rules).test]) if (typeof f === "function") noFTL(f);
+  for (const f of [proto.test, proto._test, proto._t, rules && Object.getPrototypeOf(rules).test])
+    if (typeof f === "function") noFTL(f);
 }

@@ -48,8 +48,14 @@ const SUMMARY_LINES = 20;
 /** The step summary: a table of the gates, then the end of each failed gate's output. */
 export function stepSummary(gates: readonly GateOutcome[]): string {
   const failed = gates.filter((g) => !g.passed);
-  const head = failed.length === 0 ? `${gates.length} of ${gates.length} gates passed` : `${failed.length} of ${gates.length} gates failed`;
-  const rows = gates.map((g) => `| \`${g.name}\` | ${g.passed ? "✅ passed" : `❌ failed (${g.how.replaceAll("|", "\\|")})`} | ${secs(g.durationMs)} |`);
+  const head =
+    failed.length === 0
+      ? `${gates.length} of ${gates.length} gates passed`
+      : `${failed.length} of ${gates.length} gates failed`;
+  const rows = gates.map(
+    (g) =>
+      `| \`${g.name}\` | ${g.passed ? "✅ passed" : `❌ failed (${g.how.replaceAll("|", "\\|")})`} | ${secs(g.durationMs)} |`,
+  );
   const tails = failed.map((g) => {
     const tail = (g.stderr.trim() || g.stdout.trim()).split("\n").slice(-SUMMARY_LINES).join("\n");
     // A fence longer than any run of backticks in the output: nothing in it can end the block.
@@ -74,7 +80,10 @@ export interface Place {
  * gate saw it in its copy (relative to its working folder, or absolute inside the copy or the
  * checkout), mapped back to the repository, and a file there whose real path is in it too.
  */
-export function firstPlace(output: string, where: { readonly cwd: string; readonly copyRoot: string; readonly top: string }): Place | null {
+export function firstPlace(
+  output: string,
+  where: { readonly cwd: string; readonly copyRoot: string; readonly top: string },
+): Place | null {
   for (const m of output.matchAll(PLACE)) {
     const [, path, line, col] = m;
     const abs = isAbsolute(path!) ? path! : resolve(where.cwd, path!);

@@ -38,22 +38,37 @@ export interface GitRun {
   readonly err: string;
 }
 
-export const git = (p: ProcessRunner, cwd: string, args: readonly string[]): Promise<Outcome<GitRun>> => runGit(p, [...GIT, ...args], cwd);
+export const git = (p: ProcessRunner, cwd: string, args: readonly string[]): Promise<Outcome<GitRun>> =>
+  runGit(p, [...GIT, ...args], cwd);
 
 /** One git command line (argv[0] is "git"), outside any sandbox; `code` names a run that did not finish. */
-export async function runGit(p: ProcessRunner, argv: readonly string[], cwd: string, extra: { values?: Record<string, string>; stdin?: string; code?: Code } = {}): Promise<Outcome<GitRun>> {
-  const r = await p.run({ argv, cwd, deadlineMs: GIT_DEADLINE_MS, sandboxed: false, ...(extra.values ? { values: extra.values } : {}), ...(extra.stdin === undefined ? {} : { stdin: extra.stdin }) });
+export async function runGit(
+  p: ProcessRunner,
+  argv: readonly string[],
+  cwd: string,
+  extra: { values?: Record<string, string>; stdin?: string; code?: Code } = {},
+): Promise<Outcome<GitRun>> {
+  const r = await p.run({
+    argv,
+    cwd,
+    deadlineMs: GIT_DEADLINE_MS,
+    sandboxed: false,
+    ...(extra.values ? { values: extra.values } : {}),
+    ...(extra.stdin === undefined ? {} : { stdin: extra.stdin }),
+  });
   if (!r.ok) return r;
   const e = r.value;
   const sub = argv.find((a, i) => i > 0 && !a.startsWith("-") && argv[i - 1] !== "-c") ?? "";
-  if (e.ended !== "exited") return refuse(extra.code ?? "dev_check.copy_failed", `git ${sub} did not finish (${e.ended})`);
+  if (e.ended !== "exited")
+    return refuse(extra.code ?? "dev_check.copy_failed", `git ${sub} did not finish (${e.ended})`);
   // The tail is enough for most answers; a long one is read whole from its artifact.
   let out = e.stdout.tail;
   if (e.stdout.truncated && e.artifacts.stdout !== null) out = readFileSync(e.artifacts.stdout, "utf8");
   return ok({ code: e.code, out, err: e.stderr.tail.trim() });
 }
 
-const failed = (what: string, r: GitRun) => refuse("dev_check.copy_failed", `${what} failed (git exit code ${r.code}): ${r.err || "no message"}`);
+const failed = (what: string, r: GitRun) =>
+  refuse("dev_check.copy_failed", `${what} failed (git exit code ${r.code}): ${r.err || "no message"}`);
 
 /**
  * Makes the copy for one gate run under `<stateDir>/worktrees/<id>` (a write child's: under `base`). `dir` is the gates directory
@@ -62,23 +77,48 @@ const failed = (what: string, r: GitRun) => refuse("dev_check.copy_failed", `${w
  * git would run what that folder's config names, outside the sandbox); once found, its git folder
  * is named on every git command line, never found again from a tree.
  */
-export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, id: string, base = join(stateDir, "worktrees"), workspace = dir): Promise<Outcome<Copy>> {
-  const where = await git(p, dir, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--absolute-git-dir"]);
+export async function makeCopy(
+  p: ProcessRunner,
+  dir: string,
+  stateDir: string,
+  id: string,
+  base = join(stateDir, "worktrees"),
+  workspace = dir,
+): Promise<Outcome<Copy>> {
+  const where = await git(p, dir, [
+    "rev-parse",
+    "--path-format=absolute",
+    "--show-toplevel",
+    "--git-common-dir",
+    "--absolute-git-dir",
+  ]);
   if (!where.ok) return where;
   if (where.value.code !== 0) {
-    return refuse("dev_check.not_a_repository", `the gates directory is not inside a git repository (${where.value.err}); dev_check copies the working tree with git`);
+    return refuse(
+      "dev_check.not_a_repository",
+      `the gates directory is not inside a git repository (${where.value.err}); dev_check copies the working tree with git`,
+    );
   }
   const [top, common, gitDir] = where.value.out.trim().split("\n");
-  if (!top || !common || !gitDir) return refuse("dev_check.copy_failed", "git rev-parse did not name the repository's top folder");
+  if (!top || !common || !gitDir)
+    return refuse("dev_check.copy_failed", "git rev-parse did not name the repository's top folder");
   const ws = realOr(workspace);
   if (isInside(ws, top) && top !== ws) {
     const rel = relative(ws, top);
-    return refuse("dev_check.nested_repository", `the gates directory lies in a git repository nested inside the workspace (${rel}/.git): a sandboxed command can make one there, and git would run what its config names outside the sandbox, so dev_check copies only the workspace's own repository; remove ${rel}/.git (or set gates.directory to a folder of the workspace's repository)`, { repository: rel });
+    return refuse(
+      "dev_check.nested_repository",
+      `the gates directory lies in a git repository nested inside the workspace (${rel}/.git): a sandboxed command can make one there, and git would run what its config names outside the sandbox, so dev_check copies only the workspace's own repository; remove ${rel}/.git (or set gates.directory to a folder of the workspace's repository)`,
+      { repository: rel },
+    );
   }
   const pinned = [`--git-dir=${gitDir}`, `--work-tree=${top}`];
   const head = await git(p, top, [...pinned, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
   if (!head.ok) return head;
-  if (head.value.code !== 0) return refuse("dev_check.no_commit", "the repository has no commit yet; commit once so a worktree can be made at HEAD");
+  if (head.value.code !== 0)
+    return refuse(
+      "dev_check.no_commit",
+      "the repository has no commit yet; commit once so a worktree can be made at HEAD",
+    );
 
   const root = join(base, id);
   const patch = join(base, `${id}.patch`);
@@ -86,7 +126,14 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   // The registration folder is read once, right after the copy is made and before any gate
   // runs: a gate can rewrite the copy's .git file, so it is never read again at removal.
   let admin: string | null = null;
-  const copy: Copy = { top, common, head: head.value.out.trim(), root, cwd: join(root, relative(top, dir)), remove: () => removeCopy(root, patch, join(common, "worktrees"), admin) };
+  const copy: Copy = {
+    top,
+    common,
+    head: head.value.out.trim(),
+    root,
+    cwd: join(root, relative(top, dir)),
+    remove: () => removeCopy(root, patch, join(common, "worktrees"), admin),
+  };
   const made = await fill(p, top, pinned, root, patch, stateDir);
   admin = registrationOf(root);
   if (!made.ok) {
@@ -96,8 +143,26 @@ export async function makeCopy(p: ProcessRunner, dir: string, stateDir: string, 
   return ok(copy);
 }
 
-async function fill(p: ProcessRunner, top: string, pinned: readonly string[], root: string, patch: string, stateDir: string): Promise<Outcome<null>> {
-  const diff = await git(p, top, [...pinned, "diff", "--binary", "--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules", `--output=${patch}`, "HEAD", "--"]);
+async function fill(
+  p: ProcessRunner,
+  top: string,
+  pinned: readonly string[],
+  root: string,
+  patch: string,
+  stateDir: string,
+): Promise<Outcome<null>> {
+  const diff = await git(p, top, [
+    ...pinned,
+    "diff",
+    "--binary",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--ignore-submodules",
+    `--output=${patch}`,
+    "HEAD",
+    "--",
+  ]);
   if (!diff.ok) return diff;
   if (diff.value.code !== 0) return failed("git diff HEAD", diff.value);
   const add = await git(p, top, [...pinned, "worktree", "add", "--detach", "--quiet", root, "HEAD"]);

@@ -17,8 +17,18 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export function findGates(dir: string, pattern: string): Outcome<Gate[]> {
   const star = pattern.indexOf("*");
   const slash = pattern.lastIndexOf("/");
-  if (star === -1 || pattern.indexOf("*", star + 1) !== -1 || star < slash || /[?[\]{}]/.test(pattern) || pattern.startsWith("/") || pattern.split("/").includes("..")) {
-    return refuse("dev_check.pattern_invalid", `gates.pattern "${pattern}" must hold exactly one "*" in its file name and no other wildcard, relative to the gates directory (e.g. "script/check-*.sh")`);
+  if (
+    star === -1 ||
+    pattern.indexOf("*", star + 1) !== -1 ||
+    star < slash ||
+    /[?[\]{}]/.test(pattern) ||
+    pattern.startsWith("/") ||
+    pattern.split("/").includes("..")
+  ) {
+    return refuse(
+      "dev_check.pattern_invalid",
+      `gates.pattern "${pattern}" must hold exactly one "*" in its file name and no other wildcard, relative to the gates directory (e.g. "script/check-*.sh")`,
+    );
   }
   const folder = pattern.slice(0, slash + 1);
   const prefix = pattern.slice(slash + 1, star);
@@ -62,10 +72,13 @@ export interface GateOutcome {
 }
 
 /** XML 1.0 forbids most control characters even as references: they become U+FFFD. */
-const INVALID_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const INVALID_XML =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 function xml(s: string): string {
-  return s.replace(INVALID_XML, "\ufffd").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
+  return s
+    .replace(INVALID_XML, "\ufffd")
+    .replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
 }
 
 const secs = (ms: number) => (ms / 1000).toFixed(3);
@@ -75,10 +88,19 @@ export function junitXml(gates: readonly GateOutcome[]): string {
   const failures = gates.filter((g) => !g.passed).length;
   const total = gates.reduce((t, g) => t + g.durationMs, 0);
   const head = `tests="${gates.length}" failures="${failures}" errors="0" skipped="0" time="${secs(total)}"`;
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="dev_check" ${head}>`, `  <testsuite name="dev_check" ${head}>`];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="dev_check" ${head}>`,
+    `  <testsuite name="dev_check" ${head}>`,
+  ];
   for (const g of gates) {
-    lines.push(`    <testcase classname="dev_check" name="${xml(g.name)}" file="${xml(g.script)}" time="${secs(g.durationMs)}">`);
-    if (!g.passed) lines.push(`      <failure message="${xml(`gate ${g.name} failed: ${g.how}`)}" type="${xml(g.how.split(" ")[0]!)}">${xml(g.stderr || g.stdout)}</failure>`);
+    lines.push(
+      `    <testcase classname="dev_check" name="${xml(g.name)}" file="${xml(g.script)}" time="${secs(g.durationMs)}">`,
+    );
+    if (!g.passed)
+      lines.push(
+        `      <failure message="${xml(`gate ${g.name} failed: ${g.how}`)}" type="${xml(g.how.split(" ")[0]!)}">${xml(g.stderr || g.stdout)}</failure>`,
+      );
     if (g.stdout) lines.push(`      <system-out>${xml(g.stdout)}</system-out>`);
     if (g.stderr) lines.push(`      <system-err>${xml(g.stderr)}</system-err>`);
     lines.push("    </testcase>");
@@ -103,7 +125,9 @@ export function annotation(g: GateOutcome, fileInRepo: string | null): string {
   const output = (g.stderr.trim() || g.stdout.trim()).split("\n").slice(-ANNOTATION_LINES).join("\n");
   const at = g.place
     ? [`file=${escapeProperty(g.place.file)}`, `line=${g.place.line}`, ...(g.place.col ? [`col=${g.place.col}`] : [])]
-    : fileInRepo ? [`file=${escapeProperty(fileInRepo)}`] : [];
+    : fileInRepo
+      ? [`file=${escapeProperty(fileInRepo)}`]
+      : [];
   const props = [...at, `title=${escapeProperty(`dev_check: gate ${g.name} failed`)}`];
   return `::error ${props.join(",")}::${escapeData(`${g.how}${output ? `\n${output}` : ""}`)}`;
 }

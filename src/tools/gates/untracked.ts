@@ -4,7 +4,19 @@
 // checked, the entry is reached through that descriptor (src/fs/opened.ts inDir: /proc/self/fd/N/name
 // on Linux, like openat), opened without following a last link, and a file is copied from the
 // descriptor it was checked on.
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, readlinkSync, readSync, realpathSync, symlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  symlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { inDir, O_DIR, openChecked, openIn } from "../../fs/opened.ts";
 

@@ -22,10 +22,18 @@ export interface OperatorWords {
   readonly codes: { readonly status: Code; readonly tooLarge: Code; readonly notJson: Code };
 }
 
-export async function operatorJson(http: HttpClient, req: OperatorRequest, words: OperatorWords): Promise<Outcome<any>> {
+export async function operatorJson(
+  http: HttpClient,
+  req: OperatorRequest,
+  words: OperatorWords,
+): Promise<Outcome<any>> {
   const got = await http.get(`${req.base.replace(/\/+$/, "")}${req.path}`, {
     method: req.method,
-    headers: { authorization: `Bearer ${req.token}`, accept: "application/json", ...(req.body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${req.token}`,
+      accept: "application/json",
+      ...(req.body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
     operatorEndpoint: true,
     maxBytes: req.maxBytes,
@@ -34,7 +42,8 @@ export async function operatorJson(http: HttpClient, req: OperatorRequest, words
   });
   if (!got.ok) return got;
   const { status, bytes, truncated } = got.value;
-  if (status < 200 || status > 299) return refuse(words.codes.status, `${words.who} answered HTTP ${status}`, { status });
+  if (status < 200 || status > 299)
+    return refuse(words.codes.status, `${words.who} answered HTTP ${status}`, { status });
   if (truncated) return refuse(words.codes.tooLarge, `${words.who} answered more than ${req.maxBytes} bytes`);
   try {
     // A token read per call is not among the boot's secrets: an echo of it is redacted here, before anything sees it.

@@ -19,7 +19,10 @@ export default defineTool({
   effect: "read",
   approval: "required",
   foreignOutput: true,
-  audit: (args) => (typeof args === "object" && args !== null && typeof (args as { url?: unknown }).url === "string" ? { ...args, url: urlAudit((args as { url: string }).url) } : args),
+  audit: (args) =>
+    typeof args === "object" && args !== null && typeof (args as { url?: unknown }).url === "string"
+      ? { ...args, url: urlAudit((args as { url: string }).url) }
+      : args,
   needs: (args) => {
     const hostPort = netNeed(args.url);
     return hostPort.ok ? { ok: true, value: [{ kind: "net", value: hostPort.value }] } : hostPort;
@@ -30,20 +33,43 @@ export default defineTool({
       maxBytes: MAX_BYTES,
       timeoutMs: TIMEOUT_MS,
       signal: ctx.signal,
-      headers: { accept: "text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.9,*/*;q=0.1", "user-agent": `toolgate/${VERSION}` },
+      headers: {
+        accept: "text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.9,*/*;q=0.1",
+        "user-agent": `toolgate/${VERSION}`,
+      },
     });
     if (!got.ok) return got;
     const page = got.value;
     const type = page.contentType.split(";")[0]!.trim().toLowerCase();
-    if (page.status < 200 || page.status > 299) return refuse("web.status", `the server answered HTTP ${page.status}`, { status: page.status, content_type: type });
+    if (page.status < 200 || page.status > 299)
+      return refuse("web.status", `the server answered HTTP ${page.status}`, {
+        status: page.status,
+        content_type: type,
+      });
     const kind = kindOf(type, page.bytes);
-    if (kind === "binary") return refuse("web.binary", `the content type ${JSON.stringify(type || "(none)")} is not text; web_extract returns text only`, { content_type: type || null });
+    if (kind === "binary")
+      return refuse(
+        "web.binary",
+        `the content type ${JSON.stringify(type || "(none)")} is not text; web_extract returns text only`,
+        { content_type: type || null },
+      );
     const decoded = decode(page.bytes, page.contentType);
     const max = args.max_chars ?? DEFAULT_CHARS;
     // Loaded here: the entity tables stay off every other call's start-up.
-    const { title, text, cut } = kind === "html" ? await (await import("./html-text.ts")).htmlToText(decoded, max) : { title: "", text: decoded, cut: false };
+    const { title, text, cut } =
+      kind === "html"
+        ? await (await import("./html-text.ts")).htmlToText(decoded, max)
+        : { title: "", text: decoded, cut: false };
     const kept = fitBytes(text.slice(0, max), TEXT_BYTES);
-    return ok({ url: page.url, status: page.status, content_type: type, title, text: kept, chars: kept.length, truncated: page.truncated || cut || kept.length < text.length });
+    return ok({
+      url: page.url,
+      status: page.status,
+      content_type: type,
+      title,
+      text: kept,
+      chars: kept.length,
+      truncated: page.truncated || cut || kept.length < text.length,
+    });
   },
 });
 
@@ -89,10 +115,15 @@ export function netNeed(raw: string): Outcome<string> {
   if (u.protocol !== "http:" && u.protocol !== "https:") {
     const scheme = u.protocol.slice(0, -1).slice(0, 20);
     const file = scheme === "file" ? " (that scheme names a file on this machine: file_read reads one)" : "";
-    return refuse("url.rejected", `the scheme ${JSON.stringify(scheme)} is not allowed; only http and https are${file}`, { rule: "scheme", scheme });
+    return refuse(
+      "url.rejected",
+      `the scheme ${JSON.stringify(scheme)} is not allowed; only http and https are${file}`,
+      { rule: "scheme", scheme },
+    );
   }
   const host = u.hostname.replace(/(?<=[^.])\.$/, "");
-  if (host === "" || host.endsWith(".")) return refuse("url.rejected", "the URL has no host name", { rule: "invalid_url" });
+  if (host === "" || host.endsWith("."))
+    return refuse("url.rejected", "the URL has no host name", { rule: "invalid_url" });
   return { ok: true, value: `${host}:${u.port || (u.protocol === "https:" ? "443" : "80")}` };
 }
 
@@ -100,7 +131,15 @@ const UNPARSED = "the URL cannot be parsed (give an absolute http:// or https://
 
 function kindOf(type: string, bytes: Uint8Array): "html" | "text" | "binary" {
   if (type === "text/html" || type === "application/xhtml+xml") return "html";
-  if (type.startsWith("text/") || type === "application/json" || type.endsWith("+json") || type === "application/xml" || type.endsWith("+xml") || type === "application/javascript") return "text";
+  if (
+    type.startsWith("text/") ||
+    type === "application/json" ||
+    type.endsWith("+json") ||
+    type === "application/xml" ||
+    type.endsWith("+xml") ||
+    type === "application/javascript"
+  )
+    return "text";
   // No type given: text unless it holds a NUL in its first 8 KiB.
   if (type === "") return bytes.subarray(0, 8192).includes(0) ? "binary" : "text";
   return "binary";

@@ -5,7 +5,19 @@
 // the chunks they have whole meanwhile. Chunks complete in order form a prefix; once it holds
 // enough, everyone stops claiming.
 import { hostPlatform } from "../../platform/host.ts";
-import { claimChunks, NEXT, OPEN_FLAGS, Scanner, scanChunk, STOP, type ChunkResult, type Job, type JobMessage, type MoreFiles, type ScanSpec } from "./scan.ts";
+import {
+  claimChunks,
+  NEXT,
+  OPEN_FLAGS,
+  Scanner,
+  scanChunk,
+  STOP,
+  type ChunkResult,
+  type Job,
+  type JobMessage,
+  type MoreFiles,
+  type ScanSpec,
+} from "./scan.ts";
 
 export const CHUNK_FILES = 64;
 /** Below this many files the job stays on this thread: handing it over costs more than it saves. */
@@ -33,7 +45,9 @@ export type Prefix = readonly ChunkResult[];
 // In the compiled binary the worker is its own entry point at the root of the embedded
 // file system (`tools/search/worker.ts` below `src/`); from source it sits beside this file.
 const workerUrl = (): string =>
-  import.meta.url.startsWith("file:///$bunfs/") ? "./tools/search/worker.ts" : new URL("./worker.ts", import.meta.url).href;
+  import.meta.url.startsWith("file:///$bunfs/")
+    ? "./tools/search/worker.ts"
+    : new URL("./worker.ts", import.meta.url).href;
 
 /** A worker thread started ahead of its job (its start-up overlaps the walk). */
 export class Helper {
@@ -49,7 +63,8 @@ export class Helper {
       this.ended = true;
       this.finish();
     };
-    worker.onmessage = (e: MessageEvent<ChunkResult | "done">) => (e.data === "done" ? this.finish() : this.onResult(e.data));
+    worker.onmessage = (e: MessageEvent<ChunkResult | "done">) =>
+      e.data === "done" ? this.finish() : this.onResult(e.data);
     worker.onerror = end; // e.g. a binary built without the worker entry point
     worker.addEventListener("close", end);
   }
@@ -134,7 +149,8 @@ export class Pool {
       this.matches += d.matches.length;
       for (const b of d.bytes) this.bytes += b;
     }
-    if (this.matches > this.input.enoughMatches || this.bytes > this.input.enoughBytes) Atomics.store(this.control, STOP, 1);
+    if (this.matches > this.input.enoughMatches || this.bytes > this.input.enoughBytes)
+      Atomics.store(this.control, STOP, 1);
   };
 
   /** Hands the helpers the whole chunks found since the last time (and, with `end`, the rest). */
@@ -142,7 +158,15 @@ export class Pool {
     const n = this.files.length;
     if (this.posted < 0) {
       if (n < WORKER_MIN_FILES || this.helpers.length === 0) return;
-      const first: JobMessage = { base: this.input.base, files: "", spec: this.input.spec, firstAfter: this.input.firstAfter(this.files[0]!), chunkSize: CHUNK_FILES, control: this.control, end: false };
+      const first: JobMessage = {
+        base: this.input.base,
+        files: "",
+        spec: this.input.spec,
+        firstAfter: this.input.firstAfter(this.files[0]!),
+        chunkSize: CHUNK_FILES,
+        control: this.control,
+        end: false,
+      };
       for (const h of this.helpers) h.give(first, this.record);
       this.posted = 0;
     }
@@ -158,14 +182,25 @@ export class Pool {
   async finish(): Promise<Prefix> {
     const { files, input, control } = this;
     const chunks = Math.ceil(files.length / CHUNK_FILES);
-    const job: Job = { base: input.base, files, spec: input.spec, firstAfter: files.length > 0 ? input.firstAfter(files[0]!) : 0, chunkSize: CHUNK_FILES, control };
+    const job: Job = {
+      base: input.base,
+      files,
+      spec: input.spec,
+      firstAfter: files.length > 0 ? input.firstAfter(files[0]!) : 0,
+      chunkSize: CHUNK_FILES,
+      control,
+    };
     this.offer(true);
     const workers = this.posted >= 0 ? this.helpers : [];
     for (const h of this.helpers) if (!workers.includes(h)) h.stop();
     const scanners: Scanner[] = [];
     try {
       // Many files: each is opened by openat2 below the root (no symlink on the way), worth loading bun:ffi for.
-      const scanner = new Scanner(input.spec, input.base, files.length >= WORKER_MIN_FILES ? await hostPlatform().openBeneath(OPEN_FLAGS) : null);
+      const scanner = new Scanner(
+        input.spec,
+        input.base,
+        files.length >= WORKER_MIN_FILES ? await hostPlatform().openBeneath(OPEN_FLAGS) : null,
+      );
       scanners.push(scanner);
       let yielded = performance.now();
       await claimChunks(job, scanner, (r) => {

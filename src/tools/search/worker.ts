@@ -2,7 +2,15 @@
 // The list comes in pieces while the other thread walks; whole chunks are searched as they come.
 // Built as its own entry point of the binary (scripts/build.ts); see pool.ts.
 import { hostPlatform } from "../../platform/host.ts";
-import { claimKnown, OPEN_FLAGS, Scanner, type ChunkResult, type Job, type JobMessage, type MoreFiles } from "./scan.ts";
+import {
+  claimKnown,
+  OPEN_FLAGS,
+  Scanner,
+  type ChunkResult,
+  type Job,
+  type JobMessage,
+  type MoreFiles,
+} from "./scan.ts";
 
 declare const self: Worker;
 

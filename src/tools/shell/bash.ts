@@ -25,7 +25,10 @@ export default defineTool({
   effect: "irreversible",
   approval: "required",
   ownDeadline: true,
-  timeLimit: (config) => ({ secs: config?.bash?.max_timeout_secs ?? DEFAULT_MAX_TIMEOUT_SECS, setBy: "bash.max_timeout_secs" }),
+  timeLimit: (config) => ({
+    secs: config?.bash?.max_timeout_secs ?? DEFAULT_MAX_TIMEOUT_SECS,
+    setBy: "bash.max_timeout_secs",
+  }),
   needs: () => ok([{ kind: "run", value: "bash" }]),
   handler: async (args, ctx) => {
     const conf = (ctx.config?.bash ?? {}) as { timeout_secs?: number; max_timeout_secs?: number };
@@ -34,14 +37,25 @@ export default defineTool({
     const asked = args.timeout_secs ?? ctx.timeoutSecs ?? Math.min(conf.timeout_secs ?? DEFAULT_TIMEOUT_SECS, max);
     const secs = ctx.timeoutSecs === undefined ? asked : Math.min(asked, ctx.timeoutSecs);
     if (secs > max) {
-      return refuse("bash.timeout_above_max", `timeout_secs ${secs} is above the maximum of ${max} s; ask for less, or raise bash.max_timeout_secs in toolgate.json`, {
-        timeout_secs: secs,
-        max_timeout_secs: max,
-      });
+      return refuse(
+        "bash.timeout_above_max",
+        `timeout_secs ${secs} is above the maximum of ${max} s; ask for less, or raise bash.max_timeout_secs in toolgate.json`,
+        {
+          timeout_secs: secs,
+          max_timeout_secs: max,
+        },
+      );
     }
     const deadlineMs = Math.round(secs * 1000);
     // A login shell, with HOME an empty folder of its own: the user's dotfiles neither run nor print.
-    const run = await ctx.processes.run({ argv: ["/bin/bash", "-lc", args.command], cwd: ctx.workspace, deadlineMs, sandboxed: true, home: true, ...commandWord(args.command) });
+    const run = await ctx.processes.run({
+      argv: ["/bin/bash", "-lc", args.command],
+      cwd: ctx.workspace,
+      deadlineMs,
+      sandboxed: true,
+      home: true,
+      ...commandWord(args.command),
+    });
     if (!run.ok) return run;
     const e = run.value;
     const report = {
@@ -59,13 +73,53 @@ export default defineTool({
       ...(e.survivors.length > 0 ? { survivors: e.survivors.length } : {}),
     };
     // Which knob made the deadline: the caller's --timeout when it cut the arguments' or the default.
-    const knob = ctx.timeoutSecs !== undefined && secs === ctx.timeoutSecs && secs !== args.timeout_secs ? "--timeout" : "timeout_secs";
+    const knob =
+      ctx.timeoutSecs !== undefined && secs === ctx.timeoutSecs && secs !== args.timeout_secs
+        ? "--timeout"
+        : "timeout_secs";
     return outcome(e.ended === "exited" && e.code === 0, report, endedText(e, deadlineMs), max, knob);
   },
 });
 
 /** Words bash runs itself: no executable stands behind them. */
-const SHELL_WORDS = new Set(["if", "for", "while", "until", "case", "function", "cd", "echo", "printf", "exit", "export", "set", "source", ".", "test", "[", "true", "false", "read", "eval", "exec", "time", "!", "{", "(", "pwd", "type", "command", "builtin", "local", "return", "shift", "trap", "unset", "wait", "kill"]);
+const SHELL_WORDS = new Set([
+  "if",
+  "for",
+  "while",
+  "until",
+  "case",
+  "function",
+  "cd",
+  "echo",
+  "printf",
+  "exit",
+  "export",
+  "set",
+  "source",
+  ".",
+  "test",
+  "[",
+  "true",
+  "false",
+  "read",
+  "eval",
+  "exec",
+  "time",
+  "!",
+  "{",
+  "(",
+  "pwd",
+  "type",
+  "command",
+  "builtin",
+  "local",
+  "return",
+  "shift",
+  "trap",
+  "unset",
+  "wait",
+  "kill",
+]);
 
 /** The command line's first word, best effort: none for a shell word, an assignment, a quoted or expanded word. */
 function commandWord(command: string): { auditName?: string } {
@@ -79,7 +133,12 @@ function commandWord(command: string): { auditName?: string } {
  * folder), null when there is none. Paths here are toolgate's own (the workspace, the host's programs).
  */
 function auditView(e: Execution) {
-  return { cwd: e.audit?.cwd ?? null, envKeys: e.audit?.envKeys ?? [], executable: e.audit?.program ?? null, commandExecutable: e.audit?.named ?? null };
+  return {
+    cwd: e.audit?.cwd ?? null,
+    envKeys: e.audit?.envKeys ?? [],
+    executable: e.audit?.program ?? null,
+    commandExecutable: e.audit?.named ?? null,
+  };
 }
 
 function outcome(passed: boolean, report: { ended: string }, how: string, max: number, knob: string): Outcome<unknown> {
@@ -88,10 +147,18 @@ function outcome(passed: boolean, report: { ended: string }, how: string, max: n
     case "exited":
       return refuse("bash.exit", `the command ended with ${how}; its stdout and stderr tails are in details`, report);
     case "timeout":
-      return refuse("bash.timeout", `the command was stopped with its whole process tree: ${how}; pass a larger ${knob} (at most ${max})`, report);
+      return refuse(
+        "bash.timeout",
+        `the command was stopped with its whole process tree: ${how}; pass a larger ${knob} (at most ${max})`,
+        report,
+      );
     case "signalled":
       return refuse("bash.signalled", `the command was killed by ${how}`, report);
     default:
-      return refuse("bash.cancelled", "the call was cancelled; the command was stopped with its whole process tree", report);
+      return refuse(
+        "bash.cancelled",
+        "the call was cancelled; the command was stopped with its whole process tree",
+        report,
+      );
   }
 }

@@ -90,7 +90,12 @@ export default defineTool({
       const argv = [command, ...(FOLLOW_ARGUMENT[command] ?? []), ...flags, ...(rel.length > 0 ? ["--", ...rel] : [])];
       const childArgv = [...argv.slice(0, argv.length - rel.length), ...links];
       // No sandbox needed: the program and its arguments are checked here; the environment is the scrubbed one.
-      const run = await ctx.processes.run({ argv: childArgv, cwd: rootLink!, deadlineMs: DEADLINE_MS, sandboxed: false });
+      const run = await ctx.processes.run({
+        argv: childArgv,
+        cwd: rootLink!,
+        deadlineMs: DEADLINE_MS,
+        sandboxed: false,
+      });
       if (!run.ok) return run;
       const e = run.value;
       // The child names the descriptor links; the result names the paths they stand for.
@@ -103,7 +108,12 @@ export default defineTool({
         stderr: streamView(named(e.stderr), STDERR_BYTES),
       };
       if (e.ended === "exited" && e.code === 0) return ok(report);
-      const how = e.ended === "exited" ? `exit code ${e.code}` : e.ended === "timeout" ? `a timeout after ${DEADLINE_MS / 1000} s` : e.ended;
+      const how =
+        e.ended === "exited"
+          ? `exit code ${e.code}`
+          : e.ended === "timeout"
+            ? `a timeout after ${DEADLINE_MS / 1000} s`
+            : e.ended;
       return refuse("scratch.exit", `${command} ended with ${how}; its stdout and stderr tails are in details`, report);
     } finally {
       for (const fd of opened.value.fds) closeSync(fd);
@@ -115,11 +125,22 @@ export default defineTool({
 function renamed(r: StreamReport, links: readonly string[], rel: readonly string[]): StreamReport {
   if (links.length === 0) return r;
   // The longest first: one link may begin another (/proc/1/fd/1, /proc/1/fd/12).
-  const any = new RegExp([...links].sort((a, b) => b.length - a.length).map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  const any = new RegExp(
+    [...links]
+      .sort((a, b) => b.length - a.length)
+      .map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("|"),
+    "g",
+  );
   const tail = r.tail.replace(any, (m) => rel[links.indexOf(m)]!);
   if (tail === r.tail) return r;
   const chars = (t: string) => [...t].length;
-  return { ...r, tail, bytes: r.bytes + Buffer.byteLength(tail) - Buffer.byteLength(r.tail), chars: r.chars + chars(tail) - chars(r.tail) };
+  return {
+    ...r,
+    tail,
+    bytes: r.bytes + Buffer.byteLength(tail) - Buffer.byteLength(r.tail),
+    chars: r.chars + chars(tail) - chars(r.tail),
+  };
 }
 
 /**
@@ -134,10 +155,22 @@ function openAll(root: string, paths: readonly string[]): Outcome<{ fds: number[
   };
   for (const p of paths) {
     const rel = p === root ? "." : p.slice(root.length + 1);
-    if (!isInside(root, p)) return fail(refuse("path.changed", `"${rel}" changed between its check and its use: it now resolves outside the scratch folder; nothing was run`));
+    if (!isInside(root, p))
+      return fail(
+        refuse(
+          "path.changed",
+          `"${rel}" changed between its check and its use: it now resolves outside the scratch folder; nothing was run`,
+        ),
+      );
     const o = openChecked(p, O_NAMING);
-    if (!o.ok && o.code === "ENOENT") return fail(refuse("scratch.path_missing", `"${rel}" does not exist in the scratch folder; ls lists what does`));
-    if (!o.ok) return fail(o.code === CHANGED ? refuse("path.changed", changedMessage(rel, "nothing was run")) : refuse("scratch.path_invalid", `"${rel}" cannot be opened (${o.code})`));
+    if (!o.ok && o.code === "ENOENT")
+      return fail(refuse("scratch.path_missing", `"${rel}" does not exist in the scratch folder; ls lists what does`));
+    if (!o.ok)
+      return fail(
+        o.code === CHANGED
+          ? refuse("path.changed", changedMessage(rel, "nothing was run"))
+          : refuse("scratch.path_invalid", `"${rel}" cannot be opened (${o.code})`),
+      );
     fds.push(o.fd);
     // O_PATH with O_NOFOLLOW opens a symlink itself: the checked path was resolved, so one here is new.
     if (fstatSync(o.fd).isSymbolicLink()) return fail(refuse("path.changed", changedMessage(rel, "nothing was run")));
@@ -152,10 +185,18 @@ export function checkArgv(argv: readonly string[], scratch: string): Outcome<Che
   const [command, ...rest] = argv;
   const rules = command !== undefined && Object.hasOwn(RULES, command) ? RULES[command] : undefined;
   if (command === undefined || rules === undefined) {
-    return refuse("scratch.command_refused", `"${command ?? ""}" is not one of the commands scratch_read runs: ${COMMANDS.join(", ")}`, { commands: COMMANDS });
+    return refuse(
+      "scratch.command_refused",
+      `"${command ?? ""}" is not one of the commands scratch_read runs: ${COMMANDS.join(", ")}`,
+      { commands: COMMANDS },
+    );
   }
   const root = resolveReal(scratch, "/");
-  if (root === null || !isDir(root)) return refuse("scratch.missing", `the scratch folder ${scratch} does not exist yet: toolgate makes it when a command runs (bash), and commands leave there what scratch_read reads (config key "scratch")`);
+  if (root === null || !isDir(root))
+    return refuse(
+      "scratch.missing",
+      `the scratch folder ${scratch} does not exist yet: toolgate makes it when a command runs (bash), and commands leave there what scratch_read reads (config key "scratch")`,
+    );
   const flags: string[] = [];
   const paths: string[] = [];
   let onlyPaths = false;
@@ -176,14 +217,19 @@ export function checkArgv(argv: readonly string[], scratch: string): Outcome<Che
     if (!p.ok) return p;
     paths.push(p.value);
   }
-  if (paths.length > MAX_PATHS) return refuse("scratch.too_many_paths", `at most ${MAX_PATHS} paths per call (got ${paths.length})`);
+  if (paths.length > MAX_PATHS)
+    return refuse("scratch.too_many_paths", `at most ${MAX_PATHS} paths per call (got ${paths.length})`);
   return ok({ command, flags, paths, root });
 }
 
 /** The flag tokens consumed (one, or two for "-n 5"). */
 function checkFlag(command: string, rules: Rules, a: string, next: string | undefined): Outcome<string[]> {
   const refused = () =>
-    refuse("scratch.flag_refused", `${command} does not take "${a}" here; allowed: ${describe(rules)}`, { command, flag: a, allowed: describe(rules) });
+    refuse("scratch.flag_refused", `${command} does not take "${a}" here; allowed: ${describe(rules)}`, {
+      command,
+      flag: a,
+      allowed: describe(rules),
+    });
   if (a.startsWith("--")) {
     if (rules.long?.includes(a)) return ok([a]);
     const eq = a.indexOf("=");
@@ -214,10 +260,12 @@ function describe(r: Rules): string {
 
 function confine(p: string, root: string): Outcome<string> {
   if (p.includes("\0")) return refuse("scratch.path_invalid", "a path contains a NUL character");
-  if (p.startsWith("/")) return refuse("scratch.path_outside", `"${p}" is absolute; give a path relative to the scratch folder`);
+  if (p.startsWith("/"))
+    return refuse("scratch.path_outside", `"${p}" is absolute; give a path relative to the scratch folder`);
   const real = resolveReal(p, root);
   if (real === null) return refuse("scratch.path_invalid", `"${p}" cannot be resolved (a symlink loop?)`);
-  if (!isInside(root, real)) return refuse("scratch.path_outside", `"${p}" resolves outside the scratch folder (scratch_read never leaves it)`);
+  if (!isInside(root, real))
+    return refuse("scratch.path_outside", `"${p}" resolves outside the scratch folder (scratch_read never leaves it)`);
   return ok(real);
 }
 

@@ -83,7 +83,10 @@ export function parseFrontMatter(text: string): Parsed {
   const description = found.get("description");
   if (!name) return bad('missing "name" in the front matter');
   if (!description) return bad('missing "description" in the front matter');
-  if (!NAME_RE.test(name)) return bad(`the name ${JSON.stringify(name.slice(0, 80))} is not 1-64 letters, digits, ".", "_" or "-" starting with a letter or digit`);
+  if (!NAME_RE.test(name))
+    return bad(
+      `the name ${JSON.stringify(name.slice(0, 80))} is not 1-64 letters, digits, ".", "_" or "-" starting with a letter or digit`,
+    );
   return { ok: true, name, description };
 }
 
@@ -120,7 +123,21 @@ function blockScalar(folded: boolean, body: readonly string[]): string {
   return folded ? fold(lines) : lines.join("\n");
 }
 
-const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", '"': '"', "\\": "\\", "/": "/", "0": "\0", " ": " ", b: "\b", f: "\f", e: "\x1b", a: "\x07", v: "\v" };
+const ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  "0": "\0",
+  " ": " ",
+  b: "\b",
+  f: "\f",
+  e: "\x1b",
+  a: "\x07",
+  v: "\v",
+};
 
 /** A single- or double-quoted scalar over one or more lines; nothing but a comment may follow it. */
 function quoted(lines: readonly string[]): string | null {
@@ -140,7 +157,7 @@ function quoted(lines: readonly string[]): string | null {
     if (c === "\n") {
       out = out.trimEnd();
       let blank = 0;
-      while (src[i + 1] === "\n") (blank++, i++);
+      while (src[i + 1] === "\n") blank++, i++;
       out += blank > 0 ? "\n".repeat(blank) : " ";
     } else if (c === "\\" && q === '"') {
       const e = src[++i];
@@ -189,7 +206,11 @@ function folderOf(root: string, dir: string): FolderReport & { real: string } {
 }
 
 /** Every card from the configured folders (in order), then the bundled ones. */
-export function discoverCards(workspace: string, skillDirs: readonly string[], bundled: readonly BundledCard[]): Discovery {
+export function discoverCards(
+  workspace: string,
+  skillDirs: readonly string[],
+  bundled: readonly BundledCard[],
+): Discovery {
   const root = resolveReal(workspace, "/");
   const found: Card[] = [];
   const skipped: Skipped[] = [];
@@ -200,7 +221,14 @@ export function discoverCards(workspace: string, skillDirs: readonly string[], b
     const parsed = parseFrontMatter(text);
     if (!parsed.ok) skipped.push({ path: where, reason: parsed.reason });
     else if (serializedBytes(text) > CARD_BOUND_BYTES) skipped.push({ path: where, reason: TOO_LARGE });
-    else found.push({ name: parsed.name, description: parsed.description, source, path: source === "bundled" ? `bundled:${parsed.name}` : where, text });
+    else
+      found.push({
+        name: parsed.name,
+        description: parsed.description,
+        source,
+        path: source === "bundled" ? `bundled:${parsed.name}` : where,
+        text,
+      });
   };
   for (const dir of root === null ? [] : skillDirs) {
     const f = folderOf(root!, dir);
@@ -210,8 +238,13 @@ export function discoverCards(workspace: string, skillDirs: readonly string[], b
     // Listed through a verified descriptor: a folder swapped for a symlink is not listed.
     const opened = openChecked(f.real, O_DIR);
     try {
-      if (!opened.ok) throw Object.assign(new Error(opened.code), { code: opened.code === CHANGED ? "a symlink was swapped in" : opened.code });
-      entries = readdirSync(inDir(opened.fd, ".")).filter((e) => !e.startsWith(".")).sort(byCodeUnit);
+      if (!opened.ok)
+        throw Object.assign(new Error(opened.code), {
+          code: opened.code === CHANGED ? "a symlink was swapped in" : opened.code,
+        });
+      entries = readdirSync(inDir(opened.fd, "."))
+        .filter((e) => !e.startsWith("."))
+        .sort(byCodeUnit);
     } catch (e) {
       skipped.push({ path: f.path!, reason: `the folder cannot be listed (${(e as NodeJS.ErrnoException).code})` });
       continue;
