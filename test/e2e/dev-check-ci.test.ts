@@ -3,7 +3,7 @@
 // annotation at the first file:line of the repository its output names; a Markdown table appended
 // to GITHUB_STEP_SUMMARY; stdout still the one JSON result. Under another CI: one plain line a gate.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
 import { BIN, json, run, tempDir } from "../helpers.ts";
@@ -57,6 +57,18 @@ describe("dev_check on a CI log", () => {
     expect(md).toContain("| `lint` | ❌ failed (exit code 1) |");
     expect(md).toContain("| `types` | ✅ passed |");
     expect(md).toContain("src/a.ts:3:5: error: boom");
+  }, 60_000);
+
+  test("a step summary path that is a symlink is not followed: the file it names is left as it was", async () => {
+    await using d = tempDir();
+    const ws = repo(d.path);
+    const victim = join(d.path, "victim.txt");
+    writeFileSync(victim, "keep\n");
+    const summary = join(d.path, "summary.md");
+    symlinkSync(victim, summary);
+    const r = await run(["call", "dev_check", '{"gate":"types"}', ...GRANT], { cwd: ws, env: { CI: "true", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary } });
+    expect(r.code).toBe(0);
+    expect(readFileSync(victim, "utf8")).toBe("keep\n");
   }, 60_000);
 
   test("another CI: one plain line a gate, no workflow commands, no summary", async () => {
