@@ -2,7 +2,7 @@
 # Gate: no shipped file names an internal service, an endpoint of one, or a credential. Every
 # endpoint toolgate talks to comes from the environment or the user's config: one written into a
 # shipped file would carry one operator's infrastructure inside a stranger's binary or docs.
-# Shipped: src/, skills/, docs/, scripts/, script/, README.md, install.sh (tests are not shipped).
+# Shipped: src/, skills/, docs/, scripts/, README.md, install.sh (tests are not shipped).
 # Prints FILE:LINE: what, for each finding, and exits 1 when there is any.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
@@ -34,7 +34,7 @@ while IFS= read -r -d '' file; do
       found=1
     done < <(grep -nEI -- "$pattern" "$file" || true)
   done
-done < <(git ls-files -z -- src skills docs scripts script README.md install.sh)
+done < <(git ls-files -z -- src skills docs scripts README.md install.sh toolgate.json)
 
 if [ "$found" -ne 0 ]; then
   echo "hygiene: a shipped file names an internal service, an endpoint of one, or a credential (above); take it from the environment or the config instead, or use an example domain (example.com, .test, .example)" >&2
