@@ -45,7 +45,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     const ev = evaluate(this.#grants, need, this.cwd, this.opts);
     // The flag that would grant it: only a refusal or a prompt names it (resolving it costs a walk of the path).
     let named: string | undefined;
-    const flag = () => (named ??= flagFor(need, this.cwd));
+    const flag = () => (named ??= flagFor(need, this.cwd, this.opts.from));
     const what = `${need.kind} access to "${escapeControl(ev.value)}"`;
     if (need.recursive && ev.decision !== "denied") {
       const denied = this.#grants.deny[need.kind];

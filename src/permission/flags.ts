@@ -73,10 +73,11 @@ function union(a: GrantValue | undefined, b: GrantValue | undefined): GrantValue
 }
 
 /** Grants from parsed flags (flags never remove anything; a deny only ever adds to denials). */
-export function grantsFromFlags(flags: readonly PermissionFlag[]): PermissionGrants {
+export function grantsFromFlags(flags: readonly PermissionFlag[], cwd?: string): PermissionGrants {
   const grants: PermissionGrants = { allow: {}, deny: {} };
   const named: NonNullable<PermissionGrants["named"]> = {};
-  for (const flag of flags) {
+  for (const given of flags) {
+    const flag = cwd === undefined ? given : fromFolder(given, cwd);
     const kinds = flag.kind === "all" ? PERM_KINDS : [flag.kind];
     const side = grants[flag.effect];
     for (const kind of kinds) {
@@ -86,6 +87,17 @@ export function grantsFromFlags(flags: readonly PermissionFlag[]): PermissionGra
     }
   }
   return Object.keys(named).length > 0 ? { ...grants, named } : grants;
+}
+
+/**
+ * A flag's relative paths resolve against the folder the command runs in, as a shell user (and
+ * Deno) expects: `--allow-read=notes` from `ws/sub` is `ws/sub/notes`. A config's relative paths
+ * resolve against the workspace instead (config/resolve.ts).
+ */
+function fromFolder(flag: PermissionFlag, cwd: string): PermissionFlag {
+  if (flag.value === true || (flag.kind !== "read" && flag.kind !== "write" && flag.kind !== "run")) return flag;
+  const at = (v: string) => (v.startsWith("/") || (flag.kind === "run" && !v.includes("/")) ? v : `${cwd.replace(/\/$/, "")}/${v}`); // walked as real paths later, never normalised here
+  return { ...flag, value: flag.value.map(at) };
 }
 
 /** Each allow flag's value for `kind` as given (`-A` counts), before the union drops a list beside `true`. */

@@ -1,6 +1,6 @@
 // Decides one need against grants: resolve both sides to canonical values, then match per kind.
 // Deny wins over allow. Grants are resolved once (resolveGrants) so a later symlink swap cannot widen them.
-import { basename } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import { formatNet, hostCovers, parseNet } from "./net.ts";
 import { resolveReal, which } from "../fs/real-path.ts";
 import { isSecretPath } from "../fs/secret-files.ts";
@@ -11,6 +11,8 @@ export type Decision = "granted" | "denied" | "prompt";
 export interface MatchOptions {
   /** The PATH used to find programs; without it a run grant by name matches only that bare name. */
   pathEnv?: string;
+  /** The caller's folder (a real path): a refusal's flag writes a workspace path relative to it. */
+  from?: string;
 }
 
 /** Grants whose values are canonical: real paths, normalized hosts. Same shape as the input. */
@@ -158,8 +160,19 @@ export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The exact flag that grants `need`: `--allow-read=/real/path`, `--allow-net=example.com:443`. */
-export function flagFor(need: Need, cwd: string): string {
+/**
+ * The exact flag that grants `need`: `--allow-read=/real/path`, `--allow-net=example.com:443`.
+ * `from`: the caller's folder (a real path); a path inside the workspace (`cwd`), asked from inside
+ * it, is written relative to that folder, as a flag's relative path resolves (`--allow-write=reports`).
+ */
+export function flagFor(need: Need, cwd: string, from?: string): string {
   const value = canonical(need.kind, need.value, cwd) ?? need.value;
-  return `--allow-${need.kind}=${shellQuote(value)}`;
+  return `--allow-${need.kind}=${shellQuote(shownFrom(need.kind, value, cwd, from))}`;
+}
+
+function shownFrom(kind: PermKind, value: string, workspace: string, from: string | undefined): string {
+  if (from === undefined || (kind !== "read" && kind !== "write") || !isAbsolute(value)) return value;
+  const root = resolveReal(workspace, "/") ?? workspace;
+  if (!pathCovers(root, value) || !pathCovers(root, from)) return value;
+  return relative(from, value) || ".";
 }

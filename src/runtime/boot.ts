@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { writeStderr } from "../result/io.ts";
 import { existsSync, readFileSync } from "node:fs";
-import { findOnPath, heldRoot } from "../fs/real-path.ts";
+import { findOnPath, heldRoot, resolveReal } from "../fs/real-path.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
 import { buildCatalog, type Catalog, type ToolSource } from "../catalog/catalog.ts";
@@ -174,7 +174,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   checkStateFolder(config); // toolgate's own, or exit 5 before anything reads it (a link, a clone, another user's)
   input.beforeStart?.(config);
   const fromConfig = configGrants(config);
-  const fromFlags = grantsFromFlags(input.permissionFlags);
+  const [fromFlags, from] = [grantsFromFlags(input.permissionFlags, input.cwd), resolveReal(input.cwd, "/") ?? undefined]; // relative to the caller's folder
   const grants = mergeGrants(fromConfig, fromFlags);
   const workspace = config.values.workspace as string;
   // The workspace's real path, resolved once and held: a file tool refuses it moved or swapped for a link later.
@@ -187,7 +187,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   // has resolves as before, so the grant never comes to name another program than it did.
   const grantPath = [BASE_ENV.PATH!, ...(input.env.PATH ?? "").split(":").filter((d) => d.startsWith("/"))].join(":");
   const prompter: Prompter | AsyncPrompter = !canPrompt ? (input.answers ?? noPrompter) : input.ask ? askerPrompter(input.ask) : ttyPrompter();
-  const permissions = new Permissions<Prompter | AsyncPrompter>(grants, workspace, prompter, { pathEnv: grantPath });
+  const permissions = new Permissions<Prompter | AsyncPrompter>(grants, workspace, prompter, { pathEnv: grantPath, from });
   const pins = input.pins ?? new Map<string, string[]>();
   const flagNet = allowedByEach(input.permissionFlags, "net"); // each as given: a bare --allow-net drops no exact grant
   const net: NetSetup = { exact: exactNetGrants(fromConfig.allow.net, ...flagNet), pins, grants, cwd: workspace };
@@ -252,7 +252,7 @@ export async function boot(input: BootInput): Promise<Booted> {
       specs: specs.value,
       parentEnv: input.env,
       cachePath: join(config.values.state as string, CACHE_NAME),
-            permissions: new Permissions<Prompter | AsyncPrompter>(connectGrants, workspace, prompter, { pathEnv: grantPath }),
+            permissions: new Permissions<Prompter | AsyncPrompter>(connectGrants, workspace, prompter, { pathEnv: grantPath, from }),
       now: () => Date.now(),
       refresh: input.refresh === true,
       version: VERSION,

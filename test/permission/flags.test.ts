@@ -64,3 +64,15 @@ test("flags add to config grants and deny lists union", () => {
   // The inputs are not modified.
   expect(config.allow.read).toEqual(["/srv"]);
 });
+
+test("a flag's relative paths and program paths resolve against the caller's folder; names, hosts and absolute paths stay", () => {
+  const flags = ["--allow-read=notes,/etc/hosts", "--deny-write=../secret", "--allow-run=./bin/x,bash", "--allow-net=example.com"].map(
+    (f) => parsePermissionFlag(f) as PermissionFlag,
+  );
+  const g = grantsFromFlags(flags, "/w/sub");
+  expect(g.allow.read).toEqual(["/w/sub/notes", "/etc/hosts"]);
+  expect(g.deny.write).toEqual(["/w/sub/../secret"]);
+  expect(g.allow.run).toEqual(["/w/sub/./bin/x", "bash"]);
+  expect(g.allow.net).toEqual(["example.com"]);
+  expect(grantsFromFlags(flags).allow.read).toEqual(["notes", "/etc/hosts"]);
+});

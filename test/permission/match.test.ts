@@ -207,3 +207,26 @@ describe("flagFor", () => {
     expect(flagFor(need, "/")).toBe(flag);
   });
 });
+
+describe("a refusal's flag, written from the caller's folder", () => {
+  test("inside the workspace: relative to the caller's folder (up with ..); elsewhere, or asked from outside: the real path", async () => {
+    await using t = tempTree();
+    t.file("ws/sub/a");
+    t.file("ws/top");
+    t.file("other/x");
+    const ws = t.path("ws");
+    expect(flagFor(read(t.path("ws/sub/a")), ws, ws)).toBe("--allow-read=sub/a");
+    expect(flagFor(read(t.path("ws/sub/a")), ws, t.path("ws/sub"))).toBe("--allow-read=a");
+    expect(flagFor(write(t.path("ws/top")), ws, t.path("ws/sub"))).toBe("--allow-write=../top");
+    expect(flagFor(read(ws), ws, ws)).toBe("--allow-read=.");
+    expect(flagFor(read(t.path("other/x")), ws, ws)).toBe(`--allow-read=${t.path("other/x")}`);
+    expect(flagFor(read(t.path("ws/top")), ws, t.path("other"))).toBe(`--allow-read=${t.path("ws/top")}`);
+    expect(flagFor({ kind: "run", value: "bash" }, ws, ws)).toBe("--allow-run=bash");
+  });
+
+  test("a name that needs quoting is quoted as a relative path too", async () => {
+    await using t = tempTree();
+    t.file("ws/it's here");
+    expect(flagFor(read(t.path("ws/it's here")), t.path("ws"), t.path("ws"))).toBe(`--allow-read='it'\\''s here'`);
+  });
+});

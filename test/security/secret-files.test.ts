@@ -36,7 +36,7 @@ describe("a workspace .env served to an MCP client", () => {
     const read = await served.client.callTool({ name: "file_read", arguments: { path: ".env" } });
     expect(read.isError).toBe(true);
     const refusal = textJson(read);
-    expect(refusal).toMatchObject({ status: "failed", error_code: "permission.denied", details: { flag: `--allow-read=${join(s.ws, ".env")}` } });
+    expect(refusal).toMatchObject({ status: "failed", error_code: "permission.denied", details: { flag: "--allow-read=.env" } });
     expect(refusal.message).toContain("well-known secret file");
     const found = textJson(await served.client.callTool({ name: "file_find", arguments: {} }));
     expect([found.paths, found.skippedSecretFiles]).toEqual([["a.txt"], 1]);
@@ -70,7 +70,7 @@ describe("every well-known name, and every way around it, through call", () => {
     for (const grant of ["--allow-read", "--allow-read=.", `--allow-read=${dirname(name)}`]) {
       const r = await run(["call", "file_read", JSON.stringify({ path: name }), grant, "--approve", "file_read"], { cwd: ws.path });
       expect([grant, r.code, json(r).error_code]).toEqual([grant, 4, "permission.denied"]);
-      expect(json(r).details.flag).toBe(`--allow-read=${join(ws.path, name)}`);
+      expect(json(r).details.flag).toBe(`--allow-read=${name}`);
       expect(r.stdout + r.stderr).not.toContain(CANARY);
     }
     const named = await run(["call", "file_read", JSON.stringify({ path: name }), `--allow-read=${name}`, "--approve", "file_read"], { cwd: ws.path });
@@ -95,7 +95,7 @@ describe("every well-known name, and every way around it, through call", () => {
     writeFileSync(join(ws.path, ".npmrc"), before);
     const write = JSON.stringify({ path: ".npmrc", content: "registry=http://attacker.invalid/\n", overwrite: true });
     const refused = await run(["call", "file_write", write, "--allow-write", "--approve", "file_write"], { cwd: ws.path });
-    expect([refused.code, json(refused).details.flag]).toEqual([4, `--allow-write=${join(ws.path, ".npmrc")}`]);
+    expect([refused.code, json(refused).details.flag]).toEqual([4, "--allow-write=.npmrc"]);
     expect(readFileSync(join(ws.path, ".npmrc"), "utf8")).toBe(before);
     const created = await run(["call", "file_write", JSON.stringify({ path: ".env.local", content: "A=1\n" }), "--allow-write", "--approve", "file_write"], { cwd: ws.path });
     expect([created.code, existsSync(join(ws.path, ".env.local"))]).toEqual([4, false]);
@@ -105,7 +105,7 @@ describe("every well-known name, and every way around it, through call", () => {
     const digest = json(await run(["call", "file_read", '{"path":".npmrc"}', "--allow-read=.npmrc", "--approve", "file_read"], { cwd: ws.path })).payload.digest;
     const edit = JSON.stringify({ path: ".npmrc", digest, old_string: "attacker.invalid", new_string: "elsewhere.invalid" });
     const editRefused = await run(["call", "file_edit", edit, "--allow-read=.npmrc", "--allow-write", "--approve", "file_edit"], { cwd: ws.path });
-    expect([editRefused.code, json(editRefused).details.flag]).toEqual([4, `--allow-write=${join(ws.path, ".npmrc")}`]);
+    expect([editRefused.code, json(editRefused).details.flag]).toEqual([4, "--allow-write=.npmrc"]);
     const edited = await run(["call", "file_edit", edit, "--allow-read=.npmrc", "--allow-write=.npmrc", "--approve", "file_edit"], { cwd: ws.path });
     expect([edited.code, readFileSync(join(ws.path, ".npmrc"), "utf8")]).toEqual([0, "registry=http://elsewhere.invalid/\n"]);
   });
