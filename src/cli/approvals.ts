@@ -1,12 +1,14 @@
 // `toolgate approvals [list [--all] | revoke TOOL]`: the "always" answers remembered at an approval
-// prompt, kept in the user's state folder keyed by the workspace's real path, the tool and its digest.
-// list shows this workspace's (--all: every workspace's) and whether each still matches the tool as
-// the catalog has it now; revoke forgets a tool's (every digest; a quoted glob picks several).
+// prompt, kept in the user's state folder keyed by the workspace's real path, the tool and its digest
+// (and a served caller's by that caller). list shows this workspace's (--all: every workspace's) and
+// whether each still matches the tool as the catalog has it now; revoke forgets a tool's (every
+// digest, every caller; a quoted glob picks several).
 import { defineCommand } from "citty";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { bootError, usageError } from "../result/result.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
-import { forgetApprovals, rememberedApprovals, type Remembered } from "../state/approvals.ts";
+import { callerLabel } from "../serve/caller.ts";
+import { answererOf, forgetApprovals, rememberedApprovals, type Remembered } from "../state/approvals.ts";
 import { NO_USER_STATE, stateInWorkspace, stateInWorkspaceHint } from "../trust/paths.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, scanFlags, type Scanned } from "./flags.ts";
@@ -92,11 +94,15 @@ function list(booted: Booted, dir: string, s: Scanned, ctx: RunContext): number 
     );
     return 0;
   }
+  // A served caller's (serve --http --oauth-issuer) are its own: a column names it when one is listed.
+  const callers = rows.some((r) => answererOf(r) !== undefined);
+  const who = (r: Remembered, c = answererOf(r)) => (callers ? [c ? callerLabel(c) : ""] : []);
   const out = [
-    [...(all ? ["WORKSPACE"] : []), "TOOL", "DIGEST", "GRANTED", "STATE"],
+    [...(all ? ["WORKSPACE"] : []), "TOOL", ...(callers ? ["CALLER"] : []), "DIGEST", "GRANTED", "STATE"],
     ...rows.map((r) => [
       ...(all ? [r.workspace] : []),
       r.tool,
+      ...who(r),
       r.digest.slice(0, 12),
       new Date(r.granted_ms).toISOString(),
       state(r) ?? "",
@@ -118,7 +124,7 @@ function revoke(booted: Booted, dir: string, tool: string, s: Scanned, ctx: RunC
       jsonForTerminal({
         workspace: booted.workspace,
         tool,
-        revoked: gone.map((r) => ({ tool: r.tool, digest: r.digest })),
+        revoked: gone.map(({ workspace: _, granted_ms: __, ...r }) => r),
       }),
     );
   if (bool(s, "quiet")) return 0;

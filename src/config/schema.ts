@@ -64,6 +64,7 @@ export const configType = (type: typeof arkType) => {
     "profile?": "string > 0",
     "approve?": "string[]",
     "requests_per_minute?": "number.integer > 0",
+    "concurrent_sessions?": "number.integer > 0",
   });
   return type({
     "+": "reject",

@@ -207,10 +207,11 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
     approval: {
       approved: w.approved,
       overrides: booted.config.values.approval ?? {},
-      isRemembered: (t, d) => memory.isRemembered(t, d),
+      // A served caller's "always" is its own (and it reads no one else's).
+      isRemembered: (t, d) => memory.isRemembered(t, d, w.caller),
       remember: (t, d) =>
         void (
-          memory.remember(t, d, Date.now()) ||
+          memory.remember(t, d, Date.now(), w.caller) ||
           w.operator(
             "toolgate: the approval is not remembered: there is no user state folder outside the workspace (set XDG_STATE_HOME, or HOME, to a folder outside it)",
           )

@@ -21,6 +21,8 @@ export interface ServedCaller {
   readonly rule?: string;
   /** Requests a minute this caller may send (its rule's requests_per_minute); absent: no limit. */
   readonly perMinute?: number;
+  /** Sessions (Mcp-Session-Id) this caller may hold open at once (its rule's concurrent_sessions); absent: no limit. */
+  readonly maxSessions?: number;
 }
 
 export const callerKey = (id: CallerId): string => JSON.stringify([id.sub, id.client_id]);

@@ -2,8 +2,8 @@
 // transport. Every request passes the Host/Origin check first (http-guard.ts), then the static
 // bearer token or, with --oauth-issuer, an access token whose caller is admitted (oauth/gate.ts);
 // each initialize opens one session (Mcp-Session-Id): its own transport and its own Server from the
-// hub, so approvals answered "always" stay in that session, and a session belongs to the caller
-// that opened it. The session table (sessions.ts) is bounded and never locks a client out; request
+// hub, so approvals answered "always" stay in that session (a caller's are remembered as its own),
+// and a session belongs to the caller that opened it, who may hold its rule's number at once. The session table (sessions.ts) is bounded and never locks a client out; request
 // bodies are bounded.
 import { randomUUID } from "node:crypto";
 import { ok, refuse, type Outcome } from "../result/result.ts";
@@ -15,6 +15,7 @@ import type { PreparedOAuth } from "./oauth/start.ts";
 import type { Authenticator } from "./oauth/gate.ts";
 import { metadataUrl } from "./oauth/resource.ts";
 import { CallerLimits } from "./oauth/limits.ts";
+import { CallerSessions } from "./oauth/session-limit.ts";
 import { MAX_SESSIONS, SessionTable } from "./sessions.ts";
 
 export { MAX_SESSIONS, SESSION_IDLE_MS } from "./sessions.ts";
@@ -69,6 +70,7 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
   let guard!: Guard;
   let door: Authenticator | undefined;
   const limits = new CallerLimits(d.now ?? Date.now);
+  const seats = new CallerSessions(sessions, d.now ?? Date.now, MCP_PATH);
 
   async function open(req: Request, caller: ServedCaller | undefined): Promise<Response> {
     const body = await readBounded(req, MAX_BODY_BYTES);
@@ -82,6 +84,9 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
     }
     if (!isInitializeRequest(message)) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
     if (refusing) return rpcError(503, -32000, "Service Unavailable: toolgate serve is shutting down");
+    // A caller at its rule's concurrent_sessions opens no more (before room() ends anyone's idle one).
+    const taken = caller?.maxSessions === undefined ? undefined : await seats.take(caller.key, caller.maxSessions);
+    if (taken && "refused" in taken) return rpcError(429, -32000, taken.refused, { "Retry-After": String(taken.wait) });
     opening++;
     try {
       if (!(await sessions.room(opening)))
@@ -95,6 +100,7 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
         (parts) => new Transport({ sessionIdGenerator: randomUUID, maxRequestBodySize: MAX_BODY_BYTES, ...parts }),
       );
       session.owner = caller?.key;
+      taken?.seat.hold(session);
       await hub.connect(session.transport, { sessionApprovals: true, ...(caller ? { caller } : {}) });
       sessions.watch(session);
       const res = await session.transport.handleRequest(door ? withoutCredentials(req, false) : req, {
@@ -105,6 +111,7 @@ export async function listenHttp(d: HttpDeps): Promise<Outcome<HttpServer>> {
       return res;
     } finally {
       opening--;
+      taken?.seat.release();
     }
   }
 

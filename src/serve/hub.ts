@@ -49,7 +49,7 @@ export interface HubDeps {
 }
 
 export interface ConnectOptions {
-  /** An "always" answer is kept for this connection only (HTTP sessions never share approvals). */
+  /** An "always" answer is kept for this connection only (HTTP sessions never share approvals), and remembered as its caller's. */
   readonly sessionApprovals: boolean;
   /** serve --http --oauth-issuer: who opened this session; its rule narrows what the session sees and runs. */
   readonly caller?: ServedCaller;
@@ -244,7 +244,7 @@ export class Hub {
     const deps = callDeps({ ...base, ask: how.ask, refusedNow, ...(how.peer ? { peer: how.peer } : {}), ...(how.trace ? { trace: how.trace } : {}) }, signal, this.#stop.signal);
     const session = how.remembered;
     const approval = session
-      ? { ...deps.approval, isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || deps.approval.isRemembered(t, d), remember: (t: string, d: string) => void session.add(`${t}@${d}`) }
+      ? { ...deps.approval, isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || deps.approval.isRemembered(t, d), remember: (t: string, d: string) => void (session.add(`${t}@${d}`), how.caller && deps.approval.remember(t, d)) }
       : deps.approval;
     const own = how.entry ? { catalog: { descriptors: [how.entry], entries: new Map([[name, how.entry]]) }, profile: undefined, refused: undefined } : {};
     const done = invoke(name, args, session || how.entry ? { ...deps, approval, ...own } : deps);

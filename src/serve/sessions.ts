@@ -60,6 +60,16 @@ export class SessionTable {
     return this.#live.size;
   }
 
+  /** How long a session may stay idle before it ends. */
+  get idleMs(): number {
+    return this.#idleMs;
+  }
+
+  /** The live sessions `owner` opened. */
+  ownedBy(owner: string): Session[] {
+    return [...this.#live.values()].filter((s) => s.owner === owner);
+  }
+
   /** The session of this id, marked as just seen; undefined when it is unknown or ended. */
   get(id: string): Session | undefined {
     const s = this.#live.get(id);

@@ -62,6 +62,25 @@ describe("toolgate approvals", () => {
     expect(lines((await run(["approvals", "list", "--all"], { cwd: s.ws, env: s.env })).stdout).map((r) => r.workspace)).toEqual([other.path]);
   });
 
+  test("a served caller's approval is listed with its caller (a CALLER column on a terminal, blank for your own); revoke forgets every caller's", async () => {
+    await using s = await setup();
+    const digest = JSON.parse((await run(["tools", "file_read", "--json"], { cwd: s.ws })).stdout).digest;
+    const mine = userApprovals(join(s.user, "toolgate"), s.ws);
+    mine.remember("file_read", digest, 2, { sub: null, client_id: "ci-bot" });
+    // A served caller's approval does not approve your own call; yours does.
+    expect((await run(READ, { cwd: s.ws, env: s.env })).code).toBe(4);
+    mine.remember("file_read", digest, 1);
+    expect((await run(READ, { cwd: s.ws, env: s.env })).code).toBe(0);
+    const listed = lines((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout);
+    expect(listed.map((r) => [r.caller_sub, r.caller_client, r.state])).toEqual([[undefined, undefined, "current"], [null, "ci-bot", "current"]]);
+    const t = await onTerminal(["approvals", "list"], 120, s.ws, s.env);
+    expect(t.lines.slice(0, 3).map((l) => l.split(/ {2,}/).slice(0, 2))).toEqual([["TOOL", "CALLER"], ["file_read", digest.slice(0, 12)], ["file_read", "ci-bot"]]);
+    mine.remember("bash", "0".repeat(64), 3, { sub: "alice", client_id: "team-app" });
+    const gone = await run(["approvals", "revoke", "file_read"], { cwd: s.ws, env: s.env });
+    expect(JSON.parse(gone.stdout).revoked).toEqual([{ tool: "file_read", digest }, { tool: "file_read", digest, caller_sub: null, caller_client: "ci-bot" }]);
+    expect(lines((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout).map((r) => [r.tool, r.caller_sub])).toEqual([["bash", "alice"]]);
+  });
+
   test("revoking what is not remembered changes nothing and says what is", async () => {
     await using s = await setup();
     userApprovals(join(s.user, "toolgate"), s.ws).remember("file_read", "d", 1);

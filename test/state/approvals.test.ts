@@ -1,7 +1,9 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { forgetApprovals, rememberedApprovals, userApprovals } from "../../src/state/approvals.ts";
+import { USER_MIGRATIONS } from "../../src/state/user-migrations.ts";
 import { tempDir } from "../helpers.ts";
 
 describe("remembered approvals live in the user's state folder", () => {
@@ -21,6 +23,54 @@ describe("remembered approvals live in the user's state folder", () => {
     expect(a.isRemembered("file_read", "d1")).toBe(false);
     expect(userApprovals(dir, join(ws.path, "b")).isRemembered("bash", "d1")).toBe(false);
     expect(userApprovals(dir, join(ws.path, "link-to-a")).isRemembered("bash", "d1")).toBe(true);
+  });
+
+  test("and by the caller that answered: a served caller's is its own, the user's own is no caller's", async () => {
+    await using user = tempDir();
+    await using ws = tempDir();
+    const dir = join(user.path, "toolgate");
+    const m = userApprovals(dir, ws.path);
+    const alice = { sub: "alice", client_id: "team-app" };
+    expect(m.remember("bash", "d1", 1, alice)).toBe(true);
+    expect(m.isRemembered("bash", "d1", alice)).toBe(true);
+    expect(m.isRemembered("bash", "d1", { sub: "alice", client_id: "other-app" })).toBe(false);
+    expect(m.isRemembered("bash", "d1", { sub: "bob", client_id: "team-app" })).toBe(false);
+    expect(m.isRemembered("bash", "d1")).toBe(false);
+    m.remember("file_read", "d2", 2);
+    expect(m.isRemembered("file_read", "d2")).toBe(true);
+    expect(m.isRemembered("file_read", "d2", alice)).toBe(false);
+    // A machine whose subject is its client, and one with no subject, are callers too.
+    m.remember("bash", "d1", 3, { sub: null, client_id: "ci-bot" });
+    expect(m.isRemembered("bash", "d1", { sub: null, client_id: "ci-bot" })).toBe(true);
+    expect(m.isRemembered("bash", "d1", { sub: "ci-bot", client_id: "ci-bot" })).toBe(false);
+    expect(rememberedApprovals(dir, ws.path).map((r) => [r.tool, r.caller_sub, r.caller_client])).toEqual([
+      ["bash", "alice", "team-app"],
+      ["bash", null, "ci-bot"],
+      ["file_read", undefined, undefined],
+    ]);
+    // Forgetting a tool forgets every caller's.
+    expect(forgetApprovals(dir, ws.path, (t) => t === "bash")).toHaveLength(2);
+    expect([m.isRemembered("bash", "d1", alice), m.isRemembered("file_read", "d2")]).toEqual([false, true]);
+  });
+
+  test("a state file from before callers opens: its approvals are the user's own, still remembered", async () => {
+    await using user = tempDir();
+    await using ws = tempDir();
+    const dir = join(user.path, "toolgate");
+    mkdirSync(dir);
+    // The file as the first schema left it, with one remembered approval.
+    const old = new Database(join(dir, "approvals.db"), { create: true, strict: true });
+    old.run(USER_MIGRATIONS[0]!);
+    old.run("PRAGMA user_version = 1");
+    old.query("INSERT INTO approvals (workspace, tool, digest, granted_ms) VALUES ($ws, 'bash', 'd1', 7)").run({ ws: realpathSync(ws.path) });
+    old.close();
+    const m = userApprovals(dir, ws.path);
+    expect(m.isRemembered("bash", "d1")).toBe(true);
+    expect(m.isRemembered("bash", "d1", { sub: "alice", client_id: "team-app" })).toBe(false);
+    expect(rememberedApprovals(dir, ws.path)).toEqual([{ workspace: realpathSync(ws.path), tool: "bash", digest: "d1", granted_ms: 7 }]);
+    const db = new Database(join(dir, "approvals.db"));
+    expect((db.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(USER_MIGRATIONS.length);
+    db.close();
   });
 
   test("without a user state folder nothing is remembered", () => {

@@ -22,6 +22,7 @@ export interface CallerRule {
   readonly profile?: string;
   readonly approve?: readonly string[];
   readonly requests_per_minute?: number;
+  readonly concurrent_sessions?: number;
 }
 
 export interface LineNarrowing {
@@ -96,6 +97,7 @@ export function callerRules(rules: readonly CallerRule[] | undefined, line: Line
         ...(profile ? { profile } : {}),
         ...(approved ? { approved } : {}),
         ...(rule.requests_per_minute ? { perMinute: rule.requests_per_minute } : {}),
+        ...(rule.concurrent_sessions ? { maxSessions: rule.concurrent_sessions } : {}),
       },
     });
   }

@@ -48,6 +48,12 @@ describe("matching", () => {
     const c = admit([{ match: { sub: "x" } }, { requests_per_minute: 30 }])(claims());
     expect(["refused" in c ? undefined : c.rule, "refused" in c ? undefined : c.perMinute]).toEqual(["rule #2", 30]);
   });
+
+  test("its concurrent_sessions travels with the caller; a rule without one sets no limit", () => {
+    const rules = [{ match: { sub: "alice" }, concurrent_sessions: 2 }, { name: "rest" }];
+    const [a, b] = [admit(rules)(claims()), admit(rules)(claims({ sub: "bob" }))];
+    expect(["refused" in a ? undefined : a.maxSessions, "refused" in b ? null : b.maxSessions]).toEqual([2, undefined]);
+  });
 });
 
 describe("narrowing", () => {
