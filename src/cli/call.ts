@@ -97,7 +97,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
       process.once("SIGTERM", () => cancel.abort(new Interrupted("SIGTERM")));
     }
     // On a terminal, a call that runs past a moment shows what it is doing on one updating line.
-    status = !background && ctx.via === undefined && isTerminal(2) && !bool(s, "quiet") ? await statusFor(tool) : undefined;
+    status = !background && ctx.via === undefined && isTerminal(2) && ctx.env.TERM !== "dumb" && !bool(s, "quiet") ? await statusFor(tool) : undefined;
     // An MCP tool's server may ask for input or report progress while it runs (loaded only for them).
     const entry = booted.catalog.entries.get(tool);
     const terminal = entry && (entry.origin.startsWith("mcp:") || entry.origin === "las") ? (await import("./call-peer.ts")).terminalPeer({

@@ -65,9 +65,9 @@ describe("the line", () => {
 });
 
 describe("a call on a terminal", () => {
-  const onTerminal = async (cwd: string, call: string) => {
+  const onTerminal = async (cwd: string, call: string, term = "xterm") => {
     const log = join(cwd, "terminal.log");
-    const p = Bun.spawn(["script", "-qfec", `${BIN} call ${call} --no-session > out.json`, log], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: "xterm" }, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const p = Bun.spawn(["script", "-qfec", `${BIN} call ${call} --no-session > out.json`, log], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: term }, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     await p.exited;
     return { terminal: readFileSync(log, "utf8"), stdout: readFileSync(join(cwd, "out.json"), "utf8") };
   };
@@ -99,6 +99,9 @@ describe("a call on a terminal", () => {
     await Bun.write(join(d.path, "a.txt"), "x\n");
     expect((await onTerminal(d.path, `file_read '{"path":"a.txt"}' --allow-read --approve file_read`)).terminal).not.toContain("\x1b[2K");
     expect((await onTerminal(d.path, `bash '{"command":"sleep 0.6"}' --allow-run --approve bash --quiet`)).terminal).not.toContain("\x1b[2K");
+    // A terminal that says it cannot move its cursor (TERM=dumb: an editor's shell buffer) gets no line either.
+    const dumb = await onTerminal(d.path, `bash '{"command":"echo a; sleep 0.6"}' --allow-run --approve bash`, "dumb");
+    expect([JSON.parse(dumb.stdout).status, dumb.terminal.includes("\x1b")]).toEqual(["success", false]);
     const piped = await run(["call", "bash", '{"command":"echo a; sleep 0.6"}', "--allow-run", "--approve", "bash"], { cwd: d.path });
     expect(piped.code).toBe(0);
     expect(piped.stderr).not.toContain("\x1b");
