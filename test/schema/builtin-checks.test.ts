@@ -1,0 +1,50 @@
+// The built-in tools' generated checks (src/schema/builtin-checks.ts, ajv's standalone code made by
+// scripts/gen-schemas.ts): one for every built-in tool, found by the schema the catalog hands the
+// pipeline, and the same verdict as the hand-written check and as arktype's declaration on the
+// arguments callers send and the mistakes they make.
+import { describe, expect, test } from "bun:test";
+import { type } from "arktype";
+import { builtinSources } from "../../src/catalog/builtin.ts";
+import { toolSchemas } from "../../src/generated/schemas.ts";
+import { generatedValidator } from "../../src/schema/builtin-checks.ts";
+import { compileSchema } from "../../src/schema/validate.ts";
+import { builtinTools } from "../../src/tools/index.ts";
+import { railTools } from "../../src/tools/rails/index.ts";
+import { mostTools } from "../../src/tools/most/index.ts";
+import { delegationTools } from "../../src/tools/delegate/index.ts";
+import { CASES } from "../../scripts/bench-validate.ts";
+
+const decls = [...builtinTools, ...railTools, ...mostTools, ...delegationTools({ delegation: { command: [], worktree_root: "" } })];
+
+describe("generated checks of the built-ins' inputs", () => {
+  test("every built-in tool's source carries a schema with a generated check; another schema, even an equal copy, has none", () => {
+    const sources = builtinSources(decls);
+    expect(sources.length).toBe(Object.keys(toolSchemas).length);
+    for (const s of sources) expect(generatedValidator(s.inputSchema)).toBeFunction();
+    expect(generatedValidator(structuredClone(toolSchemas.file_read))).toBeUndefined();
+    expect(generatedValidator({ type: "object" })).toBeUndefined();
+  });
+
+  test("the same verdict as the hand-written check and arktype on valid and invalid arguments, the arguments handed on untouched", () => {
+    expect(CASES.some(([, , valid]) => !valid)).toBe(true);
+    for (const [tool, args, valid] of CASES) {
+      const schema = toolSchemas[tool]!;
+      const r = generatedValidator(schema)!(args);
+      expect({ tool, args, ok: r.ok }).toEqual({ tool, args, ok: valid });
+      expect(compileSchema(schema)(args).ok).toBe(valid);
+      const ark = decls.find((d) => d.name === tool)!.input(type);
+      expect(ark(args) instanceof type.errors).toBe(!valid);
+      if (r.ok) expect(r.value).toBe(args);
+      else expect(r.issues.length).toBeGreaterThan(0);
+    }
+  });
+
+  test("what the pipeline reports when arktype does not word a refusal: the path and the problem", () => {
+    const check = generatedValidator(toolSchemas.file_read)!;
+    expect(check({ path: "a", pth: "b" })).toEqual({ ok: false, issues: [{ path: ["pth"], message: "must be removed" }] });
+    expect(check({ path: 3 })).toEqual({ ok: false, issues: [{ path: ["path"], message: "must be a string (was number)" }] });
+    const plan = generatedValidator(toolSchemas.plan)!;
+    expect(plan({ steps: [{ status: "done", title: "a" }, { status: "done", title: ["x"] }] })).toEqual({ ok: false, issues: [{ path: ["steps", 1, "title"], message: "must be a string (was array)" }] });
+    expect(check({})).toEqual({ ok: false, issues: [{ path: ["path"], message: "must be present" }] });
+  });
+});
