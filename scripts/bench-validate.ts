@@ -6,7 +6,8 @@
 // build flags, started afresh per sample; from before the engine's module is loaded to the first
 // verdict (module load, compile, one check), medians of BENCH_RUNS (default 21) interleaved
 // processes. Warm: one process, every case checked in turn, the median of 80 rounds per engine.
-// Every engine must agree on every case's verdict.
+// Every engine must agree on every case's verdict. Then the same for the config file's schema
+// (src/generated/config-check.js is its standalone code).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,8 +37,18 @@ export const CASES: [string, Record<string, unknown>, boolean][] = [
   ["plan", { steps: [{ status: "doing", title: "two\nlines" }] }, false],
 ];
 
+/** Real config files (the repository's own, and what docs/config.md and docs/mcp.md show), and two mistakes. */
+export const CONFIGS: [Record<string, unknown>, boolean][] = [
+  [{ gates: { pattern: "scripts/check-*.sh" } }, true],
+  [{ permissions: { allow: { read: ["."] }, deny: { read: ["secrets"] } }, approval: { plan: "required" }, state: ".toolgate", profiles: { reader: { include: ["file_*", "skill_*"], exclude: ["file_write", "*_edit"] }, "no-shell": { exclude: ["bash", "dev_*"] } } }, true],
+  [{ mcpServers: { everything: { command: "node", args: ["server-everything/dist/index.js", "stdio"] }, gh: { command: "gh-mcp", env: { GH_TOKEN: "${GH_TOKEN}" }, exclude: ["delete_*"] }, web: { type: "http", url: "http://127.0.0.1:8080/mcp" } } }, true],
+  [{ permisions: { allow: { read: ["."] } } }, false],
+  [{ approval: { plan: "sometimes" } }, false],
+];
+
 /** The entry each cold sample runs: `entry ENGINE` loads ENGINE, checks CASES[0] once, prints the ms. */
 const STANDALONE = join(root, "src/generated/validators.js");
+const CONFIG_STANDALONE = join(root, "src/generated/config-check.js");
 const entrySource = () => `
 import { builtinTools } from ${JSON.stringify(join(root, "src/tools/index.ts"))};
 import { toolSchemas } from ${JSON.stringify(join(root, "src/generated/schemas.ts"))};
@@ -45,7 +56,18 @@ const tool = "file_read", args = { path: "src/main.ts", offset: 120, limit: 200 
 const engine = process.argv[2];
 const t0 = performance.now();
 let ok;
-if (engine === "hand-written") {
+if (process.argv[3] === "config") {
+  const { configSchema } = await import(${JSON.stringify(join(root, "src/generated/schemas.ts"))});
+  const cfg = ${JSON.stringify(CONFIGS[1]![0])};
+  if (engine === "hand-written") ok = (await import(${JSON.stringify(join(root, "src/schema/validate.ts"))})).compileSchema(configSchema)(cfg).ok;
+  else if (engine === "ajv") ok = (await import(${JSON.stringify(join(root, "src/schema/full.ts"))})).compileFull(configSchema)(cfg).ok;
+  else if (engine === "ajv standalone") ok = (await import(${JSON.stringify(CONFIG_STANDALONE)})).validate(cfg);
+  else {
+    const { type } = await import(${JSON.stringify(Bun.resolveSync("arktype", root))});
+    const { configType } = await import(${JSON.stringify(join(root, "src/config/schema.ts"))});
+    ok = !(configType(type)(cfg) instanceof type.errors);
+  }
+} else if (engine === "hand-written") {
   const { compileSchema } = await import(${JSON.stringify(join(root, "src/schema/validate.ts"))});
   ok = compileSchema(toolSchemas[tool])(args).ok;
 } else if (engine === "ajv") {
@@ -66,13 +88,18 @@ process.stdout.write(JSON.stringify({ ms: t1 - t0, ok }) + "\\n");
 type Check = (tool: string, args: unknown) => boolean;
 
 async function warmEngines(): Promise<Record<(typeof ENGINES)[number], Check>> {
-  const { toolSchemas } = await import("../src/generated/schemas.ts");
+  const { toolSchemas, configSchema } = await import("../src/generated/schemas.ts");
   const { compileSchema } = await import("../src/schema/validate.ts");
   const { compileFull } = await import("../src/schema/full.ts");
   const { builtinTools } = await import("../src/tools/index.ts");
   const { railTools } = await import("../src/tools/rails/index.ts");
   const { type } = await import("arktype");
+  const { configType } = await import("../src/config/schema.ts");
   const { checks } = await import("../src/generated/validators.js");
+  const { validate: config } = await import("../src/generated/config-check.js");
+  const configHand = compileSchema(configSchema);
+  const configAjv = compileFull(configSchema);
+  const configArk = configType(type);
   const memo = <V>(make: (tool: string) => V) => {
     const made = new Map<string, V>();
     return (tool: string) => made.get(tool) ?? (made.set(tool, make(tool)), made.get(tool)!);
@@ -80,11 +107,12 @@ async function warmEngines(): Promise<Record<(typeof ENGINES)[number], Check>> {
   const hand = memo((t) => compileSchema(toolSchemas[t]!));
   const ajv = memo((t) => compileFull(toolSchemas[t]!));
   const ark = memo((t) => [...builtinTools, ...railTools].find((x) => x.name === t)!.input(type));
+  // The tool "config" stands for the config file's schema.
   return {
-    "hand-written": (t, a) => hand(t)(a).ok,
-    ajv: (t, a) => ajv(t)(a).ok,
-    "ajv standalone": (t, a) => checks[t]!(a),
-    arktype: (t, a) => !(ark(t)(a) instanceof type.errors),
+    "hand-written": (t, a) => (t === "config" ? configHand : hand(t))(a).ok,
+    ajv: (t, a) => (t === "config" ? configAjv : ajv(t))(a).ok,
+    "ajv standalone": (t, a) => (t === "config" ? config : checks[t]!)(a),
+    arktype: (t, a) => !((t === "config" ? configArk : ark(t))(a) instanceof type.errors),
   };
 }
 
@@ -93,47 +121,54 @@ if (import.meta.main) {
   try {
     const { toolSchemas } = await import("../src/generated/schemas.ts");
     const code = await Bun.file(STANDALONE).text();
+    const configCode = await Bun.file(CONFIG_STANDALONE).text();
     writeFileSync(join(work, "entry.ts"), entrySource());
     const bin = join(work, "entry");
     const built = await Bun.build({ entrypoints: [join(work, "entry.ts")], compile: { outfile: bin, autoloadDotenv: false, autoloadBunfig: false }, minify: true, bytecode: true, format: "esm", target: "bun" });
     if (!built.success) throw new Error(built.logs.join("\n"));
 
     const engines = await warmEngines();
-    for (const [tool, args, valid] of CASES) {
+    for (const [tool, args, valid] of [...CASES, ...CONFIGS.map(([c, v]) => ["config", c, v] as const)]) {
       for (const e of ENGINES) if (engines[e](tool, args) !== valid) throw new Error(`${e} says ${!valid} for ${tool} ${JSON.stringify(args)}`);
     }
     const fmt = (xs: number[], unit = "µs", k = 1000) => `${(median(xs) * k).toFixed(2)} ${unit} (p10..p90 ${(quantile(xs, 0.1) * k).toFixed(2)}..${(quantile(xs, 0.9) * k).toFixed(2)})`;
-    console.log(`validators on the built-ins' schemas (${CASES.length} cases, ${CASES.filter((c) => c[2]).length} valid); load ${loadavg()}`);
-    console.log(`ajv standalone module (src/generated/validators.js) for all ${Object.keys(toolSchemas).length} built-ins: ${code.length} bytes`);
-    // Warm: each sample checks every valid (or invalid) case REPS times; the per-check mean.
-    const REPS = 200;
-    const warm: Record<string, { valid: number[]; invalid: number[] }> = {};
-    for (const e of ENGINES) warm[e] = { valid: [], invalid: [] };
-    for (let round = 0; round < 80; round++) {
-      for (const e of ENGINES) {
-        for (const kind of ["valid", "invalid"] as const) {
-          const cases = CASES.filter((c) => c[2] === (kind === "valid"));
-          const t0 = performance.now();
-          for (let i = 0; i < REPS; i++) for (const [tool, args] of cases) engines[e](tool, args);
-          warm[e]![kind].push((performance.now() - t0) / (REPS * cases.length));
+    console.log(`load ${loadavg()}; ajv standalone module (src/generated/validators.js) for all ${Object.keys(toolSchemas).length} built-ins: ${code.length} bytes; the config's: ${configCode.length} bytes`);
+    const suites: [string, [string, unknown, boolean][], string, string][] = [
+      ["the built-ins' schemas", CASES, "tool", "file_read"],
+      ["the config file's schema", CONFIGS.map(([c, v]) => ["config", c, v]), "config", "a config with permissions, approval and profiles"],
+    ];
+    for (const [what, cases, arg, coldCase] of suites) {
+      console.log(`\n${what} (${cases.length} cases, ${cases.filter((c) => c[2]).length} valid):`);
+      // Warm: each sample checks every valid (or invalid) case REPS times; the per-check mean.
+      const REPS = 200;
+      const warm: Record<string, { valid: number[]; invalid: number[] }> = {};
+      for (const e of ENGINES) warm[e] = { valid: [], invalid: [] };
+      for (let round = 0; round < 80; round++) {
+        for (const e of ENGINES) {
+          for (const kind of ["valid", "invalid"] as const) {
+            const some = cases.filter((c) => c[2] === (kind === "valid"));
+            const t0 = performance.now();
+            for (let i = 0; i < REPS; i++) for (const [tool, args] of some) engines[e](tool, args);
+            warm[e]![kind].push((performance.now() - t0) / (REPS * some.length));
+          }
         }
       }
-    }
-    const cold: Record<string, number[]> = Object.fromEntries(ENGINES.map((e) => [e, []]));
-    for (let i = 0; i < runs; i++) {
-      for (const e of ENGINES) {
-        const p = Bun.spawnSync([bin, e], { stdout: "pipe", stderr: "inherit" });
-        const s = JSON.parse(p.stdout.toString()) as { ms: number; ok: boolean };
-        if (!s.ok) throw new Error(`${e} refused the cold case`);
-        cold[e]!.push(s.ms);
+      const cold: Record<string, number[]> = Object.fromEntries(ENGINES.map((e) => [e, []]));
+      for (let i = 0; i < runs; i++) {
+        for (const e of ENGINES) {
+          const p = Bun.spawnSync([bin, e, arg], { stdout: "pipe", stderr: "inherit" });
+          const r = JSON.parse(p.stdout.toString()) as { ms: number; ok: boolean };
+          if (!r.ok) throw new Error(`${e} refused the cold case`);
+          cold[e]!.push(r.ms);
+        }
       }
-    }
-    for (const e of ENGINES) {
-      console.log(`${e.padEnd(15)} warm: valid ${fmt(warm[e]!.valid)}, invalid ${fmt(warm[e]!.invalid)} | cold file_read (load + compile + check): ${fmt(cold[e]!, "ms", 1)}`);
-    }
-    const ratio = (a: number[], b: number[]) => `${(median(a) / median(b)).toFixed(1)}x`;
-    for (const e of ENGINES.slice(1)) {
-      console.log(`${e} / hand-written: warm valid ${ratio(warm[e]!.valid, warm["hand-written"]!.valid)}, invalid ${ratio(warm[e]!.invalid, warm["hand-written"]!.invalid)}, cold ${ratio(cold[e]!, cold["hand-written"]!)}`);
+      for (const e of ENGINES) {
+        console.log(`  ${e.padEnd(15)} warm: valid ${fmt(warm[e]!.valid)}, invalid ${fmt(warm[e]!.invalid)} | cold, ${coldCase} (load + compile + check): ${fmt(cold[e]!, "ms", 1)}`);
+      }
+      const ratio = (x: number[], y: number[]) => `${(median(x) / median(y)).toFixed(1)}x`;
+      for (const e of ENGINES.slice(1)) {
+        console.log(`  ${e} / hand-written: warm valid ${ratio(warm[e]!.valid, warm["hand-written"]!.valid)}, invalid ${ratio(warm[e]!.invalid, warm["hand-written"]!.invalid)}, cold ${ratio(cold[e]!, cold["hand-written"]!)}`);
+      }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

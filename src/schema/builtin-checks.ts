@@ -1,9 +1,11 @@
-// The built-in tools' argument checks: ajv's standalone code, generated at build time from the
-// JSON Schemas arktype exports (scripts/gen-schemas.ts), so a call neither loads a validator
-// library nor compiles a schema (scripts/bench-validate.ts: the fastest of the engines measured,
-// warm and cold). Only the verdict is read: a refusal is worded by arktype (explain.ts).
-import { checks } from "../generated/validators.js";
+// The checks of the schemas toolgate declares itself (the built-in tools' inputs, the config file):
+// ajv's standalone code, generated at build time from the JSON Schemas arktype exports
+// (scripts/gen-schemas.ts), so neither a call nor a start loads a validator library or compiles a
+// schema (scripts/bench-validate.ts: the fastest of the engines measured, warm and cold). Only the
+// verdict is read: a refusal is worded by arktype (explain.ts).
+import { validate as configCheck } from "../generated/config-check.js";
 import { toolSchemas } from "../generated/schemas.ts";
+import { checks, type GeneratedCheck } from "../generated/validators.js";
 import { issuesOf } from "./full.ts";
 import type { Validator } from "./validate.ts";
 
@@ -13,7 +15,13 @@ const nameOf = new Map<unknown, string>(Object.entries(toolSchemas).map(([name, 
 export function generatedValidator(schema: unknown): Validator | undefined {
   const name = nameOf.get(schema);
   const check = name === undefined ? undefined : checks[name];
-  if (!check) return undefined;
+  return check && validatorOf(check);
+}
+
+/** The config file's check: a default its schema names is filled into the data checked (as arktype would). */
+export const configValidator: Validator = validatorOf(configCheck);
+
+function validatorOf(check: GeneratedCheck): Validator {
   return (data) => {
     if (check(data)) return { ok: true, value: data };
     // The generated code keeps no data in its errors (smaller): each error's value is read back for "was …".

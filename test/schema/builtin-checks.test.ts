@@ -1,18 +1,20 @@
-// The built-in tools' generated checks (src/schema/builtin-checks.ts, ajv's standalone code made by
-// scripts/gen-schemas.ts): one for every built-in tool, found by the schema the catalog hands the
-// pipeline, and the same verdict as the hand-written check and as arktype's declaration on the
-// arguments callers send and the mistakes they make.
+// The generated checks of the built-in tools' inputs and of the config file (src/schema/
+// builtin-checks.ts, ajv's standalone code made by scripts/gen-schemas.ts): one for every built-in
+// tool, found by the schema the catalog hands the pipeline, and the same verdict as the
+// hand-written check and as arktype's declaration on the arguments callers send, the config files
+// people write, and the mistakes they make.
 import { describe, expect, test } from "bun:test";
 import { type } from "arktype";
 import { builtinSources } from "../../src/catalog/builtin.ts";
-import { toolSchemas } from "../../src/generated/schemas.ts";
-import { generatedValidator } from "../../src/schema/builtin-checks.ts";
+import { configType } from "../../src/config/schema.ts";
+import { configSchema, toolSchemas } from "../../src/generated/schemas.ts";
+import { configValidator, generatedValidator } from "../../src/schema/builtin-checks.ts";
 import { compileSchema } from "../../src/schema/validate.ts";
 import { builtinTools } from "../../src/tools/index.ts";
 import { railTools } from "../../src/tools/rails/index.ts";
 import { mostTools } from "../../src/tools/most/index.ts";
 import { delegationTools } from "../../src/tools/delegate/index.ts";
-import { CASES } from "../../scripts/bench-validate.ts";
+import { CASES, CONFIGS } from "../../scripts/bench-validate.ts";
 
 const decls = [...builtinTools, ...railTools, ...mostTools, ...delegationTools({ delegation: { command: [], worktree_root: "" } })];
 
@@ -46,5 +48,32 @@ describe("generated checks of the built-ins' inputs", () => {
     const plan = generatedValidator(toolSchemas.plan)!;
     expect(plan({ steps: [{ status: "done", title: "a" }, { status: "done", title: ["x"] }] })).toEqual({ ok: false, issues: [{ path: ["steps", 1, "title"], message: "must be a string (was array)" }] });
     expect(check({})).toEqual({ ok: false, issues: [{ path: ["path"], message: "must be present" }] });
+  });
+
+  test("the config file: the same verdict as the hand-written check and arktype; the issue names the key", () => {
+    expect(CONFIGS.some(([, valid]) => !valid)).toBe(true);
+    for (const [config, valid] of CONFIGS) {
+      expect({ config, ok: configValidator(structuredClone(config)).ok }).toEqual({ config, ok: valid });
+      expect(compileSchema(configSchema)(config).ok).toBe(valid);
+      expect(configType(type)(config) instanceof type.errors).toBe(!valid);
+    }
+    expect(configValidator({ permisions: {} })).toEqual({ ok: false, issues: [{ path: ["permisions"], message: "must be removed" }] });
+  });
+
+  test("the config file: the same values (defaults filled) and verdicts as the hand-written check on the config's own schema", () => {
+    const samples: Record<string, unknown>[] = [
+      {},
+      { mcpServers: { a: { command: "node", args: ["x.js"] } } },
+      { permissions: { allow: { read: ["src"] }, deny: { run: true } }, approval: { bash: "never" } },
+      { las: { enabled: true, shutdown_grace_secs: 3 }, sandbox: "off" },
+      { mcpServers: { a: { command: 1 } }, permissions: { allow: { read: "src" } }, nope: true },
+      { profiles: { p: { tools: ["file_read"] } }, rails: { require: true } },
+    ];
+    const hand = compileSchema(configSchema);
+    for (const sample of samples) {
+      const [ours, theirs] = [configValidator(structuredClone(sample)), hand(structuredClone(sample))];
+      expect(ours.ok).toBe(theirs.ok);
+      if (ours.ok && theirs.ok) expect(ours.value).toEqual(theirs.value);
+    }
   });
 });
