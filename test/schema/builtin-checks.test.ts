@@ -1,5 +1,5 @@
 // The generated checks of the built-in tools' inputs and of the config file (src/schema/
-// builtin-checks.ts, ajv's standalone code made by scripts/gen-schemas.ts): one for every built-in
+// builtin-checks.ts and generated-check.ts, ajv's standalone code made by scripts/gen-schemas.ts): one for every built-in
 // tool, found by the schema the catalog hands the pipeline, and the same verdict as the
 // hand-written check and as arktype's declaration on the arguments callers send, the config files
 // people write, and the mistakes they make.
@@ -8,7 +8,9 @@ import { type } from "arktype";
 import { builtinSources } from "../../src/catalog/builtin.ts";
 import { configType } from "../../src/config/schema.ts";
 import { configSchema, toolSchemas } from "../../src/generated/schemas.ts";
-import { configValidator, generatedValidator } from "../../src/schema/builtin-checks.ts";
+import { validate as configCheck } from "../../src/generated/config-check.js";
+import { generatedValidator } from "../../src/schema/builtin-checks.ts";
+import { validatorOf } from "../../src/schema/generated-check.ts";
 import { compileSchema } from "../../src/schema/validate.ts";
 import { builtinTools } from "../../src/tools/index.ts";
 import { railTools } from "../../src/tools/rails/index.ts";
@@ -16,6 +18,7 @@ import { mostTools } from "../../src/tools/most/index.ts";
 import { delegationTools } from "../../src/tools/delegate/index.ts";
 import { CASES, CONFIGS } from "../../scripts/bench-validate.ts";
 
+const configValidator = validatorOf(configCheck);
 const decls = [...builtinTools, ...railTools, ...mostTools, ...delegationTools({ delegation: { command: [], worktree_root: "" } })];
 
 describe("generated checks of the built-ins' inputs", () => {
