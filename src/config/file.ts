@@ -6,7 +6,8 @@ import { dirname, join, resolve } from "node:path";
 import type { Node, ParseError } from "jsonc-parser";
 import { configSchema } from "../generated/schemas.ts";
 import { bootError } from "../result/result.ts";
-import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
+import { validatorOf } from "../schema/generated-check.ts";
+import type { Issue, Validator } from "../schema/validate.ts";
 import { explainWithArktype } from "../schema/explain.ts";
 import { withKeySuggestions } from "../schema/keys.ts";
 import { clientFileNote, isClientFile, readClientFile } from "./client-file.ts";
@@ -82,8 +83,9 @@ export function repositoryRoot(cwd: string): string | null {
 /** Top-level keys that would configure telemetry (refused by name: only the environment sets it). */
 const OTEL_KEY = /^(telemetry|otel|opentelemetry|tracing|otel_.*)$/i;
 
-// Compiled on first use: the embedded default (no file) never pays for it.
-let validateConfig: Validator | undefined;
+/** The config's check (generated at build time: scripts/gen-schemas.ts), loaded with the first file read: a start without a config file never loads it. */
+let checkConfig: Validator | undefined;
+const configCheck = async () => (checkConfig ??= validatorOf((await import("../generated/config-check.js")).validate));
 
 export async function readConfig(path: string, via: ConfigFile["via"]): Promise<ConfigFile> {
   try {
@@ -133,7 +135,7 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     throw bootError(`${path}:${at.line}:${at.column}: ${otel}: a config file cannot set where spans go: telemetry is configured only by the OTEL_* variables of your own environment (OTEL_EXPORTER_OTLP_ENDPOINT, …)`, `remove "${otel}" from the config, and set OTEL_EXPORTER_OTLP_ENDPOINT where you run toolgate (docs/telemetry.md)`);
   }
-  const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(data);
+  const checked = (await configCheck())(data);
   if (!checked.ok) {
     const issues = withKeySuggestions(await explainWithArktype(configType, data, checked.issues), configSchema, data);
     // Every problem, each with its place, in the order they stand in the file: one edit fixes them all.
@@ -199,7 +201,7 @@ async function clientConfig(path: string, via: ConfigFile["via"], text: string, 
   if (!r.ok) throw bootError(`${path}: read as another client's MCP config: ${r.problem}`, "name a toolgate.json with --config, or fix that file");
   // As in a toolgate.json: the other client may run the copy toolgate would not. (TOML refuses a key twice itself.)
   if (!/\.toml$/i.test(path)) refuseDuplicateKey(path, text, tree);
-  const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(r.data);
+  const checked = (await configCheck())(r.data);
   if (!checked.ok) {
     const issues = withKeySuggestions(await explainWithArktype(configType, r.data, checked.issues), configSchema, r.data);
     const lines = issues.map((i) => `${path}: ${i.path.join(".")}: ${issueText(i)}`);

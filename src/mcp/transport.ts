@@ -4,7 +4,8 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isObject, isRequestId, RELATED_TASK } from "./envelope.ts";
-import { answerOf, LineReader, type Dropped } from "./lines.ts";
+import { jsonLines, type Dropped } from "../result/ndjson.ts";
+import { answerOf } from "./lines.ts";
 
 export const PINNED_PROTOCOL = "2024-11-05";
 
@@ -55,7 +56,7 @@ export function receivedData(e: unknown): { readonly data: unknown } | undefined
  * its deadline) is handed on as an error carrying MALFORMED_MARK, which session.ts tells apart
  * from anything a server could send.
  *
- * A line past `maxLineBytes` is dropped unread as it arrives (lines.ts) and its request fails at
+ * A line past `maxLineBytes` is dropped unread as it arrives (result/ndjson.ts) and its request fails at
  * once with an error carrying CUT_MARK, as over HTTP (http-cap.ts). Its id is read from the line's
  * first or last bytes, where servers write it (answerOf): from the first as soon as the bound is
  * passed, from the last when the line ends. When it is an answer whose id cannot be
@@ -89,14 +90,13 @@ export class PipeTransport implements Transport {
   }
 
   async #pump(): Promise<void> {
-    const lines = new LineReader(
-      this.maxLineBytes,
-      (line) => this.#line(line),
-      (d) => this.#dropped(d),
-      (head) => this.#passed(head),
-    );
+    const push = jsonLines(this.maxLineBytes, (v, line) => this.#message(v, line), {
+      invalid: (line) => this.onNoise(line),
+      dropped: (d) => this.#dropped(d),
+      passed: (head) => this.#passed(head),
+    });
     try {
-      for await (const chunk of this.pipes.stdout) lines.push(chunk);
+      for await (const chunk of this.pipes.stdout) push(chunk);
     } catch (e) {
       this.onerror?.(e as Error);
     }
@@ -149,15 +149,7 @@ export class PipeTransport implements Transport {
     );
   }
 
-  #line(line: string): void {
-    if (line.trim() === "") return;
-    let msg: unknown;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      this.onNoise(line);
-      return;
-    }
+  #message(msg: unknown, line: string): void {
     if (msg === null || typeof msg !== "object" || (msg as { jsonrpc?: unknown }).jsonrpc !== "2.0") {
       this.onNoise(line);
       return;

@@ -13,6 +13,7 @@ import type { Code } from "../result/codes.ts";
 import type { Envelope, Outcome, Refusal } from "../result/result.ts";
 import { didYouMean, nearest } from "../result/suggest.ts";
 import { explainWithArktype } from "../schema/explain.ts";
+import { generatedValidator } from "../schema/builtin-checks.ts";
 import { compileExternal } from "../schema/full.ts";
 import { compileSchema, type Issue, type Validator } from "../schema/validate.ts";
 import { withKeySuggestions } from "../schema/keys.ts";
@@ -101,13 +102,13 @@ export interface Invoked {
 
 const validators = new WeakMap<Entry, Validator>();
 /**
- * Built-ins: the fast check of the schema arktype exported. Every other source (MCP, Las,
+ * Built-ins: the check generated from the schema arktype exported (else the fast check of it). Every other source (MCP, Las,
  * authored): the complete validator (draft 2020-12 / draft-07, `$ref`, formats), loaded on first
  * use of a schema past the fast check's subset. Only an authored tool gets defaults filled in.
  */
 const validatorFor = (e: Entry): Validator => {
   let v = validators.get(e);
-  if (!v) validators.set(e, (v = e.adapter.builtin ? compileSchema(e.inputSchema) : compileExternal(e.inputSchema, { fillDefaults: e.origin === "authored" })));
+  if (!v) validators.set(e, (v = e.adapter.builtin ? (generatedValidator(e.inputSchema) ?? compileSchema(e.inputSchema)) : compileExternal(e.inputSchema, { fillDefaults: e.origin === "authored" })));
   return v;
 };
 

@@ -1,7 +1,8 @@
 // The complete JSON Schema validator for tools toolgate did not declare (MCP servers, Las,
 // authored tools): ajv with ajv-formats, draft 2020-12 (the default, as MCP says) or draft-07 /
-// 2019-09 by `$schema`, `$ref`/`$defs` included. Loaded on first use only: built-ins keep the
-// fast path of validate.ts, and a boot that calls no such tool never evaluates ajv.
+// 2019-09 by `$schema`, `$ref`/`$defs` included. Loaded on first use only: built-ins are checked
+// by generated code (builtin-checks.ts), plain schemas by validate.ts, and a boot that calls no
+// such tool never evaluates ajv.
 import { compileSchema, type Issue, type Validator } from "./validate.ts";
 
 type AjvErrorObject = { instancePath: string; keyword: string; message?: string; params: Record<string, unknown>; data?: unknown };

@@ -1,6 +1,9 @@
-// Checks data against the JSON Schema that arktype's `toJsonSchema()` exported at build time, so
-// the start-up path never loads arktype. Only the keywords arktype emits are understood; any other
-// keyword makes `compileSchema` throw, because a schema we cannot check fully is a bug (fail closed).
+// A JSON Schema check compiled at run time, for schemas only known then: an MCP server's or an
+// authored tool's plain input schema (full.ts's compileExternal: about 10x faster to a first
+// verdict than ajv compiling it, scripts/bench-validate.ts), an authored manifest, and a built-in
+// whose schema fills a default. The schemas toolgate declares itself are checked by generated code
+// (builtin-checks.ts). Only the keywords arktype emits are understood; any other keyword makes
+// `compileSchema` throw, because a schema we cannot check fully is a bug (fail closed).
 
 export type JsonSchema = boolean | { readonly [keyword: string]: unknown };
 export interface Issue {
@@ -47,12 +50,6 @@ const codePointLength = (d: unknown) => {
 };
 /** Set only while compileSchema runs (synchronously): string lengths count code points. */
 let countCodePoints = false;
-/**
- * compileSchema's `lazy`, while it (or a lazy property) compiles: "no-defaults" when the schema has
- * no `default` anywhere, so that no property left uncompiled needs searching for one (mayFill).
- */
-type Lazy = false | "defaults" | "no-defaults";
-let lazyProperties: Lazy = false;
 const arrayLength = (d: unknown) => (Array.isArray(d) ? d.length : undefined);
 const BOUNDS: [string, (d: unknown) => number | undefined, (n: number, rule: number) => boolean, string][] = [
   ["minimum", asNumber, (n, r) => n >= r, "at least"],
@@ -67,14 +64,16 @@ const BOUNDS: [string, (d: unknown) => number | undefined, (n: number, rule: num
 ];
 const NO_DEFAULT = Symbol("no default");
 
-/**
- * `codePoints`: string lengths count code points, as JSON Schema says (schemas from other sources).
- * `lazy`: each property's schema is compiled when data first has that property (a large schema of
- * which a document uses little: the config's), so a mistake in the schema shows only then.
- */
-export function compileSchema(schema: JsonSchema, opts: { codePoints?: boolean; lazy?: boolean } = {}): Validator {
+/** `codePoints`: string lengths count code points, as JSON Schema says (schemas from other sources). */
+export function compileSchema(schema: JsonSchema, opts: { codePoints?: boolean } = {}): Validator {
   let root!: Node;
-  withFlags(opts.codePoints === true, opts.lazy === true ? lazyKind(schema) : false, () => void (root = compile(schema, "#")));
+  const before = countCodePoints;
+  countCodePoints = opts.codePoints === true;
+  try {
+    root = compile(schema, "#");
+  } finally {
+    countCodePoints = before;
+  }
   return (data) => {
     const issues: Issue[] = [];
     const value = root.check(data, [], issues);
@@ -159,56 +158,20 @@ function compile(schema: JsonSchema, at: string, fillsDefault = false): Node {
   return { check, fits, fills: filling.length > 0, label };
 }
 
-/**
- * Whether a lazily compiled schema may hold a default: walking the whole of a large schema for one
- * (mayFill, at each object) cost the config's check about half of its time at every start. One
- * native serialization answers it: no `"default":` key text anywhere, no default (a property or a
- * text that merely reads so only takes the walk, as before).
- */
-function lazyKind(schema: JsonSchema): Lazy {
-  try {
-    return JSON.stringify(schema).includes('"default":') ? "defaults" : "no-defaults";
-  } catch {
-    return "defaults";
-  }
-}
-
-/** Compiles under these flags, then puts the ones before back (a lazy property compiles later, within a check). */
-function withFlags<T>(codePoints: boolean, lazy: Lazy, f: () => T): T {
-  const before = [countCodePoints, lazyProperties] as const;
-  [countCodePoints, lazyProperties] = [codePoints, lazy];
-  try {
-    return f();
-  } finally {
-    [countCodePoints, lazyProperties] = before;
-  }
-}
-
-/** Whether compile(s).fills would be true, without compiling: a default at a property or tuple element below. */
-function mayFill(s: JsonSchema | undefined): boolean {
-  if (!isObject(s)) return false;
-  const filling = (v: JsonSchema) => defaultOf(v) !== NO_DEFAULT || mayFill(v);
-  return Object.values((s.properties ?? {}) as Record<string, JsonSchema>).some(filling) || Object.values((s.patternProperties ?? {}) as Record<string, JsonSchema>).some(mayFill)
-    || mayFill(s.additionalProperties as JsonSchema | undefined) || ((s.prefixItems ?? []) as JsonSchema[]).some(filling) || mayFill(s.items as JsonSchema | undefined)
-    || (["anyOf", "oneOf", "allOf"] as const).some((k) => Array.isArray(s[k]) && (s[k] as JsonSchema[]).some(mayFill));
-}
-
 function objectNode(s: Record<string, unknown>, at: string): Node | undefined {
   if (![s.properties, s.required, s.additionalProperties, s.patternProperties].some((x) => x !== undefined)) return;
   const required = (s.required ?? []) as string[];
   need(Array.isArray(required) && required.every((k) => typeof k === "string"), at, "bad required");
   need([s.properties, s.patternProperties].every((x) => x === undefined || isObject(x)), at, "bad properties");
-  const [lazy, codePoints] = [lazyProperties, countCodePoints];
   const props = Object.entries((s.properties ?? {}) as Record<string, JsonSchema>).map(([key, v]) => ({
-    key, schema: v, where: `${at}/properties/${key}`, node: lazy ? undefined : compile(v, `${at}/properties/${key}`, true), dflt: defaultOf(v),
+    key, node: compile(v, `${at}/properties/${key}`, true), dflt: defaultOf(v),
   }));
-  const nodeOf = (p: (typeof props)[number]): Node => (p.node ??= withFlags(codePoints, lazy, () => compile(p.schema, p.where, true)));
   const patterns = Object.entries((s.patternProperties ?? {}) as Record<string, JsonSchema>).map(([p, v]) => ({
     re: regex(p, at), node: compile(v, `${at}/patternProperties/${p}`),
   }));
   const extra = s.additionalProperties === undefined ? undefined : compile(s.additionalProperties as JsonSchema, `${at}/additionalProperties`);
   const declared = new Set(props.map((p) => p.key));
-  const fills = (lazy !== "no-defaults" && props.some((p) => (p.node ? p.node.fills : mayFill(p.schema)) || p.dflt !== NO_DEFAULT)) || patterns.some((p) => p.node.fills) || !!extra?.fills;
+  const fills = props.some((p) => p.node.fills || p.dflt !== NO_DEFAULT) || patterns.some((p) => p.node.fills) || !!extra?.fills;
 
   // Copy on write: a branch of a union that fills a default and then fails leaves no trace.
   const check: Check = (data, path, issues) => {
@@ -219,10 +182,10 @@ function objectNode(s: Record<string, unknown>, at: string): Node | undefined {
       if (!Object.hasOwn(data, required[i]!)) issues.push({ path: [...path, required[i]!], message: "must be present" });
     }
     for (let i = 0; i < props.length; i++) {
-      const { key, dflt } = props[i]!;
+      const { key, node, dflt } = props[i]!;
       let v: unknown;
       if (Object.hasOwn(data, key)) {
-        if ((v = visit(nodeOf(props[i]!), data[key], key, path, issues)) === data[key]) continue;
+        if ((v = visit(node, data[key], key, path, issues)) === data[key]) continue;
       } else if (dflt === NO_DEFAULT) continue;
       else v = dflt; // cloned with the whole result in compileSchema
       out = put(out ?? { ...data }, key, v); // spread defines own keys, so "__proto__" stays data

@@ -5,16 +5,18 @@
 // second check of every message, the costliest step of reading one.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { jsonLines } from "../result/ndjson.ts";
 import type { StdoutSink } from "./stdout.ts";
 
-/** The most one message may take (the SDK's own bound): past it the buffer is dropped and the transport closes. */
+/** The most one message may take (the SDK's own bound): past it the line is dropped and the transport closes. */
 const MAX_BUFFER_BYTES = 10 * 1024 * 1024;
 
 export class StdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  #buffer: Buffer | undefined;
+  /** The reader of stdin's lines (result/ndjson.ts) while started: cleared by close, so nothing read after is handed on. */
+  #push: ((chunk: Uint8Array) => void) | undefined;
   #started = false;
 
   constructor(
@@ -22,32 +24,29 @@ export class StdioTransport implements Transport {
     private readonly stdout: StdoutSink,
   ) {}
 
-  readonly #onData = (chunk: Buffer) => {
-    const size = (this.#buffer?.length ?? 0) + chunk.length;
-    if (size > MAX_BUFFER_BYTES) {
-      this.#buffer = undefined;
-      this.onerror?.(new Error(`a message over ${MAX_BUFFER_BYTES} bytes`));
-      void this.close();
-      return;
+  readonly #onData = (chunk: Buffer) => this.#push?.(chunk);
+
+  #message(message: unknown): void {
+    if (!this.#push) return;
+    try {
+      this.onmessage?.(message as JSONRPCMessage);
+    } catch (e) {
+      this.onerror?.(e as Error);
     }
-    this.#buffer = this.#buffer ? Buffer.concat([this.#buffer, chunk]) : chunk;
-    for (let nl = this.#buffer.indexOf(10); nl >= 0; nl = this.#buffer.indexOf(10)) {
-      const line = this.#buffer.toString("utf8", 0, nl > 0 && this.#buffer[nl - 1] === 13 ? nl - 1 : nl);
-      this.#buffer = this.#buffer.subarray(nl + 1);
-      try {
-        this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
-      } catch (e) {
-        this.onerror?.(e as Error);
-      }
-    }
-    if (this.#buffer.length === 0) this.#buffer = undefined;
-  };
+  }
 
   readonly #onError = (error: Error) => this.onerror?.(error);
 
   async start(): Promise<void> {
     if (this.#started) throw new Error("the stdio transport is already started");
     this.#started = true;
+    this.#push = jsonLines(MAX_BUFFER_BYTES, (v) => this.#message(v), {
+      invalid: (_line, e) => this.onerror?.(e),
+      passed: () => {
+        this.onerror?.(new Error(`a message over ${MAX_BUFFER_BYTES} bytes`));
+        void this.close();
+      },
+    });
     this.stdin.on("data", this.#onData);
     this.stdin.on("error", this.#onError);
   }
@@ -56,7 +55,7 @@ export class StdioTransport implements Transport {
     this.stdin.off("data", this.#onData);
     this.stdin.off("error", this.#onError);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
-    this.#buffer = undefined;
+    this.#push = undefined;
     this.onclose?.();
   }
 

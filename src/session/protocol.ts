@@ -2,6 +2,7 @@
 // request; the session answers with output frames and ends with an exit code or "run it cold".
 
 import type { Question } from "../permission/prompt.ts";
+import { jsonLines } from "../result/ndjson.ts";
 import type { InterruptSignal } from "../result/result.ts";
 
 export type Request =
@@ -40,24 +41,21 @@ export type Answer =
   | { readonly t: "c"; readonly why: string } // not this session's: run cold
   | { readonly t: "s"; readonly status: unknown }; // status / stop
 
-/** Splits a stream of bytes into JSON lines. */
+/**
+ * The most one frame may take: far past anything a call sends (its stdin, its output), a bound only
+ * against a peer that never ends its line. A longer frame is dropped, like a line that is not JSON.
+ */
+const MAX_FRAME_BYTES = 256 * 1024 * 1024;
+
+/** Splits a stream of bytes into JSON lines (result/ndjson.ts); a blank or broken line, or a frame whose handler throws, is ignored. */
 export function lineReader(onLine: (value: unknown) => void): (chunk: Uint8Array) => void {
-  const decoder = new TextDecoder();
-  let buffered = "";
-  return (chunk) => {
-    buffered += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (line.trim() === "") continue;
-      try {
-        onLine(JSON.parse(line));
-      } catch {
-        // not ours: ignored
-      }
+  return jsonLines(MAX_FRAME_BYTES, (value) => {
+    try {
+      onLine(value);
+    } catch {
+      // not ours: ignored
     }
-  };
+  });
 }
 
 /** A socket's writer that keeps order and waits out a full buffer (Bun writes what fits and says how much). */

@@ -1,5 +1,5 @@
-// A server's stdout read as lines under the message bound (src/mcp/lines.ts, PipeTransport): whole
-// lines whatever the chunks, and a line past the bound dropped as it arrives, its request failed at
+// A server's stdout read as lines under the message bound (src/result/ndjson.ts in PipeTransport):
+// a line past the bound dropped as it arrives, its request failed at
 // once as cut (never left to wait out its deadline). Whose answer it was is read from the line's
 // edges as servers write them; an answer whose id cannot be read there fails every request in
 // flight; a request or notification of the server's fails none. Then against a real server process
@@ -11,49 +11,11 @@ import { StreamRedactor } from "../../src/boundary/redact.ts";
 import { waitUntil } from "../../src/launcher/end-tree.ts";
 import { childEnv } from "../../src/launcher/env.ts";
 import { connectTarget } from "../../src/mcp/connect.ts";
-import { answerOf, LineReader, type Dropped } from "../../src/mcp/lines.ts";
+import { answerOf } from "../../src/mcp/lines.ts";
+import type { Dropped } from "../../src/result/ndjson.ts";
 import { CUT_MARK, PipeTransport } from "../../src/mcp/transport.ts";
 
 const encode = (s: string) => new TextEncoder().encode(s);
-
-function reader(max: number) {
-  const lines: string[] = [];
-  const dropped: Dropped[] = [];
-  return { lines, dropped, r: new LineReader(max, (l) => void lines.push(l), (d) => void dropped.push(d)) };
-}
-
-describe("LineReader", () => {
-  test("whole lines whatever the chunks: CR LF and LF, a character split between chunks, empty lines skipped", () => {
-    const { lines, dropped, r } = reader(64);
-    const bytes = encode('{"a":1}\r\n\n{"b":"zażółć"}\n{"c":');
-    // Every split of the stream into two chunks gives the same lines.
-    for (let cut = 0; cut <= bytes.length; cut++) {
-      lines.length = 0;
-      r.push(bytes.subarray(0, cut));
-      r.push(bytes.subarray(cut));
-      r.push(encode("3}\n"));
-      expect(lines).toEqual(['{"a":1}', '{"b":"zażółć"}', '{"c":3}']);
-    }
-    expect(dropped).toEqual([]);
-  });
-
-  test("a line of exactly the bound is read; one byte more is dropped, only its edges kept; the next line is read", () => {
-    const { lines, dropped, r } = reader(4096);
-    const at = `"${"a".repeat(4094)}"`;
-    r.push(encode(`${at}\n`));
-    expect(lines).toEqual([at]);
-    lines.length = 0;
-    const head = '{"jsonrpc":"2.0","id":7,"result":{"text":"';
-    const over = `${head}${"b".repeat(20_000)}"}}`;
-    // In small chunks: the drop begins mid-line, after the bound is passed.
-    const bytes = encode(`${over}\n{"next":1}\n`);
-    for (let i = 0; i < bytes.length; i += 1000) r.push(bytes.subarray(i, i + 1000));
-    expect(lines).toEqual(['{"next":1}']);
-    expect(dropped).toHaveLength(1);
-    expect(dropped[0]!.head).toBe(over.slice(0, 1024));
-    expect(dropped[0]!.tail).toBe(over.slice(-1024));
-  });
-});
 
 describe("answerOf: whose answer a dropped line was", () => {
   const big = "x".repeat(2048);

@@ -87,61 +87,6 @@ test.each(divergences)("known divergence: %s", (_name, t, sample, fastOk) => {
   expect(t(sample) instanceof type.errors).toBe(fastOk);
 });
 
-// `lazy` (the config's validator) compiles a property's schema when data first has it: the same
-// results as compiling all at once, on every case above, the config's own schema and its defaults.
-describe("lazy compilation", () => {
-  test.each(cases)("%s: the same results as eager", (_name, t, samples) => {
-    const schema = t.toJsonSchema() as JsonSchema;
-    const [eager, lazy] = [compileSchema(schema), compileSchema(schema, { lazy: true })];
-    for (const sample of samples) expect(lazy(structuredCloneOrSame(sample))).toEqual(eager(structuredCloneOrSame(sample)));
-  });
-
-  test("the config's schema: the same values (defaults filled) and issues as eager", () => {
-    const [eager, lazy] = [compileSchema(configSchema), compileSchema(configSchema, { lazy: true })];
-    const samples: unknown[] = [
-      {},
-      { mcpServers: { a: { command: "node", args: ["x.js"] } } },
-      { permissions: { allow: { read: ["src"] }, deny: { run: true } }, approval: { bash: "never" } },
-      { las: { enabled: true, shutdown_grace_secs: 3 }, sandbox: "off" },
-      { mcpServers: { a: { command: 1 } }, permissions: { allow: { read: "src" } }, nope: true },
-      { profiles: { p: { tools: ["file_read"] } }, rails: { require: true } },
-    ];
-    for (const sample of samples) expect(lazy(structuredCloneOrSame(sample))).toEqual(eager(structuredCloneOrSame(sample)));
-  });
-
-  test("a property's schema is compiled only once data has it: a mistake there shows only then", () => {
-    const schema = { type: "object", properties: { used: { type: "string" }, unused: { type: "string", uniqueItems: true } } } as JsonSchema;
-    expect(() => compileSchema(schema)).toThrow(/^compileSchema: unsupported keyword "uniqueItems"/);
-    const lazy = compileSchema(schema, { lazy: true });
-    expect(lazy({ used: "x" })).toEqual({ ok: true, value: { used: "x" } });
-    expect(() => lazy({ unused: "x" })).toThrow(/^compileSchema: unsupported keyword "uniqueItems" at #\/properties\/unused/);
-  });
-
-  // A schema without any "default" keyword skips the search for one below each uncompiled property;
-  // one with a default anywhere (however deep), or with text that only reads like one, still fills as eager does.
-  test("defaults deep below a lazy property are filled; a property named default, or such text, changes nothing", () => {
-    const deep = { type: "object", properties: { a: { type: "object", properties: { b: { type: "object", properties: { c: { type: "number", default: 7 } } } } } } } as JsonSchema;
-    const named = { type: "object", properties: { default: { type: "object", properties: { x: { type: "string", description: '"default": 1' } } } } } as JsonSchema;
-    for (const schema of [deep, named]) {
-      const [eager, lazy] = [compileSchema(schema), compileSchema(schema, { lazy: true })];
-      for (const sample of [{}, { a: {} }, { a: { b: {} } }, { a: { b: { c: 1 } } }, { default: {} }, { default: { x: "y" } }, { default: { x: 1 } }]) {
-        expect(lazy(structuredClone(sample))).toEqual(eager(structuredClone(sample)));
-      }
-    }
-    expect(compileSchema(deep, { lazy: true })({ a: { b: {} } })).toEqual({ ok: true, value: { a: { b: { c: 7 } } } });
-    const data = { mcpServers: { a: { command: "node" } } };
-    expect((compileSchema(configSchema, { lazy: true })(data) as { value: unknown }).value).toBe(data); // nothing filled, nothing copied
-  });
-
-  test("code points are counted in a property compiled later, as its schema was asked", () => {
-    const schema = { type: "object", properties: { s: { type: "object", properties: { t: { type: "string", maxLength: 1 } } } } } as JsonSchema;
-    const lazy = compileSchema(schema, { lazy: true, codePoints: true });
-    compileSchema({ type: "string" }); // another compile in between, without code points
-    expect(lazy({ s: { t: "😀" } }).ok).toBe(true);
-    expect(compileSchema(schema, { lazy: true })({ s: { t: "😀" } }).ok).toBe(false);
-  });
-});
-
 describe("fails closed", () => {
   test.each([
     ["an unknown keyword", { type: "string", contentEncoding: "base64" }],

@@ -8,11 +8,11 @@ import { git } from "../gates/copy.ts";
 import { planApply, prepareFolders, writePlan } from "./apply.ts";
 import { readChange, removeChange, writeChange, type ChangeRecord } from "./change.ts";
 import { delegationOf } from "./task.ts";
+import description from "./apply-change.txt" with { type: "text" };
 
 export default defineTool({
   name: "apply_change",
-  description:
-    'Apply a finished write child\'s change (the change_id a task call of kind "write" returned) to the checkout: three-way per file, all or nothing. A conflict is refused listing the files, and nothing is written. {change_id, discard: true} throws the change away. Either way what the change kept is removed and it cannot be applied again.',
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", change_id: "string", "discard?": "boolean" }),
   effect: "irreversible",
   approval: "required",

@@ -13,6 +13,7 @@ import { diffStat, makeChangeRepo, snapshot, type FileStat } from "./sealed-git.
 import { readEnvelope, type TaskStatus } from "./envelope.ts";
 import { expandTemplate } from "./template.ts";
 import { isInside } from "../files/workspace.ts";
+import description from "./task.txt" with { type: "text" };
 
 export const MAX_OBJECTIVE = 8000;
 /** What approving a task call approves for its child, and nothing else: the child profile's tools. */
@@ -42,8 +43,7 @@ export const delegationOf = (ctx: {
 
 export default defineTool({
   name: "task",
-  description:
-    'Delegate one bounded job to a child agent (delegation.command) that sees only a narrowed toolgate. kind "scout": read-only investigation of the workspace (file_read, file_find, file_search, skill_*, plan, desk reads). kind "write": the child edits a disposable git worktree (HEAD plus the uncommitted changes) with file_read/file_edit/file_write only; the checkout is untouched until apply_change applies the returned change_id. Returns {status, summary, findings} (+ change for write).',
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", objective: "string", kind: "'scout' | 'write'" }),
   // A child is held by its sandbox, its worktree (read by git sealed) and its
   // narrowed catalog; the checkout's one writer is apply_change, which a person approves.

@@ -7,6 +7,7 @@ import { atomicWrite, digestOf, readRegular } from "./atomic-write.ts";
 import { refuseProtected, type WriteScope } from "./protected.ts";
 import { unifiedDiff } from "./unified-diff.ts";
 import { resolveInside, targetInside } from "./workspace.ts";
+import description from "./file-edit.txt" with { type: "text" };
 
 export interface EditArgs {
   readonly path: string;
@@ -23,8 +24,7 @@ const MAX_LISTED_MATCHES = 20;
 
 export default defineTool({
   name: "file_edit",
-  description:
-    "Replace old_string with new_string in a workspace file, exactly (whitespace included). digest must be the one file_read returned for the file's current content; old_string must occur once unless replace_all is true. In a CRLF file, \\n in both strings means CRLF. Never writes .git, the state folder, toolgate.json at the workspace root, toolgate.lock or the authored-tools folder (tools/), whether they exist or not. Returns a unified diff and the new digest.",
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

@@ -6,6 +6,7 @@ import { globMatcher } from "./glob.ts";
 import { CHANGED, changedMessage, kindAt } from "../../fs/opened.ts";
 import { relativeInside, resolveInside, targetInside } from "./workspace.ts";
 import { ancestry, walk } from "./walk.ts";
+import description from "./file-find.txt" with { type: "text" };
 
 export const WALK_BUDGET = 200_000;
 /** The listed paths (and the cursor), measured as the output boundary measures them: UTF-8 bytes once JSON-serialized. */
@@ -13,8 +14,7 @@ export const ANSWER_BOUND_CHARS = 40_000;
 
 export default defineTool({
   name: "file_find",
-  description:
-    "List workspace files matching a glob (default **/*), sorted, workspace-relative, .gitignore respected; .git and the state folder are never listed. The pattern is relative to path (default the workspace) and follows git's glob pathspecs: * stays within one folder (*.md is top-level only), **/ spans any number of folders including none, a pattern without wildcards also matches everything under the folder it names; {a,b} alternatives work too. Symlinks are listed, never followed. Well-known secret files (.env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, id_ecdsa*, .npmrc, .netrc, .pypirc, .git-credentials) are left out unless the user named the file in --allow-read, and counted in skippedSecretFiles. Long lists come back truncated with nextCursor (pass it as cursor); scanCapped means the walk budget ran out; pathIgnored means path lies in an ignored folder, .git or the state folder, where nothing is listed.",
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

@@ -5,6 +5,7 @@ import { sha256Hex } from "../../catalog/canonical.ts";
 import { refuse, type Outcome } from "../../result/result.ts";
 import { CHANGED, changedMessage, O_FILE, openChecked } from "../../fs/opened.ts";
 import { resolveInside, targetInside } from "./workspace.ts";
+import description from "./file-read.txt" with { type: "text" };
 
 /** Files above this are refused whole: the digest covers the whole file. */
 export const READ_BOUND_BYTES = 8 * 1024 * 1024;
@@ -19,8 +20,7 @@ const DEFAULT_LIMIT = 2_000;
 
 export default defineTool({
   name: "file_read",
-  description:
-    "Read a workspace file as numbered lines (offset is 1-based, limit lines). Returns the whole file's digest, which file_edit must cite. Binary files are refused; long answers come back truncated with nextCursor (pass it as offset).",
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

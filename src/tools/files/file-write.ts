@@ -11,6 +11,7 @@ import { CHANGED, changedMessage, inDir, O_DIR, openChecked, openError, openIn }
 import { atomicWrite } from "./atomic-write.ts";
 import { refuseProtected, type WriteScope } from "./protected.ts";
 import { relativeInside, resolveInside, targetInside } from "./workspace.ts";
+import description from "./file-write.txt" with { type: "text" };
 
 export interface WriteArgs {
   readonly path: string;
@@ -20,8 +21,7 @@ export interface WriteArgs {
 
 export default defineTool({
   name: "file_write",
-  description:
-    "Write a whole workspace file (UTF-8 text), creating missing parent folders. Replacing an existing file needs overwrite: true; to change part of a file use file_edit. Never writes .git, the state folder, toolgate.json at the workspace root, toolgate.lock or the authored-tools folder (tools/), whether they exist or not. Returns the new digest, the byte count and whether the file was created.",
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

@@ -13,6 +13,7 @@ import { firstPlace, githubGroup, stepSummary, verdictLine } from "./ci-log.ts";
 import { missingFolders, writeFile } from "../files/file-write.ts";
 import { endedText, streamView, type StreamView } from "../shell/run-report.ts";
 import { resolveInside } from "../files/workspace.ts";
+import description from "./dev-check.txt" with { type: "text" };
 
 /** The config's defaults (config/resolve.ts), for contexts built without a config. */
 const DEFAULTS = { directory: ".", pattern: "script/check-*.sh", timeout_secs: 600, annotations: false };
@@ -34,8 +35,7 @@ interface GateResult {
 
 export default defineTool({
   name: "dev_check",
-  description:
-    'Run the repository\'s gate scripts (gates.pattern, default script/check-*.sh; a gate is named by the part the * matched): {"gate":"NAME"} runs one, {"gate":"all"} runs each. Every gate runs as `bash SCRIPT` in its own disposable copy of the working tree (HEAD plus uncommitted and untracked changes), removed afterwards, under gates.timeout_secs. Returns per gate: passed/failed, exit code, duration, the end of stdout and stderr; the call is refused as dev_check.failed when any gate fails. junit names a workspace path for a JUnit XML report.',
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

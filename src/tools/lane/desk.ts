@@ -3,14 +3,14 @@
 // wrote in between (desk.conflict, naming the current version). No approval, no permissions.
 import { defineTool } from "../../catalog/declare.ts";
 import { refuse } from "../../result/result.ts";
+import description from "./desk.txt" with { type: "text" };
 
 /** A page, JSON-serialized in UTF-8, stays within this, so reading it back fits the output boundary. */
 export const DESK_BOUND_BYTES = 48_000;
 
 export default defineTool({
   name: "desk",
-  description:
-    "This lane's desk page (working notes). Without `text`, returns the page and its version (0: never written). With `text`, replaces the whole page (it never appends); pass `expected_version` (the version you read) to refuse with desk.conflict if someone else wrote in between.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", "text?": `string <= ${DESK_BOUND_BYTES}`, "expected_version?": "number.integer >= 0" }),
   effect: "idempotent-write",
   approval: "never",

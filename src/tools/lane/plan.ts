@@ -2,14 +2,14 @@
 // database. A reading for the human, not an action: no approval, no permissions. Writing the
 // same steps again creates nothing new (same version, `changed: false`).
 import { STEP_STATUSES, defineTool, type PlanRecord, type PlanStep } from "../../catalog/declare.ts";
+import description from "./plan.txt" with { type: "text" };
 
 export const MAX_STEPS = 100;
 export const MAX_TITLE_CHARS = 500;
 
 export default defineTool({
   name: "plan",
-  description:
-    "Declare or revise this lane's plan: `steps` is the whole ordered list (1-100 steps), each {title, status} with status pending, in_progress, done or dropped; it replaces the previous plan. Without `steps`, returns the current plan. Returns the plan and its version; the same steps again change nothing (changed: false).",
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

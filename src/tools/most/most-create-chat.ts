@@ -2,10 +2,11 @@
 // created resources.
 import { defineTool } from "../../catalog/declare.ts";
 import { callMost, PREFERRED_SERVICES, recordIds } from "./most.ts";
+import description from "./most-create-chat.txt" with { type: "text" };
 
 export default defineTool({
   name: "most_create_chat",
-  description: "Create a Most chat: from (the sending identity), recipients (phone numbers or addresses), text (the first message), optional preferred_service (iMessage, SMS or RCS). Returns chat_id and message_id, recorded as created resources (toolgate log --resources). Offered when MOST_SERVICE_TOKEN_FILE is set.",
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

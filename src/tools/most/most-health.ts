@@ -1,10 +1,11 @@
 // most_health: whether Most answers (no approval: it changes nothing).
 import { defineTool } from "../../catalog/declare.ts";
 import { callMost } from "./most.ts";
+import description from "./most-health.txt" with { type: "text" };
 
 export default defineTool({
   name: "most_health",
-  description: "Ask the Most messaging service whether it is up (GET /health). Offered when MOST_SERVICE_TOKEN_FILE is set.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject" }),
   effect: "read",
   approval: "never",

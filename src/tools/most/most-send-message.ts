@@ -1,10 +1,11 @@
 // most_send_message: one message into an existing chat; its message id is recorded.
 import { defineTool } from "../../catalog/declare.ts";
 import { callMost, PREFERRED_SERVICES, recordIds } from "./most.ts";
+import description from "./most-send-message.txt" with { type: "text" };
 
 export default defineTool({
   name: "most_send_message",
-  description: "Send a message into an existing Most chat: chat_id, text, optional preferred_service (iMessage, SMS or RCS). Returns message_id, recorded as a created resource (toolgate log --resources). Offered when MOST_SERVICE_TOKEN_FILE is set.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", chat_id: "1 <= string <= 200", text: "1 <= string <= 10000", "preferred_service?": type.enumerated(...PREFERRED_SERVICES) }),
   effect: "irreversible",
   approval: "required",

@@ -3,6 +3,7 @@
 import { defineTool } from "../../catalog/declare.ts";
 import { refuse, type Outcome } from "../../result/result.ts";
 import { VERSION } from "../../version.ts";
+import description from "./web-extract.txt" with { type: "text" };
 
 /** Bytes read off the wire at most: the rest of a longer page is never received. */
 export const MAX_BYTES = 5 * 1024 * 1024;
@@ -13,8 +14,7 @@ const TEXT_BYTES = 56 * 1024;
 
 export default defineTool({
   name: "web_extract",
-  description:
-    "Fetch one public http(s) URL and return its readable text: HTML as title + text (scripts, styles, navigation dropped), text and JSON as they are; binary content is refused as web.binary. Bounded by max_chars (default 20000, at most 50000, and 56 KiB), with truncated. Private, loopback and link-local addresses are refused (url.rejected) unless exactly granted; needs --allow-net for the host.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", url: "1 <= string <= 8192", "max_chars?": "1 <= number.integer <= 50000" }),
   effect: "read",
   approval: "required",

@@ -1,10 +1,11 @@
 // bank_get: one post of the knowledge store by slug, in full (rail; see rails.ts).
 import { defineTool } from "../../catalog/declare.ts";
 import { callRail } from "./rails.ts";
+import description from "./bank-get.txt" with { type: "text" };
 
 export default defineTool({
   name: "bank_get",
-  description: "Get one post of the knowledge store by its slug, in full (slug, title, text). Offered when RAILS_BANK_URL and RAILS_BANK_TOKEN are set.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", slug: "1 <= string <= 512" }),
   effect: "read",
   approval: "required",

@@ -1,10 +1,11 @@
 // bank_search: ranked hits from the knowledge store for one query (rail; see rails.ts).
 import { defineTool } from "../../catalog/declare.ts";
 import { callRail } from "./rails.ts";
+import description from "./bank-search.txt" with { type: "text" };
 
 export default defineTool({
   name: "bank_search",
-  description: "Search the knowledge store: query and optional limit (default 10, at most 50) → ranked hits (slug, title, score, snippet). Offered when RAILS_BANK_URL and RAILS_BANK_TOKEN are set.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", query: "1 <= string <= 2000", "limit?": "1 <= number.integer <= 50" }),
   effect: "read",
   approval: "required",

@@ -2,10 +2,11 @@
 // titles, not the posts (rail; see rails.ts).
 import { defineTool } from "../../catalog/declare.ts";
 import { callRail } from "./rails.ts";
+import description from "./librarian.txt" with { type: "text" };
 
 export default defineTool({
   name: "librarian",
-  description: "One hunt over the knowledge store from two to four angles in one call → a ranked manifest (slug, title, score), not the posts; bank_get reads one. Offered when RAILS_BANK_URL and RAILS_BANK_TOKEN are set.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", angles: type("1 <= string <= 500").array().atLeastLength(2).atMostLength(4), "limit?": "1 <= number.integer <= 50" }),
   effect: "read",
   approval: "required",

@@ -1,10 +1,11 @@
 // research: one question answered from the open web, with citations (rail; see rails.ts).
 import { defineTool } from "../../catalog/declare.ts";
 import { callRail } from "./rails.ts";
+import description from "./research.txt" with { type: "text" };
 
 export default defineTool({
   name: "research",
-  description: "One question answered from the open web by the research endpoint, with citations (answer, citations [{url, title}]). Leaves this machine for a third party. Offered when RAILS_RESEARCH_URL and RAILS_RESEARCH_TOKEN are set.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", question: "1 <= string <= 4000" }),
   effect: "read",
   approval: "required",

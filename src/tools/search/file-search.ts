@@ -9,6 +9,7 @@ import { ancestry, walk } from "../files/walk.ts";
 import { globMatcher } from "../files/glob.ts";
 import { CHANGED, changedMessage, kindAt } from "../../fs/opened.ts";
 import { relativeInside, resolveInside, targetInside } from "../files/workspace.ts";
+import description from "./file-search.txt" with { type: "text" };
 
 export const WALK_BUDGET = 200_000;
 /** Files above this are not read (`skippedLarge`). */
@@ -33,8 +34,7 @@ export interface SearchArgs {
 
 export default defineTool({
   name: "file_search",
-  description:
-    "Search the text of workspace files line by line. pattern is a JavaScript regular expression with the u (Unicode) flag (\\p{L} works; escape only syntax characters), or a fixed string with literal: true; ignoreCase for case-insensitive. A match never spans lines: ^ and $ are the line's ends, a trailing \\r is dropped. path is a folder (default the workspace) or one file; in a folder, glob keeps the files it matches, relative to path, with file_find's rules (*.ts is top-level only, **/*.ts anywhere). .gitignore is respected; .git and the state folder are skipped; symlinks are not followed. Returns matches {path, line, text}, sorted by path then line; a line over 300 characters shows a window around the match, marked with …, counted in clippedLines. Binary files (a NUL byte or invalid UTF-8) and files over 8 MiB are skipped and counted; so are well-known secret files (.env, .env.*, *.pem, *.key, id_rsa*, ...), skippedSecretFiles, unless the user named the file in --allow-read. Long results come back truncated with nextCursor (pass it as cursor; counts cover the files up to the last match shown); scanCapped means the walk budget ran out.",
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

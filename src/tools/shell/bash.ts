@@ -5,6 +5,7 @@ import { defineTool } from "../../catalog/declare.ts";
 import type { Execution } from "../../launcher/types.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { artifactsView, endedText, streamView } from "./run-report.ts";
+import description from "./bash.txt" with { type: "text" };
 
 /** Each tail's share of the boundary's 64 KiB (serialized bytes), leaving room for the rest. */
 const TAIL_BYTES = 24_000;
@@ -14,8 +15,7 @@ const DEFAULT_MAX_TIMEOUT_SECS = 600;
 
 export default defineTool({
   name: "bash",
-  description:
-    "Run one command line with /bin/bash -lc, exactly as written, in the workspace, under the sandbox mode the boot states (`toolgate tools`). Returns the exit code, the end of stdout and stderr with their totals, and the duration. A non-zero exit is refused as bash.exit with the same details; a timeout (timeout_secs, default 120, at most bash.max_timeout_secs) stops the whole process tree.",
+  description: description.trimEnd(),
   input: (type) =>
     type({
       "+": "reject",

@@ -13,6 +13,7 @@ import { ok, refuse, type Outcome } from "../../result/result.ts";
 import type { StreamReport } from "../../launcher/types.ts";
 import { streamView } from "./run-report.ts";
 import { isInside } from "../files/workspace.ts";
+import description from "./scratch-read.txt" with { type: "text" };
 
 interface Rules {
   /** Single-letter flags without a value (combinable: -la). */
@@ -62,7 +63,7 @@ export interface Checked {
 
 export default defineTool({
   name: "scratch_read",
-  description: `Run one read-only command inside the scratch folder: argv is [command, ...arguments] with command one of ${COMMANDS.join(", ")}; no shell, no globbing. Flags come from a short safe list per command; every other argument is a path inside the scratch folder (relative to it; symlinks may not lead out). Returns the exit code and the end of stdout and stderr; a non-zero exit is refused as scratch.exit.`,
+  description: description.trimEnd().replace("{commands}", COMMANDS.join(", ")),
   input: (type) =>
     type({
       "+": "reject",

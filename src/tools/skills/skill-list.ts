@@ -3,6 +3,7 @@
 import { defineTool } from "../../catalog/declare.ts";
 import { BUNDLED_CARDS } from "./bundled.ts";
 import { discoverCards, oneLine, skillNeeds } from "./cards.ts";
+import description from "./skill-list.txt" with { type: "text" };
 
 /** The lines and cards of one answer, serialized, stay within this (well under the 64 KiB boundary). */
 export const LIST_BOUND_BYTES = 40_000;
@@ -11,8 +12,7 @@ export const REPORT_BOUND = 20;
 
 export default defineTool({
   name: "skill_list",
-  description:
-    "List the skill cards (know-how for using this workspace and toolgate): one line per card, `name — description`, sorted by name, with each card's source (workspace folders shadow the bundled cards) and path. Load one whole with skill_load. Long lists come back truncated with nextCursor (pass it as cursor).",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", "cursor?": "number.integer >= 0" }),
   effect: "read",
   approval: "required",

@@ -4,14 +4,14 @@ import { defineTool } from "../../catalog/declare.ts";
 import { refuse, type Outcome } from "../../result/result.ts";
 import { BUNDLED_CARDS } from "./bundled.ts";
 import { discoverCards, skillNeeds } from "./cards.ts";
+import description from "./skill-load.txt" with { type: "text" };
 
 /** Names shown in an unknown-name refusal; `available` in its details says how many there are. */
 const NAMES_SHOWN = 50;
 
 export default defineTool({
   name: "skill_load",
-  description:
-    "Load one skill card whole by its name (as skill_list shows it): its text with front matter, its source (workspace or bundled) and path. An unknown name is refused as skill.unknown with the names available.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", name: "1 <= string <= 64" }),
   effect: "read",
   approval: "required",

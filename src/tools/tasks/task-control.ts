@@ -2,10 +2,11 @@
 import { defineTool } from "../../catalog/declare.ts";
 import { refuse } from "../../result/result.ts";
 import { board, noBoard } from "./board.ts";
+import description from "./task-control.txt" with { type: "text" };
 
 const taskControl = defineTool({
   name: "task_control",
-  description: 'Control a background task of this lane. Only command "cancel" is supported: it ends the task\'s whole process tree; yield_until waits for the final status.',
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", task_id: "string <= 64", command: "string <= 32" }),
   effect: "irreversible",
   approval: "never",

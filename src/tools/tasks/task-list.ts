@@ -1,10 +1,11 @@
 // task_list: this lane's background tasks, newest first (board.ts).
 import { defineTool } from "../../catalog/declare.ts";
 import { board, LIST_LIMIT, noBoard } from "./board.ts";
+import description from "./task-list.txt" with { type: "text" };
 
 const taskList = defineTool({
   name: "task_list",
-  description: "This lane's background tasks, newest first (at most 50): id, kind, tool, status, a short summary, created/ended times.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject" }),
   effect: "read",
   approval: "never",

@@ -2,10 +2,11 @@
 import { defineTool } from "../../catalog/declare.ts";
 import { refuse } from "../../result/result.ts";
 import { board, noBoard } from "./board.ts";
+import description from "./task-status.txt" with { type: "text" };
 
 const taskStatus = defineTool({
   name: "task_status",
-  description: "One background task of this lane by id (or a unique prefix): status, summary, its result once ended (bounded) and the end of its log.",
+  description: description.trimEnd(),
   input: (type) => type({ "+": "reject", task_id: "string <= 64" }),
   effect: "read",
   approval: "never",

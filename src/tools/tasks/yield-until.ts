@@ -2,10 +2,11 @@
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
 import { refuse, type Outcome } from "../../result/result.ts";
 import { board, DEFAULT_YIELD_CAP_SECS, FINAL, noBoard, YIELD_MAX_SECS, YIELD_POLL_MS } from "./board.ts";
+import description from "./yield-until.txt" with { type: "text" };
 
 const yieldUntil = defineTool({
   name: "yield_until",
-  description: `Wait until one (mode "any", the default) or all (mode "all") of the given background tasks of this lane have ended, or timeout_secs pass (default 30; a longer wait than the configured cap, ${DEFAULT_YIELD_CAP_SECS} s unless set, waits the cap). Returns each task's status, whether the wait timed out, and the seconds it was allowed.`,
+  description: description.trimEnd().replace("{cap}", String(DEFAULT_YIELD_CAP_SECS)),
   input: (type) => type({ "+": "reject", task_ids: "1 <= string[] <= 20", "mode?": "'any' | 'all'", "timeout_secs?": `0 <= number <= ${YIELD_MAX_SECS}` }),
   effect: "read",
   approval: "never",
