@@ -183,10 +183,19 @@ export class StoreProvider implements OAuthClientProvider {
     return this.o.store.remove(this.o.serverUrl);
   }
 
+  /**
+   * A machine's token request. The scope: the configured one, else what the server's resource
+   * metadata lists (scopes_supported), with any scope a refused call asked for added: nobody runs
+   * `toolgate auth` for a machine, so its next token asks for what the server named.
+   */
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (!this.#machine) return undefined;
+    const rec = this.#record;
+    const listed = (rec.discovery as { resourceMetadata?: { scopes_supported?: unknown } } | undefined)?.resourceMetadata
+      ?.scopes_supported;
+    const advertised = Array.isArray(listed) ? listed.filter((x) => typeof x === "string").join(" ") : "";
     const p = new URLSearchParams({ grant_type: "client_credentials" });
-    const s = scope ?? this.o.settings.scope;
+    const s = union(scope ?? this.o.settings.scope ?? advertised, rec.wanted_scope ?? "");
     if (s) p.set("scope", s);
     return p;
   }
