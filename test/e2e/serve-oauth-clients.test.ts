@@ -12,7 +12,12 @@ import { BIN, json, run, tempDir, type TempDir } from "../helpers.ts";
 import { CLI, MACHINE, MACHINE_SECRET, startIssuer, type Issuer } from "../fixtures/oidc/issuer.ts";
 import { signIn } from "../support/oidc.ts";
 import { serveHttp, type HttpServe } from "../serve/http-client.ts";
-import { journal, site } from "../serve/client.ts";
+import { journal, site, textJson } from "../serve/client.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 
 let issuer: Issuer;
 beforeAll(async () => {
@@ -124,5 +129,64 @@ describe("toolgate's own client", () => {
     expect([call.code, json(call).status]).toEqual([0, "success"]);
     expect(await g.stop()).toBe(0);
     expect((await journal(g.ws, g.home)).map((r) => r.caller_sub)).toEqual([MACHINE]);
+  });
+});
+
+/** An application's OAuthClientProvider, in memory: it registers itself and hands the authorization URL to a person. */
+class AppProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = "";
+  opened: URL[] = [];
+  readonly redirectUrl = "http://127.0.0.1:9/callback";
+  readonly clientMetadata = { client_name: "an MCP app", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+  clientInformation = () => this.client;
+  saveClientInformation = (c: OAuthClientInformationMixed) => void (this.client = c);
+  tokens = () => this.saved;
+  saveTokens = (t: OAuthTokens) => void (this.saved = t);
+  redirectToAuthorization = (u: URL) => void this.opened.push(u);
+  saveCodeVerifier = (v: string) => void (this.verifier = v);
+  codeVerifier = () => this.verifier;
+}
+
+describe("the MCP SDK's Client", () => {
+  test("with its OAuth provider: registers itself, a person signs in (PKCE), then it lists and calls", async () => {
+    await using root = tempDir();
+    await using g = await gateway(root);
+    const app = new AppProvider();
+    const first = new StreamableHTTPClientTransport(new URL(g.url), { authProvider: app });
+    const refused = await new Client({ name: "app", version: "1" }).connect(first).then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(UnauthorizedError);
+    expect(app.client?.client_id).toEqual(expect.any(String));
+    const [url] = app.opened;
+    expect({ n: app.opened.length, resource: url?.searchParams.get("resource"), scope: url?.searchParams.get("scope"), method: url?.searchParams.get("code_challenge_method") }).toEqual({ n: 1, resource: g.url, scope: "mcp:tools", method: "S256" });
+    const signed = await signIn(url!.href, "bob", { redirectPrefix: app.redirectUrl });
+    expect(signed.forms).toEqual(["login", "consent"]);
+    await first.finishAuth(signed.redirect.searchParams.get("code")!);
+    expect(app.saved?.access_token.split(".")).toHaveLength(3);
+    const client = new Client({ name: "app", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(g.url), { authProvider: app }));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("file_read");
+      expect(textJson(await client.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({ content: expect.stringContaining("alpha") });
+    } finally {
+      await client.close();
+    }
+    expect(await g.stop()).toBe(0);
+    expect((await journal(g.ws, g.home)).map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", "bob", app.client!.client_id]]);
+  });
+
+  test("with the SDK's ClientCredentialsProvider: a machine calls", async () => {
+    await using root = tempDir();
+    await using g = await gateway(root);
+    const client = new Client({ name: "ci", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(g.url), { authProvider: new ClientCredentialsProvider({ clientId: MACHINE, clientSecret: MACHINE_SECRET, scope: "mcp:tools", expectedIssuer: issuer.issuer }) }));
+    try {
+      expect(textJson(await client.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({ content: expect.stringContaining("alpha") });
+    } finally {
+      await client.close();
+    }
+    expect(await g.stop()).toBe(0);
+    expect((await journal(g.ws, g.home)).map((r) => [r.status, r.caller_sub, r.caller_client])).toEqual([["success", MACHINE, MACHINE]]);
   });
 });
