@@ -82,20 +82,27 @@ function authProcess(args: string[], cwd: string, env: Record<string, string>) {
 }
 
 describe("toolgate's own client", () => {
-  test("toolgate auth signs a person in (login and consent forms, PKCE), then toolgate call reaches the gateway as them", async () => {
+  test.each([
+    ["a client the provider lists (a native app)", { client_id: CLI }],
+    ["a client toolgate registers itself (RFC 7591)", undefined],
+  ])("toolgate auth with %s signs a person in (login and consent forms, PKCE), then toolgate call reaches the gateway as them", async (_, oauth) => {
     await using root = tempDir();
     await using g = await gateway(root);
-    const c = clientOf(root, g, { client_id: CLI });
+    const c = clientOf(root, g, oauth);
     const auth = authProcess(["gw", ...c.flags], c.ws, c.env);
+    let client = "";
     try {
       const url = new URL(await auth.printed);
       const q = url.searchParams;
-      expect({ client: q.get("client_id"), method: q.get("code_challenge_method"), resource: q.get("resource"), scope: q.get("scope") }).toEqual({ client: CLI, method: "S256", resource: g.url, scope: "mcp:tools" });
+      client = q.get("client_id")!;
+      expect({ method: q.get("code_challenge_method"), resource: q.get("resource"), scope: q.get("scope") }).toEqual({ method: "S256", resource: g.url, scope: "mcp:tools" });
+      if (oauth) expect(client).toBe(CLI);
+      else expect(client).not.toBe(CLI);
       const redirect = q.get("redirect_uri")!;
       expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
       const signed = await signIn(url.href, "alice", { redirectPrefix: redirect, deliver: true });
       expect(signed.forms).toEqual(["login", "consent"]);
-      expect(signed.consentText).toBe(`${CLI} asks for ${g.url}: mcp:tools`);
+      expect(signed.consentText).toBe(`${client} asks for ${g.url}: mcp:tools`);
       expect(signed.delivered).toEqual({ status: 200, text: expect.stringContaining("toolgate is authorized") });
       const done = await auth.finished;
       expect([done.code, done.stdout && JSON.parse(done.stdout)]).toEqual([0, { server: "gw", authorized: true, authorizations: 1, tools: expect.any(Number) }]);
@@ -104,10 +111,10 @@ describe("toolgate's own client", () => {
     }
     const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
     expect([call.code, json(call).status, JSON.stringify(json(call).payload)]).toEqual([0, "success", expect.stringContaining("alpha")]);
-    await g.said(`a new caller: alice via ${CLI}`);
+    await g.said(`a new caller: alice via ${client}`);
     expect(await g.stop()).toBe(0);
     const rows = await journal(g.ws, g.home);
-    expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", "alice", CLI]]);
+    expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", "alice", client]]);
   });
 
   test("a machine: client credentials from toolgate's config, the token for the gateway's resource", async () => {
