@@ -12,6 +12,7 @@ import { BIN, json, run, tempDir, type TempDir } from "../helpers.ts";
 import { CLI, MACHINE, MACHINE_SECRET, startIssuer, type Issuer } from "../fixtures/oidc/issuer.ts";
 import { signIn } from "../support/oidc.ts";
 import { serveHttp, type HttpServe } from "../serve/http-client.ts";
+import { receiver } from "../telemetry/receiver.ts";
 import { journal, site, textJson } from "../serve/client.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -28,12 +29,12 @@ afterAll(async () => {
 });
 
 /** The gateway: a workspace holding a.txt, its trusted --config asking for tokens of the issuer. */
-async function gateway(root: TempDir, serve: Record<string, unknown> = {}): Promise<HttpServe & { ws: string; home: string }> {
+async function gateway(root: TempDir, env: Record<string, string> = {}): Promise<HttpServe & { ws: string; home: string }> {
   const dir = mkdirOnce(join(root.path, "gw"));
   const s = site(dir);
   const config = join(dir, "toolgate.json");
-  writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: issuer.issuer, scopes: ["mcp:tools"] }, ...serve } }));
-  const g = await serveHttp(["--config", config, "--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home });
+  writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: issuer.issuer, scopes: ["mcp:tools"] } } }));
+  const g = await serveHttp(["--config", config, "--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home, env });
   return Object.assign(g, s);
 }
 
@@ -87,7 +88,8 @@ describe("toolgate's own client", () => {
     ["a client toolgate registers itself (RFC 7591)", undefined],
   ])("toolgate auth with %s signs a person in (login and consent forms, PKCE), then toolgate call reaches the gateway as them", async (_, oauth) => {
     await using root = tempDir();
-    await using g = await gateway(root);
+    await using traces = receiver();
+    await using g = await gateway(root, { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" });
     const c = clientOf(root, g, oauth);
     const auth = authProcess(["gw", ...c.flags], c.ws, c.env);
     let client = "";
@@ -115,6 +117,9 @@ describe("toolgate's own client", () => {
     expect(await g.stop()).toBe(0);
     const rows = await journal(g.ws, g.home);
     expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", "alice", client]]);
+    // The call's span names the caller too.
+    const [span] = await traces.waitFor(1);
+    expect([span!.name, span!.attributes["enduser.id"], span!.attributes["toolgate.caller.client_id"]]).toEqual(["execute_tool file_read", "alice", client]);
   });
 
   test("a machine: client credentials from toolgate's config, the token for the gateway's resource", async () => {
