@@ -103,7 +103,12 @@ export class StoreProvider implements OAuthClientProvider {
 
   clientInformation(): OAuthClientInformationMixed | undefined {
     const s = this.o.settings;
-    if (s.client_id !== undefined) return { client_id: s.client_id, ...(s.client_secret !== undefined ? { client_secret: s.client_secret } : {}) };
+    if (s.client_id !== undefined) {
+      // Bound to the authorization server that first accepted them (the SDK sends them to no other).
+      const bound = this.#record.configured_client;
+      const issuer = bound?.client_id === s.client_id ? { issuer: bound.issuer } : {};
+      return { client_id: s.client_id, ...(s.client_secret !== undefined ? { client_secret: s.client_secret } : {}), ...issuer };
+    }
     const client = this.#record.client as OAuthClientInformationMixed | undefined;
     // A registration made for another loopback port is registered again (the redirect must match).
     const uris = (client as { redirect_uris?: string[] } | undefined)?.redirect_uris;
@@ -112,8 +117,15 @@ export class StoreProvider implements OAuthClientProvider {
   }
 
   saveClientInformation(info: OAuthClientInformationMixed): void {
-    // Configured credentials stay in the config; only a registration the server made is kept.
-    if (this.o.settings.client_id !== undefined) return;
+    // Configured credentials stay in the config; only a registration the server made is kept, and
+    // for configured ones the authorization server they were first accepted by.
+    const id = this.o.settings.client_id;
+    if (id !== undefined) {
+      const issuer = (info as { issuer?: unknown }).issuer;
+      if (info.client_id === id && typeof issuer === "string" && this.#record.configured_client?.client_id !== id)
+        this.o.store.update(this.o.serverUrl, (r) => ({ ...r, configured_client: { client_id: id, issuer } }));
+      return;
+    }
     this.o.store.update(this.o.serverUrl, (r) => ({ ...r, client: info as AuthRecord["client"] }));
   }
 

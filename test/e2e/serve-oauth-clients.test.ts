@@ -29,12 +29,12 @@ afterAll(async () => {
 });
 
 /** The gateway: a workspace holding a.txt, its trusted --config asking for tokens of the issuer. */
-async function gateway(root: TempDir, env: Record<string, string> = {}): Promise<HttpServe & { ws: string; home: string }> {
-  const dir = mkdirOnce(join(root.path, "gw"));
+async function gateway(root: TempDir, o: { env?: Record<string, string>; issuer?: Issuer; at?: string; dir?: string } = {}): Promise<HttpServe & { ws: string; home: string }> {
+  const dir = mkdirOnce(join(root.path, o.dir ?? "gw"));
   const s = site(dir);
   const config = join(dir, "toolgate.json");
-  writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: issuer.issuer, scopes: ["mcp:tools"] } } }));
-  const g = await serveHttp(["--config", config, "--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home, env });
+  writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: (o.issuer ?? issuer).issuer, scopes: ["mcp:tools"] } } }));
+  const g = await serveHttp(["--http", o.at ?? "127.0.0.1:0", "--config", config, "--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home, env: o.env ?? {} });
   return Object.assign(g, s);
 }
 
@@ -44,13 +44,13 @@ function mkdirOnce(dir: string): string {
 }
 
 /** A second toolgate (its own workspace, HOME and state) whose trusted config names the gateway "gw". */
-function clientOf(root: TempDir, g: HttpServe, oauth?: Record<string, string>) {
+function clientOf(root: TempDir, g: HttpServe, oauth?: Record<string, string>, also: readonly Issuer[] = []) {
   const dir = mkdirOnce(join(root.path, "client"));
   const ws = mkdirOnce(join(dir, "ws"));
   const config = join(dir, "toolgate.json");
   writeFileSync(config, JSON.stringify({ workspace: ws, mcpServers: { gw: { type: "http", url: g.url, ...(oauth ? { oauth } : {}) } } }));
   const env = { HOME: dir, XDG_STATE_HOME: join(dir, "state") };
-  const flags = ["--config", config, `--allow-net=127.0.0.1:${new URL(g.url).port},127.0.0.1:${issuer.port}`];
+  const flags = ["--config", config, `--allow-net=${[new URL(g.url).port, issuer.port, ...also.map((i) => i.port)].map((p) => `127.0.0.1:${p}`).join(",")}`];
   return { ws, env, flags, toolgate: (args: string[]) => run([...args, ...flags], { cwd: ws, env }) };
 }
 
@@ -89,7 +89,7 @@ describe("toolgate's own client", () => {
   ])("toolgate auth with %s signs a person in (login and consent forms, PKCE), then toolgate call reaches the gateway as them", async (_, oauth) => {
     await using root = tempDir();
     await using traces = receiver();
-    await using g = await gateway(root, { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" });
+    await using g = await gateway(root, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" } });
     const c = clientOf(root, g, oauth);
     const auth = authProcess(["gw", ...c.flags], c.ws, c.env);
     let client = "";
@@ -131,6 +131,38 @@ describe("toolgate's own client", () => {
     expect(await g.stop()).toBe(0);
     const rows = await journal(g.ws, g.home);
     expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", MACHINE, MACHINE]]);
+  });
+
+  test("a gateway that moved to another identity provider: the stored one is kept (the secret goes nowhere else) until auth --logout", async () => {
+    await using root = tempDir();
+    const other = await startIssuer();
+    try {
+      let at = "";
+      let c!: ReturnType<typeof clientOf>;
+      {
+        await using g = await gateway(root);
+        c = clientOf(root, g, { grant: "client_credentials", client_id: MACHINE, client_secret: MACHINE_SECRET }, [other]);
+        const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
+        expect([call.code, json(call).status]).toEqual([0, "success"]);
+        at = new URL(g.url).host;
+      }
+      // The same address, now trusting another authorization server.
+      await using g = await gateway(root, { issuer: other, at, dir: "gw2" });
+      expect(new URL(g.url).host).toBe(at);
+      const before = other.tokenRequests();
+      const refused = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
+      expect([refused.code, json(refused).status]).toEqual([1, "failed"]);
+      expect(other.tokenRequests()).toBe(before);
+      // Forgetting what was stored: the next call discovers the new one.
+      expect((await c.toolgate(["auth", "gw", "--logout"])).code).toBe(0);
+      const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
+      expect([call.code, json(call).status]).toEqual([0, "success"]);
+      expect(other.tokenRequests()).toBeGreaterThan(before);
+      expect(await g.stop()).toBe(0);
+      expect((await journal(g.ws, g.home)).map((r) => [r.status, r.caller_sub])).toEqual([["success", MACHINE]]);
+    } finally {
+      await other.stop();
+    }
   });
 
   test("a machine whose configured scope falls short: the gateway's 403 names the scope, the next token asks for it too", async () => {
