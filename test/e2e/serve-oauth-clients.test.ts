@@ -29,11 +29,11 @@ afterAll(async () => {
 });
 
 /** The gateway: a workspace holding a.txt, its trusted --config asking for tokens of the issuer. */
-async function gateway(root: TempDir, o: { env?: Record<string, string>; issuer?: Issuer; at?: string; dir?: string } = {}): Promise<HttpServe & { ws: string; home: string }> {
+async function gateway(root: TempDir, o: { env?: Record<string, string>; issuer?: Issuer; at?: string; dir?: string; callers?: unknown[] } = {}): Promise<HttpServe & { ws: string; home: string }> {
   const dir = mkdirOnce(join(root.path, o.dir ?? "gw"));
   const s = site(dir);
   const config = join(dir, "toolgate.json");
-  writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: (o.issuer ?? issuer).issuer, scopes: ["mcp:tools"] } } }));
+  writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: (o.issuer ?? issuer).issuer, scopes: ["mcp:tools"] }, ...(o.callers ? { callers: o.callers } : {}) } }));
   const g = await serveHttp(["--http", o.at ?? "127.0.0.1:0", "--config", config, "--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home, env: o.env ?? {} });
   return Object.assign(g, s);
 }
@@ -120,6 +120,25 @@ describe("toolgate's own client", () => {
     // The call's span names the caller too.
     const [span] = await traces.waitFor(1);
     expect([span!.name, span!.attributes["enduser.id"], span!.attributes["toolgate.caller.client_id"]]).toEqual(["execute_tool file_read", "alice", client]);
+  });
+
+  test("a person no caller rule admits: signed in at the provider, then toolgate auth and call say the gateway refuses them and why", async () => {
+    await using root = tempDir();
+    await using g = await gateway(root, { callers: [{ name: "readers", match: { groups: "readers" } }] });
+    const c = clientOf(root, g, { client_id: CLI });
+    const auth = authProcess(["gw", ...c.flags], c.ws, c.env);
+    try {
+      const url = new URL(await auth.printed);
+      await signIn(url.href, "carol", { redirectPrefix: url.searchParams.get("redirect_uri")!, deliver: true });
+      const done = await auth.finished;
+      expect([done.code, done.stderr]).toEqual([1, expect.stringContaining(`cannot authorize MCP server "gw"`)]);
+      expect(done.stderr).toContain(`no caller rule of this server admits carol via ${CLI}`);
+    } finally {
+      auth.kill();
+    }
+    const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
+    expect([call.code, json(call).error_code, json(call).message]).toEqual([1, "mcp.connect_failed", expect.stringContaining(`no caller rule of this server admits carol via ${CLI}`)]);
+    await g.said(`a caller no rule admits was refused: carol via ${CLI}`);
   });
 
   test("a machine: client credentials from toolgate's config, the token for the gateway's resource", async () => {
