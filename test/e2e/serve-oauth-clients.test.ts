@@ -6,7 +6,7 @@
 // and machines with client credentials (toolgate's own client, and a bearer token). The gateway's
 // journal names each caller.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, run, tempDir, type TempDir } from "../helpers.ts";
 import { CLI, MACHINE, MACHINE_SECRET, startIssuer, type Issuer } from "../fixtures/oidc/issuer.ts";
@@ -120,6 +120,34 @@ describe("toolgate's own client", () => {
     // The call's span names the caller too.
     const [span] = await traces.waitFor(1);
     expect([span!.name, span!.attributes["enduser.id"], span!.attributes["toolgate.caller.client_id"]]).toEqual(["execute_tool file_read", "alice", client]);
+  });
+
+  test("a token the gateway refuses (expired, revoked) is refreshed with the refresh token, without a person", async () => {
+    await using root = tempDir();
+    await using g = await gateway(root);
+    const c = clientOf(root, g, { client_id: CLI });
+    const auth = authProcess(["gw", ...c.flags], c.ws, c.env);
+    try {
+      const url = new URL(await auth.printed);
+      await signIn(url.href, "bob", { redirectPrefix: url.searchParams.get("redirect_uri")!, deliver: true });
+      expect((await auth.finished).code).toBe(0);
+    } finally {
+      auth.kill();
+    }
+    // The stored access token stops holding (as one that expired): the gateway answers 401 invalid_token.
+    const dir = join(c.env.XDG_STATE_HOME, "toolgate", "auth");
+    const [file] = readdirSync(dir);
+    const record = JSON.parse(readFileSync(join(dir, file!), "utf8"));
+    expect(record.tokens.refresh_token).toEqual(expect.any(String));
+    writeFileSync(join(dir, file!), JSON.stringify({ ...record, tokens: { ...record.tokens, access_token: "no-longer-valid-0123456789" } }));
+    const before = issuer.tokenRequests();
+    const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
+    expect([call.code, json(call).status]).toEqual([0, "success"]);
+    expect(issuer.tokenRequests()).toBe(before + 1);
+    const refreshed = JSON.parse(readFileSync(join(dir, file!), "utf8"));
+    expect(refreshed.tokens.access_token.split(".")).toHaveLength(3);
+    expect(await g.stop()).toBe(0);
+    expect((await journal(g.ws, g.home)).map((r) => [r.status, r.caller_sub, r.caller_client])).toEqual([["success", "bob", CLI]]);
   });
 
   test("a person no caller rule admits: signed in at the provider, then toolgate auth and call say the gateway refuses them and why", async () => {
