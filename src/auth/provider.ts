@@ -135,6 +135,11 @@ export class StoreProvider implements OAuthClientProvider {
     return this.#record.tokens as OAuthTokens | undefined;
   }
 
+  /** Whether this provider saved tokens (the authorization server issued them during this run). */
+  get issuedNow(): boolean {
+    return this.#saved;
+  }
+
   /** The scope a refused call asked for, which the next authorization adds. */
   get wantedScope(): string | undefined {
     return this.#record.wanted_scope;

@@ -180,7 +180,7 @@ describe("toolgate's own client", () => {
     expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", MACHINE, MACHINE]]);
   });
 
-  test("a gateway that moved to another identity provider: the stored one is kept (the secret goes nowhere else) until auth --logout", async () => {
+  test("a gateway that moved to another identity provider: the stored one is kept (the secret goes nowhere else), the refusal names auth --logout", async () => {
     await using root = tempDir();
     const other = await startIssuer();
     try {
@@ -198,7 +198,9 @@ describe("toolgate's own client", () => {
       expect(new URL(g.url).host).toBe(at);
       const before = other.tokenRequests();
       const refused = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
-      expect([refused.code, json(refused).status]).toEqual([1, "failed"]);
+      expect([refused.code, json(refused).error_code, json(refused).details]).toEqual([4, "mcp.auth_required", { server: "gw", command: "toolgate auth gw --logout" }]);
+      // Both providers' keys are named key-1: the new gateway finds the kid and the signature fails.
+      expect(json(refused).message).toStartWith(`MCP server "gw" refused the token its authorization server just issued (the token's signature does not verify): it may trust another authorization server now`);
       expect(other.tokenRequests()).toBe(before);
       // Forgetting what was stored: the next call discovers the new one.
       expect((await c.toolgate(["auth", "gw", "--logout"])).code).toBe(0);
