@@ -100,7 +100,8 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
     // trusts another authorization server now (or another audience). Only forgetting what is
     // stored (the discovery, the binding) helps.
     if (url.origin === origin && response.status === 401 && provider.issuedNow && new Headers(sent?.headers).has("authorization")) {
-      const why = /error_description\s*=\s*"([^"]{1,200})"/i.exec(response.headers.get("www-authenticate") ?? "")?.[1];
+      // The server's words, printable ASCII only and short (the header is the server's to fill).
+      const why = /error_description\s*=\s*"([\x20\x21\x23-\x7e]{1,200})"/i.exec(response.headers.get("www-authenticate") ?? "")?.[1];
       wiring.refused = {
         code: "mcp.auth_required",
         message: `MCP server "${spec.name}" refused the token its authorization server just issued${why ? ` (${why})` : ""}: it may trust another authorization server now; forget what is stored with \`toolgate auth ${spec.name} --logout\`, then authorize again`,
