@@ -103,7 +103,12 @@ export class StoreProvider implements OAuthClientProvider {
 
   clientInformation(): OAuthClientInformationMixed | undefined {
     const s = this.o.settings;
-    if (s.client_id !== undefined) return { client_id: s.client_id, ...(s.client_secret !== undefined ? { client_secret: s.client_secret } : {}) };
+    if (s.client_id !== undefined) {
+      // Bound to the authorization server that first accepted them (the SDK sends them to no other).
+      const bound = this.#record.configured_client;
+      const issuer = bound?.client_id === s.client_id ? { issuer: bound.issuer } : {};
+      return { client_id: s.client_id, ...(s.client_secret !== undefined ? { client_secret: s.client_secret } : {}), ...issuer };
+    }
     const client = this.#record.client as OAuthClientInformationMixed | undefined;
     // A registration made for another loopback port is registered again (the redirect must match).
     const uris = (client as { redirect_uris?: string[] } | undefined)?.redirect_uris;
@@ -112,8 +117,15 @@ export class StoreProvider implements OAuthClientProvider {
   }
 
   saveClientInformation(info: OAuthClientInformationMixed): void {
-    // Configured credentials stay in the config; only a registration the server made is kept.
-    if (this.o.settings.client_id !== undefined) return;
+    // Configured credentials stay in the config; only a registration the server made is kept, and
+    // for configured ones the authorization server they were first accepted by.
+    const id = this.o.settings.client_id;
+    if (id !== undefined) {
+      const issuer = (info as { issuer?: unknown }).issuer;
+      if (info.client_id === id && typeof issuer === "string" && this.#record.configured_client?.client_id !== id)
+        this.o.store.update(this.o.serverUrl, (r) => ({ ...r, configured_client: { client_id: id, issuer } }));
+      return;
+    }
     this.o.store.update(this.o.serverUrl, (r) => ({ ...r, client: info as AuthRecord["client"] }));
   }
 
@@ -121,6 +133,11 @@ export class StoreProvider implements OAuthClientProvider {
     // `toolgate auth` starts afresh (maybe for a wider scope), yet keeps the old token until a new one is saved.
     if (this.o.authorize && !this.#saved) return undefined;
     return this.#record.tokens as OAuthTokens | undefined;
+  }
+
+  /** Whether this provider saved tokens (the authorization server issued them during this run). */
+  get issuedNow(): boolean {
+    return this.#saved;
   }
 
   /** The scope a refused call asked for, which the next authorization adds. */
@@ -183,10 +200,19 @@ export class StoreProvider implements OAuthClientProvider {
     return this.o.store.remove(this.o.serverUrl);
   }
 
+  /**
+   * A machine's token request. The scope: the configured one, else what the server's resource
+   * metadata lists (scopes_supported), with any scope a refused call asked for added: nobody runs
+   * `toolgate auth` for a machine, so its next token asks for what the server named.
+   */
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (!this.#machine) return undefined;
+    const rec = this.#record;
+    const listed = (rec.discovery as { resourceMetadata?: { scopes_supported?: unknown } } | undefined)?.resourceMetadata
+      ?.scopes_supported;
+    const advertised = Array.isArray(listed) ? listed.filter((x) => typeof x === "string").join(" ") : "";
     const p = new URLSearchParams({ grant_type: "client_credentials" });
-    const s = scope ?? this.o.settings.scope;
+    const s = union(scope ?? this.o.settings.scope ?? advertised, rec.wanted_scope ?? "");
     if (s) p.set("scope", s);
     return p;
   }

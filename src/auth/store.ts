@@ -15,6 +15,11 @@ export interface AuthRecord {
   readonly obtained_ms?: number;
   readonly client?: Record<string, unknown> & { client_id: string };
   readonly discovery?: Record<string, unknown>;
+  /**
+   * The authorization server that first accepted the config's own client credentials: they are
+   * presented to no other (a server that names another one later is refused).
+   */
+  readonly configured_client?: { readonly client_id: string; readonly issuer: string };
   /** A scope a server asked for (insufficient_scope) that the next `toolgate auth` requests. */
   readonly wanted_scope?: string;
 }

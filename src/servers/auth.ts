@@ -21,7 +21,10 @@ export interface AuthWiring {
   readonly fetch: PolicyFetch;
   /** Set when the server needs someone to authorize (or a wider scope): the call refuses with mcp.auth_required. */
   needed: AuthRequired | undefined;
-  /** Set when a host of the authorization flow was not granted: the connect's refusal is that permission's. */
+  /**
+   * Set when a host of the authorization flow was not granted (the connect's refusal is that
+   * permission's), or when the server refused a token just issued (mcp.auth_required, --logout).
+   */
   refused: { code: Code; message: string; flag?: string } | undefined;
   /** Set when the server (or its authorization server) answered 429: the refusal says it is rate limiting. */
   limited: RateLimit | undefined;
@@ -93,6 +96,17 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
     const response = await base(input instanceof Request ? input.url : input, sent);
     if (response.status === 429)
       wiring.limited = { host: url.host, retryAfter: retryAfter(response.headers.get("retry-after")) };
+    // A token the authorization server issued during this run, refused by the server itself: it
+    // trusts another authorization server now (or another audience). Only forgetting what is
+    // stored (the discovery, the binding) helps.
+    if (url.origin === origin && response.status === 401 && provider.issuedNow && new Headers(sent?.headers).has("authorization")) {
+      // The server's words, printable ASCII only and short (the header is the server's to fill).
+      const why = /error_description\s*=\s*"([\x20\x21\x23-\x7e]{1,200})"/i.exec(response.headers.get("www-authenticate") ?? "")?.[1];
+      wiring.refused = {
+        code: "mcp.auth_required",
+        message: `MCP server "${spec.name}" refused the token its authorization server just issued${why ? ` (${why})` : ""}: it may trust another authorization server now; forget what is stored with \`toolgate auth ${spec.name} --logout\`, then authorize again`,
+      };
+    }
     // A scope the server asks for on a refused request: the next `toolgate auth` requests it.
     if (url.origin === origin && response.status === 403) {
       const scope = challengeScope(response.headers.get("www-authenticate"));
@@ -182,6 +196,7 @@ function refusalOf(
         code: refused.code,
         message: refused.message,
         ...(refused.flag ? { details: { flag: refused.flag, flags: [refused.flag] } } : {}),
+        ...(refused.code === "mcp.auth_required" ? { details: { server, command: `toolgate auth ${server} --logout` } } : {}),
       }
     );
   const scope = needed.scope ? ` with the scope "${needed.scope}"` : "";

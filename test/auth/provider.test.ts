@@ -64,6 +64,19 @@ describe("StoreProvider", () => {
     expect(p.prepareTokenRequest()?.toString()).toBe("grant_type=client_credentials&scope=deploy");
   });
 
+  test("client credentials without a configured scope ask for the resource's listed scopes, and add a scope a call was refused for", () => {
+    const store = new AuthStore(null);
+    const p = provider({ store, settings: { grant: "client_credentials", client_id: "ci", client_secret: "sec-0123456789" } });
+    expect(p.prepareTokenRequest()?.toString()).toBe("grant_type=client_credentials");
+    p.saveDiscoveryState({ authorizationServerUrl: "https://auth.example.com", resourceMetadata: { resource: URL_S, scopes_supported: ["mcp:tools", "mcp:read"] } });
+    expect(p.prepareTokenRequest()?.get("scope")).toBe("mcp:tools mcp:read");
+    store.update(URL_S, (r) => ({ ...r, wanted_scope: "mcp:admin" }));
+    expect(p.prepareTokenRequest()?.get("scope")).toBe("mcp:tools mcp:read mcp:admin");
+    // A configured scope is what the machine asks for (the refused call's scope still added).
+    const configured = provider({ store, settings: { grant: "client_credentials", client_id: "ci", client_secret: "sec-0123456789", scope: "deploy" } });
+    expect(configured.prepareTokenRequest()?.get("scope")).toBe("deploy mcp:admin");
+  });
+
   test("logout forgets everything stored for the server", () => {
     const p = provider();
     p.saveTokens({ access_token: "at-0123456789", token_type: "Bearer" });

@@ -57,6 +57,24 @@ describe("authWiring's fetch", () => {
     expect(checkBoundary(refusal, { localPaths: true })).toBeNull();
   });
 
+  test("a 401 to a token issued during this run says the server trusts another authorization server now, naming --logout; to an older token it says nothing", async () => {
+    const answer = () => new Response("{}", { status: 401, headers: { "www-authenticate": 'Bearer error="invalid_token", error_description="the token was issued by another issuer"' } });
+    const older = wired({ answer: answer() });
+    await older.w.fetch(URL_S, { method: "POST", headers: { authorization: "Bearer old-token-0123456789" } });
+    expect(older.w.refusal("srv")).toBeUndefined();
+    const fresh = wired({ answer: answer() });
+    fresh.w.provider.saveTokens({ access_token: "new-token-0123456789", token_type: "Bearer" });
+    // A request without the token (discovery) is not the server refusing it.
+    await fresh.w.fetch(URL_S, { method: "POST" });
+    expect(fresh.w.refusal("srv")).toBeUndefined();
+    await fresh.w.fetch(URL_S, { method: "POST", headers: { authorization: "Bearer new-token-0123456789" } });
+    expect(fresh.w.refusal("srv")).toEqual({
+      code: "mcp.auth_required",
+      message: 'MCP server "srv" refused the token its authorization server just issued (the token was issued by another issuer): it may trust another authorization server now; forget what is stored with `toolgate auth srv --logout`, then authorize again',
+      details: { server: "srv", command: "toolgate auth srv --logout" },
+    });
+  });
+
   test("the config's headers go to the server's origin only", async () => {
     const { w, sent } = wired({ headers: { "X-Api-Key": "key-123456789" } });
     await w.fetch("https://mcp.example.com/mcp", { headers: { "X-Api-Key": "key-123456789", accept: "application/json" } });

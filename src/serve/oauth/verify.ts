@@ -95,12 +95,10 @@ export function verifier(o: VerifyOptions): (token: string) => Promise<Verdict> 
       });
       if (protectedHeader.typ !== undefined && !TYPES.has(protectedHeader.typ.toLowerCase()))
         return { ok: false, description: `a token of type ${protectedHeader.typ} is not an access token` };
-      const clientId =
-        typeof payload.client_id === "string"
-          ? payload.client_id
-          : typeof payload.azp === "string"
-            ? payload.azp
-            : undefined;
+      // RFC 9068's client_id, else OpenID's azp (Keycloak, Auth0), else Okta's cid.
+      const clientId = [payload.client_id, payload.azp, payload.cid].find((v) => typeof v === "string") as
+        | string
+        | undefined;
       if (payload.sub === undefined && clientId === undefined)
         return { ok: false, description: "the token names neither a subject (sub) nor a client (client_id)" };
       const claims: Claims = {

@@ -68,6 +68,20 @@ describe("a token signed by the issuer's key", () => {
     expect(v.ok && v.claims.scopes).toEqual(scopes);
   });
 
+  test.each([
+    ["client_id", { client_id: "team-app" }, "team-app"],
+    ["azp when there is no client_id (Keycloak, Auth0)", { client_id: undefined, azp: "kc-app" }, "kc-app"],
+    ["cid when there is neither (Okta)", { client_id: undefined, cid: "0oa-okta-app" }, "0oa-okta-app"],
+    ["client_id before azp and cid", { client_id: "team-app", azp: "other", cid: "another" }, "team-app"],
+    ["none of them", { client_id: undefined }, undefined],
+  ])("the client is %s", async (_, claims, clientId) => {
+    const w = world();
+    w.listed = [k1.pub];
+    await w.keys.load();
+    const v = await w.verify(await sign(k1, w.now, claims));
+    expect(v.ok && v.claims.clientId).toBe(clientId);
+  });
+
   test("an audience list naming this resource, a typ of JWT, 60 s of clock skew either way are accepted", async () => {
     const w = world();
     w.listed = [k1.pub];
