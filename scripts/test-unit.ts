@@ -1,13 +1,16 @@
 // `bun run test:unit`: the suite's fast tier, the tests that need no built binary, no namespaces,
 // no sandbox and no outside program suites: pure units and in-process tests (a command, the
-// pipeline, a real MCP server as a child). A file is in the tier unless it runs dist/toolgate (the
-// helpers' BIN, run, runUnprivileged, onTty), builds one, or needs bubblewrap, unshare, setpriv,
-// qemu, npm or the conformance suite. `bun run test` (npm test) is still the whole suite.
+// pipeline, a real SQLite file, a loopback HTTP server). A file is in the tier unless it runs
+// dist/toolgate (the helpers' BIN, run, runUnprivileged, onTty), builds one, or needs bubblewrap,
+// unshare, setpriv, qemu, npm or the conformance suite, or says of itself, in a line of its own
+// `// Full suite only: WHY.`, that it waits on real processes (an MCP server as a child, a process
+// tree ended after its grace, a pseudo-terminal, a deadline). `bun run test` (npm test) is still
+// the whole suite.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = join(import.meta.dir, "..");
-const SLOW = /\bBIN\b|dist\/toolgate|\brun\(|runUnprivileged|onTty|unshare|bwrap|setpriv|probeSandbox|sandboxFor|qemu|\bnpm\b|Bun\.build\(/;
+const SLOW = /\bBIN\b|dist\/toolgate|\brun\(|runUnprivileged|onTty|unshare|bwrap|setpriv|probeSandbox|sandboxFor|qemu|\bnpm\b|Bun\.build\(|^\/\/ Full suite only: /m;
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

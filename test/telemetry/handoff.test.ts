@@ -2,6 +2,7 @@
 // without CPU, on a pipe the call holds): the reaper's own start-up never competes with the call's
 // last milliseconds. A call that lingers does not hold its spans back: 300 ms after the hand-over
 // the reaper starts anyway.
+// Full suite only: the reaper is a real process, started 300 ms after the hand-off.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
