@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, json, run as runBin, tempDir, type RunResult } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 const STATE = mkdtempSync(join(tmpdir(), "toolgate-tasks-state-"));
 afterAll(() => rmSync(STATE, { recursive: true, force: true }));
@@ -16,14 +17,6 @@ const BASH = ["--allow-run", "--approve", "bash"];
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
-
-async function until(cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
-}
 
 async function background(cwd: string, command: string, extra: string[] = []): Promise<string> {
   const r = await run(["call", "bash", JSON.stringify({ command }), "--background", ...BASH, ...extra], { cwd });
@@ -151,10 +144,10 @@ describe("tasks", () => {
   test("kill -9 of a supervisor: the task is lost on the next read, journaled once", async () => {
     await using dir = tempDir();
     const id = await background(dir.path, "sleep 2");
-    await until(async () => (await status(dir.path, id)).status === "running");
+    await waitFor("the task to run", async () => (await status(dir.path, id)).status === "running");
     const pid = (await status(dir.path, id)).supervisor_pid as number;
     process.kill(pid, "SIGKILL");
-    await until(() => !alive(pid));
+    await waitFor("the supervisor to be gone", () => !alive(pid));
     expect((await status(dir.path, id)).status).toBe("lost");
     expect((await run(["tasks", "wait", id], { cwd: dir.path })).code).toBe(3);
     const finished = lines(await run(["log", "--json"], { cwd: dir.path })).filter((x) => x.event === "task_finished");
@@ -164,7 +157,7 @@ describe("tasks", () => {
   test("a pid now naming another process (start time differs) is lost, never running", async () => {
     await using dir = tempDir();
     const id = await background(dir.path, "sleep 2");
-    await until(async () => (await status(dir.path, id)).status === "running");
+    await waitFor("the task to run", async () => (await status(dir.path, id)).status === "running");
     const db = new Database(join(dir.path, ".toolgate", "toolgate.db"));
     db.run("UPDATE tasks SET pid_start = pid_start + 1 WHERE id = ?", [id]);
     db.close();
@@ -176,14 +169,14 @@ describe("tasks", () => {
     await using dir = tempDir();
     const mark = `heavy-${process.pid}-${Date.now()}`;
     const id = await background(dir.path, `yes ${mark} | cat; sleep 100`);
-    await until(async () => (await status(dir.path, id)).status === "running" && withMarker(mark).length > 0);
+    await waitFor("the task to run and print", async () => (await status(dir.path, id)).status === "running" && withMarker(mark).length > 0);
     const pid = (await status(dir.path, id)).supervisor_pid as number;
     const c = await run(["tasks", "cancel", id.slice(0, 8)], { cwd: dir.path });
     expect(c.code).toBe(0);
     expect(json(c)).toMatchObject({ status: "cancelled", exit_reason: "cancelled" });
     expect(json(c).ended_ms).toBeGreaterThan(0);
     expect(withMarker(mark)).toEqual([]);
-    await until(() => !alive(pid));
+    await waitFor("the supervisor to be gone", () => !alive(pid));
     // A second cancel is not an error; wait says the outcome (as call would: failed).
     expect((await run(["tasks", "cancel", id], { cwd: dir.path })).code).toBe(0);
     expect((await run(["tasks", "wait", id], { cwd: dir.path })).code).toBe(1);
