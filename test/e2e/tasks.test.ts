@@ -14,6 +14,8 @@ const STATE = mkdtempSync(join(tmpdir(), "toolgate-tasks-state-"));
 afterAll(() => rmSync(STATE, { recursive: true, force: true }));
 const run: typeof runBin = (args, opts) => runBin(args, { ...opts, env: { XDG_STATE_HOME: STATE, ...opts.env } });
 const BASH = ["--allow-run", "--approve", "bash"];
+/** Runs until the test writes `go` in the workspace (at most 30 s): still running when looked at, on a busy machine too. */
+const UNTIL_GO = "i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done";
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -91,13 +93,14 @@ describe("call --background", () => {
 
   test("a second active task with the same write scope is refused, naming the holder", async () => {
     await using dir = tempDir();
-    const first = await background(dir.path, "sleep 2", ["--write-scope", "repo"]);
+    const first = await background(dir.path, UNTIL_GO, ["--write-scope", "repo"]);
     const second = await run(["call", "bash", '{"command":"true"}', "--background", "--write-scope", "repo", ...BASH], { cwd: dir.path });
     expect(second.code).toBe(1);
     expect(json(second).error_code).toBe("task.write_scope_busy");
     expect(json(second).message).toContain(first);
     // Another scope is free; once the holder ends, the scope is too.
     await background(dir.path, "true", ["--write-scope", "other"]);
+    writeFileSync(join(dir.path, "go"), "");
     expect((await run(["tasks", "wait", first], { cwd: dir.path })).code).toBe(0);
     await background(dir.path, "true", ["--write-scope", "repo"]);
   });
@@ -110,10 +113,11 @@ describe("tasks", () => {
     const w = await run(["tasks", "wait", failing.slice(0, 6)], { cwd: dir.path });
     expect(w.code).toBe(1);
     expect(json(w)).toMatchObject({ id: failing, status: "failed", exit_reason: "bash.exit" });
-    const slow = await background(dir.path, "sleep 3");
+    const slow = await background(dir.path, UNTIL_GO);
     const t = await run(["tasks", "wait", slow, "--timeout", "0.2"], { cwd: dir.path });
     expect(t.code).toBe(124);
     expect(json(t).status).toBe("running");
+    writeFileSync(join(dir.path, "go"), "");
     expect((await run(["tasks", "wait", slow], { cwd: dir.path })).code).toBe(0);
     const missing = await run(["tasks", "wait", "ffffffffffffffff"], { cwd: dir.path });
     expect(missing.code).toBe(1);
@@ -143,7 +147,7 @@ describe("tasks", () => {
 
   test("kill -9 of a supervisor: the task is lost on the next read, journaled once", async () => {
     await using dir = tempDir();
-    const id = await background(dir.path, "sleep 2");
+    const id = await background(dir.path, UNTIL_GO);
     await waitFor("the task to run", async () => (await status(dir.path, id)).status === "running");
     const pid = (await status(dir.path, id)).supervisor_pid as number;
     process.kill(pid, "SIGKILL");
@@ -156,13 +160,14 @@ describe("tasks", () => {
 
   test("a pid now naming another process (start time differs) is lost, never running", async () => {
     await using dir = tempDir();
-    const id = await background(dir.path, "sleep 2");
+    const id = await background(dir.path, UNTIL_GO);
     await waitFor("the task to run", async () => (await status(dir.path, id)).status === "running");
     const db = new Database(join(dir.path, ".toolgate", "toolgate.db"));
     db.run("UPDATE tasks SET pid_start = pid_start + 1 WHERE id = ?", [id]);
     db.close();
     const st = await status(dir.path, id);
     expect([st.status, st.exit_reason]).toEqual(["lost", "supervisor.gone"]);
+    writeFileSync(join(dir.path, "go"), ""); // the task, still running, ends
   });
 
   test("cancel during heavy output ends the whole tree, then the row is final", async () => {
