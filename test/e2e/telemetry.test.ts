@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 import { SAID_HELLO, serveMcp } from "../support/http-mcp-server.ts";
+import { WAIT_MS, waitFor } from "../support/wait.ts";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { receiver, type Receiver } from "../telemetry/receiver.ts";
 
@@ -167,7 +168,7 @@ inLoopbackNamespace(import.meta.path, () => {
       const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
       expect([code, out]).toEqual([plain.code, plain.stdout]);
       // The reaper writes its one line after the caller is gone; wait for it (bounded).
-      for (let i = 0; i < 100 && !readFileSync(errFile, "utf8").includes("\n"); i++) await Bun.sleep(50);
+      await waitFor("the reaper's line", () => readFileSync(errFile, "utf8").includes("\n"), WAIT_MS, 50);
       const lines = readFileSync(errFile, "utf8").trim().split("\n");
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^toolgate: telemetry: 1 span\(s\) could not be sent to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: .*cannot be reached/);
