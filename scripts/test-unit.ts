@@ -6,7 +6,7 @@
 // `// Full suite only: WHY.`, that it waits on real processes (an MCP server as a child, a process
 // tree ended after its grace, a pseudo-terminal, a deadline). `bun run test` (npm test) is still
 // the whole suite.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = join(import.meta.dir, "..");
@@ -25,12 +25,16 @@ export const unitFiles = (): string[] => testFiles(join(root, "test")).filter((f
 /**
  * A folder for the tier's temporary files on a memory file system (Linux's /dev/shm) unless TMPDIR
  * is set: the tests make thousands of small files and folders, and on a busy disk each costs about
- * a millisecond (the tier took three times as long). Undefined where there is none: the default.
+ * a millisecond (the tier took three times as long). Tests run programs they write there, so not
+ * where it is mounted noexec. Undefined otherwise: the default.
  */
 function memoryTmp(): string | undefined {
   if (process.env.TMPDIR) return undefined;
   try {
-    return statSync("/dev/shm").isDirectory() ? mkdtempSync(join("/dev/shm", "toolgate-test-unit-")) : undefined;
+    // The last mount there is the one in effect.
+    const shm = readFileSync("/proc/mounts", "utf8").split("\n").filter((l) => l.split(" ")[1] === "/dev/shm").at(-1);
+    if (shm === undefined || shm.split(" ")[3]!.split(",").includes("noexec")) return undefined;
+    return mkdtempSync(join("/dev/shm", "toolgate-test-unit-"));
   } catch {
     return undefined;
   }
@@ -42,6 +46,8 @@ if (import.meta.main) {
   const tmp = memoryTmp();
   const env = tmp === undefined ? process.env : { ...process.env, TMPDIR: tmp };
   const p = Bun.spawn(["bun", "test", "--timeout", "30000", ...files.map((f) => `./${f}`), ...process.argv.slice(2)], { cwd: root, env, stdio: ["inherit", "inherit", "inherit"] });
+  // Interrupted, the run ends first, then its folder goes.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => p.kill(signal));
   const code = await p.exited;
   if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
   console.error(`test:unit: ${files.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`);
