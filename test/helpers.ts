@@ -1,4 +1,6 @@
-// Shared test seams: temporary folders disposed with `await using`, and the compiled binary.
+// Shared test seams: temporary folders disposed with `await using`, and the compiled binary. More in
+// test/support/: wait.ts (bounded polling), http-mcp-server.ts (SDK servers over HTTP), pipeline.ts
+// (the call pipeline in process).
 import type { CallScope, ToolContext } from "../src/catalog/declare.ts";
 import { createHash } from "node:crypto";
 import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";

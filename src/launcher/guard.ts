@@ -119,8 +119,21 @@ export function startWarm(w: WarmGuard, spec: GuardSpec, stdin: Uint8Array | und
   } finally {
     closeQuietly(w.control);
   }
-  if (stdin) w.proc.stdin.write(stdin);
-  w.proc.stdin.end();
+  // The command may end, or close its stdin, before reading all of it (or any, and before this
+  // line runs on a busy machine): as with a cold start's stdin, that is the command's choice, not a
+  // failure to start it. EPIPE now or from a later flush; any other error is still one.
+  const unread = (e: unknown) => {
+    if ((e as { code?: unknown } | null)?.code !== "EPIPE") throw e;
+  };
+  const quietly = (step: () => unknown) => {
+    try {
+      void Promise.resolve(step()).catch(unread);
+    } catch (e) {
+      unread(e);
+    }
+  };
+  if (stdin) quietly(() => w.proc.stdin.write(stdin));
+  quietly(() => w.proc.stdin.end());
 }
 
 /**

@@ -7,14 +7,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { lastLine, statusLine } from "../../src/cli/status-line.ts";
 import { BIN, run, tempDir } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 const CLEAR = "\r\x1b[2K";
 
-/** Waits (bounded) until `ok` holds: timers fire late on a loaded machine. */
-async function until(ok: () => boolean) {
-  for (let i = 0; i < 400 && !ok(); i++) await Bun.sleep(5);
-  expect(ok()).toBe(true);
-}
 
 describe("the line", () => {
   test("shows after the delay, redraws in place, cuts to the width, and clears", async () => {
@@ -25,10 +21,10 @@ describe("the line", () => {
     line.detail("step 1");
     expect(out).toEqual([]); // a fast call shows nothing
     t += 1_500;
-    await until(() => out.length > 0);
+    await waitFor("a line drawn", () => out.length > 0);
     expect(out[0]).toBe(`${CLEAR}⠋ bash: step 1 · 1.5s`);
     line.detail("a very long line of output that will not fit");
-    await until(() => out.at(-1)!.includes("…"));
+    await waitFor("the line cut to the width", () => out.at(-1)!.includes("…"));
     const last = out.at(-1)!;
     expect(last.startsWith(`${CLEAR}`)).toBe(true);
     expect(last.endsWith("… · 1.5s")).toBe(true);
@@ -51,7 +47,7 @@ describe("the line", () => {
     const line = statusLine({ write: (s) => out.push(s), columns: () => 80, delayMs: 0, everyMs: 1000 });
     line.begin("bash");
     line.detail("\x1b]0;pwned\x07done");
-    await until(() => out.length > 0);
+    await waitFor("a line drawn", () => out.length > 0);
     line.stop();
     expect(out[0]).not.toContain("\x1b]0");
     expect(out[0]).toContain("pwned");

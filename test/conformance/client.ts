@@ -7,8 +7,10 @@
 import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BIN } from "../helpers.ts";
 
-export const BIN = join(import.meta.dir, "..", "..", "dist", "toolgate");
+/** dist/toolgate at its real path (test/helpers.ts): the same binary however the checkout is reached. */
+export { BIN };
 /** The server's name in the written config: its tools are `conf__<tool>`. */
 export const SERVER = "conf";
 

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, json, run as runBin, tempDir, type RunResult } from "../helpers.ts";
+import { eventually } from "../support/wait.ts";
 
 // The user's state folder (trust records) lies outside every workspace: one inside is not read.
 const STATE = mkdtempSync(join(tmpdir(), "toolgate-las-state-"));
@@ -31,12 +32,7 @@ const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map(
 /** The journal's call rows: a server's own start has a row of its own (server_started), left out here. */
 const callRows = (r: RunResult) => lines(r).filter((x) => !String(x.event).startsWith("server_"));
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = performance.now() + ms;
-  while (!cond() && performance.now() < end) await Bun.sleep(20);
-  return cond();
-}
-const gone = (pid: number, ms: number) => until(() => !alive(pid), ms);
+const gone = (pid: number, ms: number) => eventually(() => !alive(pid), ms);
 /** Live reapers (`toolgate __reap`) of the server `pid` (its pid is the root of the tree in their orders). */
 const reapers = (pid: number) =>
   readdirSync("/proc").filter((p) => {
@@ -173,7 +169,7 @@ describe("Las calls", () => {
     expect(reapers(pid).length).toBe(1);
     // ...then it is killed: gone within the grace and a second, and the reaper with it.
     expect(await gone(pid, 3_000 + 1_000 - (performance.now() - returned))).toBe(true);
-    expect(await until(() => reapers(pid).length === 0, 1_000)).toBe(true);
+    expect(await eventually(() => reapers(pid).length === 0, 5_000)).toBe(true);
   });
 
   test("tools --refresh exits at its listing too: the server it started is left to a reaper, which ends it", async () => {
@@ -189,7 +185,7 @@ describe("Las calls", () => {
     expect(reapers(pid).length).toBe(1);
     // ...until the grace runs out: then it is killed, and the reaper is gone with it.
     expect(await gone(pid, 3_000 + 1_000 - (performance.now() - returned))).toBe(true);
-    expect(await until(() => reapers(pid).length === 0, 1_000)).toBe(true);
+    expect(await eventually(() => reapers(pid).length === 0, 5_000)).toBe(true);
   });
 
   test("a server that leaves when its stdin closes is gone well within the grace, and so is the reaper", async () => {
@@ -200,7 +196,7 @@ describe("Las calls", () => {
     expect(r.code).toBe(0);
     const pid = Number(readFileSync(f.pid, "utf8"));
     expect(await gone(pid, 5_000)).toBe(true);
-    expect(await until(() => reapers(pid).length === 0, 1_000)).toBe(true);
+    expect(await eventually(() => reapers(pid).length === 0, 5_000)).toBe(true);
   });
 
   test.each([

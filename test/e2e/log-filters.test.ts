@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, run, tempDir } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 const tools = (out: string) => out.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).tool as string);
 
@@ -84,10 +85,7 @@ describe("toolgate log --follow", () => {
         lines.push(...parts);
       }
     })();
-    const until = async (what: string, ok: () => boolean) => {
-      for (let i = 0; i < 400 && !ok(); i++) await Bun.sleep(25);
-      if (!ok()) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(lines)}`);
-    };
+    const until = (what: string, ok: () => boolean) => waitFor(what, ok).catch((e: Error) => Promise.reject(new Error(`${e.message}: ${JSON.stringify(lines)}`)));
     try {
       await until("the window", () => lines.length === 1);
       expect(JSON.parse(lines[0]!).tool).toBe("file_find");
@@ -105,17 +103,25 @@ describe("toolgate log --follow", () => {
 
   test("a call running when the window is printed is printed again once it ends", async () => {
     await using ws = tempDir();
-    const call = Bun.spawn([BIN, "call", "bash", '{"command":"sleep 1.5"}', "--allow-run=bash", "--approve", "bash"], { cwd: ws.path, env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" }, stdout: "ignore", stderr: "ignore" });
-    for (let i = 0; i < 200; i++) {
-      const r = await run(["log", "--status", "running"], { cwd: ws.path });
-      if (r.stdout.includes('"running"')) break;
-      await Bun.sleep(25);
-    }
+    // The call runs until the test lets it end (it waits, bounded, for a file): still running when
+    // the window is printed, however slow the machine.
+    const command = "i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; [ -e go ]";
+    const call = Bun.spawn([BIN, "call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws.path, env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" }, stdout: "ignore", stderr: "ignore" });
+    await waitFor("the call's running row", async () => (await run(["log", "--status", "running"], { cwd: ws.path })).stdout.includes('"running"'));
     const proc = Bun.spawn([BIN, "log", "--follow"], { cwd: ws.path, env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" }, stdout: "pipe", stderr: "pipe" });
-    await call.exited;
-    await Bun.sleep(1000);
+    let text = "";
+    const reader = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of proc.stdout) text += decoder.decode(chunk, { stream: true });
+    })();
+    const printed = () => text.split("\n").filter(Boolean).length;
+    await waitFor("the window", () => printed() === 1);
+    writeFileSync(join(ws.path, "go"), "");
+    expect(await call.exited).toBe(0);
+    await waitFor("the finished call", () => printed() === 2);
     proc.kill("SIGINT");
-    const out = (await new Response(proc.stdout).text()).trim().split("\n").map((l) => JSON.parse(l));
+    await reader;
+    const out = text.trim().split("\n").map((l) => JSON.parse(l));
     expect(out.map((r) => [r.tool, r.status])).toEqual([["bash", "running"], ["bash", "success"]]);
   });
 });

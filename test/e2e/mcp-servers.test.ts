@@ -4,11 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Database } from "bun:sqlite";
 import { json, ROOT, run, tempDir, type RunResult } from "../helpers.ts";
+import { HELLO, serveMcp, type HttpMcp } from "../support/http-mcp-server.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
@@ -168,22 +166,14 @@ describe("the mcpServers block", () => {
 });
 
 describe("Streamable HTTP", () => {
-  let server: ReturnType<typeof Bun.serve>;
+  let server: HttpMcp;
   beforeAll(() => {
-    server = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async (req) => {
-        const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
-        mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object", properties: { who: { type: "string" } } } }] }));
-        mcp.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: "text", text: `hello ${(r.params.arguments as { who?: string })?.who}` }] }));
-        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        await mcp.connect(transport);
-        return transport.handleRequest(req);
-      },
+    server = serveMcp({
+      tools: [{ ...HELLO, inputSchema: { type: "object", properties: { who: { type: "string" } } } }],
+      call: (r) => ({ content: [{ type: "text", text: `hello ${(r.params.arguments as { who?: string })?.who}` }] }),
     });
   });
-  afterAll(() => server.stop(true));
+  afterAll(() => server.stop());
 
   test("lists and calls over HTTP with the net grant for its host; without it, names the flag", async () => {
     await using dir = tempDir();

@@ -2,40 +2,24 @@
 // node:http listener, loopback port 0) is listed and called through the SDK's SSE client
 // transport instead of failing on a POST to its stream URL.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { json, run, tempDir } from "../helpers.ts";
+import { serveSseMcp, type SseMcp } from "../support/http-mcp-server.ts";
 
-let http: HttpServer;
+let sse: SseMcp;
 let port = 0;
 const auth: (string | undefined)[] = [];
 beforeAll(async () => {
-  const { Server } = await import("@modelcontextprotocol/sdk/server/index.js");
-  const { SSEServerTransport } = await import("@modelcontextprotocol/sdk/server/sse.js");
-  const { CallToolRequestSchema, ListToolsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-  const sessions = new Map<string, InstanceType<typeof SSEServerTransport>>();
-  http = createServer(async (req, res) => {
-    auth.push(req.headers["x-key"] as string | undefined);
-    const url = new URL(req.url!, "http://x");
-    if (req.method === "GET" && url.pathname === "/sse") {
-      const transport = new SSEServerTransport("/message", res);
-      sessions.set(transport.sessionId, transport);
-      const mcp = new Server({ name: "legacy", version: "1" }, { capabilities: { tools: {} } });
-      mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "shout", description: "Upper-case", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }] }));
-      mcp.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: "text", text: String((r.params.arguments as { text: string }).text).toUpperCase() }] }));
-      await mcp.connect(transport);
-      return;
-    }
-    const t = sessions.get(url.searchParams.get("sessionId") ?? "");
-    if (req.method === "POST" && url.pathname === "/message" && t) return void (await t.handlePostMessage(req, res));
-    res.writeHead(405).end();
+  sse = await serveSseMcp({
+    name: "legacy",
+    tools: [{ name: "shout", description: "Upper-case", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }],
+    call: (r) => ({ content: [{ type: "text", text: String((r.params.arguments as { text: string }).text).toUpperCase() }] }),
+    onRequest: (headers) => void auth.push(headers["x-key"] as string | undefined),
   });
-  await new Promise<void>((ok) => http.listen(0, "127.0.0.1", ok));
-  port = (http.address() as AddressInfo).port;
+  port = sse.port;
 });
-afterAll(() => http.close());
+afterAll(() => sse.close());
 
 describe('type: "sse"', () => {
   test("listed and called over the legacy transport, headers on every request", async () => {

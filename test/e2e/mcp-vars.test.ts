@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { json, run, tempDir } from "../helpers.ts";
+import { HELLO, serveMcp, type HttpMcp } from "../support/http-mcp-server.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "vars.ts");
 const TOKEN = "tok-5ecret-77";
@@ -14,32 +15,23 @@ const GRANT = ["--allow-run", "--approve", "all"];
 const PATHS = "--allow-local-paths=v";
 type Report = { args: string[]; env: Record<string, string> };
 
-let listener: ReturnType<typeof Bun.serve>;
+let listener: HttpMcp;
 const reports: Report[] = [];
 const seen: { url: string; key: string | null }[] = [];
-beforeAll(async () => {
-  const { Server } = await import("@modelcontextprotocol/sdk/server/index.js");
-  const { WebStandardStreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
-  const { CallToolRequestSchema, ListToolsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-  listener = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: async (req) => {
+beforeAll(() => {
+  listener = serveMcp({
+    tools: [{ ...HELLO, inputSchema: { type: "object" } }],
+    route: async (req) => {
       if (new URL(req.url).pathname === "/report") {
         reports.push((await req.json()) as Report);
         return new Response("ok");
       }
       seen.push({ url: req.url, key: req.headers.get("x-api-key") });
-      const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
-      mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object" } }] }));
-      mcp.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "hello" }] }));
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await mcp.connect(transport);
-      return transport.handleRequest(req);
+      return undefined;
     },
   });
 });
-afterAll(() => listener.stop(true));
+afterAll(() => listener.stop());
 
 const report = () => `http://127.0.0.1:${listener.port}/report`;
 const write = (dir: string, servers: Record<string, unknown>) => writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ mcpServers: servers }, null, 2));

@@ -4,24 +4,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { json, run, tempDir } from "../helpers.ts";
+import { answerMcp, HELLO } from "../support/http-mcp-server.ts";
 import { inLoopbackNamespace } from "../http/netns.ts";
 
 const BROWSER = `${process.execPath} ${join(import.meta.dir, "..", "fixtures", "oauth", "browser.ts")}`;
 
 inLoopbackNamespace(import.meta.path, () => {
   /** One MCP server (stateless Streamable HTTP) answering `hello`. */
-  const mcp = async (req: Request) => {
-    const server = new Server({ name: "local", version: "1" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Greets", inputSchema: { type: "object", properties: {} } }] }));
-    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "hello" }] }));
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    return transport.handleRequest(req);
-  };
+  const mcp = (req: Request) => answerMcp(req, { name: "local", tools: [{ ...HELLO, description: "Greets" }] });
   const token = "local-access-token-0123456789";
   const hosts: string[] = [];
   // The MCP server and its OAuth authorization server on one port, naming themselves by `localhost`

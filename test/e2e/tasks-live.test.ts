@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, json, onTty, run as runBin, tempDir } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 const STATE = mkdtempSync(join(tmpdir(), "toolgate-tasks-live-"));
 afterAll(() => rmSync(STATE, { recursive: true, force: true }));
@@ -35,14 +36,6 @@ const sessionOf = (sid: number) =>
     .map(Number)
     .filter((p) => alive(p) && statOf(p)?.sid === sid);
 
-async function until(cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
-}
-
 async function background(cwd: string, command: string, env: Record<string, string> = {}): Promise<string> {
   const r = await run(["call", "bash", JSON.stringify({ command }), "--background", ...BASH], { cwd, env });
   expect(r.code).toBe(0);
@@ -66,7 +59,7 @@ describe("a running task's log", () => {
     const follow = Bun.spawn([BIN, "tasks", "logs", id, "--follow"], { cwd: dir.path, env: { PATH: "/usr/bin:/bin", HOME: dir.path, XDG_STATE_HOME: STATE }, stdout: "pipe", stderr: "pipe" });
     const reader = follow.stdout.getReader();
     let seen = "";
-    await until(async () => {
+    await waitFor("the first line", async () => {
       const { value } = await reader.read();
       seen += new TextDecoder().decode(value ?? new Uint8Array());
       return seen.includes("first-line\n");
@@ -116,7 +109,7 @@ describe("kill -9 of a supervisor", () => {
     try {
       const id = await background(dir.path, "sleep 1000 & bash -c 'sleep 1001; :' & wait");
       let leader = 0;
-      await until(() => {
+      await waitFor("the task's tree", () => {
         const db = new Database(join(dir.path, ".toolgate", "toolgate.db"), { readonly: true });
         const trees = (db.query("SELECT trees FROM tasks WHERE id = ?").get(id) as { trees: string | null }).trees;
         db.close();
@@ -127,9 +120,9 @@ describe("kill -9 of a supervisor", () => {
       const supervisor = (await status(dir.path, id)).supervisor_pid as number;
       expect(tree).not.toContain(supervisor);
       process.kill(supervisor, "SIGKILL");
-      await until(() => !alive(supervisor));
+      await waitFor("the supervisor to be gone", () => !alive(supervisor));
       // Children die with their parent: the command's guardian ends the tree with its supervisor.
-      await until(() => tree.every((p) => !alive(p)), 5_000);
+      await waitFor("the call tree to end", () => tree.every((p) => !alive(p)), 5_000);
       expect(sessionOf(leader)).toEqual([]);
       const st = await status(dir.path, id);
       expect([st.status, st.exit_reason]).toEqual(["lost", "supervisor.gone"]);

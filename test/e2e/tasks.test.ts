@@ -8,22 +8,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, json, run as runBin, tempDir, type RunResult } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 const STATE = mkdtempSync(join(tmpdir(), "toolgate-tasks-state-"));
 afterAll(() => rmSync(STATE, { recursive: true, force: true }));
 const run: typeof runBin = (args, opts) => runBin(args, { ...opts, env: { XDG_STATE_HOME: STATE, ...opts.env } });
 const BASH = ["--allow-run", "--approve", "bash"];
+/** Runs until the test writes `go` in the workspace (at most 30 s): still running when looked at, on a busy machine too. */
+const UNTIL_GO = "i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done";
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
-
-async function until(cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
-}
 
 async function background(cwd: string, command: string, extra: string[] = []): Promise<string> {
   const r = await run(["call", "bash", JSON.stringify({ command }), "--background", ...BASH, ...extra], { cwd });
@@ -98,13 +93,14 @@ describe("call --background", () => {
 
   test("a second active task with the same write scope is refused, naming the holder", async () => {
     await using dir = tempDir();
-    const first = await background(dir.path, "sleep 2", ["--write-scope", "repo"]);
+    const first = await background(dir.path, UNTIL_GO, ["--write-scope", "repo"]);
     const second = await run(["call", "bash", '{"command":"true"}', "--background", "--write-scope", "repo", ...BASH], { cwd: dir.path });
     expect(second.code).toBe(1);
     expect(json(second).error_code).toBe("task.write_scope_busy");
     expect(json(second).message).toContain(first);
     // Another scope is free; once the holder ends, the scope is too.
     await background(dir.path, "true", ["--write-scope", "other"]);
+    writeFileSync(join(dir.path, "go"), "");
     expect((await run(["tasks", "wait", first], { cwd: dir.path })).code).toBe(0);
     await background(dir.path, "true", ["--write-scope", "repo"]);
   });
@@ -117,10 +113,11 @@ describe("tasks", () => {
     const w = await run(["tasks", "wait", failing.slice(0, 6)], { cwd: dir.path });
     expect(w.code).toBe(1);
     expect(json(w)).toMatchObject({ id: failing, status: "failed", exit_reason: "bash.exit" });
-    const slow = await background(dir.path, "sleep 3");
+    const slow = await background(dir.path, UNTIL_GO);
     const t = await run(["tasks", "wait", slow, "--timeout", "0.2"], { cwd: dir.path });
     expect(t.code).toBe(124);
     expect(json(t).status).toBe("running");
+    writeFileSync(join(dir.path, "go"), "");
     expect((await run(["tasks", "wait", slow], { cwd: dir.path })).code).toBe(0);
     const missing = await run(["tasks", "wait", "ffffffffffffffff"], { cwd: dir.path });
     expect(missing.code).toBe(1);
@@ -150,11 +147,11 @@ describe("tasks", () => {
 
   test("kill -9 of a supervisor: the task is lost on the next read, journaled once", async () => {
     await using dir = tempDir();
-    const id = await background(dir.path, "sleep 2");
-    await until(async () => (await status(dir.path, id)).status === "running");
+    const id = await background(dir.path, UNTIL_GO);
+    await waitFor("the task to run", async () => (await status(dir.path, id)).status === "running");
     const pid = (await status(dir.path, id)).supervisor_pid as number;
     process.kill(pid, "SIGKILL");
-    await until(() => !alive(pid));
+    await waitFor("the supervisor to be gone", () => !alive(pid));
     expect((await status(dir.path, id)).status).toBe("lost");
     expect((await run(["tasks", "wait", id], { cwd: dir.path })).code).toBe(3);
     const finished = lines(await run(["log", "--json"], { cwd: dir.path })).filter((x) => x.event === "task_finished");
@@ -163,27 +160,28 @@ describe("tasks", () => {
 
   test("a pid now naming another process (start time differs) is lost, never running", async () => {
     await using dir = tempDir();
-    const id = await background(dir.path, "sleep 2");
-    await until(async () => (await status(dir.path, id)).status === "running");
+    const id = await background(dir.path, UNTIL_GO);
+    await waitFor("the task to run", async () => (await status(dir.path, id)).status === "running");
     const db = new Database(join(dir.path, ".toolgate", "toolgate.db"));
     db.run("UPDATE tasks SET pid_start = pid_start + 1 WHERE id = ?", [id]);
     db.close();
     const st = await status(dir.path, id);
     expect([st.status, st.exit_reason]).toEqual(["lost", "supervisor.gone"]);
+    writeFileSync(join(dir.path, "go"), ""); // the task, still running, ends
   });
 
   test("cancel during heavy output ends the whole tree, then the row is final", async () => {
     await using dir = tempDir();
     const mark = `heavy-${process.pid}-${Date.now()}`;
     const id = await background(dir.path, `yes ${mark} | cat; sleep 100`);
-    await until(async () => (await status(dir.path, id)).status === "running" && withMarker(mark).length > 0);
+    await waitFor("the task to run and print", async () => (await status(dir.path, id)).status === "running" && withMarker(mark).length > 0);
     const pid = (await status(dir.path, id)).supervisor_pid as number;
     const c = await run(["tasks", "cancel", id.slice(0, 8)], { cwd: dir.path });
     expect(c.code).toBe(0);
     expect(json(c)).toMatchObject({ status: "cancelled", exit_reason: "cancelled" });
     expect(json(c).ended_ms).toBeGreaterThan(0);
     expect(withMarker(mark)).toEqual([]);
-    await until(() => !alive(pid));
+    await waitFor("the supervisor to be gone", () => !alive(pid));
     // A second cancel is not an error; wait says the outcome (as call would: failed).
     expect((await run(["tasks", "cancel", id], { cwd: dir.path })).code).toBe(0);
     expect((await run(["tasks", "wait", id], { cwd: dir.path })).code).toBe(1);

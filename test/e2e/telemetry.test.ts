@@ -7,9 +7,8 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { SAID_HELLO, serveMcp } from "../support/http-mcp-server.ts";
+import { WAIT_MS, waitFor } from "../support/wait.ts";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { receiver, type Receiver } from "../telemetry/receiver.ts";
 
@@ -135,23 +134,8 @@ inLoopbackNamespace(import.meta.path, () => {
     /** An MCP server over Streamable HTTP that notes each tools/call's traceparent header and `_meta`. */
     function mcpServer() {
       const seen: { header: string | null; meta: unknown }[] = [];
-      const server = Bun.serve({
-        port: 0,
-        hostname: "127.0.0.1",
-        async fetch(req) {
-          const header = req.headers.get("traceparent");
-          const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
-          mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object", properties: {} } }] }));
-          mcp.setRequestHandler(CallToolRequestSchema, async (request) => {
-            seen.push({ header, meta: request.params._meta ?? null });
-            return { content: [{ type: "text", text: "hello" }] };
-          });
-          const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-          await mcp.connect(transport);
-          return transport.handleRequest(req);
-        },
-      });
-      return { seen, url: `http://127.0.0.1:${server.port}/mcp`, port: server.port, [Symbol.asyncDispose]: async () => void server.stop(true) };
+      const server = serveMcp({ call: (request, http) => (seen.push({ header: http!.headers.get("traceparent"), meta: request.params._meta ?? null }), SAID_HELLO) });
+      return { seen, url: server.url, port: server.port, [Symbol.asyncDispose]: async () => server.stop() };
     }
 
     test("a call to an HTTP MCP server carries the call span's traceparent (header and _meta); none without telemetry", async () => {
@@ -184,7 +168,7 @@ inLoopbackNamespace(import.meta.path, () => {
       const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
       expect([code, out]).toEqual([plain.code, plain.stdout]);
       // The reaper writes its one line after the caller is gone; wait for it (bounded).
-      for (let i = 0; i < 100 && !readFileSync(errFile, "utf8").includes("\n"); i++) await Bun.sleep(50);
+      await waitFor("the reaper's line", () => readFileSync(errFile, "utf8").includes("\n"), WAIT_MS, 50);
       const lines = readFileSync(errFile, "utf8").trim().split("\n");
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^toolgate: telemetry: 1 span\(s\) could not be sent to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: .*cannot be reached/);

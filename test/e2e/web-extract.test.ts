@@ -3,10 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { json, run, tempDir, type TempDir } from "../helpers.ts";
+import { answerMcp } from "../support/http-mcp-server.ts";
 import { inLoopbackNamespace } from "../http/netns.ts";
 
 const PAGE = readFileSync(join(import.meta.dir, "..", "fixtures", "web", "idle-python-docs.html"));
@@ -39,14 +37,8 @@ inLoopbackNamespace(import.meta.path, () => {
             c.enqueue(chunk);
           } }), { headers: { "content-type": "text/plain" } });
         }
-        case "/mcp": {
-          const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
-          mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object", properties: {} } }] }));
-          mcp.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "hello" }] }));
-          const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-          await mcp.connect(transport);
-          return transport.handleRequest(req);
-        }
+        case "/mcp":
+          return answerMcp(req);
         default:
           return new Response("?", { status: 404 });
       }

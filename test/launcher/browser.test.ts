@@ -5,6 +5,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { browserCommand, browserEnv, openBrowser } from "../../src/launcher/browser.ts";
 import { tempDir } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 describe("browserCommand", () => {
   test("$BROWSER wins, split into its words", () => {
@@ -27,7 +28,7 @@ describe("browserCommand", () => {
     writeFileSync(join(d.path, "b.sh"), `#!/bin/sh\nprintf '%s' "$1" > ${out}\n`);
     chmodSync(join(d.path, "b.sh"), 0o755);
     expect(openBrowser("http://127.0.0.1:1/authorize?x=1", { BROWSER: join(d.path, "b.sh"), PATH: "/usr/bin:/bin" })).toBe(true);
-    for (let i = 0; i < 100 && !(await Bun.file(out).exists()); i++) await Bun.sleep(20);
+    await waitFor("the browser's file", () => Bun.file(out).exists());
     expect(await Bun.file(out).text()).toBe("http://127.0.0.1:1/authorize?x=1");
     expect(openBrowser("http://x", { PATH: "/usr/bin" })).toBe(false);
   });
@@ -39,7 +40,7 @@ describe("browserCommand", () => {
     chmodSync(join(d.path, "b.sh"), 0o755);
     const env = { BROWSER: join(d.path, "b.sh"), PATH: "/usr/bin:/bin", DISPLAY: ":0", HOME: d.path, CI_MCP_SECRET: "s3cret-token", GITHUB_TOKEN: "ghp_x" };
     expect(openBrowser("http://x", env)).toBe(true);
-    for (let i = 0; i < 100 && !(await Bun.file(out).exists()); i++) await Bun.sleep(20);
+    await waitFor("the browser's file", () => Bun.file(out).exists());
     const seen = (await Bun.file(out).text()).split("\n").filter(Boolean).map((l) => l.split("=")[0]!);
     expect(seen.filter((k) => ["BROWSER", "PATH", "DISPLAY", "HOME", "CI_MCP_SECRET", "GITHUB_TOKEN"].includes(k))).toEqual(["BROWSER", "DISPLAY", "HOME", "PATH"]);
     expect(browserEnv({ ...env, LD_PRELOAD: "/x.so" })).toEqual({ BROWSER: env.BROWSER, PATH: "/usr/bin:/bin", DISPLAY: ":0", HOME: d.path });

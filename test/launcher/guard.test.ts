@@ -4,7 +4,8 @@
 // a spawn failure. End to end (kill -9 of the binary) is test/security/kill-call.test.ts.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { warmGuard } from "../../src/launcher/guard.ts";
+import { openSync } from "node:fs";
+import { startWarm, warmGuard, type WarmGuard } from "../../src/launcher/guard.ts";
 import type { LaunchSpec } from "../../src/launcher/types.ts";
 import { BIN, ROOT, run, tempDir } from "../helpers.ts";
 import { env, gone, launcherWith, waitFor } from "./support.ts";
@@ -40,10 +41,28 @@ describe.each([["cold", false], ["warm", true]] as const)("a %s guardian", (_nam
     expect(r.ok ? r.value : r.refusal).toMatchObject({ ended: "signalled", signal: "SIGTERM" });
   }, 30_000);
 
+  test("a command that closes its stdin unread, a megabyte of it still to come, ran: no spawn failure", async () => {
+    const { r } = await launch(warm, { argv: ["/bin/sh", "-c", "exec 0<&-; echo done"], stdin: "x".repeat(1 << 20) });
+    expect(r.ok ? r.value : r.refusal).toMatchObject({ ended: "exited", code: 0, stdout: { tail: "done\n" } });
+  }, 30_000);
+
   test("a program it cannot start is a spawn failure naming it", async () => {
     const { r } = await launch(warm, { argv: ["no-such-program-for-toolgate"] });
     expect(r.ok ? r.value : r.refusal).toMatchObject({ code: "launch.spawn_failed", details: { errno: "ENOENT", program: "no-such-program-for-toolgate" } });
   }, 30_000);
+});
+
+test("a warm guardian whose command ended before its stdin was written (a busy machine) was still told its command", () => {
+  // The guardian read the command on fd 3, ran it and is gone: the stdin pipe then refuses (EPIPE).
+  const control = openSync("/dev/null", "w");
+  const gone = () => {
+    throw Object.assign(new Error("EPIPE: broken pipe, write"), { code: "EPIPE" });
+  };
+  const proc = { stdin: { write: gone, end: gone } } as unknown as WarmGuard["proc"];
+  expect(() => startWarm({ proc, control }, { argv: ["true"], env: {}, cwd: "/" }, new Uint8Array([1]))).not.toThrow();
+  // Any other error is still one.
+  const broken = { stdin: { write: () => { throw new Error("EBADF"); }, end: () => 0 } } as unknown as WarmGuard["proc"];
+  expect(() => startWarm({ proc: broken, control: openSync("/dev/null", "w") }, { argv: ["true"], env: {}, cwd: "/" }, new Uint8Array([1]))).toThrow("EBADF");
 });
 
 test("a guardian started for a call that never runs its command ends with the call (nothing waits on it)", async () => {

@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { endOrphanSession, TASK_MARK_VAR } from "../../src/launcher/orphan-session.ts";
 import { readStat } from "../../src/launcher/proc-tree.ts";
+import { waitFor } from "../support/wait.ts";
 
 const live = (pid: number) => {
   const s = readStat(pid);
@@ -19,21 +20,13 @@ const session = (sid: number) => {
   return out;
 };
 
-async function until(cond: () => boolean, ms = 5_000) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(10);
-  }
-}
-
 const TAG = "0123456789abcdef0123456789abcdef";
 
 /** A session leader (setsid, as the launcher starts every child) with two children, carrying `tag` as a task's children do. */
 async function tree(tag: string | null = TAG) {
   const env = { PATH: "/usr/bin:/bin", ...(tag === null ? {} : { [TASK_MARK_VAR]: tag }) };
   const proc = Bun.spawn(["bash", "-c", "sleep 300 & sleep 301 & wait"], { detached: true, env, stdout: "ignore", stderr: "ignore" });
-  await until(() => session(proc.pid).length === 3);
+  await waitFor("the session's three processes", () => session(proc.pid).length === 3);
   return proc;
 }
 
@@ -44,7 +37,7 @@ describe("endOrphanSession", () => {
     try {
       const members = session(t.pid);
       expect(endOrphanSession({ pid: t.pid, start: readStat(t.pid)!.start, tag: TAG })).toBeGreaterThanOrEqual(3);
-      await until(() => members.every((p) => !live(p)));
+      await waitFor("the session's members to be gone", () => members.every((p) => !live(p)));
       expect(session(other.pid).length).toBe(3);
     } finally {
       process.kill(-other.pid, "SIGKILL");
@@ -74,7 +67,7 @@ describe("endOrphanSession", () => {
     expect(members.every(live)).toBe(true);
     expect(readFileSync(`/proc/${members[0]}/stat`, "utf8")).toContain(` ${t.pid} `);
     expect(endOrphanSession({ pid: t.pid, start, tag: TAG })).toBeGreaterThanOrEqual(2);
-    await until(() => members.every((p) => !live(p)));
+    await waitFor("the session's members to be gone", () => members.every((p) => !live(p)));
   });
 
   test("pid and start time right, but no tag, another tag, or a process without it: nothing is killed", async () => {

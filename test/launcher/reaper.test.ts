@@ -1,6 +1,7 @@
 // The reaper: a server handed over by a process that exits is shut down in order (stdin
 // closed, the grace, the tree killed) from another process's view of its tree, and a pid reused
 // since the hand-over is never taken for a member.
+// Full suite only: servers as children, one ended only after its grace.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { StreamRedactor } from "../../src/boundary/redact.ts";

@@ -1,5 +1,6 @@
 // toolgate as a child subreaper: an unsandboxed run's orphan is re-parented to this process,
 // ended with the run and reaped; a server this process started (even during the run) is not.
+// Full suite only: a run's orphans as real processes, ended and reaped at its end.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { StreamRedactor } from "../../src/boundary/redact.ts";

@@ -7,6 +7,7 @@ import { childEnv, type ChildEnv, type ChildEnvInput } from "../../src/launcher/
 import { createLauncher } from "../../src/launcher/launch.ts";
 import { readStat } from "../../src/launcher/proc-tree.ts";
 import type { LauncherDeps } from "../../src/launcher/types.ts";
+import { waitFor } from "../support/wait.ts";
 
 export const FIXTURES = join(import.meta.dir, "fixtures");
 export const BUN = process.execPath;
@@ -20,14 +21,8 @@ export function env(input: Partial<ChildEnvInput> = {}): ChildEnv {
   return built.value;
 }
 
-/** Polls `cond` every 5 ms until it holds; throws after `ms`. */
-export async function waitFor(what: string, cond: () => boolean, ms = 5_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!cond()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+/** Bounded polling: test/support/wait.ts. */
+export { waitFor };
 
 /** The pids a fixture appended to its pid file, once it holds at least `n`. */
 export async function pidsIn(file: string, n: number): Promise<number[]> {

@@ -1,5 +1,6 @@
 // No process of a launched tree survives: TERM-ignoring grandchildren, processes in sessions
 // of their own, orphans that still hold the child's output, and what outlives the leader.
+// Full suite only: process trees, some ended only after their grace.
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";

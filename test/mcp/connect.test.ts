@@ -1,5 +1,6 @@
 // Against the fixture Las, a real MCP stdio server: connect through the launcher, the protocol
 // pin, calls, a crash mid-call (transport), a hang (deadline), and the shutdown order.
+// Full suite only: a real MCP server as a child; a hang waits out the deadline, a child that stays its grace.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -2,6 +2,7 @@
 // own server classes: one that registers its tool as the initialized notification arrives (the list
 // is right behind it on the pipe), and one that lists on three pages. A stdio connect lists what the
 // SDK's Client lists from the same server, and a call goes through.
+// Full suite only: servers built with the SDK, each a child process.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -4,6 +4,7 @@
 // edges as servers write them; an answer whose id cannot be read there fails every request in
 // flight; a request or notification of the server's fails none. Then against a real server process
 // that writes a 17 MiB answer on one line: the call fails within seconds, the connection goes on.
+// Full suite only: real servers as children, one writing a 17 MiB line.
 import { describe, expect, test } from "bun:test";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";

@@ -2,6 +2,7 @@
 // and message), whatever its code, over a pipe and over HTTP; "deadline", "transport" and "cancelled"
 // are only what the SDK's client saw itself (its timer, the connection closing, its caller's abort),
 // though it gives those the same codes, -32001 and -32000, that a server may use for errors of its own.
+// Full suite only: a server as a child; a call never answered waits out the request deadline.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { StreamRedactor } from "../../src/boundary/redact.ts";

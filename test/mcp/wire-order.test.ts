@@ -1,6 +1,7 @@
 // What a stdio connect sends, seen by a server written on the wire (test/fixtures/mcp/wire.ts):
 // initialize, one notifications/initialized, tools/list (every page), then the call; a list that
 // fails, never comes or whose server dies fails the connect with the SDK's own words.
+// Full suite only: a server as a child; a list never answered waits out the request deadline.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

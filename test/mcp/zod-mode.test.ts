@@ -1,6 +1,7 @@
 // How zod runs the MCP SDK's schemas: a one-shot process has them interpreted (no parser compiled
 // first, src/mcp/session.ts), a long-running one (src/result/lifetime.ts) keeps the compiled
 // parsers. Each case in a process of its own, connecting to the fixture Las, a real stdio server.
+// Full suite only: each case in a process of its own, connecting to a real server.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 

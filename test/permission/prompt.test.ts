@@ -1,3 +1,4 @@
+// Full suite only: the prompter in a child on a pseudo-terminal (util-linux script).
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { escapeControl } from "../../src/result/escape.ts";

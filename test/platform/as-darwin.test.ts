@@ -3,6 +3,7 @@
 // platform; with the sandbox off the file tools (descriptors verified by identity, no /proc),
 // bash, scratch_read, the boundary, the journal and background tasks work, and a guardian without
 // prctl still ends its command's group when toolgate is killed outright.
+// Full suite only: toolgate's own code in child processes, a background task waited for.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

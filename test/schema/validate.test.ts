@@ -183,19 +183,3 @@ test("a __proto__ key stays plain data when defaults are filled", () => {
   expect(Object.keys(out.value as object).sort()).toEqual(["__proto__", "k"]);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
-
-test("timing (printed, not asserted)", () => {
-  const perCall = (f: () => unknown, n = 100_000) => {
-    for (let i = 0; i < n; i++) f(); // warm up the JIT first
-    const start = Bun.nanoseconds();
-    for (let i = 0; i < n; i++) f();
-    return ((Bun.nanoseconds() - start) / n).toFixed(0);
-  };
-  for (const name of ['"+": "reject"', "nested objects", "defaults"]) {
-    const [, t, samples] = cases.find(([n]) => n === name)!;
-    const validate = compileSchema(t.toJsonSchema() as JsonSchema);
-    const input = samples[0];
-    const compile = perCall(() => compileSchema(t.toJsonSchema() as JsonSchema), 1000);
-    console.error(`${name}: fast ${perCall(() => validate(input))} ns, arktype ${perCall(() => t(input))} ns, compile ${compile} ns`);
-  }
-});

@@ -1,13 +1,14 @@
-// The hygiene gate (script/check-hygiene.sh): a shipped file that names an internal service, an
+// The hygiene gate (scripts/check-hygiene.sh): a shipped file that names an internal service, an
 // endpoint of one or a credential fails it, named FILE:LINE; tests are not shipped; this
 // repository's own tree passes.
+// Full suite only: bash runs the gate, once over this whole repository.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../fixtures/gates/make-repo.ts";
 import { ROOT, tempDir } from "../helpers.ts";
 
-const GATE = join(ROOT, "script", "check-hygiene.sh");
+const GATE = join(ROOT, "scripts", "check-hygiene.sh");
 
 function gate(cwd: string) {
   const p = Bun.spawnSync(["bash", GATE], { cwd, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "pipe" });

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, onTty, run, tempDir } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 const BASH = ["--allow-run=bash", "--approve", "bash"];
 const MARK = JSON.stringify({ command: "touch marker" });
@@ -118,7 +119,7 @@ describe("started, then finished", () => {
     const cmd = JSON.stringify({ command: "echo $$ > child.pid; touch started; exec sleep 60" });
     const proc = Bun.spawn([BIN, "call", "bash", cmd, ...BASH], { cwd: dir.path, env: { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true" }, stdout: "ignore", stderr: "ignore" });
     try {
-      for (let i = 0; i < 500 && !existsSync(join(dir.path, "started")); i++) await Bun.sleep(20);
+      await waitFor("the command to start", () => existsSync(join(dir.path, "started")));
       expect(existsSync(join(dir.path, "started"))).toBe(true);
       expect((await rows(dir.path)).map((x) => [x.event, x.status])).toEqual([["tool_started", "running"]]);
       proc.kill("SIGKILL");

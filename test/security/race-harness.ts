@@ -2,16 +2,10 @@
 // the whole call pipeline in process (real catalog, real Permissions, real launcher) for many
 // attempts per second, and the compiled binary for the end-to-end attempts.
 import { join } from "node:path";
-import { buildCatalog, type Catalog } from "../../src/catalog/catalog.ts";
-import { builtinSources } from "../../src/catalog/builtin.ts";
-import { Permissions } from "../../src/permission/check.ts";
-import { noPrompter } from "../../src/permission/prompt.ts";
 import type { PermissionGrants } from "../../src/permission/types.ts";
 import type { Envelope } from "../../src/result/result.ts";
-import { invoke } from "../../src/runtime/invoke.ts";
-import { processRunner } from "../../src/runtime/processes.ts";
-import { builtinTools } from "../../src/tools/index.ts";
 import { callScope, run } from "../helpers.ts";
+import { approving, callThrough, permissionsOf, pipelineDeps, unsandboxed } from "../support/pipeline.ts";
 
 const SWAPPER = join(import.meta.dir, "swapper.ts");
 
@@ -44,37 +38,20 @@ export async function startSwapper(a: string, b: string, ms = 20_000): Promise<S
 
 export type Call = (tool: string, args: Record<string, unknown>) => Promise<Envelope>;
 
-let catalog: Catalog | undefined;
-function builtins(): Catalog {
-  if (catalog) return catalog;
-  const built = buildCatalog(builtinSources(builtinTools));
-  if (!built.ok) throw new Error(built.refusal.message);
-  return (catalog = built.value);
-}
-
 /** The call pipeline in this process, as `toolgate call` runs it: every tool approved, no prompts. */
 export function inProcess(workspace: string, grants: PermissionGrants, scratch?: string): Call {
   const scope = callScope(workspace, {
     controlFiles: [join(workspace, "toolgate.json"), join(workspace, "toolgate.lock"), join(workspace, "tools")],
     ...(scratch ? { scratch } : {}),
   });
-  const permissions = new Permissions(grants, workspace, noPrompter, { pathEnv: "/usr/bin:/bin" });
-  const approved = new Set(["all"]);
-  return async (tool, args) =>
-    (
-      await invoke(tool, args, {
-        catalog: builtins(),
-        scope,
-        processes: (signal) => processRunner({ parentEnv: { PATH: "/usr/bin:/bin" }, stateDir: scope.stateDir, sandboxMode: "off", sandbox: undefined, secrets: {}, signal }),
-        permissions,
-        approval: { approved, overrides: {}, isRemembered: () => false, remember: () => {}, ask: undefined },
-        secrets: [],
-        started: () => {},
-        journal: () => {},
-        now: () => performance.now(),
-        deadlineMs: 30_000,
-      })
-    ).envelope;
+  const deps = pipelineDeps({
+    scope,
+    processes: unsandboxed(scope.stateDir),
+    permissions: permissionsOf(grants, workspace),
+    approval: approving(["all"]),
+    now: () => performance.now(),
+  });
+  return (tool, args) => callThrough(tool, args, deps);
 }
 
 /** The same call through dist/toolgate: `flags` grant (nothing comes from a toolgate.json); HOME and state in `home`. */

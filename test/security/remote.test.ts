@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, run, tempDir, type RunResult } from "../helpers.ts";
+import { HELLO, serveMcp, type HttpMcp } from "../support/http-mcp-server.ts";
 
 const PROBE_SOURCE = join(import.meta.dir, "..", "fixtures", "mcp", "probe-server.ts");
 const TOKEN = "ghp_probeSecretValue0123456789";
@@ -141,27 +142,12 @@ describe("a call of a built-in never starts a server", () => {
 });
 
 describe('"${NAME}" in an HTTP server\'s headers needs --allow-env=NAME', () => {
-  let web: ReturnType<typeof Bun.serve>;
+  let web: HttpMcp;
   const seen: (string | null)[] = [];
-  beforeAll(async () => {
-    const { Server } = await import("@modelcontextprotocol/sdk/server/index.js");
-    const { WebStandardStreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
-    const { CallToolRequestSchema, ListToolsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-    web = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async (req) => {
-        seen.push(req.headers.get("authorization"));
-        const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
-        mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object" } }] }));
-        mcp.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "hello" }] }));
-        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        await mcp.connect(transport);
-        return transport.handleRequest(req);
-      },
-    });
+  beforeAll(() => {
+    web = serveMcp({ tools: [{ ...HELLO, inputSchema: { type: "object" } }], route: (req) => void seen.push(req.headers.get("authorization")) });
   });
-  afterAll(() => web.stop(true));
+  afterAll(() => web.stop());
 
   test("without it nothing is dialled; with it the header carries the value, which no view shows", async () => {
     await using ws = tempDir();

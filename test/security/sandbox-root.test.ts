@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { join } from "node:path";
 import { productWorkspace } from "./product-workspace.ts";
 import { BIN, chownToNobody, json, run, runUnprivileged, tempDir } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 const asRoot = process.getuid?.() === 0;
 const tag = `toolgate-sec-${process.pid}`;
@@ -141,7 +142,7 @@ test("while a sandboxed command runs, its placeholders do not break a concurrent
   // The sandboxed command holds the placeholders (no lock, no tools/ yet) until it is told to stop.
   const command = "touch started; for i in $(seq 1000); do [ -e stop ] && break; sleep 0.01; done";
   const long = run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: dir.path } });
-  for (let i = 0; i < 1000 && !existsSync(marker); i++) await Bun.sleep(10);
+  await waitFor("the sandboxed command to start", () => existsSync(marker));
   expect(existsSync(join(ws, "toolgate.lock"))).toBe(true); // the placeholder, on the host
   const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws, env: { HOME: dir.path } });
   writeFileSync(join(ws, "stop"), "");

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { productWorkspace } from "./product-workspace.ts";
 import { BIN, chownToNobody, json, type RunResult, tempDir } from "../helpers.ts";
+import { waitFor } from "../support/wait.ts";
 import { makeStateFolder } from "../../src/state/folder.ts";
 
 type Role = "root" | "nobody";
@@ -283,10 +284,10 @@ while (my $c = $l->accept) { my $n = sysread($c, my $buf, 4096); open(my $o, '>>
     chmodSync(script, 0o644);
     const listener = Bun.spawn([...NOBODY, "perl", script], { stdout: "ignore", stderr: "ignore" });
     try {
-      for (let i = 0; i < 500 && !existsSync(join(other.path, "ready")); i++) await Bun.sleep(10);
+      await waitFor("the listener", () => existsSync(join(other.path, "ready")));
       // Put where this workspace's session listens, owned by this user: only its peer credentials tell.
       await tg("root", ["session", "stop"], s.ws, s.env);
-      for (let i = 0; i < 500 && existsSync(s.socket); i++) await Bun.sleep(10);
+      await waitFor("the session's socket to go", () => !existsSync(s.socket));
       renameSync(sock, s.socket);
       chownSync(s.socket, 0, 0);
       chmodSync(s.socket, 0o600);
@@ -294,7 +295,7 @@ while (my $c = $l->accept) { my $n = sysread($c, my $buf, 4096); open(my $o, '>>
       expect(r.code).toBe(0);
       expect(r.stderr).toContain("toolgate: session: the session's socket is served by uid 65534, not by this user (uid 0); running cold");
       // It connected (that is how the uid is read) but sent nothing.
-      for (let i = 0; i < 500 && !existsSync(got); i++) await Bun.sleep(10);
+      await waitFor("the listener's note of the connection", () => existsSync(got));
       expect(Bun.file(got).size === 0 ? "" : await Bun.file(got).text()).toBe("conn 0\n");
     } finally {
       listener.kill("SIGKILL");

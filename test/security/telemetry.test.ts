@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, json, run, tempDir, trustEnv } from "../helpers.ts";
+import { WAIT_MS, waitFor } from "../support/wait.ts";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { receiver } from "../telemetry/receiver.ts";
 
@@ -75,7 +76,7 @@ inLoopbackNamespace(import.meta.path, () => {
         });
         expect(await p.exited).toBe(0);
         const { readFileSync } = await import("node:fs");
-        for (let i = 0; i < 100 && !readFileSync(errFile, "utf8").includes("\n"); i++) await Bun.sleep(50);
+        await waitFor("the reaper's line", () => readFileSync(errFile, "utf8").includes("\n"), WAIT_MS, 50);
         expect(readFileSync(errFile, "utf8")).toMatch(/^toolgate: telemetry: 1 span\(s\) could not be sent to .*: the collector answered with a redirect, which is not followed/);
         expect(elsewhere.requests).toEqual([]);
       } finally {

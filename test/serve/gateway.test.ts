@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { BIN, ROOT, run, tempDir } from "../helpers.ts";
 import { serve } from "./client.ts";
 import { connect, serveHttp } from "./http-client.ts";
+import { waitFor } from "../support/wait.ts";
 
 const CONFORMANCE = join(ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const FIXTURE = join(ROOT, "test", "fixtures", "mcp", "conformance-server.ts");
@@ -201,7 +202,7 @@ describe("the relay's guards", () => {
     await b.listResources();
     expect(await a.subscribeResource({ uri: "test://watched-resource" })).toEqual({});
     // The fixture sends one update 20 ms after a subscribe; b's ping after it has arrived shows b got none.
-    for (let i = 0; i < 200 && seen.a!.length === 0; i++) await Bun.sleep(10);
+    await waitFor("a's update", () => seen.a!.length > 0);
     await b.ping();
     expect(seen).toEqual({ a: ["test://watched-resource"], b: [] });
     expect(await a.unsubscribeResource({ uri: "test://watched-resource" })).toEqual({});

@@ -10,6 +10,7 @@ import { listenHttp, MAX_SESSIONS, SESSION_IDLE_MS, type HttpServer } from "../.
 import type { Hub } from "../../src/serve/hub.ts";
 import { RETRY_MS } from "../../src/serve/sessions.ts";
 import { initializeBody, POST_HEADERS } from "./http-client.ts";
+import { WAIT_MS, waitFor } from "../support/wait.ts";
 
 /** The calls of `wait` running now: each ends when its resolver is called. */
 const waiting: (() => void)[] = [];
@@ -29,8 +30,7 @@ const hub = {
 async function busy(url: string, id: string, n: number): Promise<{ response: Promise<Response> }> {
   const before = waiting.length;
   const response = rpc(url, id, { jsonrpc: "2.0", id: n, method: "tools/call", params: { name: "wait", arguments: {} } }, "2025-06-18");
-  for (let i = 0; i < 500 && waiting.length === before; i++) await Bun.sleep(5);
-  if (waiting.length === before) throw new Error("the call never started");
+  await waitFor("the call to start", () => waiting.length !== before, WAIT_MS, 5);
   return { response };
 }
 
@@ -131,7 +131,7 @@ describe("the session table never locks out", () => {
     expect(priming?.[2]).toBe(String(RETRY_MS));
     abort.abort();
     await reader.cancel().catch(() => {});
-    for (let i = 0; i < 500 && waiting.length === before; i++) await Bun.sleep(5);
+    await waitFor("the call to start", () => waiting.length !== before, WAIT_MS, 5);
     waiting.splice(0).forEach((release) => release());
     // The answer was sent while nobody listened; the reconnect replays it, with its own id.
     const again = await fetch(server.url, { headers: { Accept: "text/event-stream", ...AUTH, "Mcp-Session-Id": id!, "Mcp-Protocol-Version": "2025-11-25", "Last-Event-ID": priming![1]! } });

@@ -3,19 +3,14 @@
 // with what is known. In process, the real pipeline refuses what a profile does not offer.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { builtinSources } from "../../src/catalog/builtin.ts";
-import { buildCatalog } from "../../src/catalog/catalog.ts";
 import { BUILTIN_PROFILE_NAMES, redefinedProfile } from "../../src/config/profiles.ts";
-import { Permissions } from "../../src/permission/check.ts";
-import { noPrompter } from "../../src/permission/prompt.ts";
 import type { JournalRow } from "../../src/state/journal.ts";
-import { invoke } from "../../src/runtime/invoke.ts";
-import { processRunner } from "../../src/runtime/processes.ts";
 import { resolveProfile, wildcard, type Profile, type ProfileConfig } from "../../src/serve/profiles.ts";
 import { openState } from "../../src/state/db.ts";
 import { laneStore } from "../../src/state/lanes.ts";
 import { builtinTools } from "../../src/tools/index.ts";
 import { callScope, tempDir } from "../helpers.ts";
+import { approving, callThrough, permissionsOf, pipelineDeps, unsandboxed } from "../support/pipeline.ts";
 
 const BUILTIN_NAMES = builtinTools.map((t) => t.name);
 const RAILS = ["bank_search", "bank_get", "librarian", "research"];
@@ -125,25 +120,19 @@ describe("config profiles", () => {
 
 describe("the pipeline with a profile (in process, real catalog and permissions)", () => {
   async function pipeline(ws: string, name: string) {
-    const built = buildCatalog(builtinSources(builtinTools));
-    if (!built.ok) throw new Error(built.refusal.message);
     const db = openState(join(ws, ".toolgate"));
     const rows: JournalRow[] = [];
     const started: JournalRow[] = [];
-    const deps = {
-      catalog: built.value,
+    const deps = pipelineDeps({
       scope: callScope(ws, { store: () => laneStore(db) }),
-      processes: (signal: AbortSignal) => processRunner({ parentEnv: { PATH: "/usr/bin:/bin" }, stateDir: join(ws, ".toolgate"), sandboxMode: "off", sandbox: undefined, secrets: {}, signal }),
-      permissions: new Permissions({ allow: { read: true, write: true, run: true }, deny: {} }, ws, noPrompter, { pathEnv: "/usr/bin:/bin" }),
-      approval: { approved: new Set(["all"]), overrides: {}, isRemembered: () => false, remember: () => {}, ask: undefined },
+      processes: unsandboxed(join(ws, ".toolgate")),
+      permissions: permissionsOf({ allow: { read: true, write: true, run: true }, deny: {} }, ws),
+      approval: approving(["all"]),
       profile: profile(name),
-      secrets: [],
       started: (r: JournalRow) => void started.push(r),
       journal: (r: JournalRow) => void rows.push(r),
-      now: () => 0,
-      deadlineMs: 30_000,
-    };
-    return { call: async (tool: string, args: unknown) => (await invoke(tool, args, deps)).envelope, rows, started, [Symbol.dispose]: () => db.close() };
+    });
+    return { call: (tool: string, args: unknown) => callThrough(tool, args, deps), rows, started, [Symbol.dispose]: () => db.close() };
   }
 
   test("scout cannot call file_write or bash even by name, nor write the desk; nothing runs and each refusal is journaled", async () => {

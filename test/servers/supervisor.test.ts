@@ -5,9 +5,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSource } from "../../src/catalog/catalog.ts";
 import { waitUntil } from "../../src/launcher/end-tree.ts";
 import type { PermissionGate } from "../../src/runtime/invoke.ts";
@@ -15,6 +12,7 @@ import type { RemoteSpec } from "../../src/servers/specs.ts";
 import { RemoteSources } from "../../src/servers/sources.ts";
 import type { RestartPolicy } from "../../src/servers/supervisor.ts";
 import { tempDir, toolContext } from "../helpers.ts";
+import { serveMcp, type HttpMcp } from "../support/http-mcp-server.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "mortal.ts");
 const FAST: RestartPolicy = { initialMs: 20, maxMs: 50, attempts: 5, stableMs: 60_000 };
@@ -273,29 +271,9 @@ describe("shutdown under supervision", () => {
 
 describe("a supervised HTTP server", () => {
   // Stateful (session ids); forget() plays a restart of the server: every old session id gets 404.
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  let server: ReturnType<typeof Bun.serve>;
-  beforeAll(() => {
-    server = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async (req) => {
-        const id = req.headers.get("mcp-session-id");
-        if (id) return sessions.get(id)?.handleRequest(req) ?? new Response("unknown session", { status: 404 });
-        const mcp = new Server({ name: "web", version: "1" }, { capabilities: { tools: {} } });
-        mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "hello", description: "Say hello", inputSchema: { type: "object", properties: {} } }] }));
-        mcp.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "hello" }] }));
-        const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => crypto.randomUUID(),
-          enableJsonResponse: true,
-          onsessioninitialized: (sid) => void sessions.set(sid, transport),
-        });
-        await mcp.connect(transport);
-        return transport.handleRequest(req);
-      },
-    });
-  });
-  afterAll(() => server.stop(true));
+  let server: HttpMcp;
+  beforeAll(() => void (server = serveMcp({ sessions: true })));
+  afterAll(() => server.stop());
 
   test("a session the server no longer knows (it restarted) is reconnected; the next call works", async () => {
     await using dir = tempDir();
@@ -309,7 +287,7 @@ describe("a supervised HTTP server", () => {
     await using s = await supervised(dir.path, { spec: web });
     const ok = { ok: true as const, value: { content: [{ type: "text", text: "hello" }] } };
     expect(await s.call("web__hello")).toEqual(ok);
-    sessions.clear();
+    server.forget();
     // Refused by the server before it ran: a failure, not indeterminate.
     expect(await s.call("web__hello")).toMatchObject({ ok: false, refusal: { code: "remote_tool" } });
     await s.until("the reconnect", () => s.events.length >= 2);

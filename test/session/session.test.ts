@@ -4,6 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
+import { eventually, WAIT_MS, waitFor } from "../support/wait.ts";
 import { logFor, socketFor } from "../../src/session/where.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
@@ -48,14 +49,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-async function until(cond: () => boolean, ms = 15_000): Promise<boolean> {
-  for (let waited = 0; waited < ms; waited += 50) {
-    if (cond()) return true;
-    await Bun.sleep(50);
-  }
-  return cond();
-}
 
 const lastRows = async (ws: string, n: number) =>
   (await run(["log", "--json", "--last", String(n)], { cwd: ws, env: env(ws) })).stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -158,7 +151,7 @@ describe("toolgate session", () => {
     const r = await call(ws, args);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("toolgate: session: the config or toolgate.lock changed since the session started; running cold");
-    expect(await until(() => !alive(s.pid))).toBe(true);
+    expect(await eventually(() => !alive(s.pid))).toBe(true);
     expect(existsSync(socketOf(ws))).toBe(false);
   });
 
@@ -167,7 +160,7 @@ describe("toolgate session", () => {
     const ws = dir.path;
     await using s = await start(ws);
     process.kill(s.pid, "SIGKILL");
-    expect(await until(() => !alive(s.pid))).toBe(true);
+    expect(await eventually(() => !alive(s.pid))).toBe(true);
     expect(existsSync(socketOf(ws))).toBe(true);
     const r = await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read", "--verbose"]);
     expect(r.code).toBe(0);
@@ -246,7 +239,7 @@ process.stdout.write(got);
     await using dir = await tempDirWith("a.txt");
     const ws = dir.path;
     const s = await start(ws, 1);
-    expect(await until(() => !alive(s.pid))).toBe(true);
+    expect(await eventually(() => !alive(s.pid))).toBe(true);
     expect(existsSync(socketOf(ws))).toBe(false);
     expect(readFileSync(logFor(socketOf(ws)), "utf8")).toBe("toolgate: session stopping: idle for 1 s\n");
     const st = await run(["session", "status"], { cwd: ws, env: env(ws) });
@@ -265,12 +258,12 @@ process.stdout.write(got);
       stderr: "pipe",
     });
     const sleepers = () => readdirSync("/proc").filter((p) => /^\d+$/.test(p) && safeRead(`/proc/${p}/cmdline`).includes(`sleep\0${marker}`));
-    expect(await until(() => sleepers().length === 2)).toBe(true);
+    expect(await eventually(() => sleepers().length === 2)).toBe(true);
     proc.kill("SIGINT");
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     const e = JSON.parse(out);
     expect({ code, status: e.status, error: e.error_code, signal: e.details.signal }).toEqual({ code: 130, status: "failed", error: "cancelled", signal: "SIGINT" });
-    expect(await until(() => sleepers().length === 0)).toBe(true);
+    expect(await eventually(() => sleepers().length === 0)).toBe(true);
     expect((await status(ws)).in_flight).toBe(0);
     const [row] = await lastRows(ws, 1);
     expect({ tool: row.tool, status: row.status, error_code: row.error_code, detail: JSON.parse(row.detail) }).toEqual({ tool: "bash", status: "failed", error_code: "cancelled", detail: { via: "session", signal: "SIGINT" } });
@@ -314,14 +307,14 @@ process.stdout.write(got);
     expect((await status(ws)).idle_collections).toBe(0);
     for (let i = 0; i < 3; i++) expect((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code).toBe(0);
     let st = await status(ws);
-    for (let i = 0; i < 60 && st.idle_collections === 0; i++) st = (await Bun.sleep(100), await status(ws));
+    await waitFor("an idle collection", async () => (st = await status(ws)).idle_collections !== 0, WAIT_MS, 100);
     expect(st.idle_collections).toBe(1);
     // No calls since: the next ticks (one a second) find nothing new to collect.
     await Bun.sleep(2_200);
     expect((await status(ws)).idle_collections).toBe(1);
     expect((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code).toBe(0);
     st = await status(ws);
-    for (let i = 0; i < 60 && st.idle_collections === 1; i++) st = (await Bun.sleep(100), await status(ws));
+    await waitFor("another idle collection", async () => (st = await status(ws)).idle_collections !== 1, WAIT_MS, 100);
     expect(st.idle_collections).toBe(2);
   });
 
@@ -335,7 +328,7 @@ process.stdout.write(got);
     for (let i = 0; i < 8; i++) expect((await call(ws, ["file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"])).code).toBe(0);
     // Nine calls: after the 1st, 2nd, 4th and 8th (each once the answer went out).
     let st = await status(ws);
-    for (let i = 0; i < 60 && st.early_collections < 4; i++) st = (await Bun.sleep(50), await status(ws));
+    await waitFor("four early collections", async () => (st = await status(ws)).early_collections >= 4, WAIT_MS, 50);
     expect([st.calls, st.early_collections]).toEqual([9, 4]);
   });
 
@@ -374,7 +367,7 @@ describe("toolgate session with an MCP server", () => {
     expect(warm).toEqual(cold);
     expect(cold.map((r) => [r.code, JSON.parse(r.stdout).error_code ?? null])).toEqual([[0, null], [4, "permission.denied"], [3, "transport_lost"]]);
     // The crash ended the child it had kept: the next use starts another.
-    expect(await until(() => !alive(first))).toBe(true);
+    expect(await eventually(() => !alive(first))).toBe(true);
     expect((await status(ws)).servers).toEqual([]);
     expect((await call(ws, echo)).code).toBe(0);
     const second = Number(readFileSync(pidFile, "utf8"));
@@ -383,7 +376,7 @@ describe("toolgate session with an MCP server", () => {
     expect((await call(ws, echo)).code).toBe(0);
     expect(Number(readFileSync(pidFile, "utf8"))).toBe(second);
     await run(["session", "stop"], { cwd: ws, env: env(ws) });
-    expect(await until(() => !alive(s.pid) && !alive(second))).toBe(true);
+    expect(await eventually(() => !alive(s.pid) && !alive(second))).toBe(true);
   });
 });
 

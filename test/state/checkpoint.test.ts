@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { checkpointWhenIdle, openState } from "../../src/state/db.ts";
 import { callJournal, selfMark, type JournalRow } from "../../src/state/journal.ts";
 import { tempDir } from "../helpers.ts";
+import { WAIT_MS, waitFor } from "../support/wait.ts";
 
 const row: JournalRow = { time_ms: 1, tool: "plan", origin: "builtin", digest: "d", effect: "idempotent-write", status: "success", error_code: null, duration_ms: 1, args_preview: "{}", result_bytes: 10, detail: null };
 
@@ -39,10 +40,7 @@ describe("checkpoints when idle", () => {
     }
     expect(rowsInFile(state, dir.path)).toBe(0);
     let moved = 0;
-    for (let i = 0; i < 100 && moved < 700; i++) {
-      await Bun.sleep(20);
-      moved = rowsInFile(state, dir.path);
-    }
+    await waitFor("the rows checkpointed into the file", () => (moved = rowsInFile(state, dir.path)) >= 700, WAIT_MS, 20);
     expect(moved).toBe(700);
     db.close();
   });

@@ -3,6 +3,7 @@
 // part counted in chunks, and a failing write that does not fail the run.
 import { describe, expect, test } from "bun:test";
 import { LiveLog, type Piece } from "../../src/tasks/live-log.ts";
+import { WAIT_MS, waitFor } from "../support/wait.ts";
 
 function recorder() {
   const writes: { pieces: Piece[]; dropped: number }[] = [];
@@ -37,7 +38,7 @@ describe("LiveLog", () => {
     const r = recorder();
     const log = new LiveLog({ write: r.write, chunkChars: 10, chunksCap: 4, flushMs: 5 }).start();
     log.push("stdout", "early");
-    for (let i = 0; i < 200 && r.writes.length === 0; i++) await Bun.sleep(5);
+    await waitFor("the timer's write", () => r.writes.length > 0, WAIT_MS, 5);
     expect(r.writes).toEqual([{ pieces: [{ stream: "stdout", text: "early" }], dropped: 0 }]);
     log.push("stdout", "late");
     log.stop();

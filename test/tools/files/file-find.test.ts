@@ -1,8 +1,8 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fileFind, { ANSWER_BOUND_CHARS, findFiles } from "../../../src/tools/files/file-find.ts";
-import { tempDir, toolContext } from "../../helpers.ts";
+import { tempDir, toolContext, type TempDir } from "../../helpers.ts";
 import { isSecretPath } from "../../../src/fs/secret-files.ts";
 import type { Code } from "../../../src/result/codes.ts";
 
@@ -287,6 +287,27 @@ describe("agrees with git ls-files --cached --others --exclude-standard", () => 
     return { early, late: sorted.filter((_, i) => i % 2 === 1) };
   }
 
+  /** One repository for every pattern (they only read it), made on first use, removed after them. */
+  let mixed: { top: TempDir; ws: string } | undefined;
+  afterAll(() => mixed?.top[Symbol.asyncDispose]());
+  function mixedRepo(): { top: { path: string }; ws: string } {
+    if (mixed) return mixed;
+    const top = tempDir();
+    const ws = join(top.path, "repo");
+    mkdirSync(ws);
+    git(ws, top.path, "init", "-q");
+    const { early, late } = generate(ws);
+    // Commit half of what git would add; the other half stays untracked, the committed half then changes.
+    git(ws, top.path, "add", "-A");
+    git(ws, top.path, "rm", "-q", "--cached", "--ignore-unmatch", "--", ...late);
+    git(ws, top.path, "commit", "-q", "-m", "first");
+    for (const f of early) put(ws, f, "changed\n");
+    put(ws, "src/new-after-commit.ts");
+    put(ws, "docs/new.md");
+    put(ws, "docs/README.md");
+    return (mixed = { top, ws });
+  }
+
   test.each([
     ["**/*", "."],
     ["*", "."],
@@ -301,19 +322,7 @@ describe("agrees with git ls-files --cached --others --exclude-standard", () => 
     ["**/*", "d3"],
     ["**/*", "logs"],
   ])("pattern %j in %j, over committed and uncommitted files", async (pattern, path) => {
-    await using top = tempDir();
-    const ws = join(top.path, "repo");
-    mkdirSync(ws);
-    git(ws, top.path, "init", "-q");
-    const { early, late } = generate(ws);
-    // Commit half of what git would add; the other half stays untracked, the committed half then changes.
-    git(ws, top.path, "add", "-A");
-    git(ws, top.path, "rm", "-q", "--cached", "--ignore-unmatch", "--", ...late);
-    git(ws, top.path, "commit", "-q", "-m", "first");
-    for (const f of early) put(ws, f, "changed\n");
-    put(ws, "src/new-after-commit.ts");
-    put(ws, "docs/new.md");
-    put(ws, "docs/README.md");
+    const { top, ws } = mixedRepo();
     const ours = findFiles(ws, join(ws, ".toolgate"), pattern, path, undefined, 5000) as any;
     expect(ours.ok).toBe(true);
     const theirs = lsFiles(path === "." ? ws : join(ws, path), top.path, `:(glob)${pattern}`);

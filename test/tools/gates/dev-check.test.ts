@@ -1,6 +1,7 @@
 // dev_check in process, through the real process runner, on a fixture git repository: passing,
 // failing and hanging gates, what a gate sees of the working tree, the copy gone afterwards, the
 // JUnit report, GitHub annotations, and every refusal.
+// Full suite only: gates run as processes in copies of a git repository; a hanging one waits out its timeout.
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,35 +1,21 @@
 // plan in process, through the real pipeline (generated schema, approval policy, boundary) over
 // a real state database: declare, read, revise, idempotence, lanes, and every refusal.
 import { describe, expect, test } from "bun:test";
-import { builtinSources } from "../../../src/catalog/builtin.ts";
-import { buildCatalog, type Catalog } from "../../../src/catalog/catalog.ts";
 import type { LaneStore } from "../../../src/catalog/declare.ts";
-import { invoke } from "../../../src/runtime/invoke.ts";
 import { openState } from "../../../src/state/db.ts";
 import { laneStore } from "../../../src/state/lanes.ts";
 import plan, { MAX_STEPS, MAX_TITLE_CHARS } from "../../../src/tools/lane/plan.ts";
-import { builtinTools } from "../../../src/tools/index.ts";
-import { callScope, noProcesses, tempDir } from "../../helpers.ts";
-
-const built = buildCatalog(builtinSources(builtinTools));
-if (!built.ok) throw new Error(built.refusal.message);
-const catalog: Catalog = built.value;
+import { callScope, tempDir } from "../../helpers.ts";
+import { callThrough, grantingNothing, pipelineDeps } from "../../support/pipeline.ts";
 
 /** One call as `toolgate call` makes it, with nothing granted, approved or askable. */
 async function call(store: LaneStore, args: unknown, lane = "default") {
   const needs: string[] = [];
-  const { envelope } = await invoke("plan", args, {
-    catalog,
-    scope: callScope("/nonexistent", { lane, store: () => store }),
-    processes: () => noProcesses,
-    permissions: { check: (n) => (needs.push(`${n.kind}:${n.value}`), { ok: false, code: "permission.denied", message: "nothing is granted here" }) },
-    approval: { approved: new Set(), overrides: {}, isRemembered: () => false, remember: () => {}, ask: undefined },
-    secrets: [],
-    started: () => {},
-    journal: () => {},
-    now: () => 1_000,
-    deadlineMs: 5_000,
-  });
+  const envelope = await callThrough(
+    "plan",
+    args,
+    pipelineDeps({ scope: callScope("/nonexistent", { lane, store: () => store }), permissions: grantingNothing(needs), now: () => 1_000, deadlineMs: 5_000 }),
+  );
   expect(needs).toEqual([]); // plan needs no permission and no approval
   return envelope as any;
 }

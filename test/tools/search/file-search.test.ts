@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { findFiles } from "../../../src/tools/files/file-find.ts";
@@ -8,7 +8,7 @@ import { CHUNK_FILES, Helper, runPool } from "../../../src/tools/search/pool.ts"
 import { OPEN_FLAGS, Scanner, Status } from "../../../src/tools/search/scan.ts";
 import { hostPlatform } from "../../../src/platform/host.ts";
 import { walk } from "../../../src/tools/files/walk.ts";
-import { tempDir } from "../../helpers.ts";
+import { tempDir, type TempDir } from "../../helpers.ts";
 import type { Code } from "../../../src/result/codes.ts";
 
 const put = (root: string, rel: string, body: string | Uint8Array): void => {
@@ -360,6 +360,16 @@ describe("agrees with ripgrep", () => {
     expect(sh(["git", "init", "-q"], root).code).toBe(0);
   }
 
+  /** One tree for every case (they only read it), made on first use, removed after them. */
+  let shared: TempDir | undefined;
+  afterAll(() => shared?.[Symbol.asyncDispose]());
+  const tree = (): TempDir => {
+    if (shared) return shared;
+    shared = tempDir();
+    generate(shared.path);
+    return shared;
+  };
+
   const rgLines = (out: string) =>
     out
       .split("\n")
@@ -396,8 +406,7 @@ describe("agrees with ripgrep", () => {
     ["rg tab\\there", { pattern: "tab\\there" }, ["tab\\there"]],
   ] as const)("%s", async (_name, args, rgArgs) => {
     if (!(await Bun.file(RG).exists())) throw new Error("ripgrep is missing: apt-get install -y ripgrep");
-    await using ws = tempDir();
-    generate(ws.path);
+    const ws = tree();
     const rg = sh([RG, "--json", "--hidden", "-g", "!.git", ...rgArgs], ws.path);
     expect(rg.stderr).toBe("");
     const expected = rgLines(rg.stdout);
@@ -412,23 +421,26 @@ describe("worker threads", () => {
     const prefix = await runPool({ base: ws, files, spec: spec("hit"), firstAfter: 0, enoughMatches: 1e9, enoughBytes: 1e12, signal: never }, helpers);
     return prefix.flatMap((c) => c.matches.map(([i, line]) => `${files[i]}:${line}`));
   }
-  // Enough chunks that this thread is still claiming when the worker starts.
-  const tree = (ws: string) => {
+  // Enough chunks that this thread is still claiming when the worker starts: one tree for both
+  // cases (they only read it), made on first use, removed after them.
+  let shared: { ws: TempDir; files: string[] } | undefined;
+  afterAll(() => shared?.ws[Symbol.asyncDispose]());
+  const tree = () => {
+    if (shared) return shared;
+    const ws = tempDir();
     const files = Array.from({ length: 40 * CHUNK_FILES }, (_, i) => `f${String(i).padStart(4, "0")}.txt`);
-    for (const f of files) put(ws, f, "miss\nhit\n");
-    return files;
+    for (const f of files) put(ws.path, f, "miss\nhit\n");
+    return (shared = { ws, files });
   };
 
   test("a worker that cannot start (a binary built without its entry point) leaves the work to this thread", async () => {
-    await using ws = tempDir();
-    const files = tree(ws.path);
+    const { ws, files } = tree();
     const lines = await poolLines(ws.path, files, Helper.start(join(ws.path, "no-such-worker.ts"), 2));
     expect(lines).toEqual(files.map((f) => `${f}:2`));
   });
 
   test("a chunk a worker claimed and never reported is searched again here", async () => {
-    await using ws = tempDir();
-    const files = tree(ws.path);
+    const { ws, files } = tree();
     // Claims one chunk, then dies.
     put(ws.path, "dying-worker.ts", "self.onmessage = (e) => { Atomics.add(e.data.control, 0, 1); throw new Error('boom'); };\n");
     const lines = await poolLines(ws.path, files, Helper.start(join(ws.path, "dying-worker.ts"), 1));
