@@ -9,9 +9,7 @@ import { didYouMean, nearest } from "../result/suggest.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { approvedNames } from "./approve-flag.ts";
-import { Hub, type HubDeps } from "../serve/hub.ts";
-import type { RemoteSources } from "../servers/sources.ts";
-import { Relay } from "../serve/relay.ts";
+import { serving } from "../serve/serving.ts";
 import { HTTP_ARGS, HTTP_FLAGS, httpAfterBoot, httpChoice, startHttp } from "./serve-http.ts";
 import { claimStdout, type StdoutSink } from "../serve/stdout.ts";
 import { VERSION } from "../version.ts";
@@ -116,23 +114,14 @@ export async function runServe(ctx: RunContext): Promise<number> {
     // A tool the output boundary kept out of a server's listing is not served: the operator hears which rule and where.
     if (!bool(s, "quiet")) for (const line of withheldToolNotes(remote?.status ?? [])) note(line);
     db = openChecked(booted.config);
-    // The hub runs each relayed request; the relay is made first, so it reaches the hub late.
-    let runRelayed: Hub["runRelayed"] | undefined;
-    const relay = remote
-      ? new Relay({
-          sources: remote,
-          ...(expose !== undefined ? { expose } : {}),
-          run: (...a) => runRelayed!(...a),
-          operator: (line) => void process.stderr.write(`${line}\n`),
-        })
-      : undefined;
-    const hub = new Hub({
-      wiring: {
+    const { hub } = serving(
+      booted,
+      { profile: choices.profile, names: choices.names, child: bool(s, "child"), approved, ...(expose !== undefined ? { expose } : {}) },
+      {
         booted,
         env: ctx.env,
         db: () => db!,
         lane,
-        approved,
         operator: (line) => void process.stderr.write(`${line}\n`),
         unstarted: (e) => {
           throw stateError(booted.config, e, "the call was not run");
@@ -146,16 +135,9 @@ export async function runServe(ctx: RunContext): Promise<number> {
             ).message,
           ),
         ...(telemetry ? { telemetry } : {}),
+        version: VERSION,
       },
-      profile: choices.profile,
-      child: bool(s, "child"),
-      names: choices.names,
-      refusedNow: (name) => booted.remote?.refusedNow(name),
-      version: VERSION,
-      ...(relay ? { relay } : {}),
-      ...(expose !== undefined && remote ? { exposed: exposedServer(remote, expose) } : {}),
-    });
-    runRelayed = (...a) => hub.runRelayed(...a);
+    );
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
     // and clients hear of every change in what is served.
     await booted.remote?.supervise({ onChange: () => void hub.listChanged(), onEvent: (line) => note(line) });
@@ -198,22 +180,6 @@ function servedToCatalog(
   if (expose === undefined) return fromServed;
   const own = [...booted.catalog.entries.values()].filter((e) => e.origin === `mcp:${expose}`);
   return new Map(own.map((e) => [e.rawName, e.name]));
-}
-
-/**
- * `--expose NAME`: its tools as listed, and as it lists them to a client that declared less than
- * toolgate's shared connection does (a connection of that kind, client-declared.ts).
- */
-function exposedServer(remote: RemoteSources, name: string): NonNullable<HubDeps["exposed"]> {
-  const spec = remote.spec(name)!;
-  return {
-    server: name,
-    listed: () => remote.listedTools(name),
-    declaring: async (declared) =>
-      remote.declaresAsShared(declared)
-        ? undefined
-        : (await remote.connection(spec, declared)).tools.map((t) => t.name),
-  };
 }
 
 /** Resolves on the first of SIGINT, SIGTERM or (when `stdin`) stdin's end or stdout's reader gone, saying which. */
