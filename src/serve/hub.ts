@@ -4,14 +4,13 @@
 // the same wiring as `toolgate call`) and, when upstream servers offer more, the relayed methods
 // (relay.ts). The hub tracks answers being written so a shutdown waits for the last ones.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolRequest, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalRequest } from "../approval/approval.ts";
 import type { CallWiring } from "../runtime/call-deps.ts";
 import type { Profile } from "../runtime/invoke.ts";
 import { escapeControl } from "../result/escape.ts";
-import { fastPathFor } from "./dispatch.ts";
+import { fastCalls, type CallExtra } from "./dispatch.ts";
 import { elicitApproval } from "./elicit.ts";
 import { servedPeer, upstreamOf } from "./peer.ts";
 import type { Relay, RelayClient } from "./relay.ts";
@@ -52,9 +51,8 @@ export class Hub {
 
   /** Connects one client: a new SDK Server over `transport`, its handlers bound to this hub. */
   async connect(transport: Transport, opts: ConnectOptions): Promise<Server> {
-    const [{ Server }, { Protocol }, types] = await Promise.all([
+    const [{ Server }, types] = await Promise.all([
       import("@modelcontextprotocol/sdk/server/index.js"),
-      import("@modelcontextprotocol/sdk/shared/protocol.js"),
       import("@modelcontextprotocol/sdk/types.js"),
     ]);
     const { relay, served: list } = this.deps;
@@ -71,13 +69,7 @@ export class Hub {
     if (relay) relayHandlers(server, types, relay, client, upstream);
     const log = relay ? (srv: string, params: Record<string, unknown>) => relay.logFor(client, srv, params) : undefined;
     server.setRequestHandler(types.ListToolsRequestSchema, async () => ({ tools: await list.toolsFor(declared, opts.caller) }));
-    // Set as the protocol sets any handler (the request parsed once, against CallToolRequestSchema),
-    // not through Server's tools/call override, which parses the request a second time and the
-    // result against CallToolResultSchema: every result here is built by renderResult, and a
-    // server's own content passed through was parsed when it arrived. About a third of the SDK's
-    // work per call.
-    const setHandler = Protocol.prototype.setRequestHandler as unknown as typeof server.setRequestHandler;
-    const onCall = async (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallResult> => {
+    const onCall = async (request: CallToolRequest, extra: CallExtra): Promise<CallResult> => {
       const served = request.params.name;
       const name = list.fromServed(served);
       const sent: Promise<void>[] = [];
@@ -109,7 +101,8 @@ export class Hub {
       if (sent.length > 0) await Promise.allSettled(sent);
       return result;
     };
-    setHandler.call(server, types.CallToolRequestSchema, onCall);
+    // A call that is not plain takes the SDK's own path (the request and the result parsed against its schemas).
+    server.setRequestHandler(types.CallToolRequestSchema, onCall);
     server.onclose = () => {
       this.#servers.delete(server);
       detach?.();
@@ -124,7 +117,8 @@ export class Hub {
       return p;
     };
     await server.connect(transport);
-    fastPathFor(server, transport, onCall as (request: unknown, extra: unknown) => Promise<CallResult>);
+    // A plain call is taken off the transport, as the SDK would take it, without its parses (dispatch.ts).
+    fastCalls(server, transport, onCall, types);
     this.#servers.add(server);
     return server;
   }
