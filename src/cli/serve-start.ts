@@ -33,13 +33,19 @@ export interface Started extends Serving {
   close(): Promise<void>;
 }
 
-/** `calls`: another runner of the pipeline (else this process's own, tool-caller.ts). */
-export async function startServe(ctx: RunContext, s: Scanned, calls?: ToolCaller): Promise<Started> {
+export interface StartOptions {
+  /** Another runner of the pipeline (else this process's own, tool-caller.ts). */
+  readonly calls?: ToolCaller;
+  /** Where the operator's lines about calls and servers go (else stderr). */
+  readonly operator?: (line: string) => void;
+}
+
+export async function startServe(ctx: RunContext, s: Scanned, o: StartOptions = {}): Promise<Started> {
   const lane = serveLane(s.positionals, str(s, "lane"));
   const asked = httpChoice(s);
   const child = bool(s, "child");
   const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState, child, relaySampling: !child });
-  const operator = (line: string) => void process.stderr.write(`${line}\n`);
+  const operator = o.operator ?? ((line: string) => void process.stderr.write(`${line}\n`));
   let db: Database | undefined;
   // Each call's span, exported from this process off the calls' path (when the environment asks for it).
   const telemetry = telemetryFor(ctx.env, "live", operator);
@@ -79,7 +85,7 @@ export async function startServe(ctx: RunContext, s: Scanned, calls?: ToolCaller
         ...(telemetry ? { telemetry } : {}),
         version: VERSION,
       },
-      calls,
+      o.calls,
     );
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
     // and clients hear of every change in what is served.

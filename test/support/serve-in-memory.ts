@@ -17,6 +17,8 @@ export interface InMemoryServed extends AsyncDisposable {
   readonly client: Client;
   /** The served parts (hub, served list, tool caller) and the boot behind them. */
   readonly started: Started;
+  /** The operator's lines so far (what the binary writes to stderr about calls and servers), one a line. */
+  stderr(): string;
   /** The client leaves; calls in flight get the grace; every child ends and the journal closes. */
   close(): Promise<void>;
 }
@@ -26,7 +28,8 @@ export async function serveInMemory(args: readonly string[], o: ServeOptions & {
   mkdirSync(o.home, { recursive: true });
   const env = { PATH: "/usr/bin:/bin", HOME: o.home, XDG_STATE_HOME: join(o.home, "state"), ...o.env };
   const ctx = { argv: args, cwd: o.cwd, env, stdoutIsTTY: false, readStdin: async () => "" };
-  const started = await startServe(ctx, scanFlags(args, SERVE_FLAGS));
+  let lines = "";
+  const started = await startServe(ctx, scanFlags(args, SERVE_FLAGS), { operator: (line) => void (lines += `${line}\n`) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const capabilities = { ...(o.elicit ? { elicitation: { form: {} } } : {}), ...(o.sample ? { sampling: {} } : {}) };
   const client = new Client({ name: "toolgate-test", version: "1.0.0" }, { capabilities });
@@ -47,5 +50,5 @@ export async function serveInMemory(args: readonly string[], o: ServeOptions & {
     await close();
     throw e;
   }
-  return { client, started, close, [Symbol.asyncDispose]: close };
+  return { client, started, stderr: () => lines, close, [Symbol.asyncDispose]: close };
 }
