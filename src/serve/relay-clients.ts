@@ -37,7 +37,7 @@ export class RelayClients {
   constructor(private readonly deps: RelayClientsDeps) {}
 
   /** A server's notifications outside a call, on `conn` (each connection once): routed to the clients they belong to. */
-  wire(spec: RemoteSpec, conn: Connection): void {
+  readonly wire = (spec: RemoteSpec, conn: Connection): void => {
     if (this.#wired.has(conn)) return;
     this.#wired.add(conn);
     const dropped = () => {
@@ -59,7 +59,7 @@ export class RelayClients {
         if (checked) for (const c of this.all) if (c.level !== undefined && admits(c.level, checked.level)) c.notify(method, checked);
       }
     }, dropped);
-  }
+  };
 
   /** A server's log message as a client may see it: secrets redacted, dropped when the boundary would withhold it. */
   checkedLog(spec: RemoteSpec, params: Record<string, unknown>): Record<string, unknown> | undefined {

@@ -99,7 +99,7 @@ export class Relay {
   #entry(spec: RemoteSpec, method: string): Entry {
     const key = `${spec.name}\0${method}`;
     let e = this.#entries.get(key);
-    if (!e) this.#entries.set(key, (e = relayEntry(spec, method, this.deps.sources, (s, conn) => this.#clients.wire(s, conn))));
+    if (!e) this.#entries.set(key, (e = relayEntry(spec, method, this.deps.sources, this.#clients.wire)));
     return e;
   }
 
