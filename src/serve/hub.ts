@@ -95,9 +95,8 @@ export class Hub {
         ...(log ? { log } : {}),
         ...(exposed ? { exposed: true } : {}),
       }))(who);
-      const result = await this.#call(name, request.params.arguments ?? {}, {
-        signal: extra.signal,
-        ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"], caller: opts.caller });
+      const how: Calling = { signal: extra.signal, ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"], caller: opts.caller };
+      const result = await this.#call(name, request.params.arguments ?? {}, how);
       if (sent.length > 0) await Promise.allSettled(sent);
       return result;
     };
