@@ -125,6 +125,21 @@ describe("architecture", () => {
     expect(long).toEqual([]);
   });
 
+  // serve reaches the MCP SDK through its public API (Server, Protocol, Transport): no source file
+  // touches a member the SDK keeps to itself (a `_`-prefixed field or method, as its own code names
+  // them), nor steps around a public method through a prototype. serve's fast path for tools/call
+  // (src/serve/dispatch.ts) sits behind the Transport seam with public members only.
+  test("no source file reaches the MCP SDK's private members", () => {
+    const js = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? js(join(dir, e.name)) : e.name.endsWith(".js") ? [join(dir, e.name)] : []));
+    const privates = new Set<string>();
+    for (const f of js(join(import.meta.dir, "..", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm")))
+      for (const m of readFileSync(f, "utf8").matchAll(/this\.(_[A-Za-z]\w*)/g)) privates.add(m[1]!);
+    expect(["_onrequest", "_requestHandlers", "_transport"].every((n) => privates.has(n))).toBe(true);
+    const reaching = sources.flatMap((s) => [...s.text.matchAll(/(?:\.|\[\s*["'`])(_[A-Za-z]\w*)\b/g)].filter((m) => privates.has(m[1]!)).map((m) => `${s.rel}: ${m[1]}`));
+    expect(reaching).toEqual([]);
+    expect(sources.filter((s) => /\b(Protocol|Server|Client|McpServer)\.prototype\b/.test(s.text)).map((s) => s.rel)).toEqual([]);
+  });
+
   test("only src/state opens SQLite", () => {
     expect(sources.filter((s) => valueImports(s.text).includes("bun:sqlite")).map((s) => s.rel)).toEqual(["state/db.ts"]);
   });

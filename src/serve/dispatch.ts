@@ -1,24 +1,25 @@
-// The SDK's Protocol tells an incoming message's kind by parsing it against zod schemas, a
-// response's first: a request fails two parses (each building zod's issue objects) before the
-// third succeeds, then its handler parses it once more against its own schema. For the plain
-// shapes almost every client sends, the same decisions are made here by looking at the fields;
-// anything else (a field of another type, a task, an unknown key) takes the SDK's own path
-// unchanged, so what is accepted and what is refused stay the SDK's. About a tenth of serve's
-// work per call. The SDK's members used here are checked when a client connects
-// (`fastPathFor`); if an SDK version renames them, every message takes the SDK's path.
+// serve's fast path for tools/call, behind the SDK's Transport seam: the one place serve steps
+// around the SDK's Protocol, and it does so with public members only (the transport's onmessage
+// and send, the Server's notification and request). Through the SDK a call is parsed against zod
+// schemas four times (the message's kind, found by failing the response schemas first; the
+// Protocol's parse for the handler; Server's own second parse; the result against
+// CallToolResultSchema), about a third of serve's work per call. A plain tools/call (the shapes
+// almost every client sends, decided by looking at the fields) is taken off the transport here,
+// handed to the same handler with the extra the SDK would build, and answered as the SDK would
+// answer it; anything else (a field of another type, a task, an unknown key, every other method)
+// goes the SDK's way unchanged, so what is accepted and refused stays the SDK's.
+// test/serve/dispatch.test.ts holds the SDK to each assumption: the same bytes on the wire either
+// way, the same keys in a handler's extra, cancellation and close alike; an SDK upgrade that
+// changes one of them fails there.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolRequest, RequestId, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { isObject, isRequestId, RELATED_TASK } from "../mcp/envelope.ts";
 
-type Message = Parameters<NonNullable<Transport["onmessage"]>>[0];
-type Extra = Parameters<NonNullable<Transport["onmessage"]>>[1];
-type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
-
-/** The Protocol members the fast path uses (JavaScript members of the pinned SDK's Protocol class). */
-interface ProtocolInternals {
-  _onrequest(request: Message, extra?: Extra): void;
-  _requestHandlers: Map<string, Handler>;
-}
+type Types = Pick<typeof import("@modelcontextprotocol/sdk/types.js"), "CancelledNotificationSchema" | "isJSONRPCNotification" | "McpError" | "ErrorCode">;
+export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type CallHandler = (request: CallToolRequest, extra: CallExtra) => Promise<unknown>;
 
 /**
  * Whether `m` is, beyond doubt, what JSONRPCRequestSchema accepts: exactly jsonrpc "2.0", an id, a
@@ -48,24 +49,76 @@ export function isPlainCall(request: unknown): boolean {
   return p.arguments === undefined || (isObject(p.arguments) && !Object.hasOwn(p.arguments, "__proto__"));
 }
 
-const internalsOf = (server: Server): ProtocolInternals | undefined => {
-  const s = server as unknown as Partial<ProtocolInternals>;
-  return typeof s._onrequest === "function" && s._requestHandlers instanceof Map ? (s as ProtocolInternals) : undefined;
-};
-
 /**
- * After `server.connect(transport)`: plain requests go straight to the Protocol's request
- * handling, and a plain tools/call to `call` without the handler's second parse. Returns false
- * (and changes nothing) when this SDK does not have the members it relies on.
+ * After `server.connect(transport)`: a plain tools/call reaches `call` straight from the transport;
+ * every other message reaches the SDK as before. `call` is also the SDK's tools/call handler.
  */
-export function fastPathFor(server: Server, transport: Transport, call: Handler): boolean {
-  const internals = internalsOf(server);
+export function fastCalls(server: Server, transport: Transport, call: CallHandler, types: Types): void {
   const sdkMessage = transport.onmessage;
-  const sdkCall = internals?._requestHandlers.get("tools/call");
-  if (!internals || !sdkMessage || !sdkCall) return false;
-  transport.onmessage = (m, extra) => (isPlainRequest(m) ? internals._onrequest(m, extra) : sdkMessage(m, extra));
-  internals._requestHandlers.set("tools/call", (request, extra) =>
-    isPlainCall(request) ? call(request, extra) : sdkCall(request, extra),
-  );
-  return true;
+  const sdkClose = transport.onclose;
+  if (!sdkMessage) throw new Error("fastCalls: the server is not connected to this transport");
+  /** Each plain call in flight, by its request id (as the SDK keeps its own). */
+  const running = new Map<RequestId, AbortController>();
+  transport.onmessage = (m, info) => {
+    if (isPlainRequest(m) && (m as { method: string }).method === "tools/call" && isPlainCall(m)) {
+      answer(m as unknown as CallToolRequest & { id: RequestId }, info);
+      return;
+    }
+    // A cancellation the SDK would act on (its own for a call it runs; this one's for a plain call).
+    if (running.size > 0 && (m as { method?: unknown }).method === "notifications/cancelled" && types.isJSONRPCNotification(m)) {
+      const c = types.CancelledNotificationSchema.safeParse(m);
+      if (c.success && c.data.params.requestId) running.get(c.data.params.requestId)?.abort(c.data.params.reason);
+    }
+    sdkMessage(m, info);
+  };
+  // The connection gone: every call in flight is aborted and answers nothing, as the SDK's are.
+  transport.onclose = () => {
+    for (const c of running.values()) c.abort();
+    running.clear();
+    sdkClose?.();
+  };
+
+  function answer(request: CallToolRequest & { id: RequestId }, info: Parameters<NonNullable<Transport["onmessage"]>>[1]): void {
+    const id = request.id;
+    const aborter = new AbortController();
+    running.set(id, aborter);
+    const { signal } = aborter;
+    const extra: CallExtra = {
+      signal,
+      sessionId: transport.sessionId,
+      _meta: request.params._meta,
+      sendNotification: async (n) => {
+        if (!signal.aborted) await server.notification(n, { relatedRequestId: id });
+      },
+      sendRequest: async (r, schema, options) => {
+        if (signal.aborted) throw new types.McpError(types.ErrorCode.ConnectionClosed, "Request was cancelled");
+        return await server.request(r, schema, { ...options, relatedRequestId: id });
+      },
+      authInfo: info?.authInfo,
+      requestId: id,
+      requestInfo: info?.requestInfo,
+      taskId: undefined,
+      taskStore: undefined,
+      taskRequestedTtl: undefined,
+      closeSSEStream: info?.closeSSEStream,
+      closeStandaloneSSEStream: info?.closeStandaloneSSEStream,
+    };
+    Promise.resolve()
+      .then(() => call(request, extra))
+      .then(
+        async (result) => {
+          if (!signal.aborted) await transport.send({ result: result as Record<string, unknown>, jsonrpc: "2.0", id });
+        },
+        async (e) => {
+          if (signal.aborted) return;
+          const error = e as { code?: unknown; message?: string; data?: unknown };
+          const code = Number.isSafeInteger(error.code) ? (error.code as number) : types.ErrorCode.InternalError;
+          await transport.send({ jsonrpc: "2.0", id, error: { code, message: error.message ?? "Internal error", ...(error.data !== undefined ? { data: error.data } : {}) } });
+        },
+      )
+      .catch((e) => server.onerror?.(new Error(`Failed to send response: ${e}`)))
+      .finally(() => {
+        if (running.get(id) === aborter) running.delete(id);
+      });
+  }
 }

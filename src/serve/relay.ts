@@ -1,34 +1,25 @@
 // serve as a complete gateway (docs/mcp.md): what the upstream MCP servers offer besides tools —
 // resources (list, read, templates, subscribe), prompts (list, get), completions and logging — is
 // relayed to each client through the same stages as a tool call: the server's start permission,
-// a journal row (effect read), the output boundary and redaction of the server's secrets. A
-// server's notifications go to the clients they belong to: an update to the clients subscribed to
-// that resource, list changes to every client, a log message sent during a request to the client
-// that asked (each relayed request carries its client as owner: mcp/peer.ts decides), one sent
-// outside any request to the clients that set a level. One whose owner is unclear is dropped and counted.
+// a journal row (effect read), the output boundary and redaction of the server's secrets.
+// A relayed request runs one way: relay-handlers.ts (the client's request) → here (which server,
+// merged lists, served names) → the tool caller (tool-caller.ts: the pipeline) → the method's entry
+// (relay-entry.ts: the request on the server's connection) → back as the answer. What servers send
+// on their own goes to the clients through relay-clients.ts.
 // A read, subscription or completion goes to the server whose own lists claim it (relay-routes.ts),
 // asked for on a client's first request when no list has named it yet.
 import type { Entry } from "../catalog/catalog.ts";
-import { checkBoundary } from "../boundary/boundary.ts";
-import { redactValue } from "../boundary/redact.ts";
-import type { Connection } from "../mcp/connect.ts";
 import type { Peer } from "../mcp/peer.ts";
 import type { ServerInfo } from "../mcp/session.ts";
-import type { Invoked } from "../runtime/invoke.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
 import { relayEntry, relayedOf, type Relayed, type RelaySources } from "./relay-entry.ts";
 import { admits, page, promptOwner, servedPrompt, unknownResource } from "./relay-names.ts";
 import { ResourceRoutes } from "./relay-routes.ts";
+import { RelayClients, type RelayClient } from "./relay-clients.ts";
+import type { ToolCaller } from "./tool-caller.ts";
 
 export type { Relayed, RelaySources } from "./relay-entry.ts";
-
-/** One connected client, as the relay sends to it; the owner of the requests it makes. */
-export interface RelayClient {
-  notify(method: string, params?: Record<string, unknown>): void;
-  readonly subscriptions: Set<string>;
-  /** The level this client set with logging/setLevel, if any. */
-  level: string | undefined;
-}
+export type { RelayClient } from "./relay-clients.ts";
 
 /** The peer of one relayed request on one server: its owner, and where its server's log lines go. */
 export type RelayPeer = (call: { tool: string; server: string }) => Peer;
@@ -39,14 +30,12 @@ export interface Asking {
   readonly peer: RelayPeer;
 }
 
-export type RunRelayed = (entry: Entry, args: Record<string, unknown>, signal: AbortSignal, peer?: RelayPeer) => Promise<Invoked>;
-
 export interface RelayDeps {
   readonly sources: RelaySources;
   /** `serve --expose NAME`: only this server, under its own names. */
   readonly expose?: string;
-  /** Runs one relayed request through the pipeline (hub.ts: invoke with a one-entry catalog). */
-  readonly run: RunRelayed;
+  /** Runs each relayed request through the pipeline, its method's entry as a one-entry catalog. */
+  readonly calls: Pick<ToolCaller, "callEntry">;
   readonly operator: (line: string) => void;
 }
 
@@ -55,17 +44,16 @@ const MAX_PAGES = 100;
 const METHOD_NOT_FOUND = -32601;
 
 export class Relay {
-  readonly #clients = new Set<RelayClient>();
-  readonly #wired = new WeakSet<Connection>();
+  readonly #clients: RelayClients;
   readonly #entries = new Map<string, Entry>();
   /** What the servers' lists said (any client's, or the relay's own on a miss): routes reads, subscriptions and completions. */
   readonly #routes = new ResourceRoutes();
   /** Upstream subscriptions: `server\0uri` → how many clients hold it. */
   readonly #upstream = new Map<string, number>();
-  /** Log messages dropped as nobody's to see, by server. */
-  readonly #dropped = new Map<string, number>();
 
-  constructor(private readonly deps: RelayDeps) {}
+  constructor(private readonly deps: RelayDeps) {
+    this.#clients = new RelayClients({ sources: deps.sources, routes: this.#routes, operator: deps.operator });
+  }
 
   /** The relayed servers: listed, MCP (Las offers tools only), and only the exposed one with --expose. */
   servers(): { spec: RemoteSpec; info: ServerInfo }[] {
@@ -92,17 +80,16 @@ export class Relay {
     };
   }
 
-  /** With --expose, the server's own instructions. */
   /** With --expose, the server's own instructions, checked as its results are (withheld: none). */
   instructions(): string | undefined {
     const s = this.deps.expose === undefined ? undefined : this.servers()[0];
-    return s && typeof s.info.instructions === "string" ? this.#shown(s.spec, s.info.instructions, "the instructions") : undefined;
+    return s && typeof s.info.instructions === "string" ? this.#clients.shown(s.spec, s.info.instructions, "the instructions") : undefined;
   }
 
   attach(client: RelayClient): () => void {
-    this.#clients.add(client);
+    this.#clients.all.add(client);
     return () => {
-      this.#clients.delete(client);
+      this.#clients.all.delete(client);
       const asking: Asking = { signal: new AbortController().signal, peer: () => ({ owner: client }) };
       for (const served of client.subscriptions) void this.unsubscribe(client, served, asking);
     };
@@ -112,52 +99,13 @@ export class Relay {
   #entry(spec: RemoteSpec, method: string): Entry {
     const key = `${spec.name}\0${method}`;
     let e = this.#entries.get(key);
-    if (!e) this.#entries.set(key, (e = relayEntry(spec, method, this.deps.sources, (s, conn) => this.#wire(s, conn))));
+    if (!e) this.#entries.set(key, (e = relayEntry(spec, method, this.deps.sources, this.#clients.wire)));
     return e;
   }
 
   /** Runs one request on one server through the pipeline, answered as the server answered or as an error. */
   async #relay(spec: RemoteSpec, method: string, params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
-    return relayedOf(await this.deps.run(this.#entry(spec, method), params, asking.signal, asking.peer));
-  }
-
-  /** Server notifications outside a call: routed to the clients they belong to. */
-  #wire(spec: RemoteSpec, conn: Connection): void {
-    if (this.#wired.has(conn)) return;
-    this.#wired.add(conn);
-    const dropped = () => {
-      const n = (this.#dropped.get(spec.name) ?? 0) + 1;
-      this.#dropped.set(spec.name, n);
-      // Each one counted; the operator hears of the 1st, 2nd, 4th, 8th, ...: a busy server cannot fill stderr.
-      if ((n & (n - 1)) === 0) this.deps.operator(`toolgate: MCP server "${spec.name}": a log message was dropped: requests of several clients were in flight and nothing tied it to one (${n} so far)`);
-    };
-    conn.session.onNotification((method, params) => {
-      if (method === "notifications/resources/updated" && typeof params.uri === "string") {
-        const served = this.#routes.served(spec.name, params.uri);
-        // The URI alone: anything else the server put beside it would reach the client unchecked.
-        for (const c of this.#clients) if (c.subscriptions.has(served)) c.notify(method, { uri: served });
-      } else if (method === "notifications/resources/list_changed" || method === "notifications/prompts/list_changed") {
-        for (const c of this.#clients) c.notify(method);
-      } else if (method === "notifications/message") {
-        // Sent while no request was in flight: to the clients that asked for log messages.
-        const checked = this.checkedLog(spec, params);
-        if (checked) for (const c of this.#clients) if (c.level !== undefined && admits(c.level, checked.level)) c.notify(method, checked);
-      }
-    }, dropped);
-  }
-
-  /** A server's log message as a client may see it: secrets redacted, dropped when the boundary would withhold it. */
-  checkedLog(spec: RemoteSpec, params: Record<string, unknown>): Record<string, unknown> | undefined {
-    return this.#shown(spec, params, "a log message");
-  }
-
-  /** What a server sent outside a result, as a client may see it: its secrets redacted; withheld (the operator hears why) where the boundary would. */
-  #shown<T>(spec: RemoteSpec, value: T, what: string): T | undefined {
-    const shown = redactValue(value, this.deps.sources.secretsOf(spec)) as T;
-    const v = checkBoundary(shown, { localPaths: spec.localPathsOff === undefined });
-    if (!v) return shown;
-    this.deps.operator(`toolgate: MCP server "${spec.name}": ${what} withheld (rule ${v.rule} at ${v.where})`);
-    return undefined;
+    return relayedOf(await this.deps.calls.callEntry(this.#entry(spec, method), params, asking));
   }
 
   /**
@@ -165,9 +113,7 @@ export class Relay {
    * level when it set one (a client that set none sees its own requests' lines), checked.
    */
   logFor(client: RelayClient, server: string, params: Record<string, unknown>): Record<string, unknown> | undefined {
-    if (client.level !== undefined && !admits(client.level, params.level)) return undefined;
-    const spec = this.deps.sources.spec(server);
-    return spec ? this.checkedLog(spec, params) : undefined;
+    return this.#clients.logFor(client, server, params);
   }
 
   /** resources/list, merged across servers and paginated here. */

@@ -1,14 +1,16 @@
-// End to end: what an upstream MCP server asks during a served call reaches the client that made
-// the call, as far as that client declared it can take it (the SDK's Client driving dist/toolgate
-// serve over stdio): elicitation relayed (toolgate applies the schema's defaults) or declined,
-// sampling relayed or refused, progress relayed when the client sent a progressToken.
+// What an upstream MCP server asks during a served call reaches the client that made the call, as
+// far as that client declared it can take it (the SDK's Client driving serve in process,
+// test/support/serve-in-memory.ts; over --http, dist/toolgate): elicitation relayed (toolgate
+// applies the schema's defaults) or declined, sampling relayed or refused, progress relayed when
+// the client sent a progressToken.
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ElicitRequest, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { clientTakesForms } from "../../src/serve/peer.ts";
 import { tempDir } from "../helpers.ts";
-import { journal, serve, site, type ServeOptions } from "./client.ts";
+import { serveInMemory } from "../support/serve-in-memory.ts";
+import { journal, site, type ServeOptions } from "./client.ts";
 import { connect, serveHttp } from "./http-client.ts";
 
 const ASKING = join(import.meta.dir, "..", "fixtures", "mcp", "asking.ts");
@@ -17,7 +19,7 @@ const text = (r: object) => (r as { content: { text: string }[] }).content[0]!.t
 async function served(root: string, o: Partial<ServeOptions> = {}, flags: string[] = []) {
   const s = site(root);
   writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { ask: { command: process.execPath, args: [ASKING] } } }));
-  return { s, served: await serve(["--allow-run", "--approve", "all", ...flags], { cwd: s.ws, home: s.home, ...o }) };
+  return { s, served: await serveInMemory(["--allow-run", "--approve", "all", ...flags], { cwd: s.ws, home: s.home, ...o }) };
 }
 
 describe("elicitation from an upstream server", () => {
