@@ -25,6 +25,7 @@ import { bootInput, type RunContext } from "./context.ts";
 import { checkState, openChecked, stateError } from "./state.ts";
 import { admitTask } from "../tasks/start.ts";
 import { telemetryFor } from "../telemetry/telemetry.ts";
+import { serverOf } from "../catalog/origin.ts";
 
 export default defineCommand({
   meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
@@ -100,7 +101,7 @@ export async function runCall(ctx: RunContext): Promise<number> {
     status = !background && ctx.via === undefined && isTerminal(2) && !bool(s, "quiet") ? await statusFor(tool) : undefined;
     // An MCP tool's server may ask for input or report progress while it runs (loaded only for them).
     const entry = booted.catalog.entries.get(tool);
-    const terminal = entry && (entry.origin.startsWith("mcp:") || entry.origin === "las") ? (await import("./call-peer.ts")).terminalPeer({
+    const terminal = entry && serverOf(entry.origin) !== undefined ? (await import("./call-peer.ts")).terminalPeer({
             // A session has no terminal of its own: a forwarded call's form is declined, saying how to be asked.
             ask: booted.canPrompt && ctx.via === undefined,
             ...(ctx.via === undefined ? {} : { whyNot: "a call forwarded to a session cannot show a form (run it with --no-session to be asked)" }),

@@ -22,6 +22,7 @@ import { checkState, openChecked, stateError } from "./state.ts";
 import { servingChoices } from "./serve-choices.ts";
 import { telemetryFor } from "../telemetry/telemetry.ts";
 import { withheldToolNotes } from "../servers/list.ts";
+import { mcpServerOf } from "../catalog/origin.ts";
 
 export default defineCommand({
   meta: {
@@ -101,7 +102,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
     const expose = str(s, "expose");
     const remote = booted.remote;
     if (expose !== undefined && remote?.spec(expose)?.kind !== "mcp") {
-      const names = (remote?.status ?? []).filter((st) => st.origin.startsWith("mcp:")).map((st) => st.name);
+      const names = (remote?.status ?? []).filter((st) => mcpServerOf(st.origin) !== undefined).map((st) => st.name);
       throw usageError(
         `--expose ${JSON.stringify(expose)}: no MCP server of that name in the config${didYouMean(nearest(expose, names))}`,
         names.length > 0 ? `configured: ${names.join(", ")}` : "declare it under mcpServers in toolgate.json",
@@ -196,7 +197,7 @@ function servedToCatalog(
   expose: string | undefined,
 ): ReadonlyMap<string, string> {
   if (expose === undefined) return fromServed;
-  const own = [...booted.catalog.entries.values()].filter((e) => e.origin === `mcp:${expose}`);
+  const own = [...booted.catalog.entries.values()].filter((e) => mcpServerOf(e.origin) === expose);
   return new Map(own.map((e) => [e.rawName, e.name]));
 }
 

@@ -23,6 +23,7 @@ import { relayHandlers } from "./relay-handlers.ts";
 import type { ServedNames } from "./names.ts";
 import type { ServedCaller } from "./caller.ts";
 import { renderResult, renderTool, type CallResult, type ServedTool } from "./render.ts";
+import { mcpServerOf } from "../catalog/origin.ts";
 
 export interface HubDeps {
   /** The wiring `call` uses, minus who is asked (each connection asks its own client). */
@@ -75,7 +76,7 @@ export class Hub {
   /** Whether a tool is offered to a client now: in its profile, not refused, and approvable here. */
   #offered(d: Descriptor, caller: ServedCaller | undefined): boolean {
     const { wiring, exposed } = this.deps;
-    if (exposed && d.origin !== `mcp:${exposed.server}`) return false;
+    if (exposed && mcpServerOf(d.origin) !== exposed.server) return false;
     if (!(caller?.profile ?? this.deps.profile).offers(d.name)) return false;
     if (wiring.booted.refused.has(d.name) || this.deps.refusedNow?.(d.name)) return false;
     if (this.deps.child && !preApproved(d, { approved: caller?.approved ?? wiring.approved, overrides: wiring.booted.config.values.approval ?? {} })) return false;
@@ -120,7 +121,7 @@ export class Hub {
   #fromServed(served: string): string {
     const exposed = this.deps.exposed;
     if (exposed) {
-      const e = [...this.deps.wiring.booted.catalog.entries.values()].find((x) => x.origin === `mcp:${exposed.server}` && x.rawName === served);
+      const e = [...this.deps.wiring.booted.catalog.entries.values()].find((x) => mcpServerOf(x.origin) === exposed.server && x.rawName === served);
       return e?.name ?? served;
     }
     return this.deps.names.fromServed.get(served) ?? served;

@@ -6,6 +6,7 @@ import type { Admitted, GateResult, PermissionGate } from "../runtime/invoke.ts"
 import type { BootInput } from "../runtime/boot.ts";
 import type { Need } from "../permission/types.ts";
 import type { Prompter } from "../permission/prompt.ts";
+import { serverOf } from "../catalog/origin.ts";
 
 export interface TaskRequest {
   readonly v: 1;
@@ -77,7 +78,7 @@ export function bootFrom(
  * granted by it; a changed value (a symlink now leading elsewhere) or another server is a no.
  */
 export function admittedAnswers(task: Pick<TaskRequest, "tool" | "grants" | "origin">): Prompter {
-  const server = task.origin === "las" ? "las" : task.origin?.startsWith("mcp:") ? task.origin.slice(4) : undefined;
+  const server = serverOf(task.origin);
   const reasons = new Set([task.tool, ...(server === undefined ? [] : [`mcp.connect:${server}`])]);
   return (req) =>
     reasons.has(req.reason) &&
