@@ -11,7 +11,7 @@ import { laneStore } from "../state/lanes.ts";
 import { taskBoard } from "../state/tasks.ts";
 import { recordResource } from "../state/resources.ts";
 import { adoptChildState } from "../state/db.ts";
-import { delegationSecrets } from "../tools/delegate/index.ts";
+import { delegationSecrets } from "./providers/delegation.ts";
 import { selfArgv } from "../launcher/detached.ts";
 import type { LaunchWatch } from "../launcher/types.ts";
 import type { Booted } from "./boot.ts";
