@@ -3,6 +3,8 @@
 // through it: `call` (and a session's forwarded calls, which run `call`), a background task's
 // supervisor, and a served client through serve's hub (Runtime.call with its own caller).
 import type { Database } from "bun:sqlite";
+import type { ApprovalDeps } from "../approval/approval.ts";
+import type { Entry } from "../catalog/catalog.ts";
 import type { Effective } from "../config/resolve.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { guardSelf, warmGuard } from "../launcher/guard.ts";
@@ -26,6 +28,10 @@ export type Caller = Omit<CallWiring, "booted" | "env" | "db" | "telemetry"> & {
   readonly background?: { readonly writeScope: string | null };
   /** Narrows the permission stage (a task's supervisor answers only what its foreground admitted). */
   readonly permissions?: (gate: PermissionGate) => PermissionGate;
+  /** Widens the approval memory for this caller (a served client's approvals for its session). */
+  readonly approval?: (approval: ApprovalDeps) => ApprovalDeps;
+  /** A tool outside the catalog, called as the only one there is (serve's relayed resource reads: no profile, no lock). */
+  readonly entry?: Entry;
 };
 
 export interface Runtime {
@@ -72,14 +78,16 @@ export async function openRuntime(input: RuntimeInput): Promise<Runtime> {
     },
     async call(name, args, caller) {
       db ??= input.state.open(booted.config);
-      const { signal, stop, dryRun, background, permissions, ...wiring } = caller;
+      const { signal, stop, dryRun, background, permissions, approval, entry, ...wiring } = caller;
       const w: CallWiring = { ...wiring, booted, env: input.env, db: () => db!, ...(telemetry ? { telemetry } : {}) };
       const deps = callDeps(w, signal, stop);
       // --background: the same stages here (a denial starts nothing), then a task.
       const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane: w.lane, writeScope: background.writeScope, env: input.env, ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }) }) } : {};
       const silent = dryRun ? { dryRun: true, journal: () => {}, started: () => {} } : {};
       const gate = permissions ? { permissions: permissions(deps.permissions) } : {};
-      return invoke(name, args, { ...deps, ...admit, ...silent, ...gate });
+      const remembered = approval ? { approval: approval(deps.approval) } : {};
+      const own = entry ? { catalog: { descriptors: [entry], entries: new Map([[name, entry]]) }, profile: undefined, refused: undefined } : {};
+      return invoke(name, args, { ...deps, ...admit, ...silent, ...gate, ...remembered, ...own });
     },
     async close(opts = {}) {
       // The result is out (and journaled): a cold call's children are shut down by a detached reaper.
