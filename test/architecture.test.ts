@@ -140,6 +140,23 @@ describe("architecture", () => {
     expect(sources.filter((s) => /\b(Protocol|Server|Client|McpServer)\.prototype\b/.test(s.text)).map((s) => s.rel)).toEqual([]);
   });
 
+  // Tool sources reach the runtime through providers (src/runtime/providers/, one per source, one
+  // list): no other module imports a tool (src/tools/**) or the servers' sources as a value.
+  test("only the providers import tool sources", () => {
+    const toolSource = (p: string) => p.startsWith(join(SRC, "tools") + "/") || p === join(SRC, "servers", "sources.ts");
+    const importers = sources.filter((s) => !s.rel.startsWith("tools/") && !s.rel.startsWith("runtime/providers/"));
+    const reaching = importers.filter((s) => valueImports(s.text).some((spec) => spec.startsWith(".") && toolSource(resolve(dirname(s.file), spec.endsWith(".ts") ? spec : `${spec}.ts`))));
+    expect(reaching.map((s) => s.rel)).toEqual([]);
+  });
+
+  // A command file parses its command line, opens what it needs and renders: the work is elsewhere.
+  // The list grows as commands are made thin.
+  test("thin command files are at most 100 lines", () => {
+    const THIN = ["cli/call.ts", "cli/serve.ts"];
+    const long = sources.filter((s) => THIN.includes(s.rel)).map((s) => [s.rel, s.text.split("\n").length - (s.text.endsWith("\n") ? 1 : 0)] as const).filter(([, n]) => n > 100);
+    expect([sources.filter((s) => THIN.includes(s.rel)).length, long]).toEqual([THIN.length, []]);
+  });
+
   test("only src/state opens SQLite", () => {
     expect(sources.filter((s) => valueImports(s.text).includes("bun:sqlite")).map((s) => s.rel)).toEqual(["state/db.ts"]);
   });

@@ -8,7 +8,7 @@ import type { Effective } from "../config/resolve.ts";
 import { configFolder, type ConfigFile } from "../config/file.ts";
 import { LOCK_NAME } from "../catalog/lock.ts";
 import { withSinks } from "../result/io.ts";
-import { boot } from "../runtime/boot.ts";
+import { openRuntime } from "../runtime/runtime.ts";
 import { ConnectionPool } from "../servers/pool.ts";
 import { listen, type SessionHandlers } from "../session/server.ts";
 import { peerChecks, peerChecksUnavailable, refusePeer } from "../session/peer.ts";
@@ -89,8 +89,9 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
       "calls run cold without a session; start one from an environment where the JIT is on",
     );
   // One boot with no grants: a config that cannot boot never starts a session.
-  const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState });
-  await booted.remote?.shutdown();
+  const rt = await openRuntime({ ...bootInput(ctx, s), interactive: false, stateDb: undefined, state: { check: checkState, open: openChecked }, telemetry: undefined });
+  await rt.close();
+  const booted = rt.booted;
   const own = identity(booted.config, booted.file);
   // Where `session start` made sure it may listen (the user's 0700 sessions folder, not in the workspace).
   const folder = sessionsFolder(ctx.env);

@@ -3,6 +3,7 @@
 // writes). A source or effect that cannot be is a usage error naming the choices.
 import { EFFECTS } from "../catalog/declare.ts";
 import { usageError } from "../result/result.ts";
+import { mcpServerOf } from "../catalog/origin.ts";
 
 export interface ToolFilter {
   /** Whether the descriptor passes every filter given. */
@@ -50,7 +51,7 @@ export function parseSources(
     .filter(Boolean);
   if (wanted.length === 0) return undefined;
   const tests = wanted.map((w) => {
-    if (w === "mcp") return (o: string) => o.startsWith("mcp:");
+    if (w === "mcp") return (o: string) => mcpServerOf(o) !== undefined;
     if (isGlob(w)) {
       const g = new Bun.Glob(w);
       return (o: string) => g.match(o);

@@ -20,11 +20,12 @@ import { profileFor } from "./serve-choices.ts";
 import { effectivePolicy } from "../approval/approval.ts";
 import { withheldToolNotes } from "../servers/list.ts";
 import { isGlob, parseEffects, parseSources, toolFilter, type ToolFilter } from "./tools-filter.ts";
+import { formatOrigin } from "../catalog/origin.ts";
 
 /** The sources --source may name: the built-ins, authored tools, and each configured server, listed or not. */
 function knownSources(booted: Booted): string[] {
   const servers = Object.keys((booted.config.values.mcpServers ?? {}) as Record<string, unknown>).map(
-    (n) => `mcp:${n}`,
+    (n) => formatOrigin({ kind: "mcp", server: n }),
   );
   const seen = [
     ...booted.catalog.descriptors.map((d) => d.origin),

@@ -1,98 +1,35 @@
-// Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
-// writes nothing but what the caller's beforeStart does (`call` opens its state there).
-import type { Database } from "bun:sqlite";
+// Boot: config → effective values → trust → grants → sandbox → the providers' tools (providers/,
+// one per tool source) → catalog. Any failure here is exit 5 and writes nothing but what the
+// caller's beforeStart does (`call` checks its state there). The Runtime (runtime.ts) boots once.
 import { writeStderr } from "../result/io.ts";
-import { existsSync, readFileSync } from "node:fs";
-import { findOnPath, heldRoot, resolveReal } from "../fs/real-path.ts";
+import { heldRoot, resolveReal } from "../fs/real-path.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
 import { buildCatalog, type Catalog, type ToolSource } from "../catalog/catalog.ts";
-import { builtinSources } from "../catalog/builtin.ts";
 import { checkOverrides } from "../approval/approval.ts";
 import { CONFIG_NAME, configFolder, locateConfig, readConfig, type ConfigFile } from "../config/file.ts";
 import { resolveConfig, type Effective } from "../config/resolve.ts";
 import { checkLayout, checkStateFolder } from "../config/layout.ts";
-import { allowedByEach, grantsFromFlags, mergeGrants, type PermissionFlag } from "../permission/flags.ts";
-import { PERM_KINDS, type PermKind, type PermissionGrants } from "../permission/types.ts";
-import { parseNet } from "../permission/net.ts";
+import { allowedByEach, grantsFromFlags, mergeGrants } from "../permission/flags.ts";
+import { PERM_KINDS, type PermissionGrants } from "../permission/types.ts";
 import { BASE_ENV } from "../launcher/env.ts";
-import { bootError, usageError, type Refusal } from "../result/result.ts";
-import { didYouMean, nearest } from "../result/suggest.ts";
+import { bootError, type Refusal } from "../result/result.ts";
 import { sandboxFor, type BootSandbox, type SandboxInput } from "../launcher/sandbox.ts";
-import { hostPlatform, sandboxUnavailable, type Facilities } from "../platform/host.ts";
-import { selectedSurfaces } from "../mcp/las.ts";
-import { builtinTools } from "../tools/index.ts";
-import { railTools } from "../tools/rails/index.ts";
-import { mostTools } from "../tools/most/index.ts";
-import { delegationTools } from "../tools/delegate/index.ts";
-import { templateProblem } from "../tools/delegate/template.ts";
-import { sweepWorktrees } from "../tools/delegate/change.ts";
-import { missingRails, RAIL_ROUTES, railEndpoints, type RailEndpoint, type RailGroup } from "../tools/rails/rails.ts";
+import { hostPlatform, sandboxUnavailable } from "../platform/host.ts";
+import type { RailEndpoint, RailGroup } from "../tools/rails/rails.ts";
 import { Permissions } from "../permission/check.ts";
-import { askerPrompter, noPrompter, ttyPrompter, type Asker, type AsyncPrompter, type Prompter } from "../permission/prompt.ts";
-import { VERSION } from "../version.ts";
-import { namedFileDigests } from "../catalog/named-files.ts";
-import { remoteSpecs } from "../servers/specs.ts";
-import { CACHE_NAME, RemoteSources } from "../servers/sources.ts";
-import type { ConnectionPool } from "../servers/pool.ts";
+import { askerPrompter, noPrompter, ttyPrompter, type AsyncPrompter, type Prompter } from "../permission/prompt.ts";
+import type { RemoteSources } from "../servers/sources.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
-import { stateInWorkspace, userFolders, userStateDir } from "../trust/paths.ts";
+import { userFolders, userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
-import { serverDetail } from "../servers/prompt.ts";
-import { serverJournal } from "../servers/journal.ts";
 import { escapeControl } from "../result/escape.ts";
-import { mayDiscover, withholdBadServers } from "../servers/boot.ts";
-import { exactNetGrants, policyFetch, type NetSetup } from "../http/client.ts";
-import { authoredLoader, authoredTools } from "./authored.ts";
+import { exactNetGrants, type NetSetup } from "../http/client.ts";
+import { authoredLoader } from "./authored.ts";
+import type { BootInput } from "./boot-input.ts";
+import { provide, type BootContext } from "./providers/index.ts";
 
-export interface BootInput {
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly configFlag?: string | undefined;
-  readonly workspaceFlag?: string | undefined;
-  readonly permissionFlags: readonly PermissionFlag[];
-  /** `--allow-local-paths=SERVER`: the user switches the boundary's local-path rule off for these servers. */
-  readonly allowLocalPaths?: readonly string[];
-  /** `tools --lock` renews the lock, so it does not read the old one (which may be broken). */
-  readonly ignoreLock?: boolean;
-  /** Someone can be asked at a terminal (permissions of connects at boot, then of the call). */
-  readonly interactive?: boolean;
-  /**
-   * Who answers where a prompt would be shown but nobody can be asked (default: no). A task's
-   * supervisor answers yes exactly to what its foreground admitted (tasks/request.ts).
-   */
-  readonly answers?: Prompter;
-  /** Where to ask instead of this process's /dev/tty: a session's client, at its own terminal. */
-  readonly ask?: Asker;
-  readonly refresh?: boolean; // list remote servers again instead of using the catalog cache (`tools --refresh`)
-  readonly cachedOnly?: boolean; // start no server to list it: the catalog cache alone (`tools --names`, shell completion)
-  /** Declare sampling to MCP servers: `serve` relays it to a client that supports it. */
-  readonly relaySampling?: boolean;
-  /** Runs once the configuration is known, before anything starts (`call` opens and checks its state here). */
-  readonly beforeStart?: (config: Effective) => void;
-  /** The state database the command holds open for its calls, once it does: server starts are journaled there too. */
-  readonly stateDb?: () => Database | undefined;
-  /**
-   * The tool a `call` will run. On a catalog-cache miss only the server that can own it is
-   * started to list it (none for a built-in); without it (`tools`) every server may be.
-   */
-  readonly call?: string;
-  /** Runs first, once the config file and values are known (a session refuses a call of another workspace or config here). */
-  readonly gate?: (config: Effective, file: ConfigFile | null) => void;
-  /** A session's live children: shared across its calls instead of started and ended per call. */
-  readonly pool?: ConnectionPool;
-  /** `--resolve` pins, `host:port` → addresses (checked like any DNS answer). */
-  readonly pins?: ReadonlyMap<string, readonly string[]>;
-  /** --require-rails: a rail without its endpoint or credential fails the boot. */
-  readonly requireRails?: boolean;
-  /** `serve --child`: a task's child server (no delegation of its own). */
-  readonly child?: boolean;
-  /** `serve --state DIR` (a task's child server) and `--scratch DIR` (the user's: anywhere the layout allows): those folders, over the config's. */
-  readonly stateFlag?: string | undefined;
-  readonly scratchFlag?: string | undefined;
-  /** What this platform has (default: this process's); tests name another. */
-  readonly platform?: Facilities;
-}
+export type { BootInput } from "./boot-input.ts";
 
 export interface Booted {
   readonly config: Effective;
@@ -204,129 +141,26 @@ export async function boot(input: BootInput): Promise<Booted> {
     protect: [join(workspace, ".git"), join(workspace, CONFIG_NAME), join(workspace, LOCK_NAME), ...controlFiles], hide: userFolders(input.env),
   };
   const sandbox = sandboxFor(sandboxInput);
-  // A rail is offered only with its endpoint and credential; required, a missing one fails the boot.
-  const rails = railEndpoints(input.env);
-  const railsSection = (config.values.rails ?? {}) as { require?: boolean; required?: boolean };
-  if (input.requireRails || railsSection.require === true || railsSection.required === true) {
-    const missing = missingRails(input.env);
-    if (missing.length > 0) {
-      const vars = [...new Set(missing.flatMap((m) => m.missing))];
-      throw bootError(`rails are required (${input.requireRails ? "--require-rails" : "the config's rails.require"}) but ${missing.map((m) => m.rail).join(", ")} cannot be offered: ${vars.join(", ")} ${vars.length === 1 ? "is" : "are"} not set`, `set ${vars.join(" and ")} in the environment, or drop --require-rails`);
-    }
-  }
-  // Most: offered when (and only when) its token file is configured; then its endpoint must be too.
-  const mostSection = (config.values.most ?? {}) as { service_token_file?: string; url?: string };
-  let most: { url: string; tokenFile: string } | undefined;
-  if (mostSection.service_token_file) {
-    if (!mostSection.url) throw bootError("most.service_token_file (MOST_SERVICE_TOKEN_FILE) is set but Most has no endpoint", "set MOST_SERVICE_URL (or most.url in your config) to the Most service's base URL");
-    most = { url: mostSection.url, tokenFile: resolve(workspace, mostSection.service_token_file) };
-  }
-  // A child server offers no task (its profile excludes it) and never sweeps: its sandbox may hide the records.
-  const delegated = input.child ? [] : delegation(config, file, input.env);
-  const sources = builtinSources([...builtinTools, ...delegated, ...railTools.filter((t) => rails[RAIL_ROUTES[t.name]!.group] !== undefined), ...(most ? mostTools : [])]);
   // Read before any server starts: a sandboxed server holds a missing lock's path with a placeholder.
-  let lock: ReturnType<typeof readLock>;
-  try {
-    lock = input.ignoreLock ? null : readLock(lockPath);
-  } catch (e) {
-    throw bootError((e as Error).message);
-  }
-  // envFile is read beside the config; only a file the user named (--config, $TOOLGATE_CONFIG) may reach past it.
-  const envFiles = { ...(file ? { configPath: file.path } : {}), confined: file?.via !== "flag" && file?.via !== "env", readText: (p: string) => readFileSync(p, "utf8"), findOnPath };
-  const specs = remoteSpecs(config, input.env, (argv, cwd) => namedFileDigests(argv, cwd, config.values.workspace as string), localPathsFlag(input.allowLocalPaths, config), envFiles);
-  if (!specs.ok) {
-    const at = (specs.refusal.details as { at?: (string | number)[] } | undefined)?.at;
-    const line = at && file ? file.lineOf(at) : undefined;
-    throw bootError(`${line ? `${file!.path}:${line}: ` : ""}${specs.refusal.message}`, "fix the las / mcpServers section of the config");
-  }
-  let remote: RemoteSources | undefined;
-  let remoteTools: ToolSource[] = [];
-  if (specs.value.length > 0) {
-    // A server the config declares cannot be started on a grant the same config gives itself:
-    // connects need a flag or a yes at the prompt (the config's denies still hold).
-    const connectGrants = mergeGrants({ allow: {}, deny: fromConfig.deny }, fromFlags);
-    const builtinNames = new Set(sources.map((t) => t.name));
-    const lasSurfaces = selectedSurfaces(config.values.las);
-    const declaredIn = { config, file, trustedBy: () => trust.trustedBy, stateDir: config.values.state as string };
-    remote = new RemoteSources({
-      specs: specs.value,
-      parentEnv: input.env,
-      cachePath: join(config.values.state as string, CACHE_NAME),
-            permissions: new Permissions<Prompter | AsyncPrompter>(connectGrants, workspace, prompter, { pathEnv: grantPath, from }),
-      now: () => Date.now(),
-      refresh: input.refresh === true,
-      version: VERSION,
-      discover: (spec) => !input.cachedOnly && mayDiscover(spec, input.call, (n) => builtinNames.has(n), lasSurfaces),
-      // A call shows no listing: the boundary checks the descriptor of the tool it runs, no other.
-      ...(input.call !== undefined ? { checkOnly: input.call } : {}),
-      // Servers and Las run in the boot's sandbox mode; the network only for one that declares it.
-      sandboxMode: sandbox.mode,
-      sandbox: (network) => (sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper),
-      networkGranted: connectGrants.allow.net === true && connectGrants.deny.net === undefined,
-      // Over HTTP, a server at a non-public address needs an exact grant on the command line.
-      httpFetch: policyFetch({ exact: exactNetGrants(...flagNet), pins, grants: connectGrants, cwd: workspace }),
-      describe: (spec) => serverDetail(spec, declaredIn),
-      journal: serverJournal(declaredIn, input.stateDb),
-      // OAuth tokens live in the user's state folder; never in one inside the workspace.
-      userState: userState && !stateInWorkspace(userState, workspace) ? userState : null,
-      ...(input.pool ? { pool: input.pool } : {}),
-      ...(input.relaySampling ? { sampling: true } : {}),
-    });
-    const listed = await remote.load();
-    if (!listed.ok) {
-      await remote.shutdown();
-      throw bootError(listed.refusal.message, "`toolgate tools --refresh` lists the servers again once it is fixed");
+  let lock: { read: ReturnType<typeof readLock> } | undefined;
+  const readOnce = () => {
+    try {
+      return (lock ??= { read: input.ignoreLock ? null : readLock(lockPath) }).read;
+    } catch (e) {
+      throw bootError((e as Error).message);
     }
-    remoteTools = listed.value;
-  }
+  };
+  const ctx: BootContext = { input, config, file, workspace, trust, userState, fromConfig, fromFlags, flagNet, pins, prompter, grantPath, from, sandbox, sandboxInput, authored, lock: readOnce };
+  // Every tool source, in the providers' order (providers/index.ts).
+  const { sources, opened } = await provide(ctx);
+  const { rails, most, remote } = opened;
   try {
-    // Authored tools may not collide with a built-in, Las or a required server (a boot failure);
-    // an optional server that collides with anything, or lists a bad name, is withheld instead.
-    const optional = new Set(specs.value.filter((s) => s.kind === "mcp" && !s.required).map((s) => s.origin));
-    const own = await authoredTools(authored, [...sources, ...remoteTools.filter((t) => !optional.has(t.origin))], input.env, trust);
-    const { keep, withheld } = withholdBadServers(remoteTools, specs.value, [...sources, ...own]);
-    for (const w of withheld) remote?.withhold(w.server, w.reason);
-    sources.push(...keep, ...own);
-    return { ...finish(sources, config, file, lock), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net, rails, most };
+    return { ...finish(sources, config, file, readOnce()), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net, rails, most };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();
     throw e;
   }
-}
-
-/**
- * Delegation's tools for this config: a template that cannot hand the child its objective and its
- * server fails the boot; with a worktree root, the worktrees whose change is gone are swept first.
- */
-function delegation(config: Effective, file: ConfigFile | null, env: BootInput["env"]) {
-  const tools = delegationTools(config.values, env);
-  if (tools.length === 0) return tools;
-  const d = config.values.delegation as { command: string[]; worktree_root?: string };
-  const problem = templateProblem(d.command);
-  if (problem !== null) {
-    const line = file?.lineOf(["delegation", "command"]);
-    throw bootError(`${file ? `${file.path}${line ? `:${line}` : ""}: ` : ""}delegation.command ${problem}`, 'put "{objective}" in one element and "{server}" (the child server\'s argv, spliced) or "{mcp_config}" in another, e.g. ["my-agent", "--mcp-config", "{mcp_config}", "-p", "{objective}"]');
-  }
-  if (d.worktree_root !== undefined) {
-    const swept = sweepWorktrees(resolve(config.values.workspace as string, d.worktree_root));
-    if (swept.length > 0) writeStderr(`toolgate: removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})\n`);
-  }
-  return tools;
-}
-
-/** `--allow-local-paths` names servers of this config's mcpServers, nothing else (a typo must not pass silently). */
-function localPathsFlag(names: readonly string[] | undefined, config: Effective): Set<string> {
-  const servers = Object.keys((config.values.mcpServers ?? {}) as Record<string, unknown>);
-  for (const n of names ?? []) {
-    if (!servers.includes(n)) {
-      throw usageError(
-        `--allow-local-paths=${n}: no server "${n}" in mcpServers${servers.length ? ` (there are: ${servers.join(", ")})` : ""}${didYouMean(nearest(n, servers))}`,
-        "name a server of the config whose results may hold absolute paths, e.g. --allow-local-paths=eslint",
-      );
-    }
-  }
-  return new Set(names);
 }
 
 /** The catalog's checks after every source is in: collisions, approval overrides, the lock. */

@@ -1,6 +1,7 @@
 // What every caller of the pipeline hands `invoke` for one booted catalog: the call's scope, the
-// launcher, the permission stage, the approval memory, the journal. `call` (once) and `serve` (per
-// request) build it here, so a served call and a shell call run with exactly the same wiring.
+// launcher, the permission stage, the approval memory, the journal. The Runtime (runtime.ts, for
+// `call` and a task's supervisor) and serve's hub (per request) build it here, so a served call and
+// a shell call run with exactly the same wiring.
 import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
 import type { ApprovalDeps } from "../approval/approval.ts";
@@ -11,7 +12,7 @@ import { laneStore } from "../state/lanes.ts";
 import { taskBoard } from "../state/tasks.ts";
 import { recordResource } from "../state/resources.ts";
 import { adoptChildState } from "../state/db.ts";
-import { delegationSecrets } from "../tools/delegate/index.ts";
+import { delegationSecrets } from "./providers/delegation.ts";
 import { selfArgv } from "../launcher/detached.ts";
 import type { LaunchWatch } from "../launcher/types.ts";
 import type { Booted } from "./boot.ts";

@@ -3,6 +3,7 @@
 import type { Entry } from "../catalog/catalog.ts";
 import type { BoundaryViolation } from "../boundary/boundary.ts";
 import type { Refusal } from "../result/result.ts";
+import { mcpServerOf } from "../catalog/origin.ts";
 
 /**
  * The operator view of a rejection: the tool, the rule and where (a JSON path such as
@@ -17,7 +18,7 @@ export function rejectionNote(name: string, entry: Entry, v: BoundaryViolation, 
     : withheld
       ? "; the remote side may have acted"
       : "; the call ran, so its effect (if any) stands";
-  const server = entry.origin.startsWith("mcp:") ? entry.origin.slice(4) : undefined;
+  const server = mcpServerOf(entry.origin);
   const fix =
     v.rule === "local_path" && server !== undefined
       ? `; if this server's job is to answer with absolute paths, --allow-local-paths=${server} lets them through`

@@ -5,6 +5,7 @@
 import { usageError } from "../result/result.ts";
 import { didYouMean, nearest } from "../result/suggest.ts";
 import type { Booted } from "../runtime/boot.ts";
+import { mcpServerOf } from "../catalog/origin.ts";
 
 /** A stray argument or a lane name that cannot name a lane is refused; the lane (default "default") otherwise. */
 export function serveLane(positionals: readonly string[], lane: string | undefined): string {
@@ -19,7 +20,7 @@ export function serveLane(positionals: readonly string[], lane: string | undefin
 /** --expose must name an MCP server of the config. */
 export function checkExpose(remote: Booted["remote"], expose: string | undefined): void {
   if (expose === undefined || remote?.spec(expose)?.kind === "mcp") return;
-  const names = (remote?.status ?? []).filter((st) => st.origin.startsWith("mcp:")).map((st) => st.name);
+  const names = (remote?.status ?? []).filter((st) => mcpServerOf(st.origin) !== undefined).map((st) => st.name);
   throw usageError(
     `--expose ${JSON.stringify(expose)}: no MCP server of that name in the config${didYouMean(nearest(expose, names))}`,
     names.length > 0 ? `configured: ${names.join(", ")}` : "declare it under mcpServers in toolgate.json",
@@ -33,6 +34,6 @@ export function servedToCatalog(
   expose: string | undefined,
 ): ReadonlyMap<string, string> {
   if (expose === undefined) return fromServed;
-  const own = [...booted.catalog.entries.values()].filter((e) => e.origin === `mcp:${expose}`);
+  const own = [...booted.catalog.entries.values()].filter((e) => mcpServerOf(e.origin) === expose);
   return new Map(own.map((e) => [e.rawName, e.name]));
 }

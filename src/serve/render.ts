@@ -5,6 +5,7 @@
 import type { Descriptor } from "../catalog/catalog.ts";
 import type { EffectClass } from "../catalog/declare.ts";
 import type { Envelope } from "../result/result.ts";
+import { serverOf } from "../catalog/origin.ts";
 
 /** MCP's tool annotations for each effect class (the hints' defaults are the unsafe ones). */
 const ANNOTATIONS: Record<EffectClass, Record<string, boolean>> = {
@@ -45,7 +46,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /** Whether a payload is an MCP server's own CallToolResult (a content array), passed through as is. */
 const isMcpResult = (origin: string, payload: unknown): payload is Record<string, unknown> & { content: unknown[] } =>
-  (origin === "las" || origin.startsWith("mcp:")) && isObject(payload) && Array.isArray(payload.content);
+  serverOf(origin) !== undefined && isObject(payload) && Array.isArray(payload.content);
 
 /** The pipeline's envelope for `origin`'s tool as a CallToolResult. */
 export function renderResult(envelope: Envelope, origin: string | undefined): CallResult {

@@ -13,6 +13,7 @@ import type { Profile } from "../runtime/invoke.ts";
 import type { ServedCaller } from "./caller.ts";
 import type { ServedNames } from "./names.ts";
 import { renderTool, type ServedTool } from "./render.ts";
+import { mcpServerOf } from "../catalog/origin.ts";
 
 /**
  * `--expose SERVER`: only that server's tools, under its own names, as it listed them.
@@ -48,7 +49,7 @@ export class ServedList {
   /** Whether a tool is offered to a client now: in its profile, not refused, and approvable here. */
   #offered(d: Descriptor, caller: ServedCaller | undefined): boolean {
     const { booted, exposed } = this.deps;
-    if (exposed && d.origin !== `mcp:${exposed.server}`) return false;
+    if (exposed && mcpServerOf(d.origin) !== exposed.server) return false;
     if (!(caller?.profile ?? this.deps.profile).offers(d.name)) return false;
     if (booted.refused.has(d.name) || this.deps.refusedNow?.(d.name)) return false;
     if (this.deps.child && !preApproved(d, { approved: caller?.approved ?? this.deps.approved, overrides: booted.config.values.approval ?? {} })) return false;
@@ -94,7 +95,7 @@ export class ServedList {
   fromServed(served: string): string {
     const exposed = this.deps.exposed;
     if (exposed) {
-      const e = [...this.deps.booted.catalog.entries.values()].find((x) => x.origin === `mcp:${exposed.server}` && x.rawName === served);
+      const e = [...this.deps.booted.catalog.entries.values()].find((x) => mcpServerOf(x.origin) === exposed.server && x.rawName === served);
       return e?.name ?? served;
     }
     return this.deps.names.fromServed.get(served) ?? served;

@@ -10,6 +10,7 @@ import { fingerprint, readCache, saveCache } from "./cache.ts";
 import type { WithheldTool } from "./declared.ts";
 import { catalogNameOf, type RemoteSpec } from "./specs.ts";
 import { basename } from "node:path";
+import { mcpServerOf } from "../catalog/origin.ts";
 
 export interface ServerStatus {
   readonly name: string;
@@ -137,7 +138,7 @@ export function withheldToolNotes(status: readonly ServerStatus[]): string[] {
       const which =
         t.tool !== undefined ? `tool ${JSON.stringify(t.tool)}` : `tool #${t.position} (its name is not shown)`;
       const fix =
-        t.rule === "local_path" && st.origin.startsWith("mcp:")
+        t.rule === "local_path" && mcpServerOf(st.origin) !== undefined
           ? `; if its descriptors rightly hold absolute paths, --allow-local-paths=${st.name} lets them through`
           : "";
       return `${st.origin}: ${which} withheld: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)${fix}`;

@@ -16,6 +16,7 @@ import { remoteToolName } from "../catalog/names.ts";
 export const catalogNameOf = (spec: Pick<RemoteSpec, "kind" | "name">, raw: string): string => (spec.kind === "las" ? raw : remoteToolName(spec.name, raw));
 import { expandVars, fillVars, parseEnvFile } from "./vars.ts";
 import { resolveCommand, type FindOnPath } from "./command.ts";
+import { formatOrigin } from "../catalog/origin.ts";
 
 /** How a message names the server: "Las", or MCP server "NAME". */
 export const serverWho = (spec: Pick<RemoteSpec, "kind" | "name">): string => (spec.kind === "las" ? "Las" : `MCP server "${spec.name}"`);
@@ -143,7 +144,7 @@ export function remoteSpecs(
     if (s.disabled === true) continue;
     const common = {
       name,
-      origin: `mcp:${name}`,
+      origin: formatOrigin({ kind: "mcp", server: name }),
       kind: "mcp" as const,
       pin: false,
       connectTimeoutMs: (s.connect_timeout_secs ?? DEFAULT_CONNECT_SECS) * 1000,

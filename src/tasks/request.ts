@@ -2,52 +2,14 @@
 // the validated arguments, each permission need with the value it was granted as, how it was
 // approved, the boot's inputs and the digests they produced. The supervisor asks nobody and
 // re-checks it all against the same config and tool digests: it can run exactly this, nothing wider.
-import type { Admitted, GateResult, PermissionGate } from "../runtime/invoke.ts";
+import type { GateResult, PermissionGate } from "../runtime/invoke.ts";
 import type { BootInput } from "../runtime/boot.ts";
 import type { Need } from "../permission/types.ts";
 import type { Prompter } from "../permission/prompt.ts";
+import { serverOf } from "../catalog/origin.ts";
+import type { StoredBoot, TaskRequest } from "../runtime/background.ts";
 
-export interface TaskRequest {
-  readonly v: 1;
-  readonly tool: string;
-  readonly args: unknown;
-  readonly lane: string;
-  readonly stateDir: string;
-  readonly boot: StoredBoot;
-  readonly configDigest: string | null;
-  readonly entryDigest: string;
-  readonly approvedBy: string;
-  readonly grants: Admitted["grants"];
-  /** The tool's origin ("mcp:NAME", "las", ...): a grant holds for its own server's start only. */
-  readonly origin?: string;
-  /** `call --timeout`, as bounded for the tool in the foreground. */
-  readonly timeoutSecs?: number;
-}
-
-/** The boot's inputs that are not the environment (the supervisor inherits that) nor a terminal (it has none). */
-export interface StoredBoot {
-  readonly cwd: string;
-  readonly configFlag?: string | undefined;
-  readonly workspaceFlag?: string | undefined;
-  readonly scratchFlag?: string | undefined;
-  readonly permissionFlags: BootInput["permissionFlags"];
-  readonly allowLocalPaths: readonly string[];
-  readonly pins: [string, readonly string[]][];
-  readonly requireRails: boolean;
-}
-
-export function storedBoot(b: BootInput): StoredBoot {
-  return {
-    cwd: b.cwd,
-    configFlag: b.configFlag,
-    workspaceFlag: b.workspaceFlag,
-    scratchFlag: b.scratchFlag,
-    permissionFlags: b.permissionFlags,
-    allowLocalPaths: b.allowLocalPaths ?? [],
-    pins: [...(b.pins ?? new Map()).entries()],
-    requireRails: b.requireRails === true,
-  };
-}
+export { storedBoot, type StoredBoot, type TaskRequest } from "../runtime/background.ts";
 
 export function bootFrom(
   s: StoredBoot,
@@ -77,7 +39,7 @@ export function bootFrom(
  * granted by it; a changed value (a symlink now leading elsewhere) or another server is a no.
  */
 export function admittedAnswers(task: Pick<TaskRequest, "tool" | "grants" | "origin">): Prompter {
-  const server = task.origin === "las" ? "las" : task.origin?.startsWith("mcp:") ? task.origin.slice(4) : undefined;
+  const server = serverOf(task.origin);
   const reasons = new Set([task.tool, ...(server === undefined ? [] : [`mcp.connect:${server}`])]);
   return (req) =>
     reasons.has(req.reason) &&

@@ -1,11 +1,9 @@
 // The detached supervisor (`toolgate tasks supervise ID`, started by `call --background`): claims
-// its queued task, boots as the caller did, runs the call through callDeps + invoke (the one
-// pipeline, nothing copied), watches for a cancel request, then writes the final row once.
+// its queued task, opens the runtime as the caller did, runs the call through it (the one pipeline,
+// nothing copied), watches for a cancel request, then writes the final row once.
 import type { Database } from "bun:sqlite";
 import type { Envelope } from "../result/result.ts";
-import { boot, type Booted } from "../runtime/boot.ts";
-import { callDeps } from "../runtime/call-deps.ts";
-import { invoke } from "../runtime/invoke.ts";
+import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import { openState } from "../state/db.ts";
 import { selfMark } from "../state/journal.ts";
 import {
@@ -49,7 +47,7 @@ export async function superviseTask(
     cancelled = true;
     cancel.abort();
   });
-  let booted: Booted | undefined;
+  let rt: Runtime | undefined;
   // The call's span (its stderr line, if the collector is down, goes to the task's stderr artifact).
   const telemetry = telemetryFor(env, "live", (line) => void process.stderr.write(`${line}\n`));
   // The call's output reaches the row while it runs (redacted by the launcher, batched).
@@ -67,7 +65,8 @@ export async function superviseTask(
         result: null,
       });
     try {
-      booted = await boot(bootFrom(req.boot, env, req));
+      // Its own state, kept open here; a server the call starts is not journaled apart (stateDb: none).
+      rt = await openRuntime({ ...bootFrom(req.boot, env, req), stateDb: undefined, state: { open: () => db, kept: true }, telemetry });
     } catch (e) {
       return end(db, id, {
         status: "failed",
@@ -77,35 +76,27 @@ export async function superviseTask(
       });
     }
     // What the foreground admitted holds only for the same config and the same tool.
-    const entry = booted.catalog.entries.get(req.tool);
-    if ((booted.file?.digest ?? null) !== req.configDigest || entry?.digest !== req.entryDigest) {
+    const entry = rt.booted.catalog.entries.get(req.tool);
+    if ((rt.booted.file?.digest ?? null) !== req.configDigest || entry?.digest !== req.entryDigest) {
       const summary =
         "the configuration or the tool changed between the call and its start; what was granted then is not applied to it (run the call again)";
       return end(db, id, { status: "failed", summary, exit_reason: "task.config_changed", result: null });
     }
-    const deps = callDeps(
-      {
-        booted,
-        env,
-        db: () => db,
-        lane: req.lane,
-        // The foreground's approval, for this tool at this digest (checked above); nobody is asked again.
-        approved: new Set([req.tool]),
-        ask: undefined,
-        operator: (line) => live.push("operator", `${line}\n`),
-        unstarted: (e) => {
-          throw e;
-        },
-        unfinished: () => undefined,
-        watch: { output: (stream, text) => live.push(stream, text), ...treeMarks(db, id) },
-        ...(req.timeoutSecs === undefined ? {} : { timeoutSecs: req.timeoutSecs }),
-        ...(telemetry ? { telemetry, task: id } : {}),
+    const { envelope } = await rt.call(req.tool, req.args, {
+      lane: req.lane,
+      // The foreground's approval, for this tool at this digest (checked above); nobody is asked again.
+      approved: new Set([req.tool]),
+      ask: undefined,
+      operator: (line) => live.push("operator", `${line}\n`),
+      unstarted: (e) => {
+        throw e;
       },
-      cancel.signal,
-    );
-    const { envelope } = await invoke(req.tool, req.args, {
-      ...deps,
-      permissions: admittedGate(deps.permissions, req.grants),
+      unfinished: () => undefined,
+      watch: { output: (stream, text) => live.push(stream, text), ...treeMarks(db, id) },
+      ...(req.timeoutSecs === undefined ? {} : { timeoutSecs: req.timeoutSecs }),
+      ...(telemetry ? { task: id } : {}),
+      signal: cancel.signal,
+      permissions: (gate) => admittedGate(gate, req.grants),
     });
     live.stop();
     // A result the boundary rejected takes its log along: the log is one of the result's views.
@@ -121,7 +112,7 @@ export async function superviseTask(
   } finally {
     live.stop();
     clearInterval(poll);
-    await booted?.remote?.shutdown();
+    await rt?.close();
     db.close();
     // Nobody waits on the supervisor: the exporter's own timeout bounds it.
     await telemetry?.finish(15_000);

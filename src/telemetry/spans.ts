@@ -7,6 +7,7 @@ import type { JournalRow, JournalTap } from "../state/journal.ts";
 import { exitCodeFor } from "../result/exit.ts";
 import { INTERRUPTED_CODES, type Envelope } from "../result/result.ts";
 import { formatTraceparent, newSpanId, newTraceId, type SpanParent } from "./context.ts";
+import { serverOf } from "../catalog/origin.ts";
 
 export type Attributes = Readonly<Record<string, string | number | boolean>>;
 
@@ -106,7 +107,7 @@ function spanOf(r: Writable, row: JournalRow, start: number, more: SpanMore): vo
   const a: Record<string, string | number | boolean> = { "gen_ai.operation.name": "execute_tool" };
   if (known) a["gen_ai.tool.name"] = row.tool;
   if (row.origin !== null) a["toolgate.origin"] = row.origin;
-  const server = row.origin === "las" ? "las" : row.origin?.startsWith("mcp:") ? row.origin.slice(4) : undefined;
+  const server = serverOf(row.origin);
   if (server !== undefined) a["toolgate.server"] = server;
   if (row.effect !== null) a["toolgate.effect"] = row.effect;
   if (more.approval !== undefined) a["toolgate.approval"] = more.approval;

@@ -1,13 +1,55 @@
 // The foreground half of `call --background`: once the pipeline admitted the call (validated,
 // permitted, approved), a queued task row is written and its detached supervisor started through
-// the launcher; the caller prints the id and leaves.
+// the launcher; the caller prints the id and leaves. The request it stores is what the supervisor
+// (tasks/supervise.ts) runs, nothing wider (tasks/request.ts checks it).
 import type { Database } from "bun:sqlite";
 import type { Refusal } from "../result/result.ts";
-import type { Admitted } from "../runtime/invoke.ts";
-import type { BootInput, Booted } from "../runtime/boot.ts";
+import type { Admitted } from "./call-types.ts";
+import type { BootInput, Booted } from "./boot.ts";
 import { createTask, finishTask, recordSupervisor } from "../state/tasks.ts";
 import { artifactsFolder, selfArgv, startTaskSupervisor } from "../launcher/detached.ts";
-import { storedBoot, type TaskRequest } from "./request.ts";
+
+export interface TaskRequest {
+  readonly v: 1;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly lane: string;
+  readonly stateDir: string;
+  readonly boot: StoredBoot;
+  readonly configDigest: string | null;
+  readonly entryDigest: string;
+  readonly approvedBy: string;
+  readonly grants: Admitted["grants"];
+  /** The tool's origin ("mcp:NAME", "las", ...): a grant holds for its own server's start only. */
+  readonly origin?: string;
+  /** `call --timeout`, as bounded for the tool in the foreground. */
+  readonly timeoutSecs?: number;
+}
+
+/** The boot's inputs that are not the environment (the supervisor inherits that) nor a terminal (it has none). */
+export interface StoredBoot {
+  readonly cwd: string;
+  readonly configFlag?: string | undefined;
+  readonly workspaceFlag?: string | undefined;
+  readonly scratchFlag?: string | undefined;
+  readonly permissionFlags: BootInput["permissionFlags"];
+  readonly allowLocalPaths: readonly string[];
+  readonly pins: [string, readonly string[]][];
+  readonly requireRails: boolean;
+}
+
+export function storedBoot(b: BootInput): StoredBoot {
+  return {
+    cwd: b.cwd,
+    configFlag: b.configFlag,
+    workspaceFlag: b.workspaceFlag,
+    scratchFlag: b.scratchFlag,
+    permissionFlags: b.permissionFlags,
+    allowLocalPaths: b.allowLocalPaths ?? [],
+    pins: [...(b.pins ?? new Map()).entries()],
+    requireRails: b.requireRails === true,
+  };
+}
 
 export interface TaskStart {
   readonly db: () => Database;
