@@ -7,7 +7,7 @@ import { VERSION } from "./version.ts";
 import { isTerminal, useProcessStreams, writeStderr, writeStdout } from "./result/io.ts";
 import { markLongRunning } from "./result/lifetime.ts";
 import type { RunContext, World } from "./cli/context.ts";
-import { GLOBAL_FLAGS, scanFlags } from "./cli/flags.ts";
+import { scanFlags, takesValue, TOP_ARGS, type Args } from "./cli/flags.ts";
 import { surelyNoSession } from "./session/none.ts";
 import { actsFirst, bunSwitches } from "./launcher/bun-switches.ts";
 
@@ -35,88 +35,16 @@ const LONG_RUNNING = new Set(["serve", "session", "tasks"]);
 /** Commands a live session may run for the caller (see src/session/client.ts). */
 const FORWARDED = new Set(["call", "tools"]);
 
-const globalArgs = {
-  config: {
-    type: "string",
-    description:
-      "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json from --workspace or the current directory up to the repository root, which may only narrow until `toolgate trust`); it chooses a config, never the workspace",
-    valueHint: "FILE",
-  },
-  workspace: {
-    type: "string",
-    description:
-      "Workspace root, where toolgate.json is looked for first (default: a trusted config's workspace key, else the folder of the toolgate.json found, else the current directory; never a --config file's folder)",
-    valueHint: "DIR",
-  },
-  scratch: {
-    type: "string",
-    description:
-      "The scratch folder for this run, over the config's scratch key (default .toolgate/scratch): where scratch_read reads and the sandbox lets tools write; yours, so it may lie outside the workspace, but it may not be or hold the state folder",
-    valueHint: "DIR",
-  },
-  json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
-  quiet: { type: "boolean", alias: "q", description: "No human messages on stderr" },
-  verbose: { type: "boolean", alias: "v", description: "More human messages on stderr" },
-  "allow-read": {
-    type: "string",
-    description:
-      "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net (a loopback or private address needs its exact HOST:PORT; localhost:PORT is loopback, resolved without DNS), --allow-env; grants add up",
-    valueHint: "LIST",
-  },
-  "deny-read": {
-    type: "string",
-    description: "Refuse these paths, whatever else grants them; also --deny-write/-run/-net/-env",
-    valueHint: "LIST",
-  },
-  "allow-all": { type: "boolean", alias: "A", description: "Grant every permission" },
-  approve: {
-    type: "string",
-    description: "Approve these tools for this run (repeatable; `all` approves every tool)",
-    valueHint: "TOOL[,TOOL]",
-  },
-  "no-prompt": {
-    type: "boolean",
-    description:
-      "Never prompt (also when CI is set, unless empty, false or 0): ungranted permissions and approvals are refused",
-  },
-  lane: {
-    type: "string",
-    description: "The lane whose plan and desk page a call uses (default: default)",
-    valueHint: "NAME",
-  },
-  "allow-local-paths": {
-    type: "string",
-    description:
-      "Let this MCP server's results through with absolute paths in them (the output boundary's local-path rule off for it; journaled)",
-    valueHint: "SERVER[,SERVER]",
-  },
-  "require-rails": {
-    type: "boolean",
-    description:
-      "Fail the boot (exit 5) when a rail's endpoint or credential is missing: RAILS_BANK_URL and RAILS_BANK_TOKEN (bank_search, bank_get, librarian), RAILS_RESEARCH_URL and RAILS_RESEARCH_TOKEN (research)",
-  },
-  resolve: {
-    type: "string",
-    description:
-      "Pin a name to addresses as curl does (repeatable); the URL policy checks them like DNS answers, and a non-public one needs the exact --allow-net=HOST:PORT",
-    valueHint: "HOST:PORT:ADDR[,ADDR]",
-  },
-  "no-session": {
-    type: "boolean",
-    description:
-      "Run cold even when a session (toolgate session start) serves this workspace; also TOOLGATE_SESSION=off",
-  },
-  version: { type: "boolean", description: "Print the version" },
-} as const;
 
-const mainDef = defineCommand({
+/** toolgate's own declaration: its flags, and each command's (loaded on demand) for help and completions. */
+export const mainDef = defineCommand({
   meta: {
     name: "toolgate",
     version: VERSION,
     description:
       "One executable between a caller and every tool it may use: catalog, permissions, approval, output boundary, journal.",
   },
-  args: globalArgs,
+  args: TOP_ARGS,
   subCommands: Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, () => COMMANDS[k]!().then((c) => c.def)])),
 });
 
@@ -126,8 +54,7 @@ function commandIndex(argv: readonly string[]): number {
     const t = argv[i]!;
     if (t === "--") return -1;
     if (!t.startsWith("-") || t === "-") return i;
-    const name = t.replace(/^--?/, "");
-    if (!t.includes("=") && GLOBAL_FLAGS[name] && GLOBAL_FLAGS[name]!.kind !== "bool") i++;
+    if (!t.includes("=") && takesValue(t)) i++;
   }
   return -1;
 }
@@ -173,7 +100,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
       return 0;
     }
     // No command: a flag toolgate does not know is named (what, and the --help hint), not met with the whole usage.
-    if (!wantsHelp) scanFlags(argv, {});
+    if (!wantsHelp) scanFlags(argv, TOP_ARGS);
     await printHelp(mainDef, world.env);
     return wantsHelp ? 0 : ExitCode.usage;
   }
@@ -216,8 +143,11 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     await printHelp(cmd.def, world.env);
     return 0;
   }
+  const own = [...argv.slice(0, at), ...argv.slice(at + 1)];
   return cmd.run({
-    argv: [...argv.slice(0, at), ...argv.slice(at + 1)],
+    argv: own,
+    // Read with the command's own declaration, the one its help and completions show.
+    flags: scanFlags(own, (cmd.def.args ?? {}) as Args),
     cwd: process.cwd(),
     env: process.env,
     stdoutIsTTY: isTerminal(1),

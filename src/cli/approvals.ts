@@ -9,7 +9,7 @@ import { boot, type Booted } from "../runtime/boot.ts";
 import { forgetApprovals, rememberedApprovals, type Remembered } from "../state/approvals.ts";
 import { NO_USER_STATE, stateInWorkspace, stateInWorkspaceHint } from "../trust/paths.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { bool, scanFlags, type Scanned } from "./flags.ts";
+import { bool, type Scanned } from "./flags.ts";
 import { isGlob } from "./tools-filter.ts";
 import { note, outputWidth, table, writeOut } from "./ui.ts";
 
@@ -32,7 +32,7 @@ export default defineCommand({
 });
 
 export async function runApprovals(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { all: { kind: "bool" } });
+  const s = ctx.flags;
   const [action = "list", tool, extra] = s.positionals;
   if (action !== "list" && action !== "revoke")
     throw usageError(`unknown approvals action "${action}"`, "toolgate approvals [list [--all] | revoke TOOL]");

@@ -10,7 +10,7 @@ import { boot } from "../runtime/boot.ts";
 import type { RemoteSources } from "../servers/sources.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { bool, scanFlags, type Scanned } from "./flags.ts";
+import { bool, type Scanned } from "./flags.ts";
 import { note, writeOut } from "./ui.ts";
 import { escapeControl } from "../result/escape.ts";
 import { NO_USER_STATE, stateInWorkspace, stateInWorkspaceHint } from "../trust/paths.ts";
@@ -33,7 +33,7 @@ export default defineCommand({
 const WAIT_MS = 300_000;
 
 export async function runAuth(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { logout: { kind: "bool" } });
+  const s = ctx.flags;
   const [name, extra] = s.positionals;
   if (name === undefined || extra !== undefined)
     throw usageError(

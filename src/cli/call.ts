@@ -14,7 +14,7 @@ import { boot, type Booted } from "../runtime/boot.ts";
 import { invoke } from "../runtime/invoke.ts";
 import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
 import { approvedNames } from "./approve-flag.ts";
-import { bool, multi, scanFlags, str } from "./flags.ts";
+import { bool, multi, str } from "./flags.ts";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Entry } from "../catalog/catalog.ts";
@@ -31,7 +31,7 @@ export default defineCommand({
   args: {
     tool: { type: "positional", description: "Tool name (see `toolgate tools`)", required: false },
     args: { type: "positional", description: "Arguments as one JSON object, @FILE to read it from a file (relative to the current folder), or - to read it from stdin", required: false },
-    arg: { type: "string", description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
+    arg: { type: "string", repeat: true, description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
     background: { type: "boolean", description: "Check permissions and approval here, then run the call as a background task: prints {\"task_id\",\"status\":\"queued\"} at once (see `toolgate tasks`)" },
     "write-scope": { type: "string", description: "With --background: a name only one active task may hold at a time (a second is refused task.write_scope_busy)", valueHint: "S" },
     profile: { type: "string", description: "Narrow the catalog for this call to a profile's tools (scout, writer, full, or one from the config's profiles): a tool it leaves out is refused profile.excluded", valueHint: "NAME" },
@@ -41,7 +41,7 @@ export default defineCommand({
 });
 
 export async function runCall(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" }, profile: { kind: "string" }, timeout: { kind: "string" }, "dry-run": { kind: "bool" } });
+  const s = ctx.flags;
   const timeout = parseTimeout(str(s, "timeout"));
   const background = bool(s, "background");
   const dryRun = bool(s, "dry-run");

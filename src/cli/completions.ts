@@ -2,13 +2,13 @@
 // declarations (their flags, the global ones, the actions a command takes). Tool names are not
 // embedded: at completion time the script asks `toolgate tools --names`, which reads the catalog
 // cache and starts no server. The scripts themselves are in completion-scripts.ts.
-import type { ArgDef, CommandDef } from "citty";
+import type { CommandDef } from "citty";
 import { defineCommand } from "citty";
 import { PERM_KINDS } from "../permission/types.ts";
 import { usageError } from "../result/result.ts";
 import { writeStdout } from "../result/io.ts";
 import type { RunContext } from "./context.ts";
-import { scanFlags } from "./flags.ts";
+import type { Args } from "./flags.ts";
 import { SCRIPTS, SHELLS, type CompletionSpec, type Flag } from "./completion-scripts.ts";
 
 export default defineCommand({
@@ -38,7 +38,7 @@ export const ACTIONS: Readonly<Record<string, readonly string[] | "tools" | "com
 };
 
 export async function runCompletions(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, {});
+  const s = ctx.flags;
   const [shell, extra] = s.positionals;
   const choices = `the shells are: ${SHELLS.join(", ")} (toolgate completions bash > ~/.local/share/bash-completion/completions/toolgate)`;
   if (shell === undefined) throw usageError("completions needs the shell to complete for", choices);
@@ -63,34 +63,32 @@ export async function specOf(top: CommandDef<any>): Promise<CompletionSpec> {
       actions: ACTIONS[name] ?? [],
     });
   }
-  const permissions: Flag[] = PERM_KINDS.flatMap((k) => [`allow-${k}`, `deny-${k}`]).map((n) => ({
-    names: [`--${n}`],
-    value: false,
-    description: `${n.replace("-", " ")} (=LIST for some)`,
-  }));
   const declared = flagsOf(await resolve(top.args));
   const only = (f: Flag) => f.names.includes("--version");
-  const globals = [
-    ...declared.filter((f) => !only(f) && !f.names.some((n) => /^--(allow|deny)-(read|write|run|net|env)$/.test(n))),
-    ...permissions,
-    { names: ["--help", "-h"], value: false, description: "Show the help" },
-  ];
+  const globals = declared.filter((f) => !only(f));
   return { commands, globals, top: declared.filter(only) };
 }
 
-function flagsOf(args: Record<string, ArgDef> | undefined): Flag[] {
+/** The flags of a declaration; a permission family (`allow-read` for --allow-*) spelled out member by member. */
+function flagsOf(args: Args | undefined): Flag[] {
   return Object.entries(args ?? {})
     .filter(([, a]) => a.type !== "positional")
-    .map(([name, a]) => {
+    .flatMap(([name, a]): Flag[] => {
+      if (a.permission && a.type !== "boolean") {
+        const effect = name.split("-")[0]!;
+        return PERM_KINDS.map((k) => ({ names: [`--${effect}-${k}`], value: false, description: `${effect} ${k} (=LIST for some)` }));
+      }
       const alias = (a as { alias?: string | string[] }).alias;
       const aliases = alias === undefined ? [] : Array.isArray(alias) ? alias : [alias];
       const hint = "valueHint" in a ? a.valueHint : undefined;
-      return {
-        names: [`--${name}`, ...aliases.map((x) => `-${x}`)],
-        value: a.type !== "boolean",
-        description: firstSentence(a.description ?? ""),
-        ...(hint ? { hint } : {}),
-      };
+      return [
+        {
+          names: [`--${name}`, ...aliases.map((x) => `-${x}`)],
+          value: a.type !== "boolean",
+          description: firstSentence(a.description ?? ""),
+          ...(hint ? { hint } : {}),
+        },
+      ];
     });
 }
 

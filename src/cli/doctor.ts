@@ -17,7 +17,7 @@ import {
   type Check,
   type Status,
 } from "./doctor-checks.ts";
-import { bool, scanFlags } from "./flags.ts";
+import { bool } from "./flags.ts";
 import { wrap } from "./help.ts";
 import { displayWidth, outputWidth, writeOut } from "./ui.ts";
 
@@ -33,7 +33,7 @@ export default defineCommand({
 const MARK: Record<Status, string> = { ok: "✓", fail: "✗", warn: "!", info: "·" };
 
 export async function runDoctor(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, {});
+  const s = ctx.flags;
   if (s.positionals.length > 0)
     throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate doctor [--json] [--allow-run ...]");
   const input = bootInput(ctx, s);

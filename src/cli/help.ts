@@ -6,7 +6,8 @@ import { usageError } from "../result/result.ts";
 import { isTerminal, writeStdout } from "../result/io.ts";
 import type { RunContext } from "./context.ts";
 import { EXAMPLES } from "./examples.ts";
-import { scanFlags } from "./flags.ts";
+import { GLOBAL_ARGS, type Arg, type Args } from "./flags.ts";
+import { PERM_KINDS } from "../permission/types.ts";
 import { cut, displayWidth, outputWidth } from "./ui.ts";
 
 export default defineCommand({
@@ -22,16 +23,25 @@ export default defineCommand({
 
 /** `toolgate help [CMD]`: the entry point's own `[CMD] --help`, so both print the same. */
 export async function runHelp(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, {});
+  const s = ctx.flags;
   const [command, extra] = s.positionals;
   if (extra !== undefined) throw usageError(`unexpected argument "${extra}"`, "toolgate help [COMMAND]");
   return ctx.dispatch!(command === undefined ? ["--help"] : [command, "--help"], {});
 }
 
-/** The flags every command takes (toolgate --help describes each). */
-const GLOBALS =
-  "--config FILE, --workspace DIR, --json, --quiet, --verbose, --allow-read/-write/-run/-net/-env[=LIST], --deny-*[=LIST], -A, " +
-  "--approve TOOL[,TOOL], --no-prompt, --lane NAME, --allow-local-paths=SERVER[,SERVER], --resolve HOST:PORT:ADDR[,ADDR], --require-rails, --no-session";
+/** `--allow-read/-write/-run/-net/-env`: the flags a permission family's declaration (`allow-read`) stands for. */
+const familyOf = (name: string) => `--${name.split("-")[0]}-${PERM_KINDS.join("/-")}`;
+
+/** The flags every command takes, in one paragraph (toolgate --help describes each). */
+const globalsLine = (): string =>
+  Object.entries(GLOBAL_ARGS as Args)
+    .map(([name, a]) => {
+      const alias = (a as { alias?: string }).alias;
+      if (a.permission && a.type !== "boolean") return `${familyOf(name)}[=LIST]`;
+      const flag = `${alias ? `-${alias}, ` : ""}--${name}`;
+      return a.type === "boolean" ? flag : `${flag} ${a.valueHint ?? "VALUE"}`;
+    })
+    .join(", ");
 
 /** Prints `def`'s help (toolgate's own when `def` is the top command) to stdout. */
 export async function printHelp(
@@ -101,7 +111,7 @@ export async function renderHelp(
     out.push(
       ...wrap(`Run toolgate help COMMAND (or toolgate COMMAND --help) for a command's flags and examples.`, width),
     );
-  else out.push(head("GLOBAL FLAGS"), "", ...wrap(`${GLOBALS} (see toolgate --help)`, width, 2, 2));
+  else out.push(head("GLOBAL FLAGS"), "", ...wrap(`${globalsLine()} (see toolgate --help)`, width, 2, 2));
   return out.join("\n");
 }
 
@@ -115,6 +125,8 @@ function flagLabel(name: string, a: ArgDef): string {
   const aliases = alias === undefined ? [] : Array.isArray(alias) ? alias : [alias];
   const hint =
     a.type === "boolean" ? "" : `=<${"valueHint" in a && a.valueHint ? a.valueHint : name.replaceAll("-", "_")}>`;
+  // A permission family is one row: --allow-read/-write/-run/-net/-env[=<LIST>].
+  if ((a as Arg).permission && a.type !== "boolean") return `${familyOf(name)}[${hint}]`;
   return [...aliases.map((x) => `-${x}`), `--${name}`].join(", ") + hint;
 }
 

@@ -16,7 +16,7 @@ import { lastActions, type ActionFilter } from "../state/actions.ts";
 import { cells, HEADER } from "./log-rows.ts";
 import { lastResources } from "../state/resources.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { bool, multi, scanFlags, str, type Scanned } from "./flags.ts";
+import { bool, multi, str, type Scanned } from "./flags.ts";
 import { stateError } from "./state.ts";
 import { checkStateFolder } from "../config/layout.ts";
 import { outputWidth, table, writeOut } from "./ui.ts";
@@ -39,11 +39,13 @@ export default defineCommand({
     },
     tool: {
       type: "string",
+      repeat: true,
       description: "Only this tool's rows (repeatable; a glob such as 'file_*')",
       valueHint: "T",
     },
     status: {
       type: "string",
+      repeat: true,
       description:
         "Only rows with this outcome (repeatable, or a comma list): success, failed, denied (refused a permission or an approval: exit 4), indeterminate, running",
       valueHint: "S",
@@ -56,6 +58,7 @@ export default defineCommand({
     },
     caller: {
       type: "string",
+      repeat: true,
       description:
         "Only the calls of this caller (repeatable): what a row names as its caller, else how it came (session: forwarded by toolgate session)",
       valueHint: "C",
@@ -110,16 +113,7 @@ function filterOf(s: Scanned, now: number): ActionFilter {
 }
 
 export async function runLog(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, {
-    last: { kind: "string" },
-    resources: { kind: "bool" },
-    tool: { kind: "multi" },
-    status: { kind: "multi" },
-    since: { kind: "string" },
-    caller: { kind: "multi" },
-    follow: { kind: "bool" },
-    html: { kind: "string" },
-  });
+  const s = ctx.flags;
   if (s.positionals.length > 0)
     throw usageError(
       `unexpected argument "${s.positionals[0]}"`,

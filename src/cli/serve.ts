@@ -12,10 +12,10 @@ import { approvedNames } from "./approve-flag.ts";
 import { Hub, type HubDeps } from "../serve/hub.ts";
 import type { RemoteSources } from "../servers/sources.ts";
 import { Relay } from "../serve/relay.ts";
-import { HTTP_ARGS, HTTP_FLAGS, httpAfterBoot, httpChoice, startHttp } from "./serve-http.ts";
+import { HTTP_ARGS, httpAfterBoot, httpChoice, startHttp } from "./serve-http.ts";
 import { claimStdout, type StdoutSink } from "../serve/stdout.ts";
 import { VERSION } from "../version.ts";
-import { bool, multi, scanFlags, str } from "./flags.ts";
+import { bool, multi, str } from "./flags.ts";
 import { note } from "./ui.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { checkState, openChecked, stateError } from "./state.ts";
@@ -65,14 +65,7 @@ export default defineCommand({
 export async function runServe(ctx: RunContext): Promise<number> {
   // Before anything else can write: stdout is the protocol's alone.
   const stdout = claimStdout();
-  const s = scanFlags(ctx.argv, {
-    profile: { kind: "string" },
-    child: { kind: "bool" },
-    state: { kind: "string" },
-    "name-budget": { kind: "string" },
-    expose: { kind: "string" },
-    ...HTTP_FLAGS,
-  });
+  const s = ctx.flags;
   if (s.positionals.length > 0)
     throw usageError(
       `unexpected argument "${s.positionals[0]}"`,

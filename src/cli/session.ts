@@ -21,7 +21,7 @@ import {
 } from "../session/where.ts";
 import { stateInWorkspace } from "../trust/paths.ts";
 import { VERSION } from "../version.ts";
-import { bool, scanFlags, str, type Scanned } from "./flags.ts";
+import { bool, str, type Scanned } from "./flags.ts";
 import { note, writeOut } from "./ui.ts";
 import { jsonForTerminal } from "../result/escape.ts";
 import type { RunContext } from "./context.ts";
@@ -43,10 +43,9 @@ export default defineCommand({
   },
 });
 
-const SPECS = { "idle-secs": { kind: "string" } } as const;
 
 export async function runSession(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, SPECS);
+  const s = ctx.flags;
   const [action, extra] = s.positionals;
   if (extra !== undefined) throw usageError(`unexpected argument "${extra}"`, "toolgate session start|stop|status");
   if (action === "__run") return (await import("./session-run.ts")).runSessionProcess(ctx, s, idleSecs(s));

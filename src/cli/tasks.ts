@@ -16,7 +16,7 @@ import { DB_NAME, openState } from "../state/db.ts";
 import { findTask, listTasks, pruneTasks, readLogs, requestCancel, type TaskRow } from "../state/tasks.ts";
 import { superviseTask } from "../tasks/supervise.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { bool, scanFlags, str } from "./flags.ts";
+import { bool, str } from "./flags.ts";
 import { stateError } from "./state.ts";
 import { checkStateFolder } from "../config/layout.ts";
 import { note, outputWidth, table, tell, writeOut } from "./ui.ts";
@@ -46,19 +46,16 @@ export default defineCommand({
       description: "prune: remove ended tasks older than this (30m, 12h, 7d; default 7d)",
       valueHint: "D",
     },
+    "state-dir": {
+      type: "string",
+      description: "supervise (internal, started by call --background): the state folder the task is journaled in",
+      valueHint: "DIR",
+    },
   },
 });
 
-const FLAGS = {
-  all: { kind: "bool" },
-  follow: { kind: "bool" },
-  timeout: { kind: "string" },
-  "older-than": { kind: "string" },
-  "state-dir": { kind: "string" },
-} as const;
-
 export async function runTasks(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, FLAGS);
+  const s = ctx.flags;
   const [action = "list", id, ...extra] = s.positionals;
   if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
   // The detached supervisor: started only by `call --background`, with the state folder it chose.

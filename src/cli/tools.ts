@@ -11,7 +11,7 @@ import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { renderLock, writeLock } from "../catalog/lock.ts";
 import { boot, type Booted } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { bool, multi, scanFlags, str, type Scanned } from "./flags.ts";
+import { bool, multi, str, type Scanned } from "./flags.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { note, outputWidth, table, writeOut } from "./ui.ts";
 import type { Profile } from "../serve/profiles.ts";
@@ -45,12 +45,14 @@ export default defineCommand({
     },
     source: {
       type: "string",
+      repeat: true,
       description:
         "Only the tools from this source (repeatable, or a comma list): builtin, authored, las, mcp (every MCP server), mcp:NAME, or a glob such as mcp:*",
       valueHint: "SOURCE",
     },
     effect: {
       type: "string",
+      repeat: true,
       description:
         "Only the tools of this effect class (repeatable, or a comma list): read, idempotent-write, reversible, irreversible, or write (any but read)",
       valueHint: "EFFECT",
@@ -82,16 +84,7 @@ export default defineCommand({
 });
 
 export async function runTools(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, {
-    lock: { kind: "bool" },
-    refresh: { kind: "bool" },
-    profile: { kind: "string" },
-    served: { kind: "bool" },
-    "name-budget": { kind: "string" },
-    source: { kind: "multi" },
-    effect: { kind: "multi" },
-    names: { kind: "bool" },
-  });
+  const s = ctx.flags;
   const [first, extra] = s.positionals;
   if (extra !== undefined)
     throw new CliError(ExitCode.usage, `unexpected argument "${extra}"`, "toolgate tools [NAME | 'GLOB']");

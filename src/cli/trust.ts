@@ -16,7 +16,7 @@ import { checkoutFolders, realPathOf, trustDigest } from "../trust/trust.ts";
 import { authoredLoader, manifestsOrFail } from "../runtime/authored.ts";
 import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import type { RunContext } from "./context.ts";
-import { bool, scanFlags, str, type Scanned } from "./flags.ts";
+import { bool, str, type Scanned } from "./flags.ts";
 import { outputWidth, table, writeOut } from "./ui.ts";
 
 export default defineCommand({
@@ -42,7 +42,7 @@ export default defineCommand({
 });
 
 export async function runTrust(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { revoke: { kind: "bool" }, list: { kind: "bool" }, print: { kind: "bool" } });
+  const s = ctx.flags;
   const [fileArg, extra] = s.positionals;
   if (extra !== undefined)
     throw usageError(`unexpected argument "${extra}"`, "toolgate trust [FILE] [--revoke | --list | --print]");
