@@ -4,7 +4,8 @@ import { defineCommand, type CommandDef } from "citty";
 import { escapeControl } from "./result/escape.ts";
 import { CliError, ExitCode } from "./result/result.ts";
 import { VERSION } from "./version.ts";
-import { isTerminal, useProcessStreams, writeStderr, writeStdout } from "./result/io.ts";
+import { isTerminal, useProcessStreams, writeStdout } from "./result/io.ts";
+import { levelFrom, problem, raw } from "./result/human.ts";
 import { markLongRunning } from "./result/lifetime.ts";
 import type { RunContext, World } from "./cli/context.ts";
 import { scanFlags, takesValue, TOP_ARGS, type Args } from "./cli/flags.ts";
@@ -78,7 +79,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     const spans =
       env.TOOLGATE_REAP_SPANS === undefined
         ? undefined
-        : import("./telemetry/telemetry.ts").then((t) => t.exportHandedOver(env, (line) => writeStderr(`${line}\n`)));
+        : import("./telemetry/telemetry.ts").then((t) => t.exportHandedOver(env, (line) => raw(`${line}\n`)));
     const code = await (await import("./launcher/reaper.ts")).runReaper(argv[1], env);
     await spans;
     return code;
@@ -144,10 +145,12 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     return 0;
   }
   const own = [...argv.slice(0, at), ...argv.slice(at + 1)];
+  // Read with the command's own declaration, the one its help and completions show.
+  const flags = scanFlags(own, (cmd.def.args ?? {}) as Args);
+  levelFrom(flags.flags);
   return cmd.run({
     argv: own,
-    // Read with the command's own declaration, the one its help and completions show.
-    flags: scanFlags(own, (cmd.def.args ?? {}) as Args),
+    flags,
     cwd: process.cwd(),
     env: process.env,
     stdoutIsTTY: isTerminal(1),
@@ -165,15 +168,11 @@ export async function runMain(argv: readonly string[], world: World = {}): Promi
     return await main(argv, world);
   } catch (e) {
     if (e instanceof CliError) {
-      writeStderr(
-        `toolgate: ${humanLines(e.message + (await nearestOf(e.unknown)))}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`,
-      );
+      problem(e.message + (await nearestOf(e.unknown)), e.hint);
       return e.exitCode;
     }
     if (world.via !== undefined && e instanceof Error && e.name === "NotThisSession") throw e;
-    writeStderr(
-      `toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`,
-    );
+    raw(`toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`);
     return ExitCode.failed;
   }
 }
@@ -184,12 +183,6 @@ async function nearestOf(unknown: CliError["unknown"]): Promise<string> {
   const { didYouMean, nearest } = await import("./result/suggest.ts");
   return didYouMean(nearest(unknown.name, unknown.among), unknown.show);
 }
-
-/**
- * A message of several lines keeps its lines, each escaped and indented under the first, so text
- * inside it can neither move the cursor nor start a line that reads as toolgate's own.
- */
-const humanLines = (text: string) => text.split("\n").map(escapeControl).join("\n  ");
 
 /** Set by scripts/build.ts for the one run that records the bytecode layout, never for dist/toolgate. */
 declare const TOOLGATE_RECORDS_ORDER: boolean | undefined;
@@ -227,8 +220,9 @@ function withoutBunSwitches(found: readonly string[]): number {
 }
 
 function refuseSwitches(names: readonly string[], why: string, where: string): number {
-  writeStderr(
-    `toolgate: ${names.join(", ")} set: Bun's runtime switches are toolgate's own, not its caller's, and ${why}; nothing was run\n  hint: unset ${names.join(" ")}${where}\n`,
+  problem(
+    `${names.join(", ")} set: Bun's runtime switches are toolgate's own, not its caller's, and ${why}; nothing was run`,
+    `unset ${names.join(" ")}${where}`,
   );
   return ExitCode.usage;
 }

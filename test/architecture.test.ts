@@ -156,6 +156,22 @@ describe("architecture", () => {
     expect(portable.flatMap((s) => allImports(s.file, s.text).map((i) => relative(SRC, i))).filter((i) => !i.startsWith("platform/types.ts"))).toEqual([]);
   });
 
+  // Human lines go through one module (src/result/human.ts: escaped, at the --quiet/--verbose
+  // level); stdout is the result's. What writes stderr another way is listed in that module's
+  // header, with why, and here.
+  test("stderr is written only through src/result/human.ts, and the files its header lists", () => {
+    const direct = sources.filter((s) => /process\.stderr\.write|console\.error/.test(s.text)).map((s) => s.rel).sort();
+    expect(direct).toEqual(["cli/serve.ts", "launcher/guard.ts", "launcher/reaper.ts", "result/io.ts", "serve/stdout.ts"]);
+    const sink = sources.filter((s) => /\bwrite(Own)?Stderr\b/.test(s.text) && s.rel !== "result/io.ts").map((s) => s.rel).sort();
+    expect(sink).toEqual(["cli/call.ts", "result/human.ts"]);
+    const header = sources.find((s) => s.rel === "result/human.ts")!.text.split("\nimport ")[0]!;
+    for (const rel of [...direct, ...sink].filter((r) => r !== "result/human.ts")) expect({ rel, listed: header.includes(`src/${rel}`) }).toEqual({ rel, listed: true });
+  });
+
+  test("consola is loaded only by the human lines' module", () => {
+    expect(sources.filter((s) => valueImports(s.text).some((i) => i === "consola" || i.startsWith("consola/"))).map((s) => s.rel)).toEqual(["result/human.ts"]);
+  });
+
   test("the hot path never imports arktype as a value", () => {
     expect(sources.filter((s) => valueImports(s.text).includes("arktype")).map((s) => s.rel)).toEqual(["schema/explain.ts"]);
   });
@@ -192,6 +208,7 @@ describe("architecture", () => {
       "src/permission/net.ts",
       "src/permission/types.ts",
       "src/result/escape.ts",
+      "src/result/human.ts",
       "src/result/io.ts",
       "src/result/lifetime.ts",
       "src/result/result.ts",

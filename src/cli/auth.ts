@@ -2,7 +2,6 @@
 // URL on stderr, a browser when there is one, a loopback redirect), or forgets what is stored.
 // Tokens live in the user's state folder (auth/), never in the workspace; call, tools and serve
 // then use and refresh them. The server's network grants are the same flags as for a call.
-import { writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import { bootError, CliError, ExitCode, usageError } from "../result/result.ts";
 import { didYouMean, nearest } from "../result/suggest.ts";
@@ -11,8 +10,8 @@ import type { RemoteSources } from "../servers/sources.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
 import { bootInput, type RunContext } from "./context.ts";
 import { bool, type Scanned } from "./flags.ts";
-import { note, writeOut } from "./ui.ts";
-import { escapeControl } from "../result/escape.ts";
+import { writeOut } from "./ui.ts";
+import { note, plain } from "../result/human.ts";
 import { NO_USER_STATE, stateInWorkspace, stateInWorkspaceHint } from "../trust/paths.ts";
 
 export default defineCommand({
@@ -80,7 +79,7 @@ export async function runAuth(ctx: RunContext): Promise<number> {
         open: (url) => {
           note(`to authorize toolgate at MCP server "${name}", open this URL in a browser on this machine:`);
           // The URL alone on its line, so it can be copied (or read by a script).
-          writeStderr(`${escapeControl(url.href)}\n`);
+          plain(url.href);
           if (openBrowser(url.href, ctx.env)) note("(opened in your browser)");
         },
       });

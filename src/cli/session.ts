@@ -1,6 +1,5 @@
 // `toolgate session start|stop|status`: a warm process for this workspace and config that `call`
 // and `tools` forward to (src/session/client.ts). It holds no grants: each call brings its own.
-import { writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -22,7 +21,8 @@ import {
 import { stateInWorkspace } from "../trust/paths.ts";
 import { VERSION } from "../version.ts";
 import { bool, str, type Scanned } from "./flags.ts";
-import { note, writeOut } from "./ui.ts";
+import { writeOut } from "./ui.ts";
+import { note, raw } from "../result/human.ts";
 import { jsonForTerminal } from "../result/escape.ts";
 import type { RunContext } from "./context.ts";
 import { processRuns } from "../launcher/proc-tree.ts";
@@ -171,7 +171,7 @@ async function start(ctx: RunContext, s: Scanned, socket: string): Promise<numbe
       return 0;
     }
     if (ended !== undefined) {
-      writeStderr(readFileSync(log, "utf8"));
+      raw(readFileSync(log, "utf8"));
       return ended === 0 ? ExitCode.boot : ended;
     }
     await Bun.sleep(50);

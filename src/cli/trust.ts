@@ -1,7 +1,6 @@
 // `toolgate trust [FILE]`: record that this config's content is the user's (like `direnv allow`);
 // `--revoke` forgets it, `--list` shows every record, `--print` prints the digest TOOLGATE_TRUST takes.
 // Records live in the user's state folder, never in the checkout.
-import { writeStderr } from "../result/io.ts";
 import { defineCommand } from "citty";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -14,10 +13,11 @@ import { widenings } from "../trust/rule.ts";
 import { listRecords, removeRecord, writeRecord } from "../trust/store.ts";
 import { checkoutFolders, realPathOf, trustDigest } from "../trust/trust.ts";
 import { authoredLoader, manifestsOrFail } from "../runtime/authored.ts";
-import { escapeControl, jsonForTerminal } from "../result/escape.ts";
+import { jsonForTerminal } from "../result/escape.ts";
 import type { RunContext } from "./context.ts";
 import { bool, str, type Scanned } from "./flags.ts";
 import { outputWidth, table, writeOut } from "./ui.ts";
+import { note } from "../result/human.ts";
 
 export default defineCommand({
   meta: {
@@ -49,7 +49,7 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   const actions = ["revoke", "list", "print"].filter((a) => bool(s, a));
   if (actions.length > 1) throw usageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
-  const say = (line: string) => void (bool(s, "quiet") || writeStderr(`toolgate: ${escapeControl(line)}\n`));
+  const say = note;
   const stateDir = userStateDir(ctx.env);
   if (bool(s, "list")) {
     if (fileArg !== undefined) throw usageError("--list takes no FILE");

@@ -1,7 +1,7 @@
 // Boot: config → effective values → grants → catalog. Any failure here is exit 5 and
 // writes nothing but what the caller's beforeStart does (`call` opens its state there).
 import type { Database } from "bun:sqlite";
-import { writeStderr } from "../result/io.ts";
+import { note } from "../result/human.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { findOnPath, heldRoot } from "../fs/real-path.ts";
 import { isAbsolute, join, resolve } from "node:path";
@@ -40,7 +40,6 @@ import { stateInWorkspace, userFolders, userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
 import { serverDetail } from "../servers/prompt.ts";
 import { serverJournal } from "../servers/journal.ts";
-import { escapeControl } from "../result/escape.ts";
 import { mayDiscover, withholdBadServers } from "../servers/boot.ts";
 import { exactNetGrants, policyFetch, type NetSetup } from "../http/client.ts";
 import { authoredLoader, authoredTools } from "./authored.ts";
@@ -165,7 +164,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   );
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
   const shadowNote = shadowGate(file, () => trust.trustedBy !== null);
-  if (shadowNote !== null) writeStderr(`toolgate: ${escapeControl(shadowNote)}\n`);
+  if (shadowNote !== null) note(shadowNote);
   const platform = input.platform ?? hostPlatform(); // a sandbox it cannot give fails the boot, before anything is opened: never a quieter run
   const unavailable = sandboxUnavailable(config.values.sandbox, platform);
   if (unavailable !== null) throw bootError(unavailable.message, unavailable.hint);
@@ -310,7 +309,7 @@ function delegation(config: Effective, file: ConfigFile | null, env: BootInput["
   }
   if (d.worktree_root !== undefined) {
     const swept = sweepWorktrees(resolve(config.values.workspace as string, d.worktree_root));
-    if (swept.length > 0) writeStderr(`toolgate: removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})\n`);
+    if (swept.length > 0) note(`removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})`);
   }
   return tools;
 }

@@ -7,6 +7,7 @@ import { boot, type Booted } from "../runtime/boot.ts";
 import { callDeps } from "../runtime/call-deps.ts";
 import { invoke } from "../runtime/invoke.ts";
 import { openState } from "../state/db.ts";
+import { ownLine } from "../result/human.ts";
 import { selfMark } from "../state/journal.ts";
 import {
   appendLogs,
@@ -51,7 +52,7 @@ export async function superviseTask(
   });
   let booted: Booted | undefined;
   // The call's span (its stderr line, if the collector is down, goes to the task's stderr artifact).
-  const telemetry = telemetryFor(env, "live", (line) => void process.stderr.write(`${line}\n`));
+  const telemetry = telemetryFor(env, "live", ownLine);
   // The call's output reaches the row while it runs (redacted by the launcher, batched).
   const live = new LiveLog({
     write: (pieces, dropped) => appendLogs(db, id, pieces, dropped),
