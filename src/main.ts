@@ -60,9 +60,9 @@ function commandIndex(argv: readonly string[]): number {
   return -1;
 }
 
-/** toolgate's help, or a command's: wrapped to the output's width (src/cli/help.ts, loaded only for help). */
+/** toolgate's help, or a command's: wrapped to the output's width (src/cli/render-help.ts, loaded only for help). */
 const printHelp = async (def: CommandDef<any>, env: World["env"]) =>
-  (await import("./cli/help.ts")).printHelp(mainDef, def, env ?? process.env);
+  (await import("./cli/render-help.ts")).printHelp(mainDef, def, env ?? process.env);
 
 async function readStdin(): Promise<string> {
   return await Bun.stdin.text();

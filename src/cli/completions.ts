@@ -1,15 +1,13 @@
 // `toolgate completions bash|zsh|fish`: a completion script for the shell, drawn from the commands'
-// declarations (their flags, the global ones, the actions a command takes). Tool names are not
-// embedded: at completion time the script asks `toolgate tools --names`, which reads the catalog
+// declarations (completion-spec.ts: their flags, the global ones, the actions a command takes). Tool
+// names are not embedded: at completion time the script asks `toolgate tools --names`, which reads the catalog
 // cache and starts no server. The scripts themselves are in completion-scripts.ts.
-import type { CommandDef } from "citty";
 import { defineCommand } from "citty";
-import { PERM_KINDS } from "../permission/types.ts";
 import { usageError } from "../result/result.ts";
 import { writeStdout } from "../result/io.ts";
 import type { RunContext } from "./context.ts";
-import type { Args } from "./flags.ts";
-import { SCRIPTS, SHELLS, type CompletionSpec, type Flag } from "./completion-scripts.ts";
+import { SCRIPTS, SHELLS } from "./completion-scripts.ts";
+import { specOf, type Actions } from "./completion-spec.ts";
 
 export default defineCommand({
   meta: {
@@ -26,7 +24,7 @@ export default defineCommand({
  * What a command's first argument may be (`tools`: the catalog's names, at completion time), and
  * after `approvals revoke`, a tool. The commands' own refusals list the same (test/e2e/completions).
  */
-export const ACTIONS: Readonly<Record<string, readonly string[] | "tools" | "commands">> = {
+export const ACTIONS: Actions = {
   call: "tools",
   tools: "tools",
   help: "commands",
@@ -45,60 +43,6 @@ export async function runCompletions(ctx: RunContext): Promise<number> {
   if (!(SHELLS as readonly string[]).includes(shell))
     throw usageError(`no completion script for the shell "${shell}"`, choices);
   if (extra !== undefined) throw usageError(`unexpected argument "${extra}"`, "toolgate completions bash|zsh|fish");
-  writeStdout(SCRIPTS[shell as (typeof SHELLS)[number]](await specOf(ctx.top!)));
+  writeStdout(SCRIPTS[shell as (typeof SHELLS)[number]](await specOf(ctx.top!, ACTIONS)));
   return 0;
 }
-
-/** The commands, their flags and actions, and the global flags (the permission flags spelled out). */
-export async function specOf(top: CommandDef<any>): Promise<CompletionSpec> {
-  const subs = Object.entries((await resolve(top.subCommands)) ?? {});
-  const commands = [];
-  for (const [name, load] of subs) {
-    const def = await resolve(load as CommandDef<any>);
-    const meta = await resolve(def.meta);
-    commands.push({
-      name,
-      description: firstSentence(meta?.description ?? ""),
-      flags: flagsOf(await resolve(def.args)),
-      actions: ACTIONS[name] ?? [],
-    });
-  }
-  const declared = flagsOf(await resolve(top.args));
-  const only = (f: Flag) => f.names.includes("--version");
-  const globals = declared.filter((f) => !only(f));
-  return { commands, globals, top: declared.filter(only) };
-}
-
-/** The flags of a declaration; a permission family (`allow-read` for --allow-*) spelled out member by member. */
-function flagsOf(args: Args | undefined): Flag[] {
-  return Object.entries(args ?? {})
-    .filter(([, a]) => a.type !== "positional")
-    .flatMap(([name, a]): Flag[] => {
-      if (a.permission && a.type !== "boolean") {
-        const effect = name.split("-")[0]!;
-        return PERM_KINDS.map((k) => ({ names: [`--${effect}-${k}`], value: false, description: `${effect} ${k} (=LIST for some)` }));
-      }
-      const alias = (a as { alias?: string | string[] }).alias;
-      const aliases = alias === undefined ? [] : Array.isArray(alias) ? alias : [alias];
-      const hint = "valueHint" in a ? a.valueHint : undefined;
-      return [
-        {
-          names: [`--${name}`, ...aliases.map((x) => `-${x}`)],
-          value: a.type !== "boolean",
-          description: firstSentence(a.description ?? ""),
-          ...(hint ? { hint } : {}),
-        },
-      ];
-    });
-}
-
-async function resolve<T>(v: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T> {
-  return (typeof v === "function" ? await (v as () => T | Promise<T>)() : await v) as T;
-}
-
-/** A description cut at its first sentence or clause, for a completion menu. */
-const firstSentence = (s: string) => {
-  const cut = s.search(/[.;:]\s| \(|$/);
-  const text = s.slice(0, cut).trim();
-  return text.length > 70 ? `${text.slice(0, 69)}…` : text;
-};

@@ -3,10 +3,11 @@
 // same flags. A flag parsed but missing from the help (or a completion script) fails here.
 import { describe, expect, test } from "bun:test";
 import type { CommandDef } from "citty";
-import { specOf } from "../../src/cli/completions.ts";
+import { ACTIONS } from "../../src/cli/completions.ts";
+import { specOf } from "../../src/cli/completion-spec.ts";
 import { SCRIPTS } from "../../src/cli/completion-scripts.ts";
 import { flagTable, scanFlags, TOP_ARGS, type Args } from "../../src/cli/flags.ts";
-import { renderHelp } from "../../src/cli/help.ts";
+import { renderHelp } from "../../src/cli/render-help.ts";
 import { CliError } from "../../src/result/result.ts";
 import { mainDef } from "../../src/main.ts";
 
@@ -42,7 +43,7 @@ const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
 
 describe("one declaration per command", () => {
   test("for every command, the scanner, the help and the completion scripts name the same flags", async () => {
-    const spec = await specOf(mainDef);
+    const spec = await specOf(mainDef, ACTIONS);
     const scripts = { bash: SCRIPTS.bash(spec), zsh: SCRIPTS.zsh(spec), fish: SCRIPTS.fish(spec) };
     const all = await commands();
     expect(all.length).toBeGreaterThan(10);
@@ -63,7 +64,7 @@ describe("one declaration per command", () => {
   test("toolgate itself: its help and completions name what it takes before a command", async () => {
     const parsed = sorted(flagTable(TOP_ARGS).keys());
     expect(sorted(helpFlags(await renderHelp(mainDef, mainDef, 1000)))).toEqual(parsed);
-    const bash = /\n {6}\*\) words='([^']*)' ;;/.exec(SCRIPTS.bash(await specOf(mainDef)))![1]!.split(" ");
+    const bash = /\n {6}\*\) words='([^']*)' ;;/.exec(SCRIPTS.bash(await specOf(mainDef, ACTIONS)))![1]!.split(" ");
     expect(sorted(bash)).toEqual(parsed);
     expect(parsed).toContain("-V");
   });
