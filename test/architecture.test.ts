@@ -25,6 +25,11 @@ const STAGE: Record<string, number> = {
   cli: 11, "main.ts": 11,
 };
 
+/** The command files held to 100 lines (src/cli/NAME.ts). */
+const COMMAND_FILES = ["approvals", "auth", "completions", "config", "doctor", "help", "log", "session", "tasks", "tools", "trust", "version"];
+
+const lines = (text: string) => text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+
 /** The tool families: src/tools/ holds index.ts and these folders, nothing loose. */
 const FAMILIES = ["delegate", "files", "gates", "lane", "most", "net", "rails", "search", "shell", "skills", "tasks"];
 
@@ -166,6 +171,16 @@ describe("architecture", () => {
     expect(sink).toEqual(["cli/call.ts", "result/human.ts"]);
     const header = sources.find((s) => s.rel === "result/human.ts")!.text.split("\nimport ")[0]!;
     for (const rel of [...direct, ...sink].filter((r) => r !== "result/human.ts")) expect({ rel, listed: header.includes(`src/${rel}`) }).toEqual({ rel, listed: true });
+  });
+
+  // A command file reads its flags (the entry point scans them with its declaration), opens what it
+  // needs and renders: what it does lives in the module it belongs to (src/state/, src/tasks/,
+  // src/session/), its output in src/cli/render-*.ts and the like.
+  test("each command file listed is at most 100 lines, and is a command the entry point loads", () => {
+    const commands = [...readFileSync(join(SRC, "main.ts"), "utf8").matchAll(/import\("\.\/cli\/([\w-]+)\.ts"\)\s*\.then\(\s*\(m\)\s*=>\s*\(\{\s*def:/g)].map((m) => m[1]!);
+    expect(COMMAND_FILES.filter((c) => !commands.includes(c))).toEqual([]);
+    const long = COMMAND_FILES.map((c) => [c, lines(readFileSync(join(SRC, "cli", `${c}.ts`), "utf8"))] as const).filter(([, n]) => n > 100);
+    expect(long).toEqual([]);
   });
 
   test("consola is loaded only by the human lines' module", () => {
