@@ -19,6 +19,7 @@ export default defineCommand({
   args: {
     action: {
       type: "positional",
+      complete: ["list", "revoke"],
       description:
         "list (the default): this workspace's remembered approvals, and whether each still matches the tool; revoke TOOL: forget that tool's (a quoted glob such as 'file_*' or '*' for several)",
       required: false,

@@ -29,7 +29,7 @@ import { telemetryFor } from "../telemetry/telemetry.ts";
 export default defineCommand({
   meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
   args: {
-    tool: { type: "positional", description: "Tool name (see `toolgate tools`)", required: false },
+    tool: { type: "positional", description: "Tool name (see `toolgate tools`)", required: false, complete: "tools" },
     args: { type: "positional", description: "Arguments as one JSON object, @FILE to read it from a file (relative to the current folder), or - to read it from stdin", required: false },
     arg: { type: "string", repeat: true, description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
     background: { type: "boolean", description: "Check permissions and approval here, then run the call as a background task: prints {\"task_id\",\"status\":\"queued\"} at once (see `toolgate tasks`)" },

@@ -6,11 +6,8 @@ import { PERM_KINDS } from "../permission/types.ts";
 import type { CompletionSpec, Flag } from "./completion-scripts.ts";
 import type { Args } from "./flags.ts";
 
-/** What a command's first argument may be (`tools`: the catalog's names, at completion time). */
-export type Actions = Readonly<Record<string, readonly string[] | "tools" | "commands">>;
-
 /** The commands, their flags and actions, and the global flags (the permission flags spelled out). */
-export async function specOf(top: CommandDef<any>, actions: Actions): Promise<CompletionSpec> {
+export async function specOf(top: CommandDef<any>): Promise<CompletionSpec> {
   const subs = Object.entries((await resolve(top.subCommands)) ?? {});
   const commands = [];
   for (const [name, load] of subs) {
@@ -20,7 +17,8 @@ export async function specOf(top: CommandDef<any>, actions: Actions): Promise<Co
       name,
       description: firstSentence(meta?.description ?? ""),
       flags: flagsOf(await resolve(def.args)),
-      actions: actions[name] ?? [],
+      // What its first argument may be, as its declaration says (after `approvals revoke`, a tool: the scripts know).
+      actions: Object.values(((await resolve(def.args)) ?? {}) as Args).find((a) => a.type === "positional")?.complete ?? [],
     });
   }
   const declared = flagsOf(await resolve(top.args));

@@ -7,7 +7,7 @@ import { usageError } from "../result/result.ts";
 import { writeStdout } from "../result/io.ts";
 import type { RunContext } from "./context.ts";
 import { SCRIPTS, SHELLS } from "./completion-scripts.ts";
-import { specOf, type Actions } from "./completion-spec.ts";
+import { specOf } from "./completion-spec.ts";
 
 export default defineCommand({
   meta: {
@@ -16,24 +16,9 @@ export default defineCommand({
       "Print the shell completion script for bash, zsh or fish: commands, each command's flags, and tool names (asked of toolgate tools --names as you type: no server is started)",
   },
   args: {
-    shell: { type: "positional", description: "bash, zsh or fish", required: true },
+    shell: { type: "positional", description: "bash, zsh or fish", required: true, complete: SHELLS },
   },
 });
-
-/**
- * What a command's first argument may be (`tools`: the catalog's names, at completion time), and
- * after `approvals revoke`, a tool. The commands' own refusals list the same (test/e2e/completions).
- */
-export const ACTIONS: Actions = {
-  call: "tools",
-  tools: "tools",
-  help: "commands",
-  tasks: ["list", "status", "logs", "cancel", "wait", "prune"],
-  session: ["start", "stop", "status"],
-  config: ["schema", "import"],
-  approvals: ["list", "revoke"],
-  completions: SHELLS,
-};
 
 export async function runCompletions(ctx: RunContext): Promise<number> {
   const s = ctx.flags;
@@ -43,6 +28,6 @@ export async function runCompletions(ctx: RunContext): Promise<number> {
   if (!(SHELLS as readonly string[]).includes(shell))
     throw usageError(`no completion script for the shell "${shell}"`, choices);
   if (extra !== undefined) throw usageError(`unexpected argument "${extra}"`, "toolgate completions bash|zsh|fish");
-  writeStdout(SCRIPTS[shell as (typeof SHELLS)[number]](await specOf(ctx.top!, ACTIONS)));
+  writeStdout(SCRIPTS[shell as (typeof SHELLS)[number]](await specOf(ctx.top!)));
   return 0;
 }

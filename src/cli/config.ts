@@ -20,6 +20,7 @@ export default defineCommand({
   args: {
     action: {
       type: "positional",
+      complete: ["schema", "import"],
       description:
         "`schema` prints the config file's JSON Schema; `import FILE [--force]` writes another client's MCP servers (VS Code, Cursor, Claude, Codex TOML, Zed, Windsurf, Gemini, Roo, Cline) into toolgate.json (or --config FILE)",
       required: false,

@@ -16,6 +16,8 @@ export type Arg = ArgDef & {
   readonly repeat?: true;
   /** A permission flag, standing for its whole family (PERMISSION_FLAG_NAMES). */
   readonly permission?: true;
+  /** A positional's words for the completion scripts: a list, the catalog's tool names, or the command names. */
+  readonly complete?: readonly string[] | "tools" | "commands";
 };
 export type Args = Readonly<Record<string, Arg>>;
 

@@ -10,7 +10,12 @@ export default defineCommand({
       "Show the help of toolgate, or of one command with its examples (toolgate help CMD is toolgate CMD --help)",
   },
   args: {
-    command: { type: "positional", description: "The command (default: toolgate's own help)", required: false },
+    command: {
+      type: "positional",
+      description: "The command (default: toolgate's own help)",
+      required: false,
+      complete: "commands",
+    },
   },
 });
 

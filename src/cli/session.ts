@@ -19,7 +19,7 @@ export default defineCommand({
       "Keep this workspace's catalog and servers warm for call and tools: start [--idle-secs N], stop, status [--json]",
   },
   args: {
-    action: { type: "positional", description: "start, stop or status", required: false },
+    action: { type: "positional", description: "start, stop or status", required: false, complete: ["start", "stop", "status"] },
     "idle-secs": {
       type: "string",
       description: "start: end the session after this many seconds without a call (default 600)",

@@ -21,7 +21,12 @@ export default defineCommand({
       "Background tasks (call --background): list [--all], status ID, logs ID [--follow], cancel ID, wait ID [--timeout S] (exits with the task's code; 124 on timeout), prune [--older-than 7d]",
   },
   args: {
-    action: { type: "positional", description: "list | status | logs | cancel | wait | prune", required: false },
+    action: {
+      type: "positional",
+      description: "list | status | logs | cancel | wait | prune",
+      required: false,
+      complete: ["list", "status", "logs", "cancel", "wait", "prune"],
+    },
     id: { type: "positional", description: "Task id or a unique prefix of it", required: false },
     all: { type: "boolean", description: "list: every lane's tasks, not only this lane's" },
     follow: { type: "boolean", description: "logs: keep printing until the task ends" },

@@ -20,6 +20,7 @@ export default defineCommand({
   args: {
     name: {
       type: "positional",
+      complete: "tools",
       description: "Show this tool's whole descriptor; a glob (quote it: 'file_*') lists the tools it matches",
       required: false,
     },

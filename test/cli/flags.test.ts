@@ -3,7 +3,6 @@
 // same flags. A flag parsed but missing from the help (or a completion script) fails here.
 import { describe, expect, test } from "bun:test";
 import type { CommandDef } from "citty";
-import { ACTIONS } from "../../src/cli/completions.ts";
 import { specOf } from "../../src/cli/completion-spec.ts";
 import { SCRIPTS } from "../../src/cli/completion-scripts.ts";
 import { flagTable, scanFlags, TOP_ARGS, type Args } from "../../src/cli/flags.ts";
@@ -43,7 +42,7 @@ const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
 
 describe("one declaration per command", () => {
   test("for every command, the scanner, the help and the completion scripts name the same flags", async () => {
-    const spec = await specOf(mainDef, ACTIONS);
+    const spec = await specOf(mainDef);
     const scripts = { bash: SCRIPTS.bash(spec), zsh: SCRIPTS.zsh(spec), fish: SCRIPTS.fish(spec) };
     const all = await commands();
     expect(all.length).toBeGreaterThan(10);
@@ -64,7 +63,7 @@ describe("one declaration per command", () => {
   test("toolgate itself: its help and completions name what it takes before a command", async () => {
     const parsed = sorted(flagTable(TOP_ARGS).keys());
     expect(sorted(helpFlags(await renderHelp(mainDef, mainDef, 1000)))).toEqual(parsed);
-    const bash = /\n {6}\*\) words='([^']*)' ;;/.exec(SCRIPTS.bash(await specOf(mainDef, ACTIONS)))![1]!.split(" ");
+    const bash = /\n {6}\*\) words='([^']*)' ;;/.exec(SCRIPTS.bash(await specOf(mainDef)))![1]!.split(" ");
     expect(sorted(bash)).toEqual(parsed);
     expect(parsed).toContain("-V");
   });
