@@ -12,11 +12,13 @@
 //   nothing before they act, and their only line is their own refusal.
 // - src/serve/stdout.ts: serve's stdout is the protocol's; what a library prints there is moved
 //   to stderr as it is, not as a line of toolgate's.
-// - src/cli/serve.ts: a server's operator lines and telemetry are the process's stderr, never a
-//   client's (its stdout is the protocol).
-// The status line's terminal control (src/cli/status-line.ts) and a session's forwarded stderr
-// are bytes already made: they go through `raw` here, or, in src/cli/call.ts, straight to io's
-// writeStderr (the status line's redraws, the peer's stderr, the telemetry lines), as `raw` would.
+// - src/cli/serve.ts: a server's operator lines (a gate's GitHub workflow commands among them) and
+//   telemetry are the process's stderr, never a client's (its stdout is the protocol).
+// The status line's terminal control (src/cli/status-line.ts), a session's forwarded stderr and the
+// operator lines of a call (dev_check's GitHub workflow commands: `::group::`, `::error`, which
+// must start their line as they are) are bytes already made: they go through `raw` here, or, in
+// src/cli/call.ts, straight to io's writeStderr (the status line's redraws, the peer's stderr, the
+// operator and telemetry lines), as `raw` would.
 import { escapeControl } from "./escape.ts";
 import { humanLevel, setHumanLevel, writeOwnStderr, writeStderr } from "./io.ts";
 import type { ConsolaInstance } from "consola";
