@@ -42,7 +42,7 @@ export function listApprovals(booted: Booted, dir: string, s: Scanned, ctx: RunC
     ]),
   ];
   writeOut(table(out, outputWidth(ctx), 0));
-  if (!bool(s, "quiet") && rows.some((r) => state(r) === "changed"))
+  if (rows.some((r) => state(r) === "changed"))
     note(
       "changed: the tool is not what was approved, so it is asked again; revoke the old approval with toolgate approvals revoke TOOL",
     );
@@ -60,7 +60,6 @@ export function revokeApprovals(booted: Booted, dir: string, tool: string, s: Sc
         revoked: gone.map((r) => ({ tool: r.tool, digest: r.digest })),
       }),
     );
-  if (bool(s, "quiet")) return 0;
   if (gone.length > 0) {
     note(
       `forgot ${gone.length} remembered approval${gone.length === 1 ? "" : "s"} in ${booted.workspace}: ${[...new Set(gone.map((r) => r.tool))].join(", ")}; ${gone.length === 1 ? "it is" : "they are"} asked again`,

@@ -34,21 +34,20 @@ export function listTools(
   }
   // Which servers failed and why: human text, so stderr (stdout stays one descriptor per line).
   for (const st of booted.remote?.status ?? []) {
-    if (bool(s, "quiet")) break;
     if (st.withheld !== undefined) note(`${st.origin} withheld (none of its tools is offered): ${st.withheld}`);
     else if (!st.ok)
       note(`${st.origin} failed${st.cached ? " (remembered, retried after 30 s)" : ""}: ${st.error ?? ""}`);
   }
-  if (!bool(s, "quiet")) for (const line of withheldToolNotes(booted.remote?.status ?? [])) note(line);
+  for (const line of withheldToolNotes(booted.remote?.status ?? [])) note(line);
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).
-  if (json && !bool(s, "quiet")) note(`sandbox: ${booted.sandbox.summary}`);
+  if (json) note(`sandbox: ${booted.sandbox.summary}`);
   // The effective approval policy (a config that made a tool stricter shows "required"), as tools/list shows it.
   const overrides = (booted.config.values.approval ?? {}) as Record<string, "required" | "never">;
   const all = booted.catalog.descriptors.map((d) => ({ ...d, approval: effectivePolicy(d, overrides) }));
   const offered = all.filter((d) => profile.offers(d.name));
   const descriptors = name !== undefined ? offered : offered.filter((d) => filter.keeps(d));
-  if (json && !bool(s, "quiet") && profile.name !== "full")
+  if (json && profile.name !== "full")
     note(`profile: ${profile.name} (${offered.length} of ${all.length} tools)`);
   if (bool(s, "lock")) {
     writeLock(booted.lockPath, renderLock(descriptors));

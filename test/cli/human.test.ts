@@ -3,6 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import { detail, levelFrom, note, plain, problem, raw, tell, warning } from "../../src/result/human.ts";
 import { withSinks } from "../../src/result/io.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { run, tempDir } from "../helpers.ts";
 
 /** What the lines said through `f` wrote to stdout and stderr, with the flags given. */
 async function said(flags: Record<string, unknown>, f: () => unknown): Promise<{ out: string; err: string }> {
@@ -64,5 +67,20 @@ describe("human lines", () => {
       }),
     ]);
     expect([quiet.err, loud.err]).toEqual(["", "toolgate: from the other\n"]);
+  });
+});
+
+describe("end to end: a command's human lines at its level", () => {
+  test("trust --revoke says what it did; with --quiet nothing; a usage error is said at every level", async () => {
+    await using ws = tempDir();
+    await using state = tempDir();
+    writeFileSync(join(ws.path, "toolgate.json"), "{}");
+    const env = { XDG_STATE_HOME: state.path };
+    const said = await run(["trust", "--revoke", "toolgate.json"], { cwd: ws.path, env });
+    expect([said.code, said.stderr]).toEqual([0, `toolgate: ${join(ws.path, "toolgate.json")} was not trusted\n`]);
+    const quiet = await run(["trust", "--revoke", "toolgate.json", "-q"], { cwd: ws.path, env });
+    expect([quiet.code, quiet.stderr]).toEqual([0, ""]);
+    const refused = await run(["trust", "--revoke", "--list", "--quiet"], { cwd: ws.path, env });
+    expect([refused.code, refused.stderr]).toEqual([2, "toolgate: --revoke and --list cannot be combined\n"]);
   });
 });
