@@ -4,10 +4,11 @@ import { defineCommand, type CommandDef } from "citty";
 import { escapeControl } from "./result/escape.ts";
 import { CliError, ExitCode } from "./result/result.ts";
 import { VERSION } from "./version.ts";
-import { isTerminal, useProcessStreams, writeStderr, writeStdout } from "./result/io.ts";
+import { isTerminal, useProcessStreams, writeStdout } from "./result/io.ts";
+import { levelFrom, problem, raw } from "./result/human.ts";
 import { markLongRunning } from "./result/lifetime.ts";
 import type { RunContext, World } from "./cli/context.ts";
-import { GLOBAL_FLAGS, scanFlags } from "./cli/flags.ts";
+import { scanFlags, takesValue, TOP_ARGS, type Args } from "./cli/flags.ts";
 import { surelyNoSession } from "./session/none.ts";
 import { actsFirst, bunSwitches } from "./launcher/bun-switches.ts";
 
@@ -35,88 +36,16 @@ const LONG_RUNNING = new Set(["serve", "session", "tasks"]);
 /** Commands a live session may run for the caller (see src/session/client.ts). */
 const FORWARDED = new Set(["call", "tools"]);
 
-const globalArgs = {
-  config: {
-    type: "string",
-    description:
-      "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json from --workspace or the current directory up to the repository root, which may only narrow until `toolgate trust`); it chooses a config, never the workspace",
-    valueHint: "FILE",
-  },
-  workspace: {
-    type: "string",
-    description:
-      "Workspace root, where toolgate.json is looked for first (default: a trusted config's workspace key, else the folder of the toolgate.json found, else the current directory; never a --config file's folder)",
-    valueHint: "DIR",
-  },
-  scratch: {
-    type: "string",
-    description:
-      "The scratch folder for this run, over the config's scratch key (default .toolgate/scratch): where scratch_read reads and the sandbox lets tools write; yours, so it may lie outside the workspace, but it may not be or hold the state folder",
-    valueHint: "DIR",
-  },
-  json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
-  quiet: { type: "boolean", alias: "q", description: "No human messages on stderr" },
-  verbose: { type: "boolean", alias: "v", description: "More human messages on stderr" },
-  "allow-read": {
-    type: "string",
-    description:
-      "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net (a loopback or private address needs its exact HOST:PORT; localhost:PORT is loopback, resolved without DNS), --allow-env; grants add up",
-    valueHint: "LIST",
-  },
-  "deny-read": {
-    type: "string",
-    description: "Refuse these paths, whatever else grants them; also --deny-write/-run/-net/-env",
-    valueHint: "LIST",
-  },
-  "allow-all": { type: "boolean", alias: "A", description: "Grant every permission" },
-  approve: {
-    type: "string",
-    description: "Approve these tools for this run (repeatable; `all` approves every tool)",
-    valueHint: "TOOL[,TOOL]",
-  },
-  "no-prompt": {
-    type: "boolean",
-    description:
-      "Never prompt (also when CI is set, unless empty, false or 0): ungranted permissions and approvals are refused",
-  },
-  lane: {
-    type: "string",
-    description: "The lane whose plan and desk page a call uses (default: default)",
-    valueHint: "NAME",
-  },
-  "allow-local-paths": {
-    type: "string",
-    description:
-      "Let this MCP server's results through with absolute paths in them (the output boundary's local-path rule off for it; journaled)",
-    valueHint: "SERVER[,SERVER]",
-  },
-  "require-rails": {
-    type: "boolean",
-    description:
-      "Fail the boot (exit 5) when a rail's endpoint or credential is missing: RAILS_BANK_URL and RAILS_BANK_TOKEN (bank_search, bank_get, librarian), RAILS_RESEARCH_URL and RAILS_RESEARCH_TOKEN (research)",
-  },
-  resolve: {
-    type: "string",
-    description:
-      "Pin a name to addresses as curl does (repeatable); the URL policy checks them like DNS answers, and a non-public one needs the exact --allow-net=HOST:PORT",
-    valueHint: "HOST:PORT:ADDR[,ADDR]",
-  },
-  "no-session": {
-    type: "boolean",
-    description:
-      "Run cold even when a session (toolgate session start) serves this workspace; also TOOLGATE_SESSION=off",
-  },
-  version: { type: "boolean", description: "Print the version" },
-} as const;
 
-const mainDef = defineCommand({
+/** toolgate's own declaration: its flags, and each command's (loaded on demand) for help and completions. */
+export const mainDef = defineCommand({
   meta: {
     name: "toolgate",
     version: VERSION,
     description:
       "One executable between a caller and every tool it may use: catalog, permissions, approval, output boundary, journal.",
   },
-  args: globalArgs,
+  args: TOP_ARGS,
   subCommands: Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, () => COMMANDS[k]!().then((c) => c.def)])),
 });
 
@@ -126,15 +55,14 @@ function commandIndex(argv: readonly string[]): number {
     const t = argv[i]!;
     if (t === "--") return -1;
     if (!t.startsWith("-") || t === "-") return i;
-    const name = t.replace(/^--?/, "");
-    if (!t.includes("=") && GLOBAL_FLAGS[name] && GLOBAL_FLAGS[name]!.kind !== "bool") i++;
+    if (!t.includes("=") && takesValue(t)) i++;
   }
   return -1;
 }
 
-/** toolgate's help, or a command's: wrapped to the output's width (src/cli/help.ts, loaded only for help). */
+/** toolgate's help, or a command's: wrapped to the output's width (src/cli/render-help.ts, loaded only for help). */
 const printHelp = async (def: CommandDef<any>, env: World["env"]) =>
-  (await import("./cli/help.ts")).printHelp(mainDef, def, env ?? process.env);
+  (await import("./cli/render-help.ts")).printHelp(mainDef, def, env ?? process.env);
 
 async function readStdin(): Promise<string> {
   return await Bun.stdin.text();
@@ -151,7 +79,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     const spans =
       env.TOOLGATE_REAP_SPANS === undefined
         ? undefined
-        : import("./telemetry/telemetry.ts").then((t) => t.exportHandedOver(env, (line) => writeStderr(`${line}\n`)));
+        : import("./telemetry/telemetry.ts").then((t) => t.exportHandedOver(env, (line) => raw(`${line}\n`)));
     const code = await (await import("./launcher/reaper.ts")).runReaper(argv[1], env);
     await spans;
     return code;
@@ -173,7 +101,7 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
       return 0;
     }
     // No command: a flag toolgate does not know is named (what, and the --help hint), not met with the whole usage.
-    if (!wantsHelp) scanFlags(argv, {});
+    if (!wantsHelp) scanFlags(argv, TOP_ARGS);
     await printHelp(mainDef, world.env);
     return wantsHelp ? 0 : ExitCode.usage;
   }
@@ -216,8 +144,13 @@ export async function main(argv: readonly string[], world: World = {}): Promise<
     await printHelp(cmd.def, world.env);
     return 0;
   }
+  const own = [...argv.slice(0, at), ...argv.slice(at + 1)];
+  // Read with the command's own declaration, the one its help and completions show.
+  const flags = scanFlags(own, (cmd.def.args ?? {}) as Args);
+  levelFrom(flags.flags);
   return cmd.run({
-    argv: [...argv.slice(0, at), ...argv.slice(at + 1)],
+    argv: own,
+    flags,
     cwd: process.cwd(),
     env: process.env,
     stdoutIsTTY: isTerminal(1),
@@ -235,15 +168,11 @@ export async function runMain(argv: readonly string[], world: World = {}): Promi
     return await main(argv, world);
   } catch (e) {
     if (e instanceof CliError) {
-      writeStderr(
-        `toolgate: ${humanLines(e.message + (await nearestOf(e.unknown)))}\n${e.hint ? `  hint: ${humanLines(e.hint)}\n` : ""}`,
-      );
+      problem(e.message + (await nearestOf(e.unknown)), e.hint);
       return e.exitCode;
     }
     if (world.via !== undefined && e instanceof Error && e.name === "NotThisSession") throw e;
-    writeStderr(
-      `toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`,
-    );
+    raw(`toolgate: internal error: ${((e as Error)?.stack ?? String(e)).split("\n").map(escapeControl).join("\n")}\n`);
     return ExitCode.failed;
   }
 }
@@ -254,12 +183,6 @@ async function nearestOf(unknown: CliError["unknown"]): Promise<string> {
   const { didYouMean, nearest } = await import("./result/suggest.ts");
   return didYouMean(nearest(unknown.name, unknown.among), unknown.show);
 }
-
-/**
- * A message of several lines keeps its lines, each escaped and indented under the first, so text
- * inside it can neither move the cursor nor start a line that reads as toolgate's own.
- */
-const humanLines = (text: string) => text.split("\n").map(escapeControl).join("\n  ");
 
 /** Set by scripts/build.ts for the one run that records the bytecode layout, never for dist/toolgate. */
 declare const TOOLGATE_RECORDS_ORDER: boolean | undefined;
@@ -297,8 +220,9 @@ function withoutBunSwitches(found: readonly string[]): number {
 }
 
 function refuseSwitches(names: readonly string[], why: string, where: string): number {
-  writeStderr(
-    `toolgate: ${names.join(", ")} set: Bun's runtime switches are toolgate's own, not its caller's, and ${why}; nothing was run\n  hint: unset ${names.join(" ")}${where}\n`,
+  problem(
+    `${names.join(", ")} set: Bun's runtime switches are toolgate's own, not its caller's, and ${why}; nothing was run`,
+    `unset ${names.join(" ")}${where}`,
   );
   return ExitCode.usage;
 }

@@ -25,6 +25,11 @@ const STAGE: Record<string, number> = {
   cli: 11, "main.ts": 11,
 };
 
+/** The command files held to 100 lines (src/cli/NAME.ts). */
+const COMMAND_FILES = ["approvals", "auth", "completions", "config", "doctor", "help", "log", "session", "tasks", "tools", "trust", "version"];
+
+const lines = (text: string) => text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+
 /** The tool families: src/tools/ holds index.ts and these folders, nothing loose. */
 const FAMILIES = ["delegate", "files", "gates", "lane", "most", "net", "rails", "search", "shell", "skills", "tasks"];
 
@@ -189,6 +194,32 @@ describe("architecture", () => {
     expect(portable.flatMap((s) => allImports(s.file, s.text).map((i) => relative(SRC, i))).filter((i) => !i.startsWith("platform/types.ts"))).toEqual([]);
   });
 
+  // Human lines go through one module (src/result/human.ts: escaped, at the --quiet/--verbose
+  // level); stdout is the result's. What writes stderr another way is listed in that module's
+  // header, with why, and here.
+  test("stderr is written only through src/result/human.ts, and the files its header lists", () => {
+    const direct = sources.filter((s) => /process\.stderr\.write|console\.error/.test(s.text)).map((s) => s.rel).sort();
+    expect(direct).toEqual(["cli/serve-start.ts", "launcher/guard.ts", "launcher/reaper.ts", "result/io.ts", "serve/stdout.ts"]);
+    const sink = sources.filter((s) => /\bwrite(Own)?Stderr\b/.test(s.text) && s.rel !== "result/io.ts").map((s) => s.rel).sort();
+    expect(sink).toEqual(["cli/call-args.ts", "cli/call-view.ts", "cli/call.ts", "result/human.ts"]);
+    const header = sources.find((s) => s.rel === "result/human.ts")!.text.split("\nimport ")[0]!;
+    for (const rel of [...direct, ...sink].filter((r) => r !== "result/human.ts")) expect({ rel, listed: header.includes(`src/${rel}`) }).toEqual({ rel, listed: true });
+  });
+
+  // A command file reads its flags (the entry point scans them with its declaration), opens what it
+  // needs and renders: what it does lives in the module it belongs to (src/state/, src/tasks/,
+  // src/session/), its output in src/cli/render-*.ts and the like.
+  test("each command file listed is at most 100 lines, and is a command the entry point loads", () => {
+    const commands = [...readFileSync(join(SRC, "main.ts"), "utf8").matchAll(/import\("\.\/cli\/([\w-]+)\.ts"\)\s*\.then\(\s*\(m\)\s*=>\s*\(\{\s*def:/g)].map((m) => m[1]!);
+    expect(COMMAND_FILES.filter((c) => !commands.includes(c))).toEqual([]);
+    const long = COMMAND_FILES.map((c) => [c, lines(readFileSync(join(SRC, "cli", `${c}.ts`), "utf8"))] as const).filter(([, n]) => n > 100);
+    expect(long).toEqual([]);
+  });
+
+  test("consola is loaded only by the human lines' module", () => {
+    expect(sources.filter((s) => valueImports(s.text).some((i) => i === "consola" || i.startsWith("consola/"))).map((s) => s.rel)).toEqual(["result/human.ts"]);
+  });
+
   test("the hot path never imports arktype as a value", () => {
     expect(sources.filter((s) => valueImports(s.text).includes("arktype")).map((s) => s.rel)).toEqual(["schema/explain.ts"]);
   });
@@ -225,6 +256,7 @@ describe("architecture", () => {
       "src/permission/net.ts",
       "src/permission/types.ts",
       "src/result/escape.ts",
+      "src/result/human.ts",
       "src/result/io.ts",
       "src/result/lifetime.ts",
       "src/result/result.ts",

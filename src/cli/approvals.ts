@@ -4,16 +4,12 @@
 // whether each still matches the tool as the catalog has it now; revoke forgets a tool's (every
 // digest, every caller; a quoted glob picks several).
 import { defineCommand } from "citty";
-import { escapeControl, jsonForTerminal } from "../result/escape.ts";
 import { bootError, usageError } from "../result/result.ts";
-import { boot, type Booted } from "../runtime/boot.ts";
-import { callerLabel } from "../serve/caller.ts";
-import { answererOf, forgetApprovals, rememberedApprovals, type Remembered } from "../state/approvals.ts";
+import { boot } from "../runtime/boot.ts";
 import { NO_USER_STATE, stateInWorkspace, stateInWorkspaceHint } from "../trust/paths.ts";
+import { listApprovals, revokeApprovals } from "./approvals-actions.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { bool, scanFlags, type Scanned } from "./flags.ts";
-import { isGlob } from "./tools-filter.ts";
-import { note, outputWidth, table, writeOut } from "./ui.ts";
+import { bool } from "./flags.ts";
 
 export default defineCommand({
   meta: {
@@ -24,6 +20,7 @@ export default defineCommand({
   args: {
     action: {
       type: "positional",
+      complete: ["list", "revoke"],
       description:
         "list (the default): this workspace's remembered approvals, and whether each still matches the tool; revoke TOOL: forget that tool's (a quoted glob such as 'file_*' or '*' for several)",
       required: false,
@@ -34,7 +31,7 @@ export default defineCommand({
 });
 
 export async function runApprovals(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { all: { kind: "bool" } });
+  const s = ctx.flags;
   const [action = "list", tool, extra] = s.positionals;
   if (action !== "list" && action !== "revoke")
     throw usageError(`unknown approvals action "${action}"`, "toolgate approvals [list [--all] | revoke TOOL]");
@@ -66,77 +63,8 @@ export async function runApprovals(ctx: RunContext): Promise<number> {
         `your state folder ${dir} lies inside the workspace ${booted.workspace}, where toolgate reads no remembered approval`,
         stateInWorkspaceHint,
       );
-    return action === "list" ? list(booted, dir, s, ctx) : revoke(booted, dir, tool!, s, ctx);
+    return action === "list" ? listApprovals(booted, dir, s, ctx) : revokeApprovals(booted, dir, tool!, s, ctx);
   } finally {
     await booted.remote?.shutdown();
   }
-}
-
-/** "current": the tool's digest now; "changed": it was asked again after a change (inert); "absent": not in this catalog. */
-function stateOf(booted: Booted, r: Remembered): "current" | "changed" | "absent" {
-  const d = booted.catalog.entries.get(r.tool)?.digest;
-  return d === undefined ? "absent" : d === r.digest ? "current" : "changed";
-}
-
-function list(booted: Booted, dir: string, s: Scanned, ctx: RunContext): number {
-  const all = bool(s, "all");
-  const rows = rememberedApprovals(dir, all ? null : booted.workspace);
-  // Another workspace's catalog is not this one's: its state is not known here.
-  const here = rememberedApprovals(dir, booted.workspace)[0]?.workspace;
-  const state = (r: Remembered) => (all && r.workspace !== here ? null : stateOf(booted, r));
-  if (bool(s, "json") || !ctx.stdoutIsTTY) {
-    if (rows.length) writeOut(rows.map((r) => jsonForTerminal({ ...r, state: state(r) })).join("\n"));
-    return 0;
-  }
-  if (rows.length === 0) {
-    writeOut(
-      all ? "(no approval is remembered)" : `(no approval is remembered for ${escapeControl(booted.workspace)})`,
-    );
-    return 0;
-  }
-  // A served caller's (serve --http --oauth-issuer) are its own: a column names it when one is listed.
-  const callers = rows.some((r) => answererOf(r) !== undefined);
-  const who = (r: Remembered, c = answererOf(r)) => (callers ? [c ? callerLabel(c) : ""] : []);
-  const out = [
-    [...(all ? ["WORKSPACE"] : []), "TOOL", ...(callers ? ["CALLER"] : []), "DIGEST", "GRANTED", "STATE"],
-    ...rows.map((r) => [
-      ...(all ? [r.workspace] : []),
-      r.tool,
-      ...who(r),
-      r.digest.slice(0, 12),
-      new Date(r.granted_ms).toISOString(),
-      state(r) ?? "",
-    ]),
-  ];
-  writeOut(table(out, outputWidth(ctx), 0));
-  if (!bool(s, "quiet") && rows.some((r) => state(r) === "changed"))
-    note(
-      "changed: the tool is not what was approved, so it is asked again; revoke the old approval with toolgate approvals revoke TOOL",
-    );
-  return 0;
-}
-
-function revoke(booted: Booted, dir: string, tool: string, s: Scanned, ctx: RunContext): number {
-  const pick = isGlob(tool) ? (t: string) => new Bun.Glob(tool).match(t) : (t: string) => t === tool;
-  const gone = forgetApprovals(dir, booted.workspace, pick);
-  if (bool(s, "json") || !ctx.stdoutIsTTY)
-    writeOut(
-      jsonForTerminal({
-        workspace: booted.workspace,
-        tool,
-        revoked: gone.map(({ workspace: _, granted_ms: __, ...r }) => r),
-      }),
-    );
-  if (bool(s, "quiet")) return 0;
-  if (gone.length > 0) {
-    note(
-      `forgot ${gone.length} remembered approval${gone.length === 1 ? "" : "s"} in ${booted.workspace}: ${[...new Set(gone.map((r) => r.tool))].join(", ")}; ${gone.length === 1 ? "it is" : "they are"} asked again`,
-    );
-  } else {
-    const left = [...new Set(rememberedApprovals(dir, booted.workspace).map((r) => r.tool))];
-    note(
-      `no approval of ${JSON.stringify(tool)} is remembered in ${booted.workspace}${left.length ? ` (remembered: ${left.join(", ")})` : ""}`,
-    );
-  }
-  return 0;
 }

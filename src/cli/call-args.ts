@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { isTerminal, READING_STDIN, writeStderr } from "../result/io.ts";
 import type { RunContext } from "./context.ts";
-import { bool, multi, scanFlags, str, type Scanned } from "./flags.ts";
+import { bool, multi, str, type Scanned } from "./flags.ts";
 import { resolve } from "node:path";
 import { usageError } from "../result/result.ts";
 import { MAX_TIMEOUT_SECS } from "../runtime/timeout.ts";
@@ -13,9 +13,9 @@ import { MAX_TIMEOUT_SECS } from "../runtime/timeout.ts";
 export const callCommand = defineCommand({
   meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
   args: {
-    tool: { type: "positional", description: "Tool name (see `toolgate tools`)", required: false },
+    tool: { type: "positional", description: "Tool name (see `toolgate tools`)", required: false, complete: "tools" },
     args: { type: "positional", description: "Arguments as one JSON object, @FILE to read it from a file (relative to the current folder), or - to read it from stdin", required: false },
-    arg: { type: "string", description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
+    arg: { type: "string", repeat: true, description: "key=value argument (repeatable); the value parses as JSON when it can, else is a string", valueHint: "k=v" },
     background: { type: "boolean", description: "Check permissions and approval here, then run the call as a background task: prints {\"task_id\",\"status\":\"queued\"} at once (see `toolgate tasks`)" },
     "write-scope": { type: "string", description: "With --background: a name only one active task may hold at a time (a second is refused task.write_scope_busy)", valueHint: "S" },
     profile: { type: "string", description: "Narrow the catalog for this call to a profile's tools (scout, writer, full, or one from the config's profiles): a tool it leaves out is refused profile.excluded", valueHint: "NAME" },
@@ -39,7 +39,7 @@ export interface CallRequest {
 }
 
 export async function callRequest(ctx: RunContext): Promise<CallRequest> {
-  const s = scanFlags(ctx.argv, { arg: { kind: "multi" }, background: { kind: "bool" }, "write-scope": { kind: "string" }, profile: { kind: "string" }, timeout: { kind: "string" }, "dry-run": { kind: "bool" } });
+  const s = ctx.flags;
   const timeout = parseTimeout(str(s, "timeout"));
   const [background, dryRun, quiet, verbose] = [bool(s, "background"), bool(s, "dry-run"), bool(s, "quiet"), bool(s, "verbose")];
   if (dryRun && background) throw usageError("--dry-run runs nothing, so nothing goes to the background", "drop one of --dry-run and --background");

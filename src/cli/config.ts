@@ -8,7 +8,7 @@ import { usageError } from "../result/result.ts";
 import { didYouMean, nearest } from "../result/suggest.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { bootInput, type RunContext } from "./context.ts";
-import { bool, scanFlags } from "./flags.ts";
+import { bool } from "./flags.ts";
 import { note, outputWidth, table, writeOut } from "./ui.ts";
 import { telemetryLeaves } from "../telemetry/env.ts";
 
@@ -20,15 +20,17 @@ export default defineCommand({
   args: {
     action: {
       type: "positional",
+      complete: ["schema", "import"],
       description:
         "`schema` prints the config file's JSON Schema; `import FILE [--force]` writes another client's MCP servers (VS Code, Cursor, Claude, Codex TOML, Zed, Windsurf, Gemini, Roo, Cline) into toolgate.json (or --config FILE)",
       required: false,
     },
+    force: { type: "boolean", description: "import: replace the toolgate.json written to when it exists" },
   },
 });
 
 export async function runConfig(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, { force: { kind: "bool" } });
+  const s = ctx.flags;
   const [action, extra, more] = s.positionals;
   if (action === "import" && more === undefined) return (await import("./config-import.ts")).runImport(ctx, s, extra);
   if (extra !== undefined || (action !== undefined && action !== "schema")) {

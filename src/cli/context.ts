@@ -13,6 +13,8 @@ import type { CommandDef } from "citty";
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
   readonly argv: readonly string[];
+  /** `argv` read with the command's declaration (its `args`) and the global flags. */
+  readonly flags: Scanned;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdoutIsTTY: boolean;

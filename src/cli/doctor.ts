@@ -4,7 +4,6 @@
 // call: a config cannot grant their start, so without a grant they are named, not started.
 import { defineCommand } from "citty";
 import { CliError, usageError } from "../result/result.ts";
-import { escapeControl } from "../result/escape.ts";
 import { loadEffective } from "../runtime/boot.ts";
 import { COMMIT, TARGET, VERSION } from "../version.ts";
 import { bootInput, type RunContext } from "./context.ts";
@@ -15,11 +14,10 @@ import {
   stateChecks,
   telemetryChecks,
   type Check,
-  type Status,
 } from "./doctor-checks.ts";
-import { bool, scanFlags } from "./flags.ts";
-import { wrap } from "./help.ts";
-import { displayWidth, outputWidth, writeOut } from "./ui.ts";
+import { bool } from "./flags.ts";
+import { doctorReport } from "./render-doctor.ts";
+import { outputWidth, writeOut } from "./ui.ts";
 
 export default defineCommand({
   meta: {
@@ -30,10 +28,8 @@ export default defineCommand({
   args: {},
 });
 
-const MARK: Record<Status, string> = { ok: "✓", fail: "✗", warn: "!", info: "·" };
-
 export async function runDoctor(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, {});
+  const s = ctx.flags;
   if (s.positionals.length > 0)
     throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate doctor [--json] [--allow-run ...]");
   const input = bootInput(ctx, s);
@@ -65,30 +61,6 @@ export async function runDoctor(ctx: RunContext): Promise<number> {
         checks,
       }),
     );
-  } else writeOut(report(checks, outputWidth(ctx), loaded?.config.values.workspace as string | undefined));
+  } else writeOut(doctorReport(checks, outputWidth(ctx), loaded?.config.values.workspace as string | undefined));
   return failed === 0 ? 0 : 1;
-}
-
-function report(checks: readonly Check[], width: number, workspace: string | undefined): string {
-  const w = Math.min(18, Math.max(...checks.map((c) => displayWidth(c.check))));
-  const lines = [`toolgate ${VERSION} (${COMMIT}, ${TARGET})${workspace ? ` in ${escapeControl(workspace)}` : ""}`, ""];
-  for (const c of checks) {
-    const head = `${MARK[c.status]} ${escapeControl(c.check).padEnd(w)}  `;
-    const body = wrap(escapeControl(c.detail), width - displayWidth(head));
-    lines.push(head + body[0], ...body.slice(1).map((l) => " ".repeat(displayWidth(head)) + l));
-    if (c.fix && c.status !== "ok" && c.status !== "info")
-      lines.push(...wrap(`fix: ${escapeControl(c.fix)}`, width, displayWidth(head) + 2, displayWidth(head)));
-  }
-  const count = (st: Status) => checks.filter((c) => c.status === st).length;
-  const [fails, warns] = [count("fail"), count("warn")];
-  lines.push(
-    "",
-    fails
-      ? `${fails} problem${fails === 1 ? "" : "s"} (✗): something the configuration needs is missing`
-      : "everything the configuration needs is here",
-    ...(warns
-      ? [`${warns} warning${warns === 1 ? "" : "s"} (!): missing, but nothing configured needs it, or not checked`]
-      : []),
-  );
-  return lines.join("\n");
 }

@@ -10,7 +10,7 @@ import type { CallerRule, LineNarrowing } from "../serve/oauth/callers.ts";
 import type { ProfileConfig } from "../serve/profiles.ts";
 import type { Get } from "../serve/oauth/discovery.ts";
 import { httpClient } from "../http/client.ts";
-import { bool, str, type FlagSpec, type Scanned } from "./flags.ts";
+import { bool, str, type Scanned } from "./flags.ts";
 import { note } from "./ui.ts";
 
 export const HTTP_ARGS = {
@@ -38,14 +38,6 @@ export const HTTP_ARGS = {
     valueHint: "URL",
   },
 } as const;
-
-export const HTTP_FLAGS: Record<string, FlagSpec> = {
-  http: { kind: "string" },
-  "token-file": { kind: "string" },
-  "no-token": { kind: "bool" },
-  "http-public": { kind: "bool" },
-  "oauth-issuer": { kind: "string" },
-};
 
 /** The HTTP options asked for, or undefined for stdio; a usage error (exit 2) when they do not hold. */
 export function httpChoice(s: Scanned): HttpOptions | undefined {

@@ -4,10 +4,10 @@
 // src/serve/serving.ts). Stops on stdin EOF, SIGINT or SIGTERM (HTTP: signals only): new calls refused, calls in
 // flight get the grace, then every child ends.
 import { defineCommand } from "citty";
-import { HTTP_ARGS, HTTP_FLAGS, startHttp } from "./serve-http.ts";
+import { HTTP_ARGS, startHttp } from "./serve-http.ts";
 import { claimStdout } from "../serve/stdout.ts";
 import { stopSignal } from "../serve/stop.ts";
-import { bool, scanFlags, type FlagSpec } from "./flags.ts";
+import { bool } from "./flags.ts";
 import { note } from "./ui.ts";
 import type { RunContext } from "./context.ts";
 import { startServe, type Started } from "./serve-start.ts";
@@ -51,20 +51,10 @@ export default defineCommand({
   },
 });
 
-/** serve's own flags (the global ones are every command's). */
-export const SERVE_FLAGS: Record<string, FlagSpec> = {
-  profile: { kind: "string" },
-  child: { kind: "bool" },
-  state: { kind: "string" },
-  "name-budget": { kind: "string" },
-  expose: { kind: "string" },
-  ...HTTP_FLAGS,
-};
-
 export async function runServe(ctx: RunContext): Promise<number> {
   // Before anything else can write: stdout is the protocol's alone.
   const stdout = claimStdout();
-  const s = scanFlags(ctx.argv, SERVE_FLAGS);
+  const s = ctx.flags;
   let started: Started | undefined;
   try {
     started = await startServe(ctx, s);

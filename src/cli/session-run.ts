@@ -9,6 +9,7 @@ import { configFolder, type ConfigFile } from "../config/file.ts";
 import { LOCK_NAME } from "../catalog/lock.ts";
 import { withSinks } from "../result/io.ts";
 import { openRuntime } from "../runtime/runtime.ts";
+import { ownLine } from "../result/human.ts";
 import { ConnectionPool } from "../servers/pool.ts";
 import { listen, type SessionHandlers } from "../session/server.ts";
 import { peerChecks, peerChecksUnavailable, refusePeer } from "../session/peer.ts";
@@ -100,7 +101,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
     throw bootError(`a session cannot listen in ${unfit}`, "start it with toolgate session start");
   const socket = socketFor(folder, realOr(booted.workspace));
   // The forwarded calls' spans, exported by this process (the client's TRACEPARENT is each call's parent).
-  const telemetry = telemetryFor(ctx.env, "live", (line) => void process.stderr.write(`${line}\n`));
+  const telemetry = telemetryFor(ctx.env, "live", ownLine);
   let calls = 0;
   let inFlight = 0;
   let last = Date.now();
@@ -208,7 +209,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   const why = await stopped;
   clearInterval(tick);
   listener.stop();
-  process.stderr.write(`toolgate: session stopping: ${why}\n`);
+  ownLine(`toolgate: session stopping: ${why}`);
   // Calls in flight get the grace, then every child ends.
   const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
   for (let waited = 0; (inFlight > 0 || listener.active() > 0) && waited < graceMs; waited += 50) await Bun.sleep(50);

@@ -2,8 +2,11 @@
 // mcp:NAME, or a glob such as `mcp:*`) and --effect (the effect classes, or `write`: any that
 // writes). A source or effect that cannot be is a usage error naming the choices.
 import { EFFECTS } from "../catalog/declare.ts";
-import { usageError } from "../result/result.ts";
-import { mcpServerOf } from "../catalog/origin.ts";
+import { CliError, ExitCode, usageError } from "../result/result.ts";
+import type { Booted } from "../runtime/boot.ts";
+import { parseNameBudget } from "../serve/names.ts";
+import { bool, multi, str, type Scanned } from "./flags.ts";
+import { formatOrigin, mcpServerOf } from "../catalog/origin.ts";
 
 export interface ToolFilter {
   /** Whether the descriptor passes every filter given. */
@@ -79,4 +82,49 @@ export function toolFilter(
       (sources === undefined || sources(d.origin)) &&
       (effects === undefined || effects.has(d.effect)),
   };
+}
+
+/** What `toolgate tools` was asked, its flags checked together: a name or a list, and what goes with what. */
+export function toolsAsk(s: Scanned) {
+  const [first, extra] = s.positionals;
+  if (extra !== undefined)
+    throw new CliError(ExitCode.usage, `unexpected argument "${extra}"`, "toolgate tools [NAME | 'GLOB']");
+  const glob = first !== undefined && isGlob(first) ? first : undefined;
+  const name = glob === undefined ? first : undefined;
+  const effects = parseEffects(multi(s, "effect"));
+  const filtered = glob !== undefined || effects !== undefined || multi(s, "source").length > 0;
+  if (name !== undefined && (filtered || bool(s, "names")))
+    throw usageError(
+      `--source, --effect and --names filter the list: not one tool's descriptor (${name})`,
+      "toolgate tools 'GLOB' --source S --effect E, or toolgate tools NAME",
+    );
+  if (bool(s, "lock") && (str(s, "profile") !== undefined || bool(s, "served") || filtered || bool(s, "names")))
+    throw usageError(
+      "--lock pins the whole catalog: it does not go with --profile, --served, --names or a filter",
+      "drop them",
+    );
+  if (str(s, "name-budget") !== undefined && !bool(s, "served"))
+    throw usageError("--name-budget goes with --served", "toolgate tools --served --name-budget N");
+  const budget = parseNameBudget(str(s, "name-budget"));
+  if (!budget.ok) throw usageError(budget.refusal.message);
+  if (bool(s, "names") && bool(s, "refresh"))
+    throw usageError(
+      "--names starts no server: it does not go with --refresh",
+      "toolgate tools --refresh first, then --names",
+    );
+  return { glob, name, effects, budget: budget.value };
+}
+
+/** The sources --source may name: the built-ins, authored tools, and each configured server, listed or not. */
+export function knownSources(booted: Booted): string[] {
+  const servers = Object.keys((booted.config.values.mcpServers ?? {}) as Record<string, unknown>).map(
+    (n) => formatOrigin({ kind: "mcp", server: n }),
+  );
+  const seen = [
+    ...booted.catalog.descriptors.map((d) => d.origin),
+    ...(booted.remote?.status ?? []).map((st) => st.origin),
+  ];
+  return [
+    ...new Set(["builtin", "authored", ...(booted.config.values.las?.enabled ? ["las"] : []), ...servers, ...seen]),
+  ];
 }

@@ -1,29 +1,9 @@
-// Human-facing output: always stderr (stdout carries only results), via consola, created lazily.
-// Every human line is escaped (src/result/escape.ts): untrusted text never drives the terminal.
-import type { ConsolaInstance } from "consola";
+// What a command lays out for a person: tables and widths fitted to the output, and the result
+// written to stdout. Its human lines on stderr go through src/result/human.ts (note, tell: also
+// exported here for the commands that take them from this module).
 import { escapeControl } from "../result/escape.ts";
-import { isTerminal, writeStderr, writeStdout } from "../result/io.ts";
-
-let instance: ConsolaInstance | undefined;
-/** stderr as consola sees it: the process's, or a forwarded call's in a session. */
-const errStream = { write: (text: string) => void writeStderr(text) } as unknown as NodeJS.WriteStream;
-
-/** Loaded on first use: a successful call prints nothing for humans and never pays for it. */
-async function ui(): Promise<ConsolaInstance> {
-  if (instance) return instance;
-  const { createConsola } = await import("consola/basic");
-  return (instance = createConsola({ stdout: errStream, stderr: errStream, formatOptions: { date: false } }));
-}
-
-/** One message for the operator (stderr), its control characters made visible. */
-export async function tell(kind: "error" | "warn" | "success", text: string): Promise<void> {
-  (await ui())[kind](escapeControl(text));
-}
-
-/** One plain `toolgate: ...` line on stderr, escaped. */
-export function note(text: string): void {
-  writeStderr(`toolgate: ${escapeControl(text)}\n`);
-}
+import { isTerminal, writeStdout } from "../result/io.ts";
+export { note, tell } from "../result/human.ts";
 
 export function writeOut(text: string): void {
   writeStdout(text.endsWith("\n") ? text : `${text}\n`);

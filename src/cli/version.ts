@@ -5,7 +5,7 @@ import { usageError } from "../result/result.ts";
 import { writeStdout } from "../result/io.ts";
 import { COMMIT, TARGET, VERSION } from "../version.ts";
 import type { RunContext } from "./context.ts";
-import { bool, scanFlags } from "./flags.ts";
+import { bool } from "./flags.ts";
 
 export default defineCommand({
   meta: {
@@ -17,7 +17,7 @@ export default defineCommand({
 });
 
 export async function runVersion(ctx: RunContext): Promise<number> {
-  const s = scanFlags(ctx.argv, {});
+  const s = ctx.flags;
   if (s.positionals.length > 0)
     throw usageError(`unexpected argument "${s.positionals[0]}"`, "toolgate version [--json]");
   const json = bool(s, "json") || !ctx.stdoutIsTTY;

@@ -9,7 +9,22 @@ import { writeSync } from "node:fs";
 export interface Sinks {
   out(text: string): void;
   err(text: string): void;
+  /** The forwarded call's --quiet/--verbose (src/result/human.ts), set when its flags are read. */
+  level?: HumanLevel;
 }
+
+/** How much a person is told on stderr: 0 with --quiet, 1 by default, 2 with --verbose. */
+export type HumanLevel = 0 | 1 | 2;
+let level: HumanLevel = 1;
+
+/** This run's level (a session's forwarded call has its own). */
+export function setHumanLevel(l: HumanLevel): void {
+  const s = current?.getStore();
+  if (s) s.level = l;
+  else level = l;
+}
+
+export const humanLevel = (): HumanLevel => current?.getStore()?.level ?? level;
 
 // Made by the first withSinks (a session serving calls): a bundled static import of
 // node:async_hooks would load it at every start, and a cold command never redirects.
@@ -66,6 +81,11 @@ export function writeStderr(text: string): void {
   const s = current?.getStore();
   if (s) s.err(text);
   else err(text);
+}
+
+/** The process's own stderr, even inside a forwarded call's sinks (a session's own lines). */
+export function writeOwnStderr(text: string): void {
+  err(text);
 }
 
 let ttyWrap: { isTTY(fd: number): boolean } | null | undefined;

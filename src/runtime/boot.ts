@@ -1,7 +1,7 @@
 // Boot: config → effective values → trust → grants → sandbox → the providers' tools (providers/,
 // one per tool source) → catalog. Any failure here is exit 5 and writes nothing but what the
 // caller's beforeStart does (`call` checks its state there). The Runtime (runtime.ts) boots once.
-import { writeStderr } from "../result/io.ts";
+import { note } from "../result/human.ts";
 import { heldRoot, resolveReal } from "../fs/real-path.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { checkLock, LOCK_NAME, readLock } from "../catalog/lock.ts";
@@ -102,7 +102,7 @@ export async function boot(input: BootInput): Promise<Booted> {
   );
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
   const shadowNote = shadowGate(file, () => trust.trustedBy !== null);
-  if (shadowNote !== null) writeStderr(`toolgate: ${escapeControl(shadowNote)}\n`);
+  if (shadowNote !== null) note(shadowNote);
   const platform = input.platform ?? hostPlatform(); // a sandbox it cannot give fails the boot, before anything is opened: never a quieter run
   const unavailable = sandboxUnavailable(config.values.sandbox, platform);
   if (unavailable !== null) throw bootError(unavailable.message, unavailable.hint);

@@ -3,7 +3,8 @@
 import { closeSync, lstatSync, openSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isCI } from "../config/ci.ts";
-import { isTerminal, READING_STDIN, writeStderr, writeStdout } from "../result/io.ts";
+import { isTerminal, READING_STDIN, writeStdout } from "../result/io.ts";
+import { note, raw } from "../result/human.ts";
 import { VERSION } from "../version.ts";
 import { lineReader, Outbox, type Answer, type Request } from "./protocol.ts";
 import { peerChecks, peerChecksUnavailable, type PeerChecks } from "./peer.ts";
@@ -80,7 +81,7 @@ const tableWidth = (command: string | undefined, tty: boolean): { COLUMNS?: stri
 export async function forward(argv: readonly string[], at: number, cwd: string, env: Env): Promise<number | null> {
   const verbose = argv.includes("--verbose") || argv.includes("-v");
   const cold = (why: string) => {
-    if (verbose) writeStderr(`toolgate: session: ${why}; running cold\n`);
+    if (verbose) note(`session: ${why}; running cold`);
     return null;
   };
   const path = findSocket(argv, cwd, env);
@@ -100,11 +101,11 @@ export async function forward(argv: readonly string[], at: number, cwd: string, 
   };
   const answered = await exchange(path, request, {
     onStdin: () => {
-      if (isTerminal(0) && !argv.includes("--quiet") && !argv.includes("-q")) writeStderr(READING_STDIN);
+      if (isTerminal(0) && !argv.includes("--quiet") && !argv.includes("-q")) raw(READING_STDIN);
       return Bun.stdin.text();
     },
     out: (d) => writeStdout(d),
-    err: (d) => writeStderr(d),
+    err: (d) => raw(d),
   });
   if (answered === "stale") {
     // Nobody listens: a session that was killed left its socket. Remove it, once.

@@ -5,6 +5,7 @@ import type { Database } from "bun:sqlite";
 import type { Envelope } from "../result/result.ts";
 import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import { openState } from "../state/db.ts";
+import { ownLine } from "../result/human.ts";
 import { selfMark } from "../state/journal.ts";
 import {
   appendLogs,
@@ -49,7 +50,7 @@ export async function superviseTask(
   });
   let rt: Runtime | undefined;
   // The call's span (its stderr line, if the collector is down, goes to the task's stderr artifact).
-  const telemetry = telemetryFor(env, "live", (line) => void process.stderr.write(`${line}\n`));
+  const telemetry = telemetryFor(env, "live", ownLine);
   // The call's output reaches the row while it runs (redacted by the launcher, batched).
   const live = new LiveLog({
     write: (pieces, dropped) => appendLogs(db, id, pieces, dropped),

@@ -1,9 +1,8 @@
 // The user's own state folder (docs/security.md): where trust decisions and remembered approvals
 // live, outside every repository. From the injected environment only, never process.env.
-import { writeStderr } from "../result/io.ts";
+import { warning } from "../result/human.ts";
 import { isAbsolute, join } from "node:path";
 import { resolveReal } from "../fs/real-path.ts";
-import { escapeControl } from "../result/escape.ts";
 
 /** $XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate; null when neither is an absolute path. */
 export function userStateDir(env: Readonly<Record<string, string | undefined>>): string | null {
@@ -50,7 +49,7 @@ let told = false;
 export function tellIgnored(stateDir: string, what: string): void {
   if (told) return;
   told = true;
-  writeStderr(
-    `toolgate: ${escapeControl(`ignoring ${what} in ${stateDir}: this user state folder lies inside the workspace, where the repository could have put them; ${stateInWorkspaceHint}`)}\n`,
+  warning(
+    `ignoring ${what} in ${stateDir}: this user state folder lies inside the workspace, where the repository could have put them; ${stateInWorkspaceHint}`,
   );
 }

@@ -1,7 +1,7 @@
 // Help rendering in process: wrapping to a width, examples continued between shell words.
 import { describe, expect, test } from "bun:test";
 import { defineCommand } from "citty";
-import { renderHelp, shellLines, wrap } from "../../src/cli/help.ts";
+import { renderHelp, shellLines, wrap } from "../../src/cli/render-help.ts";
 
 const top = defineCommand({
   meta: { name: "toolgate", version: "9.9.9", description: "The top command." },

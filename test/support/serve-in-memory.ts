@@ -8,8 +8,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { scanFlags } from "../../src/cli/flags.ts";
-import { SERVE_FLAGS } from "../../src/cli/serve.ts";
+import { scanFlags, type Args } from "../../src/cli/flags.ts";
+import serveCommand from "../../src/cli/serve.ts";
 import { startServe, type Started } from "../../src/cli/serve-start.ts";
 import type { ServeOptions } from "../serve/client.ts";
 
@@ -27,9 +27,11 @@ export interface InMemoryServed extends AsyncDisposable {
 export async function serveInMemory(args: readonly string[], o: ServeOptions & { readonly graceMs?: number }): Promise<InMemoryServed> {
   mkdirSync(o.home, { recursive: true });
   const env = { PATH: "/usr/bin:/bin", HOME: o.home, XDG_STATE_HOME: join(o.home, "state"), ...o.env };
-  const ctx = { argv: args, cwd: o.cwd, env, stdoutIsTTY: false, readStdin: async () => "" };
+  // Read with serve's own declaration, as the entry point does.
+  const flags = scanFlags(args, (serveCommand.args ?? {}) as Args);
+  const ctx = { argv: args, flags, cwd: o.cwd, env, stdoutIsTTY: false, readStdin: async () => "" };
   let lines = "";
-  const started = await startServe(ctx, scanFlags(args, SERVE_FLAGS), { operator: (line) => void (lines += `${line}\n`) });
+  const started = await startServe(ctx, flags, { operator: (line) => void (lines += `${line}\n`) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const capabilities = { ...(o.elicit ? { elicitation: { form: {} } } : {}), ...(o.sample ? { sampling: {} } : {}) };
   const client = new Client({ name: "toolgate-test", version: "1.0.0" }, { capabilities });

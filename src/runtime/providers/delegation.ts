@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { builtinSources } from "../../catalog/builtin.ts";
 import type { ConfigFile } from "../../config/file.ts";
 import type { Effective } from "../../config/resolve.ts";
-import { writeStderr } from "../../result/io.ts";
+import { note } from "../../result/human.ts";
 import { bootError } from "../../result/result.ts";
 import { delegationTools } from "../../tools/delegate/index.ts";
 import { templateProblem } from "../../tools/delegate/template.ts";
@@ -34,7 +34,7 @@ function delegationToolsFor(config: Effective, file: ConfigFile | null, env: Boo
   }
   if (d.worktree_root !== undefined) {
     const swept = sweepWorktrees(resolve(config.values.workspace as string, d.worktree_root));
-    if (swept.length > 0) writeStderr(`toolgate: removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})\n`);
+    if (swept.length > 0) note(`removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})`);
   }
   return tools;
 }
