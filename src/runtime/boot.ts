@@ -23,7 +23,6 @@ import type { RemoteSources } from "../servers/sources.ts";
 import { trustGate, type TrustVerdict } from "../trust/gate.ts";
 import { userFolders, userStateDir } from "../trust/paths.ts";
 import { shadowGate } from "../trust/shadow.ts";
-import { escapeControl } from "../result/escape.ts";
 import { exactNetGrants, type NetSetup } from "../http/client.ts";
 import { authoredLoader } from "./authored.ts";
 import type { BootInput } from "./boot-input.ts";
