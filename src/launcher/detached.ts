@@ -1,5 +1,6 @@
 // A process that outlives the one that starts it (a session, a task's supervisor): the same executable
-// (started by spawn.ts), its own session (setsid), stdin /dev/null, stdout and stderr to a file or nowhere; nothing waits for it.
+// (started by spawn.ts), its own session (setsid), stdin /dev/null, stdout and stderr to a file or
+// nowhere; nothing waits for it.
 // The one detached start: a task's supervisor (startTaskSupervisor) is one too, its output in two 0600
 // artifacts, so it outlives its caller's shell, terminal and process group.
 import { openSync, closeSync } from "node:fs";

@@ -47,7 +47,7 @@ export function spawnChild<In extends ChildInput, Out extends ChildOutput, Err e
   });
 }
 
-/** Checked at run time too: a caller typed loosely (a cast, JSON) must still never hand on this process's environment. */
+/** Checked at run time too: a caller typed loosely (a cast, JSON) still never hands on this process's environment. */
 function specProblem(spec: SpawnSpec<ChildInput, ChildOutput, ChildOutput>): string | null {
   const { argv, cwd, env } = spec;
   if (!Array.isArray(argv) || argv.length === 0 || argv.some((a) => typeof a !== "string"))
