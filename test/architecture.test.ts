@@ -166,6 +166,12 @@ describe("architecture", () => {
     expect(sources.filter((s) => valueImports(s.text).includes("bun:sqlite")).map((s) => s.rel)).toEqual(["state/db.ts"]);
   });
 
+  // One spawn function (launcher/spawn.ts) takes an explicit argv, folder and whole environment: no other file starts a process.
+  test("only src/launcher/spawn.ts starts a process", () => {
+    const spawners = sources.filter((s) => /Bun\.spawn|Bun\.spawnSync|node:child_process|["']child_process["']|Bun\.\$/.test(s.text));
+    expect(spawners.map((s) => s.rel)).toEqual(["launcher/spawn.ts"]);
+  });
+
   test("nothing outside src/launcher spawns a process or calls fetch outside src/http", () => {
     const spawners = sources.filter((s) => /Bun\.spawn|node:child_process|Bun\.\$|from "bun"/.test(s.text) && !s.rel.startsWith("launcher/"));
     expect(spawners.map((s) => s.rel)).toEqual([]);

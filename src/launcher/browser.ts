@@ -2,6 +2,7 @@
 // never waiting for it and never required: the caller prints the URL first.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { spawnChild } from "./spawn.ts";
 
 /** The program that would open a URL, or null: a headless machine has none. */
 export function browserCommand(env: Readonly<Record<string, string | undefined>>): string[] | null {
@@ -31,7 +32,13 @@ export function openBrowser(url: string, env: Readonly<Record<string, string | u
   const cmd = browserCommand(env);
   if (!cmd) return false;
   try {
-    const child = Bun.spawn([...cmd, url], { cwd: "/", stdin: "ignore", stdout: "ignore", stderr: "ignore", env: browserEnv(env) });
+    const child = spawnChild({
+      argv: [...cmd, url],
+      cwd: "/",
+      env: browserEnv(env),
+      stdio: ["ignore", "ignore", "ignore"],
+      session: "same",
+    });
     child.unref();
     return true;
   } catch {

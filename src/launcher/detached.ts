@@ -1,5 +1,6 @@
-// A process that outlives the one that starts it (a session, a task's supervisor): the same executable, its
-// own session (setsid), stdin /dev/null, stdout and stderr to a file or nowhere; nothing waits for it.
+// A process that outlives the one that starts it (a session, a task's supervisor): the same executable
+// (started by spawn.ts), its own session (setsid), stdin /dev/null, stdout and stderr to a file or
+// nowhere; nothing waits for it.
 // The one detached start: a task's supervisor (startTaskSupervisor) is one too, its output in two 0600
 // artifacts, so it outlives its caller's shell, terminal and process group.
 import { openSync, closeSync } from "node:fs";
@@ -8,6 +9,7 @@ import { fileSink, openArtifact, randomHex } from "./artifacts.ts";
 import { readStat } from "./proc-tree.ts";
 import { ownChildren } from "./subreaper.ts";
 import { withoutBunSwitches } from "./bun-switches.ts";
+import { spawnChild } from "./spawn.ts";
 
 export interface Detached {
   readonly pid: number;
@@ -39,14 +41,17 @@ export function startDetached(
   // The log is opened here (0600) so that its mode does not depend on the umask.
   const fd = opts.log === undefined ? undefined : openSync(opts.log, "w", 0o600);
   try {
-    const p = Bun.spawn([...argv], {
+    const p = spawnChild({
+      argv,
       cwd: opts.cwd,
       // toolgate again: Bun's runtime switches are its own, never handed on (bun-switches.ts).
-      env: withoutBunSwitches(opts.env) as Record<string, string>,
-      stdin: "ignore",
-      stdout: opts.files ? Bun.file(opts.files.stdout) : (fd ?? "ignore"),
-      stderr: opts.files ? Bun.file(opts.files.stderr) : (fd ?? opts.stderr ?? "ignore"),
-      detached: true,
+      env: definedOnly(withoutBunSwitches(opts.env)),
+      stdio: [
+        "ignore",
+        opts.files ? Bun.file(opts.files.stdout) : (fd ?? "ignore"),
+        opts.files ? Bun.file(opts.files.stderr) : (fd ?? opts.stderr ?? "ignore"),
+      ],
+      session: "new",
     });
     p.unref();
     // Spawned on purpose, never an adopted orphan: the subreaper's sweep (ending a server's tree
@@ -56,6 +61,13 @@ export function startDetached(
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** The variables that have a value (an unset one is no variable of the child's). */
+function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
+  return out;
 }
 
 export interface DetachSpec {

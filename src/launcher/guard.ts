@@ -15,6 +15,7 @@ import { hostPlatform, type Platform } from "../platform/host.ts";
 import { watchParent } from "../platform/portable/parent-watch.ts";
 import { selfArgv } from "./detached.ts";
 import { isLive } from "./proc-tree.ts";
+import { spawnChild } from "./spawn.ts";
 import { ownChildren } from "./subreaper.ts";
 
 export const GUARD_COMMAND = "__guard";
@@ -80,11 +81,12 @@ export function warmGuard(self: readonly string[]): void {
   if (warm) return;
   try {
     // No environment and cwd "/": it gets the command's own with the command; it holds no folder meanwhile.
-    const proc = Bun.spawn([...self, GUARD_COMMAND, String(process.pid), "--wait"], {
+    const proc = spawnChild({
+      argv: [...self, GUARD_COMMAND, String(process.pid), "--wait"],
       cwd: "/",
       env: {},
-      detached: true,
       stdio: ["pipe", "pipe", "pipe", "pipe"],
+      session: "new",
     });
     const control = proc.stdio[3];
     if (typeof control !== "number") {
@@ -169,10 +171,13 @@ export async function runGuard(args: readonly string[], platform: Platform = hos
   }
   let child;
   try {
-    child = Bun.spawn([...spec.argv], {
+    // In the guardian's session and group: the launcher's TERM to the group reaches the command.
+    child = spawnChild({
+      argv: spec.argv,
       cwd: spec.cwd,
-      stdio: ["inherit", "inherit", "inherit"],
       env: { ...spec.env },
+      stdio: ["inherit", "inherit", "inherit"],
+      session: "same",
     });
   } catch (e) {
     const errno = typeof (e as { code?: unknown })?.code === "string" ? (e as { code: string }).code : "EUNKNOWN";

@@ -1,6 +1,6 @@
-// The one place a subprocess is started: checks the spec, applies the
-// sandbox hook, spawns the child in a new session and process group (so the whole tree can be
-// signalled) and hands it to supervise(). Every spawn goes through here.
+// A run: checks the spec, applies the sandbox hook (or the guardian's argv), spawns the child in a
+// new session and process group (so the whole tree can be signalled) and hands it to supervise().
+// Every child of toolgate's, a run or not, is started by spawn.ts.
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { closeQuietly } from "../fs/opened.ts";
@@ -8,6 +8,7 @@ import { fileSink, openArtifact, pruneArtifacts, randomHex } from "./artifacts.t
 import { guardedArgv, guardStartFailure, startWarm, takeWarmGuard } from "./guard.ts";
 import { TASK_MARK_VAR } from "./orphan-session.ts";
 import { becomeSubreaper, ownChildren } from "./subreaper.ts";
+import { spawnChild } from "./spawn.ts";
 import { supervise } from "./supervise.ts";
 import type { LaunchOutcome, LaunchRefusal, LaunchSpec, LauncherDeps } from "./types.ts";
 
@@ -95,13 +96,14 @@ async function launchWrapped(
       startWarm(warm, { argv: spec.argv, env: childEnv, cwd: spec.cwd }, stdin);
       proc = warm.proc;
     } else {
-      proc = Bun.spawn(argv, {
+      proc = spawnChild({
+        argv,
         cwd: spec.cwd,
         env: childEnv,
-        // setsid(2): the child leads a new session and process group, so TERM/KILL reach its tree.
-        detached: true,
         // The wrapper's own descriptors follow stdin, stdout and stderr (fd 3, 4, ...).
         stdio: [stdin ?? "ignore", "pipe", "pipe", ...fds],
+        // setsid(2): the child leads a new session and process group, so TERM/KILL reach its tree.
+        session: "new",
       });
     }
   } catch (e) {

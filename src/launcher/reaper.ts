@@ -7,6 +7,7 @@ import { endTree, waitUntil } from "./end-tree.ts";
 import { isLive, ProcessTree, readStat, type TreeSnapshot } from "./proc-tree.ts";
 import { selfArgv, startDetached } from "./detached.ts";
 import { withoutBunSwitches } from "./bun-switches.ts";
+import { spawnChild } from "./spawn.ts";
 import { ownChildren } from "./subreaper.ts";
 
 /** One server handed over: its stdin is already closed (or closes as the caller exits). */
@@ -64,13 +65,12 @@ const WAIT_AT_MOST_MS = 300;
 export function reapAfterExit(env: Readonly<Record<string, string>>, stderr: boolean): boolean {
   try {
     const argv = ["/bin/sh", "-c", 'read _; exec "$@" </dev/null', "sh", ...selfArgv(), REAP_COMMAND, "[]"];
-    const p = Bun.spawn(argv, {
+    const p = spawnChild({
+      argv,
       cwd: "/",
       env: withoutBunSwitches(env),
-      stdin: "pipe",
-      stdout: "ignore",
-      stderr: stderr ? "inherit" : "ignore",
-      detached: true,
+      stdio: ["pipe", "ignore", stderr ? "inherit" : "ignore"],
+      session: "new",
     });
     p.unref();
     ownChildren.add(p.pid);

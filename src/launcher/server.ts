@@ -1,10 +1,11 @@
-// Long-lived children (MCP stdio servers, Las): started through the same scrubbed environment,
+// Long-lived children (MCP stdio servers, Las): started (spawn.ts) with the same scrubbed environment,
 // new session and sandbox hook as every run, but with open pipes for a protocol. Shutdown is
 // the shutdown order: close stdin, wait the grace, then kill the whole tree; nothing survives.
 import { closeQuietly } from "../fs/opened.ts";
 import type { ChildEnv } from "./env.ts";
 import { endTree, waitUntil } from "./end-tree.ts";
 import { ProcessTree } from "./proc-tree.ts";
+import { spawnChild } from "./spawn.ts";
 import { ownChildren } from "./subreaper.ts";
 import type { ReapOrder } from "./reaper.ts";
 import type { Redactor, Sandbox } from "./types.ts";
@@ -57,12 +58,7 @@ export function startServer(spec: ServerSpec): StartOutcome {
   try {
     fds = spec.sandbox?.openFds?.() ?? [];
     // The wrapper's own descriptors (the seccomp program) follow stdin, stdout and stderr.
-    proc = Bun.spawn(argv, {
-      cwd: spec.cwd,
-      env: { ...env },
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe", ...fds],
-    }) as Bun.Subprocess<"pipe", "pipe", "pipe">;
+    proc = spawnChild({ argv, cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe", ...fds], session: "new" });
   } catch (e) {
     spec.sandbox?.release?.();
     const errno = (e as { code?: string }).code ?? "EUNKNOWN";
