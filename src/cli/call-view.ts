@@ -51,7 +51,7 @@ export async function terminalFor(rt: Runtime, tool: string, ctx: RunContext, st
     // A session has no terminal of its own: a forwarded call's form is declined, saying how to be asked.
     ask: rt.booted.canPrompt && ctx.via === undefined,
     ...(ctx.via === undefined ? {} : { whyNot: "a call forwarded to a session cannot show a form (run it with --no-session to be asked)" }),
-    progress: ctx.via === undefined && isTerminal(2),
+    progress: ctx.via === undefined && isTerminal(2) && ctx.env.TERM !== "dumb",
     ...(status ? { status: status.line } : {}),
     err: writeStderr,
   });

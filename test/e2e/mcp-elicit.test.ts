@@ -99,10 +99,17 @@ describe("progress during call", () => {
   test("stderr on a terminal: the status line shows each step as it comes, cleared before the result", async () => {
     await using dir = tempDir();
     setup(dir.path);
-    const t = await onTty(dir.path, ["call", "ask__slow", "{}", ...GRANT], "");
+    const t = await onTty(dir.path, ["call", "ask__slow", "{}", ...GRANT], "", { TERM: "xterm" });
     expect(textOf(resultOn(t.out))).toBe("done (progressToken: yes)");
     expect(t.out).toMatch(/\x1b\[2K. ask__slow: 1\/3 \(33%\) step 1 · \d+\.\ds/);
     expect(t.out).toMatch(/\x1b\[2K. ask__slow: 3\/3 \(100%\) step 3 · \d+\.\ds(\x1b\[2K. [^\x1b]*)*\x1b\[2K\{/);
+  }, 30_000);
+
+  test("a terminal that cannot redraw a line (TERM=dumb): no progress line, no control sequence", async () => {
+    await using dir = tempDir();
+    setup(dir.path);
+    const t = await onTty(dir.path, ["call", "ask__slow", "{}", ...GRANT], "");
+    expect([textOf(resultOn(t.out)), t.out.includes("\x1b"), t.out.includes("step")]).toEqual(["done (progressToken: yes)", false, false]);
   }, 30_000);
 
   test("stderr piped: no progress at all (the server still got a progressToken)", async () => {
