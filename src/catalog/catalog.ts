@@ -1,6 +1,7 @@
 // The catalog: one list of tool sources, two projections (rendered descriptors and
 // dispatch entries). Building it is pure: no clock, no randomness, no I/O.
 import type { Type, type as arkType } from "arktype";
+import type { ConfigData } from "../config/schema.ts";
 import type { Need } from "../permission/types.ts";
 import type { Code } from "../result/codes.ts";
 import type { Outcome } from "../result/result.ts";
@@ -45,7 +46,7 @@ export interface Adapter {
    * tool's timeout_secs, bash's max_timeout_secs. Absent: the default deadline for a source without
    * deadlineMs, no bound for one that times each of its own runs.
    */
-  readonly timeLimit?: (config: Readonly<Record<string, any>> | undefined) => TimeLimit;
+  readonly timeLimit?: (config: ConfigData | undefined) => TimeLimit;
   /**
    * Checks this source's needs instead of the call's permission stage (a server's start: flags or
    * its start prompt, never the config's grants), so a call and its connect ask once.

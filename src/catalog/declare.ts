@@ -8,6 +8,7 @@ import type { Execution } from "../launcher/types.ts";
 import type { Code } from "../result/codes.ts";
 import type { Outcome } from "../result/result.ts";
 import type { Peer } from "../mcp/peer.ts";
+import type { ConfigData } from "../config/schema.ts";
 
 export const EFFECTS = ["read", "idempotent-write", "reversible", "irreversible"] as const;
 export type EffectClass = (typeof EFFECTS)[number];
@@ -127,7 +128,7 @@ export interface CallScope extends NeedsContext {
   /** This lane's background tasks (task_list, task_status, task_control, yield_until); absent: none kept. */
   readonly tasks?: () => TaskBoard;
   /** The effective configuration's values (`toolgate config`): a tool reads its own section (bash, gates). */
-  readonly config?: Readonly<Record<string, any>>;
+  readonly config?: ConfigData;
   /** toolgate's own control files (config, lock, authored-tools folder): file tools never write them. */
   readonly controlFiles?: readonly string[];
   /** Whether a well-known secret file (absolute real path) is named in a read grant: walks keep only those (skippedSecretFiles). */
@@ -167,7 +168,7 @@ export interface DelegationScope {
   /** How to run this toolgate: the compiled binary (or bun and src/main.ts). */
   readonly self: readonly string[];
   /** The parent's config file as read (the child boots what of it applies, from a copy, with --config: the parent trusted it). */
-  readonly configData: Readonly<Record<string, unknown>> | null;
+  readonly configData: ConfigData | null;
   /** The parent's read grant (--allow-read and the config's), which the scout child gets no more than. */
   readonly readGrant: true | readonly string[] | undefined;
   /** The parent's denies (flags and config): a child is never let past one, whatever its own grants. */
@@ -237,7 +238,7 @@ export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
    */
   readonly ownDeadline?: true;
   /** With ownDeadline: the longest a call may be given (`call --timeout` is bounded by it), from the config. */
-  readonly timeLimit?: (config: Readonly<Record<string, any>> | undefined) => TimeLimit;
+  readonly timeLimit?: (config: ConfigData | undefined) => TimeLimit;
   /** Values bound to every call of this tool (delegation.env's, read at boot): redacted from each of its views, like bound secrets. */
   readonly secrets?: readonly string[];
   readonly handler: (args: T["infer"], ctx: ToolContext) => Promise<Outcome<unknown>>;

@@ -61,11 +61,11 @@ export async function runDoctor(ctx: RunContext): Promise<number> {
         version: VERSION,
         commit: COMMIT,
         target: TARGET,
-        workspace: (loaded?.config.values.workspace as string | undefined) ?? ctx.cwd,
+        workspace: loaded?.config.values.workspace ?? ctx.cwd,
         checks,
       }),
     );
-  } else writeOut(report(checks, outputWidth(ctx), loaded?.config.values.workspace as string | undefined));
+  } else writeOut(report(checks, outputWidth(ctx), loaded?.config.values.workspace));
   return failed === 0 ? 0 : 1;
 }
 

@@ -145,11 +145,11 @@ export async function runLog(ctx: RunContext): Promise<number> {
       env: input.env,
       cwd: input.cwd,
       workspaceFlag: input.workspaceFlag,
-      workspace: config.values.workspace as string,
+      workspace: config.values.workspace,
       ...(authored ? { authoredDigests: authored.digests } : {}),
     },
   );
-  const stateDir = config.values.state as string;
+  const stateDir = config.values.state;
   checkStateFolder(config);
   // Reading the log never creates a state folder. A call started and never finished (its
   // process is gone) reads as indeterminate; one still running, as running.
@@ -178,7 +178,7 @@ export async function runLog(ctx: RunContext): Promise<number> {
     ? withDb(config, (db) => lastActions(db, last, undefined, filter))
     : [];
   const html = str(s, "html");
-  if (html !== undefined) return writePage(html, rows, ctx.cwd, config.values.workspace as string);
+  if (html !== undefined) return writePage(html, rows, ctx.cwd, config.values.workspace);
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
     if (rows.length) writeOut(rows.map((r) => jsonForTerminal(r)).join("\n"));
     return 0;
@@ -230,7 +230,7 @@ async function writePage(
 
 function openDb(config: Effective): Database {
   try {
-    return openState(config.values.state as string, false);
+    return openState(config.values.state, false);
   } catch (e) {
     throw stateError(config, e, "the journal cannot be read");
   }

@@ -174,7 +174,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
     // An HTTP server may run with stdin closed: only a signal stops it.
     const why = await stopSignal(!listening, stdout);
     listening?.refuseNewSessions();
-    const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
+    const graceMs = booted.config.values.las.shutdown_grace_secs * 1000;
     if (!bool(s, "quiet")) note(`stopping (${why}): new calls are refused; calls in flight get ${graceMs / 1000} s`);
     await hub.drain(graceMs);
     await hub.close();

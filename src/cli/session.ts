@@ -93,7 +93,7 @@ async function socketPath(ctx: RunContext, s: Scanned): Promise<string> {
     workspaceFlag: str(s, "workspace"),
     permissionFlags: [],
   });
-  const workspace = realOr(config.values.workspace as string);
+  const workspace = realOr(config.values.workspace);
   const folder = sessionsFolder(ctx.env);
   if (folder === null)
     throw bootError(

@@ -92,11 +92,11 @@ export async function runTasks(ctx: RunContext): Promise<number> {
       env: input.env,
       cwd: input.cwd,
       workspaceFlag: input.workspaceFlag,
-      workspace: config.values.workspace as string,
+      workspace: config.values.workspace,
       ...(authored ? { authoredDigests: authored.digests } : {}),
     },
   );
-  const stateDir = config.values.state as string;
+  const stateDir = config.values.state;
   checkStateFolder(config);
   // Reading never creates a state folder.
   if (!existsSync(join(stateDir, DB_NAME))) {

@@ -23,7 +23,7 @@ import { isGlob, parseEffects, parseSources, toolFilter, type ToolFilter } from 
 
 /** The sources --source may name: the built-ins, authored tools, and each configured server, listed or not. */
 function knownSources(booted: Booted): string[] {
-  const servers = Object.keys((booted.config.values.mcpServers ?? {}) as Record<string, unknown>).map(
+  const servers = Object.keys(booted.config.values.mcpServers ?? {}).map(
     (n) => `mcp:${n}`,
   );
   const seen = [
@@ -178,7 +178,7 @@ function listTools(
   // The sandbox mode: under the table, else on stderr (stdout stays one descriptor per line).
   if (json && !bool(s, "quiet")) note(`sandbox: ${booted.sandbox.summary}`);
   // The effective approval policy (a config that made a tool stricter shows "required"), as tools/list shows it.
-  const overrides = (booted.config.values.approval ?? {}) as Record<string, "required" | "never">;
+  const overrides = booted.config.values.approval ?? {};
   const all = booted.catalog.descriptors.map((d) => ({ ...d, approval: effectivePolicy(d, overrides) }));
   const offered = all.filter((d) => profile.offers(d.name));
   const descriptors = name !== undefined ? offered : offered.filter((d) => filter.keeps(d));

@@ -94,7 +94,7 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   const binding = {
     path: file.path,
     real: realPathOf(file.path),
-    workspace: realPathOf(config.values.workspace as string),
+    workspace: realPathOf(config.values.workspace),
   };
   // A record inside the workspace would be ignored (the repository could have shipped it): say so now.
   if (
