@@ -53,7 +53,7 @@ export interface Adapter {
    */
   readonly checkNeed?: (need: Need) => CheckedNeed | Promise<CheckedNeed>;
   /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */
-  readonly arkInput?: (t: typeof arkType) => Type<any, any>;
+  readonly arkInput?: (t: typeof arkType) => Type<unknown>;
   /**
    * Called once steps 3-5 passed, before the call's started row: begins what the run needs that is
    * an effect journaled on its own (an MCP server's start, with its `server_started` row), so it

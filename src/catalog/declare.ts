@@ -219,7 +219,11 @@ export interface ToolContext extends CallScope {
   readonly record?: (facts: Readonly<Record<string, string>>) => void;
 }
 
-export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
+/**
+ * A tool as its file declares it. `needs` and `handler` are methods, so a declaration of any input
+ * type is a ToolDeclaration (of unknown input): both are called only with arguments its schema accepted.
+ */
+export interface ToolDeclaration<T extends Type<unknown> = Type<unknown>> {
   readonly name: string;
   readonly description: string;
   readonly input: (t: typeof arkType) => T;
@@ -231,7 +235,7 @@ export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
   readonly audit?: (args: unknown) => unknown;
   readonly approval: ApprovalPolicy;
   /** The permissions a call needs, or a refusal (a path leaving the workspace). Pure checks only. */
-  readonly needs: (args: T["infer"], ctx: NeedsContext) => Outcome<Need[]>;
+  needs(args: T["infer"], ctx: NeedsContext): Outcome<Need[]>;
   /**
    * The tool bounds its own running time (bash, dev_check: per-process timeouts through the
    * launcher), so the call's default deadline must not cut it short.
@@ -241,7 +245,7 @@ export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
   readonly timeLimit?: (config: ConfigData | undefined) => TimeLimit;
   /** Values bound to every call of this tool (delegation.env's, read at boot): redacted from each of its views, like bound secrets. */
   readonly secrets?: readonly string[];
-  readonly handler: (args: T["infer"], ctx: ToolContext) => Promise<Outcome<unknown>>;
+  handler(args: T["infer"], ctx: ToolContext): Promise<Outcome<unknown>>;
 }
 
 /** The longest a tool's call may run, and the setting that says so (named when `call --timeout` asks for more). */
@@ -250,6 +254,6 @@ export interface TimeLimit {
   readonly setBy: string;
 }
 
-export function defineTool<T extends Type<any, any>>(decl: ToolDeclaration<T>): ToolDeclaration<T> {
+export function defineTool<T extends Type<unknown>>(decl: ToolDeclaration<T>): ToolDeclaration<T> {
   return decl;
 }

@@ -2,12 +2,12 @@
 // declarations (their flags, the global ones, the actions a command takes). Tool names are not
 // embedded: at completion time the script asks `toolgate tools --names`, which reads the catalog
 // cache and starts no server. The scripts themselves are in completion-scripts.ts.
-import type { ArgDef, CommandDef } from "citty";
+import type { ArgDef } from "citty";
 import { defineCommand } from "citty";
 import { PERM_KINDS } from "../permission/types.ts";
 import { usageError } from "../result/result.ts";
 import { writeStdout } from "../result/io.ts";
-import type { RunContext } from "./context.ts";
+import type { CommandInfo, RunContext } from "./context.ts";
 import { scanFlags } from "./flags.ts";
 import { SCRIPTS, SHELLS, type CompletionSpec, type Flag } from "./completion-scripts.ts";
 
@@ -50,11 +50,11 @@ export async function runCompletions(ctx: RunContext): Promise<number> {
 }
 
 /** The commands, their flags and actions, and the global flags (the permission flags spelled out). */
-export async function specOf(top: CommandDef<any>): Promise<CompletionSpec> {
+export async function specOf(top: CommandInfo): Promise<CompletionSpec> {
   const subs = Object.entries((await resolve(top.subCommands)) ?? {});
   const commands = [];
   for (const [name, load] of subs) {
-    const def = await resolve(load as CommandDef<any>);
+    const def = await resolve(load);
     const meta = await resolve(def.meta);
     commands.push({
       name,

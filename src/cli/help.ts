@@ -1,10 +1,10 @@
 // `toolgate help [CMD]` and every `--help`: drawn from the command's citty declaration (meta,
 // args, subcommands) and its examples (examples.ts), wrapped to the output's width (the
 // terminal's, else 100). Loaded only when help is asked for.
-import { defineCommand, type ArgDef, type CommandDef } from "citty";
+import { defineCommand, type ArgDef } from "citty";
 import { usageError } from "../result/result.ts";
 import { isTerminal, writeStdout } from "../result/io.ts";
-import type { RunContext } from "./context.ts";
+import type { CommandInfo, RunContext } from "./context.ts";
 import { EXAMPLES } from "./examples.ts";
 import { scanFlags } from "./flags.ts";
 import { cut, displayWidth, outputWidth } from "./ui.ts";
@@ -35,8 +35,8 @@ const GLOBALS =
 
 /** Prints `def`'s help (toolgate's own when `def` is the top command) to stdout. */
 export async function printHelp(
-  top: CommandDef<any>,
-  def: CommandDef<any>,
+  top: CommandInfo,
+  def: CommandInfo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
   const tty = isTerminal(1);
@@ -44,8 +44,8 @@ export async function printHelp(
 }
 
 export async function renderHelp(
-  top: CommandDef<any>,
-  def: CommandDef<any>,
+  top: CommandInfo,
+  def: CommandInfo,
   width: number,
   styled = false,
 ): Promise<string> {
@@ -89,7 +89,7 @@ export async function renderHelp(
   if (subs.length) {
     const rows: [string, string][] = [];
     for (const [n, sub] of subs)
-      rows.push([n, (await resolve((await resolve(sub as CommandDef<any>)).meta))?.description ?? ""]);
+      rows.push([n, (await resolve((await resolve(sub)).meta))?.description ?? ""]);
     out.push(head("COMMANDS"), "", ...columns(rows, width), "");
   }
   const examples = EXAMPLES[isTop ? "toolgate" : meta.name!] ?? [];

@@ -10,7 +10,7 @@ export function delegationSecrets(values: ConfigData, parentEnv: Readonly<Record
   return names.map((n) => parentEnv[n]).filter((v): v is string => v !== undefined && v !== "");
 }
 
-export const delegationTools = (values: ConfigData, parentEnv: Readonly<Record<string, string | undefined>> = {}): ToolDeclaration<any>[] => {
+export const delegationTools = (values: ConfigData, parentEnv: Readonly<Record<string, string | undefined>> = {}): ToolDeclaration[] => {
   const d = values.delegation;
   if (d?.command === undefined) return [];
   const secrets = delegationSecrets(values, parentEnv);
