@@ -2,8 +2,7 @@
 // dispatch entries). Building it is pure: no clock, no randomness, no I/O.
 import type { Type, type as arkType } from "arktype";
 import type { ConfigData } from "../config/schema.ts";
-import type { Need } from "../permission/types.ts";
-import type { Code } from "../result/codes.ts";
+import type { Check, Need } from "../permission/types.ts";
 import type { Outcome } from "../result/result.ts";
 import { refuse } from "../result/result.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
@@ -17,8 +16,6 @@ import {
 } from "./declare.ts";
 
 export type JsonSchema = Record<string, unknown>;
-/** A need as the permission stage settled it: granted (with the value matched) or refused. */
-export type CheckedNeed = { ok: true; value?: string } | { ok: false; code: Code; message: string; flag?: string };
 
 /** How a dispatch entry runs: validation, needs and the call itself. */
 export interface Adapter {
@@ -51,7 +48,7 @@ export interface Adapter {
    * Checks this source's needs instead of the call's permission stage (a server's start: flags or
    * its start prompt, never the config's grants), so a call and its connect ask once.
    */
-  readonly checkNeed?: (need: Need) => CheckedNeed | Promise<CheckedNeed>;
+  readonly checkNeed?: (need: Need) => Check | Promise<Check>;
   /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */
   readonly arkInput?: (t: typeof arkType) => Type<unknown>;
   /**

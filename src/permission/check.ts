@@ -4,23 +4,10 @@ import { evaluate, flagFor, isSecretNeed, pathCovers, resolveGrants, type MatchO
 import { basename } from "node:path";
 import { escapeControl } from "../result/escape.ts";
 import type { Answer, AsyncPrompter, Prompter } from "./prompt.ts";
-import type { Need, PermissionGrants } from "./types.ts";
-
-export interface PermissionRefusal {
-  ok: false;
-  code: "permission.denied";
-  message: string;
-  /** The flag that would grant the need (for an explicit deny, only after the deny is lifted). */
-  flag: string;
-  /** Set when a deny grant refused it, e.g. `--deny-read=/srv/secret`. */
-  deniedBy?: string;
-}
-
-/** Granted, with the canonical value that was matched (a real path for read/write): what a handler must then open. */
-export type PermissionResult = { ok: true; value: string } | PermissionRefusal;
+import type { Check, Need, PermissionGrants, Refused } from "./types.ts";
 
 /** A sync prompter's check is sync; one that asks elsewhere (a session's client) settles later. */
-type Checked<P> = P extends AsyncPrompter ? PermissionResult | Promise<PermissionResult> : PermissionResult;
+type Checked<P> = P extends AsyncPrompter ? Check | Promise<Check> : Check;
 
 export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   readonly #grants: ResolvedGrants;
@@ -41,7 +28,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     return this.#check(need, reason, detail) as Checked<P>;
   }
 
-  #check(need: Need, reason: string, detail?: () => string): PermissionResult | Promise<PermissionResult> {
+  #check(need: Need, reason: string, detail?: () => string): Check | Promise<Check> {
     const ev = evaluate(this.#grants, need, this.cwd, this.opts);
     // The flag that would grant it: only a refusal or a prompt names it (resolving it costs a walk of the path).
     let named: string | undefined;
@@ -74,7 +61,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   }
 
   /** `why`: what the value is (a secret file: a yes at the prompt that showed its path names that file). */
-  #settle(need: Need, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): PermissionResult {
+  #settle(need: Need, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): Check {
     if (isSecretNeed(need.kind, value) && (answer === "A" || answer === "y")) ((this.#grants.named ??= {})[need.kind] ??= []).push(value);
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
@@ -94,7 +81,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   }
 
   /** Checks every need in order; the first refusal wins. */
-  checkAll(this: Permissions<Prompter>, needs: readonly Need[], reason: string): { ok: true } | PermissionRefusal {
+  checkAll(this: Permissions<Prompter>, needs: readonly Need[], reason: string): { ok: true } | Refused {
     for (const need of needs) {
       const result = this.check(need, reason);
       if (!result.ok) return result;
@@ -108,6 +95,6 @@ function secretWhy(kind: string, value: string): string {
   return `"${escapeControl(basename(value))}" is a well-known secret file, which only a grant naming that file covers (not --allow-${kind} or a folder's grant)`;
 }
 
-function refuse(message: string, flag: string): PermissionRefusal {
+function refuse(message: string, flag: string): Refused {
   return { ok: false, code: "permission.denied", message, flag };
 }
