@@ -84,11 +84,6 @@ const OTEL_KEY = /^(telemetry|otel|opentelemetry|tracing|otel_.*)$/i;
 
 // Compiled on first use: the embedded default (no file) never pays for it.
 let validateConfig: Validator | undefined;
-/** What the validator accepts has the schema's type: its JSON Schema is generated from that schema. */
-const checkConfig = (data: unknown) =>
-  (validateConfig ??= compileSchema(configSchema, { lazy: true }))(data) as
-    | { ok: true; value: ConfigData }
-    | { ok: false; issues: Issue[] };
 
 export async function readConfig(path: string, via: ConfigFile["via"]): Promise<ConfigFile> {
   try {
@@ -138,7 +133,7 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     throw bootError(`${path}:${at.line}:${at.column}: ${otel}: a config file cannot set where spans go: telemetry is configured only by the OTEL_* variables of your own environment (OTEL_EXPORTER_OTLP_ENDPOINT, …)`, `remove "${otel}" from the config, and set OTEL_EXPORTER_OTLP_ENDPOINT where you run toolgate (docs/telemetry.md)`);
   }
-  const checked = checkConfig(data);
+  const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(data);
   if (!checked.ok) {
     const issues = withKeySuggestions(await explainWithArktype(configType, data, checked.issues), configSchema, data);
     // Every problem, each with its place, in the order they stand in the file: one edit fixes them all.
@@ -155,13 +150,15 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
     if (located.length === 1) throw bootError(located[0]!.line, hints);
     throw bootError(`${path}: ${located.length} problems:\n${located.map((l) => l.line).join("\n")}`, hints);
   }
-  const inert = findInertKey(checked.value);
+  // What the check accepts has the schema's type: the checked JSON Schema is generated from it.
+  const value = checked.value as ConfigData;
+  const inert = findInertKey(value);
   if (inert) {
     const node = nodeAt(withTree(), inert.path, true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     throw bootError(`${path}:${at.line}:${at.column}: ${inert.path.join(".")}: ${inert.missing}, so the key would do nothing`, `remove "${inert.path.join(".")}" from the config (it is refused until its feature exists)`);
   }
-  const redefined = redefinedProfile(checked.value);
+  const redefined = redefinedProfile(value);
   if (redefined) {
     const node = nodeAt(withTree(), redefined, true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
@@ -172,7 +169,7 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
     path,
     via,
     digest,
-    data: checked.value,
+    data: value,
     lineOf: (p) => {
       // Plain JSON (most files) is scanned for the one value; jsonc's tree only for a file that needed it.
       const offset = plain ? offsetAt(text, p) : jsoncParser().findNodeAtLocation(withTree(), [...p])?.offset;
@@ -204,13 +201,13 @@ async function clientConfig(path: string, via: ConfigFile["via"], text: string, 
   if (!r.ok) throw bootError(`${path}: read as another client's MCP config: ${r.problem}`, "name a toolgate.json with --config, or fix that file");
   // As in a toolgate.json: the other client may run the copy toolgate would not. (TOML refuses a key twice itself.)
   if (!/\.toml$/i.test(path)) refuseDuplicateKey(path, text, tree);
-  const checked = checkConfig(r.data);
+  const checked = (validateConfig ??= compileSchema(configSchema, { lazy: true }))(r.data);
   if (!checked.ok) {
     const issues = withKeySuggestions(await explainWithArktype(configType, r.data, checked.issues), configSchema, r.data);
     const lines = issues.map((i) => `${path}: ${i.path.join(".")}: ${issueText(i)}`);
     throw bootError(lines.length === 1 ? lines[0]! : `${path}: ${lines.length} problems:\n${lines.join("\n")}`, `\`toolgate config import ${path}\` writes a toolgate.json you can edit`);
   }
-  return { path, via, digest, data: checked.value, client: { imported: r.imported, note: clientFileNote(path, r.imported) }, lineOf: () => undefined };
+  return { path, via, digest, data: checked.value as ConfigData, client: { imported: r.imported, note: clientFileNote(path, r.imported) }, lineOf: () => undefined };
 }
 
 /** An issue's words, with an unknown key's nearest declared one when it has one. */
