@@ -1,7 +1,9 @@
 // The permission stage of the call pipeline: granted passes, an explicit deny refuses, anything
 // else goes to the prompter; answers hold for the process lifetime. Refusals name the fix.
-import { evaluate, flagFor, isSecretNeed, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
+import { allowFlag, evaluate, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
+import type { Descriptor } from "./descriptor.ts";
 import { basename } from "node:path";
+import { isSecretPath } from "../fs/secret-files.ts";
 import { escapeControl } from "../result/escape.ts";
 import type { Answer, AsyncPrompter, Prompter } from "./prompt.ts";
 import type { Check, Need, PermissionGrants, Refused } from "./types.ts";
@@ -32,11 +34,12 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     const ev = evaluate(this.#grants, need, this.cwd, this.opts);
     // The flag that would grant it: only a refusal or a prompt names it (resolving it costs a walk of the path).
     let named: string | undefined;
-    const flag = () => (named ??= flagFor(need, this.cwd));
+    const flag = () => (named ??= allowFlag(need.kind, ev.value));
     const what = `${need.kind} access to "${escapeControl(ev.value)}"`;
-    if (need.recursive && ev.decision !== "denied") {
-      const denied = this.#grants.deny[need.kind];
-      const inside = denied === true ? undefined : denied?.find((d) => d !== ev.value && pathCovers(ev.value, d));
+    const d = ev.descriptor;
+    if (need.recursive && ev.decision !== "denied" && (d?.kind === "read" || d?.kind === "write")) {
+      const denied = this.#grants.deny[d.kind];
+      const inside = denied === true ? undefined : denied?.flatMap((g) => (g.kind === d.kind && g.path !== d.path && pathCovers(d.path, g.path) ? [g.path] : []))[0];
       if (inside !== undefined) {
         return refuse(`${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`, flag());
       }
@@ -51,7 +54,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     const key = `${need.kind}\0${ev.value}`;
     const why = ev.secret ? secretWhy(need.kind, ev.value) : need.note !== undefined ? escapeControl(need.note) : "";
     const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag: flag(), ...(detail || why ? { detail: `${why ? `┠─ ${why}.\n` : ""}${detail?.() ?? ""}` } : {}) });
-    const settle = (answer: Answer) => this.#settle(need, ev.value, key, flag(), what, detail !== undefined, answer, why);
+    const settle = (answer: Answer) => this.#settle(need, ev.descriptor, ev.value, key, flag(), what, detail !== undefined, answer, why);
     return answer instanceof Promise ? answer.then(settle) : settle(answer);
   }
 
@@ -61,8 +64,8 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   }
 
   /** `why`: what the value is (a secret file: a yes at the prompt that showed its path names that file). */
-  #settle(need: Need, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): Check {
-    if (isSecretNeed(need.kind, value) && (answer === "A" || answer === "y")) ((this.#grants.named ??= {})[need.kind] ??= []).push(value);
+  #settle(need: Need, d: Descriptor | undefined, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): Check {
+    if ((d?.kind === "read" || d?.kind === "write") && isSecretPath(value) && (answer === "A" || answer === "y")) (this.#grants.named[d.kind] ??= []).push(value);
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
       return { ok: true, value };
@@ -72,7 +75,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
       // second server with the same program but another command line is shown and asked again.
       if (described) return { ok: true, value };
       const allowed = this.#grants.allow[need.kind];
-      if (allowed !== true) this.#grants.allow[need.kind] = [...(allowed ?? []), value];
+      if (allowed !== true && d !== undefined) this.#grants.allow[need.kind] = [...(allowed ?? []), d];
       return { ok: true, value };
     }
     // Remembered so an agent retrying in a loop does not re-prompt for what was just refused.
