@@ -13,6 +13,7 @@ import type { CommandDef } from "citty";
 
 /** What help and completions read of a command: its words, flags and subcommands (never its run). */
 export type CommandInfo = Pick<CommandDef, "meta" | "args" | "subCommands">;
+
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
   readonly argv: readonly string[];
