@@ -1,18 +1,18 @@
 // The entry point: finds the command, loads it lazily, maps errors to exit codes.
 // Only this file sets the exit code.
-import { defineCommand, type CommandDef } from "citty";
+import { defineCommand } from "citty";
 import { escapeControl } from "./result/escape.ts";
 import { CliError, ExitCode } from "./result/result.ts";
 import { VERSION } from "./version.ts";
 import { isTerminal, useProcessStreams, writeStdout } from "./result/io.ts";
 import { levelFrom, problem, raw } from "./result/human.ts";
 import { markLongRunning } from "./result/lifetime.ts";
-import type { RunContext, World } from "./cli/context.ts";
+import type { CommandInfo, RunContext, World } from "./cli/context.ts";
 import { scanFlags, takesValue, TOP_ARGS, type Args } from "./cli/flags.ts";
 import { surelyNoSession } from "./session/none.ts";
 import { actsFirst, bunSwitches } from "./launcher/bun-switches.ts";
 
-type Loaded = { def: CommandDef<any>; run: (ctx: RunContext) => Promise<number> };
+type Loaded = { def: CommandInfo; run: (ctx: RunContext) => Promise<number> };
 const COMMANDS: Record<string, () => Promise<Loaded>> = {
   call: () => import("./cli/call.ts").then((m) => ({ def: m.default, run: m.runCall })),
   tools: () => import("./cli/tools.ts").then((m) => ({ def: m.default, run: m.runTools })),
@@ -61,7 +61,7 @@ function commandIndex(argv: readonly string[]): number {
 }
 
 /** toolgate's help, or a command's: wrapped to the output's width (src/cli/render-help.ts, loaded only for help). */
-const printHelp = async (def: CommandDef<any>, env: World["env"]) =>
+const printHelp = async (def: CommandInfo, env: World["env"]) =>
   (await import("./cli/render-help.ts")).printHelp(mainDef, def, env ?? process.env);
 
 async function readStdin(): Promise<string> {

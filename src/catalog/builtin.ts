@@ -7,7 +7,7 @@ import type { ToolSource } from "./catalog.ts";
 export const BUILTIN_ORIGIN = "builtin";
 
 export function builtinSources(
-  decls: readonly ToolDeclaration<any>[],
+  decls: readonly ToolDeclaration[],
   schemas: Record<string, unknown> = toolSchemas,
 ): ToolSource[] {
   return decls.map((d) => {

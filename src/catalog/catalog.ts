@@ -1,8 +1,8 @@
 // The catalog: one list of tool sources, two projections (rendered descriptors and
 // dispatch entries). Building it is pure: no clock, no randomness, no I/O.
 import type { Type, type as arkType } from "arktype";
-import type { Need } from "../permission/types.ts";
-import type { Code } from "../result/codes.ts";
+import type { ConfigData } from "../config/schema.ts";
+import type { Check, Need } from "../permission/types.ts";
 import type { Outcome } from "../result/result.ts";
 import { refuse } from "../result/result.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
@@ -16,8 +16,6 @@ import {
 } from "./declare.ts";
 
 export type JsonSchema = Record<string, unknown>;
-/** A need as the permission stage settled it: granted (with the value matched) or refused. */
-export type CheckedNeed = { ok: true; value?: string } | { ok: false; code: Code; message: string; flag?: string };
 
 /** How a dispatch entry runs: validation, needs and the call itself. */
 export interface Adapter {
@@ -45,14 +43,14 @@ export interface Adapter {
    * tool's timeout_secs, bash's max_timeout_secs. Absent: the default deadline for a source without
    * deadlineMs, no bound for one that times each of its own runs.
    */
-  readonly timeLimit?: (config: Readonly<Record<string, any>> | undefined) => TimeLimit;
+  readonly timeLimit?: (config: ConfigData | undefined) => TimeLimit;
   /**
    * Checks this source's needs instead of the call's permission stage (a server's start: flags or
    * its start prompt, never the config's grants), so a call and its connect ask once.
    */
-  readonly checkNeed?: (need: Need) => CheckedNeed | Promise<CheckedNeed>;
+  readonly checkNeed?: (need: Need) => Check | Promise<Check>;
   /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */
-  readonly arkInput?: (t: typeof arkType) => Type<any, any>;
+  readonly arkInput?: (t: typeof arkType) => Type<unknown>;
   /**
    * Called once steps 3-5 passed, before the call's started row: begins what the run needs that is
    * an effect journaled on its own (an MCP server's start, with its `server_started` row), so it

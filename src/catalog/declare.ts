@@ -8,6 +8,7 @@ import type { Execution } from "../launcher/types.ts";
 import type { Code } from "../result/codes.ts";
 import type { Outcome } from "../result/result.ts";
 import type { Peer } from "../mcp/peer.ts";
+import type { ConfigData } from "../config/schema.ts";
 
 export const EFFECTS = ["read", "idempotent-write", "reversible", "irreversible"] as const;
 export type EffectClass = (typeof EFFECTS)[number];
@@ -127,7 +128,7 @@ export interface CallScope extends NeedsContext {
   /** This lane's background tasks (task_list, task_status, task_control, yield_until); absent: none kept. */
   readonly tasks?: () => TaskBoard;
   /** The effective configuration's values (`toolgate config`): a tool reads its own section (bash, gates). */
-  readonly config?: Readonly<Record<string, any>>;
+  readonly config?: ConfigData;
   /** toolgate's own control files (config, lock, authored-tools folder): file tools never write them. */
   readonly controlFiles?: readonly string[];
   /** Whether a well-known secret file (absolute real path) is named in a read grant: walks keep only those (skippedSecretFiles). */
@@ -167,7 +168,7 @@ export interface DelegationScope {
   /** How to run this toolgate: the compiled binary (or bun and src/main.ts). */
   readonly self: readonly string[];
   /** The parent's config file as read (the child boots what of it applies, from a copy, with --config: the parent trusted it). */
-  readonly configData: Readonly<Record<string, unknown>> | null;
+  readonly configData: ConfigData | null;
   /** The parent's read grant (--allow-read and the config's), which the scout child gets no more than. */
   readonly readGrant: true | readonly string[] | undefined;
   /** The parent's denies (flags and config): a child is never let past one, whatever its own grants. */
@@ -218,7 +219,11 @@ export interface ToolContext extends CallScope {
   readonly record?: (facts: Readonly<Record<string, string>>) => void;
 }
 
-export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
+/**
+ * A tool as its file declares it. `needs` and `handler` are methods, so a declaration of any input
+ * type is a ToolDeclaration (of unknown input): both are called only with arguments its schema accepted.
+ */
+export interface ToolDeclaration<T extends Type<unknown> = Type<unknown>> {
   readonly name: string;
   readonly description: string;
   readonly input: (t: typeof arkType) => T;
@@ -230,17 +235,17 @@ export interface ToolDeclaration<T extends Type<any, any> = Type<any, any>> {
   readonly audit?: (args: unknown) => unknown;
   readonly approval: ApprovalPolicy;
   /** The permissions a call needs, or a refusal (a path leaving the workspace). Pure checks only. */
-  readonly needs: (args: T["infer"], ctx: NeedsContext) => Outcome<Need[]>;
+  needs(args: T["infer"], ctx: NeedsContext): Outcome<Need[]>;
   /**
    * The tool bounds its own running time (bash, dev_check: per-process timeouts through the
    * launcher), so the call's default deadline must not cut it short.
    */
   readonly ownDeadline?: true;
   /** With ownDeadline: the longest a call may be given (`call --timeout` is bounded by it), from the config. */
-  readonly timeLimit?: (config: Readonly<Record<string, any>> | undefined) => TimeLimit;
+  readonly timeLimit?: (config: ConfigData | undefined) => TimeLimit;
   /** Values bound to every call of this tool (delegation.env's, read at boot): redacted from each of its views, like bound secrets. */
   readonly secrets?: readonly string[];
-  readonly handler: (args: T["infer"], ctx: ToolContext) => Promise<Outcome<unknown>>;
+  handler(args: T["infer"], ctx: ToolContext): Promise<Outcome<unknown>>;
 }
 
 /** The longest a tool's call may run, and the setting that says so (named when `call --timeout` asks for more). */
@@ -249,6 +254,6 @@ export interface TimeLimit {
   readonly setBy: string;
 }
 
-export function defineTool<T extends Type<any, any>>(decl: ToolDeclaration<T>): ToolDeclaration<T> {
+export function defineTool<T extends Type<unknown>>(decl: ToolDeclaration<T>): ToolDeclaration<T> {
   return decl;
 }

@@ -41,7 +41,7 @@ export async function runAuth(ctx: RunContext): Promise<number> {
     const remote = booted.remote;
     const spec = remote?.spec(name);
     if (!remote || !spec || spec.kind !== "mcp") {
-      const names = Object.keys((booted.config.values.mcpServers ?? {}) as Record<string, unknown>);
+      const names = Object.keys(booted.config.values.mcpServers ?? {});
       throw usageError(
         `no server "${name}" in mcpServers${names.length ? ` (there are: ${names.join(", ")})` : ""}${didYouMean(nearest(name, names))}`,
         "name a server of your config, e.g. toolgate auth github",

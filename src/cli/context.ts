@@ -10,6 +10,10 @@ import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Database } from "bun:sqlite";
 import type { Effective } from "../config/resolve.ts";
 import type { CommandDef } from "citty";
+
+/** What help and completions read of a command: its words, flags and subcommands (never its run). */
+export type CommandInfo = Pick<CommandDef, "meta" | "args" | "subCommands">;
+
 export interface RunContext {
   /** The command's own argv (after the command name), global flags included. */
   readonly argv: readonly string[];
@@ -34,7 +38,7 @@ export interface RunContext {
   /** A session's journal, kept open across its calls (src/session/kept-state.ts): the call neither opens nor closes one. */
   readonly stateDb?: (config: Effective) => Database;
   /** toolgate's own command declaration (its global flags, and each command's, loaded on demand): for completions. */
-  readonly top?: CommandDef<any>;
+  readonly top?: CommandInfo;
   /** The entry point's dispatch (main with its error reporting): a session runs forwarded calls through it. */
   readonly dispatch?: (argv: readonly string[], world: World) => Promise<number>;
 }

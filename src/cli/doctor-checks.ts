@@ -52,7 +52,7 @@ export async function configChecks(config: Effective, file: ConfigFile | null, i
     env: input.env,
     cwd: input.cwd,
     workspaceFlag: input.workspaceFlag,
-    workspace: config.values.workspace as string,
+    workspace: config.values.workspace,
     ...(authored ? { authoredDigests: authored.digests } : {}),
   });
   if (trust) return [check("config", "ok", `${where}, trusted: ${BY[trust.by] ?? trust.by}`)];
@@ -105,7 +105,7 @@ export async function sandboxChecks(
   cwd: string,
   env: BootInput["env"],
 ): Promise<Check[]> {
-  const mode = (config?.values.sandbox as string | undefined) ?? "off";
+  const mode = config?.values.sandbox ?? "off";
   const origin = config?.leaves.get("sandbox")?.origin ?? "default";
   // A missing piece fails the doctor only when the configured mode needs it.
   const needed = (m: string) => (m === mode ? "fail" : "warn");
@@ -126,7 +126,7 @@ export async function sandboxChecks(
   const ns = userNamespaces();
   out.push(check("user namespaces", ns.ok ? "ok" : anyNeeds, ns.detail, ns.fix));
   out.push(check("sandbox off", "ok", `always: the scrubbed environment only, no isolation${configured("off")}`));
-  const workspace = (config?.values.workspace as string | undefined) ?? cwd;
+  const workspace = config?.values.workspace ?? cwd;
   for (const m of ["product", "bench"] as const) {
     if (process.platform !== "linux") {
       out.push(
@@ -139,12 +139,12 @@ export async function sandboxChecks(
       );
       continue;
     }
-    const state = (config?.values.state as string | undefined) ?? `${workspace}/.toolgate`;
+    const state = config?.values.state ?? `${workspace}/.toolgate`;
     const sb = sandboxFor({
       mode: m,
       workspace,
       stateDir: state,
-      scratch: (config?.values.scratch as string | undefined) ?? `${state}/scratch`,
+      scratch: config?.values.scratch ?? `${state}/scratch`,
       network: false,
       hide: userFolders(env),
     });
@@ -159,7 +159,7 @@ export async function sandboxChecks(
 }
 
 export function stateChecks(config: Effective, env: BootInput["env"]): Check[] {
-  const dir = config.values.state as string;
+  const dir = config.values.state;
   const origin = config.leaves.get("state")?.origin ?? "default";
   const out: Check[] = [];
   const refused = stateFolderProblem(dir, true);
@@ -177,7 +177,7 @@ export function stateChecks(config: Effective, env: BootInput["env"]): Check[] {
   else
     out.push(check("state folder", "ok", `${dir}: writable (state, from ${origin}); the journal, tasks and artifacts`));
   const user = userStateDir(env);
-  const workspace = config.values.workspace as string;
+  const workspace = config.values.workspace;
   if (user === null)
     out.push(
       check(
@@ -214,8 +214,8 @@ export function stateChecks(config: Effective, env: BootInput["env"]): Check[] {
 
 /** Each configured server started and listed now (the catalog cache is not used), as `tools --refresh` does. */
 export async function serverChecks(input: BootInput, config: Effective): Promise<Check[]> {
-  const servers = Object.keys((config.values.mcpServers ?? {}) as Record<string, unknown>);
-  const las = (config.values.las as { enabled?: boolean } | undefined)?.enabled === true;
+  const servers = Object.keys(config.values.mcpServers ?? {});
+  const las = config.values.las.enabled === true;
   if (servers.length === 0 && !las) return [check("servers", "info", "none configured (mcpServers, las)")];
   let booted;
   try {

@@ -24,7 +24,7 @@ export interface Follow {
 
 export async function follow(f: Follow): Promise<number> {
   // No journal yet: the first call makes it.
-  const path = join(f.config.values.state as string, DB_NAME);
+  const path = join(f.config.values.state, DB_NAME);
   while (!existsSync(path)) await Bun.sleep(POLL_MS);
   const db = f.open();
   // Column widths: the header's and the window's, so later lines line up under them.

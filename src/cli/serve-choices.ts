@@ -4,11 +4,11 @@
 import { bootError, usageError } from "../result/result.ts";
 import type { Booted } from "../runtime/boot.ts";
 import { parseNameBudget, servedNames, type ServedNames } from "../serve/names.ts";
-import { resolveProfile, type Profile, type ProfileConfig } from "../serve/profiles.ts";
+import { resolveProfile, type Profile } from "../serve/profiles.ts";
 
 /** The profile named on the command line (none: full). */
 export function profileFor(booted: Booted, name: string | undefined): Profile {
-  const r = resolveProfile(name, booted.config.values.profiles as Record<string, ProfileConfig> | undefined);
+  const r = resolveProfile(name, booted.config.values.profiles);
   if (!r.ok) throw r.refusal.code === "profile.unknown" ? usageError(r.refusal.message, "pass one of those to --profile") : bootError(r.refusal.message);
   return r.value;
 }

@@ -2,12 +2,11 @@
 // token file is exit 2 with nothing started; the trusted config's serve.oauth is applied after the
 // boot (httpAfterBoot); listening is src/serve/http.ts, the OAuth door src/serve/oauth/.
 import { bootError, usageError } from "../result/result.ts";
-import { httpOptions, withConfigOAuth, type ConfigOAuth, type HttpOptions } from "../serve/http-options.ts";
+import { httpOptions, withConfigOAuth, type HttpOptions } from "../serve/http-options.ts";
 import type { Hub } from "../serve/hub.ts";
 import type { HttpServer } from "../serve/http.ts";
 import type { Booted } from "../runtime/boot.ts";
-import type { CallerRule, LineNarrowing } from "../serve/oauth/callers.ts";
-import type { ProfileConfig } from "../serve/profiles.ts";
+import type { LineNarrowing } from "../serve/oauth/callers.ts";
 import type { Get } from "../serve/oauth/discovery.ts";
 import { httpClient } from "../http/client.ts";
 import { bool, str, type Scanned } from "./flags.ts";
@@ -64,7 +63,7 @@ export function httpChoice(s: Scanned): HttpOptions | undefined {
 
 /** The options with the trusted config's serve.oauth applied (a static token beside it is exit 2). */
 export function httpAfterBoot(o: HttpOptions, booted: Booted): HttpOptions {
-  const r = withConfigOAuth(o, (booted.config.values.serve as { oauth?: ConfigOAuth } | undefined)?.oauth);
+  const r = withConfigOAuth(o, booted.config.values.serve?.oauth);
   if (!r.ok) throw usageError(r.refusal.message, r.refusal.details as string | undefined);
   return r.value;
 }
@@ -100,7 +99,7 @@ export interface HttpStart {
 
 export async function startHttp(hub: Hub, options: HttpOptions, s: HttpStart): Promise<HttpServer> {
   const { listenHttp } = await import("../serve/http.ts");
-  const section = s.booted.config.values.serve as { callers?: readonly CallerRule[] } | undefined;
+  const section = s.booted.config.values.serve;
   let oauth: Awaited<ReturnType<typeof import("../serve/oauth/start.ts").prepareOAuth>> | undefined;
   if (!options.oauth && section?.callers !== undefined)
     note(
@@ -113,7 +112,7 @@ export async function startHttp(hub: Hub, options: HttpOptions, s: HttpStart): P
     ]);
     const admit = callerRules(section?.callers, {
       ...s.line,
-      profiles: s.booted.config.values.profiles as Record<string, ProfileConfig> | undefined,
+      profiles: s.booted.config.values.profiles,
     });
     if (!admit.ok)
       throw bootError(

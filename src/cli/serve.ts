@@ -70,7 +70,7 @@ export async function runServe(ctx: RunContext): Promise<number> {
     if (bool(s, "verbose")) note(`serving ${hub.tools().length} tools over ${how}`);
     const why = await stopSignal(!listening, stdout);
     listening?.refuseNewSessions();
-    const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
+    const graceMs = booted.config.values.las.shutdown_grace_secs * 1000;
     if (!bool(s, "quiet")) note(`stopping (${why}): new calls are refused; calls in flight get ${graceMs / 1000} s`);
     await hub.drain(graceMs);
     await hub.close();

@@ -63,7 +63,7 @@ const read = (path: string) => {
 
 /** Which config this is (its file and workspace), and what it says (the file's and the lock's bytes). */
 function identity(config: Effective, file: ConfigFile | null): { key: string; fingerprint: string } {
-  const workspace = config.values.workspace as string;
+  const workspace = config.values.workspace;
   const lock = join(configFolder(file, workspace), LOCK_NAME);
   const h = createHash("sha256");
   h.update(file ? read(file.path) : "")
@@ -80,7 +80,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   const pool = new ConnectionPool();
   // The journal, opened on the first call and kept open (each call checks it is still the file).
   const kept = new KeptState();
-  const stateDb = (config: Effective) => kept.get(config.values.state as string, () => openChecked(config));
+  const stateDb = (config: Effective) => kept.get(config.values.state, () => openChecked(config));
   // A session that cannot tell who connects never listens (it would serve any process that reaches the socket).
   const checks = await peerChecks();
   const blind = peerChecksUnavailable(checks);
@@ -211,7 +211,7 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
   listener.stop();
   ownLine(`toolgate: session stopping: ${why}`);
   // Calls in flight get the grace, then every child ends.
-  const graceMs = ((booted.config.values.las?.shutdown_grace_secs as number | undefined) ?? 10) * 1000;
+  const graceMs = booted.config.values.las.shutdown_grace_secs * 1000;
   for (let waited = 0; (inFlight > 0 || listener.active() > 0) && waited < graceMs; waited += 50) await Bun.sleep(50);
   await booted.remote?.shutdown();
   await pool.close(graceMs);

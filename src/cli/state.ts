@@ -11,7 +11,7 @@ import { StateFolderRefused } from "../fs/state-folder.ts";
 export function stateError(config: Effective, e: unknown, doing: string): CliError {
   // Not toolgate's own (a link, a clone, another user's): its own words say what and how to clear it.
   if (e instanceof StateFolderRefused) return bootError(e.message, e.hint);
-  const dir = config.values.state as string;
+  const dir = config.values.state;
   const origin = config.leaves.get("state")?.origin ?? "default";
   return bootError(
     `the state folder ${dir} cannot be written (${whyUnusable(e)}); ${doing}`,
@@ -21,13 +21,13 @@ export function stateError(config: Effective, e: unknown, doing: string): CliErr
 
 /** Before anything starts: a state that cannot be used fails the boot, and nothing is written. */
 export function checkState(config: Effective): void {
-  const problem = probeState(config.values.state as string);
+  const problem = probeState(config.values.state);
   if (problem) throw stateError(config, problem, "nothing was run");
 }
 
 export function openChecked(config: Effective): Database {
   try {
-    return openState(config.values.state as string);
+    return openState(config.values.state);
   } catch (e) {
     throw stateError(config, e, "nothing was run");
   }

@@ -3,7 +3,8 @@
 import { sha256Hex } from "../result/sha256.ts";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { Node, ParseError } from "jsonc-parser";
+import type { Node } from "jsonc-parser";
+import { jsoncParser, lineStarts, nodeAt, parseJsonc, position, refuseDuplicateKey, treeValue } from "./jsonc-text.ts";
 import { configSchema } from "../generated/schemas.ts";
 import { bootError } from "../result/result.ts";
 import { validatorOf } from "../schema/generated-check.ts";
@@ -14,16 +15,15 @@ import { clientFileNote, isClientFile, readClientFile } from "./client-file.ts";
 import type { Imported } from "./import.ts";
 import { findInertKey } from "./inert.ts";
 import { offsetAt } from "./locate.ts";
-import { findDuplicateKey } from "../schema/duplicate-key.ts";
 import { BUILTIN_PROFILE_NAMES, redefinedProfile } from "./profiles.ts";
-import { configType } from "./schema.ts";
+import { configType, type ConfigData } from "./schema.ts";
 
 export const CONFIG_NAME = "toolgate.json";
 
 export interface ConfigFile {
   readonly path: string;
   readonly via: "flag" | "env" | "search";
-  readonly data: Record<string, unknown>;
+  readonly data: ConfigData;
   /** sha256 (hex) of the file's bytes as read: what `toolgate trust` records and TOOLGATE_TRUST names. */
   readonly digest: string;
   /** Set when the file is another client's (read as it is): what was taken and left out. */
@@ -152,13 +152,15 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
     if (located.length === 1) throw bootError(located[0]!.line, hints);
     throw bootError(`${path}: ${located.length} problems:\n${located.map((l) => l.line).join("\n")}`, hints);
   }
-  const inert = findInertKey(checked.value as Record<string, unknown>);
+  // What the check accepts has the schema's type: the checked JSON Schema is generated from it.
+  const value = checked.value as ConfigData;
+  const inert = findInertKey(value);
   if (inert) {
     const node = nodeAt(withTree(), inert.path, true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     throw bootError(`${path}:${at.line}:${at.column}: ${inert.path.join(".")}: ${inert.missing}, so the key would do nothing`, `remove "${inert.path.join(".")}" from the config (it is refused until its feature exists)`);
   }
-  const redefined = redefinedProfile(checked.value as Record<string, unknown>);
+  const redefined = redefinedProfile(value);
   if (redefined) {
     const node = nodeAt(withTree(), redefined, true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
@@ -169,7 +171,7 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
     path,
     via,
     digest,
-    data: checked.value as Record<string, unknown>,
+    data: value,
     lineOf: (p) => {
       // Plain JSON (most files) is scanned for the one value; jsonc's tree only for a file that needed it.
       const offset = plain ? offsetAt(text, p) : jsoncParser().findNodeAtLocation(withTree(), [...p])?.offset;
@@ -207,31 +209,7 @@ async function clientConfig(path: string, via: ConfigFile["via"], text: string, 
     const lines = issues.map((i) => `${path}: ${i.path.join(".")}: ${issueText(i)}`);
     throw bootError(lines.length === 1 ? lines[0]! : `${path}: ${lines.length} problems:\n${lines.join("\n")}`, `\`toolgate config import ${path}\` writes a toolgate.json you can edit`);
   }
-  return { path, via, digest, data: checked.value as Record<string, unknown>, client: { imported: r.imported, note: clientFileNote(path, r.imported) }, lineOf: () => undefined };
-}
-
-/** jsonc-parser, loaded on first use (synchronously: line numbers are asked for lazily). */
-// The ESM build: the UMD main resolves its parts at run time, which a compiled binary cannot.
-const jsonc = (): typeof import("jsonc-parser") => require("jsonc-parser/lib/esm/main.js");
-/**
- * Its parser alone (a tree, a node at a path), without the main module's formatter, whose tables
- * it builds as it loads: a line number (a server start's journal row, before the spawn) needs no more.
- */
-const jsoncParser = (): Pick<typeof import("jsonc-parser"), "parseTree" | "findNodeAtLocation"> => require("jsonc-parser/lib/esm/impl/parser.js");
-
-function parseJsonc(path: string, text: string): Node;
-function parseJsonc(path: string, text: string, quiet: true): Node | undefined;
-function parseJsonc(path: string, text: string, quiet?: true): Node | undefined {
-  const errors: ParseError[] = [];
-  const tree = jsoncParser().parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0 || tree === undefined) {
-    if (quiet) return undefined;
-    const e = errors[0];
-    const at = e ? position(lineStarts(text), e.offset) : { line: 1, column: 1 };
-    const what = e ? jsonc().printParseErrorCode(e.error) : "empty file";
-    throw bootError(`${path}:${at.line}:${at.column}: invalid JSON (${what})`, "fix the syntax there; comments and trailing commas are allowed");
-  }
-  return tree;
+  return { path, via, digest, data: checked.value as ConfigData, client: { imported: r.imported, note: clientFileNote(path, r.imported) }, lineOf: () => undefined };
 }
 
 /** An issue's words, with an unknown key's nearest declared one when it has one. */
@@ -242,84 +220,4 @@ function hintFor(issue: Issue): string {
     return "remove that key or check its spelling; `toolgate config schema` prints every key the file may hold";
   }
   return "`toolgate config schema` prints the expected shape of every key";
-}
-
-/** For an unknown key the property's own node (so the column points at the key), else the value's. */
-function nodeAt(tree: Node, path: readonly (string | number)[], atKey: boolean): Node | undefined {
-  const n = jsoncParser().findNodeAtLocation(tree, [...path]);
-  return atKey && n?.parent?.type === "property" ? n.parent : n;
-}
-
-/**
- * A key given twice in one object: JSON.parse keeps the last, a line shown to the reviewer (the
- * start prompt's file:line) would be the first's, and another reader may take either; a hostile
- * config could show a harmless decoy. Refused, naming the key and the first copy. `tree`: the
- * file's jsonc tree when it is not plain JSON.
- */
-function refuseDuplicateKey(path: string, text: string, tree: Node | undefined): void {
-  const twice = tree ? duplicateInTree(tree) : duplicateInText(text);
-  if (!twice) return;
-  const at = position(lineStarts(text), twice.offset);
-  const where = twice.path.map(String).join(".");
-  throw bootError(`${path}:${at.line}:${at.column}: ${JSON.stringify(where)} is given twice in one object: JSON readers disagree on which one counts, so toolgate reads neither`, `keep one "${String(twice.path[twice.path.length - 1])}" in that object and remove the other`);
-}
-
-/** The first key given twice in one object, in plain JSON text: its path and where its first copy is (its value). */
-function duplicateInText(text: string): { path: (string | number)[]; offset: number } | null {
-  const segments = findDuplicateKey(text);
-  if (segments === null) return null;
-  const path = segments.map((s) => (typeof s === "number" ? s : s.key));
-  return { path, offset: offsetAt(text, path) ?? 0 };
-}
-
-/** The same in a JSONC tree (comments may hold quotes and braces: the tree, not the text); the first copy's key. */
-function duplicateInTree(n: Node, path: (string | number)[] = []): { path: (string | number)[]; offset: number } | null {
-  const seen = new Map<string, number>();
-  for (const [i, c] of (n.children ?? []).entries()) {
-    const [k, v] = n.type === "object" ? (c.children ?? []) : [undefined, c];
-    if (n.type === "object") {
-      if (!k) continue;
-      const key = k.value as string;
-      const first = seen.get(key);
-      if (first !== undefined) return { path: [...path, key], offset: first };
-      seen.set(key, k.offset);
-    }
-    const inner = v && (v.type === "object" || v.type === "array") ? duplicateInTree(v, [...path, n.type === "object" ? (k!.value as string) : i]) : null;
-    if (inner) return inner;
-  }
-  return null;
-}
-
-function treeValue(n: Node): unknown {
-  switch (n.type) {
-    case "object": {
-      const o: Record<string, unknown> = {};
-      for (const p of n.children ?? []) {
-        const [k, v] = p.children ?? [];
-        if (k && v) o[k.value as string] = treeValue(v);
-      }
-      return o;
-    }
-    case "array":
-      return (n.children ?? []).map(treeValue);
-    default:
-      return n.value;
-  }
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
-  return starts;
-}
-
-function position(starts: readonly number[], offset: number): { line: number; column: number } {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo + 1, column: offset - starts[lo]! + 1 };
 }

@@ -12,9 +12,9 @@ const within = (root: string, p: string) => p === root || p.startsWith(root === 
 
 /** Throws a boot error naming the key and where it was set; returns quietly for a sound layout. */
 export function checkLayout(config: Effective): void {
-  const ws = real(config.values.workspace as string);
-  const state = real(config.values.state as string);
-  const scratch = real(config.values.scratch as string);
+  const ws = real(config.values.workspace);
+  const state = real(config.values.state);
+  const scratch = real(config.values.scratch);
   const origin = (key: string) => {
     const o = config.leaves.get(key)?.origin ?? "default";
     return o === "default" ? "the default" : o;
@@ -41,6 +41,6 @@ export function checkLayout(config: Effective): void {
  * it. Read only; called once the trust gate has passed (an untrusted config chose no folder).
  */
 export function checkStateFolder(config: Effective): void {
-  const problem = stateFolderProblem(config.values.state as string);
+  const problem = stateFolderProblem(config.values.state);
   if (problem) throw bootError(problem.message, problem.hint);
 }

@@ -4,38 +4,72 @@ import { isAbsolute, dirname, resolve } from "node:path";
 import { bootError } from "../result/result.ts";
 import { isCI } from "./ci.ts";
 import type { ConfigFile } from "./file.ts";
+import type { ConfigData } from "./schema.ts";
 
 export const DEFAULT_LAS_ONLY = "weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance".split(
   ",",
 );
 
-/** Leaf path → default value. Maps (approval, profiles, mcpServers) have one leaf per entry. */
-export const DEFAULTS: Readonly<Record<string, unknown>> = {
+type Section<K extends keyof ConfigData> = NonNullable<ConfigData[K]>;
+
+/** What the defaults always set (and the environment's rail endpoints): present in every effective config. */
+interface Defaulted {
+  workspace: string;
+  state: string;
+  scratch: string;
+  sandbox: Section<"sandbox">;
+  permissions: Section<"permissions"> & { prompt: boolean };
+  las: Section<"las"> & {
+    enabled: boolean;
+    command: string;
+    entrypoint: string;
+    only: string[];
+    required_surfaces: string[];
+    timeout_secs: number;
+    shutdown_grace_secs: number;
+  };
+  rails: Section<"rails"> & {
+    require: boolean;
+    bank_url?: string;
+    bank_token?: string;
+    research_url?: string;
+    research_token?: string;
+  };
+  gates: Section<"gates"> & { directory: string; pattern: string; timeout_secs: number; annotations: boolean };
+  bash: Section<"bash"> & { timeout_secs: number; max_timeout_secs: number };
+  authored: { dir: string };
+  tasks: { yield_cap_secs: number };
+  delegation: Section<"delegation"> & { timeout_secs: number; max_output_chars: number };
+  skills: string[];
+}
+
+/** The effective config's values: the file's shape, every defaulted key present, paths absolute. */
+export type ConfigValues = Omit<ConfigData, keyof Defaulted> & Defaulted;
+
+/** The defaults, as nested values; each leaf is one origin "default". Maps (approval, profiles, mcpServers) have none. */
+export const DEFAULTS = {
   workspace: ".",
   state: ".toolgate",
   scratch: ".toolgate/scratch",
   sandbox: "off",
-  "permissions.prompt": true,
-  "las.enabled": false,
-  "las.command": "node",
-  "las.entrypoint": "../las/src/mcp.mjs",
-  "las.only": DEFAULT_LAS_ONLY,
-  "las.required_surfaces": ["skarbiec", "finance"],
-  "las.timeout_secs": 120,
-  "las.shutdown_grace_secs": 10,
-  "rails.require": false,
-  "gates.directory": ".",
-  "gates.pattern": "script/check-*.sh",
-  "gates.timeout_secs": 600,
-  "gates.annotations": false,
-  "bash.timeout_secs": 120,
-  "bash.max_timeout_secs": 600,
-  "authored.dir": "tools",
-  "tasks.yield_cap_secs": 240,
-  "delegation.timeout_secs": 600,
-  "delegation.max_output_chars": 12000,
+  permissions: { prompt: true },
+  las: {
+    enabled: false,
+    command: "node",
+    entrypoint: "../las/src/mcp.mjs",
+    only: DEFAULT_LAS_ONLY,
+    required_surfaces: ["skarbiec", "finance"],
+    timeout_secs: 120,
+    shutdown_grace_secs: 10,
+  },
+  rails: { require: false },
+  gates: { directory: ".", pattern: "script/check-*.sh", timeout_secs: 600, annotations: false },
+  bash: { timeout_secs: 120, max_timeout_secs: 600 },
+  authored: { dir: "tools" },
+  tasks: { yield_cap_secs: 240 },
+  delegation: { timeout_secs: 600, max_output_chars: 12000 },
   skills: ["skills"],
-};
+} satisfies Defaulted;
 
 const MAP_SECTIONS = new Set(["approval", "profiles", "mcpServers"]);
 
@@ -89,7 +123,7 @@ export interface Leaf {
 
 export interface Effective {
   /** The merged config as a nested object (paths already made absolute). */
-  readonly values: Record<string, any>;
+  readonly values: ConfigValues;
   /** Every leaf, sorted by key, with its origin: "default", "file:PATH:LINE", "env:NAME", "flag:--NAME". */
   readonly leaves: ReadonlyMap<string, Leaf>;
 }
@@ -102,19 +136,21 @@ export interface ResolveInput {
   readonly flags: Readonly<Record<string, readonly [unknown, string]>>;
 }
 
-function flatten(obj: Record<string, unknown>, prefix: string[], out: [string[], unknown][]): void {
+function flatten(obj: object, prefix: string[], out: [string[], unknown][]): void {
   for (const [k, v] of Object.entries(obj)) {
     const path = [...prefix, k];
     const isMapEntry = prefix.length === 1 && MAP_SECTIONS.has(prefix[0]!);
     if (v !== null && typeof v === "object" && !Array.isArray(v) && !isMapEntry)
-      flatten(v as Record<string, unknown>, path, out);
+      flatten(v, path, out);
     else out.push([path, v]);
   }
 }
 
 export function resolveConfig(input: ResolveInput): Effective {
   const leaves = new Map<string, Leaf>();
-  for (const [k, v] of Object.entries(DEFAULTS)) leaves.set(k, { value: v, origin: "default" });
+  const defaults: [string[], unknown][] = [];
+  flatten(DEFAULTS, [], defaults);
+  for (const [path, v] of defaults) leaves.set(path.join("."), { value: v, origin: "default" });
   if (input.file) {
     const f = input.file;
     const pairs: [string[], unknown][] = [];
@@ -170,12 +206,17 @@ const moved = (l: Leaf, value: unknown): Leaf => ({
   },
 });
 
-function unflatten(leaves: ReadonlyMap<string, Leaf>): Record<string, any> {
-  const out: Record<string, any> = {};
+/**
+ * The leaves as one nested object. Its type is ConfigValues: the file's leaves passed the schema,
+ * the defaults are typed above, the environment's are parsed to their key's type and the flags
+ * set only paths (workspace, state, scratch).
+ */
+function unflatten(leaves: ReadonlyMap<string, Leaf>): ConfigValues {
+  const out = {} as ConfigValues & Record<string, unknown>;
   for (const [key, { value }] of leaves) {
     const parts = splitKey(key);
-    let o = out;
-    for (const p of parts.slice(0, -1)) o = o[p] ??= {};
+    let o: Record<string, unknown> = out;
+    for (const p of parts.slice(0, -1)) o = (o[p] ??= {}) as Record<string, unknown>;
     o[parts[parts.length - 1]!] = value;
   }
   return out;

@@ -133,3 +133,6 @@ export const configType = (type: typeof arkType) => {
     },
   });
 };
+
+/** A config file's data as the schema accepts it (type only: arktype is not loaded for it). */
+export type ConfigData = ReturnType<typeof configType>["infer"];

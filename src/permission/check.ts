@@ -1,26 +1,15 @@
 // The permission stage of the call pipeline: granted passes, an explicit deny refuses, anything
 // else goes to the prompter; answers hold for the process lifetime. Refusals name the fix.
-import { evaluate, flagFor, isSecretNeed, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
+import { allowFlag, evaluate, pathCovers, resolveGrants, type MatchOptions, type ResolvedGrants } from "./match.ts";
+import type { Descriptor } from "./descriptor.ts";
 import { basename } from "node:path";
+import { isSecretPath } from "../fs/secret-files.ts";
 import { escapeControl } from "../result/escape.ts";
 import type { Answer, AsyncPrompter, Prompter } from "./prompt.ts";
-import type { Need, PermissionGrants } from "./types.ts";
-
-export interface PermissionRefusal {
-  ok: false;
-  code: "permission.denied";
-  message: string;
-  /** The flag that would grant the need (for an explicit deny, only after the deny is lifted). */
-  flag: string;
-  /** Set when a deny grant refused it, e.g. `--deny-read=/srv/secret`. */
-  deniedBy?: string;
-}
-
-/** Granted, with the canonical value that was matched (a real path for read/write): what a handler must then open. */
-export type PermissionResult = { ok: true; value: string } | PermissionRefusal;
+import type { Check, Need, PermissionGrants, Refused } from "./types.ts";
 
 /** A sync prompter's check is sync; one that asks elsewhere (a session's client) settles later. */
-type Checked<P> = P extends AsyncPrompter ? PermissionResult | Promise<PermissionResult> : PermissionResult;
+type Checked<P> = P extends AsyncPrompter ? Check | Promise<Check> : Check;
 
 export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   readonly #grants: ResolvedGrants;
@@ -41,15 +30,16 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     return this.#check(need, reason, detail) as Checked<P>;
   }
 
-  #check(need: Need, reason: string, detail?: () => string): PermissionResult | Promise<PermissionResult> {
+  #check(need: Need, reason: string, detail?: () => string): Check | Promise<Check> {
     const ev = evaluate(this.#grants, need, this.cwd, this.opts);
     // The flag that would grant it: only a refusal or a prompt names it (resolving it costs a walk of the path).
     let named: string | undefined;
-    const flag = () => (named ??= flagFor(need, this.cwd, this.opts.from));
+    const flag = () => (named ??= allowFlag(need.kind, ev.value, this.cwd, this.opts.from));
     const what = `${need.kind} access to "${escapeControl(ev.value)}"`;
-    if (need.recursive && ev.decision !== "denied") {
-      const denied = this.#grants.deny[need.kind];
-      const inside = denied === true ? undefined : denied?.find((d) => d !== ev.value && pathCovers(ev.value, d));
+    const d = ev.descriptor;
+    if (need.recursive && ev.decision !== "denied" && (d?.kind === "read" || d?.kind === "write")) {
+      const denied = this.#grants.deny[d.kind];
+      const inside = denied === true ? undefined : denied?.flatMap((g) => (g.kind === d.kind && g.path !== d.path && pathCovers(d.path, g.path) ? [g.path] : []))[0];
       if (inside !== undefined) {
         return refuse(`${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`, flag());
       }
@@ -64,7 +54,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     const key = `${need.kind}\0${ev.value}`;
     const why = ev.secret ? secretWhy(need.kind, ev.value) : need.note !== undefined ? escapeControl(need.note) : "";
     const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag: flag(), ...(detail || why ? { detail: `${why ? `┠─ ${why}.\n` : ""}${detail?.() ?? ""}` } : {}) });
-    const settle = (answer: Answer) => this.#settle(need, ev.value, key, flag(), what, detail !== undefined, answer, why);
+    const settle = (answer: Answer) => this.#settle(need, ev.descriptor, ev.value, key, flag(), what, detail !== undefined, answer, why);
     return answer instanceof Promise ? answer.then(settle) : settle(answer);
   }
 
@@ -74,8 +64,8 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   }
 
   /** `why`: what the value is (a secret file: a yes at the prompt that showed its path names that file). */
-  #settle(need: Need, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): PermissionResult {
-    if (isSecretNeed(need.kind, value) && (answer === "A" || answer === "y")) ((this.#grants.named ??= {})[need.kind] ??= []).push(value);
+  #settle(need: Need, d: Descriptor | undefined, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): Check {
+    if ((d?.kind === "read" || d?.kind === "write") && isSecretPath(value) && (answer === "A" || answer === "y")) (this.#grants.named[d.kind] ??= []).push(value);
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
       return { ok: true, value };
@@ -85,7 +75,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
       // second server with the same program but another command line is shown and asked again.
       if (described) return { ok: true, value };
       const allowed = this.#grants.allow[need.kind];
-      if (allowed !== true) this.#grants.allow[need.kind] = [...(allowed ?? []), value];
+      if (allowed !== true && d !== undefined) this.#grants.allow[need.kind] = [...(allowed ?? []), d];
       return { ok: true, value };
     }
     // Remembered so an agent retrying in a loop does not re-prompt for what was just refused.
@@ -94,7 +84,7 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   }
 
   /** Checks every need in order; the first refusal wins. */
-  checkAll(this: Permissions<Prompter>, needs: readonly Need[], reason: string): { ok: true } | PermissionRefusal {
+  checkAll(this: Permissions<Prompter>, needs: readonly Need[], reason: string): { ok: true } | Refused {
     for (const need of needs) {
       const result = this.check(need, reason);
       if (!result.ok) return result;
@@ -108,6 +98,6 @@ function secretWhy(kind: string, value: string): string {
   return `"${escapeControl(basename(value))}" is a well-known secret file, which only a grant naming that file covers (not --allow-${kind} or a folder's grant)`;
 }
 
-function refuse(message: string, flag: string): PermissionRefusal {
+function refuse(message: string, flag: string): Refused {
   return { ok: false, code: "permission.denied", message, flag };
 }

@@ -1,6 +1,8 @@
 // Permission vocabulary shared by flags, config grants, matching and the prompter.
 // Stage 4 of the call pipeline (after profile, before approval); nothing here touches the world.
 
+import type { Code } from "../result/codes.ts";
+
 export const PERM_KINDS = ["read", "write", "run", "net", "env"] as const;
 export type PermKind = (typeof PERM_KINDS)[number];
 
@@ -33,4 +35,26 @@ export interface PermissionGrants {
    * --allow-read=.env`): a well-known secret file is granted only by a grant naming it.
    */
   named?: Partial<Record<PermKind, string[]>>;
+}
+
+/**
+ * One check's answer, for a need against the grants, a server's start or a call's gate: passed,
+ * with the value it was granted as (a canonical value: a real path, a program's real path), or refused.
+ */
+export type Check = Granted | Refused;
+
+export interface Granted {
+  readonly ok: true;
+  /** The canonical value matched: what a handler must then open. The permission stage always gives it. */
+  readonly value?: string;
+}
+
+export interface Refused {
+  readonly ok: false;
+  readonly code: Code;
+  readonly message: string;
+  /** The flag that would grant the need (for an explicit deny, only after the deny is lifted). */
+  readonly flag?: string;
+  /** Set when a deny grant refused it, e.g. `--deny-read=/srv/secret`. */
+  readonly deniedBy?: string;
 }

@@ -4,12 +4,12 @@ import type { Entry, Catalog } from "../catalog/catalog.ts";
 import type { CallScope, ProcessRunner } from "../catalog/declare.ts";
 import type { ApprovalDeps } from "../approval/approval.ts";
 import type { BoundaryViolation } from "../boundary/boundary.ts";
-import type { Need } from "../permission/types.ts";
-import type { Code } from "../result/codes.ts";
+import type { Check, Need } from "../permission/types.ts";
 import type { Envelope, Refusal } from "../result/result.ts";
 import type { JournalRow } from "../state/journal.ts";
 
-export type GateResult = { ok: true; value?: string } | { ok: false; code: Code; message: string; flag?: string; deniedBy?: string };
+/** The permission stage's answer for one need: the one check-result type (permission/types.ts). */
+export type GateResult = Check;
 
 export interface PermissionGate {
   /** Granted with the canonical value it matched (read/write: the real path), or refused. */

@@ -3,18 +3,8 @@
 // the one refusal lists each flag and the approval the call also needs, in one line and in
 // details.flags, so following them once makes the call run. A deny is different: no allow flag can
 // help, so it is refused at once, naming the deny rule and no allow flag.
-import type { Code } from "../result/codes.ts";
 import type { Refusal } from "../result/result.ts";
-import type { Need } from "../permission/types.ts";
-
-/** A need the permission stage refused (invoke.ts's GateResult when not ok). */
-type Refused = {
-  readonly ok: false;
-  readonly code: Code;
-  readonly message: string;
-  readonly flag?: string;
-  readonly deniedBy?: string;
-};
+import type { Need, Refused } from "../permission/types.ts";
 
 export class MissingGrants {
   #first: Refused | undefined;

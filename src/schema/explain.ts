@@ -4,7 +4,7 @@ import type { type as arkType, Type } from "arktype";
 import type { Issue } from "./validate.ts";
 
 export async function explainWithArktype(
-  make: (t: typeof arkType) => Type<any, any>,
+  make: (t: typeof arkType) => Type<unknown>,
   data: unknown,
   fallback: readonly Issue[],
 ): Promise<Issue[]> {

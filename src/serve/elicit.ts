@@ -9,7 +9,8 @@ export const PREVIEW_CHARS = 2_000;
 /** A person may take a while; past this the call is not approved. */
 export const ANSWER_MS = 10 * 60_000;
 
-type SendRequest = (request: { method: "elicitation/create"; params: Record<string, unknown> }, schema: any, options?: { timeout?: number }) => Promise<unknown>;
+/** The MCP SDK's request sender; `schema` (the SDK's own result schema) is passed through untouched. */
+type SendRequest<S> = (request: { method: "elicitation/create"; params: Record<string, unknown> }, schema: S, options?: { timeout?: number }) => Promise<unknown>;
 
 export function approvalQuestion(req: ApprovalRequest, served: string): string {
   const shown = req.args.length <= PREVIEW_CHARS ? req.args : `${req.args.slice(0, PREVIEW_CHARS)}\n… (${req.args.length - PREVIEW_CHARS} more characters not shown; the whole arguments have sha256 ${sha256Hex(req.args)})`;
@@ -32,7 +33,7 @@ export const APPROVAL_SCHEMA = {
   required: ["approve"],
 } as const;
 
-export async function elicitApproval(req: ApprovalRequest, served: string, send: SendRequest, resultSchema: unknown): Promise<ApprovalAnswer> {
+export async function elicitApproval<S>(req: ApprovalRequest, served: string, send: SendRequest<S>, resultSchema: S): Promise<ApprovalAnswer> {
   try {
     const r = (await send({ method: "elicitation/create", params: { mode: "form", message: approvalQuestion(req, served), requestedSchema: APPROVAL_SCHEMA } }, resultSchema, { timeout: ANSWER_MS })) as {
       action?: string;

@@ -8,9 +8,10 @@ import type { ElicitAnswer } from "../mcp/peer.ts";
 import { escapeControl } from "../result/escape.ts";
 import { ANSWER_MS } from "./elicit.ts";
 
-type SendRequest = (
+/** The MCP SDK's request sender; `schema` (the SDK's own result schema, from `schemas`) is passed through untouched. */
+type SendRequest<S> = (
   request: { method: string; params: Record<string, unknown> },
-  schema: any,
+  schema: S,
   options?: { timeout?: number; signal?: AbortSignal },
 ) => Promise<unknown>;
 type SendNotification = (n: {
@@ -18,7 +19,7 @@ type SendNotification = (n: {
   params: Record<string, unknown>;
 }) => Promise<void>;
 
-export interface ClientSide {
+export interface ClientSide<S = unknown> {
   /** The client the call is made for: the owner of what its upstream server sends during it. */
   readonly owner: object;
   /** What the client declared at initialize. */
@@ -28,9 +29,9 @@ export interface ClientSide {
   readonly child: boolean;
   /** The client's tools/call progressToken, when it sent one. */
   readonly progressToken: string | number | undefined;
-  readonly sendRequest: SendRequest;
+  readonly sendRequest: SendRequest<S>;
   readonly sendNotification: SendNotification;
-  readonly schemas: { readonly elicit: unknown; readonly sample: unknown };
+  readonly schemas: { readonly elicit: S; readonly sample: S };
   /** A line for the operator (stderr). */
   readonly operator: (line: string) => void;
   /** A server's log message during the call, as this client may see it (checked, redacted, at its level), or undefined to drop it. */
@@ -58,7 +59,7 @@ export function upstreamOf(capabilities: ClientSide["capabilities"], child: bool
   };
 }
 
-export function servedPeer(side: ClientSide): NonNullable<CallScope["peer"]> {
+export function servedPeer<S>(side: ClientSide<S>): NonNullable<CallScope["peer"]> {
   const { elicitation: forms, sampling } = upstreamOf(side.capabilities, side.child);
   const token = side.progressToken;
   return (who) => ({

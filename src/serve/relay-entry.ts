@@ -10,8 +10,7 @@ import { refuse, type Outcome } from "../result/result.ts";
 import type { Invoked } from "../runtime/invoke.ts";
 import { executableOf } from "../servers/digest.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
-import type { Need } from "../permission/types.ts";
-import type { StartCheck } from "../servers/call.ts";
+import type { Check, Need } from "../permission/types.ts";
 import type { ServerStatus } from "../servers/list.ts";
 
 /** What the relay needs of the remote sources (RemoteSources is one). */
@@ -20,7 +19,7 @@ export interface RelaySources {
   spec(name: string): RemoteSpec | undefined;
   /** `declared`: a connection declaring what the asking client declared (serve --expose). */
   connection(spec: RemoteSpec, declared?: Declared): Promise<Connection>;
-  checkStart(spec: RemoteSpec, need: Need): StartCheck | Promise<StartCheck>;
+  checkStart(spec: RemoteSpec, need: Need): Check | Promise<Check>;
   secretsOf(spec: RemoteSpec): string[];
 }
 

@@ -8,16 +8,12 @@ import type { Connection, Declared } from "../mcp/connect.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Peer } from "../mcp/peer.ts";
 import type { ToolContext } from "../catalog/declare.ts";
-import type { Need } from "../permission/types.ts";
-import type { Code } from "../result/codes.ts";
+import type { Check, Need } from "../permission/types.ts";
 import type { Outcome, Refusal } from "../result/result.ts";
 import { executableOf, liveDigest } from "./digest.ts";
 import { catalogNameOf, serverWho, type RemoteSpec } from "./specs.ts";
 
 const MESSAGE_CHARS = 1_000;
-
-/** How a server's start need was settled (RemoteSources.checkStart). */
-export type StartCheck = { ok: true; value: string } | { ok: false; code: Code; message: string; flag?: string };
 
 /** What a remote tool's adapter needs of the remote sources (RemoteSources, in sources.ts, is one). */
 export interface RemoteCalls {
@@ -30,7 +26,7 @@ export interface RemoteCalls {
   authRefusal(spec: RemoteSpec): Refusal | undefined;
   clearAuthNeed(spec: RemoteSpec): void;
   isFresh(name: string): boolean;
-  checkStart(spec: RemoteSpec, need: Need): StartCheck | Promise<StartCheck>;
+  checkStart(spec: RemoteSpec, need: Need): Check | Promise<Check>;
 }
 
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls): ToolSource {

@@ -9,13 +9,12 @@ import type { ToolSource } from "../catalog/catalog.ts";
 import { connectTarget, type Connection, type Declared, type Target } from "../mcp/connect.ts";
 import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
 import type { ListedTool } from "../mcp/session.ts";
-import type { Need } from "../permission/types.ts";
+import type { Check, Need } from "../permission/types.ts";
 import type { Refusal } from "../result/result.ts";
-import type { GateResult } from "../runtime/invoke.ts";
 import type { RemoteDeps } from "./deps.ts";
 import { mayOwnUnlisted, ownerOf } from "./boot.ts";
 import type { AuthWiring, WiringInput } from "./auth.ts";
-import { remoteToolSource, type StartCheck } from "./call.ts";
+import { remoteToolSource } from "./call.ts";
 import { connectTimeoutMessage, listRemote, type ServerStatus } from "./list.ts";
 import { ClientDeclared } from "./client-declared.ts";
 import { endConnections } from "./ending.ts";
@@ -219,7 +218,7 @@ export class RemoteSources {
    * line (never the config's own grants), and remembered for this process. A call's permission
    * step and the connect share it, so one call asks once, whichever comes first.
    */
-  checkStart(spec: RemoteSpec, need: Need): StartCheck | Promise<StartCheck> {
+  checkStart(spec: RemoteSpec, need: Need): Check | Promise<Check> {
     const key = `${spec.name}\0${need.kind}\0${need.value}`;
     const had = this.#granted.get(key);
     // With the value it was granted as (a program's real path): a background task carries that.
@@ -229,7 +228,7 @@ export class RemoteSources {
     return r instanceof Promise ? r.then((x) => this.#started(spec, need, key, x)) : this.#started(spec, need, key, r);
   }
 
-  #started(spec: RemoteSpec, need: Need, key: string, r: GateResult): StartCheck {
+  #started(spec: RemoteSpec, need: Need, key: string, r: Check): Check {
     if (r.ok) {
       const value = r.value ?? need.value;
       this.#granted.set(key, value);

@@ -3,7 +3,7 @@
 // a parameter. Variables in env, headers, args and url (vars.ts): a parent's is a secret.
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Effective } from "../config/resolve.ts";
-import { lasEnv, type LasSettings } from "../mcp/las.ts";
+import { lasEnv } from "../mcp/las.ts";
 import type { Need } from "../permission/types.ts";
 import { BASE_ENV, pathProblem, SECRET_MIN_LENGTH } from "../launcher/env.ts";
 import type { Refusal } from "../result/result.ts";
@@ -59,27 +59,6 @@ export interface RemoteSpec {
   readonly problem?: string;
 }
 
-interface McpServerConfig {
-  type?: string;
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  url?: string;
-  headers?: Record<string, string>;
-  include?: string[];
-  exclude?: string[];
-  connect_timeout_secs?: number;
-  timeout_secs?: number;
-  required?: boolean;
-  disabled?: boolean;
-  network?: boolean;
-  boundary?: { local_paths?: "allow" };
-  envFile?: string;
-  inherit_env?: string[];
-  oauth?: Record<string, string>;
-}
-
 /** Reads an env file (the world, injected); throws as readFileSync does. */
 export type ReadText = (path: string) => string;
 
@@ -108,8 +87,8 @@ export function remoteSpecs(
   files: { configPath?: string; confined?: boolean; readText?: ReadText; findOnPath?: FindOnPath } = {},
 ): { ok: true; value: RemoteSpec[] } | { ok: false; refusal: Refusal } {
   const v = config.values;
-  const workspace = v.workspace as string;
-  const las = v.las as LasSettings & { enabled: boolean };
+  const workspace = v.workspace;
+  const las = v.las;
   const specs: RemoteSpec[] = [];
   const timeoutMs = las.timeout_secs * 1000;
   const graceMs = las.shutdown_grace_secs * 1000;
@@ -117,7 +96,7 @@ export function remoteSpecs(
     const env = lasEnv(las, parent);
     if (!env.ok) return env;
     const entry = isAbsolute(las.entrypoint) ? las.entrypoint : resolve(workspace, las.entrypoint);
-    const lasNetwork = (las as { network?: boolean }).network === true;
+    const lasNetwork = las.network === true;
     // SKARBIEC_* taken from the parent are the operator's (maybe secrets): digested by name only.
     const lasEnvRuns = Object.fromEntries(
       Object.entries(env.env).map(([k, val]) => [k, k.startsWith("SKARBIEC_") && k !== "SKARBIEC_MCP_AGENT_ID" && parent[k] === val ? `\${${k}}` : val]),
@@ -138,7 +117,7 @@ export function remoteSpecs(
       requiredSurfaces: las.required_surfaces,
     });
   }
-  const servers = (v.mcpServers ?? {}) as Record<string, McpServerConfig>;
+  const servers = v.mcpServers ?? {};
   for (const name of Object.keys(servers).sort()) {
     const s = servers[name]!;
     if (s.disabled === true) continue;
@@ -196,7 +175,7 @@ export function remoteSpecs(
       // OAuth client settings (a trusted config's): ${NAME} in them is a secret like a header's.
       const oauth: Record<string, string> = {};
       const o = s.oauth ?? {};
-      for (const k of ["client_secret", "private_key"]) if (o[k] !== undefined && o.client_id === undefined) return bad(["oauth", k], `${k} needs its client_id beside it`);
+      for (const k of ["client_secret", "private_key"] as const) if (o[k] !== undefined && o.client_id === undefined) return bad(["oauth", k], `${k} needs its client_id beside it`);
       if (o.grant === "client_credentials" && (o.client_id === undefined || (o.client_secret === undefined && o.private_key === undefined))) return bad(["oauth", "grant"], "client_credentials needs client_id and client_secret or private_key (a pre-registered client)");
       if (o.client_metadata_url !== undefined && !/^https:\/\/[^/]+\/./.test(o.client_metadata_url)) return bad(["oauth", "client_metadata_url"], "must be an https URL with a path (the client ID metadata document)");
       for (const [k, raw] of Object.entries(o)) {

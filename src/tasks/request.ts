@@ -2,9 +2,9 @@
 // the validated arguments, each permission need with the value it was granted as, how it was
 // approved, the boot's inputs and the digests they produced. The supervisor asks nobody and
 // re-checks it all against the same config and tool digests: it can run exactly this, nothing wider.
-import type { GateResult, PermissionGate } from "../runtime/invoke.ts";
+import type { Admitted, GateResult, PermissionGate } from "../runtime/invoke.ts";
 import type { BootInput } from "../runtime/boot.ts";
-import type { Need } from "../permission/types.ts";
+import type { Check, Need } from "../permission/types.ts";
 import type { Prompter } from "../permission/prompt.ts";
 import { serverOf } from "../catalog/origin.ts";
 import type { StoredBoot, TaskRequest } from "../runtime/background.ts";
@@ -59,7 +59,7 @@ const sameNeed = (a: Need, b: Need) =>
 export function admittedGate(inner: PermissionGate, grants: TaskRequest["grants"]): PermissionGate {
   return {
     check(need, reason, detail) {
-      const settle = (r: GateResult): GateResult => {
+      const settle = (r: Check): Check => {
         if (r.ok) return r;
         const g = grants.find((x) => sameNeed(x.need, need));
         return g ? { ok: true, ...(g.value === undefined ? {} : { value: g.value }) } : r;

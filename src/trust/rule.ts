@@ -3,7 +3,8 @@
 // the checkout carries, so containment is decided on real paths.
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { ConfigFile } from "../config/file.ts";
-import { DEFAULT_LAS_ONLY, DEFAULTS } from "../config/resolve.ts";
+import type { ConfigData } from "../config/schema.ts";
+import { DEFAULT_LAS_ONLY, DEFAULTS, type ConfigValues } from "../config/resolve.ts";
 import { resolveReal } from "../fs/real-path.ts";
 
 export interface Widening {
@@ -17,7 +18,7 @@ export interface Widening {
 export interface RuleInput {
   readonly file: ConfigFile | null;
   /** The effective values (paths already absolute). */
-  readonly values: Readonly<Record<string, any>>;
+  readonly values: ConfigValues;
   /** --workspace was given: the file's `workspace` key is not used. */
   readonly workspaceFlag: boolean;
   /** --scratch was given: the scratch folder is the user's choice, wherever it lies. */
@@ -45,16 +46,16 @@ const GRANTING: readonly [string[], string][] = [
 
 /** Time limits: an untrusted config may shorten them, not lengthen them past the default. */
 const LIMITS: readonly [string[], number][] = [
-  [["bash", "timeout_secs"], DEFAULTS["bash.timeout_secs"] as number],
-  [["bash", "max_timeout_secs"], DEFAULTS["bash.max_timeout_secs"] as number],
-  [["gates", "timeout_secs"], DEFAULTS["gates.timeout_secs"] as number],
-  [["las", "timeout_secs"], DEFAULTS["las.timeout_secs"] as number],
-  [["las", "shutdown_grace_secs"], DEFAULTS["las.shutdown_grace_secs"] as number],
-  [["tasks", "yield_cap_secs"], DEFAULTS["tasks.yield_cap_secs"] as number],
+  [["bash", "timeout_secs"], DEFAULTS.bash.timeout_secs],
+  [["bash", "max_timeout_secs"], DEFAULTS.bash.max_timeout_secs],
+  [["gates", "timeout_secs"], DEFAULTS.gates.timeout_secs],
+  [["las", "timeout_secs"], DEFAULTS.las.timeout_secs],
+  [["las", "shutdown_grace_secs"], DEFAULTS.las.shutdown_grace_secs],
+  [["tasks", "yield_cap_secs"], DEFAULTS.tasks.yield_cap_secs],
 ];
-const MCP_LIMITS: readonly [string, number][] = [
+const MCP_LIMITS: readonly ["connect_timeout_secs" | "timeout_secs", number][] = [
   ["connect_timeout_secs", 30],
-  ["timeout_secs", DEFAULTS["las.timeout_secs"] as number],
+  ["timeout_secs", DEFAULTS.las.timeout_secs],
 ];
 
 const PERM_KINDS = ["read", "write", "run", "net", "env"] as const;
@@ -71,20 +72,20 @@ const real = (p: string) => resolveReal(p, "/") ?? p;
 /** Every widening in the config, in key order of the schema. Empty: the config only narrows. */
 export function widenings(input: RuleInput): Widening[] {
   const out: Widening[] = [];
-  const data = input.file?.data ?? {};
+  const data: ConfigData = input.file?.data ?? {};
   const v = input.values;
-  const allow = at(data, ["permissions", "allow"]) as Record<string, unknown> | undefined;
+  const allow = data.permissions?.allow;
   for (const kind of PERM_KINDS) {
     const g = allow?.[kind];
     if (g === true || (Array.isArray(g) && g.length > 0)) {
       out.push({
         key: `permissions.allow.${kind}`,
         path: ["permissions", "allow", kind],
-        why: `grants ${kind} permission${g === true ? "" : ` (${(g as string[]).join(", ")})`}`,
+        why: `grants ${kind} permission${g === true ? "" : ` (${g.join(", ")})`}`,
       });
     }
   }
-  const ws = real(v.workspace as string);
+  const ws = real(v.workspace);
   if (input.file && data.workspace !== undefined && !input.workspaceFlag) {
     const home = real(dirname(input.file.path));
     if (!inside(home, ws))
@@ -96,7 +97,7 @@ export function widenings(input: RuleInput): Widening[] {
   }
   // Folders toolgate reads, writes or runs from: inside the workspace, also after symlinks.
   const folder = (key: string, path: (string | number)[], value: string, fromFile: boolean) => {
-    const abs = real(isAbsolute(value) ? value : resolve(v.workspace as string, value));
+    const abs = real(isAbsolute(value) ? value : resolve(v.workspace, value));
     if (inside(ws, abs)) return;
     out.push(
       fromFile
@@ -107,23 +108,23 @@ export function widenings(input: RuleInput): Widening[] {
           },
     );
   };
-  folder("state", ["state"], v.state as string, data.state !== undefined);
-  if (!input.scratchFlag) folder("scratch", ["scratch"], v.scratch as string, data.scratch !== undefined);
-  ((v.skills ?? []) as string[]).forEach((s, i) => folder(`skills.${i}`, ["skills", i], s, data.skills !== undefined));
-  folder("authored.dir", ["authored", "dir"], v.authored.dir as string, at(data, ["authored", "dir"]) !== undefined);
+  folder("state", ["state"], v.state, data.state !== undefined);
+  if (!input.scratchFlag) folder("scratch", ["scratch"], v.scratch, data.scratch !== undefined);
+  v.skills.forEach((s, i) => folder(`skills.${i}`, ["skills", i], s, data.skills !== undefined));
+  folder("authored.dir", ["authored", "dir"], v.authored.dir, data.authored?.dir !== undefined);
   folder(
     "gates.directory",
     ["gates", "directory"],
-    v.gates.directory as string,
-    at(data, ["gates", "directory"]) !== undefined,
+    v.gates.directory,
+    data.gates?.directory !== undefined,
   );
-  const sandbox = data.sandbox as keyof typeof SANDBOX_STRENGTH | undefined;
+  const sandbox = data.sandbox;
   const user = input.userSandbox ?? "off";
   if (sandbox !== undefined && SANDBOX_STRENGTH[sandbox] < SANDBOX_STRENGTH[user]) {
     out.push({ key: "sandbox", path: ["sandbox"], why: `"${sandbox}" is weaker than your own setting "${user}"` });
   }
   for (const [path, why] of GRANTING) if (at(data, path) !== undefined) out.push({ key: path.join("."), path, why });
-  const only = at(data, ["las", "only"]) as string[] | undefined;
+  const only = data.las?.only;
   const extra = (only ?? []).filter((s) => !DEFAULT_LAS_ONLY.includes(s));
   if (extra.length > 0)
     out.push({
@@ -136,29 +137,28 @@ export function widenings(input: RuleInput): Widening[] {
       out.push({ key, path, why: `raises a time limit to ${value} s, past its default ${limit} s` });
   };
   for (const [path, limit] of LIMITS) longer(path.join("."), path, at(data, path), limit);
-  const servers = (data.mcpServers ?? {}) as Record<string, Record<string, unknown>>;
-  for (const name of Object.keys(servers).sort()) {
+  const servers = data.mcpServers ?? {};
+  for (const [name, server] of Object.entries(servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // A server runs in its cwd (as specs.ts resolves it): the repository may not choose /etc.
-    const cwd = servers[name]?.cwd;
-    if (typeof cwd === "string" && servers[name]?.disabled !== true)
-      folder(`mcpServers.${name}.cwd`, ["mcpServers", name, "cwd"], cwd, true);
+    if (server.cwd !== undefined && server.disabled !== true)
+      folder(`mcpServers.${name}.cwd`, ["mcpServers", name, "cwd"], server.cwd, true);
     for (const [k, limit] of MCP_LIMITS)
-      longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], servers[name]?.[k], limit);
-    if (at(servers[name], ["boundary", "local_paths"]) === "allow") {
+      longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], server[k], limit);
+    if (server.boundary?.local_paths === "allow") {
       out.push({
         key: `mcpServers.${name}.boundary.local_paths`,
         path: ["mcpServers", name, "boundary", "local_paths"],
         why: "lets this server's results through with local paths in them (the output boundary's local-path rule off)",
       });
     }
-    if (at(servers[name], ["env", "PATH"]) !== undefined) {
+    if (server.env?.PATH !== undefined) {
       out.push({
         key: `mcpServers.${name}.env.PATH`,
         path: ["mcpServers", name, "env", "PATH"],
         why: "replaces the fixed PATH this server (and every program it starts by name) is found on",
       });
     }
-    if (at(servers[name], ["oauth"]) !== undefined) {
+    if (server.oauth !== undefined) {
       out.push({
         key: `mcpServers.${name}.oauth`,
         path: ["mcpServers", name, "oauth"],

@@ -6,6 +6,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { ensureStateFolder } from "../../fs/state-folder.ts";
 import { join, relative, resolve } from "node:path";
 import { defineTool, type ToolContext } from "../../catalog/declare.ts";
+import type { ConfigData } from "../../config/schema.ts";
 import { ok, refuse, type Outcome } from "../../result/result.ts";
 import { git, makeCopy, registrationOf, removeTree } from "../gates/copy.ts";
 import { removeChange, removeWorktree, writeChange } from "./change.ts";
@@ -29,10 +30,10 @@ export interface DelegationConfig {
 }
 
 export const delegationOf = (ctx: {
-  config?: Readonly<Record<string, any>>;
+  config?: ConfigData;
   workspace: string;
 }): DelegationConfig & { root: string | null } => {
-  const d = (ctx.config?.delegation ?? {}) as Partial<DelegationConfig>;
+  const d = ctx.config?.delegation ?? {};
   return {
     timeout_secs: 600,
     max_output_chars: 12_000,

@@ -65,7 +65,7 @@ export default defineTool({
 async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext): Promise<Outcome<unknown>> {
   const checked = args.junit === undefined ? null : resolveInside(ctx.workspace, args.junit);
   const junitChecked = checked?.ok ? checked.value.abs : undefined;
-  const conf = { ...DEFAULTS, ...(ctx.config?.gates ?? {}) } as typeof DEFAULTS;
+  const conf = { ...DEFAULTS, ...ctx.config?.gates };
   let dir: string;
   try {
     dir = realpathSync(resolve(ctx.workspace, conf.directory));

@@ -4,4 +4,4 @@ import mostHealth from "./most-health.ts";
 import mostCreateChat from "./most-create-chat.ts";
 import mostSendMessage from "./most-send-message.ts";
 
-export const mostTools: readonly ToolDeclaration<any>[] = [mostHealth, mostCreateChat, mostSendMessage];
+export const mostTools: readonly ToolDeclaration[] = [mostHealth, mostCreateChat, mostSendMessage];

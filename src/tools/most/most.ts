@@ -37,7 +37,7 @@ export function readToken(path: string): Outcome<string> {
 }
 
 /** One request to Most; a 2xx JSON answer is the result. */
-export async function callMost(tool: string, method: "GET" | "POST", path: string, body: unknown, ctx: ToolContext): Promise<Outcome<any>> {
+export async function callMost(tool: string, method: "GET" | "POST", path: string, body: unknown, ctx: ToolContext): Promise<Outcome<unknown>> {
   if (!ctx.most || !ctx.http) return refuse("most.unavailable", "Most is not configured: set MOST_SERVICE_TOKEN_FILE and MOST_SERVICE_URL");
   const token = readToken(ctx.most.tokenFile);
   if (!token.ok) return token;

@@ -26,7 +26,7 @@ export async function operatorJson(
   http: HttpClient,
   req: OperatorRequest,
   words: OperatorWords,
-): Promise<Outcome<any>> {
+): Promise<Outcome<unknown>> {
   const got = await http.get(`${req.base.replace(/\/+$/, "")}${req.path}`, {
     method: req.method,
     headers: {

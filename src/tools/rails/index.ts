@@ -5,4 +5,4 @@ import bankGet from "./bank-get.ts";
 import librarian from "./librarian.ts";
 import research from "./research.ts";
 
-export const railTools: readonly ToolDeclaration<any>[] = [bankSearch, bankGet, librarian, research];
+export const railTools: readonly ToolDeclaration[] = [bankSearch, bankGet, librarian, research];

@@ -31,7 +31,7 @@ export default defineTool({
   }),
   needs: () => ok([{ kind: "run", value: "bash" }]),
   handler: async (args, ctx) => {
-    const conf = (ctx.config?.bash ?? {}) as { timeout_secs?: number; max_timeout_secs?: number };
+    const conf = ctx.config?.bash ?? {};
     const max = conf.max_timeout_secs ?? DEFAULT_MAX_TIMEOUT_SECS;
     // The caller's --timeout (already at most max) replaces the default; the arguments' own, if shorter, still holds.
     const asked = args.timeout_secs ?? ctx.timeoutSecs ?? Math.min(conf.timeout_secs ?? DEFAULT_TIMEOUT_SECS, max);

@@ -12,7 +12,7 @@ const yieldUntil = defineTool({
   approval: "never",
   needs: () => ({ ok: true, value: [] }),
   handler: async (args, ctx) => {
-    const cap = ((ctx.config?.tasks ?? {}) as { yield_cap_secs?: number }).yield_cap_secs ?? DEFAULT_YIELD_CAP_SECS;
+    const cap = ctx.config?.tasks?.yield_cap_secs ?? DEFAULT_YIELD_CAP_SECS;
     return waitFor(args.task_ids, args.mode ?? "any", Math.min(args.timeout_secs ?? 30, cap), ctx);
   },
 });
