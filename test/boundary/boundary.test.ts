@@ -10,8 +10,8 @@ import {
 } from "../../src/boundary/boundary.ts";
 import { keySkeleton, normalizeKey, SECRET_KEY_SUFFIXES } from "../../src/boundary/keys.ts";
 import { rootsOf } from "../../src/boundary/paths.ts";
-import { mustAccept, mustReject } from "../../src/boundary/samples.ts";
-import { SAMPLE_MACHINE } from "../../src/boundary/samples-paths.ts";
+import { mustAccept, mustReject } from "./samples.ts";
+import { SAMPLE_MACHINE } from "./samples-paths.ts";
 import { NON_ASCII, scanText, shortAsciiRule, startsLikeJson, textRule } from "../../src/boundary/scan.ts";
 
 const EXTERNAL: BoundaryOptions = { localPaths: true, machineRoots: SAMPLE_MACHINE };

@@ -2,7 +2,7 @@
 // documented example and real servers' answers (what the old token rule withheld wrongly and let
 // through wrongly, from real servers' results), both ways. samples.ts adds them to the table that
 // test/boundary/boundary.test.ts runs. Data only.
-import type { BoundaryOptions, BoundaryRule } from "./boundary.ts";
+import type { BoundaryOptions, BoundaryRule } from "../../src/boundary/boundary.ts";
 
 export interface RejectSample {
   name: string;

@@ -2,7 +2,7 @@
 // the near misses it must accept. test/boundary/boundary.test.ts runs every row; the table is
 // also the readable statement of docs/boundary.md "How text is read"; the local-path rows are in
 // samples-paths.ts. Data only.
-import type { BoundaryOptions } from "./boundary.ts";
+import type { BoundaryOptions } from "../../src/boundary/boundary.ts";
 import { pathAccepts, pathRejects, type AcceptSample, type RejectSample } from "./samples-paths.ts";
 
 export type { AcceptSample, RejectSample } from "./samples-paths.ts";
