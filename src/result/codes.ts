@@ -1,25 +1,12 @@
 // Every refusal code toolgate gives, in one list: how each ends a command (its exit code and
 // outcome) and what it means. `refuse()` and the result types take only these codes (tsc refuses
 // any other), exit.ts reads the exit codes from here, and docs/errors.md is generated from it
-// (bun run gen:errors). A plain object literal that imports nothing: cheap to load.
+// (bun run gen:errors). Plain object literals (the tools' codes in codes-tools.ts): cheap to load.
 
-/**
- * How a code reaches the user:
- * - `failed`: a result with status "failed" (printed, journaled);
- * - `indeterminate`: a result with status "indeterminate": the effect is unknown (recorded, never replayed);
- * - `either`: "failed" from a built-in tool, "indeterminate" (exit 3) from a tool that runs outside toolgate;
- * - `stderr`: no result: the command stops before any call and says why on stderr (the code itself is not shown);
- * - `journal`: no result: a journal row's code, which `toolgate log` shows.
- */
-export type CodeOutcome = "failed" | "indeterminate" | "either" | "stderr" | "journal";
+import type { CodeInfo } from "./code-info.ts";
+import { TOOL_CODES } from "./codes-tools.ts";
 
-export interface CodeInfo {
-  /** The command's exit code (for `either`, the failed one; 130 stands for 130 or 143, by the signal); null when the code ends no command. */
-  readonly exit: 1 | 2 | 3 | 4 | 5 | 130 | null;
-  readonly outcome: CodeOutcome;
-  /** One line a user can read: what happened, in general (the refusal's message names the case and the fix). */
-  readonly meaning: string;
-}
+export type { CodeInfo, CodeOutcome } from "./code-info.ts";
 
 export const CODES = {
   cancelled: { exit: 130, outcome: "failed", meaning: "a signal ended the call (130: SIGINT, Ctrl-C; 143: SIGTERM); what it ran was stopped with its whole process tree" },
@@ -36,63 +23,13 @@ export const CODES = {
   "authored.invalid_manifest": { exit: 5, outcome: "stderr", meaning: "an authored tool's tool.json cannot be read or is invalid" },
   "authored.output_too_large": { exit: 1, outcome: "failed", meaning: "an authored tool printed more on stdout than is read" },
   "authored.timeout": { exit: 1, outcome: "failed", meaning: "an authored tool did not finish within its timeout_secs; its process tree was ended" },
-  "bash.cancelled": { exit: 1, outcome: "failed", meaning: "the call was cancelled; the command was stopped with its whole process tree" },
-  "bash.exit": { exit: 1, outcome: "failed", meaning: "the command exited with a non-zero code; its output tails are in details" },
-  "bash.signalled": { exit: 1, outcome: "failed", meaning: "the command was killed by a signal" },
-  "bash.timeout": { exit: 1, outcome: "failed", meaning: "the command did not finish within timeout_secs and was stopped with its whole process tree" },
-  "bash.timeout_above_max": { exit: 1, outcome: "failed", meaning: "timeout_secs is above bash.max_timeout_secs" },
   "catalog.bad_name": { exit: 5, outcome: "stderr", meaning: "a tool source offers a tool whose name breaks the naming rule" },
   "catalog.bad_schema": { exit: 5, outcome: "stderr", meaning: "a tool's input schema is not a JSON object schema" },
   "catalog.collision": { exit: 5, outcome: "stderr", meaning: "two tools have the same name after normalization (no source has priority)" },
-  "change.applied": { exit: 1, outcome: "failed", meaning: "the change was already applied; a change is applied or discarded once" },
-  "change.conflict": { exit: 1, outcome: "failed", meaning: "the change conflicts with the checkout; nothing was written" },
-  "change.discarded": { exit: 1, outcome: "failed", meaning: "the change was already discarded; a change is applied or discarded once" },
-  "change.failed": { exit: 1, outcome: "failed", meaning: "reading the change or the checkout failed (git or the file system)" },
-  "change.incomplete": { exit: 1, outcome: "failed", meaning: "the change was applied only in part; details list what was and was not written" },
-  "change.nested_repository": { exit: 1, outcome: "failed", meaning: "the child's worktree holds a git repository of its own, so the change is not read" },
-  "change.outdated": { exit: 1, outcome: "failed", meaning: "the change was kept by an earlier toolgate and cannot be applied: discard it and run the task again" },
-  "change.protected": { exit: 1, outcome: "failed", meaning: "the change touches files apply_change never writes (.git, toolgate's state and control files, outside the workspace)" },
-  "change.running": { exit: 1, outcome: "failed", meaning: "the change's write child is still working" },
-  "change.unconfigured": { exit: 1, outcome: "failed", meaning: "delegation.worktree_root is not set" },
-  "change.unknown": { exit: 1, outcome: "failed", meaning: "no change with that change_id" },
   "config.invalid": { exit: 5, outcome: "stderr", meaning: "an MCP server's entry in the config is invalid" },
   deadline: { exit: 1, outcome: "either", meaning: "the call did not finish within its deadline; for a tool outside toolgate the effect is unknown" },
   descriptor_changed: { exit: 5, outcome: "failed", meaning: "the tool's descriptor differs from the one pinned in toolgate.lock, or changed since the catalog was cached" },
   descriptor_unpinned: { exit: 5, outcome: "failed", meaning: "the tool is not in toolgate.lock" },
-  "desk.conflict": { exit: 1, outcome: "failed", meaning: "someone else wrote the desk since the version given: read it again, merge, write" },
-  "desk.too_large": { exit: 1, outcome: "failed", meaning: "the desk page is above its size bound" },
-  "dev_check.cancelled": { exit: 1, outcome: "failed", meaning: "the call was cancelled; the running gate was stopped and its copy removed" },
-  "dev_check.copy_failed": { exit: 1, outcome: "failed", meaning: "the working tree could not be copied for the gates (git failed)" },
-  "dev_check.failed": { exit: 1, outcome: "failed", meaning: "one or more gates failed; their tails are in details" },
-  "dev_check.junit_moved": { exit: 1, outcome: "failed", meaning: "the JUnit path resolves elsewhere than when its permission was checked; nothing was written" },
-  "dev_check.nested_repository": { exit: 1, outcome: "failed", meaning: "the gates directory lies in a git repository nested inside the workspace" },
-  "dev_check.no_commit": { exit: 1, outcome: "failed", meaning: "the repository has no commit yet" },
-  "dev_check.no_gates": { exit: 1, outcome: "failed", meaning: "the gates directory does not exist or no script matches gates.pattern" },
-  "dev_check.not_a_repository": { exit: 1, outcome: "failed", meaning: "the gates directory is not inside a git repository" },
-  "dev_check.pattern_invalid": { exit: 1, outcome: "failed", meaning: "gates.pattern is not a file name with exactly one \"*\"" },
-  "dev_check.unknown_gate": { exit: 1, outcome: "failed", meaning: "no gate with that name" },
-  "env.conflict": { exit: 1, outcome: "failed", meaning: "a child's environment variable is given twice, from two sources" },
-  "env.execution_control": { exit: 1, outcome: "failed", meaning: "the variable changes what a child executes before its own code runs, and is never passed on" },
-  "env.invalid_name": { exit: 1, outcome: "failed", meaning: "not a valid environment variable name" },
-  "env.invalid_value": { exit: 1, outcome: "failed", meaning: "an environment value is not allowed (a NUL character, a PATH that is not absolute folders)" },
-  "env.reserved": { exit: 1, outcome: "failed", meaning: "the variable is fixed by the launcher and cannot be set" },
-  "env.secret_too_short": { exit: 1, outcome: "failed", meaning: "a bound secret is too short to be redacted" },
-  "env.unknown_group": { exit: 1, outcome: "failed", meaning: "no environment pass-through group with that name" },
-  "file.ambiguous": { exit: 1, outcome: "failed", meaning: "old_string occurs more than once: add context, or pass replace_all" },
-  "file.binary": { exit: 1, outcome: "failed", meaning: "the file is not UTF-8 text" },
-  "file.exists": { exit: 1, outcome: "failed", meaning: "the file already exists: pass overwrite: true to replace it" },
-  "file.missing": { exit: 1, outcome: "failed", meaning: "the file or folder does not exist" },
-  "file.no_change": { exit: 1, outcome: "failed", meaning: "old_string and new_string are the same: the edit would change nothing" },
-  "file.no_match": { exit: 1, outcome: "failed", meaning: "old_string does not occur in the file; details name the nearest candidate" },
-  "file.not_a_directory": { exit: 1, outcome: "failed", meaning: "the path is a file where a folder is needed" },
-  "file.not_a_file": { exit: 1, outcome: "failed", meaning: "the path is a folder or another non-regular file where a file is needed" },
-  "file.parent_not_a_folder": { exit: 1, outcome: "failed", meaning: "the file cannot be created: a part of its path is not a folder" },
-  "file.stale": { exit: 1, outcome: "failed", meaning: "the file changed since the digest cited was read: read it again" },
-  "file.too_large": { exit: 1, outcome: "failed", meaning: "the file is above the read bound" },
-  "file.unreadable": { exit: 1, outcome: "failed", meaning: "the file cannot be read" },
-  "file.unwritable": { exit: 1, outcome: "failed", meaning: "the file or its folder cannot be written" },
-  "file.verify_failed": { exit: 1, outcome: "failed", meaning: "the file was written, but reading it back gave other content (another writer?)" },
-  "find.invalid": { exit: 1, outcome: "failed", meaning: "the pattern is invalid, or leaves the folder searched" },
   "journal.unfinished": { exit: 3, outcome: "indeterminate", meaning: "a call's journal row was never finished (its process ended mid-call): the effect is unknown" },
   "las.agent_id_missing": { exit: 5, outcome: "stderr", meaning: "Las's skarbiec surface needs las.agent_id" },
   "las.boot": { exit: 5, outcome: "stderr", meaning: "Las could not be started or listed" },
@@ -115,61 +52,21 @@ export const CODES = {
   "mcp.restarting": { exit: 1, outcome: "failed", meaning: "the supervised MCP server is down and being restarted: try again shortly" },
   "mcp.server_down": { exit: 1, outcome: "failed", meaning: "the MCP server is down: it is no longer restarted, or cannot be reached" },
   "mcp.withheld": { exit: 1, outcome: "failed", meaning: "an optional server is withheld (its names collide or break the naming rule), or this tool is (what it declares breaks the output boundary)" },
-  "most.invalid_response": { exit: 1, outcome: "failed", meaning: "Most answered something that is not JSON, or too much" },
-  "most.status": { exit: 1, outcome: "failed", meaning: "Most answered with an HTTP status other than 2xx" },
-  "most.token_missing": { exit: 1, outcome: "failed", meaning: "the Most token file does not exist or is empty" },
-  "most.token_too_open": { exit: 1, outcome: "failed", meaning: "the Most token file may be read or written by others: chmod 600" },
-  "most.token_unreadable": { exit: 1, outcome: "failed", meaning: "the Most token file cannot be read, or is not a regular file" },
-  "most.unavailable": { exit: 1, outcome: "failed", meaning: "Most is not configured (MOST_SERVICE_TOKEN_FILE and MOST_SERVICE_URL)" },
   "name_budget.invalid": { exit: 2, outcome: "stderr", meaning: "--name-budget is not a whole number in its range" },
-  "net.cancelled": { exit: 1, outcome: "failed", meaning: "the request was cancelled" },
-  "net.failed": { exit: 1, outcome: "failed", meaning: "the request failed for another network reason" },
-  "net.timeout": { exit: 1, outcome: "failed", meaning: "the host did not answer in time" },
-  "net.tls": { exit: 1, outcome: "failed", meaning: "the TLS connection failed (certificate, host name, protocol)" },
-  "net.unreachable": { exit: 1, outcome: "failed", meaning: "the host cannot be reached" },
-  "path.changed": { exit: 1, outcome: "failed", meaning: "the path changed between its check and its use (a link swapped in); nothing was done" },
-  "path.invalid": { exit: 1, outcome: "failed", meaning: "the path cannot be used (a NUL character, a symlink loop, a workspace that is gone)" },
-  "path.outside_workspace": { exit: 1, outcome: "failed", meaning: "the path is absolute or resolves outside the workspace" },
-  "path.protected": { exit: 1, outcome: "failed", meaning: "file tools never write there (.git, toolgate's state folder, its control files)" },
   "permission.denied": { exit: 4, outcome: "failed", meaning: "a permission the call needs is not granted, or a deny rule refuses it; details name the flags" },
   "profile.excluded": { exit: 1, outcome: "failed", meaning: "the tool is not offered in this session's profile" },
   "profile.reserved": { exit: 5, outcome: "stderr", meaning: "the config redefines a built-in profile" },
   "profile.unknown": { exit: 2, outcome: "stderr", meaning: "no profile with the name given to --profile" },
-  "rail.invalid_response": { exit: 1, outcome: "failed", meaning: "the rail's endpoint did not answer JSON" },
-  "rail.status": { exit: 1, outcome: "failed", meaning: "the rail's endpoint answered with an HTTP status other than 2xx" },
-  "rail.too_large": { exit: 1, outcome: "failed", meaning: "the rail's endpoint answered more than is read" },
-  "rail.unavailable": { exit: 1, outcome: "failed", meaning: "the rail has no endpoint configured" },
   redaction_failed: { exit: 1, outcome: "failed", meaning: "bound secrets could not be redacted from the result, so none of it is shown" },
   remote_tool: { exit: 1, outcome: "failed", meaning: "the tool outside toolgate answered with an error (an isError result or a JSON-RPC error)" },
   "schema.unsupported": { exit: 1, outcome: "failed", meaning: "the tool's input schema cannot be checked, so the tool is not called" },
-  "scratch.command_refused": { exit: 1, outcome: "failed", meaning: "not one of the commands scratch_read runs" },
-  "scratch.exit": { exit: 1, outcome: "failed", meaning: "the scratch_read command exited with a non-zero code" },
-  "scratch.flag_refused": { exit: 1, outcome: "failed", meaning: "the command does not take that flag in scratch_read" },
-  "scratch.missing": { exit: 1, outcome: "failed", meaning: "the scratch folder does not exist" },
-  "scratch.path_invalid": { exit: 1, outcome: "failed", meaning: "the path cannot be used (a NUL character, a symlink loop, cannot be opened)" },
-  "scratch.path_missing": { exit: 1, outcome: "failed", meaning: "the path does not exist in the scratch folder" },
-  "scratch.path_outside": { exit: 1, outcome: "failed", meaning: "the path is absolute or resolves outside the scratch folder" },
-  "scratch.too_many_paths": { exit: 1, outcome: "failed", meaning: "more paths than scratch_read takes in one call" },
   sensitive_output_rejected: { exit: 1, outcome: "failed", meaning: "the result broke the output boundary and was withheld whole (stderr names the rule and where)" },
   "serve.http_bind": { exit: 5, outcome: "stderr", meaning: "serve --http cannot listen on the address given" },
   "serve.shutting_down": { exit: 1, outcome: "failed", meaning: "toolgate serve is shutting down; the call was not run" },
-  "skill.unknown": { exit: 1, outcome: "failed", meaning: "no skill card with that name" },
-  "task.ambiguous": { exit: 1, outcome: "failed", meaning: "the task id prefix names more than one task" },
-  "task.not_found": { exit: 1, outcome: "failed", meaning: "no task with that id in this lane" },
-  "task.objective": { exit: 1, outcome: "failed", meaning: "the task's objective is empty or too long" },
-  "task.start_failed": { exit: 1, outcome: "failed", meaning: "the background task's supervisor could not be started" },
-  "task.unavailable": { exit: 1, outcome: "failed", meaning: "background tasks are not kept in this session" },
-  "task.unconfigured": { exit: 1, outcome: "failed", meaning: "delegation is not configured (delegation.command, delegation.worktree_root)" },
-  "task.unsupported_command": { exit: 1, outcome: "failed", meaning: "task_control does not support that command" },
-  "task.worktree": { exit: 1, outcome: "failed", meaning: "the write child's worktree could not be made" },
-  "task.write_scope_busy": { exit: 1, outcome: "failed", meaning: "another active task holds the write scope" },
   transport_lost: { exit: 3, outcome: "indeterminate", meaning: "the connection to the server failed mid-call: whether the call acted is unknown" },
   unknown_tool: { exit: 1, outcome: "failed", meaning: "no tool with that name in this catalog" },
-  "url.rejected": { exit: 1, outcome: "failed", meaning: "the URL policy refuses the URL (scheme, address, redirect); details.rule says which rule" },
   usage: { exit: 2, outcome: "stderr", meaning: "an option of serve --http is wrong (address, token file)" },
-  "web.binary": { exit: 1, outcome: "failed", meaning: "the page is not text" },
-  "web.status": { exit: 1, outcome: "failed", meaning: "the server answered with an HTTP status other than 2xx" },
-  "web.unavailable": { exit: 1, outcome: "failed", meaning: "there is no network adapter here" },
+  ...TOOL_CODES,
 } as const satisfies Record<string, CodeInfo>;
 
 /** A registered refusal code: `refuse()` and the result types take only these. */
