@@ -3,8 +3,9 @@ import { buildCatalog, normalizeName, toolDigest, type Adapter, type ToolSource 
 import { builtinSources } from "../../src/catalog/builtin.ts";
 import { canonicalJson } from "../../src/catalog/canonical.ts";
 import { builtinTools } from "../../src/tools/index.ts";
+import { remoteTerms } from "../helpers.ts";
 
-const adapter: Adapter = { builtin: false, needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) };
+const adapter: Adapter = { needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) };
 const src = (over: Partial<ToolSource>): ToolSource => ({
   origin: "mcp:alpha",
   rawName: "search",
@@ -13,6 +14,7 @@ const src = (over: Partial<ToolSource>): ToolSource => ({
   inputSchema: { type: "object", properties: {} },
   effect: "read",
   approval: "required",
+  terms: remoteTerms(),
   adapter,
   ...over,
 });
