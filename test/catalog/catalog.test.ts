@@ -108,6 +108,16 @@ describe("catalog", () => {
     expect(reads).toEqual(["search"]);
   });
 
+  test("a built-in's terms: its generated check on the grants, its own words past the boundary unless its output comes from outside, its own timer when it times its runs", () => {
+    const terms = (name: string) => builtinSources(builtinTools).find((s) => s.name === name)!.terms;
+    expect(terms("file_read")).toMatchObject({ validation: { kind: "generated" }, settle: { by: "grants" }, boundary: { localPaths: { rule: "own-words" }, apps: false }, secrets: [], audit: null, time: { kind: "default" }, acts: "here" });
+    expect(terms("web_extract").boundary.localPaths).toEqual({ rule: "on" });
+    expect(typeof terms("web_extract").audit).toBe("function");
+    expect(terms("dev_check").time).toEqual({ kind: "own", deadlineMs: 2 ** 31 - 1, limit: null });
+    const bash = terms("bash").time;
+    expect(bash.kind === "own" && bash.limit?.({ bash: { max_timeout_secs: 45 } })).toEqual({ secs: 45, setBy: "bash.max_timeout_secs" });
+  });
+
   test("normalization lowercases and maps - to _", () => {
     expect(normalizeName("Search-A")).toBe("search_a");
   });
