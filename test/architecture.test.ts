@@ -234,6 +234,21 @@ describe("architecture", () => {
   // by src/telemetry/export.ts alone, and that module only through a dynamic import in telemetry.ts
   // and in the exporter's worker (which telemetry.ts starts), taken once an endpoint is set
   // (telemetryFor is undefined otherwise: test/telemetry/env.test.ts).
+  // What a tool needs from the pipeline is declared by its source (catalog/terms.ts: every field
+  // required, so a new source states each one); the adapter only runs the tool. An optional member
+  // on either is a source's special case creeping back as a knob the stages must remember to read.
+  test("the Adapter has no optional member but begin (a run in two phases), and Terms none", () => {
+    const membersOf = (rel: string, name: string) => {
+      const text = sources.find((s) => s.rel === rel)!.text;
+      const body = text.slice(text.indexOf(`export interface ${name} {`)).match(/^export interface \w+ \{\n([\s\S]*?)^\}/m)![1]!;
+      // The interface's own members (two spaces in), each marked "?" when optional.
+      return [...body.matchAll(/^ {2}(?:readonly )?(\w+)(\??)[:(]/gm)].map((m) => `${m[1]}${m[2]}`);
+    };
+    expect(membersOf("catalog/catalog.ts", "Adapter")).toEqual(["needs", "run", "begin?"]);
+    const terms = membersOf("catalog/terms.ts", "Terms");
+    expect(terms).toEqual(["validation", "settle", "boundary", "secrets", "audit", "time", "acts"]);
+  });
+
   test("OpenTelemetry is imported only by telemetry/export.ts, and that only dynamically", () => {
     expect(sources.filter((s) => valueImports(s.text).some((i) => i.startsWith("@opentelemetry/"))).map((s) => s.rel)).toEqual(["telemetry/export.ts"]);
     const exporter = join(SRC, "telemetry", "export.ts");

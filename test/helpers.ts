@@ -2,6 +2,7 @@
 // test/support/: wait.ts (bounded polling), http-mcp-server.ts (SDK servers over HTTP), pipeline.ts
 // (the call pipeline in process).
 import type { CallScope, ToolContext } from "../src/catalog/declare.ts";
+import type { Terms } from "../src/catalog/terms.ts";
 import { createHash } from "node:crypto";
 import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -101,6 +102,22 @@ export const noProcesses = {
     throw new Error("this test's tool starts no process");
   },
 };
+
+/**
+ * What a tool made by hand in a test needs from the pipeline, as a server's would be (the complete
+ * validator, the local-path rule, acting outside), but settled on the test's own grants and timed
+ * by the default deadline; `over` changes what a test is about.
+ */
+export const remoteTerms = (over: Partial<Terms> = {}): Terms => ({
+  validation: { kind: "external", defaults: false },
+  settle: { by: "grants" },
+  boundary: { localPaths: { rule: "on" }, apps: false },
+  secrets: [],
+  audit: null,
+  time: { kind: "default" },
+  acts: "outside",
+  ...over,
+});
 
 /** A call scope over `workspace` as `toolgate call` builds one (state in .toolgate, no records kept). */
 export function callScope(workspace: string, over: Partial<CallScope> = {}): CallScope {

@@ -10,6 +10,7 @@ import { ok, refuse, type Outcome, type Refusal } from "../result/result.ts";
 import { NEED_KINDS, type Manifest } from "./authored-manifest.ts";
 import { normalizeName, type ToolSource } from "./catalog.ts";
 import type { ToolContext } from "./declare.ts";
+import type { Terms } from "./terms.ts";
 
 export const AUTHORED_ORIGIN = "authored";
 /** stdout past this is refused unread: the output boundary allows 64 KiB, pretty-printing some more. */
@@ -82,7 +83,7 @@ export function envSecrets(m: Manifest, parentEnv: Readonly<Record<string, strin
 }
 
 const withSecrets = (s: ToolSource, secrets: readonly string[]): ToolSource =>
-  secrets.length > 0 ? { ...s, adapter: { ...s.adapter, secrets } } : s;
+  secrets.length > 0 ? { ...s, terms: { ...s.terms, secrets } } : s;
 
 /** `waiver`: whether the manifest's own "never" holds (default: it does not, as for an untrusted config). */
 export function toSource(m: Manifest, waiver: Waiver = "untrusted"): ToolSource {
@@ -97,15 +98,32 @@ export function toSource(m: Manifest, waiver: Waiver = "untrusted"): ToolSource 
     approval: waived ? "never" : "required",
     ...(m.approval === "never" && !waived ? { note: waiver === "changed" ? WAIVER_STALE : WAIVER_IGNORED } : {}),
     executable: m.identity,
+    terms: authoredTerms(m),
     adapter: {
-      builtin: false,
-      deadlineMs: m.timeoutSecs * 1000 + DEADLINE_SLACK_MS,
-      timeLimit: () => ({ secs: m.timeoutSecs, setBy: `timeout_secs in ${m.name}'s tool.json` }),
       needs: (_args, ctx) => ok(needsOf(m, ctx.workspace)),
       run: (args, ctx) => runAuthored(m, args, ctx),
     },
   };
 }
+
+/**
+ * What an authored tool needs from the pipeline: the complete validator with the schema's defaults
+ * filled in, the call's grants, the local-path rule on its output, its manifest's timeout_secs (the
+ * longest `--timeout`, applied to its own run), and no secrets until its `needs.env` binds some.
+ */
+const authoredTerms = (m: Manifest): Terms => ({
+  validation: { kind: "external", defaults: true },
+  settle: { by: "grants" },
+  boundary: { localPaths: { rule: "on" }, apps: false },
+  secrets: [],
+  audit: null,
+  time: {
+    kind: "own",
+    deadlineMs: m.timeoutSecs * 1000 + DEADLINE_SLACK_MS,
+    limit: () => ({ secs: m.timeoutSecs, setBy: `timeout_secs in ${m.name}'s tool.json` }),
+  },
+  acts: "outside",
+});
 
 /**
  * Static: running the tool itself, named by its folder (an authored tool is its own tool: a grant

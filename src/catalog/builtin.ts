@@ -3,6 +3,7 @@
 import { toolSchemas } from "../generated/schemas.ts";
 import type { ToolDeclaration } from "./declare.ts";
 import type { ToolSource } from "./catalog.ts";
+import type { Terms } from "./terms.ts";
 
 export const BUILTIN_ORIGIN = "builtin";
 
@@ -21,18 +22,30 @@ export function builtinSources(
       inputSchema: schema,
       effect: d.effect,
       approval: d.approval,
+      terms: builtinTerms(d),
       adapter: {
-        builtin: true,
-        ...(d.foreignOutput ? { foreignOutput: true } : {}),
-        ...(d.audit ? { audit: d.audit } : {}),
-        ...(d.secrets?.length ? { secrets: d.secrets } : {}),
-        // Tools that bound their own time get the longest timer there is (about 24 days).
-        ...(d.ownDeadline ? { deadlineMs: 2 ** 31 - 1 } : {}),
-        ...(d.timeLimit ? { timeLimit: d.timeLimit } : {}),
-        arkInput: d.input,
         needs: (args, ctx) => d.needs(args as never, ctx),
         run: (args, ctx) => d.handler(args as never, ctx),
       },
     };
   });
+}
+
+/**
+ * What a built-in (this binary's own tool: the built-ins, the rails, Most's, delegation's) needs
+ * from the pipeline: its generated check, the call's grants, its own words past the boundary
+ * (workspace-relative paths) unless its output comes from outside, the default deadline unless it
+ * times its own runs. What varies between built-ins comes from each one's declaration.
+ */
+export function builtinTerms(d: ToolDeclaration<any>): Terms {
+  return {
+    validation: { kind: "generated", explain: d.input },
+    settle: { by: "grants" },
+    boundary: { localPaths: d.foreignOutput ? { rule: "on" } : { rule: "own-words" }, apps: false },
+    secrets: d.secrets ?? [],
+    audit: d.audit ?? null,
+    // Tools that bound their own time get the longest timer there is (about 24 days).
+    time: d.ownDeadline ? { kind: "own", deadlineMs: 2 ** 31 - 1, limit: d.timeLimit ?? null } : { kind: "default" },
+    acts: "here",
+  };
 }

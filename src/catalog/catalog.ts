@@ -1,8 +1,6 @@
 // The catalog: one list of tool sources, two projections (rendered descriptors and
 // dispatch entries). Building it is pure: no clock, no randomness, no I/O.
-import type { Type, type as arkType } from "arktype";
-import type { ConfigData } from "../config/schema.ts";
-import type { Check, Need } from "../permission/types.ts";
+import type { Need } from "../permission/types.ts";
 import type { Outcome } from "../result/result.ts";
 import { refuse } from "../result/result.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
@@ -11,50 +9,25 @@ import {
   type ApprovalPolicy,
   type EffectClass,
   type NeedsContext,
-  type TimeLimit,
   type ToolContext,
 } from "./declare.ts";
+import type { Terms } from "./terms.ts";
 
 export type JsonSchema = Record<string, unknown>;
+export type { Terms } from "./terms.ts";
 
-/** How a dispatch entry runs: validation, needs and the call itself. */
+/**
+ * What runs a tool: its needs and the call itself. What the tool needs from the pipeline around
+ * the run (validation, the boundary, secrets, deadline) is its source's declaration (`Terms`).
+ */
 export interface Adapter {
   needs(args: unknown, ctx: NeedsContext): Outcome<Need[]>;
   run(args: unknown, ctx: ToolContext): Promise<Outcome<unknown>>;
-  /** Built-ins speak in workspace-relative paths, so the boundary's local-path rule is off for them. */
-  readonly builtin: boolean;
-  /** What the journal's preview shows of the arguments (a URL as scheme://host:port), when not the arguments. */
-  readonly audit?: (args: unknown) => unknown;
-  /** A built-in whose output is text from outside (a web page): the boundary judges it as a remote source's. */
-  readonly foreignOutput?: boolean;
-  /** Secret values bound to this source's calls: redacted from every view. */
-  readonly secrets?: readonly string[];
-  /** A relayed resources/read (serve): an MCP App's `ui://` HTML is held to the transport's bound, not 64 KiB (BoundaryOptions.apps). */
-  readonly apps?: boolean;
   /**
-   * The user switched the boundary's local-path rule off for this source (a server whose job is
-   * to answer with absolute paths): who did, for the journal (`--allow-local-paths=NAME`, a config key).
-   */
-  readonly localPathsOff?: string;
-  /** The call's own deadline, when the source has one (a remote request timeout); else the default. */
-  readonly deadlineMs?: number;
-  /**
-   * The longest a call may be given (`call --timeout`): a server's request timeout, an authored
-   * tool's timeout_secs, bash's max_timeout_secs. Absent: the default deadline for a source without
-   * deadlineMs, no bound for one that times each of its own runs.
-   */
-  readonly timeLimit?: (config: ConfigData | undefined) => TimeLimit;
-  /**
-   * Checks this source's needs instead of the call's permission stage (a server's start: flags or
-   * its start prompt, never the config's grants), so a call and its connect ask once.
-   */
-  readonly checkNeed?: (need: Need) => Check | Promise<Check>;
-  /** The arktype type behind the schema, when there is one: used only to explain a failed validation. */
-  readonly arkInput?: (t: typeof arkType) => Type<unknown>;
-  /**
-   * Called once steps 3-5 passed, before the call's started row: begins what the run needs that is
-   * an effect journaled on its own (an MCP server's start, with its `server_started` row), so it
-   * overlaps the row's write; returns the run that uses it (undefined: `run` as usual).
+   * A run in two phases, for a tool whose run needs an effect journaled on its own (an MCP
+   * server's start, with its `server_started` row): called once steps 3-5 passed, before the
+   * call's started row, so the start overlaps the row's write; returns the run that uses it
+   * (undefined: `run` as usual). Only servers' tools start something ahead: optional for the rest.
    */
   readonly begin?: () => Adapter["run"] | undefined;
 }
@@ -77,6 +50,8 @@ export interface ToolSource {
    * a server's command line or URL). Part of the digest: approvals and the lock follow the code.
    */
   readonly executable?: unknown;
+  /** What the tool needs from the pipeline, as its source declares it. */
+  readonly terms: Terms;
   readonly adapter: Adapter;
 }
 
@@ -95,6 +70,7 @@ export interface Descriptor {
 
 export interface Entry extends Descriptor {
   readonly rawName: string;
+  readonly terms: Terms;
   readonly adapter: Adapter;
 }
 
@@ -197,6 +173,7 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
       ...(s.note ? { note: s.note } : {}),
       ...(s.original !== undefined ? { original: s.original } : {}),
       rawName: s.rawName,
+      terms: s.terms,
       adapter: s.adapter,
     });
   }

@@ -31,13 +31,13 @@ export class CallRecord {
 
   /** The call's secret values, read at each use: a source's list can grow during the call (an OAuth token read or refreshed). */
   secrets = (): readonly string[] => {
-    const own = this.entry?.adapter.secrets;
+    const own = this.entry?.terms.secrets;
     return own?.length ? [...this.deps.secrets, ...own] : this.deps.secrets;
   };
 
   /** What the journal's preview shows of `value` (the source's audit view of it, when it has one). */
   preview(value: unknown, secrets: readonly string[] = this.secrets()): string {
-    const audit = this.entry?.adapter.audit;
+    const audit = this.entry?.terms.audit;
     return previewArgs(audit ? audit(value) : value, 240, secrets);
   }
 
@@ -106,8 +106,8 @@ export class CallRecord {
     // whose text is what the message was made from), else the refusal's own words.
     const r = result.ok ? undefined : result.refusal;
     const checkedValue = r === undefined ? (result as { value: unknown }).value : r.raw !== undefined ? r.raw : { message: r.message, details: r.details };
-    const pathsOff = entry.adapter.localPathsOff;
-    if (pathsOff !== undefined) this.#offDetail = { local_paths: "off", by: pathsOff };
+    const paths = entry.terms.boundary.localPaths;
+    if (paths.rule === "lifted") this.#offDetail = { local_paths: "off", by: paths.by };
     const violation = checkBoundary(checkedValue, boundaryFor(entry));
     // A violation replaces the result whole, with the boundary's fixed object (no tool name, no partial).
     if (violation) return this.finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation, r?.raw !== undefined ? r : undefined);

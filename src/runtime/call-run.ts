@@ -20,10 +20,11 @@ const OWN_TIMER_SLACK_MS = 2_000;
  * declare a time limit). `statedMs` is the deadline a refusal names.
  */
 export function deadlineOf(entry: Entry | undefined, deps: Pick<InvokeDeps, "deadlineMs" | "scope">): { deadlineMs: number; statedMs: number } {
-  const own = entry?.adapter.deadlineMs ?? deps.deadlineMs;
+  const time = entry?.terms.time;
+  const own = time?.kind === "own" ? time.deadlineMs : deps.deadlineMs;
   const asked = deps.scope.timeoutSecs === undefined ? undefined : deps.scope.timeoutSecs * 1000;
   if (asked === undefined || asked >= own) return { deadlineMs: own, statedMs: own };
-  return { deadlineMs: Math.min(own, asked + (entry?.adapter.timeLimit === undefined ? 0 : OWN_TIMER_SLACK_MS)), statedMs: asked };
+  return { deadlineMs: Math.min(own, asked + (time?.kind === "own" && time.limit !== null ? OWN_TIMER_SLACK_MS : 0)), statedMs: asked };
 }
 
 /** The adapter's answer, or a deadline refusal that is final (no boundary to pass: nothing came back). */
@@ -96,7 +97,7 @@ export class CallRun {
     if (ran === "deadline") {
       this.cancellation().abort();
       // A tool outside this process may have acted: its effect is unknown, never a plain failure.
-      const remote = !entry.adapter.builtin;
+      const remote = entry.terms.acts === "outside";
       const unknown = remote ? "; the effect is unknown and the call is not replayed" : "";
       // Still running after a signal cancelled it: the signal ended it (below), not the deadline.
       const after = interruptedBy(deps.signal) ? `${name} had not stopped when its time ran out${unknown}` : undefined;

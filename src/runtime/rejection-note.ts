@@ -12,7 +12,7 @@ import { mcpServerOf } from "../catalog/origin.ts";
  */
 export function rejectionNote(name: string, entry: Entry, v: BoundaryViolation, withheld: Refusal | undefined): string {
   const what = withheld ? `the server's error answer (${withheld.code}) was withheld` : "the result was withheld";
-  const remote = !entry.adapter.builtin;
+  const remote = entry.terms.acts === "outside";
   const acted = !remote
     ? ""
     : withheld

@@ -126,7 +126,7 @@ async function checkSandbox(booted: Booted, tool: string, verbose: ((line: strin
   const sandbox = booted.sandbox;
   verbose?.(`sandbox: ${sandbox.summary}`);
   const entry = booted.catalog.entries.get(tool);
-  if (!sandbox.wrapper || !entry || (entry.adapter.builtin && !SANDBOXED_BUILTINS.has(tool))) return;
+  if (!sandbox.wrapper || !entry || (entry.terms.acts === "here" && !SANDBOXED_BUILTINS.has(tool))) return;
   const problem = await sandboxProblem(sandbox, booted.workspace);
   if (problem === null) return;
   await booted.remote?.shutdown();

@@ -1,7 +1,6 @@
 // The pipeline's checks before anything runs, one function each: the name (resolve), the arguments
 // (validate), the profile, the permissions; and the boundary's rules for what a tool produces.
 import type { Entry } from "../catalog/catalog.ts";
-import { isOrigin } from "../catalog/origin.ts";
 import type { BoundaryOptions } from "../boundary/boundary.ts";
 import type { Need } from "../permission/types.ts";
 import type { Outcome, Refusal } from "../result/result.ts";
@@ -22,7 +21,8 @@ const validators = new WeakMap<Entry, Validator>();
  */
 const validatorFor = (e: Entry): Validator => {
   let v = validators.get(e);
-  if (!v) validators.set(e, (v = e.adapter.builtin ? (generatedValidator(e.inputSchema) ?? compileSchema(e.inputSchema)) : compileExternal(e.inputSchema, { fillDefaults: isOrigin(e.origin, "authored") })));
+  const how = e.terms.validation;
+  if (!v) validators.set(e, (v = how.kind === "generated" ? (generatedValidator(e.inputSchema) ?? compileSchema(e.inputSchema)) : compileExternal(e.inputSchema, { fillDefaults: how.defaults })));
   return v;
 };
 
@@ -40,7 +40,8 @@ export async function validate(entry: Entry, args: unknown): Promise<Outcome<unk
   }
   const checked = validator(args);
   if (checked.ok) return { ok: true, value: checked.value };
-  const explained = entry.adapter.arkInput ? await explainWithArktype(entry.adapter.arkInput, args, checked.issues) : checked.issues;
+  const how = entry.terms.validation;
+  const explained = how.kind === "generated" && how.explain ? await explainWithArktype(how.explain, args, checked.issues) : checked.issues;
   const issues = withKeySuggestions(explained, entry.inputSchema, args);
   return { ok: false, refusal: { code: "args.invalid", message: `invalid arguments for ${name}: ${formatIssues(issues)}`, details: { issues } } };
 }
@@ -67,8 +68,9 @@ export async function permit(entry: Entry, needs: readonly Need[], deps: Pick<In
   const checked: Need[] = [];
   const grants: Admitted["grants"][number][] = [];
   const missing = new MissingGrants();
+  const settle = entry.terms.settle;
   for (const need of needs) {
-    const r = await (entry.adapter.checkNeed ? entry.adapter.checkNeed(need) : deps.permissions.check(need, entry.name));
+    const r = await (settle.by === "start" ? settle.check(need) : deps.permissions.check(need, entry.name));
     if (!r.ok && missing.add(r, deps.approval.ask === undefined)) continue;
     if (!r.ok) return { refusal: gateRefusal(r) };
     checked.push(r.value === undefined ? need : { ...need, value: r.value });
@@ -90,6 +92,6 @@ export function unknownTool(name: string, callable: Iterable<string>): Refusal {
  * to the transport's bound.
  */
 export const boundaryFor = (entry: Entry | undefined): BoundaryOptions => ({
-  localPaths: entry === undefined || ((!entry.adapter.builtin || entry.adapter.foreignOutput === true) && entry.adapter.localPathsOff === undefined),
-  ...(entry?.adapter.apps === true ? { apps: true } : {}),
+  localPaths: entry === undefined || entry.terms.boundary.localPaths.rule === "on",
+  ...(entry?.terms.boundary.apps === true ? { apps: true } : {}),
 });

@@ -9,10 +9,9 @@ import { DEADLINE_MS } from "./call-deps.ts";
 export const MAX_TIMEOUT_SECS = 2_000_000;
 
 export function timeLimitOf(entry: Entry, config: Readonly<Record<string, any>> | undefined): TimeLimit | undefined {
-  if (entry.adapter.timeLimit) return entry.adapter.timeLimit(config);
-  return entry.adapter.deadlineMs === undefined
-    ? { secs: DEADLINE_MS / 1000, setBy: "the deadline of a built-in's call" }
-    : undefined;
+  const time = entry.terms.time;
+  if (time.kind === "default") return { secs: DEADLINE_MS / 1000, setBy: "the deadline of a built-in's call" };
+  return time.limit?.(config);
 }
 
 /** The deadline a call gets for `secs`, and the limit that cut it down when it did. */

@@ -52,17 +52,19 @@ export function relayEntry(
       executable: executableOf(spec),
     }),
     inputSchema: schema,
-    adapter: {
-      // The fast schema check; its output is judged as a remote source's (local paths and all).
-      builtin: true,
-      foreignOutput: true,
-      secrets: sources.secretsOf(spec),
+    // The fast schema check; its output is judged as a remote source's (local paths and all).
+    terms: {
+      validation: { kind: "generated", explain: null },
+      settle: { by: "start", check: (need) => sources.checkStart(spec, need) },
       // A read may be an MCP App's interface (ui://, text/html): held to the transport's bound, not 64 KiB.
-      ...(method === "resources/read" ? { apps: true } : {}),
-      ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
-      deadlineMs: spec.timeoutMs + 2_000,
+      boundary: { localPaths: spec.localPathsOff ? { rule: "lifted", by: spec.localPathsOff } : { rule: "on" }, apps: method === "resources/read" },
+      secrets: sources.secretsOf(spec),
+      audit: null,
+      time: { kind: "own", deadlineMs: spec.timeoutMs + 2_000, limit: null },
+      acts: "here",
+    },
+    adapter: {
       needs: () => ({ ok: true, value: [...spec.needs] }),
-      checkNeed: (need) => sources.checkStart(spec, need),
       run: (args, ctx) =>
         request(spec, method, args as Record<string, unknown>, {
           sources,

@@ -4,6 +4,7 @@
 // lost mid-call, no answer within toolgate's own deadline, or the call cut by its caller → indeterminate. Under
 // supervision (src/servers/supervisor.ts) what the supervisor refuses now is refused first.
 import type { ToolSource } from "../catalog/catalog.ts";
+import type { Terms } from "../catalog/terms.ts";
 import type { Connection, Declared } from "../mcp/connect.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Peer } from "../mcp/peer.ts";
@@ -29,9 +30,33 @@ export interface RemoteCalls {
   checkStart(spec: RemoteSpec, need: Need): Check | Promise<Check>;
 }
 
+/**
+ * What a server's tool (MCP or Las) needs from the pipeline: the complete validator, its needs
+ * settled by the server's start check (shared with the connect: one call, one prompt), the
+ * local-path rule unless the user lifted it for this server, its bound secrets (live: OAuth tokens
+ * join them once read or saved, before the views use them), its request timeout (the longest
+ * `--timeout`, which the request then uses).
+ */
+export function serverTerms(spec: RemoteSpec, remote: Pick<RemoteCalls, "secretsOf" | "checkStart">): Terms {
+  return {
+    validation: { kind: "external", defaults: false },
+    settle: { by: "start", check: (need) => remote.checkStart(spec, need) },
+    boundary: { localPaths: spec.localPathsOff ? { rule: "lifted", by: spec.localPathsOff } : { rule: "on" }, apps: false },
+    secrets: remote.secretsOf(spec),
+    audit: null,
+    time: {
+      kind: "own",
+      deadlineMs: spec.timeoutMs + 2_000,
+      limit: () => ({
+        secs: spec.timeoutMs / 1000,
+        setBy: spec.kind === "las" ? "las.timeout_secs" : `mcpServers.${spec.name}.timeout_secs`,
+      }),
+    },
+    acts: "outside",
+  };
+}
+
 export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: RemoteCalls): ToolSource {
-  // Live: OAuth tokens join it once read or saved, before the views use it.
-  const secrets = remote.secretsOf(spec);
   const name = catalogNameOf(spec, tool.name);
   return {
     origin: spec.origin,
@@ -44,18 +69,9 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
     effect: undefined,
     approval: "required",
     executable: executableOf(spec),
+    terms: serverTerms(spec, remote),
     adapter: {
-      builtin: false,
-      ...(spec.localPathsOff ? { localPathsOff: spec.localPathsOff } : {}),
-      secrets,
-      deadlineMs: spec.timeoutMs + 2_000,
-      timeLimit: () => ({
-        secs: spec.timeoutMs / 1000,
-        setBy: spec.kind === "las" ? "las.timeout_secs" : `mcpServers.${spec.name}.timeout_secs`,
-      }),
       needs: () => ({ ok: true, value: [...spec.needs] }),
-      // The start's own check, shared with the connect: one call, one prompt.
-      checkNeed: (need) => remote.checkStart(spec, need),
       run: (args, ctx) =>
         callRemote(
           spec,

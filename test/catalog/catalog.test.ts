@@ -3,8 +3,9 @@ import { buildCatalog, normalizeName, toolDigest, type Adapter, type ToolSource 
 import { builtinSources } from "../../src/catalog/builtin.ts";
 import { canonicalJson } from "../../src/catalog/canonical.ts";
 import { builtinTools } from "../../src/tools/index.ts";
+import { remoteTerms } from "../helpers.ts";
 
-const adapter: Adapter = { builtin: false, needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) };
+const adapter: Adapter = { needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) };
 const src = (over: Partial<ToolSource>): ToolSource => ({
   origin: "mcp:alpha",
   rawName: "search",
@@ -13,6 +14,7 @@ const src = (over: Partial<ToolSource>): ToolSource => ({
   inputSchema: { type: "object", properties: {} },
   effect: "read",
   approval: "required",
+  terms: remoteTerms(),
   adapter,
   ...over,
 });
@@ -104,6 +106,16 @@ describe("catalog", () => {
     expect(JSON.parse(JSON.stringify(shown))).toEqual({ name: "alpha__search", origin: "mcp:alpha", description: "d", effect: "read", approval: "required", digest: want, inputSchema: { type: "object", properties: {} } });
     expect(Object.keys(shown)).toEqual(["name", "origin", "description", "effect", "approval", "digest", "inputSchema"]);
     expect(reads).toEqual(["search"]);
+  });
+
+  test("a built-in's terms: its generated check on the grants, its own words past the boundary unless its output comes from outside, its own timer when it times its runs", () => {
+    const terms = (name: string) => builtinSources(builtinTools).find((s) => s.name === name)!.terms;
+    expect(terms("file_read")).toMatchObject({ validation: { kind: "generated" }, settle: { by: "grants" }, boundary: { localPaths: { rule: "own-words" }, apps: false }, secrets: [], audit: null, time: { kind: "default" }, acts: "here" });
+    expect(terms("web_extract").boundary.localPaths).toEqual({ rule: "on" });
+    expect(typeof terms("web_extract").audit).toBe("function");
+    expect(terms("dev_check").time).toEqual({ kind: "own", deadlineMs: 2 ** 31 - 1, limit: null });
+    const bash = terms("bash").time;
+    expect(bash.kind === "own" && bash.limit?.({ bash: { max_timeout_secs: 45 } })).toEqual({ secs: 45, setBy: "bash.max_timeout_secs" });
   });
 
   test("normalization lowercases and maps - to _", () => {

@@ -3,11 +3,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCatalog, type Descriptor, type ToolSource } from "../../src/catalog/catalog.ts";
 import { checkLock, readLock, renderLock, type Lock } from "../../src/catalog/lock.ts";
-import { tempDir } from "../helpers.ts";
+import { remoteTerms, tempDir } from "../helpers.ts";
 
-const adapter = { builtin: false, needs: () => ({ ok: true as const, value: [] }), run: async () => ({ ok: true as const, value: null }) };
+const adapter = { needs: () => ({ ok: true as const, value: [] }), run: async () => ({ ok: true as const, value: null }) };
 function catalog(over: Partial<ToolSource>[]): readonly Descriptor[] {
-  const r = buildCatalog(over.map((o) => ({ origin: "mcp:s", rawName: "t", name: "s__t", description: "", inputSchema: { type: "object" }, effect: "read", approval: "required", adapter, ...o })));
+  const r = buildCatalog(over.map((o) => ({ origin: "mcp:s", rawName: "t", name: "s__t", description: "", inputSchema: { type: "object" }, effect: "read", approval: "required", terms: remoteTerms(), adapter, ...o })));
   if (!r.ok) throw new Error(r.refusal.message);
   return r.value.descriptors;
 }

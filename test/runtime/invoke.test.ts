@@ -8,7 +8,7 @@ import { invoke, type InvokeDeps, type PermissionGate } from "../../src/runtime/
 import type { JournalRow } from "../../src/state/journal.ts";
 import type { Need } from "../../src/permission/types.ts";
 import { Interrupted, type Envelope, type Refusal } from "../../src/result/result.ts";
-import { callScope, noProcesses } from "../helpers.ts";
+import { callScope, noProcesses, remoteTerms } from "../helpers.ts";
 
 interface Trace {
   steps: string[];
@@ -18,9 +18,12 @@ interface Trace {
 
 function setup(opts: { result?: unknown; refuse?: boolean | Refusal; permit?: boolean; approve?: boolean; builtin?: boolean; approval?: "required" | "never"; slow?: boolean; localPathsOff?: string } = {}) {
   const trace: Trace = { steps: [], rows: [], started: [] };
+  // A built-in's terms (its own words, a plain deadline) or a server's; a local-path rule the user lifted.
+  const terms = remoteTerms({
+    ...(opts.builtin ? { validation: { kind: "generated", explain: null }, boundary: { localPaths: { rule: "own-words" }, apps: false }, acts: "here" } : {}),
+    ...(opts.localPathsOff ? { boundary: { localPaths: { rule: "lifted", by: opts.localPathsOff }, apps: false } } : {}),
+  });
   const adapter: Adapter = {
-    builtin: opts.builtin ?? false,
-    ...(opts.localPathsOff ? { localPathsOff: opts.localPathsOff } : {}),
     needs: (args) => {
       trace.steps.push("needs");
       return { ok: true, value: [{ kind: "read", value: `/w/${(args as { path: string }).path}` }] };
@@ -40,6 +43,7 @@ function setup(opts: { result?: unknown; refuse?: boolean | Refusal; permit?: bo
     inputSchema: { type: "object", properties: { path: { type: "string", minLength: 1 } }, required: ["path"], additionalProperties: false },
     effect: "read",
     approval: opts.approval ?? "required",
+    terms,
     adapter,
   };
   const built = buildCatalog([source]);
@@ -386,8 +390,9 @@ describe("invoke", () => {
       const { deps } = setup();
       const entry = deps.catalog.entries.get("demo__read")!;
       let seen: number | undefined;
-      const adapter = { ...entry.adapter, deadlineMs: 30_000, timeLimit: () => ({ secs: 30, setBy: "x" }), run: async (_: unknown, ctx: { timeoutSecs?: number }) => ((seen = ctx.timeoutSecs), { ok: true as const, value: {} }) };
-      const catalog = { ...deps.catalog, entries: new Map([["demo__read", { ...entry, adapter }]]) };
+      const terms = { ...entry.terms, time: { kind: "own", deadlineMs: 30_000, limit: () => ({ secs: 30, setBy: "x" }) } } as const;
+      const adapter = { ...entry.adapter, run: async (_: unknown, ctx: { timeoutSecs?: number }) => ((seen = ctx.timeoutSecs), { ok: true as const, value: {} }) };
+      const catalog = { ...deps.catalog, entries: new Map([["demo__read", { ...entry, terms, adapter }]]) };
       const r = await invoke("demo__read", { path: "a" }, { ...deps, catalog, scope: { ...deps.scope, timeoutSecs: 3 } });
       expect([r.envelope.status, seen]).toEqual(["success", 3]);
     });

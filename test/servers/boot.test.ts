@@ -4,6 +4,7 @@ import type { ToolSource } from "../../src/catalog/catalog.ts";
 import { mayDiscover, mayOwnUnlisted, ownerOf, withholdBadServers } from "../../src/servers/boot.ts";
 import type { ServerStatus } from "../../src/servers/list.ts";
 import type { RemoteSpec } from "../../src/servers/specs.ts";
+import { remoteTerms } from "../helpers.ts";
 
 const spec = (name: string, kind: "las" | "mcp" = "mcp", required = false): RemoteSpec => ({
   name, origin: kind === "las" ? "las" : `mcp:${name}`, kind, required, network: false, pin: false, needs: [],
@@ -11,7 +12,8 @@ const spec = (name: string, kind: "las" | "mcp" = "mcp", required = false): Remo
 });
 const tool = (origin: string, name: string, inputSchema: unknown = { type: "object" }): ToolSource => ({
   origin, rawName: name, name, description: "", inputSchema, approval: "required",
-  adapter: { builtin: false, needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) },
+  terms: remoteTerms(),
+  adapter: { needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) },
 });
 const builtin = (n: string) => n === "file_read";
 const serverHex = createHash("sha256").update("github.com/owner/repo").digest("hex").slice(0, 8);

@@ -1,7 +1,8 @@
 // A tool source, as the runtime sees it: a provider adds its tools to the catalog being built, in
 // the order of the list (providers/index.ts), from what the boot settled (config, trust, grants,
 // sandbox). What a provider opens for the whole boot (a rail's endpoint, Most's, the servers)
-// it leaves on the context, for the runtime to hand to calls and to shut down.
+// it leaves on the context, for the runtime to hand to calls and to shut down. Each tool it adds
+// carries what it needs from the call pipeline (its Terms, catalog/terms.ts), stated by its factory.
 import type { ToolSource } from "../../catalog/catalog.ts";
 import type { readLock } from "../../catalog/lock.ts";
 import type { ConfigFile } from "../../config/file.ts";
