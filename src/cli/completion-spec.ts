@@ -1,17 +1,18 @@
 // What the completion scripts complete, drawn from the declarations: each command with its flags
 // (a permission family spelled out member by member) and its actions, the global flags, and what
 // toolgate takes before a command (--version).
+import type { CommandInfo } from "./context.ts";
 import type { CommandDef } from "citty";
 import { PERM_KINDS } from "../permission/types.ts";
 import type { CompletionSpec, Flag } from "./completion-scripts.ts";
 import type { Args } from "./flags.ts";
 
 /** The commands, their flags and actions, and the global flags (the permission flags spelled out). */
-export async function specOf(top: CommandDef<any>): Promise<CompletionSpec> {
+export async function specOf(top: CommandInfo): Promise<CompletionSpec> {
   const subs = Object.entries((await resolve(top.subCommands)) ?? {});
   const commands = [];
   for (const [name, load] of subs) {
-    const def = await resolve(load as CommandDef<any>);
+    const def = await resolve(load as CommandInfo);
     const meta = await resolve(def.meta);
     commands.push({
       name,

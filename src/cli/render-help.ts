@@ -1,6 +1,7 @@
 // Help text drawn from a command's citty declaration (meta, args, subcommands) and its examples
 // (examples.ts), wrapped to the output's width (the terminal's, else 100): what `toolgate help` and
 // every --help print, and the wrapping other commands' reports use.
+import type { CommandInfo } from "./context.ts";
 import type { ArgDef, CommandDef } from "citty";
 import { isTerminal, writeStdout } from "../result/io.ts";
 import { PERM_KINDS } from "../permission/types.ts";
@@ -24,8 +25,8 @@ const globalsLine = (): string =>
 
 /** Prints `def`'s help (toolgate's own when `def` is the top command) to stdout. */
 export async function printHelp(
-  top: CommandDef<any>,
-  def: CommandDef<any>,
+  top: CommandInfo,
+  def: CommandInfo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
   const tty = isTerminal(1);
@@ -33,8 +34,8 @@ export async function printHelp(
 }
 
 export async function renderHelp(
-  top: CommandDef<any>,
-  def: CommandDef<any>,
+  top: CommandInfo,
+  def: CommandInfo,
   width: number,
   styled = false,
 ): Promise<string> {
@@ -78,7 +79,7 @@ export async function renderHelp(
   if (subs.length) {
     const rows: [string, string][] = [];
     for (const [n, sub] of subs)
-      rows.push([n, (await resolve((await resolve(sub as CommandDef<any>)).meta))?.description ?? ""]);
+      rows.push([n, (await resolve((await resolve(sub as CommandInfo)).meta))?.description ?? ""]);
     out.push(head("COMMANDS"), "", ...columns(rows, width), "");
   }
   const examples = EXAMPLES[isTop ? "toolgate" : meta.name!] ?? [];
