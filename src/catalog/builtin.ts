@@ -37,7 +37,7 @@ export function builtinSources(
  * (workspace-relative paths) unless its output comes from outside, the default deadline unless it
  * times its own runs. What varies between built-ins comes from each one's declaration.
  */
-export function builtinTerms(d: ToolDeclaration<any>): Terms {
+export function builtinTerms(d: ToolDeclaration<unknown>): Terms {
   return {
     validation: { kind: "generated", explain: d.input },
     settle: { by: "grants" },
