@@ -1,5 +1,6 @@
 // The factory that turns built-in declarations into catalog sources. Input schemas come
 // from src/generated/schemas.json (exported from the arktype types at build time).
+import type { Type } from "arktype";
 import { toolSchemas } from "../generated/schemas.ts";
 import type { ToolDeclaration } from "./declare.ts";
 import type { ToolSource } from "./catalog.ts";
@@ -37,7 +38,7 @@ export function builtinSources(
  * (workspace-relative paths) unless its output comes from outside, the default deadline unless it
  * times its own runs. What varies between built-ins comes from each one's declaration.
  */
-export function builtinTerms(d: ToolDeclaration<unknown>): Terms {
+export function builtinTerms(d: ToolDeclaration<Type<unknown>>): Terms {
   return {
     validation: { kind: "generated", explain: d.input },
     settle: { by: "grants" },
