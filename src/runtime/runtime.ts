@@ -79,6 +79,25 @@ export async function openRuntime(input: RuntimeInput): Promise<Runtime> {
   // Set by drain: each later call is refused with it. `halt`: aborted once the drain's grace is over.
   let closing: Refusal | undefined;
   const halt = new AbortController();
+  const state = () => db!;
+  const traced = telemetry ? { telemetry } : {};
+  const run = (name: string, args: unknown, caller: Caller): Promise<Invoked> => {
+    db ??= input.state.open(booted.config);
+    const { signal, stop, dryRun, background, permissions, approval, entry } = caller;
+    // The refusal is looked at before the call's first await, so deciding it here is deciding it then.
+    const shut = closing;
+    // The caller's own fields (signal, entry, …) ride along unread: callDeps reads CallWiring's.
+    const w: CallWiring = { ...caller, booted, env: input.env, db: state, ...traced, ...(shut ? { refusedNow: () => shut } : {}) };
+    const deps = callDeps(w, signal, stop ? AbortSignal.any([stop, halt.signal]) : halt.signal);
+    if (!(background || dryRun || permissions || approval || entry)) return invoke(name, args, deps);
+    // --background: the same stages here (a denial starts nothing), then a task.
+    const admit = background ? { admit: admitTask({ db: state, booted, input, lane: w.lane, writeScope: background.writeScope, env: input.env, ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }) }) } : {};
+    const silent = dryRun ? { dryRun: true, journal: () => {}, started: () => {} } : {};
+    const gate = permissions ? { permissions: permissions(deps.permissions) } : {};
+    const remembered = approval ? { approval: approval(deps.approval) } : {};
+    const own = entry ? { catalog: { descriptors: [entry], entries: new Map([[name, entry]]) }, profile: undefined, refused: undefined } : {};
+    return invoke(name, args, { ...deps, ...admit, ...silent, ...gate, ...remembered, ...own });
+  };
   const runtime: Runtime = {
     booted,
     telemetry,
@@ -87,25 +106,15 @@ export async function openRuntime(input: RuntimeInput): Promise<Runtime> {
       if (!opts.background) warmGuardFor(booted, tool);
       db ??= input.state.open(booted.config);
     },
-    async call(name, args, caller) {
-      db ??= input.state.open(booted.config);
-      const { signal, stop, dryRun, background, permissions, approval, entry, ...wiring } = caller;
-      // The refusal is looked at before the call's first await, so deciding it here is deciding it then.
-      const shut = closing;
-      const w: CallWiring = { ...wiring, booted, env: input.env, db: () => db!, ...(telemetry ? { telemetry } : {}), ...(shut ? { refusedNow: () => shut } : {}) };
-      const deps = callDeps(w, signal, stop ? AbortSignal.any([stop, halt.signal]) : halt.signal);
-      // --background: the same stages here (a denial starts nothing), then a task.
-      const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane: w.lane, writeScope: background.writeScope, env: input.env, ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }) }) } : {};
-      const silent = dryRun ? { dryRun: true, journal: () => {}, started: () => {} } : {};
-      const gate = permissions ? { permissions: permissions(deps.permissions) } : {};
-      const remembered = approval ? { approval: approval(deps.approval) } : {};
-      const own = entry ? { catalog: { descriptors: [entry], entries: new Map([[name, entry]]) }, profile: undefined, refused: undefined } : {};
-      const done = invoke(name, args, { ...deps, ...admit, ...silent, ...gate, ...remembered, ...own });
-      inflight.add(done);
+    call(name, args, caller) {
       try {
-        return await done;
-      } finally {
-        inflight.delete(done);
+        const done = run(name, args, caller);
+        inflight.add(done);
+        const settled = () => void inflight.delete(done);
+        done.then(settled, settled);
+        return done;
+      } catch (e) {
+        return Promise.reject(e);
       }
     },
     state: () => (db ??= input.state.open(booted.config)),

@@ -80,6 +80,7 @@ export class PipelineCaller implements ToolCaller {
       profile: this.deps.profile,
       // An unknown name's nearest is one this client is served (its own spelling, in its profile).
       callable: this.deps.callable,
+      refusedNow: this.deps.refusedNow,
       howToGrant: (t) =>
         child
           ? `start the child with --approve ${t}`
@@ -91,11 +92,11 @@ export class PipelineCaller implements ToolCaller {
       ...base,
       signal: how.signal,
       ask: how.ask,
-      // A relayed request's catalog is its own, of methods: only the shutdown refuses it (the Runtime's drain).
-      ...(entry ? { entry } : this.deps.refusedNow ? { refusedNow: this.deps.refusedNow } : {}),
-      ...(how.peer ? { peer: how.peer } : {}),
+      peer: how.peer,
       // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
-      ...(how.trace ? { trace: how.trace } : {}),
+      trace: how.trace,
+      // A relayed request's catalog is its own, of methods: only the shutdown refuses it (the Runtime's drain).
+      ...(entry ? { entry, refusedNow: undefined } : {}),
       // The session's approvals; an "always" under a caller is remembered as that caller's too.
       ...(session
         ? {
