@@ -154,6 +154,15 @@ describe("architecture", () => {
     expect(reaching.map((s) => s.rel)).toEqual([]);
   });
 
+  // Every entry point (call, a session's forwarded calls, a task's supervisor, serve and its child)
+  // calls tools through one Runtime (src/runtime/runtime.ts): the pipeline and its wiring are called
+  // nowhere else, comments aside.
+  test("only the Runtime runs the pipeline", () => {
+    const runs = (s: { text: string }) => /\b(invoke|callDeps)\(/.test(s.text.replace(/^\s*(\/\/|\*|\/\*).*$/gm, ""));
+    expect(sources.filter((s) => runs(s) && !s.rel.startsWith("runtime/")).map((s) => s.rel)).toEqual([]);
+    expect(sources.filter(runs).map((s) => s.rel).sort()).toEqual(["runtime/call-deps.ts", "runtime/invoke.ts", "runtime/runtime.ts"]);
+  });
+
   // A command file parses its command line, opens what it needs and renders: the work is elsewhere.
   // The list grows as commands are made thin.
   test("thin command files are at most 100 lines", () => {

@@ -2,12 +2,13 @@
 // --http before the boot so a bad address is exit 2 with nothing started), the boot (nobody is
 // asked at a terminal: permissions come from the flags and the config only), the sandbox, the
 // profile and served names, --approve, the journal, and the parts put together (src/serve/serving.ts),
-// Las and the MCP servers supervised for as long as serve runs. The command (serve.ts) and the
+// Las and the MCP servers supervised for as long as serve runs. One Runtime (runtime/runtime.ts)
+// holds the boot, the state and the telemetry, and runs every call. The command (serve.ts) and the
 // in-process tests start here; what stops it is theirs.
-import type { Database } from "bun:sqlite";
 import { bootError } from "../result/result.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
-import { boot, type Booted } from "../runtime/boot.ts";
+import type { Booted } from "../runtime/boot.ts";
+import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import type { HttpOptions } from "../serve/http-options.ts";
 import { checkExpose, servedToCatalog, serveLane } from "../serve/options.ts";
 import { serving, type Serving } from "../serve/serving.ts";
@@ -25,6 +26,7 @@ import { note } from "./ui.ts";
 
 export interface Started extends Serving {
   readonly booted: Booted;
+  readonly runtime: Runtime;
   /** --http's options (the config's serve.oauth applied), or undefined for stdio. */
   readonly http: HttpOptions | undefined;
   readonly profile: string;
@@ -44,17 +46,21 @@ export async function startServe(ctx: RunContext, s: Scanned, o: StartOptions = 
   const lane = serveLane(s.positionals, str(s, "lane"));
   const asked = httpChoice(s);
   const child = bool(s, "child");
-  const booted = await boot({ ...bootInput(ctx, s), interactive: false, beforeStart: checkState, child, relaySampling: !child });
   const operator = o.operator ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  let db: Database | undefined;
-  // Each call's span, exported from this process off the calls' path (when the environment asks for it).
-  const telemetry = telemetryFor(ctx.env, "live", operator);
-  const close = async () => {
-    await booted.remote?.shutdown();
-    db?.close();
-    // The last batch of spans goes out, waiting at most a second.
-    await telemetry?.finish(1_000);
-  };
+  // Nobody is asked at a terminal; the journal holds the calls, not the servers' starts (no stateDb).
+  // Each call's span is exported from this process off the calls' path (when the environment asks for it);
+  // at close the last batch goes out, waiting at most a second.
+  const runtime = await openRuntime({
+    ...bootInput(ctx, s),
+    interactive: false,
+    child,
+    relaySampling: !child,
+    stateDb: undefined,
+    state: { check: checkState, open: openChecked },
+    telemetry: () => telemetryFor(ctx.env, "live", operator),
+  });
+  const { booted } = runtime;
+  const close = () => runtime.close();
   try {
     const problem = await sandboxProblem(booted.sandbox, booted.workspace);
     if (problem !== null) throw bootError(problem, SANDBOX_HINT);
@@ -66,15 +72,11 @@ export async function startServe(ctx: RunContext, s: Scanned, o: StartOptions = 
     const approved = approvedNames(multi(s, "approve"), booted, servedToCatalog(booted, choices.names.fromServed, expose));
     // A tool the output boundary kept out of a server's listing is not served: the operator hears which rule and where.
     if (!bool(s, "quiet")) for (const line of withheldToolNotes(booted.remote?.status ?? [])) note(line);
-    db = openChecked(booted.config);
-    const opened = db;
+    runtime.state();
     const parts = serving(
-      booted,
+      runtime,
       { profile: choices.profile, names: choices.names, child, approved, ...(expose !== undefined ? { expose } : {}) },
       {
-        booted,
-        env: ctx.env,
-        db: () => opened,
         lane,
         operator,
         unstarted: (e) => {
@@ -82,7 +84,6 @@ export async function startServe(ctx: RunContext, s: Scanned, o: StartOptions = 
         },
         unfinished: (e) =>
           note(stateError(booted.config, e, "a call's journal row was not finished; `toolgate log` shows it as indeterminate").message),
-        ...(telemetry ? { telemetry } : {}),
         version: VERSION,
       },
       o.calls,
@@ -90,7 +91,7 @@ export async function startServe(ctx: RunContext, s: Scanned, o: StartOptions = 
     // Las and the MCP servers live as long as serve: a child that dies is restarted with backoff,
     // and clients hear of every change in what is served.
     await booted.remote?.supervise({ onChange: () => void parts.hub.listChanged(), onEvent: (line) => note(line) });
-    return { ...parts, booted, http, profile: choices.profile.name, approved, close };
+    return { ...parts, booted, runtime, http, profile: choices.profile.name, approved, close };
   } catch (e) {
     await close();
     throw e;

@@ -1,7 +1,7 @@
 // What every caller of the pipeline hands `invoke` for one booted catalog: the call's scope, the
-// launcher, the permission stage, the approval memory, the journal. The Runtime (runtime.ts, for
-// `call` and a task's supervisor) and serve's hub (per request) build it here, so a served call and
-// a shell call run with exactly the same wiring.
+// launcher, the permission stage, the approval memory, the journal. Only the Runtime (runtime.ts,
+// for `call`, a task's supervisor and serve) builds it, per call, so a served call and a shell
+// call run with exactly the same wiring.
 import type { Database } from "bun:sqlite";
 import { resolve } from "node:path";
 import type { ApprovalDeps } from "../approval/approval.ts";

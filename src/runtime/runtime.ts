@@ -1,7 +1,7 @@
 // The Runtime: one boot's config, catalog (every provider's tools), permissions, sandbox,
 // servers, state and telemetry, opened once and closed once. Every entry point calls tools
 // through it: `call` (and a session's forwarded calls, which run `call`), a background task's
-// supervisor, and a served client through serve's hub (Runtime.call with its own caller).
+// supervisor, and serve (every tools/call and relayed request, through src/serve/tool-caller.ts).
 import type { Database } from "bun:sqlite";
 import type { ApprovalDeps } from "../approval/approval.ts";
 import type { Entry } from "../catalog/catalog.ts";
@@ -9,7 +9,7 @@ import type { Effective } from "../config/resolve.ts";
 import { SANDBOX_HINT, sandboxProblem } from "../launcher/sandbox.ts";
 import { guardSelf, warmGuard } from "../launcher/guard.ts";
 import { isOrigin } from "../catalog/origin.ts";
-import { bootError } from "../result/result.ts";
+import { bootError, type Refusal } from "../result/result.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import { admitTask } from "./background.ts";
 import { boot, type BootInput, type Booted } from "./boot.ts";
@@ -41,6 +41,13 @@ export interface Runtime {
   /** Before the first call of `tool`: the sandbox probed when it will be used, the guardian warmed, the state opened. */
   ready(tool: string, opts?: { readonly verbose?: (line: string) => void; readonly background?: boolean }): Promise<void>;
   call(name: string, args: unknown, caller: Caller): Promise<Invoked>;
+  /** The state database, opened now when no call opened it yet (serve opens it at its start). */
+  state(): Database;
+  /**
+   * From now on every call is refused with `refusal` (journaled like any refusal); the calls in
+   * flight get `graceMs` to finish, then are cancelled and awaited (serve's shutdown).
+   */
+  drain(graceMs: number, refusal: Refusal): Promise<void>;
   /** The servers shut down (`handOff`: by a detached reaper, off the caller's path), the state closed, the spans handed on. */
   close(opts?: { readonly handOff?: boolean }): Promise<void>;
 }
@@ -68,6 +75,29 @@ export async function openRuntime(input: RuntimeInput): Promise<Runtime> {
   await input.afterBoot?.(booted);
   const own = typeof input.telemetry === "function";
   const telemetry = typeof input.telemetry === "function" ? input.telemetry(booted) : input.telemetry;
+  const inflight = new Set<Promise<Invoked>>();
+  // Set by drain: each later call is refused with it. `halt`: aborted once the drain's grace is over.
+  let closing: Refusal | undefined;
+  const halt = new AbortController();
+  const state = () => db!;
+  const traced = telemetry ? { telemetry } : {};
+  const run = (name: string, args: unknown, caller: Caller): Promise<Invoked> => {
+    db ??= input.state.open(booted.config);
+    const { signal, stop, dryRun, background, permissions, approval, entry } = caller;
+    // The refusal is looked at before the call's first await, so deciding it here is deciding it then.
+    const shut = closing;
+    // The caller's own fields (signal, entry, …) ride along unread: callDeps reads CallWiring's.
+    const w: CallWiring = { ...caller, booted, env: input.env, db: state, ...traced, ...(shut ? { refusedNow: () => shut } : {}) };
+    const deps = callDeps(w, signal, stop ? AbortSignal.any([stop, halt.signal]) : halt.signal);
+    if (!(background || dryRun || permissions || approval || entry)) return invoke(name, args, deps);
+    // --background: the same stages here (a denial starts nothing), then a task.
+    const admit = background ? { admit: admitTask({ db: state, booted, input, lane: w.lane, writeScope: background.writeScope, env: input.env, ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }) }) } : {};
+    const silent = dryRun ? { dryRun: true, journal: () => {}, started: () => {} } : {};
+    const gate = permissions ? { permissions: permissions(deps.permissions) } : {};
+    const remembered = approval ? { approval: approval(deps.approval) } : {};
+    const own = entry ? { catalog: { descriptors: [entry], entries: new Map([[name, entry]]) }, profile: undefined, refused: undefined } : {};
+    return invoke(name, args, { ...deps, ...admit, ...silent, ...gate, ...remembered, ...own });
+  };
   const runtime: Runtime = {
     booted,
     telemetry,
@@ -76,18 +106,28 @@ export async function openRuntime(input: RuntimeInput): Promise<Runtime> {
       if (!opts.background) warmGuardFor(booted, tool);
       db ??= input.state.open(booted.config);
     },
-    async call(name, args, caller) {
-      db ??= input.state.open(booted.config);
-      const { signal, stop, dryRun, background, permissions, approval, entry, ...wiring } = caller;
-      const w: CallWiring = { ...wiring, booted, env: input.env, db: () => db!, ...(telemetry ? { telemetry } : {}) };
-      const deps = callDeps(w, signal, stop);
-      // --background: the same stages here (a denial starts nothing), then a task.
-      const admit = background ? { admit: admitTask({ db: () => db!, booted, input, lane: w.lane, writeScope: background.writeScope, env: input.env, ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }) }) } : {};
-      const silent = dryRun ? { dryRun: true, journal: () => {}, started: () => {} } : {};
-      const gate = permissions ? { permissions: permissions(deps.permissions) } : {};
-      const remembered = approval ? { approval: approval(deps.approval) } : {};
-      const own = entry ? { catalog: { descriptors: [entry], entries: new Map([[name, entry]]) }, profile: undefined, refused: undefined } : {};
-      return invoke(name, args, { ...deps, ...admit, ...silent, ...gate, ...remembered, ...own });
+    call(name, args, caller) {
+      try {
+        const done = run(name, args, caller);
+        inflight.add(done);
+        const settled = () => void inflight.delete(done);
+        done.then(settled, settled);
+        return done;
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+    state: () => (db ??= input.state.open(booted.config)),
+    async drain(graceMs, refusal) {
+      closing = refusal;
+      const all = () => Promise.allSettled([...inflight]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = await Promise.race([all().then(() => false), new Promise<boolean>((res) => (timer = setTimeout(() => res(true), graceMs)))]);
+      clearTimeout(timer);
+      if (late) {
+        halt.abort();
+        await all();
+      }
     },
     async close(opts = {}) {
       // The result is out (and journaled): a cold call's children are shut down by a detached reaper.

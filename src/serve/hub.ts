@@ -1,7 +1,7 @@
 // The served catalog for one `toolgate serve` process: each client connection (stdio, or an HTTP
 // session) gets its own SDK Server over the same boot, with handlers for the served list
-// (served.ts), tools/call (each call run by the tool caller, tool-caller.ts: the one pipeline with
-// the same wiring as `toolgate call`) and, when upstream servers offer more, the relayed methods
+// (served.ts), tools/call (each call run by the tool caller, tool-caller.ts: the Runtime, as
+// `toolgate call` runs it) and, when upstream servers offer more, the relayed methods
 // (relay.ts). The hub tracks answers being written so a shutdown waits for the last ones.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

@@ -1,16 +1,15 @@
 // What one `toolgate serve` runs, put together once (the command, and the in-process tests, start
 // here): the served list (served.ts), the tool caller (tool-caller.ts), the relay of what upstream
 // servers offer besides tools (relay.ts), and the hub that connects each client. Each part gets
-// the ones it uses, made before it: a request runs one way, hub → relay → caller → pipeline.
-import type { Booted } from "../runtime/boot.ts";
-import type { CallWiring } from "../runtime/call-deps.ts";
+// the ones it uses, made before it: a request runs one way, hub → relay → caller → Runtime.
 import type { Profile } from "../runtime/invoke.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import type { RemoteSources } from "../servers/sources.ts";
 import { Hub } from "./hub.ts";
 import type { ServedNames } from "./names.ts";
 import { Relay } from "./relay.ts";
 import { ServedList, type Exposed } from "./served.ts";
-import { PipelineCaller, type ToolCaller } from "./tool-caller.ts";
+import { PipelineCaller, type PipelineCallerDeps, type ToolCaller } from "./tool-caller.ts";
 
 /** What the command line chose for this serve. */
 export interface ServeLine {
@@ -24,10 +23,8 @@ export interface ServeLine {
   readonly expose?: string;
 }
 
-/** The wiring every call shares (CallWiring without what each call or client adds), and the version told at initialize. */
-export type ServeWiring = Omit<CallWiring, "ask" | "unattended" | "howToGrant" | "profile" | "callable" | "approved"> & {
-  readonly version: string;
-};
+/** What every call shares besides the Runtime (its lane, the operator, what to do when a row cannot be written), and the version told at initialize. */
+export type ServeWiring = Omit<PipelineCallerDeps["caller"], "approved"> & { readonly version: string };
 
 export interface Serving {
   readonly hub: Hub;
@@ -35,8 +32,9 @@ export interface Serving {
   readonly calls: ToolCaller;
 }
 
-/** The parts of one serve. `calls`: another runner of the pipeline, when one is given (else this process's own). */
-export function serving(booted: Booted, line: ServeLine, wiring: ServeWiring, calls?: ToolCaller): Serving {
+/** The parts of one serve. `calls`: another runner of the pipeline, when one is given (else the Runtime, through tool-caller.ts). */
+export function serving(runtime: Runtime, line: ServeLine, wiring: ServeWiring, calls?: ToolCaller): Serving {
+  const { booted } = runtime;
   const remote = booted.remote;
   const { version, ...callWiring } = wiring;
   const refusedNow = (name: string) => remote?.refusedNow(name);
@@ -54,7 +52,8 @@ export function serving(booted: Booted, line: ServeLine, wiring: ServeWiring, ca
   const caller =
     calls ??
     new PipelineCaller({
-      wiring: { ...callWiring, approved: line.approved },
+      runtime,
+      caller: { ...callWiring, approved: line.approved },
       profile: line.profile,
       child: line.child,
       refusedNow,

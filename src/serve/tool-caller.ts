@@ -1,14 +1,15 @@
-// How serve runs a tool: the one seam between what clients ask (hub.ts, relay.ts) and the call
-// pipeline (runtime/invoke.ts, with the same wiring as `toolgate call`). A served tools/call runs a
+// How serve runs a tool: the one seam between what clients ask (hub.ts, relay.ts) and this
+// process's Runtime (runtime/runtime.ts, the same as `toolgate call`'s). A served tools/call runs a
 // catalog tool by name; a relayed request (resources, prompts, completions, logging) runs its own
-// one-entry catalog (relay-entry.ts). The caller tracks calls in flight so a shutdown refuses new
-// ones (each journaled), lets the rest finish within the grace, then cancels them.
+// one-entry catalog (relay-entry.ts, as the Caller's entry). A shutdown drains the Runtime: new
+// calls are refused (each journaled), the rest finish within the grace, then are cancelled.
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/approval.ts";
 import type { Entry } from "../catalog/catalog.ts";
 import { escapeControl } from "../result/escape.ts";
 import type { Refusal } from "../result/result.ts";
-import { callDeps, type CallWiring } from "../runtime/call-deps.ts";
-import { invoke, type Invoked, type Profile } from "../runtime/invoke.ts";
+import type { CallWiring } from "../runtime/call-deps.ts";
+import type { Invoked, Profile } from "../runtime/invoke.ts";
+import type { Caller, Runtime } from "../runtime/runtime.ts";
 import { checkpointWhenIdle } from "../state/db.ts";
 import type { ServedCaller } from "./caller.ts";
 
@@ -36,8 +37,9 @@ export interface ToolCaller {
 }
 
 export interface PipelineCallerDeps {
-  /** The wiring `call` uses, minus who is asked (each connection asks its own client). */
-  readonly wiring: Omit<CallWiring, "ask" | "unattended" | "howToGrant" | "profile" | "callable">;
+  readonly runtime: Runtime;
+  /** What every call of this serve shares: its lane, --approve names, the operator, what to do when a row cannot be written. */
+  readonly caller: Pick<Caller, "lane" | "approved" | "operator" | "unstarted" | "unfinished">;
   readonly profile: Profile;
   /** No human behind this session (--child). */
   readonly child: boolean;
@@ -49,28 +51,16 @@ export interface PipelineCallerDeps {
 
 const SHUTTING_DOWN: Refusal = { code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" };
 
-/** The pipeline of this process, as serve runs it. */
+/** Serve's calls, as the Runtime's: each request's `how` made a Caller. */
 export class PipelineCaller implements ToolCaller {
-  readonly #inflight = new Set<Promise<unknown>>();
-  /** Aborted when the drain's grace is over: every call still running is cancelled. */
-  readonly #stop = new AbortController();
-  #closing = false;
   /** After each call: the journal's WAL is checkpointed once calls pause, not inside one. */
   #wrote: (() => void) | undefined;
-  /** The wiring every call shares (a call adds who is asked and its peer). */
-  #wiring: CallWiring | undefined;
+  /** What every call shares (a call adds its cancellation, who is asked, its peer and trace). */
+  #shared: Caller | undefined;
   /** The same, narrowed for each caller (made on the caller's first call). */
-  readonly #callerWiring = new WeakMap<ServedCaller, CallWiring>();
+  readonly #callerShared = new WeakMap<ServedCaller, Caller>();
 
   constructor(private readonly deps: PipelineCallerDeps) {}
-
-  /**
-   * What the pipeline refuses at once (so journaled like any refusal): every call once the shutdown
-   * began, and a tool its supervised source refuses now. A relayed request has a catalog of its own,
-   * of methods: only the shutdown applies to it.
-   */
-  readonly #closingOnly = (): Refusal | undefined => (this.#closing ? SHUTTING_DOWN : undefined);
-  readonly #refusedNow = (name: string): Refusal | undefined => (this.#closing ? SHUTTING_DOWN : this.deps.refusedNow?.(name));
 
   call(name: string, args: unknown, how: Calling): Promise<Called> {
     return this.#run(name, args, how, undefined);
@@ -81,60 +71,63 @@ export class PipelineCaller implements ToolCaller {
   }
 
   async #run(name: string, args: unknown, how: Calling, entry: Entry | undefined): Promise<Called> {
-    const origin = (entry ?? this.deps.wiring.booted.catalog.entries.get(name))?.origin;
-    const { child } = this.deps;
-    const shared = (this.#wiring ??= {
-      ...this.deps.wiring,
+    const { runtime, child } = this.deps;
+    const origin = (entry ?? runtime.booted.catalog.entries.get(name))?.origin;
+    const shared = (this.#shared ??= {
+      ...this.deps.caller,
       ask: undefined,
       unattended: child,
       profile: this.deps.profile,
       // An unknown name's nearest is one this client is served (its own spelling, in its profile).
       callable: this.deps.callable,
+      refusedNow: this.deps.refusedNow,
       howToGrant: (t) =>
         child
           ? `start the child with --approve ${t}`
           : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve with --approve ${t} (or --approve all)`,
     });
     const base = how.caller ? this.#narrowedFor(how.caller, shared) : shared;
-    // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
-    const refusedNow = entry ? this.#closingOnly : this.#refusedNow;
-    const deps = callDeps({ ...base, ask: how.ask, refusedNow, ...(how.peer ? { peer: how.peer } : {}), ...(how.trace ? { trace: how.trace } : {}) }, how.signal, this.#stop.signal);
     const session = how.remembered;
-    const approval = session
-      ? { ...deps.approval, isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || deps.approval.isRemembered(t, d), remember: (t: string, d: string) => void (session.add(`${t}@${d}`), how.caller && deps.approval.remember(t, d)) }
-      : deps.approval;
-    const own = entry ? { catalog: { descriptors: [entry], entries: new Map([[name, entry]]) }, profile: undefined, refused: undefined } : {};
-    const done = invoke(name, args, session || entry ? { ...deps, approval, ...own } : deps);
-    this.#inflight.add(done);
+    const caller: Caller = {
+      ...base,
+      signal: how.signal,
+      ask: how.ask,
+      peer: how.peer,
+      // A client's trace context (`_meta.traceparent`): the call's span continues its trace.
+      trace: how.trace,
+      // A relayed request's catalog is its own, of methods: only the shutdown refuses it (the Runtime's drain).
+      ...(entry ? { entry, refusedNow: undefined } : {}),
+      // The session's approvals; an "always" under a caller is remembered as that caller's too.
+      ...(session
+        ? {
+            approval: (a) => ({
+              ...a,
+              isRemembered: (t: string, d: string) => session.has(`${t}@${d}`) || a.isRemembered(t, d),
+              remember: (t: string, d: string) => void (session.add(`${t}@${d}`), how.caller && a.remember(t, d)),
+            }),
+          }
+        : {}),
+    };
     try {
-      const invoked = await done;
+      const invoked = await runtime.call(name, args, caller);
       const { note, operator } = invoked;
       // The operator hears which rule fired where; the client gets the boundary's fixed object.
-      if (note !== undefined) this.deps.wiring.operator(`toolgate: ${escapeControl(note)}`);
-      if (operator !== undefined) this.deps.wiring.operator(`toolgate: ${name}: ${escapeControl(operator)}`);
+      if (note !== undefined) this.deps.caller.operator(`toolgate: ${escapeControl(note)}`);
+      if (operator !== undefined) this.deps.caller.operator(`toolgate: ${name}: ${escapeControl(operator)}`);
       return { ...invoked, origin };
     } finally {
-      this.#inflight.delete(done);
-      (this.#wrote ??= checkpointWhenIdle(this.deps.wiring.db()))();
+      (this.#wrote ??= checkpointWhenIdle(runtime.state()))();
     }
   }
 
-  /** The wiring of a caller's calls: its profile and approvals (its rule's narrowing), its name on the journal rows. */
-  #narrowedFor(caller: ServedCaller, shared: CallWiring): CallWiring {
-    let w = this.#callerWiring.get(caller);
-    if (!w) this.#callerWiring.set(caller, (w = { ...shared, profile: caller.profile ?? shared.profile, approved: caller.approved ?? shared.approved, caller: caller.id }));
-    return w;
+  /** A caller's calls: its profile and approvals (its rule's narrowing), its name on the journal rows. */
+  #narrowedFor(caller: ServedCaller, shared: Caller): Caller {
+    let c = this.#callerShared.get(caller);
+    if (!c) this.#callerShared.set(caller, (c = { ...shared, profile: caller.profile ?? shared.profile, approved: caller.approved ?? shared.approved, caller: caller.id }));
+    return c;
   }
 
-  async drain(graceMs: number): Promise<void> {
-    this.#closing = true;
-    const all = () => Promise.allSettled([...this.#inflight]);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = await Promise.race([all().then(() => false), new Promise<boolean>((res) => (timer = setTimeout(() => res(true), graceMs)))]);
-    clearTimeout(timer);
-    if (late) {
-      this.#stop.abort();
-      await all();
-    }
+  drain(graceMs: number): Promise<void> {
+    return this.deps.runtime.drain(graceMs, SHUTTING_DOWN);
   }
 }

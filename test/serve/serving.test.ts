@@ -9,8 +9,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scanFlags } from "../../src/cli/flags.ts";
 import { servingChoices } from "../../src/cli/serve-choices.ts";
-import { boot } from "../../src/runtime/boot.ts";
 import { approvedSet } from "../../src/runtime/call-deps.ts";
+import { openRuntime } from "../../src/runtime/runtime.ts";
 import { serving } from "../../src/serve/serving.ts";
 import { PipelineCaller, type ToolCaller } from "../../src/serve/tool-caller.ts";
 import { openState } from "../../src/state/db.ts";
@@ -25,13 +25,18 @@ describe("one tool caller runs everything served", () => {
     const s = site(root.path);
     writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE] } } }));
     const env = { PATH: "/usr/bin:/bin", HOME: s.home, XDG_STATE_HOME: join(s.home, "state") };
-    const booted = await boot({ cwd: s.ws, env, permissionFlags: scanFlags(["--allow-run"], {}).permissions, interactive: false });
-    const db = openState(booted.stateDir);
+    const runtime = await openRuntime({
+      cwd: s.ws,
+      env,
+      permissionFlags: scanFlags(["--allow-run"], {}).permissions,
+      interactive: false,
+      stateDb: undefined,
+      state: { open: (config) => openState(config.values.state as string) },
+      telemetry: undefined,
+    });
+    const { booted } = runtime;
     const operator: string[] = [];
     const wiring = {
-      booted,
-      env,
-      db: () => db,
       lane: "default",
       operator: (line: string) => void operator.push(line),
       unstarted: (e: unknown): never => {
@@ -43,14 +48,14 @@ describe("one tool caller runs everything served", () => {
     };
     const choices = servingChoices(booted, undefined, undefined);
     const approved = approvedSet(["all"]);
-    const real = new PipelineCaller({ wiring: { ...wiring, approved }, profile: choices.profile, child: false, callable: () => [] });
+    const real = new PipelineCaller({ runtime, caller: { ...wiring, approved }, profile: choices.profile, child: false, callable: () => [] });
     const asked: string[] = [];
     const recording: ToolCaller = {
       call: (name, args, how) => (asked.push(`call ${name}`), real.call(name, args, how)),
       callEntry: (entry, args, how) => (asked.push(`${entry.origin} ${entry.name}`), real.callEntry(entry, args, how)),
       drain: (ms) => real.drain(ms),
     };
-    const { hub } = serving(booted, { ...choices, child: false, approved }, { ...wiring, version: "0" }, recording);
+    const { hub } = serving(runtime, { ...choices, child: false, approved }, { ...wiring, version: "0" }, recording);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await hub.connect(serverSide, { sessionApprovals: false });
     const client = new Client({ name: "t", version: "1" });
@@ -71,8 +76,7 @@ describe("one tool caller runs everything served", () => {
       await client.close();
       await hub.drain(10_000);
       await hub.close();
-      await booted.remote?.shutdown();
-      db.close();
+      await runtime.close();
     }
     expect(operator).toEqual([]);
   }, 30_000);
