@@ -26,7 +26,8 @@ const STAGE: Record<string, number> = {
 };
 
 /** The command files held to 100 lines (src/cli/NAME.ts). */
-const COMMAND_FILES = ["approvals", "auth", "completions", "config", "doctor", "help", "log", "session", "tasks", "tools", "trust", "version"];
+// Every command the entry point loads (src/main.ts): each is a command file of at most 100 lines.
+const COMMAND_FILES = ["approvals", "auth", "call", "completions", "config", "doctor", "help", "log", "serve", "session", "tasks", "tools", "trust", "version"];
 
 const lines = (text: string) => text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 
@@ -163,14 +164,6 @@ describe("architecture", () => {
     expect(sources.filter(runs).map((s) => s.rel).sort()).toEqual(["runtime/call-deps.ts", "runtime/invoke.ts", "runtime/runtime.ts"]);
   });
 
-  // A command file parses its command line, opens what it needs and renders: the work is elsewhere.
-  // The list grows as commands are made thin.
-  test("thin command files are at most 100 lines", () => {
-    const THIN = ["cli/call.ts", "cli/serve.ts"];
-    const long = sources.filter((s) => THIN.includes(s.rel)).map((s) => [s.rel, s.text.split("\n").length - (s.text.endsWith("\n") ? 1 : 0)] as const).filter(([, n]) => n > 100);
-    expect([sources.filter((s) => THIN.includes(s.rel)).length, long]).toEqual([THIN.length, []]);
-  });
-
   test("only src/state opens SQLite", () => {
     expect(sources.filter((s) => valueImports(s.text).includes("bun:sqlite")).map((s) => s.rel)).toEqual(["state/db.ts"]);
   });
@@ -226,7 +219,7 @@ describe("architecture", () => {
   // src/session/), its output in src/cli/render-*.ts and the like.
   test("each command file listed is at most 100 lines, and is a command the entry point loads", () => {
     const commands = [...readFileSync(join(SRC, "main.ts"), "utf8").matchAll(/import\("\.\/cli\/([\w-]+)\.ts"\)\s*\.then\(\s*\(m\)\s*=>\s*\(\{\s*def:/g)].map((m) => m[1]!);
-    expect(COMMAND_FILES.filter((c) => !commands.includes(c))).toEqual([]);
+    expect([...commands].sort()).toEqual(COMMAND_FILES);
     const long = COMMAND_FILES.map((c) => [c, lines(readFileSync(join(SRC, "cli", `${c}.ts`), "utf8"))] as const).filter(([, n]) => n > 100);
     expect(long).toEqual([]);
   });
