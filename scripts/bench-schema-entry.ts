@@ -28,4 +28,4 @@ const t2 = performance.now();
 const again = compileFull({ ...PYDANTIC, title: "another" });
 again({ q: { text: "x" } });
 const t3 = performance.now();
-process.stdout.write(JSON.stringify({ first: t2 - t0, compile: t1 - t0, validate: t2 - t1, nextTool: t3 - t2, ok }) + "\n");
+process.stdout.write(`${JSON.stringify({ first: t2 - t0, compile: t1 - t0, validate: t2 - t1, nextTool: t3 - t2, ok })}\n`);

@@ -149,7 +149,7 @@ describe("architecture", () => {
   // Tool sources reach the runtime through providers (src/runtime/providers/, one per source, one
   // list): no other module imports a tool (src/tools/**) or the servers' sources as a value.
   test("only the providers import tool sources", () => {
-    const toolSource = (p: string) => p.startsWith(join(SRC, "tools") + "/") || p === join(SRC, "servers", "sources.ts");
+    const toolSource = (p: string) => p.startsWith(`${join(SRC, "tools")}/`) || p === join(SRC, "servers", "sources.ts");
     const importers = sources.filter((s) => !s.rel.startsWith("tools/") && !s.rel.startsWith("runtime/providers/"));
     const reaching = importers.filter((s) => valueImports(s.text).some((spec) => spec.startsWith(".") && toolSource(resolve(dirname(s.file), spec.endsWith(".ts") ? spec : `${spec}.ts`))));
     expect(reaching.map((s) => s.rel)).toEqual([]);

@@ -76,7 +76,7 @@ export function checkBoundary(value: unknown, opts: BoundaryOptions): BoundaryVi
   const mode = begin(opts);
   const binary = opts.localPaths ? binaryPayloads(value) : null;
   const found = checkIndependent(value, mode, -1, binary);
-  return found === null ? null : { rule: found.rule, where: "$" + found.where };
+  return found === null ? null : { rule: found.rule, where: `$${found.where}` };
 }
 
 /**
@@ -96,9 +96,9 @@ export function checkDeclared(
     const item = fields[k];
     if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
     const inKey = checkKey(k, i, mode | NUL_OR_PEM);
-    if (inKey !== null) return { rule: inKey.rule, where: "$" + inKey.where };
+    if (inKey !== null) return { rule: inKey.rule, where: `$${inKey.where}` };
     const found = checkIndependent(item, mode, -1);
-    if (found !== null) return { rule: found.rule, where: "$" + keySegment(k, i) + found.where };
+    if (found !== null) return { rule: found.rule, where: `$${keySegment(k, i)}${found.where}` };
   }
   return null;
 }
@@ -303,7 +303,7 @@ function checkJsonValue(text: string, parsed: unknown, mode: number): Found | nu
     const path = findDuplicateKey(text);
     if (path !== null) found = { rule: "duplicate_key", where: renderSegments(path) };
   }
-  if (found !== null) found.where = "<json>" + found.where;
+  if (found !== null) found.where = `<json>${found.where}`;
   return found;
 }
 

@@ -88,7 +88,7 @@ function percentPattern(secret: string): { pattern: RegExp; longest: number } {
   for (const ch of secret) {
     const bytes = Buffer.from(ch, "utf8");
     let encoded = "";
-    for (const b of bytes) encoded += "%" + hexDigitClass(b >> 4) + hexDigitClass(b & 15);
+    for (const b of bytes) encoded += `%${hexDigitClass(b >> 4)}${hexDigitClass(b & 15)}`;
     // Encoded first: where both readings match (a `%` before `25`), the longer one is masked.
     source += `(?:${encoded}|${escapeRegExp(ch)}${ch === " " ? "|\\+" : ""})`;
     longest += Math.max(ch.length, 3 * bytes.length);

@@ -180,7 +180,7 @@ export function previewArgs(args: unknown, maxChars = 240, secrets: readonly str
   if (visible.length <= limit) return visible;
   let cut = limit - 1;
   if (cut > 0 && isHighSurrogate(visible.charCodeAt(cut - 1))) cut--;
-  return visible.slice(0, cut) + "…";
+  return `${visible.slice(0, cut)}…`;
 }
 
 /** How deep the approval prompt shows nested arguments (deeper containers and cycles: "…"). */
@@ -202,6 +202,6 @@ export function argsForApproval(args: unknown, secrets: readonly string[] = []):
 
 function escapeUnits(ch: string): string {
   let out = "";
-  for (let i = 0; i < ch.length; i++) out += "\\u" + ch.charCodeAt(i).toString(16).padStart(4, "0");
+  for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`;
   return out;
 }

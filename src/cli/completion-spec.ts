@@ -2,7 +2,6 @@
 // (a permission family spelled out member by member) and its actions, the global flags, and what
 // toolgate takes before a command (--version).
 import type { CommandInfo } from "./context.ts";
-import type { CommandDef } from "citty";
 import { PERM_KINDS } from "../permission/types.ts";
 import type { CompletionSpec, Flag } from "./completion-scripts.ts";
 import type { Args } from "./flags.ts";

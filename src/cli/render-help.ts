@@ -2,7 +2,7 @@
 // (examples.ts), wrapped to the output's width (the terminal's, else 100): what `toolgate help` and
 // every --help print, and the wrapping other commands' reports use.
 import type { CommandInfo } from "./context.ts";
-import type { ArgDef, CommandDef } from "citty";
+import type { ArgDef, } from "citty";
 import { isTerminal, writeStdout } from "../result/io.ts";
 import { PERM_KINDS } from "../permission/types.ts";
 import { EXAMPLES } from "./examples.ts";

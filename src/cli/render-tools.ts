@@ -64,7 +64,7 @@ export function listTools(
       throw new CliError(
         ExitCode.failed,
         `profile.excluded: ${name} is not offered in profile "${profile.name}"`,
-        "run `toolgate tools --profile " + profile.name + "` for what it offers",
+        `run \`toolgate tools --profile ${profile.name}\` for what it offers`,
       );
     if (!d)
       throw new CliError(

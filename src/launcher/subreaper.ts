@@ -17,7 +17,7 @@ export const ownChildren = new Set<number>();
 export async function becomeSubreaper(): Promise<boolean> {
   prctl ??= hostPlatform()
     .prctl()
-    .then((p) => (p && p.becomeSubreaper() ? p : null));
+    .then((p) => (p?.becomeSubreaper() ? p : null));
   active = (await prctl) !== null;
   return active;
 }

@@ -13,7 +13,7 @@ import type { Peer } from "../mcp/peer.ts";
 import type { ServerInfo } from "../mcp/session.ts";
 import type { RemoteSpec } from "../servers/specs.ts";
 import { relayEntry, relayedOf, type Relayed, type RelaySources } from "./relay-entry.ts";
-import { admits, page, promptOwner, servedPrompt, unknownResource } from "./relay-names.ts";
+import { page, promptOwner, servedPrompt, unknownResource } from "./relay-names.ts";
 import { ResourceRoutes } from "./relay-routes.ts";
 import { RelayClients, type RelayClient } from "./relay-clients.ts";
 import type { ToolCaller } from "./tool-caller.ts";

@@ -10,7 +10,7 @@ import type { TrustedBy } from "../trust/trust.ts";
 import type { RemoteSpec } from "./specs.ts";
 
 /** Shell-quoted only where needed, so the line reads as what would be typed. */
-export const shellWord = (a: string): string => (/^[A-Za-z0-9_\/.,:=@%+-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`);
+export const shellWord = (a: string): string => (/^[A-Za-z0-9_/.,:=@%+-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`);
 
 export interface DeclaredIn {
   readonly config: Effective;
@@ -44,7 +44,7 @@ export function serverDetail(spec: RemoteSpec, d: DeclaredIn): string {
   const who = spec.kind === "las" ? "Las" : `MCP server "${escapeControl(spec.name)}"`;
   const what =
     spec.transport.kind === "stdio"
-      ? `┠─ To start ${who}, in ${escapeControl(spec.transport.cwd)}.\n` + argumentsBlock(spec.transport.argv.map(shellWord).join(" "), d.stateDir, "Command line")
-      : `┠─ To connect ${who}.\n` + argumentsBlock(spec.transport.url, d.stateDir, "URL");
-  return what + `┠─ Declared in ${escapeControl(declaredAt(spec, d))}, ${trustWords(spec, d)}.\n`;
+      ? `┠─ To start ${who}, in ${escapeControl(spec.transport.cwd)}.\n${argumentsBlock(spec.transport.argv.map(shellWord).join(" "), d.stateDir, "Command line")}`
+      : `┠─ To connect ${who}.\n${argumentsBlock(spec.transport.url, d.stateDir, "URL")}`;
+  return `${what}┠─ Declared in ${escapeControl(declaredAt(spec, d))}, ${trustWords(spec, d)}.\n`;
 }

@@ -2,7 +2,7 @@
 // the validated arguments, each permission need with the value it was granted as, how it was
 // approved, the boot's inputs and the digests they produced. The supervisor asks nobody and
 // re-checks it all against the same config and tool digests: it can run exactly this, nothing wider.
-import type { Admitted, GateResult, PermissionGate } from "../runtime/invoke.ts";
+import type { PermissionGate } from "../runtime/invoke.ts";
 import type { BootInput } from "../runtime/boot.ts";
 import type { Check, Need } from "../permission/types.ts";
 import type { Prompter } from "../permission/prompt.ts";

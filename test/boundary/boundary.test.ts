@@ -75,21 +75,21 @@ describe("checkBoundary", () => {
     const big = "x".repeat(70_000);
     const deep = JSON.parse("[".repeat(9) + "]".repeat(9));
     expect(checkBoundary([big, deep], EXTERNAL)).toEqual({ rule: "size", where: "$" });
-    expect(checkBoundary([deep, big], EXTERNAL)).toEqual({ rule: "depth", where: "$" + "[0]".repeat(8) });
+    expect(checkBoundary([deep, big], EXTERNAL)).toEqual({ rule: "depth", where: `$${"[0]".repeat(8)}` });
     expect(checkBoundary({ token: "x", big }, EXTERNAL)).toEqual({ rule: "size", where: "$" });
   });
 
   test("a cycle is a depth violation", () => {
     const cycle: Record<string, unknown> = { a: 1 };
     cycle.self = cycle;
-    expect(checkBoundary(cycle, EXTERNAL)).toEqual({ rule: "depth", where: "$" + ".self".repeat(8) });
+    expect(checkBoundary(cycle, EXTERNAL)).toEqual({ rule: "depth", where: `$${".self".repeat(8)}` });
   });
 
   test("nesting deeper than the engine's stringify is a depth violation", () => {
     const deep = JSON.parse("[".repeat(200_000) + "]".repeat(200_000));
-    expect(checkBoundary(deep, EXTERNAL)).toEqual({ rule: "depth", where: "$" + "[0]".repeat(8) });
+    expect(checkBoundary(deep, EXTERNAL)).toEqual({ rule: "depth", where: `$${"[0]".repeat(8)}` });
     const text = "[".repeat(30_000) + "]".repeat(30_000);
-    expect(checkBoundary({ t: text }, EXTERNAL)).toEqual({ rule: "depth", where: "$.t<json>" + "[0]".repeat(8) });
+    expect(checkBoundary({ t: text }, EXTERNAL)).toEqual({ rule: "depth", where: `$.t<json>${"[0]".repeat(8)}` });
   });
 
   test("a bigint is a caller bug: stringify's TypeError comes through", () => {
@@ -248,13 +248,13 @@ describe("this machine's roots", () => {
     for (const name of names) {
       expect([name, checkBoundary({ a: `/${name}/x` }, { localPaths: true })]).toEqual([name, { rule: "local_path", where: "$.a" }]);
     }
-    const other = "no-such-top-folder-" + process.pid;
+    const other = `no-such-top-folder-${process.pid}`;
     expect(checkBoundary({ a: `/${other}/x` }, { localPaths: true })).toBeNull();
     expect(checkBoundary({ a: `/${other}/x` }, { localPaths: true, machineRoots: [other] })).toEqual({ rule: "local_path", where: "$.a" });
   });
 
   test("a key's verdict under another machine's roots is not kept for this one", () => {
-    const other = "only-elsewhere-" + process.pid;
+    const other = `only-elsewhere-${process.pid}`;
     expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true })).toBeNull();
     expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true, machineRoots: [other] })).toEqual({ rule: "local_path", where: "$<key#0>" });
     expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true })).toBeNull();

@@ -66,10 +66,10 @@ describe("look-alikes", () => {
 
   test("skeleton reads the table as the package's own function applies it", () => {
     const pkg = require("unhomoglyph") as (s: string) => string;
-    const sample = Object.keys(TABLE).filter((_, i) => i % 7 === 0).join(" ") + " plain ASCII, 0 1 I | m";
+    const sample = `${Object.keys(TABLE).filter((_, i) => i % 7 === 0).join(" ")} plain ASCII, 0 1 I | m`;
     expect(prototypes(sample)).toBe(pkg(sample));
     const uts39 = (s: string) => removeInvisible(pkg(s.normalize("NFKC").normalize("NFD")).normalize("NFD"));
-    for (const word of sample.split(" ")) expect([word, skeleton(word + "é")]).toEqual([word, uts39(word + "é")]);
+    for (const word of sample.split(" ")) expect([word, skeleton(`${word}é`)]).toEqual([word, uts39(`${word}é`)]);
   });
 
   test("ASCII_PROTOTYPES is the package's table for ASCII", () => {

@@ -74,7 +74,7 @@ describe("whatever the neighbours, an encoded secret is covered", () => {
   const percent: Array<[string, (s: string) => string]> = [
     ["encodeURIComponent", encodeURIComponent],
     ["a form's +", (s) => encodeURIComponent(s).replaceAll("%20", "+")],
-    ["every byte, lower case", (s) => [...Buffer.from(s)].map((b) => "%" + b.toString(16).padStart(2, "0")).join("")],
+    ["every byte, lower case", (s) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")],
     ["encodeURI", encodeURI],
   ];
 

@@ -102,7 +102,7 @@ describe("StreamRedactor", () => {
     const redactor = new StreamRedactor(["0123456789"]);
     expect(redactor.push("a".repeat(100))).toBe("a".repeat(71));
     expect(redactor.push("b")).toBe("a");
-    expect(redactor.flush()).toBe("a".repeat(28) + "b");
+    expect(redactor.flush()).toBe(`${"a".repeat(28)}b`);
   });
 
   test("never emits half a surrogate pair", () => {
@@ -174,7 +174,7 @@ describe("previewArgs", () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
     expect([previewArgs(cycle), previewArgs({ n: 1n }), previewArgs(undefined)]).toEqual([
-      '{"self":'.repeat(16) + '"…"' + "}".repeat(16),
+      `${'{"self":'.repeat(16)}"…"${"}".repeat(16)}`,
       "[unserializable arguments]",
       "",
     ]);

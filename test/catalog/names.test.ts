@@ -47,7 +47,7 @@ describe("remoteToolName", () => {
 
 describe("mapNames", () => {
   test("names that fit keep themselves; the rest map in sorted order, the same for any order given", () => {
-    const names = ["a.b", "ok", "z z", "a_b_" + hex("a.b")];
+    const names = ["a.b", "ok", "z z", `a_b_${hex("a.b")}`];
     const m = mapNames(names, 64);
     expect(m.get("ok")).toBe("ok");
     expect(m.get("a.b")).toBe(`a_b_${hex("a.b", 12)}`); // 8 hex was taken by a name that fits

@@ -272,7 +272,7 @@ describe("delegation under the product sandbox", () => {
     });
     const r = { stdout: await new Response(p0.stdout).text(), stderr: await new Response(p0.stderr).text(), code: await p0.exited };
     const p = json(r).payload;
-    expect([p.status, p.findings.slice(1)]).toEqual(["done", ['file_write: ok: {"path":"c.txt","digest":"sha256:' + new Bun.CryptoHasher("sha256").update("c\n").digest("hex") + '","bytes":2,"created":true}', "touch: EROFS"]]);
+    expect([p.status, p.findings.slice(1)]).toEqual(["done", [`file_write: ok: {"path":"c.txt","digest":"sha256:${new Bun.CryptoHasher("sha256").update("c\n").digest("hex")}","bytes":2,"created":true}`, "touch: EROFS"]]);
     expect(p.change.files).toEqual([{ path: "c.txt", added: 1, deleted: 0 }]);
     expect(await snapshot(ws)).toEqual(before);
   });

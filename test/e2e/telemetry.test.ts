@@ -10,7 +10,7 @@ import { BIN, json, run, tempDir } from "../helpers.ts";
 import { SAID_HELLO, serveMcp } from "../support/http-mcp-server.ts";
 import { WAIT_MS, waitFor } from "../support/wait.ts";
 import { inLoopbackNamespace } from "../http/netns.ts";
-import { receiver, type Receiver } from "../telemetry/receiver.ts";
+import { receiver, } from "../telemetry/receiver.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";

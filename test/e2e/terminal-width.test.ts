@@ -16,7 +16,7 @@ describe("on a terminal, output fits its width", () => {
     expect(widest(table)).toBeLessThanOrEqual(cols);
     expect(table.some((l) => l.endsWith("…"))).toBe(true);
     // At 90 the description alone gives way: the digest stays whole (12 hex). At 60 the others must too.
-    expect(table.find((l) => l.startsWith("file_read "))).toMatch(cols >= 90 ? / [0-9a-f]{12}  Read/ : / [0-9a-f]{8}…  /);
+    expect(table.find((l) => l.startsWith("file_read "))).toMatch(cols >= 90 ? / [0-9a-f]{12} {2}Read/ : / [0-9a-f]{8}… {2}/);
   });
 
   test("log: long argument previews are cut at the width", async () => {

@@ -31,7 +31,7 @@ describe("tools --served", () => {
 
   test("a 128-character authored name, the catalog's longest, is served as stem + 8 hex within the budget", async () => {
     await using ws = tempDir();
-    const longest = (LONG + "_" + LONG).slice(0, 128);
+    const longest = (`${LONG}_${LONG}`).slice(0, 128);
     authored(ws.path, longest);
     const r = await run(["tools", "--served"], { cwd: ws.path });
     expect(r.code).toBe(0);

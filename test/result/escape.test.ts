@@ -17,6 +17,6 @@ describe("jsonForTerminal", () => {
 });
 
 test("escapeControl leaves no character a terminal acts on", () => {
-  const all = Array.from({ length: 0x250 }, (_, i) => String.fromCharCode(i)).join("") + "\u061c\u200e\u200f\u2028\u2029\u202a\u202e\u2066\u2069";
+  const all = `${Array.from({ length: 0x250 }, (_, i) => String.fromCharCode(i)).join("")}\u061c\u200e\u200f\u2028\u2029\u202a\u202e\u2066\u2069`;
   expect(escapeControl(all)).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
 });

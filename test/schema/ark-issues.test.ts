@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { type } from "arktype";
 import { arkIssues } from "../../src/schema/ark-issues.ts";
 
-const issuesOf = (t: { (x: unknown): unknown }, data: unknown) => {
+const issuesOf = (t: (x: unknown) => unknown, data: unknown) => {
   const out = t(data);
   if (!(out instanceof type.errors)) throw new Error("expected arktype to refuse");
   return arkIssues(out);

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { type, type Type } from "arktype";
 import { compileSchema, type JsonSchema } from "../../src/schema/validate.ts";
-import { configSchema } from "../../src/generated/schemas.ts";
 
 // Each arktype type with the samples it must agree on: the fast check accepts exactly what arktype
 // accepts, and returns the same value (defaults filled in).

@@ -49,7 +49,7 @@ function databaseText(path: string): string {
     let out = "";
     for (const t of tables) {
       for (const row of db.query(`SELECT * FROM "${t}"`).all() as Record<string, unknown>[]) {
-        for (const v of Object.values(row)) out += (typeof v === "string" ? v : v instanceof Uint8Array ? Buffer.from(v).toString("utf8") : "") + "\n";
+        for (const v of Object.values(row)) out += `${typeof v === "string" ? v : v instanceof Uint8Array ? Buffer.from(v).toString("utf8") : ""}\n`;
       }
     }
     return out;

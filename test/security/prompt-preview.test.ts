@@ -30,7 +30,7 @@ describe("the approval prompt shows the whole arguments", () => {
     expect(prompt).toContain("the preview is partial");
     const file = /The whole arguments: (\S+)/.exec(prompt)?.[1];
     const sha = /sha256 ([0-9a-f]{64})/.exec(prompt)?.[1];
-    expect(file?.startsWith(join(dir.path, ".toolgate") + "/")).toBe(true);
+    expect(file?.startsWith(`${join(dir.path, ".toolgate")}/`)).toBe(true);
     const text = readFileSync(file!, "utf8");
     expect(statSync(file!).mode & 0o777).toBe(0o600);
     expect(createHash("sha256").update(text).digest("hex")).toBe(sha!);

@@ -21,13 +21,13 @@ test.each(["root", "nobody"] as const)("as %s: a gate writes its own copy, never
   writeFileSync(join(real, "toolgate.json"), '{"sandbox":"product"}\n');
   writeFileSync(
     join(real, "script", "check-evil.sh"),
-    [
+    `${[
       `echo pwned > ${real}/src/pwned.txt 2>/dev/null && echo ESCAPE:src`,
       `echo 'echo planted' > ${real}/script/check-planted.sh 2>/dev/null && echo ESCAPE:gate`,
       `echo x >> ${real}/src/a.txt 2>/dev/null && echo ESCAPE:edit`,
       // Its own copy stays writable (where the gate runs).
       "echo made > src/made-in-copy.txt && echo copy-ok",
-    ].join("\n") + "\n",
+    ].join("\n")}\n`,
   );
   git(real, "init", "-q", "-b", "main");
   git(real, "add", "-A");

@@ -97,7 +97,7 @@ describe("the product sandbox against a hostile bash call", () => {
     mkdirSync(home, { recursive: true, mode: 0o755 });
     try {
       const ws = productWorkspace(home);
-      const command = "echo made > made.txt && cat made.txt; echo home=$(ls -A /home | tr '\\n' ' '); ls /home/" + tag + " 2>&1 | head -1";
+      const command = `echo made > made.txt && cat made.txt; echo home=$(ls -A /home | tr '\\n' ' '); ls /home/${tag} 2>&1 | head -1`;
       const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: ws } });
       const tail: string = json(r).payload.stdout.tail;
       expect(tail.split("\n").slice(0, 2)).toEqual(["made", `home=${tag}-ws`]);

@@ -98,13 +98,13 @@ async function setup(role: Role): Promise<Setup> {
   const requests = join(ws, "requests.ndjson");
   writeFileSync(
     requests,
-    [
+    `${[
       request(["trust"]),
       request(["call", "file_write", '{"path":"via-session.txt","content":"x"}', "--allow-write", "--approve", "file_write"]),
       request(["call", "file_read", '{"path":"toolgate.json"}', "--allow-read"], true),
       request(["call", "web_extract", JSON.stringify({ url }), `--allow-net=127.0.0.1:${page.port}`, "--approve", "web_extract"]),
       request(["config", "import", join(home, "claude_desktop_config.json"), "--config", join(ws, "imported.json")]),
-    ].join("\n") + "\n",
+    ].join("\n")}\n`,
   );
   if (role === "nobody") chownToNobody(ws);
   return {
@@ -176,7 +176,7 @@ inLoopbackNamespace(import.meta.path, () => {
       nothingHappened(s);
       expect(await s.calls()).toBe(1); // the forwarded bash call, and nothing else
       // The session's socket really is there on the host (else the test proves nothing), outside the workspace.
-      expect(s.socket.startsWith(join(s.runtime, "toolgate", "sessions") + "/")).toBe(true);
+      expect(s.socket.startsWith(`${join(s.runtime, "toolgate", "sessions")}/`)).toBe(true);
     });
 
     test("a peer in another namespace that reaches the socket is refused before its request is read", async () => {
@@ -205,7 +205,7 @@ inLoopbackNamespace(import.meta.path, () => {
       ["call", "file_read", "--help"],
       ["--version"],
     ];
-    writeFileSync(s.requests, refused.map(request).join("\n") + "\n");
+    writeFileSync(s.requests, `${refused.map(request).join("\n")}\n`);
     const p = Bun.spawnSync(["perl", join(s.ws, "attack.pl"), s.requests, s.socket], { cwd: s.ws, env: { PATH: "/usr/bin:/bin" }, timeout: 60_000 });
     const got = answers(p.stdout.toString());
     expect(got.filter((a) => a.t === "x")).toEqual(refused.map(() => ({ t: "x", code: 2 })));

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, ROOT, run, tempDir } from "../helpers.ts";
+import { ROOT, run, tempDir } from "../helpers.ts";
 import { serve } from "./client.ts";
 import { connect, serveHttp } from "./http-client.ts";
 import { waitFor } from "../support/wait.ts";

@@ -80,7 +80,7 @@ describe("the token", () => {
   });
 
   test("a generated token is 32 random bytes, base64url", () => {
-    expect(generateToken(() => new Uint8Array(32).fill(255))).toBe("_".repeat(42) + "8");
+    expect(generateToken(() => new Uint8Array(32).fill(255))).toBe(`${"_".repeat(42)}8`);
     expect(generateToken()).not.toBe(generateToken());
   });
 });

@@ -3,7 +3,7 @@
 // Host and Origin must name this server, sessions are separate (approvals too), bodies and the
 // session table are bounded, and SIGTERM ends the server and its children with exit 0.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { connect as dial } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";

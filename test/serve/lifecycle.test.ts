@@ -3,7 +3,7 @@
 // stdin EOF and SIGTERM end it with exit 0 and no process left; a call in flight gets the grace and
 // is then cancelled; 100 concurrent calls give 100 results and 100 journal rows.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, ROOT, run, tempDir } from "../helpers.ts";
 import { site } from "./client.ts";

@@ -67,7 +67,7 @@ describe("task rows", () => {
     await using dir = tempDir();
     const db = openState(dir.path);
     const id = created(createTask(db, task(), alive));
-    appendLog(db, id, "stdout", "x".repeat(LOG_CHUNK_CHARS * (LOG_CHUNKS_CAP + 4)) + "end");
+    appendLog(db, id, "stdout", `${"x".repeat(LOG_CHUNK_CHARS * (LOG_CHUNKS_CAP + 4))}end`);
     const chunks = readLogs(db, id);
     expect(chunks.length).toBe(LOG_CHUNKS_CAP);
     expect(chunks.at(-1)!.text).toBe("end");

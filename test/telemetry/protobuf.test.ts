@@ -43,7 +43,7 @@ function sdkSpans(n: number, seed: number, extra?: (i: number) => Attributes): M
   for (let i = 0; i < n; i++) {
     const attributes: Record<string, unknown> = {};
     const count = Math.floor(next() * 18);
-    for (let a = 0; a < count; a++) attributes[pick(["toolgate.status", "toolgate.lane", "gen_ai.tool.name", "toolgate.exit_code", "toolgate.duration_ms", "k" + a, "ключ", "1", "0"])] = pick(VALUES);
+    for (let a = 0; a < count; a++) attributes[pick(["toolgate.status", "toolgate.lane", "gen_ai.tool.name", "toolgate.exit_code", "toolgate.duration_ms", `k${a}`, "ключ", "1", "0"])] = pick(VALUES);
     const id = (bytes: number) => Array.from({ length: bytes }, () => Math.floor(next() * 256).toString(16).padStart(2, "0")).join("");
     const traceId = id(16);
     const parentKind = Math.floor(next() * 3);

@@ -123,7 +123,7 @@ const SHELL_WORDS = new Set([
 
 /** The command line's first word, best effort: none for a shell word, an assignment, a quoted or expanded word. */
 function commandWord(command: string): { auditName?: string } {
-  const first = /^\s*([A-Za-z0-9_.+\/-]+)(?=\s|$|;|&|\|)/.exec(command)?.[1];
+  const first = /^\s*([A-Za-z0-9_.+/-]+)(?=\s|$|;|&|\|)/.exec(command)?.[1];
   return first === undefined || SHELL_WORDS.has(first) ? {} : { auditName: first };
 }
 

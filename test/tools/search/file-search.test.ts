@@ -217,7 +217,7 @@ describe("pages", () => {
     expect(paged.all).toEqual(whole);
     expect(paged.pages).toBe(13);
     const first = await found(ws.path, { pattern: "hit", limit: 7 });
-    expect(first.nextCursor).toBe(first.matches[6].path + ":" + first.matches[6].line);
+    expect(first.nextCursor).toBe(`${first.matches[6].path}:${first.matches[6].line}`);
   });
 
   test("many files, spread over worker threads, page the same as one thread would", async () => {
