@@ -59,7 +59,7 @@ export interface ModelTask {
   readonly ended_ms: number | null;
 }
 
-/** This lane's background tasks for the model-facing tools (src/state/tasks.ts taskBoard). */
+/** This lane's background tasks for the model-facing tools (src/state/task-board.ts taskBoard). */
 export interface TaskBoard {
   list(lane: string, limit: number): readonly ModelTask[];
   /** Another lane's id answers exactly like a missing one. */

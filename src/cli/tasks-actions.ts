@@ -3,7 +3,8 @@
 import type { Database } from "bun:sqlite";
 import { escapeOutput, jsonForTerminal } from "../result/escape.ts";
 import { note, tell } from "../result/human.ts";
-import { listTasks, readLogs, requestCancel, type TaskRow } from "../state/tasks.ts";
+import { listTasks, requestCancel, type TaskRow } from "../state/tasks.ts";
+import { readLogs } from "../state/task-logs.ts";
 import { ACTIVE, find, operatorView, POLL_MAX_MS, POLL_MS, settle, sleep, taskExitCode } from "../tasks/operator.ts";
 import { table, writeOut } from "./ui.ts";
 

@@ -9,7 +9,7 @@ import { escapeControl } from "../result/escape.ts";
 import { userApprovals } from "../state/approvals.ts";
 import { callJournal, selfMark } from "../state/journal.ts";
 import { laneStore } from "../state/lanes.ts";
-import { taskBoard } from "../state/tasks.ts";
+import { taskBoard } from "../state/task-board.ts";
 import { recordResource } from "../state/resources.ts";
 import { adoptChildState } from "../state/db.ts";
 import { delegationSecrets } from "./providers/delegation.ts";

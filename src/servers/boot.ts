@@ -1,11 +1,13 @@
 // The boot's side of remote sources: which servers a command may start to list them (all for
 // `tools`; for a call, only the server that can own the tool, none for a built-in or authored
-// tool), which server would own a name, and which non-required servers' tools are withheld (a bad
-// or colliding name) instead of failing every call. Pure; boot.ts wires it.
+// tool), which server would own a name and why that name is not in the catalog, and which
+// non-required servers' tools are withheld (a bad or colliding name) instead of failing every call.
+// Pure; boot.ts wires it.
 import { NAME_RULE, NAME_RULE_TEXT, normalizeName, type ToolSource } from "../catalog/catalog.ts";
 import { serverPrefix } from "../catalog/names.ts";
 import type { ServerStatus } from "./list.ts";
-import type { RemoteSpec } from "./specs.ts";
+import type { Refusal } from "../result/result.ts";
+import { serverWho, type RemoteSpec } from "./specs.ts";
 
 /**
  * Whether a boot may start `spec` to list it. `call` is the tool a `call` will run (undefined for
@@ -44,6 +46,22 @@ export function ownerOf(specs: readonly RemoteSpec[], name: string): RemoteSpec 
 export function mayOwnUnlisted(specs: readonly RemoteSpec[], status: readonly ServerStatus[], name: string): boolean {
   const spec = ownerOf(specs, name);
   return spec !== undefined && status.find((st) => st.name === spec.name)?.ok !== true;
+}
+
+/**
+ * Why `name` is not in the catalog when a configured server would own it: the connect was
+ * refused (`refusals`: the permission's refusal, naming the flag), failed, or its tools (or this one) were withheld.
+ */
+export function whyUnlisted(specs: readonly RemoteSpec[], status: readonly ServerStatus[], refusals: ReadonlyMap<string, Refusal>, name: string): Refusal | undefined {
+  const spec = ownerOf(specs, name);
+  const st = spec && status.find((x) => x.name === spec.name);
+  if (!spec || !st) return undefined;
+  const who = serverWho(spec);
+  if (st.withheld !== undefined) return { code: "mcp.withheld", message: `${name}: the tools of ${who} are withheld: ${st.withheld}` };
+  const t = st.withheldTools?.find((w) => w.name === name);
+  if (t) return { code: "mcp.withheld", message: `${name}: withheld from the listing of ${who}: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)` };
+  if (st.ok) return undefined;
+  return refusals.get(spec.name) ?? { code: "mcp.connect_failed", message: `${name}: ${who} failed: ${st.error ?? "unknown error"}` };
 }
 
 export interface Withheld {

@@ -2,21 +2,21 @@
 // cache in the state folder keyed by the declarations' fingerprint; on a miss only the servers
 // the boot names are discovered (all for `tools`, the owner of the tool for a call, none for a
 // built-in), so a call of another tool spawns nothing. Connecting is an effect: its permissions
-// pass before anything is spawned or dialled, and a stdio child runs in the boot's sandbox.
+// pass before anything is spawned or dialled, and a stdio child runs in the boot's sandbox; what
+// one connect does once they passed is dial.ts.
 // supervise() (serve) keeps the children for the process's lifetime: src/servers/supervisor.ts.
-import { redactText, redactValue, StreamRedactor } from "../boundary/redact.ts";
 import type { ToolSource } from "../catalog/catalog.ts";
-import { connectTarget, type Connection, type Declared, type Target } from "../mcp/connect.ts";
-import { checkProtocol, checkSurfaces } from "../mcp/las.ts";
+import type { Connection, Declared, Target } from "../mcp/connect.ts";
 import type { ListedTool } from "../mcp/session.ts";
 import type { Check, Need } from "../permission/types.ts";
 import type { Refusal } from "../result/result.ts";
 import type { RemoteDeps } from "./deps.ts";
-import { mayOwnUnlisted, ownerOf } from "./boot.ts";
+import { mayOwnUnlisted, whyUnlisted } from "./boot.ts";
 import type { AuthWiring, WiringInput } from "./auth.ts";
 import { remoteToolSource } from "./call.ts";
-import { connectTimeoutMessage, listRemote, type ServerStatus } from "./list.ts";
+import { listRemote, type ServerStatus } from "./list.ts";
 import { ClientDeclared } from "./client-declared.ts";
+import { dial } from "./dial.ts";
 import { endConnections } from "./ending.ts";
 import { ConnectionPool } from "./pool.ts";
 import { secretValues, serverWho, type RemoteSpec } from "./specs.ts";
@@ -63,20 +63,9 @@ export class RemoteSources {
     return { ok: true, value: r.sources };
   }
 
-  /**
-   * Why `name` is not in the catalog when a configured server would own it: the connect was
-   * refused (the permission's refusal, naming the flag), failed, or its tools (or this one) were withheld.
-   */
+  /** Why `name` is not in the catalog when a configured server would own it (see servers/boot.ts). */
   whyUnlisted(name: string): Refusal | undefined {
-    const spec = ownerOf(this.deps.specs, name);
-    const st = spec && this.#status.find((x) => x.name === spec.name);
-    if (!spec || !st) return undefined;
-    const who = serverWho(spec);
-    if (st.withheld !== undefined) return { code: "mcp.withheld", message: `${name}: the tools of ${who} are withheld: ${st.withheld}` };
-    const t = st.withheldTools?.find((w) => w.name === name);
-    if (t) return { code: "mcp.withheld", message: `${name}: withheld from the listing of ${who}: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)` };
-    if (st.ok) return undefined;
-    return this.#refusals.get(spec.name) ?? { code: "mcp.connect_failed", message: `${name}: ${who} failed: ${st.error ?? "unknown error"}` };
+    return whyUnlisted(this.deps.specs, this.#status, this.#refusals, name);
   }
 
   /** Whether `name` may be a tool of a server whose tools this boot did not list (see servers/boot.ts). */
@@ -271,42 +260,14 @@ export class RemoteSources {
     if (!declared) this.#approved.add(spec.name);
     // Journal before effect: no row, no start.
     this.deps.journal?.(spec, { status: restart && !declared ? "restarted" : "started" });
-    // Bound secrets never leave in an error message or a listed descriptor (both are printed,
-    // cached in the state folder, and shown to models).
+    // Bound secrets never leave in an error message or a listed descriptor (dial.ts); a connect
+    // that failed for want of authorization is this server's refusal from then on.
     const secrets = this.secretsOf(spec);
-    let conn: Connection;
-    try {
-      const c = await connectTarget(target, {
-        pin: spec.pin,
-        connectTimeoutMs: spec.connectTimeoutMs,
-        requestTimeoutMs: spec.timeoutMs,
-        version: this.deps.version,
-        redactor: (s) => new StreamRedactor(s),
-        ...(this.deps.onNoise ? { onNoise: this.deps.onNoise } : {}),
-        ...((declared ? declared.sampling : this.deps.sampling) ? { sampling: true } : {}),
-        ...(declared?.elicitation === false ? { elicitation: false } : {}),
-      });
-      conn = secrets.length ? { ...c, close: c.close, tools: redactValue(c.tools, secrets) as ListedTool[] } : c;
-    } catch (e) {
-      // No usable token: the refusal names `toolgate auth SERVER`, for the call and for `tools`.
+    const conn = await dial(spec, target, declared, this.deps, secrets, () => {
       const auth = this.authRefusal(spec);
-      if (auth) {
-        this.#refusals.set(spec.name, auth);
-        throw Object.assign(new Error(auth.message), { transient: true });
-      }
-      const message = (e as Error).message || String(e);
-      const tail = message.indexOf("; its stderr ends with:");
-      // No answer to initialize in time: say which key sets the timeout (the stderr tail kept).
-      const said = (e as { connectTimeout?: boolean }).connectTimeout ? `${connectTimeoutMessage(spec)}${tail >= 0 ? message.slice(tail) : ""}` : message;
-      throw new Error(redactText(said, secrets));
-    }
-    if (spec.kind === "las") {
-      const bad = checkProtocol(conn.session.negotiated) ?? checkSurfaces(conn.tools.map((t) => t.name), spec.requiredSurfaces ?? []);
-      if (bad) {
-        await conn.close(0);
-        throw new Error(bad.message);
-      }
-    }
+      if (auth) this.#refusals.set(spec.name, auth);
+      return auth;
+    });
     // A start that finished while shutting down is closed at once: nothing is left running.
     if (this.#closing) {
       await conn.close(0);

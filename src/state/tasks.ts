@@ -1,20 +1,16 @@
 // Background task rows: create (refusing a busy write scope), claim by the
-// supervisor, finish once, cancel requests, bounded log chunks, lane-scoped lookup by unique id
-// prefix, and lost detection: an active task whose supervisor (pid + start time) is gone is `lost`.
+// supervisor, finish once, cancel requests, lane-scoped lookup by unique id prefix, pruning, and
+// lost detection: an active task whose supervisor (pid + start time) is gone is `lost`.
+// A task's log chunks are in task-logs.ts, the model's view of the rows in task-board.ts.
 import type { Database } from "bun:sqlite";
-import type { ModelTask, TaskBoard } from "../catalog/declare.ts";
 import { randomHex } from "../launcher/artifacts.ts";
 import { endOrphanSession, type TreeMark } from "../launcher/orphan-session.ts";
 import { appendJournal, stillRunning, type ProcessMark } from "./journal.ts";
-import { checkBoundary, type BoundaryOptions } from "../boundary/boundary.ts";
 
 export const ACTIVE = ["queued", "running"] as const;
 export const FINAL = ["succeeded", "failed", "cancelled", "lost", "indeterminate"] as const;
 export type TaskStatus = (typeof ACTIVE)[number] | (typeof FINAL)[number];
 
-/** Chunks kept per task in SQLite (the whole stream stays in the 0600 artifacts); oldest dropped first. */
-export const LOG_CHUNKS_CAP = 256;
-export const LOG_CHUNK_CHARS = 8_192;
 /** A queued task whose caller never recorded a supervisor within this long is lost. */
 export const UNCLAIMED_MS = 60_000;
 
@@ -219,48 +215,6 @@ export function requestCancel(db: Database, id: string): boolean {
 export const cancelRequested = (db: Database, id: string): boolean =>
   ((db.query("SELECT cancel_requested FROM tasks WHERE id = $id").get({ id }) as { cancel_requested: number } | null)?.cancel_requested ?? 0) === 1;
 
-export interface LogChunk {
-  readonly seq: number;
-  readonly stream: string;
-  readonly text: string;
-}
-
-/** Appends text as chunks; past the cap the oldest go, counted in log_dropped. */
-export function appendLog(db: Database, id: string, stream: string, text: string): void {
-  appendLogs(db, id, [{ stream, text }], 0);
-}
-
-/**
- * One batch of a running task's output (tasks/live-log.ts), in order, in one transaction; past
- * the cap the oldest chunks go, counted in log_dropped with `droppedBefore` (chunks the batcher
- * itself dropped before they reached the database).
- */
-export function appendLogs(db: Database, id: string, pieces: readonly { stream: string; text: string }[], droppedBefore: number): void {
-  if (droppedBefore === 0 && pieces.every((p) => p.text === "")) return;
-  db.transaction(() => {
-    const last = (db.query("SELECT MAX(seq) AS s FROM task_logs WHERE task_id = $id").get({ id }) as { s: number | null }).s ?? 0;
-    let seq = last;
-    const insert = db.query("INSERT INTO task_logs (task_id, seq, stream, text) VALUES ($id, $seq, $stream, $text)");
-    for (const { stream, text } of pieces) {
-      for (let i = 0; i < text.length; i += LOG_CHUNK_CHARS) insert.run({ id, seq: ++seq, stream, text: text.slice(i, i + LOG_CHUNK_CHARS) });
-    }
-    const excess = seq - LOG_CHUNKS_CAP;
-    const dropped = droppedBefore + (excess > 0 ? db.query("DELETE FROM task_logs WHERE task_id = $id AND seq <= $upto").run({ id, upto: excess }).changes : 0);
-    if (dropped > 0) db.query("UPDATE tasks SET log_dropped = log_dropped + $n WHERE id = $id").run({ id, n: dropped });
-  }).immediate();
-}
-
-/** Removes every kept chunk (counted as dropped): a result the boundary rejected takes its log with it. */
-export function dropLogs(db: Database, id: string): void {
-  db.transaction(() => {
-    const n = db.query("DELETE FROM task_logs WHERE task_id = $id").run({ id }).changes;
-    if (n > 0) db.query("UPDATE tasks SET log_dropped = log_dropped + $n WHERE id = $id").run({ id, n });
-  }).immediate();
-}
-
-export const readLogs = (db: Database, id: string, afterSeq = 0): LogChunk[] =>
-  db.query("SELECT seq, stream, text FROM task_logs WHERE task_id = $id AND seq > $after ORDER BY seq").all({ id, after: afterSeq }) as LogChunk[];
-
 /** Removes ended tasks (and their logs) that ended before `before` (ms); active ones are never pruned. */
 export function pruneTasks(db: Database, before: number, owner: string | null): number {
   return db
@@ -271,51 +225,4 @@ export function pruneTasks(db: Database, before: number, owner: string | null): 
       return db.query(`DELETE FROM tasks WHERE ${where}`).run(args).changes;
     })
     .immediate();
-}
-
-const MODEL_SUMMARY_CHARS = 300;
-const MODEL_RESULT_CHARS = 8_000;
-const MODEL_TAIL_CHARS = 2_000;
-
-export const modelTask = (r: TaskRow): ModelTask => ({
-  task_id: r.id,
-  kind: r.kind,
-  tool: r.source_tool,
-  status: r.status,
-  summary: r.summary === null ? null : r.summary.slice(0, MODEL_SUMMARY_CHARS),
-  created_ms: r.created_ms,
-  ended_ms: r.ended_ms,
-});
-
-/**
- * The end of a task's log as the model may see it: the last MODEL_TAIL_CHARS from a token's start
- * (never half a path), checked at the output boundary with the rules of the tool that wrote it
- * (an authored tool's stderr is held to the local-path rule as its result is); null when it breaks one.
- */
-export function modelTail(log: string, rules: BoundaryOptions): string | null {
-  let tail = log.slice(-MODEL_TAIL_CHARS);
-  if (tail.length < log.length && !/\s/.test(log.charAt(log.length - tail.length - 1))) tail = tail.replace(/^\S*/, "");
-  return checkBoundary(tail, rules) === null ? tail : null;
-}
-
-/**
- * The model's view of the lane's tasks: bounded projections, the stored (post-boundary) result, a
- * short log tail past the boundary with `rules` of its tool (default: every rule, local paths too).
- */
-export function taskBoard(db: Database, clock: Clock = { now: Date.now }, rules: (tool: string) => BoundaryOptions = () => ({ localPaths: true })): TaskBoard {
-  return {
-    list: (lane, limit) => listTasks(db, lane, limit, clock).map(modelTask),
-    get: (lane, id) => {
-      const f = findTask(db, id, lane, clock);
-      if (!f.ok) return f;
-      const r = f.row;
-      const result = r.result === null ? null : r.result.length > MODEL_RESULT_CHARS ? { truncated: true, chars: r.result.length } : (JSON.parse(r.result) as unknown);
-      const log = readLogs(db, r.id).map((c) => c.text).join("");
-      return { ok: true, task: modelTask(r), result, logTail: modelTail(log, rules(r.source_tool)) };
-    },
-    cancel: (lane, id) => {
-      const f = findTask(db, id, lane, clock);
-      return f.ok && requestCancel(db, f.row.id);
-    },
-  };
 }

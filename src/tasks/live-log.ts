@@ -16,7 +16,7 @@ export interface Piece {
 }
 
 export interface LiveLogDeps {
-  /** Writes one batch in order, with the count of chunks dropped before it (state/tasks.ts appendLogs). */
+  /** Writes one batch in order, with the count of chunks dropped before it (state/task-logs.ts appendLogs). */
   readonly write: (pieces: readonly Piece[], dropped: number) => void;
   /** Characters one stored chunk holds, and how many chunks a task keeps (the pending cap is both). */
   readonly chunkChars: number;

@@ -7,16 +7,8 @@ import { openRuntime, type Runtime } from "../runtime/runtime.ts";
 import { openState } from "../state/db.ts";
 import { ownLine } from "../result/human.ts";
 import { selfMark } from "../state/journal.ts";
-import {
-  appendLogs,
-  cancelRequested,
-  claimTask,
-  dropLogs,
-  finishTask,
-  LOG_CHUNK_CHARS,
-  LOG_CHUNKS_CAP,
-  type Ending,
-} from "../state/tasks.ts";
+import { cancelRequested, claimTask, finishTask, type Ending } from "../state/tasks.ts";
+import { appendLogs, dropLogs, LOG_CHUNK_CHARS, LOG_CHUNKS_CAP } from "../state/task-logs.ts";
 import { LiveLog } from "./live-log.ts";
 import { admittedGate, bootFrom, type TaskRequest } from "./request.ts";
 import { treeMarks } from "./tree-marks.ts";

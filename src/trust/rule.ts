@@ -139,7 +139,7 @@ export function widenings(input: RuleInput): Widening[] {
   for (const [path, limit] of LIMITS) longer(path.join("."), path, at(data, path), limit);
   const servers = data.mcpServers ?? {};
   for (const [name, server] of Object.entries(servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    // A server runs in its cwd (as specs.ts resolves it): the repository may not choose /etc.
+    // A server runs in its cwd (as config-specs.ts resolves it): the repository may not choose /etc.
     if (server.cwd !== undefined && server.disabled !== true)
       folder(`mcpServers.${name}.cwd`, ["mcpServers", name, "cwd"], server.cwd, true);
     for (const [k, limit] of MCP_LIMITS)

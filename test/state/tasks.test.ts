@@ -2,7 +2,8 @@
 // detection journaled once, the final write only once, the log cap, prune.
 import { describe, expect, test } from "bun:test";
 import { openState } from "../../src/state/db.ts";
-import { appendLog, appendLogs, claimTask, dropLogs, recordTrees, createTask, findTask, finishTask, listTasks, LOG_CHUNKS_CAP, LOG_CHUNK_CHARS, pruneTasks, readLogs, requestCancel, UNCLAIMED_MS, type NewTask } from "../../src/state/tasks.ts";
+import { claimTask, recordTrees, createTask, findTask, finishTask, listTasks, pruneTasks, requestCancel, UNCLAIMED_MS, type NewTask } from "../../src/state/tasks.ts";
+import { appendLog, appendLogs, dropLogs, LOG_CHUNKS_CAP, LOG_CHUNK_CHARS, readLogs } from "../../src/state/task-logs.ts";
 import { tempDir } from "../helpers.ts";
 
 const task = (over: Partial<NewTask> = {}): NewTask => ({ kind: "tool.call", owner: "default", source_tool: "file_read", args_preview: "{}", write_scope: null, request: "{}", now: 1_000, ...over });

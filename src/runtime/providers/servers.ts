@@ -19,7 +19,7 @@ import { mayDiscover } from "../../servers/boot.ts";
 import { serverJournal } from "../../servers/journal.ts";
 import { serverDetail } from "../../servers/prompt.ts";
 import { CACHE_NAME, RemoteSources } from "../../servers/sources.ts";
-import { remoteSpecs } from "../../servers/specs.ts";
+import { remoteSpecs } from "../../servers/config-specs.ts";
 import { stateInWorkspace } from "../../trust/paths.ts";
 import { VERSION } from "../../version.ts";
 import type { BootContext, Opened, Provider } from "./provider.ts";
