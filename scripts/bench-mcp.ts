@@ -163,7 +163,7 @@ try {
   console.log(row("cold MCP call (echo), time to result", `${px("call", "raw")} raw client`, "<= 1.05x", baseline ? px("baseline call", "raw") : undefined));
   console.log(`  the server's part: a raw client that also lists (toolgate's descriptor check) ${px("raw+list", "raw")} raw client; toolgate ${px("call", "raw+list")} that`);
   console.log(`  medians: raw client ${ms(r("raw"))}, raw+list ${ms(r("raw+list"))}, toolgate ${ms(r("call"))} (whole ${ms(w("call"))}, CPU ${ms(med(s, "call", "cpu"))})${baseline ? `, baseline ${ms(r("baseline call"))} (toolgate/baseline ${px("call", "baseline call")})` : ""}; SDK client ${ms(r("sdk call"))} (toolgate/SDK ${px("call", "sdk call")})`);
-  also.forEach((b, i) => console.log(`  also ${i + 1} (${b}): ${px(`also ${i + 1} call`, "raw")} raw client, ${ms(r(`also ${i + 1} call`))} (CPU ${ms(med(s, `also ${i + 1} call`, "cpu"))})${baseline ? `, ${px(`also ${i + 1} call`, "baseline call")} baseline` : ""}`));
+  also.forEach((b, i) => { console.log(`  also ${i + 1} (${b}): ${px(`also ${i + 1} call`, "raw")} raw client, ${ms(r(`also ${i + 1} call`))} (CPU ${ms(med(s, `also ${i + 1} call`, "cpu"))})${baseline ? `, ${px(`also ${i + 1} call`, "baseline call")} baseline` : ""}`); });
   if (peers) console.log(`  mcporter ${ms(r("mcporter"))} (${x(r("mcporter"), r("call"))} toolgate), inspector --cli ${ms(r("inspector"))} (${x(r("inspector"), r("call"))})`);
   if (!callOnly) {
     console.log(row("tools --json --refresh, whole process", `${px("refresh", "sdk listTools", "wall")} SDK listTools`, "<= 1.05x", baseline ? px("baseline refresh", "sdk listTools", "wall") : undefined));

@@ -82,7 +82,7 @@ for (const size of [1, 171]) {
     });
   }
   console.log(`${spans.length} spans (${lib.length} bytes):`);
-  writers.forEach((which, k) => console.log(`  ${which.padEnd(12)} warm ${fmt(warm[k]!)} | cold: module load ${fmt(cold[k]!.load)}, first body ${fmt(cold[k]!.first)}`));
+  writers.forEach((which, k) => { console.log(`  ${which.padEnd(12)} warm ${fmt(warm[k]!)} | cold: module load ${fmt(cold[k]!.load)}, first body ${fmt(cold[k]!.first)}`); });
   if (writers.length === 2) {
     const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
     console.log(`  library / hand-written: warm ${ratio(warm[0]!, warm[1]!)}x, cold first body ${ratio(cold[0]!.first, cold[1]!.first)}x`);

@@ -1,7 +1,7 @@
 // Reads and checks authored-tool manifests (`<dir>/<folder>/tool.json`) at boot. Every problem is
 // one refusal naming the file, line:column and key; nothing here runs a tool. Loaded only when the
 // authored-tools folder exists, so the start-up path without one never pays for it.
-import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Node, ParseError } from "jsonc-parser";
 import { resolveReal, which } from "../fs/real-path.ts";
@@ -211,7 +211,7 @@ function resolveCommand(command: readonly string[] | undefined, folder: string, 
   if (head.includes("/")) {
     const abs = resolve(folder, head);
     program = resolveReal(abs, folder);
-    let st;
+    let st: Stats;
     try {
       st = statSync(abs);
     } catch {

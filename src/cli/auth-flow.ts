@@ -22,7 +22,7 @@ export async function authorizeAt(
   }
   const { authorize } = await import("../servers/authorize.ts");
   const { openBrowser } = await import("../launcher/browser.ts");
-  let done;
+  let done: Awaited<ReturnType<typeof authorize>>;
   try {
     done = await authorize(remote, spec, {
       waitMs: WAIT_MS,

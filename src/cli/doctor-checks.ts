@@ -217,7 +217,7 @@ export async function serverChecks(input: BootInput, config: Effective): Promise
   const servers = Object.keys(config.values.mcpServers ?? {});
   const las = config.values.las.enabled === true;
   if (servers.length === 0 && !las) return [check("servers", "info", "none configured (mcpServers, las)")];
-  let booted;
+  let booted: Awaited<ReturnType<typeof boot>>;
   try {
     booted = await boot({ ...input, refresh: true });
   } catch (e) {

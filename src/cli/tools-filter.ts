@@ -29,7 +29,7 @@ export function parseEffects(values: readonly string[]): Set<string> | undefined
     .flatMap((x) => x.split(","))
     .map((x) => x.trim())
     .filter(Boolean)) {
-    if (v === "write") WRITES.forEach((e) => out.add(e));
+    if (v === "write") for (const e of WRITES) out.add(e);
     else if ((EFFECTS as readonly string[]).includes(v)) out.add(v);
     else
       throw usageError(

@@ -52,7 +52,9 @@ const pad = (s: string, width: number) => s + " ".repeat(Math.max(0, width - dis
 export function table(rows: readonly (readonly string[])[], width = Number.POSITIVE_INFINITY, flex?: number): string {
   const safe = rows.map((r) => r.map(escapeControl));
   const widths: number[] = [];
-  for (const r of safe) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(c))));
+  for (const r of safe) r.forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, displayWidth(c));
+    });
   const floor = widths.map((w) => Math.min(w, MIN_COLUMN));
   let excess = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) - width;
   const first = flex ?? widths.length - 1;

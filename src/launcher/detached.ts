@@ -90,7 +90,8 @@ export function startTaskSupervisor(
   spec: DetachSpec,
 ): { ok: true; value: DetachedTask } | { ok: false; message: string } {
   const id = randomHex();
-  let out, err;
+  let out: ReturnType<typeof openArtifact> | undefined;
+  let err: ReturnType<typeof openArtifact> | undefined;
   try {
     out = openArtifact(spec.artifactsDir, `${id}.stdout.log`, fileSink);
     err = openArtifact(spec.artifactsDir, `${id}.stderr.log`, fileSink);

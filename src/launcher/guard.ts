@@ -169,7 +169,7 @@ export async function runGuard(args: readonly string[], platform: Platform = hos
     if (text === "") return 0;
     spec = JSON.parse(text) as GuardSpec;
   }
-  let child;
+  let child: ReturnType<typeof spawnChild>;
   try {
     // In the guardian's session and group: the launcher's TERM to the group reaches the command.
     child = spawnChild({

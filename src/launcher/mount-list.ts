@@ -45,6 +45,7 @@ export function mountArgs(mounts: readonly Mount[]): string[] {
       case "proc":
         return ["--proc", m.target];
     }
+    return m satisfies never; // every kind is returned above: tsc checks the switch covers them all
   });
 }
 

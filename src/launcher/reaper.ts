@@ -51,8 +51,8 @@ export function reapLater(
   }
 }
 
-/** The started waiter: this process holds its stdin's other end until it exits (kept here, never collected before). */
-let waiter: Bun.Subprocess<"pipe", "ignore", "ignore" | "inherit"> | undefined;
+/** The started waiters: this process holds each one's stdin's other end until it exits (kept, never collected). */
+const waiters = new Set<Bun.Subprocess<"pipe", "ignore", "ignore" | "inherit">>();
 /** A waiter still here this long after the hand-over lets go anyway (its caller is slow to exit). */
 const WAIT_AT_MOST_MS = 300;
 
@@ -74,7 +74,7 @@ export function reapAfterExit(env: Readonly<Record<string, string>>, stderr: boo
     });
     p.unref();
     ownChildren.add(p.pid);
-    waiter = p;
+    waiters.add(p);
     setTimeout(() => void p.stdin.end(), WAIT_AT_MOST_MS).unref();
     return true;
   } catch {

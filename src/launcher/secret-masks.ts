@@ -10,6 +10,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  type Stats,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -56,7 +57,7 @@ export function walkSecrets(roots: readonly string[] = SECRET_ROOTS, skip?: stri
     for (const name of names) {
       const p = dir === "/" ? `/${name}` : `${dir}/${name}`;
       if (REPLACED.has(p) || p === skip) continue;
-      let st;
+      let st: Stats;
       try {
         st = lstatSync(p);
       } catch {

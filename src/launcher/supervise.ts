@@ -132,7 +132,7 @@ function drain(stream: ReadableStream<Uint8Array>, capture: StreamCapture, onFir
   const reader = stream.getReader();
   const done = (async () => {
     for (let first = true; ; first = false) {
-      let chunk;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await reader.read();
       } catch {

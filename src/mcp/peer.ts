@@ -109,7 +109,7 @@ export class Peers {
     const calls = [...this.#live];
     const owner = calls[0]!.peer.owner ?? calls[0]!.peer;
     if (calls.some((c) => (c.peer.owner ?? c.peer) !== owner)) return "unclear";
-    calls.find((c) => c.peer.log)?.peer.log!(params);
+    calls.find((c) => c.peer.log)?.peer.log?.(params);
     return "call";
   }
 

@@ -126,7 +126,10 @@ export class PipeTransport implements Transport {
       );
       return;
     }
-    if (said.id !== undefined) return this.#cut(said.id);
+    if (said.id !== undefined) {
+      this.#cut(said.id);
+      return;
+    }
     const inFlight = [...this.#pending];
     this.#pending.clear();
     for (const [id, method] of inFlight) {

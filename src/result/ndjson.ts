@@ -82,7 +82,10 @@ export class LineReader {
   }
 
   #take(piece: Uint8Array): void {
-    if (this.#dropping) return this.#dropping.add(piece);
+    if (this.#dropping) {
+      this.#dropping.add(piece);
+      return;
+    }
     if (this.#size + piece.length <= this.max) {
       this.#parts.push(piece);
       this.#size += piece.length;
@@ -100,7 +103,8 @@ export class LineReader {
     const dropping = this.#dropping;
     if (dropping) {
       this.#dropping = undefined;
-      return this.dropped(dropping.done(this.#decoder));
+      this.dropped(dropping.done(this.#decoder));
+      return;
     }
     const parts = this.#parts;
     if (parts.length === 0) return;

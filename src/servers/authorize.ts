@@ -60,7 +60,7 @@ export async function authorize(remote: RemoteSources, spec: RemoteSpec, io: Aut
 
 /** One connection through `wiring`: lists the tools, closes, and says how many. Nothing is journaled: no tool runs. */
 async function probe(spec: RemoteSpec, wiring: AuthWiring, secrets: readonly string[]): Promise<number> {
-  let c;
+  let c: Awaited<ReturnType<typeof connectTarget>>;
   try {
     c = await connectTarget(wiring.target, { pin: false, connectTimeoutMs: spec.connectTimeoutMs, requestTimeoutMs: spec.timeoutMs, version: VERSION, redactor: (s) => new StreamRedactor(s) });
   } catch (e) {

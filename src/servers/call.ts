@@ -175,7 +175,7 @@ async function callRemote(
   // Supervised (serve): a server down or restarting, or a descriptor changed at a restart, refuses here too.
   const now = remote.refusedNow(catalogNameOf(spec, tool.name));
   if (now) return { ok: false, refusal: now };
-  let conn;
+  let conn: Connection;
   try {
     // A client's own kind of connection when it is to be told exactly what that client declared (serve --expose).
     conn = await (peer.upstream ? remote.connection(spec, peer.upstream) : (early ?? remote.connection(spec)));

@@ -14,6 +14,7 @@ export type Expanded =
 const NAME = "[A-Za-z_][A-Za-z0-9_]*";
 // The client-defined names first: `workspaceFolder` also has the shape of a NAME.
 const FORMS = new RegExp(`^(?:(workspaceFolder)|(userHome)|(${NAME})|(${NAME}):-([^}]*)|env:(${NAME}))$`);
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the ${NAME} forms are the config's own syntax, shown as written
 const HINT = "write ${NAME}, ${NAME:-default}, ${env:NAME}, ${workspaceFolder} or ${userHome}";
 
 /** One string with every `${...}` read: parent variables bound (kept as `${NAME}`), the rest put in. */
@@ -35,6 +36,7 @@ export function expandVars(raw: string, ctx: VarContext): Expanded {
     if (m[1]) template += ctx.workspace;
     else if (m[2]) {
       const home = ctx.parent.HOME;
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${userHome} is the config's own syntax, named as written
       if (home === undefined) return { ok: false, problem: "${userHome} is used and HOME is not set" };
       template += home;
     } else {

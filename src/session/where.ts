@@ -3,7 +3,7 @@
 // toolgate makes 0700 and only this user can enter; one socket per workspace, named by a hash of
 // its real path. Never in a workspace, where a repository or a sandboxed command could plant one.
 // Loaded by every `call` and `tools` (src/session/client.ts): node:fs and node:path only.
-import { lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { lstatSync, mkdirSync, realpathSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { userRuntimeDir, userStateDir } from "../trust/paths.ts";
 
@@ -39,7 +39,7 @@ export const logFor = (socket: string): string => socket.replace(/\.sock$/, ".lo
  * this user's that others cannot write to; `closed`: nor enter (the sessions folder itself).
  */
 export function unfitFolder(dir: string, closed: boolean, uid = process.getuid?.()): string | null {
-  let st;
+  let st: Stats;
   try {
     st = lstatSync(dir);
   } catch {

@@ -112,11 +112,10 @@ export function forgetApprovals(
     const del = db.query(
       "DELETE FROM approvals WHERE workspace = $ws AND caller = $caller AND tool = $tool AND digest = $digest",
     );
-    db.transaction(() =>
-      gone.forEach((r) =>
-        del.run({ ws: r.workspace, caller: callerColumn(answererOf(r)), tool: r.tool, digest: r.digest }),
-      ),
-    )();
+    db.transaction(() => {
+      for (const r of gone)
+        del.run({ ws: r.workspace, caller: callerColumn(answererOf(r)), tool: r.tool, digest: r.digest });
+    })();
     return gone;
   } finally {
     db.close();

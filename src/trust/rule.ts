@@ -110,7 +110,9 @@ export function widenings(input: RuleInput): Widening[] {
   };
   folder("state", ["state"], v.state, data.state !== undefined);
   if (!input.scratchFlag) folder("scratch", ["scratch"], v.scratch, data.scratch !== undefined);
-  v.skills.forEach((s, i) => folder(`skills.${i}`, ["skills", i], s, data.skills !== undefined));
+  v.skills.forEach((s, i) => {
+    folder(`skills.${i}`, ["skills", i], s, data.skills !== undefined);
+  });
   folder("authored.dir", ["authored", "dir"], v.authored.dir, data.authored?.dir !== undefined);
   folder(
     "gates.directory",

@@ -102,7 +102,9 @@ describe("reading manifests", () => {
   test("a name follows the catalog's rule: 65 and 128 characters load (serve maps them to a client's budget)", async () => {
     await using ws = tempDir();
     const names = ["a".repeat(65), "b".repeat(128)];
-    names.forEach((name, i) => tool(ws.path, `t${i}`, { name, description: "d", input_schema: { type: "object" } }));
+    names.forEach((name, i) => {
+      tool(ws.path, `t${i}`, { name, description: "d", input_schema: { type: "object" } });
+    });
     expect(load(ws.path).map((m) => m.name)).toEqual(names);
   });
 

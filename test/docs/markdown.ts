@@ -127,7 +127,7 @@ const ANY = "…";
  */
 export function matches(expected: readonly string[], actual: readonly string[]): boolean {
   const padding = (l: string) => l.replace(/ {2,}/g, "  ");
-  const patterns = expected.map((e) => (e.trim() === ANY ? null : new RegExp(`^${padding(e).split(ANY).map(escape).join(".*")}$`)));
+  const patterns = expected.map((e) => (e.trim() === ANY ? null : new RegExp(`^${padding(e).split(ANY).map(escapeRegExp).join(".*")}$`)));
   actual = actual.map(padding);
   const memo = new Map<string, boolean>();
   const go = (p: number, a: number): boolean => {
@@ -144,7 +144,7 @@ export function matches(expected: readonly string[], actual: readonly string[]):
   return go(0, 0);
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** What varies from run to run, made what the pages write: the workspace is /w, the home ~. */
 export function normalise(output: string, places: { workspace: string; home: string; root: string }): string[] {

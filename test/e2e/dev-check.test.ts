@@ -1,14 +1,13 @@
 // dev_check end to end against dist/toolgate on a fixture repository: the CI shape (exit code,
 // exactly one JSON result on stdout, ::error annotations on stderr under GITHUB_ACTIONS=true,
 // a JUnit report that parses), the hanging gate stopped, no copy left behind.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bwrapSandbox, probeSandbox } from "../../src/launcher/sandbox.ts";
 import { extraWorktrees, fixtureRepo } from "../fixtures/gates/make-repo.ts";
 import { parseXml } from "../fixtures/gates/xml.ts";
 import { gone } from "../launcher/support.ts";
-import { BIN, json, run, tempDir } from "../helpers.ts";
+import { BIN, json, run } from "../helpers.ts";
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
@@ -82,10 +81,6 @@ describe("dev_check through the binary", () => {
     expect(existsSync(join(repo.path, ".toolgate", "worktrees"))).toBe(false);
   });
 });
-
-const probeDir = tempDir("toolgate-probe-");
-afterAll(() => probeDir[Symbol.asyncDispose]());
-const BWRAP = (await probeSandbox(bwrapSandbox({ mode: "product", workspace: probeDir.path, network: false }), probeDir.path)) === null;
 
 test("in product mode the gate runs sandboxed in its copy: the copy is writable, the checkout's state folder is not", async () => {
   await using repo = fixtureRepo();

@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { json, run as runBin, tempDir } from "../helpers.ts";
 
 const users = new Set<string>();
-afterAll(() => users.forEach((p) => rmSync(p, { recursive: true, force: true })));
+afterAll(() => {
+  for (const p of users) rmSync(p, { recursive: true, force: true });
+});
 /** The user's state folder (sessions, tasks' state) outside the workspace. */
 const run: typeof runBin = (args, opts) => (users.add(`${opts.cwd}.user`), runBin(args, { ...opts, env: { XDG_STATE_HOME: join(`${opts.cwd}.user`, "state"), ...opts.env } }));
 

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { productWorkspace } from "./product-workspace.ts";
-import { BIN, json, run, runUnprivileged, tempDir } from "../helpers.ts";
+import { BIN, json, type RunResult, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
@@ -32,7 +32,7 @@ describe("nested user namespaces in the product sandbox", () => {
   test.each(WHO)("as %s: unshare -U fails inside the sandbox", async (who) => {
     await using dir = tempDir();
     const args = ["call", "bash", JSON.stringify({ command: ATTACK }), "--allow-run=bash", "--approve", "bash"];
-    let r;
+    let r: RunResult;
     if (who === "root") r = await run(args, { cwd: productWorkspace(dir.path), env: { HOME: dir.path } });
     else {
       chmodSync(dir.path, 0o755);

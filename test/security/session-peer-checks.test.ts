@@ -12,7 +12,9 @@ import { peerChecksUnavailable } from "../../src/session/peer.ts";
 import { run, tempDir } from "../helpers.ts";
 
 const users = new Set<string>();
-afterAll(() => users.forEach((p) => rmSync(p, { recursive: true, force: true })));
+afterAll(() => {
+  for (const p of users) rmSync(p, { recursive: true, force: true });
+});
 // The user's state folder (where the socket lives) outside the workspace.
 const env = (ws: string, extra: Record<string, string> = {}) => (users.add(`${ws}.user`), { HOME: ws, XDG_STATE_HOME: join(`${ws}.user`, "state"), ...extra });
 const JIT_OFF = { BUN_JSC_useJIT: "0" };

@@ -60,7 +60,7 @@ describe("the fast path's classification", () => {
       { jsonrpc: "2.0", id: 1, method: "tools/call", extra: true }, // an unknown key: the SDK's strict schema refuses it
       { jsonrpc: "2.0", id: 1.5, method: "x" }, // not an integer id
       { jsonrpc: "2.0", id: 2 ** 53, method: "x" }, // not a safe integer (the SDK refuses it; a reply could not carry it)
-      { jsonrpc: "2.0", id: 9007199254740993, method: "tools/call", params: { name: "plan" } },
+      { jsonrpc: "2.0", id: 2 ** 53 + 2, method: "tools/call", params: { name: "plan" } }, // a call whose id is past the safe integers
       { jsonrpc: "2.0", id: 1, result: {} }, // a response
       { jsonrpc: "2.0", method: "notifications/initialized" }, // a notification
       { jsonrpc: "2.0", id: 1, method: "x", params: { _meta: { "io.modelcontextprotocol/related-task": { taskId: "t" } } } }, // a task's

@@ -132,7 +132,7 @@ describe("the session table never locks out", () => {
     abort.abort();
     await reader.cancel().catch(() => {});
     await waitFor("the call to start", () => waiting.length !== before, WAIT_MS, 5);
-    waiting.splice(0).forEach((release) => release());
+    for (const release of waiting.splice(0)) release();
     // The answer was sent while nobody listened; the reconnect replays it, with its own id.
     const again = await fetch(server.url, { headers: { Accept: "text/event-stream", ...AUTH, "Mcp-Session-Id": id!, "Mcp-Protocol-Version": "2025-11-25", "Last-Event-ID": priming![1]! } });
     expect(again.status).toBe(200);

@@ -8,7 +8,9 @@ import { onTty, run, tempDir } from "../helpers.ts";
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 // The user's state folder lies outside the workspace (a session refuses to listen inside it).
 const users = new Set<string>();
-afterAll(() => users.forEach((p) => rmSync(p, { recursive: true, force: true })));
+afterAll(() => {
+  for (const p of users) rmSync(p, { recursive: true, force: true });
+});
 const env = (ws: string) => (users.add(`${ws}.user`), { HOME: ws, XDG_STATE_HOME: join(`${ws}.user`, "state") });
 
 /** What a cold call asks, as a session asks it: yes or no for this call only ("A" is not offered over the socket). */

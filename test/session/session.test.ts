@@ -11,7 +11,9 @@ const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
 
 // The user's state folder lies outside the workspace (a session refuses to listen inside it).
 const users = new Set<string>();
-afterAll(() => users.forEach((p) => rmSync(p, { recursive: true, force: true })));
+afterAll(() => {
+  for (const p of users) rmSync(p, { recursive: true, force: true });
+});
 const userState = (ws: string) => (users.add(`${ws}.user`), join(`${ws}.user`, "state"));
 const env = (ws: string) => ({ HOME: ws, XDG_STATE_HOME: userState(ws) });
 const sessionsOf = (ws: string) => join(userState(ws), "toolgate", "sessions");

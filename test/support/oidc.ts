@@ -56,7 +56,7 @@ export async function signIn(authorizeUrl: string, user: string, o: SignInOption
     }
     const page = await r.text();
     const form = /<title>([^<]*)<\/title><p>([^<]*)<\/p><form method="post" action="([^"]+)">/.exec(page);
-    if (r.status !== 200 || form === null) throw new Error(`the sign-in stopped at ${url}: ${r.status} ${page.replace(/<style>[^]*?<\/style>/, "").replace(/\s+/g, " ").slice(0, 800)}`);
+    if (r.status !== 200 || form === null) throw new Error(`the sign-in stopped at ${url}: ${r.status} ${page.replace(/<style>[\s\S]*?<\/style>/, "").replace(/\s+/g, " ").slice(0, 800)}`);
     const [, title, text, action] = form;
     forms.push(title!);
     if (title === "consent") consentText = text!;

@@ -138,7 +138,9 @@ export function seccompProgram(arch: string = process.arch): Uint8Array {
 /** Resolves labels to the forward offsets classic BPF jumps take (8 bits: the program is small). */
 function assemble(insns: readonly Insn[]): Uint8Array {
   const at = new Map<string, number>();
-  insns.forEach((x, i) => x.label && at.set(x.label, i));
+  insns.forEach((x, i) => {
+    if (x.label) at.set(x.label, i);
+  });
   const bytes = new Uint8Array(insns.length * 8);
   const view = new DataView(bytes.buffer);
   const offset = (from: number, to: string | 0 | undefined) => {

@@ -114,7 +114,9 @@ function gitDirs(top: string, paths: readonly string[]): string[] {
   };
   for (const path of paths) {
     const parts = path.split("/");
-    parts.forEach((name, i) => note(i === 0 ? "." : parts.slice(0, i).join("/"), name, i === parts.length - 1));
+    parts.forEach((name, i) => {
+      note(i === 0 ? "." : parts.slice(0, i).join("/"), name, i === parts.length - 1);
+    });
   }
   const found: string[] = [];
   for (const [dir, entries] of folders) {

@@ -109,7 +109,7 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
     // On a GitHub Actions log: the gate's output as it comes, in a group of its own.
     const group = ctx.ci === "github" && line ? githubGroup(gate.name, i + 1, selected.length, line) : undefined;
     group?.open();
-    let run;
+    let run: Awaited<ReturnType<typeof ctx.processes.run>>;
     try {
       // Only the copy is writable: a gate cannot write the real checkout or plant a gate in it.
       run = await ctx.processes.run({

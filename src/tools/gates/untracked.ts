@@ -14,6 +14,7 @@ import {
   readlinkSync,
   readSync,
   realpathSync,
+  type Stats,
   symlinkSync,
   writeSync,
 } from "node:fs";
@@ -56,7 +57,7 @@ function copyEntry(top: string, root: string, rel: string, buf: Buffer): void {
   try {
     const from = nameIn(src, basename(rel));
     if (from === null) return;
-    let st;
+    let st: Stats;
     try {
       st = lstatSync(from);
     } catch {
