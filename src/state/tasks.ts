@@ -98,7 +98,7 @@ export function claimTask(db: Database, id: string, mark: ProcessMark, now: numb
   return db
     .transaction(() => {
       const r = db.query("SELECT * FROM tasks WHERE id = $id").get({ id }) as TaskRow | null;
-      if (!r || r.status !== "queued") return null;
+      if (r?.status !== "queued") return null;
       db.query("UPDATE tasks SET status = 'running', started_ms = $now, pid = $pid, pid_start = $start WHERE id = $id").run({ id, now, pid: mark.pid, start: mark.start });
       appendJournal(db, taskJournalRow(r, "started", null, now), "task_started");
       return { ...r, status: "running" as const, started_ms: now, pid: mark.pid, pid_start: mark.start };
@@ -193,7 +193,7 @@ export function findTask(db: Database, idOrPrefix: string, owner: string | null,
   if (!/^[0-9a-f]{1,16}$/.test(idOrPrefix)) return missing;
   const rows = db
     .query(`SELECT * FROM tasks WHERE id >= $lo AND id < $hi ${owner === null ? "" : "AND owner = $owner"} LIMIT 2`)
-    .all({ lo: idOrPrefix, hi: idOrPrefix + "g", ...(owner === null ? {} : { owner }) }) as TaskRow[];
+    .all({ lo: idOrPrefix, hi: `${idOrPrefix}g`, ...(owner === null ? {} : { owner }) }) as TaskRow[];
   if (rows.length === 0) return missing;
   if (rows.length > 1) return { ok: false, code: "task.ambiguous", message: `task prefix ${JSON.stringify(idOrPrefix)} names more than one task; give more characters` };
   return { ok: true, row: reconcile(db, rows, clock)[0]! };
