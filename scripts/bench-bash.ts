@@ -9,7 +9,8 @@ import { join } from "node:path";
 const bin = process.env.BENCH_BIN ?? join(import.meta.dir, "..", "dist", "toolgate");
 const runs = Number(process.env.BENCH_RUNS ?? 40);
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-bash-"));
-if (process.env.BENCH_SANDBOX) writeFileSync(join(work, "toolgate.json"), JSON.stringify({ sandbox: process.env.BENCH_SANDBOX }));
+if (process.env.BENCH_SANDBOX)
+  writeFileSync(join(work, "toolgate.json"), JSON.stringify({ sandbox: process.env.BENCH_SANDBOX }));
 const env = { PATH: "/usr/bin:/bin", HOME: work, CI: "true" };
 const cases: [string, string[]][] = [
   ["bash -lc true", ["/bin/bash", "-lc", "true"]],
@@ -34,6 +35,14 @@ const q = (xs: number[], f: number) => [...xs].sort((a, b) => a - b)[Math.floor(
 const floor = median(samples.get(cases[0]![0])!);
 for (const [name] of cases) {
   const s = samples.get(name)!;
-  console.log(`${name.padEnd(28)} ${median(s).toFixed(1).padStart(6)} ms (${q(s, 0.1).toFixed(1)}..${q(s, 0.9).toFixed(1)})  +${(median(s) - floor).toFixed(1)} ms`);
+  console.log(
+    `${name.padEnd(28)} ${median(s).toFixed(1).padStart(6)} ms (${q(s, 0.1).toFixed(1)}..${q(s, 0.9).toFixed(1)})  +${(median(s) - floor).toFixed(1)} ms`,
+  );
 }
-console.log(JSON.stringify({ bash_ms: +floor.toFixed(1), toolgate_ms: +median(samples.get(cases[1]![0])!).toFixed(1), over_ms: +(median(samples.get(cases[1]![0])!) - floor).toFixed(1) }));
+console.log(
+  JSON.stringify({
+    bash_ms: +floor.toFixed(1),
+    toolgate_ms: +median(samples.get(cases[1]![0])!).toFixed(1),
+    over_ms: +(median(samples.get(cases[1]![0])!) - floor).toFixed(1),
+  }),
+);

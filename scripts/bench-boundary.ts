@@ -79,7 +79,8 @@ function freshKeys(v: unknown, run: number): unknown {
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [code + k.slice(2), freshKeys(x, run)]));
 }
 
-if (checkBoundary(freshKeys(value, 0), { localPaths: true }) !== null) throw new Error("renamed bench value is rejected");
+if (checkBoundary(freshKeys(value, 0), { localPaths: true }) !== null)
+  throw new Error("renamed bench value is rejected");
 
 const WARMUP = 300;
 const RUNS = 2000;
@@ -109,4 +110,13 @@ const walkUs = round(median(walkTimes));
 const freshUs = round(median(freshTimes));
 console.log(`value: ${bytes} bytes, ${depth} levels; ${RUNS} runs after ${WARMUP} warmup (sink ${sink % 7})`);
 console.log(`checkBoundary median ${boundaryUs} µs (never-seen keys: ${freshUs} µs); plain walk median ${walkUs} µs`);
-console.log(JSON.stringify({ boundary_us: boundaryUs, walk_us: walkUs, boundary_fresh_keys_us: freshUs, bytes, depth, runs: RUNS }));
+console.log(
+  JSON.stringify({
+    boundary_us: boundaryUs,
+    walk_us: walkUs,
+    boundary_fresh_keys_us: freshUs,
+    bytes,
+    depth,
+    runs: RUNS,
+  }),
+);

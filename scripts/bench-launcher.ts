@@ -29,7 +29,13 @@ const cases: Record<string, () => Promise<unknown>> = {
     await Promise.all([p.exited, new Response(p.stdout).arrayBuffer(), new Response(p.stderr).arrayBuffer()]);
   },
   launcher: async () => {
-    const r = await launcher.launch({ argv: ["/bin/true"], env, cwd: dir, deadlineMs: 10_000, artifactsDir: join(dir, "artifacts") });
+    const r = await launcher.launch({
+      argv: ["/bin/true"],
+      env,
+      cwd: dir,
+      deadlineMs: 10_000,
+      artifactsDir: join(dir, "artifacts"),
+    });
     if (!r.ok || r.value.ended !== "exited") throw new Error(`launch failed: ${JSON.stringify(r)}`);
   },
   // With output, the launcher also creates and writes an artifact file: shown, not the target.
@@ -38,7 +44,13 @@ const cases: Record<string, () => Promise<unknown>> = {
     await Promise.all([p.exited, new Response(p.stdout).arrayBuffer(), new Response(p.stderr).arrayBuffer()]);
   },
   launcherEcho: async () => {
-    const r = await launcher.launch({ argv: ["/bin/echo", "hello"], env, cwd: dir, deadlineMs: 10_000, artifactsDir: join(dir, "artifacts") });
+    const r = await launcher.launch({
+      argv: ["/bin/echo", "hello"],
+      env,
+      cwd: dir,
+      deadlineMs: 10_000,
+      artifactsDir: join(dir, "artifacts"),
+    });
     if (!r.ok || r.value.stdout.tail !== "hello\n") throw new Error(`launch failed: ${JSON.stringify(r)}`);
   },
 };
@@ -68,5 +80,9 @@ console.log(`bare Bun.spawn(/bin/true)      median ${ms.bare} ms`);
 console.log(`bare, both pipes drained       median ${ms.barePipes} ms`);
 console.log(`launcher.launch(/bin/true)     median ${ms.launcher} ms`);
 console.log(`ratio ${ratio}x (target ≤ ${TARGET}x), ${ratioPipes}x against the drained floor; ${ROUNDS} rounds`);
-console.log(`with output (/bin/echo, artifact written): bare ${ms.barePipesEcho} ms, launcher ${ms.launcherEcho} ms, ${ratioEcho}x`);
-console.log(JSON.stringify({ rounds: ROUNDS, medianMs: ms, ratio, ratioPipes, ratioEcho, target: TARGET, pass: ratio <= TARGET }));
+console.log(
+  `with output (/bin/echo, artifact written): bare ${ms.barePipesEcho} ms, launcher ${ms.launcherEcho} ms, ${ratioEcho}x`,
+);
+console.log(
+  JSON.stringify({ rounds: ROUNDS, medianMs: ms, ratio, ratioPipes, ratioEcho, target: TARGET, pass: ratio <= TARGET }),
+);

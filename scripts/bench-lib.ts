@@ -7,7 +7,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-export const quantile = (xs: readonly number[], f: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * f)] ?? NaN;
+export const quantile = (xs: readonly number[], f: number) =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * f)] ?? NaN;
 
 /** The 1, 5 and 15 minute load averages (2 cores here: above 2, runs queue for a core). */
 export const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -37,7 +38,13 @@ export interface RunOpts {
 /** One process, timed; a non-zero exit (or `until` never seen) throws with its output. */
 export async function timed(cmd: readonly string[], o: RunOpts): Promise<Run> {
   const t0 = performance.now();
-  const p = Bun.spawn([...cmd], { cwd: o.cwd, env: o.env, stdin: o.stdin === undefined ? "ignore" : new Blob([o.stdin]), stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([...cmd], {
+    cwd: o.cwd,
+    env: o.env,
+    stdin: o.stdin === undefined ? "ignore" : new Blob([o.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const err = new Response(p.stderr).text();
   let out = "";
   let result = 0;
@@ -48,9 +55,17 @@ export async function timed(cmd: readonly string[], o: RunOpts): Promise<Run> {
   }
   const code = await p.exited;
   const wall = performance.now() - t0;
-  if (code !== 0 || (o.until !== undefined && result === 0)) throw new Error(`${cmd.join(" ")} failed (${code}): ${out.slice(0, 300)} ${(await err).slice(0, 2000)}`);
+  if (code !== 0 || (o.until !== undefined && result === 0))
+    throw new Error(`${cmd.join(" ")} failed (${code}): ${out.slice(0, 300)} ${(await err).slice(0, 2000)}`);
   const usage = p.resourceUsage()!;
-  return { wall, result: result || wall, cpu: Number(usage.cpuTime.total) / 1000, rss: usage.maxRSS / 1e6, start: performance.timeOrigin + t0, out };
+  return {
+    wall,
+    result: result || wall,
+    cpu: Number(usage.cpuTime.total) / 1000,
+    rss: usage.maxRSS / 1e6,
+    start: performance.timeOrigin + t0,
+    out,
+  };
 }
 
 export interface Case {
@@ -64,18 +79,23 @@ export interface Case {
 }
 
 /** Every case once per round, in turn (machine noise hits all alike); round 0 is a warm-up. */
-export async function interleave(cases: readonly Case[], runs: number, opts: { shuffle?: boolean } = {}): Promise<Map<string, Run[]>> {
+export async function interleave(
+  cases: readonly Case[],
+  runs: number,
+  opts: { shuffle?: boolean } = {},
+): Promise<Map<string, Run[]>> {
   const samples = new Map<string, Run[]>(cases.map((c) => [c.name, []]));
   // shuffle: each round in its own order (seeded, the same every run), so that no case always
   // follows the same other (whose leftovers, such as a server still exiting, it would pay for).
   let seed = 0x9e3779b9;
-  const next = () => ((seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32);
+  const next = () => (seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32;
   for (let i = 0; i <= runs; i++) {
     const order = [...cases];
-    if (opts.shuffle) for (let j = order.length - 1; j > 0; j--) {
-      const k = Math.floor(next() * (j + 1));
-      [order[j], order[k]] = [order[k]!, order[j]!];
-    }
+    if (opts.shuffle)
+      for (let j = order.length - 1; j > 0; j--) {
+        const k = Math.floor(next() * (j + 1));
+        [order[j], order[k]] = [order[k]!, order[j]!];
+      }
     for (const c of order) {
       if (i > (c.runs ?? runs)) continue;
       const r = await timed(c.cmd, c.opts);
@@ -87,7 +107,8 @@ export async function interleave(cases: readonly Case[], runs: number, opts: { s
 }
 
 /** The median of one field of a case's runs. */
-export const med = (samples: Map<string, Run[]>, name: string, k: keyof Omit<Run, "out">) => median(samples.get(name)!.map((r) => r[k]));
+export const med = (samples: Map<string, Run[]>, name: string, k: keyof Omit<Run, "out">) =>
+  median(samples.get(name)!.map((r) => r[k]));
 
 /**
  * Builds the floor, a bare hello-world compiled with toolgate's flags (scripts/build.ts, the JIT
@@ -118,8 +139,14 @@ export const plus = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(1)} ms`;
  * The median over rounds of a[i] / b[i] (cases run in the same round, one after the other): on a
  * noisy machine steadier than a ratio of medians, as a slow moment tends to hit both of a round.
  */
-export function pairedRatio(samples: Map<string, Run[]>, a: string, b: string, k: "wall" | "result" | "cpu" = "result"): number {
-  const xs = samples.get(a)!, ys = samples.get(b)!;
+export function pairedRatio(
+  samples: Map<string, Run[]>,
+  a: string,
+  b: string,
+  k: "wall" | "result" | "cpu" = "result",
+): number {
+  const xs = samples.get(a)!,
+    ys = samples.get(b)!;
   return median(xs.slice(0, ys.length).map((x, i) => x[k] / ys[i]![k]));
 }
 
@@ -137,7 +164,12 @@ export function peakRss(cmd: readonly string[], o: RunOpts, n = 10): number {
   const out: number[] = [];
   const file = join(o.cwd, `.peak-rss-${process.pid}`);
   for (let i = 0; i < n; i++) {
-    Bun.spawnSync(["/usr/bin/time", "-f", "%M", "-o", file, ...cmd], { cwd: o.cwd, env: o.env, stdout: "ignore", stderr: "ignore" });
+    Bun.spawnSync(["/usr/bin/time", "-f", "%M", "-o", file, ...cmd], {
+      cwd: o.cwd,
+      env: o.env,
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     out.push(Number(readFileSync(file, "utf8").trim().split("\n").pop()) / 1024);
   }
   rmSync(file, { force: true });
@@ -146,6 +178,7 @@ export function peakRss(cmd: readonly string[], o: RunOpts, n = 10): number {
 
 /** Drops a file's pages from the page cache (python3's posix_fadvise; nothing without python3): see peakRss. */
 export function evictFromCache(path: string): void {
-  const evict = "import os, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\nos.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)";
+  const evict =
+    "import os, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\nos.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)";
   Bun.spawnSync(["python3", "-c", evict, path], { stdout: "ignore", stderr: "ignore" });
 }

@@ -7,7 +7,11 @@ import { compileFull } from "../src/schema/full.ts";
 const PYDANTIC = {
   $defs: {
     Query: {
-      properties: { text: { title: "Text", type: "string", minLength: 1 }, tags: { anyOf: [{ items: { type: "string" }, type: "array" }, { type: "null" }], default: null, title: "Tags" }, since: { anyOf: [{ format: "date", type: "string" }, { type: "null" }], default: null } },
+      properties: {
+        text: { title: "Text", type: "string", minLength: 1 },
+        tags: { anyOf: [{ items: { type: "string" }, type: "array" }, { type: "null" }], default: null, title: "Tags" },
+        since: { anyOf: [{ format: "date", type: "string" }, { type: "null" }], default: null },
+      },
       required: ["text"],
       title: "Query",
       type: "object",
@@ -28,4 +32,6 @@ const t2 = performance.now();
 const again = compileFull({ ...PYDANTIC, title: "another" });
 again({ q: { text: "x" } });
 const t3 = performance.now();
-process.stdout.write(`${JSON.stringify({ first: t2 - t0, compile: t1 - t0, validate: t2 - t1, nextTool: t3 - t2, ok })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ first: t2 - t0, compile: t1 - t0, validate: t2 - t1, nextTool: t3 - t2, ok })}\n`,
+);

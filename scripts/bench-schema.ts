@@ -30,6 +30,8 @@ for (const mode of ["alone", "sdk"]) {
   }
   if (!samples.every((s) => s.ok)) throw new Error("a valid argument was refused");
   const m = (k: keyof Omit<Sample, "ok">) => median(samples.map((s) => s[k])).toFixed(2);
-  console.log(`${mode === "sdk" ? "after the SDK client module" : "alone"}: first $ref call ${m("first")} ms (compile ${m("compile")}, validate ${m("validate")}); a second tool's schema ${m("nextTool")} ms  [median of ${runs}]`);
+  console.log(
+    `${mode === "sdk" ? "after the SDK client module" : "alone"}: first $ref call ${m("first")} ms (compile ${m("compile")}, validate ${m("validate")}); a second tool's schema ${m("nextTool")} ms  [median of ${runs}]`,
+  );
 }
 rmSync(work, { recursive: true, force: true });

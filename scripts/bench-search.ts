@@ -32,7 +32,12 @@ function random(seed: number): () => number {
 }
 
 function run(cmd: string[], cwd: string): { code: number; stdout: string; stderr: string } {
-  const p = Bun.spawnSync(cmd, { cwd, env: { PATH: "/usr/bin:/bin", HOME: home, CI: "true", LANG: "C.UTF-8" }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync(cmd, {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: home, CI: "true", LANG: "C.UTF-8" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: p.exitCode ?? -1, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 }
 
@@ -40,10 +45,16 @@ function generate(): void {
   rmSync(tree, { recursive: true, force: true });
   const rnd = random(3);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const words = "const let value return function import export await async node buffer stream index count limit cursor path match line text result error state config source target alpha beta gamma delta".split(" ");
+  const words =
+    "const let value return function import export await async node buffer stream index count limit cursor path match line text result error state config source target alpha beta gamma delta".split(
+      " ",
+    );
   const pool: string[] = [];
   for (let i = 0; i < 4096; i++) {
-    const w = Array.from({ length: 4 + Math.floor(rnd() * 10) }, () => pick(words) + (rnd() < 0.3 ? String(Math.floor(rnd() * 1000)) : ""));
+    const w = Array.from(
+      { length: 4 + Math.floor(rnd() * 10) },
+      () => pick(words) + (rnd() < 0.3 ? String(Math.floor(rnd() * 1000)) : ""),
+    );
     pool.push("  ".repeat(Math.floor(rnd() * 4)) + w.join(" ") + (i % 97 === 0 ? " // café naïve über" : ";"));
   }
   const body = (bytes: number) => {
@@ -67,7 +78,8 @@ function generate(): void {
       for (let f = 0; f < 25; f++) {
         const lines = body(8000 + Math.floor(rnd() * 5000));
         if (rnd() < 0.002) {
-          for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) lines[Math.floor(rnd() * lines.length)] = `  call(${k === 2 ? NEEDLE.toUpperCase() : NEEDLE}(${k}));`;
+          for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++)
+            lines[Math.floor(rnd() * lines.length)] = `  call(${k === 2 ? NEEDLE.toUpperCase() : NEEDLE}(${k}));`;
           hits++;
         }
         put(`pkg${d}/sub${s}/file${f}.ts`, `${lines.join("\n")}\n`);
@@ -77,7 +89,11 @@ function generate(): void {
   }
   for (let f = 0; f < 200; f++) put(`build/out${f}.js`, `${body(4000).join("\n")}\n${NEEDLE}(9);\n`);
   for (let f = 0; f < 50; f++) put(`logs/run${f}.log`, `${NEEDLE}(8);\n`);
-  for (let f = 0; f < 50; f++) put(`assets/blob${f}.bin`, Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1]), Buffer.from(`${NEEDLE}(7);\n`)]));
+  for (let f = 0; f < 50; f++)
+    put(
+      `assets/blob${f}.bin`,
+      Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1]), Buffer.from(`${NEEDLE}(7);\n`)]),
+    );
   put("min/bundle.min.js", `${"x=1;".repeat(3000)}${NEEDLE}(5);${"y=2;".repeat(3000)}\n`);
   const git = (...args: string[]) => {
     const r = run(["git", "-c", "user.name=bench", "-c", "user.email=bench@invalid", ...args], tree);
@@ -139,7 +155,9 @@ if (!existsSync(`${tree}.done`)) {
 }
 const listed = run(["git", "ls-files"], tree).stdout.trim().split("\n");
 const sizes = listed.reduce((a, f) => a + Bun.file(join(tree, f)).size, 0);
-console.log(`tree: ${listed.length} tracked files, ${(sizes / 1e6).toFixed(0)} MB; runs: ${runs} each, interleaved, after one warm-up round`);
+console.log(
+  `tree: ${listed.length} tracked files, ${(sizes / 1e6).toFixed(0)} MB; runs: ${runs} each, interleaved, after one warm-up round`,
+);
 
 // Each search case: file_search arguments and the rg command that must find the same lines.
 const searches: [string, Record<string, unknown>, string[]][] = [
@@ -154,21 +172,41 @@ const rgBase = ["/usr/bin/rg", "--json", "--hidden", "-g", "!.git"];
 for (const [name, args, rg] of searches) {
   const ours = searchAll(args);
   const theirs = rgMatches(run([...rgBase, ...rg], tree).stdout);
-  if (JSON.stringify(ours) !== JSON.stringify(theirs)) throw new Error(`file_search ${name} disagrees with rg:\nours ${ours.join(" ")}\nrg   ${theirs.join(" ")}`);
+  if (JSON.stringify(ours) !== JSON.stringify(theirs))
+    throw new Error(`file_search ${name} disagrees with rg:\nours ${ours.join(" ")}\nrg   ${theirs.join(" ")}`);
   console.log(`agree: file_search ${name} = rg (${ours.length} lines)`);
 }
 const found = findAll().sort();
-if (JSON.stringify(found) !== JSON.stringify([...listed].sort())) throw new Error(`file_find lists ${found.length} paths, git ls-files ${listed.length}`);
+if (JSON.stringify(found) !== JSON.stringify([...listed].sort()))
+  throw new Error(`file_find lists ${found.length} paths, git ls-files ${listed.length}`);
 console.log(`agree: file_find **/* = git ls-files (${found.length} paths)`);
 
 const cases: [string, string[]][] = [];
 for (const [name, args, rg] of searches) {
   cases.push([`rg ${name}`, [...rgBase, ...rg]]);
-  cases.push([`file_search ${name}`, [bin, "call", "file_search", JSON.stringify({ ...args, limit: 1000 }), "--allow-read", "--approve", "file_search"]]);
-  if (baseline) cases.push([`baseline file_search ${name}`, [baseline, "call", "file_search", JSON.stringify({ ...args, limit: 1000 }), "--allow-read", "--approve", "file_search"]]);
+  cases.push([
+    `file_search ${name}`,
+    [bin, "call", "file_search", JSON.stringify({ ...args, limit: 1000 }), "--allow-read", "--approve", "file_search"],
+  ]);
+  if (baseline)
+    cases.push([
+      `baseline file_search ${name}`,
+      [
+        baseline,
+        "call",
+        "file_search",
+        JSON.stringify({ ...args, limit: 1000 }),
+        "--allow-read",
+        "--approve",
+        "file_search",
+      ],
+    ]);
 }
 cases.push(["git ls-files", ["git", "ls-files"]]);
-cases.push(["file_find **/* (first page)", [bin, "call", "file_find", '{"pattern":"**/*","limit":5000}', "--allow-read", "--approve", "file_find"]]);
+cases.push([
+  "file_find **/* (first page)",
+  [bin, "call", "file_find", '{"pattern":"**/*","limit":5000}', "--allow-read", "--approve", "file_find"],
+]);
 cases.push(["toolgate --version (start-up floor)", [bin, "--version"]]);
 
 console.log(`load before: ${loadavg()}`);
@@ -178,8 +216,17 @@ const pages: number[] = [];
 for (let i = 0; i <= runs; i++) {
   for (const [name, cmd] of cases) {
     const t0 = performance.now();
-    const p = Bun.spawn(cmd, { cwd: tree, env: { PATH: "/usr/bin:/bin", HOME: home, CI: "true", LANG: "C.UTF-8" }, stdout: "pipe", stderr: "pipe" });
-    const [code] = await Promise.all([p.exited, new Response(p.stdout).arrayBuffer(), new Response(p.stderr).arrayBuffer()]);
+    const p = Bun.spawn(cmd, {
+      cwd: tree,
+      env: { PATH: "/usr/bin:/bin", HOME: home, CI: "true", LANG: "C.UTF-8" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [code] = await Promise.all([
+      p.exited,
+      new Response(p.stdout).arrayBuffer(),
+      new Response(p.stderr).arrayBuffer(),
+    ]);
     const wall = performance.now() - t0;
     if (code !== 0 && !(code === 1 && name.startsWith("rg"))) throw new Error(`${name} exited ${code}`);
     if (i > 0) samples.get(name)!.push(wall);
@@ -200,7 +247,9 @@ const report: Record<string, unknown> = {};
 for (const [name, xs] of samples) {
   const share = cpuShare.get(name);
   const cpu = share && share.length > 0 ? `  cpu/wall ${median(share).toFixed(2)}` : "";
-  console.log(`${name.padEnd(38)} ${median(xs).toFixed(1).padStart(7)} ms  (p10 ${q(xs, 0.1).toFixed(1)} .. p90 ${q(xs, 0.9).toFixed(1)})${cpu}`);
+  console.log(
+    `${name.padEnd(38)} ${median(xs).toFixed(1).padStart(7)} ms  (p10 ${q(xs, 0.1).toFixed(1)} .. p90 ${q(xs, 0.9).toFixed(1)})${cpu}`,
+  );
   report[name] = +median(xs).toFixed(1);
 }
 const ratio = (a: string, b: string) => median(samples.get(a)!) / median(samples.get(b)!);
@@ -212,10 +261,12 @@ for (const [name] of searches) {
 }
 if (baseline) {
   console.log("\nthis binary / BENCH_BASELINE, median of per-round ratios (wall; cpu)");
-  const paired = (a: string, b: string, xs: Map<string, number[]>) => median(samples.get(a)!.map((_, i) => xs.get(a)![i]! / xs.get(b)![i]!));
+  const paired = (a: string, b: string, xs: Map<string, number[]>) =>
+    median(samples.get(a)!.map((_, i) => xs.get(a)![i]! / xs.get(b)![i]!));
   const cpuMs = new Map([...cpuShare].map(([n, s]) => [n, s.map((x, i) => x * samples.get(n)![i]!)]));
   for (const [name] of searches) {
-    const a = `file_search ${name}`, b = `baseline file_search ${name}`;
+    const a = `file_search ${name}`,
+      b = `baseline file_search ${name}`;
     console.log(`${a} / baseline`.padEnd(38), paired(a, b, samples).toFixed(3), paired(a, b, cpuMs).toFixed(3));
     report[`vs baseline ${name}`] = +paired(a, b, samples).toFixed(3);
   }
@@ -227,7 +278,9 @@ for (const n of ["file_find **/* (first page)", "file_find **/* (every page)"]) 
 }
 // rg spreads over the cores it has: when it did and file_search did not, the worker never ran.
 if (median(cpuShare.get("rg literal")!) >= 1.3 && median(cpuShare.get("file_search literal")!) < 1.1) {
-  console.log("\nnote: file_search ran on one thread: is src/tools/search/worker.ts an entry point in scripts/build.ts?");
+  console.log(
+    "\nnote: file_search ran on one thread: is src/tools/search/worker.ts an entry point in scripts/build.ts?",
+  );
 }
 console.log(`load after: ${loadavg()}`);
 console.log(JSON.stringify(report));

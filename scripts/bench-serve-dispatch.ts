@@ -60,7 +60,8 @@ async function start(dir: string, sdkOnly: boolean): Promise<Served> {
     return startTransport();
   };
   await started.hub.connect(serverSide, { sessionApprovals: false });
-  if (!sdk?.onmessage || serverSide.onmessage === sdk.onmessage) throw new Error("the hub did not install its fast path as expected");
+  if (!sdk?.onmessage || serverSide.onmessage === sdk.onmessage)
+    throw new Error("the hub did not install its fast path as expected");
   if (sdkOnly) Object.assign(serverSide, sdk);
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(clientSide);
@@ -100,17 +101,24 @@ const served = new Map<Path, Served>();
 try {
   served.set("fast path", await start(join(work, "fast"), false));
   served.set("SDK path", await start(join(work, "sdk"), true));
-  console.log(`serve tools/call in process, fast path (src/serve/dispatch.ts) against the SDK's; ${CALLS} calls a batch, ${ROUNDS} rounds; load ${loadavg()}`);
-  for (const p of PATHS) for (const t of TOOLS) await batch(served.get(p)!, t.tool, t.args, Math.max(1, Math.floor(CALLS / 4)));
+  console.log(
+    `serve tools/call in process, fast path (src/serve/dispatch.ts) against the SDK's; ${CALLS} calls a batch, ${ROUNDS} rounds; load ${loadavg()}`,
+  );
+  for (const p of PATHS)
+    for (const t of TOOLS) await batch(served.get(p)!, t.tool, t.args, Math.max(1, Math.floor(CALLS / 4)));
   const key = (p: Path, tool: string) => `${tool}, ${p}`;
-  const samples = new Map<string, Sample[]>(TOOLS.flatMap((t) => PATHS.map((p) => [key(p, t.tool), []] as [string, Sample[]])));
+  const samples = new Map<string, Sample[]>(
+    TOOLS.flatMap((t) => PATHS.map((p) => [key(p, t.tool), []] as [string, Sample[]])),
+  );
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? [...PATHS].reverse() : PATHS;
     for (const t of TOOLS)
       for (const p of order) {
         const s = await batch(served.get(p)!, t.tool, t.args, CALLS);
         samples.get(key(p, t.tool))!.push(s);
-        console.log(`  round ${round + 1} ${key(p, t.tool).padEnd(22)} p50 ${s.p50.toFixed(0)} µs, p99 ${s.p99.toFixed(0)} µs, CPU ${s.cpu.toFixed(0)} µs/call`);
+        console.log(
+          `  round ${round + 1} ${key(p, t.tool).padEnd(22)} p50 ${s.p50.toFixed(0)} µs, p99 ${s.p99.toFixed(0)} µs, CPU ${s.cpu.toFixed(0)} µs/call`,
+        );
       }
   }
   const us = (x: number) => `${x.toFixed(0)} µs`;
@@ -119,8 +127,11 @@ try {
     for (const p of PATHS) {
       const xs = samples.get(key(p, t.tool))!;
       const f = (k: keyof Sample) => xs.map((x) => x[k]);
-      const spread = (k: keyof Sample) => `${us(median(f(k)))} (${quantile(f(k), 0.1).toFixed(0)}..${quantile(f(k), 0.9).toFixed(0)})`;
-      console.log(`  ${key(p, t.tool).padEnd(22)} p50 ${spread("p50")}, p99 ${spread("p99")}, CPU/call ${spread("cpu")}`);
+      const spread = (k: keyof Sample) =>
+        `${us(median(f(k)))} (${quantile(f(k), 0.1).toFixed(0)}..${quantile(f(k), 0.9).toFixed(0)})`;
+      console.log(
+        `  ${key(p, t.tool).padEnd(22)} p50 ${spread("p50")}, p99 ${spread("p99")}, CPU/call ${spread("cpu")}`,
+      );
     }
     const fast = samples.get(key("fast path", t.tool))!;
     const sdk = samples.get(key("SDK path", t.tool))!;
@@ -129,7 +140,9 @@ try {
       return `${median(rs).toFixed(2)}x (rounds ${Math.min(...rs).toFixed(2)}..${Math.max(...rs).toFixed(2)})`;
     };
     const less = median(sdk.map((x, i) => x.cpu - fast[i]!.cpu));
-    console.log(`  ${t.tool}: SDK / fast path: CPU/call ${ratio("cpu")}, p50 ${ratio("p50")}, p99 ${ratio("p99")}; the fast path saves ${us(less)} CPU a call`);
+    console.log(
+      `  ${t.tool}: SDK / fast path: CPU/call ${ratio("cpu")}, p50 ${ratio("p50")}, p99 ${ratio("p99")}; the fast path saves ${us(less)} CPU a call`,
+    );
   }
 } finally {
   for (const s of served.values()) await s.close();

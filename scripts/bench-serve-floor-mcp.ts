@@ -6,5 +6,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { z } from "zod";
 
 const server = new McpServer({ name: "floor", version: "1.0.0" });
-server.registerTool("echo", { description: "Echo the text back", inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: "text", text }] }));
+server.registerTool("echo", { description: "Echo the text back", inputSchema: { text: z.string() } }, ({ text }) => ({
+  content: [{ type: "text", text }],
+}));
 await server.connect(new StdioServerTransport());

@@ -6,7 +6,15 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 
 const server = new Server({ name: "floor", version: "1.0.0" }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, () => ({
-  tools: [{ name: "echo", description: "Echo the text back", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }],
+  tools: [
+    {
+      name: "echo",
+      description: "Echo the text back",
+      inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    },
+  ],
 }));
-server.setRequestHandler(CallToolRequestSchema, (req) => ({ content: [{ type: "text", text: String(req.params.arguments?.text ?? "") }] }));
+server.setRequestHandler(CallToolRequestSchema, (req) => ({
+  content: [{ type: "text", text: String(req.params.arguments?.text ?? "") }],
+}));
 await server.connect(new StdioServerTransport());

@@ -32,7 +32,8 @@ const WARMUP = 50;
 const ALG = process.env.BENCH_ALG ?? "ES256";
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-serve-oauth-"));
 
-const pct = (xs: readonly number[], f: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * f))]!;
+const pct = (xs: readonly number[], f: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * f))]!;
 const us = (x: number) => `${x.toFixed(0)} µs`;
 
 // The issuer: its metadata and its key set, nothing else.
@@ -44,7 +45,8 @@ const idp: Bun.Server<undefined> = Bun.serve({
   port: 0,
   fetch(req): Response {
     const path = new URL(req.url).pathname;
-    if (path === "/.well-known/oauth-authorization-server") return Response.json({ issuer, jwks_uri: `${issuer}/jwks` });
+    if (path === "/.well-known/oauth-authorization-server")
+      return Response.json({ issuer, jwks_uri: `${issuer}/jwks` });
     if (path === "/jwks") return (jwksFetches++, Response.json({ keys: [jwk] }));
     return new Response("not found", { status: 404 });
   },
@@ -69,8 +71,19 @@ interface Served {
 }
 
 /** dist/toolgate serve --http 127.0.0.1:0 ...args, until it says where it serves. */
-async function serve(args: readonly string[], env: Record<string, string>, ws: string, token: (url: string) => Promise<string>): Promise<Served> {
-  const proc = Bun.spawn([bin, "serve", "--http", "127.0.0.1:0", ...args], { cwd: ws, env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+async function serve(
+  args: readonly string[],
+  env: Record<string, string>,
+  ws: string,
+  token: (url: string) => Promise<string>,
+): Promise<Served> {
+  const proc = Bun.spawn([bin, "serve", "--http", "127.0.0.1:0", ...args], {
+    cwd: ws,
+    env,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   let err = "";
   const decoder = new TextDecoder();
   const reader = proc.stderr.getReader();
@@ -98,19 +111,34 @@ async function serve(args: readonly string[], env: Record<string, string>, ws: s
 async function session(url: string, token: string) {
   let next = 1;
   let id: string | null = null;
-  const headers = () => ({ "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${token}`, ...(id ? { "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" } : {}) });
+  const headers = () => ({
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    Authorization: `Bearer ${token}`,
+    ...(id ? { "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" } : {}),
+  });
   const post = async (body: object) => {
     const r = await fetch(url, { method: "POST", headers: headers(), body: JSON.stringify(body) });
     const text = await r.text();
     if (!r.ok) throw new Error(`${r.status}: ${text}`);
     id ??= r.headers.get("mcp-session-id");
     if (text === "") return undefined;
-    const data = r.headers.get("content-type")?.startsWith("text/event-stream") ? text.split("\n").find((l) => l.startsWith("data: "))!.slice(6) : text;
+    const data = r.headers.get("content-type")?.startsWith("text/event-stream")
+      ? text
+          .split("\n")
+          .find((l) => l.startsWith("data: "))!
+          .slice(6)
+      : text;
     const m = JSON.parse(data);
     if (m.error) throw new Error(JSON.stringify(m.error));
     return m.result;
   };
-  await post({ jsonrpc: "2.0", id: next++, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+  await post({
+    jsonrpc: "2.0",
+    id: next++,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  });
   await post({ jsonrpc: "2.0", method: "notifications/initialized" });
   return {
     call: async (name: string, args: object) => {
@@ -138,7 +166,9 @@ try {
   const perRound = new Map<string, { p50: number; p99: number }[]>(cases.map((c) => [c.name, []]));
   let lastToken = "";
   let lastResource = "";
-  console.log(`1. ${CALLS} sequential tools/call plan over serve --http (after ${WARMUP} warm-up calls), ${rounds} rounds, ${ALG} tokens (µs per call):`);
+  console.log(
+    `1. ${CALLS} sequential tools/call plan over serve --http (after ${WARMUP} warm-up calls), ${rounds} rounds, ${ALG} tokens (µs per call):`,
+  );
   for (let r = 0; r < rounds; r++) {
     const line: string[] = [];
     for (const c of r % 2 === 0 ? cases : [...cases].reverse()) {
@@ -163,13 +193,24 @@ try {
   const report: Record<string, unknown> = { alg: ALG, calls: CALLS, rounds };
   for (const c of cases) {
     const xs = perRound.get(c.name)!;
-    console.log(`   ${c.name.padEnd(14)} p50 ${us(median(xs.map((x) => x.p50))).padStart(7)}  p99 ${us(median(xs.map((x) => x.p99))).padStart(7)}  (p50 of the rounds ${us(Math.min(...xs.map((x) => x.p50)))}..${us(Math.max(...xs.map((x) => x.p50)))})`);
-    report[c.name] = { p50_us: +median(xs.map((x) => x.p50)).toFixed(0), p99_us: +median(xs.map((x) => x.p99)).toFixed(0) };
+    console.log(
+      `   ${c.name.padEnd(14)} p50 ${us(median(xs.map((x) => x.p50))).padStart(7)}  p99 ${us(median(xs.map((x) => x.p99))).padStart(7)}  (p50 of the rounds ${us(Math.min(...xs.map((x) => x.p50)))}..${us(Math.max(...xs.map((x) => x.p50)))})`,
+    );
+    report[c.name] = {
+      p50_us: +median(xs.map((x) => x.p50)).toFixed(0),
+      p99_us: +median(xs.map((x) => x.p99)).toFixed(0),
+    };
   }
   const diffs = perRound.get("oauth")!.map((x, i) => x.p50 - perRound.get("static token")![i]!.p50);
   const diff = median(diffs);
-  console.log(`   oauth over static token: ${diff >= 0 ? "+" : ""}${us(diff)} p50 (median of the rounds' own differences; ${us(Math.min(...diffs))}..${us(Math.max(...diffs))}) (target at most +100 µs); key set fetched ${jwksFetches} times (once per start)`);
-  report.oauth_over_static_p50_us = { median: +diff.toFixed(0), min: +Math.min(...diffs).toFixed(0), max: +Math.max(...diffs).toFixed(0) };
+  console.log(
+    `   oauth over static token: ${diff >= 0 ? "+" : ""}${us(diff)} p50 (median of the rounds' own differences; ${us(Math.min(...diffs))}..${us(Math.max(...diffs))}) (target at most +100 µs); key set fetched ${jwksFetches} times (once per start)`,
+  );
+  report.oauth_over_static_p50_us = {
+    median: +diff.toFixed(0),
+    min: +Math.min(...diffs).toFixed(0),
+    max: +Math.max(...diffs).toFixed(0),
+  };
 
   // 2. The floor: the verification alone, in this process.
   const perCall = async (f: () => Promise<unknown>, n = 2000) => {
@@ -182,15 +223,36 @@ try {
     }
     return median(xs);
   };
-  const options = { issuer, audience: lastResource, algorithms: ALGORITHMS, clockTolerance: LEEWAY_SECS, requiredClaims: ["exp", "iss", "aud"] };
-  const keys = new KeySet({ url: `${issuer}/jwks`, get: async (u) => { const r = await fetch(u); return { status: r.status, json: await r.json() }; }, now: Date.now, log: () => {} });
+  const options = {
+    issuer,
+    audience: lastResource,
+    algorithms: ALGORITHMS,
+    clockTolerance: LEEWAY_SECS,
+    requiredClaims: ["exp", "iss", "aud"],
+  };
+  const keys = new KeySet({
+    url: `${issuer}/jwks`,
+    get: async (u) => {
+      const r = await fetch(u);
+      return { status: r.status, json: await r.json() };
+    },
+    now: Date.now,
+    log: () => {},
+  });
   if ((await keys.load()) !== null) throw new Error("the key set did not load");
   const verify = verifier({ issuer, audience: lastResource, keys, groupsClaim: "groups", now: Date.now });
   const full = resolveProfile(undefined, undefined);
   if (!full.ok) throw new Error("no full profile");
   const admit = callerRules(undefined, { profile: full.value, approved: new Set() });
   if (!admit.ok) throw new Error("no admission");
-  const door = gate({ settings: issuerOnly(issuer), resource: lastResource, endpoint: "/mcp", verify, admit: admit.value, log: () => {} });
+  const door = gate({
+    settings: issuerOnly(issuer),
+    resource: lastResource,
+    endpoint: "/mcp",
+    verify,
+    admit: admit.value,
+    log: () => {},
+  });
   const floor = {
     jwt_verify_us: await perCall(() => jwtVerify(lastToken, publicKey, options)),
     key_set_verify_us: await perCall(async () => {
@@ -202,8 +264,12 @@ try {
       if (!a.ok) throw new Error(a.denied.message);
     }),
   };
-  console.log(`2. in process, per token (median of 7 batches): jose's jwtVerify with the key imported ${us(floor.jwt_verify_us)}; serve's verifier, the token remembered ${us(floor.key_set_verify_us)}; serve's whole door (verify, scopes, the caller admitted) ${us(floor.door_us)}`);
-  console.log(`   the call's difference less the door: ${us(diff - floor.door_us)} (what the OAuth path costs past the verification)`);
+  console.log(
+    `2. in process, per token (median of 7 batches): jose's jwtVerify with the key imported ${us(floor.jwt_verify_us)}; serve's verifier, the token remembered ${us(floor.key_set_verify_us)}; serve's whole door (verify, scopes, the caller admitted) ${us(floor.door_us)}`,
+  );
+  console.log(
+    `   the call's difference less the door: ${us(diff - floor.door_us)} (what the OAuth path costs past the verification)`,
+  );
   report.floor_us = Object.fromEntries(Object.entries(floor).map(([k, v]) => [k, +v.toFixed(1)]));
   console.log(JSON.stringify(report));
 } finally {

@@ -46,7 +46,11 @@ interface Sample {
 }
 
 let received = 0;
-const collector = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (await req.arrayBuffer(), received++, new Response("")) });
+const collector = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  fetch: async (req) => (await req.arrayBuffer(), received++, new Response("")),
+});
 
 /** One serve process: WARMUP calls, then CALLS timed ones. */
 async function run(cmd: string[], cwd: string, env: Record<string, string>): Promise<Sample> {
@@ -75,7 +79,11 @@ async function run(cmd: string[], cwd: string, env: Record<string, string>): Pro
       buf += decoder.decode(value, { stream: true });
     }
   };
-  await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } });
+  await request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "1" },
+  });
   p.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
   const params = { name: "file_read", arguments: { path: "README.md" } };
   for (let i = 0; i < WARMUP; i++) await request("tools/call", params);
@@ -97,7 +105,12 @@ try {
   mkdirSync(ws);
   mkdirSync(join(work, "home"));
   writeFileSync(join(ws, "README.md"), "# bench\n\nsome text\n".repeat(20));
-  const env = { PATH: "/usr/bin:/bin", HOME: join(work, "home"), XDG_STATE_HOME: join(work, "home", "state"), CI: "true" };
+  const env = {
+    PATH: "/usr/bin:/bin",
+    HOME: join(work, "home"),
+    XDG_STATE_HOME: join(work, "home", "state"),
+    CI: "true",
+  };
   const on = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` };
   const args = ["serve", "--allow-read", "--approve", "file_read"];
   const bins: [string, string][] = [["", bin], ...(baseline ? [["baseline ", baseline] as [string, string]] : [])];
@@ -106,11 +119,15 @@ try {
     { name: `${who}on`, cmd: [b, ...args], env: on },
   ]);
   const results = new Map(cases.map((c) => [c.name, [] as Sample[]]));
-  console.log(`serve file_read, telemetry off vs on: ${rounds} rounds of ${CALLS} sequential calls per process (after ${WARMUP}), order swapped each round; µs per call wall / CPU (serve, all threads)`);
+  console.log(
+    `serve file_read, telemetry off vs on: ${rounds} rounds of ${CALLS} sequential calls per process (after ${WARMUP}), order swapped each round; µs per call wall / CPU (serve, all threads)`,
+  );
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? cases : [...cases].reverse();
     for (const c of order) results.get(c.name)!.push(await run(c.cmd, ws, c.env));
-    console.log(`  round ${r + 1}, load ${loadavg()}: ${cases.map((c) => `${c.name} ${results.get(c.name)![r]!.usPerCall.toFixed(0)} / ${results.get(c.name)![r]!.cpuUsPerCall.toFixed(0)}`).join(", ")}`);
+    console.log(
+      `  round ${r + 1}, load ${loadavg()}: ${cases.map((c) => `${c.name} ${results.get(c.name)![r]!.usPerCall.toFixed(0)} / ${results.get(c.name)![r]!.cpuUsPerCall.toFixed(0)}`).join(", ")}`,
+    );
   }
   const report: Record<string, unknown> = { load: loadavg(), rounds, calls: CALLS };
   for (const [who] of bins) {
@@ -124,9 +141,16 @@ try {
       `  ${who}calls/s with telemetry on: ${(ratio * 100).toFixed(1)}% of off (median of the rounds' ratios; target ≥ 95%); wall ${median(off.map((x) => x.usPerCall)).toFixed(0)} → ${median(onR.map((x) => x.usPerCall)).toFixed(0)} µs/call;` +
         ` CPU ${cpuOff.toFixed(1)} → ${cpuOn.toFixed(1)} µs/call (paired median +${cpuDiff.toFixed(1)} µs, ${((cpuDiff / cpuOff) * 100).toFixed(1)}%)`,
     );
-    const parts = PARTS.map((k) => `${k} ${median(off.map((x) => x.parts[k])).toFixed(1)} → ${median(onR.map((x) => x.parts[k])).toFixed(1)}`).join(", ");
+    const parts = PARTS.map(
+      (k) => `${k} ${median(off.map((x) => x.parts[k])).toFixed(1)} → ${median(onR.map((x) => x.parts[k])).toFixed(1)}`,
+    ).join(", ");
     console.log(`  ${who}CPU µs/call by thread (medians): ${parts}`);
-    report[`${who}otel`] = { calls_ratio: +ratio.toFixed(3), cpu_off_us: +cpuOff.toFixed(1), cpu_on_us: +cpuOn.toFixed(1), cpu_paired_diff_us: +cpuDiff.toFixed(1) };
+    report[`${who}otel`] = {
+      calls_ratio: +ratio.toFixed(3),
+      cpu_off_us: +cpuOff.toFixed(1),
+      cpu_on_us: +cpuOn.toFixed(1),
+      cpu_paired_diff_us: +cpuDiff.toFixed(1),
+    };
   }
   console.log(`  ${received} export requests received; load ${loadavg()}`);
   console.log(JSON.stringify(report));

@@ -50,7 +50,11 @@ const work = mkdtempSync(join(tmpdir(), "toolgate-bench-serve-"));
 const collector = process.env.BENCH_OTEL
   ? (() => {
       const c = { port: 0, requests: 0 };
-      c.port = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (await req.arrayBuffer(), c.requests++, new Response("")) }).port!;
+      c.port = Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch: async (req) => (await req.arrayBuffer(), c.requests++, new Response("")),
+      }).port!;
       return c;
     })()
   : undefined;
@@ -106,7 +110,11 @@ class Peer {
   }
 
   async initialize() {
-    await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } });
+    await this.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "bench", version: "1" },
+    });
     this.notify("notifications/initialized");
   }
 
@@ -181,7 +189,19 @@ try {
   // Built in a child process, like scripts/bench.ts: the bundler would grow this process.
   const compile = (script: string, out: string) => {
     const built = Bun.spawnSync(
-      [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(import.meta.dir, script), "--outfile", out],
+      [
+        process.execPath,
+        "build",
+        "--compile",
+        "--minify",
+        "--bytecode",
+        "--format=esm",
+        "--no-compile-autoload-dotenv",
+        "--no-compile-autoload-bunfig",
+        join(import.meta.dir, script),
+        "--outfile",
+        out,
+      ],
       { stdout: "ignore", stderr: "pipe" },
     );
     if (built.exitCode !== 0) throw new Error(`could not build ${script}: ${built.stderr.toString()}`);
@@ -192,7 +212,12 @@ try {
   const ws = join(work, "ws");
   Bun.spawnSync(["mkdir", "-p", ws, join(work, "home")]);
   writeFileSync(join(ws, "README.md"), "# bench\n\nsome text\n".repeat(20));
-  const env = { PATH: "/usr/bin:/bin", HOME: join(work, "home"), XDG_STATE_HOME: join(work, "home", "state"), CI: "true" };
+  const env = {
+    PATH: "/usr/bin:/bin",
+    HOME: join(work, "home"),
+    XDG_STATE_HOME: join(work, "home", "state"),
+    CI: "true",
+  };
   const serveArgs = [bin, "serve", "--allow-read", "--approve", "file_read"];
   const cases: Case[] = [
     { name: "floor: bare SDK Server, echo", cmd: [floor], tool: "echo", args: { text: "hello" } },
@@ -200,11 +225,23 @@ try {
     { name: "toolgate serve, plan", cmd: serveArgs, tool: "plan", args: {} },
     { name: "toolgate serve, file_read", cmd: serveArgs, tool: "file_read", args: { path: "README.md" } },
     // BENCH_OTEL=1: file_read with telemetry on, spans batched to a loopback OTLP receiver (target: within 5%).
-    ...(collector ? [{ name: "serve, file_read, telemetry on", cmd: serveArgs, tool: "file_read", args: { path: "README.md" }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` } }] : []),
+    ...(collector
+      ? [
+          {
+            name: "serve, file_read, telemetry on",
+            cmd: serveArgs,
+            tool: "file_read",
+            args: { path: "README.md" },
+            env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` },
+          },
+        ]
+      : []),
   ];
   const [low, high, plan, read] = cases.map((c) => c.name) as [string, string, string, string];
 
-  console.log(`1. ${CALLS} sequential tools/call per process (after ${WARMUP} warm-up calls), ${rounds} rounds, each case in turn (µs per call, mean):`);
+  console.log(
+    `1. ${CALLS} sequential tools/call per process (after ${WARMUP} warm-up calls), ${rounds} rounds, each case in turn (µs per call, mean):`,
+  );
   const results = new Map<string, Round[]>(cases.map((c) => [c.name, []]));
   const loadAvg = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0]!;
   for (let r = 0; r < rounds; r++) {
@@ -217,21 +254,39 @@ try {
     console.log(`   round ${r + 1}, load ${loadAvg()}: ${line.join(", ")}`);
   }
   const report: Record<string, unknown> = {};
-  const mid = (name: string) => sorted(results.get(name)!.map((x) => x.callsPerSec)).map((cps) => results.get(name)!.find((x) => x.callsPerSec === cps)!)[Math.floor(rounds / 2)]!;
+  const mid = (name: string) =>
+    sorted(results.get(name)!.map((x) => x.callsPerSec)).map(
+      (cps) => results.get(name)!.find((x) => x.callsPerSec === cps)!,
+    )[Math.floor(rounds / 2)]!;
   for (const c of cases) {
     const m = mid(c.name);
-    console.log(`   ${c.name.padEnd(32)} ${m.callsPerSec.toFixed(0).padStart(6)} calls/s  p50 ${(m.p50 * 1000).toFixed(0).padStart(5)} µs  p99 ${(m.p99 * 1000).toFixed(0).padStart(5)} µs  peak RSS ${m.rssMb.toFixed(1)} MB`);
-    report[c.name] = { calls_per_s: +m.callsPerSec.toFixed(0), p50_us: +(m.p50 * 1000).toFixed(0), p99_us: +(m.p99 * 1000).toFixed(0), peak_rss_mb: +m.rssMb.toFixed(1) };
+    console.log(
+      `   ${c.name.padEnd(32)} ${m.callsPerSec.toFixed(0).padStart(6)} calls/s  p50 ${(m.p50 * 1000).toFixed(0).padStart(5)} µs  p99 ${(m.p99 * 1000).toFixed(0).padStart(5)} µs  peak RSS ${m.rssMb.toFixed(1)} MB`,
+    );
+    report[c.name] = {
+      calls_per_s: +m.callsPerSec.toFixed(0),
+      p50_us: +(m.p50 * 1000).toFixed(0),
+      p99_us: +(m.p99 * 1000).toFixed(0),
+      peak_rss_mb: +m.rssMb.toFixed(1),
+    };
   }
   // Each round's own ratio (the same minute of the machine), then their median.
-  const ratioTo = (a: string, b: string) => median(results.get(a)!.map((x, i) => x.callsPerSec / results.get(b)!.at(i)!.callsPerSec));
-  for (const [name, key] of [[plan, "plan"], [read, "file_read"]] as const) {
-    console.log(`   serve ${key}: ${(ratioTo(name, low) * 100).toFixed(0)}% of the Server floor's calls/s, ${(ratioTo(name, high) * 100).toFixed(0)}% of the McpServer floor's (target ≥ 70%); p99 ${mid(name).p99.toFixed(2)} ms (target < 2 ms)`);
+  const ratioTo = (a: string, b: string) =>
+    median(results.get(a)!.map((x, i) => x.callsPerSec / results.get(b)!.at(i)!.callsPerSec));
+  for (const [name, key] of [
+    [plan, "plan"],
+    [read, "file_read"],
+  ] as const) {
+    console.log(
+      `   serve ${key}: ${(ratioTo(name, low) * 100).toFixed(0)}% of the Server floor's calls/s, ${(ratioTo(name, high) * 100).toFixed(0)}% of the McpServer floor's (target ≥ 70%); p99 ${mid(name).p99.toFixed(2)} ms (target < 2 ms)`,
+    );
     report[`ratio_${key}`] = { server: +ratioTo(name, low).toFixed(3), mcp_server: +ratioTo(name, high).toFixed(3) };
   }
   if (collector) {
     const on = ratioTo(cases[4]!.name, read);
-    console.log(`   serve file_read, telemetry on: ${(on * 100).toFixed(1)}% of its calls/s without (target ≥ 95%); ${collector.requests} export requests received`);
+    console.log(
+      `   serve file_read, telemetry on: ${(on * 100).toFixed(1)}% of its calls/s without (target ≥ 95%); ${collector.requests} export requests received`,
+    );
     report.telemetry_ratio = +on.toFixed(3);
   }
 
@@ -240,15 +295,36 @@ try {
   writeFileSync(
     cfg,
     JSON.stringify({
-      las: { enabled: true, command: process.execPath, entrypoint: las, agent_id: "bench", timeout_secs: 10, shutdown_grace_secs: 1, required_surfaces: ["echo"] },
-      mcpServers: { everything: { command: node, args: [everything, "stdio"] }, more: { command: node, args: [everything, "stdio"] } },
+      las: {
+        enabled: true,
+        command: process.execPath,
+        entrypoint: las,
+        agent_id: "bench",
+        timeout_secs: 10,
+        shutdown_grace_secs: 1,
+        required_surfaces: ["echo"],
+      },
+      mcpServers: {
+        everything: { command: node, args: [everything, "stdio"] },
+        more: { command: node, args: [everything, "stdio"] },
+      },
     }),
   );
-  const attached = new Peer([...serveArgs, "--config", cfg, "--workspace", ws, "--allow-run", "--approve", "all"], ws, env);
+  const attached = new Peer(
+    [...serveArgs, "--config", cfg, "--workspace", ws, "--allow-run", "--approve", "all"],
+    ws,
+    env,
+  );
   await attached.initialize();
   const { tools } = await attached.request("tools/list");
-  const calls: [string, object][] = [["echo__echo", { message: "hi" }], ["everything__echo", { message: "hi" }], ["more__echo", { message: "hi" }], ["file_read", { path: "README.md" }]];
-  for (const [name] of calls) if (!tools.some((t: { name: string }) => t.name === name)) throw new Error(`attached: ${name} is not served`);
+  const calls: [string, object][] = [
+    ["echo__echo", { message: "hi" }],
+    ["everything__echo", { message: "hi" }],
+    ["more__echo", { message: "hi" }],
+    ["file_read", { path: "README.md" }],
+  ];
+  for (const [name] of calls)
+    if (!tools.some((t: { name: string }) => t.name === name)) throw new Error(`attached: ${name} is not served`);
   for (let i = 0; i < 250; i++) {
     for (const [name, args] of calls) {
       const r = await attached.request("tools/call", { name, arguments: args });
@@ -257,11 +333,16 @@ try {
   }
   const attachedRss = attached.peakRssMb();
   await attached.close();
-  console.log(`2. peak RSS of serve's own process: ${mid(read).rssMb.toFixed(1)} MB with built-ins only; ${attachedRss.toFixed(1)} MB with Las and two MCP servers attached (${tools.length} tools, 1,000 calls across the four sources) (target < 80 MB)`);
+  console.log(
+    `2. peak RSS of serve's own process: ${mid(read).rssMb.toFixed(1)} MB with built-ins only; ${attachedRss.toFixed(1)} MB with Las and two MCP servers attached (${tools.length} tools, 1,000 calls across the four sources) (target < 80 MB)`,
+  );
   report.attached_peak_rss_mb = +attachedRss.toFixed(1);
 
   // 3. Cold start to a listed catalog, interleaved.
-  const coldCases: [string, string[]][] = [["floor", [floor]], ["serve", [bin, "serve"]]];
+  const coldCases: [string, string[]][] = [
+    ["floor", [floor]],
+    ["serve", [bin, "serve"]],
+  ];
   const samples = new Map<string, number[]>(coldCases.map(([n]) => [n, []]));
   for (let i = 0; i <= runs; i++) {
     for (const [name, cmd] of coldCases) {
@@ -271,17 +352,47 @@ try {
   }
   const cf = median(samples.get("floor")!);
   const cs = median(samples.get("serve")!);
-  console.log(`3. cold spawn → initialize → tools/list, median of ${runs}: floor ${cf.toFixed(1)} ms (${pct(samples.get("floor")!, 0.1).toFixed(1)}..${pct(samples.get("floor")!, 0.9).toFixed(1)}), serve ${cs.toFixed(1)} ms (${pct(samples.get("serve")!, 0.1).toFixed(1)}..${pct(samples.get("serve")!, 0.9).toFixed(1)}): +${(cs - cf).toFixed(1)} ms (target within 30 ms)`);
+  console.log(
+    `3. cold spawn → initialize → tools/list, median of ${runs}: floor ${cf.toFixed(1)} ms (${pct(samples.get("floor")!, 0.1).toFixed(1)}..${pct(samples.get("floor")!, 0.9).toFixed(1)}), serve ${cs.toFixed(1)} ms (${pct(samples.get("serve")!, 0.1).toFixed(1)}..${pct(samples.get("serve")!, 0.9).toFixed(1)}): +${(cs - cf).toFixed(1)} ms (target within 30 ms)`,
+  );
   report.cold = { floor_ms: +cf.toFixed(1), serve_ms: +cs.toFixed(1), over_floor_ms: +(cs - cf).toFixed(1) };
 
   // 4. The pipeline without the transport, and the journal's share of it, in µs per call.
-  const booted = await boot({ cwd: ws, env, permissionFlags: scanFlags(["--allow-read"], {}).permissions, interactive: false });
+  const booted = await boot({
+    cwd: ws,
+    env,
+    permissionFlags: scanFlags(["--allow-read"], {}).permissions,
+    interactive: false,
+  });
   const db = openState(booted.stateDir);
   const wiring = {
-    booted, env, db: () => db, lane: "default", approved: approvedSet(["file_read"]), ask: undefined, operator: () => {},
-    unstarted: (e: unknown): never => { throw e; }, unfinished: (e: unknown) => { throw e; },
+    booted,
+    env,
+    db: () => db,
+    lane: "default",
+    approved: approvedSet(["file_read"]),
+    ask: undefined,
+    operator: () => {},
+    unstarted: (e: unknown): never => {
+      throw e;
+    },
+    unfinished: (e: unknown) => {
+      throw e;
+    },
   };
-  const row = { time_ms: Date.now(), tool: "file_read", origin: "builtin", digest: "0".repeat(64), effect: "read", status: "success", error_code: null, duration_ms: 1, args_preview: '{"path":"README.md"}', result_bytes: 245, detail: null };
+  const row = {
+    time_ms: Date.now(),
+    tool: "file_read",
+    origin: "builtin",
+    digest: "0".repeat(64),
+    effect: "read",
+    status: "success",
+    error_code: null,
+    duration_ms: 1,
+    args_preview: '{"path":"README.md"}',
+    result_bytes: 245,
+    detail: null,
+  };
   const perCall = async (f: () => unknown) => {
     const xs: number[] = [];
     for (let r = 0; r < 5; r++) {
@@ -306,8 +417,16 @@ try {
   db.close();
   const floorUs = 1e6 / mid(low).callsPerSec;
   const serveUs = 1e6 / mid(read).callsPerSec;
-  console.log(`4. per call: floor round trip ${floorUs.toFixed(0)} µs, serve round trip ${serveUs.toFixed(0)} µs (+${(serveUs - floorUs).toFixed(0)} µs); in process: the pipeline (invoke file_read) ${parts.invoke_us.toFixed(0)} µs, of which the journal's started + finished rows ${parts.journal_rows_us.toFixed(0)} µs (selfMark, read per row, ${parts.self_mark_us.toFixed(0)} µs)`);
-  report.per_call_us = { floor: +floorUs.toFixed(0), serve: +serveUs.toFixed(0), invoke: +parts.invoke_us.toFixed(0), journal_rows: +parts.journal_rows_us.toFixed(0), self_mark: +parts.self_mark_us.toFixed(1) };
+  console.log(
+    `4. per call: floor round trip ${floorUs.toFixed(0)} µs, serve round trip ${serveUs.toFixed(0)} µs (+${(serveUs - floorUs).toFixed(0)} µs); in process: the pipeline (invoke file_read) ${parts.invoke_us.toFixed(0)} µs, of which the journal's started + finished rows ${parts.journal_rows_us.toFixed(0)} µs (selfMark, read per row, ${parts.self_mark_us.toFixed(0)} µs)`,
+  );
+  report.per_call_us = {
+    floor: +floorUs.toFixed(0),
+    serve: +serveUs.toFixed(0),
+    invoke: +parts.invoke_us.toFixed(0),
+    journal_rows: +parts.journal_rows_us.toFixed(0),
+    self_mark: +parts.self_mark_us.toFixed(1),
+  };
 
   // 5. What a round trip costs by what it does, one process each (after the warm-up).
   const trips = async (peer: Peer, method: string, params: object) => {
@@ -348,13 +467,19 @@ try {
     }
   }
   console.log("5. round trip by what it does (p50 / mean µs):");
-  for (const [k, v] of Object.entries(trip)) console.log(`   ${k.padEnd(34)} ${String((v as { p50_us: number }).p50_us).padStart(5)} / ${String((v as { mean_us: number }).mean_us).padStart(5)}`);
+  for (const [k, v] of Object.entries(trip))
+    console.log(
+      `   ${k.padEnd(34)} ${String((v as { p50_us: number }).p50_us).padStart(5)} / ${String((v as { mean_us: number }).mean_us).padStart(5)}`,
+    );
   report.round_trips = trip;
 
   // 6. The relay: the same requests to the fixture itself and through serve.
   const fixture = [process.execPath, join(root, "test", "fixtures", "mcp", "conformance-server.ts")];
   const gatewayCfg = join(work, "gateway.json");
-  writeFileSync(gatewayCfg, JSON.stringify({ mcpServers: { fixture: { command: fixture[0], args: fixture.slice(1) } } }));
+  writeFileSync(
+    gatewayCfg,
+    JSON.stringify({ mcpServers: { fixture: { command: fixture[0], args: fixture.slice(1) } } }),
+  );
   const relayed: Record<string, { p50_us: number; mean_us: number }> = {};
   const asks = [
     ["resources/read", { uri: "test://static-text" }, { uri: "test://static-text" }],
@@ -368,7 +493,11 @@ try {
     for (const [method, own, served] of asks) {
       const d = await trips(direct, method, own);
       const v = await trips(via, method, served);
-      for (const [k, x] of [[`direct ${method}`, d], [`relayed ${method}`, v]] as const) if (!relayed[k] || x.p50_us < relayed[k]!.p50_us) relayed[k] = x;
+      for (const [k, x] of [
+        [`direct ${method}`, d],
+        [`relayed ${method}`, v],
+      ] as const)
+        if (!relayed[k] || x.p50_us < relayed[k]!.p50_us) relayed[k] = x;
     }
     await direct.close();
     await via.close();
@@ -377,7 +506,9 @@ try {
   for (const [method] of asks) {
     const d = relayed[`direct ${method}`]!;
     const v = relayed[`relayed ${method}`]!;
-    console.log(`   ${method.padEnd(16)} direct ${d.p50_us} / ${d.mean_us}, relayed ${v.p50_us} / ${v.mean_us}: +${v.p50_us - d.p50_us} µs p50`);
+    console.log(
+      `   ${method.padEnd(16)} direct ${d.p50_us} / ${d.mean_us}, relayed ${v.p50_us} / ${v.mean_us}: +${v.p50_us - d.p50_us} µs p50`,
+    );
   }
   report.relay = relayed;
   console.log(JSON.stringify(report));
@@ -386,4 +517,8 @@ try {
 }
 
 // BENCH_OTEL=1: then telemetry off vs on, paired, with serve's CPU time by thread (scripts/bench-serve-otel.ts).
-if (collector) Bun.spawnSync([process.execPath, join(import.meta.dir, "bench-serve-otel.ts")], { stdout: "inherit", stderr: "inherit" });
+if (collector)
+  Bun.spawnSync([process.execPath, join(import.meta.dir, "bench-serve-otel.ts")], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });

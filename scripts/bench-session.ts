@@ -31,9 +31,13 @@ const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 /** Wall time of bash loops running `cmd` `n` times in `cwd` (its output checked once, then discarded). */
 function loop(name: string, cmd: string[], expect: string, cwd: string, n = N): number {
   const once = Bun.spawnSync(["bash", "-c", cmd.map(q).join(" ")], { cwd, env });
-  if (!once.stdout.toString().includes(expect)) throw new Error(`${name}: unexpected output ${once.stdout} ${once.stderr}`);
+  if (!once.stdout.toString().includes(expect))
+    throw new Error(`${name}: unexpected output ${once.stdout} ${once.stderr}`);
   const t0 = performance.now();
-  const r = Bun.spawnSync(["bash", "-c", `for i in $(seq ${n}); do ${cmd.map(q).join(" ")} >/dev/null || exit 1; done`], { cwd, env });
+  const r = Bun.spawnSync(
+    ["bash", "-c", `for i in $(seq ${n}); do ${cmd.map(q).join(" ")} >/dev/null || exit 1; done`],
+    { cwd, env },
+  );
   const took = performance.now() - t0;
   if (r.exitCode !== 0) throw new Error(`${name}: the loop failed: ${r.stderr.toString()}`);
   return took;
@@ -42,7 +46,8 @@ function loop(name: string, cmd: string[], expect: string, cwd: string, n = N): 
 /** N calls of each, as loops of 10 taken in turn (machine noise hits each alike): total wall time of each. */
 function loops(cases: readonly [string, string[], string, string][]): Record<string, number> {
   const total: Record<string, number> = Object.fromEntries(cases.map(([n]) => [n, 0]));
-  for (let done = 0; done < N; done += 10) for (const [name, cmd, expect, cwd] of cases) total[name]! += loop(name, cmd, expect, cwd, Math.min(10, N - done));
+  for (let done = 0; done < N; done += 10)
+    for (const [name, cmd, expect, cwd] of cases) total[name]! += loop(name, cmd, expect, cwd, Math.min(10, N - done));
   return total;
 }
 
@@ -57,7 +62,10 @@ function workspace(name: string, exe: string): string {
   const ws = join(work, name);
   mkdirSync(ws);
   writeFileSync(join(ws, "README.md"), "# bench\n\nsome text\n".repeat(20));
-  writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { everything: { command: node, args: [everything, "stdio"] } } }));
+  writeFileSync(
+    join(ws, "toolgate.json"),
+    JSON.stringify({ mcpServers: { everything: { command: node, args: [everything, "stdio"] } } }),
+  );
   sh([exe, "tools", "--allow-run"], ws);
   // Read back from disk as any start reads it: a fresh build's pages sit in large folios (bench-lib.ts, peakRss).
   evictFromCache(exe);
@@ -70,7 +78,12 @@ function rss(exe: string, ws: string): { now: number; peak: number; calls: numbe
   const st = JSON.parse(sh([exe, "session", "status", "--json"], ws));
   const proc = readFileSync(`/proc/${st.pid}/status`, "utf8");
   const kb = (k: string) => Number(proc.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0);
-  return { now: Math.round(kb("VmRSS") / 102.4) / 10, peak: Math.round(kb("VmHWM") / 102.4) / 10, calls: st.calls, servers: st.servers.length };
+  return {
+    now: Math.round(kb("VmRSS") / 102.4) / 10,
+    peak: Math.round(kb("VmHWM") / 102.4) / 10,
+    calls: st.calls,
+    servers: st.servers.length,
+  };
 }
 
 const echo = ["call", "everything__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"];
@@ -99,31 +112,87 @@ try {
   const s = await interleave(cases, runs);
   const floor = med(s, "floor", "wall");
   const over = (n: string) => `hello ${plus(med(s, n, "wall") - floor)} (CPU ${ms(med(s, n, "cpu"))})`;
-  const looped = loops([["session", [bin, ...echo], "Echo: hi", ws], ...(baseline && base ? [["baseline", [baseline, ...echo], "Echo: hi", base] as [string, string[], string, string]] : []), ["floor", [hello], "hello", ws]]);
+  const looped = loops([
+    ["session", [bin, ...echo], "Echo: hi", ws],
+    ...(baseline && base
+      ? [["baseline", [baseline, ...echo], "Echo: hi", base] as [string, string[], string, string]]
+      : []),
+    ["floor", [hello], "hello", ws],
+  ]);
   const busy = rss(bin, ws);
   const baseBusy = baseline && base ? rss(baseline, base) : undefined;
   // And once idle (2 s after the last call): what the session holds while it waits for the next one.
   await Bun.sleep(2_000);
   const mem = rss(bin, ws);
   const baseMem = baseline && base ? rss(baseline, base) : undefined;
-  console.log(`session, ${runs} interleaved rounds, then the loops in turns of 10 (load ${loadavg()}); floor: compiled hello-world ${ms(floor)}, ${N} of them in a loop ${(looped.floor! / 1000).toFixed(2)} s`);
-  console.log(row("MCP call through the warm session", over("echo"), "hello + 6 ms", baseline ? over("baseline echo") : undefined));
-  console.log(row(`${N} MCP calls from a shell loop, session`, `${(looped.session! / 1000).toFixed(2)} s`, `<= ${((1.2 * N) / 100).toFixed(2)} s`, looped.baseline ? `${(looped.baseline / 1000).toFixed(2)} s` : undefined));
-  console.log(row("session RSS with server-everything, idle", `${mem.now} MB (peak ${mem.peak})`, "<= 60 MB", baseMem ? `${baseMem.now} MB (peak ${baseMem.peak})` : undefined));
+  console.log(
+    `session, ${runs} interleaved rounds, then the loops in turns of 10 (load ${loadavg()}); floor: compiled hello-world ${ms(floor)}, ${N} of them in a loop ${(looped.floor! / 1000).toFixed(2)} s`,
+  );
+  console.log(
+    row(
+      "MCP call through the warm session",
+      over("echo"),
+      "hello + 6 ms",
+      baseline ? over("baseline echo") : undefined,
+    ),
+  );
+  console.log(
+    row(
+      `${N} MCP calls from a shell loop, session`,
+      `${(looped.session! / 1000).toFixed(2)} s`,
+      `<= ${((1.2 * N) / 100).toFixed(2)} s`,
+      looped.baseline ? `${(looped.baseline / 1000).toFixed(2)} s` : undefined,
+    ),
+  );
+  console.log(
+    row(
+      "session RSS with server-everything, idle",
+      `${mem.now} MB (peak ${mem.peak})`,
+      "<= 60 MB",
+      baseMem ? `${baseMem.now} MB (peak ${baseMem.peak})` : undefined,
+    ),
+  );
   console.log(row("  right after the calls", `${busy.now} MB`, "", baseBusy ? `${baseBusy.now} MB` : undefined));
-  console.log(row("call file_read through the warm session", over("file_read"), `(cold: ${over("cold file_read")})`, baseline ? over("baseline file_read") : undefined));
-  const report: Record<string, unknown> = { load: loadavg(), floor_ms: +floor.toFixed(2), loops: looped, rss: mem, rss_busy: busy, ...(baseMem ? { baseline_rss: baseMem } : {}) };
-  for (const c of cases) report[c.name] = { wall_ms: +med(s, c.name, "wall").toFixed(2), cpu_ms: +med(s, c.name, "cpu").toFixed(2) };
+  console.log(
+    row(
+      "call file_read through the warm session",
+      over("file_read"),
+      `(cold: ${over("cold file_read")})`,
+      baseline ? over("baseline file_read") : undefined,
+    ),
+  );
+  const report: Record<string, unknown> = {
+    load: loadavg(),
+    floor_ms: +floor.toFixed(2),
+    loops: looped,
+    rss: mem,
+    rss_busy: busy,
+    ...(baseMem ? { baseline_rss: baseMem } : {}),
+  };
+  for (const c of cases)
+    report[c.name] = { wall_ms: +med(s, c.name, "wall").toFixed(2), cpu_ms: +med(s, c.name, "cpu").toFixed(2) };
 
   if (peers) {
     // The same loop cold, and through mcporter's keep-alive daemon (bun).
     mkdirSync(join(work, "config"));
-    writeFileSync(join(work, "config", "mcporter.json"), JSON.stringify({ mcpServers: { everything: { command: node, args: [everything, "stdio"], lifecycle: "keep-alive" } } }));
+    writeFileSync(
+      join(work, "config", "mcporter.json"),
+      JSON.stringify({
+        mcpServers: { everything: { command: node, args: [everything, "stdio"], lifecycle: "keep-alive" } },
+      }),
+    );
     const cold = loop("cold", [bin, ...echo, "--no-session"], "Echo: hi", ws);
     sh([process.execPath, mcporter, "daemon", "start"], work);
-    const viaDaemon = loop("mcporter", [process.execPath, mcporter, "call", "everything.echo", "message=hi"], "Echo: hi", work);
+    const viaDaemon = loop(
+      "mcporter",
+      [process.execPath, mcporter, "call", "everything.echo", "message=hi"],
+      "Echo: hi",
+      work,
+    );
     sh([process.execPath, mcporter, "daemon", "stop"], work);
-    console.log(`${N} MCP calls, cold: ${(cold / 1000).toFixed(2)} s; mcporter's keep-alive daemon: ${(viaDaemon / 1000).toFixed(2)} s; the session ${(cold / looped.session!).toFixed(1)}x and ${(viaDaemon / looped.session!).toFixed(1)}x faster`);
+    console.log(
+      `${N} MCP calls, cold: ${(cold / 1000).toFixed(2)} s; mcporter's keep-alive daemon: ${(viaDaemon / 1000).toFixed(2)} s; the session ${(cold / looped.session!).toFixed(1)}x and ${(viaDaemon / looped.session!).toFixed(1)}x faster`,
+    );
     Object.assign(report, { cold_loop: cold, mcporter_loop: viaDaemon });
   }
   console.log(JSON.stringify(report));

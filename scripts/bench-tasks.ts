@@ -40,7 +40,11 @@ try {
   const full = join(work, "full");
   const empty = join(work, "empty");
   for (const d of [one, full, empty]) Bun.spawnSync(["mkdir", "-p", d]);
-  pair("call --background (to the printed id) against a foreground call of desk", [one, ["call", "desk", "{}"]], [one, ["call", "desk", "{}", "--background"]]);
+  pair(
+    "call --background (to the printed id) against a foreground call of desk",
+    [one, ["call", "desk", "{}"]],
+    [one, ["call", "desk", "{}", "--background"]],
+  );
   // 10,000 ended tasks in one lane (the database made by toolgate itself, rows added here).
   time(full, ["call", "desk", "{}"]);
   time(empty, ["call", "desk", "{}"]);
@@ -53,7 +57,11 @@ try {
     for (let i = 0; i < 10_000; i++) q.run({ id: i.toString(16).padStart(16, "0"), t: 1_700_000_000_000 + i });
   })();
   db.close();
-  pair("tasks list --json with 10,000 tasks against an empty database", [empty, ["tasks", "list", "--json"]], [full, ["tasks", "list", "--json"]]);
+  pair(
+    "tasks list --json with 10,000 tasks against an empty database",
+    [empty, ["tasks", "list", "--json"]],
+    [full, ["tasks", "list", "--json"]],
+  );
 } finally {
   // Tasks started above have ended (desk is instant); their supervisors are gone with the folder.
   Bun.sleepSync(2_000);

@@ -12,7 +12,10 @@ import { checkUrl, judgeAnswers, type Reach } from "../src/http/policy.ts";
 
 const root = join(import.meta.dir, "..");
 if (!Object.keys(networkInterfaces()).every((n) => n === "lo") && process.getuid?.() === 0) {
-  const r = Bun.spawnSync(["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$1"', process.execPath, import.meta.path], { stdout: "inherit", stderr: "inherit" });
+  const r = Bun.spawnSync(
+    ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$1"', process.execPath, import.meta.path],
+    { stdout: "inherit", stderr: "inherit" },
+  );
   process.exit(r.exitCode ?? 1);
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -59,14 +62,25 @@ for (const u of urls) {
   per.push((performance.now() - s) * 1000);
 }
 const total = performance.now() - t0;
-console.log(`URL policy: 10,000 URLs (${allowed} allowed), median ${median(per).toFixed(2)} µs per URL, p99 ${[...per].sort((a, b) => a - b)[9899]!.toFixed(2)} µs, total ${total.toFixed(1)} ms`);
+console.log(
+  `URL policy: 10,000 URLs (${allowed} allowed), median ${median(per).toFixed(2)} µs per URL, p99 ${[...per].sort((a, b) => a - b)[9899]!.toFixed(2)} µs, total ${total.toFixed(1)} ms`,
+);
 
 // Part 2
 const bin = join(root, "dist", "toolgate");
 const runs = Number(process.env.BENCH_RUNS ?? 15);
 const fixture = readFileSync(join(root, "test", "fixtures", "web", "idle-python-docs.html"), "utf8");
-const body = fixture.replace("</body>", `${fixture.slice(fixture.indexOf("<body"), fixture.indexOf("</body>")).repeat(Math.ceil((1 << 20) / fixture.length))}</body>`).slice(0, 1 << 20);
-const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } }) });
+const body = fixture
+  .replace(
+    "</body>",
+    `${fixture.slice(fixture.indexOf("<body"), fixture.indexOf("</body>")).repeat(Math.ceil((1 << 20) / fixture.length))}</body>`,
+  )
+  .slice(0, 1 << 20);
+const server = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  fetch: () => new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } }),
+});
 const work = mkdtempSync(join(tmpdir(), "toolgate-bench-url-"));
 const env = { PATH: "/usr/bin:/bin", HOME: work, XDG_STATE_HOME: join(work, "state"), CI: "true" };
 const timed = async (cmd: string[]) => {
@@ -77,7 +91,17 @@ const timed = async (cmd: string[]) => {
   return performance.now() - s;
 };
 const site = `page.test:${server.port}`;
-const extract = [bin, "call", "web_extract", JSON.stringify({ url: `http://${site}/page` }), "--resolve", `${site}:127.0.0.1`, `--allow-net=${site}`, "--approve", "web_extract"];
+const extract = [
+  bin,
+  "call",
+  "web_extract",
+  JSON.stringify({ url: `http://${site}/page` }),
+  "--resolve",
+  `${site}:127.0.0.1`,
+  `--allow-net=${site}`,
+  "--approve",
+  "web_extract",
+];
 const curl = Bun.which("curl");
 const cold = [bin, "call", "plan", "{}"];
 const samples = { extract: [] as number[], curl: [] as number[], cold: [] as number[] };
@@ -88,8 +112,13 @@ try {
     if (curl) samples.curl.push(await timed([curl, "-s", "-o", "/dev/null", `http://127.0.0.1:${server.port}/page`]));
   }
   const [e, c, k] = [median(samples.extract), median(samples.cold), curl ? median(samples.curl) : NaN];
-  console.log(`web_extract of a ${(body.length / 1e6).toFixed(2)} MB page: median ${e.toFixed(1)} ms over ${runs} runs; toolgate cold start (call plan) ${c.toFixed(1)} ms`);
-  if (curl) console.log(`curl -s of the same page: median ${k.toFixed(1)} ms; web_extract / (curl + cold start) = ${(e / (k + c)).toFixed(2)} (target <= 1.5)`);
+  console.log(
+    `web_extract of a ${(body.length / 1e6).toFixed(2)} MB page: median ${e.toFixed(1)} ms over ${runs} runs; toolgate cold start (call plan) ${c.toFixed(1)} ms`,
+  );
+  if (curl)
+    console.log(
+      `curl -s of the same page: median ${k.toFixed(1)} ms; web_extract / (curl + cold start) = ${(e / (k + c)).toFixed(2)} (target <= 1.5)`,
+    );
   else console.log("curl is not installed: no curl comparison");
 } finally {
   server.stop(true);

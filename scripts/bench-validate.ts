@@ -33,15 +33,44 @@ export const CASES: [string, Record<string, unknown>, boolean][] = [
   ["bash", { command: "git status --short && bun test test/schema", timeout_secs: 120 }, true],
   ["bash", { command: "ls", timeout_secs: -1 }, false],
   ["web_extract", { url: "https://example.org/docs/page?x=1", max_chars: 8000 }, true],
-  ["plan", { steps: Array.from({ length: 12 }, (_, i) => ({ status: i < 4 ? "done" : "pending", title: `step ${i}: do the thing` })) }, true],
+  [
+    "plan",
+    {
+      steps: Array.from({ length: 12 }, (_, i) => ({
+        status: i < 4 ? "done" : "pending",
+        title: `step ${i}: do the thing`,
+      })),
+    },
+    true,
+  ],
   ["plan", { steps: [{ status: "doing", title: "two\nlines" }] }, false],
 ];
 
 /** Real config files (the repository's own, and what docs/config.md and docs/mcp.md show), and two mistakes. */
 export const CONFIGS: [Record<string, unknown>, boolean][] = [
   [{ gates: { pattern: "scripts/check-*.sh" } }, true],
-  [{ permissions: { allow: { read: ["."] }, deny: { read: ["secrets"] } }, approval: { plan: "required" }, state: ".toolgate", profiles: { reader: { include: ["file_*", "skill_*"], exclude: ["file_write", "*_edit"] }, "no-shell": { exclude: ["bash", "dev_*"] } } }, true],
-  [{ mcpServers: { everything: { command: "node", args: ["server-everything/dist/index.js", "stdio"] }, gh: { command: "gh-mcp", env: { GH_TOKEN: "${GH_TOKEN}" }, exclude: ["delete_*"] }, web: { type: "http", url: "http://127.0.0.1:8080/mcp" } } }, true],
+  [
+    {
+      permissions: { allow: { read: ["."] }, deny: { read: ["secrets"] } },
+      approval: { plan: "required" },
+      state: ".toolgate",
+      profiles: {
+        reader: { include: ["file_*", "skill_*"], exclude: ["file_write", "*_edit"] },
+        "no-shell": { exclude: ["bash", "dev_*"] },
+      },
+    },
+    true,
+  ],
+  [
+    {
+      mcpServers: {
+        everything: { command: "node", args: ["server-everything/dist/index.js", "stdio"] },
+        gh: { command: "gh-mcp", env: { GH_TOKEN: "${GH_TOKEN}" }, exclude: ["delete_*"] },
+        web: { type: "http", url: "http://127.0.0.1:8080/mcp" },
+      },
+    },
+    true,
+  ],
   [{ permisions: { allow: { read: ["."] } } }, false],
   [{ approval: { plan: "sometimes" } }, false],
 ];
@@ -124,18 +153,35 @@ if (import.meta.main) {
     const configCode = await Bun.file(CONFIG_STANDALONE).text();
     writeFileSync(join(work, "entry.ts"), entrySource());
     const bin = join(work, "entry");
-    const built = await Bun.build({ entrypoints: [join(work, "entry.ts")], compile: { outfile: bin, autoloadDotenv: false, autoloadBunfig: false }, minify: true, bytecode: true, format: "esm", target: "bun" });
+    const built = await Bun.build({
+      entrypoints: [join(work, "entry.ts")],
+      compile: { outfile: bin, autoloadDotenv: false, autoloadBunfig: false },
+      minify: true,
+      bytecode: true,
+      format: "esm",
+      target: "bun",
+    });
     if (!built.success) throw new Error(built.logs.join("\n"));
 
     const engines = await warmEngines();
     for (const [tool, args, valid] of [...CASES, ...CONFIGS.map(([c, v]) => ["config", c, v] as const)]) {
-      for (const e of ENGINES) if (engines[e](tool, args) !== valid) throw new Error(`${e} says ${!valid} for ${tool} ${JSON.stringify(args)}`);
+      for (const e of ENGINES)
+        if (engines[e](tool, args) !== valid)
+          throw new Error(`${e} says ${!valid} for ${tool} ${JSON.stringify(args)}`);
     }
-    const fmt = (xs: number[], unit = "µs", k = 1000) => `${(median(xs) * k).toFixed(2)} ${unit} (p10..p90 ${(quantile(xs, 0.1) * k).toFixed(2)}..${(quantile(xs, 0.9) * k).toFixed(2)})`;
-    console.log(`load ${loadavg()}; ajv standalone module (src/generated/validators.js) for all ${Object.keys(toolSchemas).length} built-ins: ${code.length} bytes; the config's: ${configCode.length} bytes`);
+    const fmt = (xs: number[], unit = "µs", k = 1000) =>
+      `${(median(xs) * k).toFixed(2)} ${unit} (p10..p90 ${(quantile(xs, 0.1) * k).toFixed(2)}..${(quantile(xs, 0.9) * k).toFixed(2)})`;
+    console.log(
+      `load ${loadavg()}; ajv standalone module (src/generated/validators.js) for all ${Object.keys(toolSchemas).length} built-ins: ${code.length} bytes; the config's: ${configCode.length} bytes`,
+    );
     const suites: [string, [string, unknown, boolean][], string, string][] = [
       ["the built-ins' schemas", CASES, "tool", "file_read"],
-      ["the config file's schema", CONFIGS.map(([c, v]) => ["config", c, v]), "config", "a config with permissions, approval and profiles"],
+      [
+        "the config file's schema",
+        CONFIGS.map(([c, v]) => ["config", c, v]),
+        "config",
+        "a config with permissions, approval and profiles",
+      ],
     ];
     for (const [what, cases, arg, coldCase] of suites) {
       console.log(`\n${what} (${cases.length} cases, ${cases.filter((c) => c[2]).length} valid):`);
@@ -163,11 +209,15 @@ if (import.meta.main) {
         }
       }
       for (const e of ENGINES) {
-        console.log(`  ${e.padEnd(15)} warm: valid ${fmt(warm[e]!.valid)}, invalid ${fmt(warm[e]!.invalid)} | cold, ${coldCase} (load + compile + check): ${fmt(cold[e]!, "ms", 1)}`);
+        console.log(
+          `  ${e.padEnd(15)} warm: valid ${fmt(warm[e]!.valid)}, invalid ${fmt(warm[e]!.invalid)} | cold, ${coldCase} (load + compile + check): ${fmt(cold[e]!, "ms", 1)}`,
+        );
       }
       const ratio = (x: number[], y: number[]) => `${(median(x) / median(y)).toFixed(1)}x`;
       for (const e of ENGINES.slice(1)) {
-        console.log(`  ${e} / hand-written: warm valid ${ratio(warm[e]!.valid, warm["hand-written"]!.valid)}, invalid ${ratio(warm[e]!.invalid, warm["hand-written"]!.invalid)}, cold ${ratio(cold[e]!, cold["hand-written"]!)}`);
+        console.log(
+          `  ${e} / hand-written: warm valid ${ratio(warm[e]!.valid, warm["hand-written"]!.valid)}, invalid ${ratio(warm[e]!.invalid, warm["hand-written"]!.invalid)}, cold ${ratio(cold[e]!, cold["hand-written"]!)}`,
+        );
       }
     }
   } finally {

@@ -49,7 +49,14 @@ function recordOrder(work: string, recorder: string): string[] {
   const files: string[] = [];
   for (const [name, argv] of runs) {
     const file = join(work, name);
-    const env = { PATH: "/usr/bin:/bin", HOME: work, XDG_STATE_HOME: join(work, "state"), CI: "true", TOOLGATE_SESSION: "off", BUN_BYTECODE_ORDER_OUT: file };
+    const env = {
+      PATH: "/usr/bin:/bin",
+      HOME: work,
+      XDG_STATE_HOME: join(work, "state"),
+      CI: "true",
+      TOOLGATE_SESSION: "off",
+      BUN_BYTECODE_ORDER_OUT: file,
+    };
     Bun.spawnSync([recorder, ...argv], { cwd: work, env, stdout: "ignore", stderr: "ignore" });
     if (existsSync(file)) files.push(file);
   }
@@ -62,7 +69,9 @@ try {
   await compile(recorder, [], true);
   const order = recordOrder(work, recorder);
   await compile(outfile, order, false);
-  console.error(`built dist/toolgate ${pkg.version} ${built.commit} ${built.target} (bytecode laid out by ${order.length} recorded runs)`);
+  console.error(
+    `built dist/toolgate ${pkg.version} ${built.commit} ${built.target} (bytecode laid out by ${order.length} recorded runs)`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -11,12 +11,16 @@ import pkg from "../package.json" with { type: "json" };
 export function commitOf(root: string): string {
   const head = Bun.spawnSync(["git", "-C", root, "rev-parse", "--short=12", "HEAD"], { stderr: "ignore" });
   if (head.exitCode !== 0) return "unknown";
-  const dirty = Bun.spawnSync(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"], { stderr: "ignore" }).stdout.toString().trim() !== "";
+  const dirty =
+    Bun.spawnSync(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"], { stderr: "ignore" })
+      .stdout.toString()
+      .trim() !== "";
   return `${head.stdout.toString().trim()}${dirty ? "-dirty" : ""}`;
 }
 
 /** The target name of the machine building (dist/toolgate is built for it). */
-export const hostTarget = (): string => `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+export const hostTarget = (): string =>
+  `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
 
 /** What every compile of toolgate sets (scripts/build.ts, and scripts/release.ts for each platform). */
 export const COMPILE = {

@@ -15,10 +15,12 @@ const NO_PREFIX = "Without a prefix";
 
 /** A line under a prefix's heading, for a name the page would otherwise leave unexplained. */
 const NOTES: Record<string, string> = {
-  "`las.*`": "Las is a separate MCP server program whose tools come in families called surfaces; toolgate starts and supervises it when it is enabled ([Las](mcp.md#las)).",
+  "`las.*`":
+    "Las is a separate MCP server program whose tools come in families called surfaces; toolgate starts and supervises it when it is enabled ([Las](mcp.md#las)).",
 };
 
-const exitOf = (c: CodeInfo) => (c.exit === null ? "—" : c.outcome === "either" ? `${c.exit} or 3` : c.exit === 130 ? "130 or 143" : String(c.exit));
+const exitOf = (c: CodeInfo) =>
+  c.exit === null ? "—" : c.outcome === "either" ? `${c.exit} or 3` : c.exit === 130 ? "130 or 143" : String(c.exit);
 const cell = (s: string) => s.replaceAll("|", "\\|");
 
 export function renderErrors(): string {
@@ -39,8 +41,8 @@ export function renderErrors(): string {
     "",
     "The outcome says how a code reaches you:",
     "",
-    "- **failed**: a result with `\"status\": \"failed\"`, printed and journaled;",
-    "- **indeterminate**: a result with `\"status\": \"indeterminate\"`: the call may have acted, and",
+    '- **failed**: a result with `"status": "failed"`, printed and journaled;',
+    '- **indeterminate**: a result with `"status": "indeterminate"`: the call may have acted, and',
     "  it is recorded, never replayed;",
     "- **failed, or indeterminate**: failed from a built-in tool; indeterminate (exit 3) from a tool",
     "  that runs outside toolgate, whose effect is unknown;",
@@ -51,8 +53,16 @@ export function renderErrors(): string {
     `${Object.keys(CODES).length} codes, by prefix.`,
   ];
   for (const g of order) {
-    lines.push("", `## ${g}`, "", ...(NOTES[g] ? [NOTES[g], ""] : []), "| code | exit | outcome | meaning |", "|---|---|---|---|");
-    for (const [code, info] of groups.get(g)!) lines.push(`| \`${code}\` | ${exitOf(info)} | ${OUTCOME[info.outcome]} | ${cell(info.meaning)} |`);
+    lines.push(
+      "",
+      `## ${g}`,
+      "",
+      ...(NOTES[g] ? [NOTES[g], ""] : []),
+      "| code | exit | outcome | meaning |",
+      "|---|---|---|---|",
+    );
+    for (const [code, info] of groups.get(g)!)
+      lines.push(`| \`${code}\` | ${exitOf(info)} | ${OUTCOME[info.outcome]} | ${cell(info.meaning)} |`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -60,7 +70,9 @@ export function renderErrors(): string {
 if (import.meta.main) {
   const path = new URL("../docs/errors.md", import.meta.url).pathname;
   const next = renderErrors();
-  const prev = await Bun.file(path).text().catch(() => "");
+  const prev = await Bun.file(path)
+    .text()
+    .catch(() => "");
   if (process.argv.includes("--check")) {
     if (prev !== next) {
       console.error("docs/errors.md is out of date: run `bun run gen:errors`");

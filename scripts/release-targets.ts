@@ -75,7 +75,10 @@ export interface NpmPackage {
   readonly files: Readonly<Record<string, string | { readonly copy: string }>>;
 }
 
-export function npmPackages(version: string, built: readonly { readonly target: Target; readonly file: string }[]): NpmPackage[] {
+export function npmPackages(
+  version: string,
+  built: readonly { readonly target: Target; readonly file: string }[],
+): NpmPackage[] {
   const launcher: NpmPackage = {
     folder: "toolgate",
     files: {
@@ -83,7 +86,8 @@ export function npmPackages(version: string, built: readonly { readonly target: 
         {
           name: "toolgate",
           version,
-          description: "One executable between a caller and every tool it may use: catalog, permissions, approval, output boundary, journal.",
+          description:
+            "One executable between a caller and every tool it may use: catalog, permissions, approval, output boundary, journal.",
           bin: { toolgate: "bin/toolgate.js" },
           files: ["bin/toolgate.js"],
           optionalDependencies: Object.fromEntries(TARGETS.map((t) => [`@toolgate/${t.npm}`, version])),

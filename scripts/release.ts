@@ -12,10 +12,15 @@ import { bundleOptions, COMPILE, commitOf, hostTarget } from "./bundle.ts";
 import { npmPackages, TARGETS, type Target } from "./release-targets.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+const only = process.argv
+  .find((a) => a.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
 const unknown = (only ?? []).filter((t) => !TARGETS.some((x) => x.name === t));
 if (unknown.length > 0) {
-  console.error(`release: unknown target ${unknown.join(", ")}; the targets are ${TARGETS.map((t) => t.name).join(", ")}`);
+  console.error(
+    `release: unknown target ${unknown.join(", ")}; the targets are ${TARGETS.map((t) => t.name).join(", ")}`,
+  );
   process.exit(2);
 }
 const targets = TARGETS.filter((t) => only === undefined || only.includes(t.name));
@@ -49,11 +54,18 @@ for (const t of targets) {
   else await compile(t, file);
   chmodSync(file, 0o755);
   built.push({ target: t, file });
-  console.error(`release: ${t.file} (${(Bun.file(file).size / 1048576).toFixed(1)} MiB, ${Math.round(performance.now() - started)} ms)`);
+  console.error(
+    `release: ${t.file} (${(Bun.file(file).size / 1048576).toFixed(1)} MiB, ${Math.round(performance.now() - started)} ms)`,
+  );
 }
 
 // SHA256SUMS in sha256sum's own format: `sha256sum -c SHA256SUMS` in dist/release/ checks it.
-const sums = await Promise.all(built.map(async (b) => `${new Bun.CryptoHasher("sha256").update(await Bun.file(b.file).arrayBuffer()).digest("hex")}  ${b.target.file}`));
+const sums = await Promise.all(
+  built.map(
+    async (b) =>
+      `${new Bun.CryptoHasher("sha256").update(await Bun.file(b.file).arrayBuffer()).digest("hex")}  ${b.target.file}`,
+  ),
+);
 writeFileSync(join(out, "SHA256SUMS"), `${sums.join("\n")}\n`);
 
 const npmOut = join(root, "dist", "npm");
@@ -67,5 +79,7 @@ for (const p of npmPackages(pkg.version, built)) {
     if (name.startsWith("bin/")) chmodSync(join(dir, name), 0o755);
   }
 }
-console.error(`release: ${built.length} binaries and SHA256SUMS in dist/release/, npm packages in dist/npm/ (${pkg.version}, ${commit})`);
+console.error(
+  `release: ${built.length} binaries and SHA256SUMS in dist/release/, npm packages in dist/npm/ (${pkg.version}, ${commit})`,
+);
 if (!existsSync(join(out, "SHA256SUMS"))) process.exit(1);

@@ -10,7 +10,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = join(import.meta.dir, "..");
-const SLOW = /\bBIN\b|dist\/toolgate|\brun\(|runUnprivileged|onTty|unshare|bwrap|setpriv|probeSandbox|sandboxFor|qemu|\bnpm\b|Bun\.build\(|^\/\/ Full suite only: /m;
+const SLOW =
+  /\bBIN\b|dist\/toolgate|\brun\(|runUnprivileged|onTty|unshare|bwrap|setpriv|probeSandbox|sandboxFor|qemu|\bnpm\b|Bun\.build\(|^\/\/ Full suite only: /m;
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -20,7 +21,11 @@ function testFiles(dir: string): string[] {
   });
 }
 
-export const unitFiles = (): string[] => testFiles(join(root, "test")).filter((f) => !SLOW.test(readFileSync(f, "utf8"))).map((f) => relative(root, f)).sort();
+export const unitFiles = (): string[] =>
+  testFiles(join(root, "test"))
+    .filter((f) => !SLOW.test(readFileSync(f, "utf8")))
+    .map((f) => relative(root, f))
+    .sort();
 
 /**
  * A folder for the tier's temporary files on a memory file system (Linux's /dev/shm) unless TMPDIR
@@ -32,7 +37,10 @@ function memoryTmp(): string | undefined {
   if (process.env.TMPDIR) return undefined;
   try {
     // The last mount there is the one in effect.
-    const shm = readFileSync("/proc/mounts", "utf8").split("\n").filter((l) => l.split(" ")[1] === "/dev/shm").at(-1);
+    const shm = readFileSync("/proc/mounts", "utf8")
+      .split("\n")
+      .filter((l) => l.split(" ")[1] === "/dev/shm")
+      .at(-1);
     if (shm === undefined || shm.split(" ")[3]!.split(",").includes("noexec")) return undefined;
     return mkdtempSync(join("/dev/shm", "toolgate-test-unit-"));
   } catch {
@@ -45,7 +53,11 @@ if (import.meta.main) {
   const started = performance.now();
   const tmp = memoryTmp();
   const env = tmp === undefined ? process.env : { ...process.env, TMPDIR: tmp };
-  const p = Bun.spawn(["bun", "test", "--timeout", "30000", ...files.map((f) => `./${f}`), ...process.argv.slice(2)], { cwd: root, env, stdio: ["inherit", "inherit", "inherit"] });
+  const p = Bun.spawn(["bun", "test", "--timeout", "30000", ...files.map((f) => `./${f}`), ...process.argv.slice(2)], {
+    cwd: root,
+    env,
+    stdio: ["inherit", "inherit", "inherit"],
+  });
   // Interrupted, the run ends first, then its folder goes.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => p.kill(signal));
   const code = await p.exited;

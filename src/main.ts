@@ -36,7 +36,6 @@ const LONG_RUNNING = new Set(["serve", "session", "tasks"]);
 /** Commands a live session may run for the caller (see src/session/client.ts). */
 const FORWARDED = new Set(["call", "tools"]);
 
-
 /** toolgate's own declaration: its flags, and each command's (loaded on demand) for help and completions. */
 export const mainDef = defineCommand({
   meta: {

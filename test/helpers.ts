@@ -4,7 +4,16 @@
 import type { CallScope, ToolContext } from "../src/catalog/declare.ts";
 import type { Terms } from "../src/catalog/terms.ts";
 import { createHash } from "node:crypto";
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -34,7 +43,10 @@ export interface RunResult {
 }
 
 /** Runs dist/toolgate with a minimal environment (never the test runner's own). CI=true: no prompts. */
-export async function run(args: readonly string[], opts: { cwd: string; env?: Record<string, string>; stdin?: string }): Promise<RunResult> {
+export async function run(
+  args: readonly string[],
+  opts: { cwd: string; env?: Record<string, string>; stdin?: string },
+): Promise<RunResult> {
   const proc = Bun.spawn([BIN, ...args], {
     cwd: opts.cwd,
     env: { PATH: "/usr/bin:/bin", HOME: opts.cwd, CI: "true", ...opts.env },
@@ -42,14 +54,23 @@ export async function run(args: readonly string[], opts: { cwd: string; env?: Re
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
 export const json = (r: RunResult): any => JSON.parse(r.stdout);
 
 /** `toolgate ARGS` with stdout on a terminal `cols` wide; what it printed, lines without \r. */
-export async function onTerminal(args: readonly string[], cols: number, cwd: string, env: Record<string, string> = {}): Promise<{ code: number; lines: string[] }> {
+export async function onTerminal(
+  args: readonly string[],
+  cols: number,
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; lines: string[] }> {
   const quoted = [BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   const proc = Bun.spawn(["script", "-qec", `stty cols ${cols} rows 50; ${quoted}`, "/dev/null"], {
     cwd,
@@ -59,7 +80,13 @@ export async function onTerminal(args: readonly string[], cols: number, cwd: str
     stderr: "pipe",
   });
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  return { code, lines: out.replaceAll("\r", "").split("\n").filter((l) => l !== "") };
+  return {
+    code,
+    lines: out
+      .replaceAll("\r", "")
+      .split("\n")
+      .filter((l) => l !== ""),
+  };
 }
 
 /**
@@ -82,7 +109,11 @@ export async function runUnprivileged(args: readonly string[], opts: { cwd: stri
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -137,7 +168,13 @@ export function callScope(workspace: string, over: Partial<CallScope> = {}): Cal
 
 /** A handler's context over `workspace`: callScope plus no processes, a fresh signal and a zero clock. */
 export function toolContext(workspace: string, over: Partial<ToolContext> = {}): ToolContext {
-  return { ...callScope(workspace), processes: noProcesses, signal: new AbortController().signal, now: () => 0, ...over };
+  return {
+    ...callScope(workspace),
+    processes: noProcesses,
+    signal: new AbortController().signal,
+    now: () => 0,
+    ...over,
+  };
 }
 
 /** The environment that trusts exactly this config's content (as CI does with `toolgate trust --print`). */

@@ -33,20 +33,30 @@ export const effectivePolicy = (entry: Pick<Entry, "name" | "approval">, overrid
   overrides[entry.name] === "required" ? "required" : entry.approval;
 
 /** Whether a call of `entry` passes without asking anyone: its policy, or --approve. */
-export const preApproved = (entry: Pick<Entry, "name" | "approval">, deps: Pick<ApprovalDeps, "approved" | "overrides">): boolean =>
+export const preApproved = (
+  entry: Pick<Entry, "name" | "approval">,
+  deps: Pick<ApprovalDeps, "approved" | "overrides">,
+): boolean =>
   effectivePolicy(entry, deps.overrides) === "never" || deps.approved.has("all") || deps.approved.has(entry.name);
 
 const BY_POLICY = { ok: true, value: "policy" } as const;
 const BY_FLAG = { ok: true, value: "flag" } as const;
 
 /** Approved with nobody asked and nothing read (the policy, or --approve); undefined: `approve` decides. */
-export function approvedOutright(entry: Entry, deps: Pick<ApprovalDeps, "approved" | "overrides">): typeof BY_POLICY | typeof BY_FLAG | undefined {
+export function approvedOutright(
+  entry: Entry,
+  deps: Pick<ApprovalDeps, "approved" | "overrides">,
+): typeof BY_POLICY | typeof BY_FLAG | undefined {
   if (effectivePolicy(entry, deps.overrides) === "never") return BY_POLICY;
   if (deps.approved.has("all") || deps.approved.has(entry.name)) return BY_FLAG;
   return undefined;
 }
 
-export async function approve(entry: Entry, args: () => string, deps: ApprovalDeps): Promise<Outcome<"policy" | "flag" | "remembered" | "prompt">> {
+export async function approve(
+  entry: Entry,
+  args: () => string,
+  deps: ApprovalDeps,
+): Promise<Outcome<"policy" | "flag" | "remembered" | "prompt">> {
   const outright = approvedOutright(entry, deps);
   if (outright) return outright;
   if (deps.unattended) {
@@ -57,9 +67,14 @@ export async function approve(entry: Entry, args: () => string, deps: ApprovalDe
   }
   if (deps.isRemembered(entry.name, entry.digest)) return { ok: true, value: "remembered" };
   if (!deps.ask) {
-    const how = deps.howToGrant?.(entry.name) ?? `run again with --approve ${entry.name} (or --approve all), or answer the prompt on a terminal`;
+    const how =
+      deps.howToGrant?.(entry.name) ??
+      `run again with --approve ${entry.name} (or --approve all), or answer the prompt on a terminal`;
     // A note says why a tool that waives approval needs it here (an untrusted or stale trust).
-    return refuse("approval.required", `${entry.name} (${entry.effect}) needs approval${entry.note ? ` (${entry.note})` : ""} and nobody can be asked here; ${how}`);
+    return refuse(
+      "approval.required",
+      `${entry.name} (${entry.effect}) needs approval${entry.note ? ` (${entry.note})` : ""} and nobody can be asked here; ${how}`,
+    );
   }
   const answer = await deps.ask({ tool: entry.name, effect: entry.effect, digest: entry.digest, args: args() });
   if (answer === "n") return refuse("approval.denied", `${entry.name} was not approved at the prompt`);
@@ -68,11 +83,17 @@ export async function approve(entry: Entry, args: () => string, deps: ApprovalDe
 }
 
 /** Overrides may only make policy stricter: "never" for a tool whose policy is "required" fails the boot. */
-export function checkOverrides(overrides: ApprovalDeps["overrides"], entries: ReadonlyMap<string, Entry>): { tool: string; message: string } | null {
+export function checkOverrides(
+  overrides: ApprovalDeps["overrides"],
+  entries: ReadonlyMap<string, Entry>,
+): { tool: string; message: string } | null {
   for (const [tool, policy] of Object.entries(overrides)) {
     const e = entries.get(tool);
     if (e && e.approval === "required" && policy === "never") {
-      return { tool, message: `approval.${tool}: "never" would loosen ${tool}, whose policy is "required"; overrides can only make a tool stricter` };
+      return {
+        tool,
+        message: `approval.${tool}: "never" would loosen ${tool}, whose policy is "required"; overrides can only make a tool stricter`,
+      };
     }
   }
   return null;

@@ -9,7 +9,10 @@ export interface Loopback {
   stop(): void;
 }
 
-const PAGE = (text: string) => new Response(`<!doctype html><meta charset="utf-8"><title>toolgate</title><p>${text}</p>`, { headers: { "content-type": "text/html; charset=utf-8" } });
+const PAGE = (text: string) =>
+  new Response(`<!doctype html><meta charset="utf-8"><title>toolgate</title><p>${text}</p>`, {
+    headers: { "content-type": "text/html; charset=utf-8" },
+  });
 
 export function listen(state: string): Loopback {
   let settle: { resolve(code: string): void; reject(e: Error): void } | undefined;
@@ -24,11 +27,14 @@ export function listen(state: string): Loopback {
     const url = new URL(req.url);
     if (url.pathname !== "/callback") return new Response("not found", { status: 404 });
     // A redirect for another attempt (or a forged one) is not this flow's.
-    if (url.searchParams.get("state") !== state) return new Response("state does not match this authorization", { status: 400 });
+    if (url.searchParams.get("state") !== state)
+      return new Response("state does not match this authorization", { status: 400 });
     const error = url.searchParams.get("error");
     if (error !== null) {
       const why = url.searchParams.get("error_description");
-      settle?.reject(new Error(`the authorization server refused: ${error.slice(0, 100)}${why ? ` (${why.slice(0, 300)})` : ""}`));
+      settle?.reject(
+        new Error(`the authorization server refused: ${error.slice(0, 100)}${why ? ` (${why.slice(0, 300)})` : ""}`),
+      );
       return PAGE("Authorization was refused. You can close this window.");
     }
     const c = url.searchParams.get("code");

@@ -2,8 +2,16 @@
 // auth`): a loopback redirect, the authorization URL handed to `open`. "stored" (call, tools,
 // serve): stored tokens only, refreshed by the SDK; where a person would be needed it stops with
 // AuthRequired instead. Client credentials (CI) need no person in either mode.
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  AddClientAuthentication,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { AuthRecord, AuthStore } from "./store.ts";
 
 /** The server entry's `oauth` block, variables already filled in (only a trusted config has one). */
@@ -55,7 +63,12 @@ export class StoreProvider implements OAuthClientProvider {
     if (key !== undefined && id !== undefined) {
       this.addClientAuthentication = async (headers, params, url, metadata) => {
         const { createPrivateKeyJwtAuth } = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
-        await createPrivateKeyJwtAuth({ issuer: id, subject: id, privateKey: key, alg: alg ?? "ES256" })(headers, params, url, metadata);
+        await createPrivateKeyJwtAuth({ issuer: id, subject: id, privateKey: key, alg: alg ?? "ES256" })(
+          headers,
+          params,
+          url,
+          metadata,
+        );
       };
     }
   }
@@ -107,12 +120,17 @@ export class StoreProvider implements OAuthClientProvider {
       // Bound to the authorization server that first accepted them (the SDK sends them to no other).
       const bound = this.#record.configured_client;
       const issuer = bound?.client_id === s.client_id ? { issuer: bound.issuer } : {};
-      return { client_id: s.client_id, ...(s.client_secret !== undefined ? { client_secret: s.client_secret } : {}), ...issuer };
+      return {
+        client_id: s.client_id,
+        ...(s.client_secret !== undefined ? { client_secret: s.client_secret } : {}),
+        ...issuer,
+      };
     }
     const client = this.#record.client as OAuthClientInformationMixed | undefined;
     // A registration made for another loopback port is registered again (the redirect must match).
     const uris = (client as { redirect_uris?: string[] } | undefined)?.redirect_uris;
-    if (client && this.o.authorize && Array.isArray(uris) && !uris.includes(this.o.authorize.redirectUrl)) return undefined;
+    if (client && this.o.authorize && Array.isArray(uris) && !uris.includes(this.o.authorize.redirectUrl))
+      return undefined;
     return client;
   }
 
@@ -208,8 +226,8 @@ export class StoreProvider implements OAuthClientProvider {
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (!this.#machine) return undefined;
     const rec = this.#record;
-    const listed = (rec.discovery as { resourceMetadata?: { scopes_supported?: unknown } } | undefined)?.resourceMetadata
-      ?.scopes_supported;
+    const listed = (rec.discovery as { resourceMetadata?: { scopes_supported?: unknown } } | undefined)
+      ?.resourceMetadata?.scopes_supported;
     const advertised = Array.isArray(listed) ? listed.filter((x) => typeof x === "string").join(" ") : "";
     const p = new URLSearchParams({ grant_type: "client_credentials" });
     const s = union(scope ?? this.o.settings.scope ?? advertised, rec.wanted_scope ?? "");

@@ -3,7 +3,17 @@
 // 0700 folder, written atomically, never in a workspace. Every token or secret read or written is
 // added to `secrets`, the live list the views redact.
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 
 /** What is kept for one server URL. Shapes are the SDK's (OAuthTokens, client information, discovery state). */
@@ -27,7 +37,8 @@ export interface AuthRecord {
 export const AUTH_DIR = "auth";
 
 /** The file of a server URL: its sha256, so no URL text becomes a path. */
-export const recordName = (serverUrl: string) => `${createHash("sha256").update(canonicalServerUrl(serverUrl)).digest("hex").slice(0, 32)}.json`;
+export const recordName = (serverUrl: string) =>
+  `${createHash("sha256").update(canonicalServerUrl(serverUrl)).digest("hex").slice(0, 32)}.json`;
 
 /** The URL without a fragment, as the SDK derives the resource from it. */
 export function canonicalServerUrl(raw: string): string {
@@ -103,7 +114,12 @@ export class AuthStore {
   }
 
   #remember(rec: AuthRecord): void {
-    for (const v of [rec.tokens?.access_token, rec.tokens?.refresh_token, rec.tokens?.id_token, rec.client?.client_secret]) {
+    for (const v of [
+      rec.tokens?.access_token,
+      rec.tokens?.refresh_token,
+      rec.tokens?.id_token,
+      rec.client?.client_secret,
+    ]) {
       if (typeof v === "string" && v.length > 0 && !this.secrets.includes(v)) this.secrets.push(v);
     }
   }

@@ -65,7 +65,11 @@ const MANIFEST_SCHEMA = {
     input_schema: { type: "object" },
     effect: { enum: [...EFFECTS] },
     approval: { enum: ["required", "never"] },
-    needs: { type: "object", properties: Object.fromEntries(NEED_KINDS.map((k) => [k, strings])), additionalProperties: false },
+    needs: {
+      type: "object",
+      properties: Object.fromEntries(NEED_KINDS.map((k) => [k, strings])),
+      additionalProperties: false,
+    },
     command: { ...strings, minItems: 1 },
     timeout_secs: { type: "number", exclusiveMinimum: 0, maximum: MAX_TIMEOUT_SECS },
   },
@@ -80,7 +84,12 @@ const validateManifest = (data: unknown) => (manifestValidator ??= compileSchema
 
 type Path = (string | number)[];
 class ManifestError extends Error {
-  constructor(readonly key: Path, readonly problem: string, readonly hint: string, readonly atKey = false) {
+  constructor(
+    readonly key: Path,
+    readonly problem: string,
+    readonly hint: string,
+    readonly atKey = false,
+  ) {
     super(problem);
   }
 }
@@ -92,10 +101,19 @@ function fail(key: Path, problem: string, hint = "fix that key in the tool.json"
 export function loadManifests(dir: string, opts: ManifestOptions): Outcome<Manifest[]> {
   let names: string[];
   try {
-    if (!statSync(dir).isDirectory()) return refuse("authored.invalid_dir", `the authored-tools folder ${dir} (authored.dir) is not a folder`, { hint: "point authored.dir at a folder, or remove the file" });
-    names = readdirSync(dir).filter((n) => !n.startsWith(".")).sort();
+    if (!statSync(dir).isDirectory())
+      return refuse("authored.invalid_dir", `the authored-tools folder ${dir} (authored.dir) is not a folder`, {
+        hint: "point authored.dir at a folder, or remove the file",
+      });
+    names = readdirSync(dir)
+      .filter((n) => !n.startsWith("."))
+      .sort();
   } catch (e) {
-    return refuse("authored.invalid_dir", `the authored-tools folder ${dir} (authored.dir) cannot be read: ${(e as Error).message}`, { hint: "fix its permissions, or point authored.dir elsewhere" });
+    return refuse(
+      "authored.invalid_dir",
+      `the authored-tools folder ${dir} (authored.dir) cannot be read: ${(e as Error).message}`,
+      { hint: "fix its permissions, or point authored.dir elsewhere" },
+    );
   }
   const out: Manifest[] = [];
   for (const n of names) {
@@ -122,7 +140,9 @@ export function loadManifest(path: string, folder: string, opts: ManifestOptions
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    return refuse("authored.invalid_manifest", `${path}: cannot be read: ${(e as Error).message}`, { hint: "fix the file's permissions" });
+    return refuse("authored.invalid_manifest", `${path}: cannot be read: ${(e as Error).message}`, {
+      hint: "fix the file's permissions",
+    });
   }
   const errors: ParseError[] = [];
   const { parseTree, printParseErrorCode } = jsonc();
@@ -130,9 +150,13 @@ export function loadManifest(path: string, folder: string, opts: ManifestOptions
   if (errors.length > 0 || tree === undefined) {
     const e = errors[0];
     const at = position(text, e?.offset ?? 0);
-    return refuse("authored.invalid_manifest", `${path}:${at}: invalid JSON (${e ? printParseErrorCode(e.error) : "empty file"})`, {
-      hint: "a manifest is strict JSON: no comments, no trailing commas",
-    });
+    return refuse(
+      "authored.invalid_manifest",
+      `${path}:${at}: invalid JSON (${e ? printParseErrorCode(e.error) : "empty file"})`,
+      {
+        hint: "a manifest is strict JSON: no comments, no trailing commas",
+      },
+    );
   }
   try {
     return ok(checkManifest(treeValue(tree), path, folder, opts));
@@ -140,7 +164,9 @@ export function loadManifest(path: string, folder: string, opts: ManifestOptions
     if (!(e instanceof ManifestError)) throw e;
     const node = nodeFor(tree, e.key, e.atKey);
     const key = e.key.length ? e.key.join(".") : "(top level)";
-    return refuse("authored.invalid_manifest", `${path}:${position(text, node?.offset ?? 0)}: ${key}: ${e.problem}`, { hint: e.hint });
+    return refuse("authored.invalid_manifest", `${path}:${position(text, node?.offset ?? 0)}: ${key}: ${e.problem}`, {
+      hint: e.hint,
+    });
   }
 }
 
@@ -148,17 +174,31 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
   const checked = validateManifest(data);
   if (!checked.ok) {
     const first = withKeySuggestions(checked.issues.slice(0, 1), MANIFEST_SCHEMA, data)[0]!;
-    const more = checked.issues.length > 1 ? ` (and ${checked.issues.length - 1} more problem${checked.issues.length > 2 ? "s" : ""})` : "";
+    const more =
+      checked.issues.length > 1
+        ? ` (and ${checked.issues.length - 1} more problem${checked.issues.length > 2 ? "s" : ""})`
+        : "";
     const unknown = /must be removed/.test(first.message);
     const hint = unknown
       ? "a manifest holds name, description, input_schema, effect, approval, needs, command, timeout_secs"
       : "see the authored-tools card (skills/toolgate-authored-tools) for the manifest's shape";
     const near = first.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(first.did_you_mean)}?)`;
-    throw new ManifestError(first.path, `${unknown ? `unknown key: must be removed${near}` : first.message}${more}`, hint, unknown);
+    throw new ManifestError(
+      first.path,
+      `${unknown ? `unknown key: must be removed${near}` : first.message}${more}`,
+      hint,
+      unknown,
+    );
   }
   const m = checked.value as {
-    name: string; description: string; input_schema: Record<string, unknown>; effect?: EffectClass; approval?: ApprovalPolicy;
-    needs?: Partial<Record<PermKind, string[]>>; command?: string[]; timeout_secs?: number;
+    name: string;
+    description: string;
+    input_schema: Record<string, unknown>;
+    effect?: EffectClass;
+    approval?: ApprovalPolicy;
+    needs?: Partial<Record<PermKind, string[]>>;
+    command?: string[];
+    timeout_secs?: number;
   };
   // The catalog's rule, as for every source; a client with a shorter budget gets it mapped by serve (serve/names.ts).
   if (!NAME_RULE.test(m.name)) fail(["name"], `${JSON.stringify(m.name)} is not ${NAME_RULE_TEXT}`, "rename the tool");
@@ -172,8 +212,19 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
   const { argv, program } = resolveCommand(m.command, folder, opts);
   const identity = authoredIdentity(data, argv, program, opts.workspace);
   return {
-    path, folder, identity, digest: sha256Hex(canonicalJson(identity)), name: m.name, description: m.description, inputSchema: m.input_schema, effect: m.effect,
-    approval: m.approval ?? "required", needs: m.needs ?? {}, argv, program, timeoutSecs: m.timeout_secs ?? DEFAULT_TIMEOUT_SECS,
+    path,
+    folder,
+    identity,
+    digest: sha256Hex(canonicalJson(identity)),
+    name: m.name,
+    description: m.description,
+    inputSchema: m.input_schema,
+    effect: m.effect,
+    approval: m.approval ?? "required",
+    needs: m.needs ?? {},
+    argv,
+    program,
+    timeoutSecs: m.timeout_secs ?? DEFAULT_TIMEOUT_SECS,
   };
 }
 
@@ -183,7 +234,8 @@ function checkManifest(data: unknown, path: string, folder: string, opts: Manife
  * without loading that validator, so a boot with plain schemas never pays for it.
  */
 function checkInputSchema(schema: Record<string, unknown>): void {
-  if (schema.type !== "object") fail(["input_schema", "type"], `must be "object" (the arguments are one JSON object)`, 'set "type": "object"');
+  if (schema.type !== "object")
+    fail(["input_schema", "type"], `must be "object" (the arguments are one JSON object)`, 'set "type": "object"');
   try {
     compileSchema(schema);
     return;
@@ -193,8 +245,11 @@ function checkInputSchema(schema: Record<string, unknown>): void {
   try {
     compileFull(schema);
   } catch (e) {
-    fail(["input_schema", ...whereInSchema(schema, e)], `the runtime validator cannot check this schema: ${(e as Error).message}`,
-      "write a JSON Schema (draft 2020-12, or draft-07 with \"$schema\") whose every $ref points inside it");
+    fail(
+      ["input_schema", ...whereInSchema(schema, e)],
+      `the runtime validator cannot check this schema: ${(e as Error).message}`,
+      'write a JSON Schema (draft 2020-12, or draft-07 with "$schema") whose every $ref points inside it',
+    );
   }
 }
 
@@ -202,7 +257,11 @@ function checkInputSchema(schema: Record<string, unknown>): void {
  * argv[0] is a path relative to the tool's folder (`./run`), an absolute path, or a bare name on the
  * launcher's PATH; later arguments starting with `./` or `../` are folder-relative too.
  */
-function resolveCommand(command: readonly string[] | undefined, folder: string, opts: ManifestOptions): { argv: string[]; program: string } {
+function resolveCommand(
+  command: readonly string[] | undefined,
+  folder: string,
+  opts: ManifestOptions,
+): { argv: string[]; program: string } {
   const argv = [...(command ?? DEFAULT_COMMAND)];
   const key: Path = command ? ["command", 0] : ["command"];
   const head = argv[0]!;
@@ -215,7 +274,11 @@ function resolveCommand(command: readonly string[] | undefined, folder: string, 
     try {
       st = statSync(abs);
     } catch {
-      return fail(key, `${shown} does not exist (looked for ${abs})`, "add the executable to the tool's folder, or set \"command\"");
+      return fail(
+        key,
+        `${shown} does not exist (looked for ${abs})`,
+        'add the executable to the tool\'s folder, or set "command"',
+      );
     }
     if (!st.isFile()) fail(key, `${shown} is not a regular file (${abs})`);
     try {
@@ -225,11 +288,18 @@ function resolveCommand(command: readonly string[] | undefined, folder: string, 
     }
   } else {
     program = which(head, opts.pathEnv, folder);
-    if (program === null) fail(key, `${shown} is not an executable on the launcher's PATH (${opts.pathEnv})`, "give a path relative to the tool's folder, or an absolute path");
+    if (program === null)
+      fail(
+        key,
+        `${shown} is not an executable on the launcher's PATH (${opts.pathEnv})`,
+        "give a path relative to the tool's folder, or an absolute path",
+      );
   }
   if (program === null) return fail(key, `${shown} cannot be resolved (a symlink loop)`);
   const local = (a: string, i: number) =>
-    (i === 0 ? a.includes("/") : a === "." || a === ".." || a.startsWith("./") || a.startsWith("../")) ? spawnPath(resolve(folder, a), opts.workspace) : a;
+    (i === 0 ? a.includes("/") : a === "." || a === ".." || a.startsWith("./") || a.startsWith("../"))
+      ? spawnPath(resolve(folder, a), opts.workspace)
+      : a;
   return { argv: argv.map(local), program };
 }
 
@@ -249,7 +319,12 @@ function treeValue(n: Node, path: Path = []): unknown {
     if (!k || !v) continue;
     const key = k.value as string;
     if (Object.hasOwn(o, key)) throw new ManifestError([...path, key], "duplicate key", "keep one of them", true);
-    Object.defineProperty(o, key, { value: treeValue(v, [...path, key]), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(o, key, {
+      value: treeValue(v, [...path, key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return o;
 }
@@ -266,6 +341,6 @@ function nodeFor(tree: Node, path: Path, atKey: boolean): Node | undefined {
 function position(text: string, offset: number): string {
   let line = 1;
   let start = 0;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) (line++, (start = i + 1));
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++, (start = i + 1);
   return `${line}:${offset - start + 1}`;
 }

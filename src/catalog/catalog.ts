@@ -4,13 +4,7 @@ import type { Need } from "../permission/types.ts";
 import type { Outcome } from "../result/result.ts";
 import { refuse } from "../result/result.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
-import {
-  EFFECTS,
-  type ApprovalPolicy,
-  type EffectClass,
-  type NeedsContext,
-  type ToolContext,
-} from "./declare.ts";
+import { EFFECTS, type ApprovalPolicy, type EffectClass, type NeedsContext, type ToolContext } from "./declare.ts";
 import type { Terms } from "./terms.ts";
 
 export type JsonSchema = Record<string, unknown>;

@@ -35,7 +35,8 @@ export const lockEntry = (d: Descriptor): LockEntry => ({
 /** Stable text: tools sorted by name, two-space JSON, trailing newline. */
 export function renderLock(descriptors: readonly Descriptor[]): string {
   const tools: Record<string, LockEntry> = {};
-  for (const d of [...descriptors].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) tools[d.name] = lockEntry(d);
+  for (const d of [...descriptors].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
+    tools[d.name] = lockEntry(d);
   return `${JSON.stringify({ version: 1, tools }, null, 2)}\n`;
 }
 
@@ -46,7 +47,10 @@ export function checkLock(lock: Lock, descriptors: readonly Descriptor[]): Map<s
   for (const d of descriptors) {
     const pinned = lock.tools[d.name];
     if (!pinned) {
-      out.set(d.name, { code: "descriptor_unpinned", message: `${d.name} (${d.origin}) is not in toolgate.lock; ${renew}` });
+      out.set(d.name, {
+        code: "descriptor_unpinned",
+        message: `${d.name} (${d.origin}) is not in toolgate.lock; ${renew}`,
+      });
       continue;
     }
     if (pinned.digest === d.digest) continue;
@@ -58,7 +62,12 @@ export function checkLock(lock: Lock, descriptors: readonly Descriptor[]): Map<s
     if (pinned.description !== undefined && pinned.description !== now.description) what.push("description changed");
     // The digest also covers what runs (an authored tool's manifest, command and the workspace files
     // its arguments name; a server's command line, env as written and the files it names, or URL).
-    if (what.length === 0) what.push(pinned.description === undefined ? "descriptor changed (or the lock predates the digest covering descriptions and executables)" : "what runs changed (manifest, command, a file the command names, or the server's command line, env or URL)");
+    if (what.length === 0)
+      what.push(
+        pinned.description === undefined
+          ? "descriptor changed (or the lock predates the digest covering descriptions and executables)"
+          : "what runs changed (manifest, command, a file the command names, or the server's command line, env or URL)",
+      );
     out.set(d.name, {
       code: "descriptor_changed",
       message: `${d.name}: ${what.join(", ")} (pinned ${pinned.digest.slice(0, 12)}, now ${d.digest.slice(0, 12)}); ${renew}`,
@@ -86,13 +95,28 @@ export function readLock(path: string): Lock | null {
     throw new Error(`${path} is not valid JSON (${(e as Error).message}); renew it with \`toolgate tools --lock\``);
   }
   const tools = (data as { version?: unknown; tools?: unknown })?.tools;
-  if ((data as { version?: unknown })?.version !== 1 || tools === null || typeof tools !== "object" || Array.isArray(tools)) {
-    throw new Error(`${path} is not a toolgate lock (expected {"version":1,"tools":{...}}); renew it with \`toolgate tools --lock\``);
+  if (
+    (data as { version?: unknown })?.version !== 1 ||
+    tools === null ||
+    typeof tools !== "object" ||
+    Array.isArray(tools)
+  ) {
+    throw new Error(
+      `${path} is not a toolgate lock (expected {"version":1,"tools":{...}}); renew it with \`toolgate tools --lock\``,
+    );
   }
   for (const [name, e] of Object.entries(tools as Record<string, unknown>)) {
     const x = e as Partial<LockEntry>;
-    if (typeof x?.digest !== "string" || typeof x.origin !== "string" || typeof x.effect !== "string" || typeof x.schema !== "string" || (x.description !== undefined && typeof x.description !== "string")) {
-      throw new Error(`${path}: tools.${name} must hold digest, origin, effect and schema strings (and optionally description); renew it with \`toolgate tools --lock\``);
+    if (
+      typeof x?.digest !== "string" ||
+      typeof x.origin !== "string" ||
+      typeof x.effect !== "string" ||
+      typeof x.schema !== "string" ||
+      (x.description !== undefined && typeof x.description !== "string")
+    ) {
+      throw new Error(
+        `${path}: tools.${name} must hold digest, origin, effect and schema strings (and optionally description); renew it with \`toolgate tools --lock\``,
+      );
     }
   }
   return data as Lock;

@@ -11,9 +11,15 @@ import { escapeControl } from "../result/escape.ts";
  * At this process's /dev/tty, or through `ask` (a session's client, at its own terminal): then
  * yes or no for this call only; "A" (remembered) is neither offered nor taken over the socket.
  */
-export function approvalPrompter(stateDir: string, ask?: Asker): (req: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer> {
-  const settle = (line: string | null): ApprovalAnswer => (line === "A" && !ask ? "A" : line === "y" || line === "Y" ? "y" : "n");
-  const choices = ask ? "[y/n] (y = yes, this call; n = no)" : "[y/n/A] (y = yes, this call; n = no; A = always, for this digest)";
+export function approvalPrompter(
+  stateDir: string,
+  ask?: Asker,
+): (req: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer> {
+  const settle = (line: string | null): ApprovalAnswer =>
+    line === "A" && !ask ? "A" : line === "y" || line === "Y" ? "y" : "n";
+  const choices = ask
+    ? "[y/n] (y = yes, this call; n = no)"
+    : "[y/n/A] (y = yes, this call; n = no; A = always, for this digest)";
   return (req) => {
     const text =
       `┏ ⚠️  toolgate: ${escapeControl(req.tool)} needs approval.\n` +
@@ -23,7 +29,10 @@ export function approvalPrompter(stateDir: string, ask?: Asker): (req: ApprovalR
       `┗ Approve? ${choices} > `;
     const q = question(text, ask ? ["y", "Y", "n", "N"] : ["y", "Y", "n", "N", "A"], {
       retry: `┗ Unrecognized option. Approve? ${ask ? "[y/n]" : "[y/n/A]"} > `,
-      outcome: (a) => (a === "y" || a === "Y" || (a === "A" && !ask) ? `✅ Approved ${escapeControl(req.tool)}.\n` : `❌ Not approved: ${escapeControl(req.tool)}.\n`),
+      outcome: (a) =>
+        a === "y" || a === "Y" || (a === "A" && !ask)
+          ? `✅ Approved ${escapeControl(req.tool)}.\n`
+          : `❌ Not approved: ${escapeControl(req.tool)}.\n`,
     });
     return ask ? ask(q).then(settle) : settle(askQuestion("/dev/tty", q));
   };

@@ -56,6 +56,10 @@ export function authorized(name: string, done: { authorizations: number; tools: 
 
 /** --logout: the tokens and client registration forgotten (`had`: there were some). */
 export function forget(name: string, had: boolean): number {
-  note(had ? `forgot the tokens and client registration of MCP server "${name}"` : `nothing was stored for MCP server "${name}"`);
+  note(
+    had
+      ? `forgot the tokens and client registration of MCP server "${name}"`
+      : `nothing was stored for MCP server "${name}"`,
+  );
   return 0;
 }

@@ -50,7 +50,9 @@ export async function terminalFor(rt: Runtime, tool: string, ctx: RunContext, st
   return (await import("./call-peer.ts")).terminalPeer({
     // A session has no terminal of its own: a forwarded call's form is declined, saying how to be asked.
     ask: rt.booted.canPrompt && ctx.via === undefined,
-    ...(ctx.via === undefined ? {} : { whyNot: "a call forwarded to a session cannot show a form (run it with --no-session to be asked)" }),
+    ...(ctx.via === undefined
+      ? {}
+      : { whyNot: "a call forwarded to a session cannot show a form (run it with --no-session to be asked)" }),
     progress: ctx.via === undefined && isTerminal(2) && ctx.env.TERM !== "dumb",
     ...(status ? { status: status.line } : {}),
     err: writeStderr,
@@ -58,11 +60,19 @@ export async function terminalFor(rt: Runtime, tool: string, ctx: RunContext, st
 }
 
 /** --timeout, bounded by what the tool allows; a longer one is cut to that, and the operator told. */
-export function boundedTimeout(rt: Runtime, tool: string, asked: number | undefined, quiet: boolean): number | undefined {
+export function boundedTimeout(
+  rt: Runtime,
+  tool: string,
+  asked: number | undefined,
+  quiet: boolean,
+): number | undefined {
   const entry = rt.booted.catalog.entries.get(tool);
   if (asked === undefined || entry === undefined) return undefined;
   const { secs, limit } = boundTimeout(entry, asked, rt.booted.config.values);
-  if (limit && !quiet) note(`--timeout ${asked}: ${tool} may run at most ${limit.secs} s (${limit.setBy}); the call's deadline is ${limit.secs} s`);
+  if (limit && !quiet)
+    note(
+      `--timeout ${asked}: ${tool} may run at most ${limit.secs} s (${limit.setBy}); the call's deadline is ${limit.secs} s`,
+    );
   return secs;
 }
 
@@ -70,7 +80,11 @@ export function boundedTimeout(rt: Runtime, tool: string, asked: number | undefi
  * The result on stdout (a background call's task id), then the operator view on stderr: a row
  * left unfinished, failures always unless --quiet, successes with --verbose. The exit code.
  */
-export async function render(tool: string, r: { envelope: Envelope; note?: string; operator?: string; task?: string }, how: { quiet: boolean; verbose: boolean; unjournaled: (() => string) | undefined }): Promise<number> {
+export async function render(
+  tool: string,
+  r: { envelope: Envelope; note?: string; operator?: string; task?: string },
+  how: { quiet: boolean; verbose: boolean; unjournaled: (() => string) | undefined },
+): Promise<number> {
   if (r.task !== undefined) {
     writeOut(jsonForTerminal({ task_id: r.task, status: "queued" }));
     return 0;
@@ -80,7 +94,10 @@ export async function render(tool: string, r: { envelope: Envelope; note?: strin
   if (how.unjournaled !== undefined) await tell("warn", how.unjournaled());
   if (envelope.status !== "success" && !how.quiet) {
     // A rejection's line names the tool, the rule and where (the envelope itself says only that).
-    await tell("error", r.note ?? `${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`);
+    await tell(
+      "error",
+      r.note ?? `${envelope.error_code}${"message" in envelope && envelope.message ? `: ${envelope.message}` : ""}`,
+    );
     if (r.operator !== undefined) note(r.operator);
   } else if (envelope.status === "success" && how.verbose) {
     await tell("success", `${tool}: success`);

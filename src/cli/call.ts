@@ -23,10 +23,16 @@ export async function runCall(ctx: RunContext): Promise<number> {
   const profileName = str(s, "profile");
   let profile: Profile | undefined;
   const rt = await openRuntime({
-    ...bootInput(ctx, s), ...(dryRun ? { interactive: false } : {}), call: tool, warm: !background,
+    ...bootInput(ctx, s),
+    ...(dryRun ? { interactive: false } : {}),
+    call: tool,
+    warm: !background,
     state: { check: checkState, open: ctx.stateDb ?? openChecked, kept: ctx.stateDb !== undefined },
     // --profile narrows this one call as a served session's profile does (loaded only when asked for).
-    afterBoot: async (booted) => void (profileName === undefined || (profile = (await import("./serve-choices.ts")).profileFor(booted, profileName))),
+    afterBoot: async (booted) =>
+      void (
+        profileName === undefined || (profile = (await import("./serve-choices.ts")).profileFor(booted, profileName))
+      ),
     // Spans, when the environment asks for them: a session's own exporter, else handed to the reaper after the result.
     telemetry: ctx.telemetry ?? (() => telemetryFor(ctx.env, "one-shot", (line) => writeStderr(`${line}\n`))),
   });
@@ -38,12 +44,18 @@ export async function runCall(ctx: RunContext): Promise<number> {
     await rt.ready(tool, { background, ...(verbose ? { verbose: note } : {}) });
     const signal = cancellation(ctx);
     // On a terminal, a call that runs past a moment shows what it is doing on one updating line.
-    status = !background && ctx.via === undefined && isTerminal(2) && ctx.env.TERM !== "dumb" && !quiet ? await statusFor(tool) : undefined;
+    status =
+      !background && ctx.via === undefined && isTerminal(2) && ctx.env.TERM !== "dumb" && !quiet
+        ? await statusFor(tool)
+        : undefined;
     const terminal = await terminalFor(rt, tool, ctx, status);
     const timeoutSecs = boundedTimeout(rt, tool, timeout, quiet);
     const { canPrompt, stateDir, config } = rt.booted;
     const invoked = await rt.call(tool, args, {
-      lane, approved, signal, dryRun,
+      lane,
+      approved,
+      signal,
+      dryRun,
       ask: canPrompt && !dryRun ? approvalPrompter(stateDir, ctx.ask) : undefined,
       operator: (line) => (status?.line.pause(), writeStderr(`${line}\n`), status?.line.resume()),
       unstarted: (e) => {
@@ -59,7 +71,15 @@ export async function runCall(ctx: RunContext): Promise<number> {
     });
     terminal?.finish();
     status?.line.stop();
-    const unfinished = unjournaled === undefined ? undefined : () => stateError(config, unjournaled, "this call's journal row was not finished; `toolgate log` shows it as indeterminate").message;
+    const unfinished =
+      unjournaled === undefined
+        ? undefined
+        : () =>
+            stateError(
+              config,
+              unjournaled,
+              "this call's journal row was not finished; `toolgate log` shows it as indeterminate",
+            ).message;
     return await render(tool, invoked, { quiet, verbose, unjournaled: unfinished });
   } finally {
     status?.line.stop();

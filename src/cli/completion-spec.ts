@@ -18,7 +18,8 @@ export async function specOf(top: CommandInfo): Promise<CompletionSpec> {
       description: firstSentence(meta?.description ?? ""),
       flags: flagsOf(await resolve(def.args)),
       // What its first argument may be, as its declaration says (after `approvals revoke`, a tool: the scripts know).
-      actions: Object.values(((await resolve(def.args)) ?? {}) as Args).find((a) => a.type === "positional")?.complete ?? [],
+      actions:
+        Object.values(((await resolve(def.args)) ?? {}) as Args).find((a) => a.type === "positional")?.complete ?? [],
     });
   }
   const declared = flagsOf(await resolve(top.args));
@@ -34,7 +35,11 @@ function flagsOf(args: Args | undefined): Flag[] {
     .flatMap(([name, a]): Flag[] => {
       if (a.permission && a.type !== "boolean") {
         const effect = name.split("-")[0]!;
-        return PERM_KINDS.map((k) => ({ names: [`--${effect}-${k}`], value: false, description: `${effect} ${k} (=LIST for some)` }));
+        return PERM_KINDS.map((k) => ({
+          names: [`--${effect}-${k}`],
+          value: false,
+          description: `${effect} ${k} (=LIST for some)`,
+        }));
       }
       const alias = (a as { alias?: string | string[] }).alias;
       const aliases = alias === undefined ? [] : Array.isArray(alias) ? alias : [alias];

@@ -10,7 +10,11 @@ import { bool, str, type Scanned } from "./flags.ts";
 import { writeOut } from "./ui.ts";
 
 export function runImport(ctx: RunContext, s: Scanned, file: string | undefined): number {
-  if (file === undefined) throw usageError("config import needs the file to read", "toolgate config import .vscode/mcp.json [--config OUT] [--force]");
+  if (file === undefined)
+    throw usageError(
+      "config import needs the file to read",
+      "toolgate config import .vscode/mcp.json [--config OUT] [--force]",
+    );
   const source = resolve(ctx.cwd, file);
   let text: string;
   try {
@@ -23,12 +27,20 @@ export function runImport(ctx: RunContext, s: Scanned, file: string | undefined)
   const r = { value: read.imported };
   const target = resolve(ctx.cwd, str(s, "config") ?? "toolgate.json");
   if (existsSync(target) && !bool(s, "force")) {
-    throw usageError(`${target} exists; nothing was written`, "pass --force to replace it, or --config OTHER.json to write elsewhere");
+    throw usageError(
+      `${target} exists; nothing was written`,
+      "pass --force to replace it, or --config OTHER.json to write elsewhere",
+    );
   }
   writeFileSync(target, `${JSON.stringify({ mcpServers: r.value.servers }, null, 2)}\n`);
   const took = Object.fromEntries(Object.entries(r.value.servers).map(([n, e]) => [n, Object.keys(e)]));
   if (bool(s, "json") || !ctx.stdoutIsTTY) {
-    writeOut(jsonForTerminal({ wrote: target, from: source, format: r.value.format, took, skipped: r.value.skipped, notes: r.value.notes }, 2));
+    writeOut(
+      jsonForTerminal(
+        { wrote: target, from: source, format: r.value.format, took, skipped: r.value.skipped, notes: r.value.notes },
+        2,
+      ),
+    );
     return 0;
   }
   const lines = [`wrote ${target} from ${source} (${r.value.format}):`];

@@ -20,10 +20,15 @@ export interface Field {
 type Prop = Record<string, unknown>;
 
 /** The form's fields, or why the schema cannot be asked as one (then the request is declined). */
-export function fieldsOf(schema: ElicitForm["requestedSchema"]): { ok: true; fields: Field[] } | { ok: false; why: string } {
-  if (schema.type !== undefined && schema.type !== "object") return { ok: false, why: "the requested schema is not an object" };
+export function fieldsOf(
+  schema: ElicitForm["requestedSchema"],
+): { ok: true; fields: Field[] } | { ok: false; why: string } {
+  if (schema.type !== undefined && schema.type !== "object")
+    return { ok: false, why: "the requested schema is not an object" };
   const props = schema.properties ?? {};
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : [],
+  );
   const fields: Field[] = [];
   for (const [key, raw] of Object.entries(props)) {
     if (raw === null || typeof raw !== "object") return { ok: false, why: `property "${key}" is not a schema` };
@@ -31,7 +36,10 @@ export function fieldsOf(schema: ElicitForm["requestedSchema"]): { ok: true; fie
     const options = optionsOf(p);
     const kind = options ? "enum" : p.type;
     if (kind !== "string" && kind !== "number" && kind !== "integer" && kind !== "boolean" && kind !== "enum") {
-      return { ok: false, why: `property "${key}" has type ${JSON.stringify(p.type)}, which a terminal form does not ask` };
+      return {
+        ok: false,
+        why: `property "${key}" has type ${JSON.stringify(p.type)}, which a terminal form does not ask`,
+      };
     }
     const d = p.default;
     const def = typeof d === "string" || typeof d === "number" || typeof d === "boolean" ? d : undefined;
@@ -58,8 +66,15 @@ function optionsOf(p: Prop): Field["options"] | undefined {
     return (p.enum as string[]).map((value, i) => ({ value, title: typeof names[i] === "string" ? names[i] : value }));
   }
   const list = Array.isArray(p.oneOf) ? p.oneOf : Array.isArray(p.anyOf) ? p.anyOf : undefined;
-  if (list && list.length > 0 && list.every((o) => o !== null && typeof o === "object" && typeof (o as Prop).const === "string")) {
-    return (list as Prop[]).map((o) => ({ value: o.const as string, title: typeof o.title === "string" ? o.title : (o.const as string) }));
+  if (
+    list &&
+    list.length > 0 &&
+    list.every((o) => o !== null && typeof o === "object" && typeof (o as Prop).const === "string")
+  ) {
+    return (list as Prop[]).map((o) => ({
+      value: o.const as string,
+      title: typeof o.title === "string" ? o.title : (o.const as string),
+    }));
   }
   return undefined;
 }
@@ -80,17 +95,22 @@ export function parseAnswer(f: Field, line: string): { ok: true; value: unknown 
       const opts = f.options ?? [];
       const n = /^\d+$/.test(text) ? Number(text) : NaN;
       const hit = opts.find((o) => o.value === text) ?? (n >= 1 && n <= opts.length ? opts[n - 1] : undefined);
-      return hit ? { ok: true, value: hit.value } : { ok: false, why: `answer one of ${opts.map((o) => o.value).join(", ")} (or its number)` };
+      return hit
+        ? { ok: true, value: hit.value }
+        : { ok: false, why: `answer one of ${opts.map((o) => o.value).join(", ")} (or its number)` };
     }
     case "number":
     case "integer": {
       const v = Number(text);
-      if (!Number.isFinite(v) || (f.kind === "integer" && !Number.isInteger(v))) return { ok: false, why: `answer ${f.kind === "integer" ? "a whole number" : "a number"}` };
-      if ((f.min !== undefined && v < f.min) || (f.max !== undefined && v > f.max)) return { ok: false, why: `answer between ${f.min ?? "-∞"} and ${f.max ?? "∞"}` };
+      if (!Number.isFinite(v) || (f.kind === "integer" && !Number.isInteger(v)))
+        return { ok: false, why: `answer ${f.kind === "integer" ? "a whole number" : "a number"}` };
+      if ((f.min !== undefined && v < f.min) || (f.max !== undefined && v > f.max))
+        return { ok: false, why: `answer between ${f.min ?? "-∞"} and ${f.max ?? "∞"}` };
       return { ok: true, value: v };
     }
     default:
-      if ((f.min !== undefined && text.length < f.min) || (f.max !== undefined && text.length > f.max)) return { ok: false, why: `answer ${f.min ?? 0}-${f.max ?? "∞"} characters` };
+      if ((f.min !== undefined && text.length < f.min) || (f.max !== undefined && text.length > f.max))
+        return { ok: false, why: `answer ${f.min ?? 0}-${f.max ?? "∞"} characters` };
       return { ok: true, value: text };
   }
 }
@@ -98,9 +118,15 @@ export function parseAnswer(f: Field, line: string): { ok: true; value: unknown 
 const show = (v: unknown) => (typeof v === "boolean" ? (v ? "yes" : "no") : String(v));
 
 function questionOf(f: Field): string {
-  const what = f.kind === "enum" ? `one of ${(f.options ?? []).map((o, i) => `${i + 1}=${o.value === o.title ? o.value : `${o.value} (${o.title})`}`).join(", ")}` : f.kind === "boolean" ? "yes/no" : f.kind;
+  const what =
+    f.kind === "enum"
+      ? `one of ${(f.options ?? []).map((o, i) => `${i + 1}=${o.value === o.title ? o.value : `${o.value} (${o.title})`}`).join(", ")}`
+      : f.kind === "boolean"
+        ? "yes/no"
+        : f.kind;
   const about = f.description ? ` — ${f.description}` : "";
-  const def = f.default !== undefined ? ` [${show(f.default)}]` : f.required ? " (required)" : " (optional: Enter skips)";
+  const def =
+    f.default !== undefined ? ` [${show(f.default)}]` : f.required ? " (required)" : " (optional: Enter skips)";
   return escapeControl(`┠─ ${f.label} (${what})${about}${def} > `);
 }
 

@@ -157,7 +157,8 @@ export function scanFlags(argv: readonly string[], args: Args): Scanned {
       // The nearest flag (this command's and the global ones, the permission flags among them; `-jsn` too),
       // named by the entry point; a one-letter alias is too short to tell which was meant.
       const rawName = written.replace(/^--?/, "");
-      const among = rawName.length < 2 ? [] : [...known.keys()].filter((k) => k.startsWith("--")).map((k) => k.slice(2));
+      const among =
+        rawName.length < 2 ? [] : [...known.keys()].filter((k) => k.startsWith("--")).map((k) => k.slice(2));
       throw usageError(`unknown flag ${written}`, "run with --help to see the flags this command takes", {
         name: rawName,
         among,

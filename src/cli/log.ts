@@ -79,7 +79,11 @@ export async function runLog(ctx: RunContext): Promise<number> {
   const json = bool(s, "json") || !ctx.stdoutIsTTY;
   const doing = "the journal cannot be read";
   if (bool(s, "resources"))
-    return showResources(readJournal(config, doing, [], (db) => lastResources(db, last)), json, outputWidth(ctx));
+    return showResources(
+      readJournal(config, doing, [], (db) => lastResources(db, last)),
+      json,
+      outputWidth(ctx),
+    );
   if (bool(s, "follow")) {
     const open = () => openJournal(config, doing);
     return (await import("./log-follow.ts")).follow({ config, filter, last, json, width: outputWidth(ctx), open });

@@ -2,7 +2,7 @@
 // (examples.ts), wrapped to the output's width (the terminal's, else 100): what `toolgate help` and
 // every --help print, and the wrapping other commands' reports use.
 import type { CommandInfo } from "./context.ts";
-import type { ArgDef, } from "citty";
+import type { ArgDef } from "citty";
 import { isTerminal, writeStdout } from "../result/io.ts";
 import { PERM_KINDS } from "../permission/types.ts";
 import { EXAMPLES } from "./examples.ts";
@@ -33,12 +33,7 @@ export async function printHelp(
   writeStdout(`${await renderHelp(top, def, outputWidth({ stdoutIsTTY: tty, env }), tty)}\n`);
 }
 
-export async function renderHelp(
-  top: CommandInfo,
-  def: CommandInfo,
-  width: number,
-  styled = false,
-): Promise<string> {
+export async function renderHelp(top: CommandInfo, def: CommandInfo, width: number, styled = false): Promise<string> {
   const meta = await resolve(def.meta);
   const topMeta = await resolve(top.meta);
   const isTop = def === top;

@@ -47,8 +47,7 @@ export function listTools(
   const all = booted.catalog.descriptors.map((d) => ({ ...d, approval: effectivePolicy(d, overrides) }));
   const offered = all.filter((d) => profile.offers(d.name));
   const descriptors = name !== undefined ? offered : offered.filter((d) => filter.keeps(d));
-  if (json && profile.name !== "full")
-    note(`profile: ${profile.name} (${offered.length} of ${all.length} tools)`);
+  if (json && profile.name !== "full") note(`profile: ${profile.name} (${offered.length} of ${all.length} tools)`);
   if (bool(s, "lock")) {
     writeLock(booted.lockPath, renderLock(descriptors));
     note(`wrote ${booted.lockPath} (${descriptors.length} tools pinned)`);

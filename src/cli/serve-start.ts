@@ -69,7 +69,11 @@ export async function startServe(ctx: RunContext, s: Scanned, o: StartOptions = 
     const expose = str(s, "expose");
     checkExpose(booted.remote, expose);
     // --approve takes the names a client sees too (--expose: the server's own); any other name is refused here.
-    const approved = approvedNames(multi(s, "approve"), booted, servedToCatalog(booted, choices.names.fromServed, expose));
+    const approved = approvedNames(
+      multi(s, "approve"),
+      booted,
+      servedToCatalog(booted, choices.names.fromServed, expose),
+    );
     // A tool the output boundary kept out of a server's listing is not served: the operator hears which rule and where.
     if (!bool(s, "quiet")) for (const line of withheldToolNotes(booted.remote?.status ?? [])) note(line);
     runtime.state();
@@ -83,7 +87,13 @@ export async function startServe(ctx: RunContext, s: Scanned, o: StartOptions = 
           throw stateError(booted.config, e, "the call was not run");
         },
         unfinished: (e) =>
-          note(stateError(booted.config, e, "a call's journal row was not finished; `toolgate log` shows it as indeterminate").message),
+          note(
+            stateError(
+              booted.config,
+              e,
+              "a call's journal row was not finished; `toolgate log` shows it as indeterminate",
+            ).message,
+          ),
         version: VERSION,
       },
       o.calls,

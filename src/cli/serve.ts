@@ -60,7 +60,10 @@ export async function runServe(ctx: RunContext): Promise<number> {
     started = await startServe(ctx, s);
     const { booted, hub } = started;
     const listening = started.http
-      ? await startHttp(hub, started.http, { booted, line: { profile: started.served.deps.profile, approved: started.approved } })
+      ? await startHttp(hub, started.http, {
+          booted,
+          line: { profile: started.served.deps.profile, approved: started.approved },
+        })
       : undefined;
     if (!listening) {
       const { StdioTransport } = await import("../serve/stdio.ts");

@@ -90,7 +90,13 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
       "calls run cold without a session; start one from an environment where the JIT is on",
     );
   // One boot with no grants: a config that cannot boot never starts a session.
-  const rt = await openRuntime({ ...bootInput(ctx, s), interactive: false, stateDb: undefined, state: { check: checkState, open: openChecked }, telemetry: undefined });
+  const rt = await openRuntime({
+    ...bootInput(ctx, s),
+    interactive: false,
+    stateDb: undefined,
+    state: { check: checkState, open: openChecked },
+    telemetry: undefined,
+  });
   await rt.close();
   const booted = rt.booted;
   const own = identity(booted.config, booted.file);

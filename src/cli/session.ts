@@ -19,7 +19,12 @@ export default defineCommand({
       "Keep this workspace's catalog and servers warm for call and tools: start [--idle-secs N], stop, status [--json]",
   },
   args: {
-    action: { type: "positional", description: "start, stop or status", required: false, complete: ["start", "stop", "status"] },
+    action: {
+      type: "positional",
+      description: "start, stop or status",
+      required: false,
+      complete: ["start", "stop", "status"],
+    },
     "idle-secs": {
       type: "string",
       description: "start: end the session after this many seconds without a call (default 600)",
@@ -27,7 +32,6 @@ export default defineCommand({
     },
   },
 });
-
 
 export async function runSession(ctx: RunContext): Promise<number> {
   const s = ctx.flags;

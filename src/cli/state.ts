@@ -32,4 +32,3 @@ export function openChecked(config: Effective): Database {
     throw stateError(config, e, "nothing was run");
   }
 }
-

@@ -83,4 +83,3 @@ export async function logs(db: Database, r: TaskRow, lane: string, follow: boole
   }
   return 0;
 }
-

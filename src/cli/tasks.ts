@@ -87,4 +87,3 @@ export async function runTasks(ctx: RunContext): Promise<number> {
     db.close();
   }
 }
-

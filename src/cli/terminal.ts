@@ -2,7 +2,10 @@
 import { closeSync, openSync } from "node:fs";
 import { isCI } from "../config/ci.ts";
 
-export function canAsk(ctx: { readonly env: Readonly<Record<string, string | undefined>> }, noPrompt: boolean): boolean {
+export function canAsk(
+  ctx: { readonly env: Readonly<Record<string, string | undefined>> },
+  noPrompt: boolean,
+): boolean {
   if (noPrompt || isCI(ctx.env)) return false;
   try {
     closeSync(openSync("/dev/tty", "r+"));

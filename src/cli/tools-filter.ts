@@ -117,8 +117,8 @@ export function toolsAsk(s: Scanned) {
 
 /** The sources --source may name: the built-ins, authored tools, and each configured server, listed or not. */
 export function knownSources(booted: Booted): string[] {
-  const servers = Object.keys((booted.config.values.mcpServers ?? {}) as Record<string, unknown>).map(
-    (n) => formatOrigin({ kind: "mcp", server: n }),
+  const servers = Object.keys((booted.config.values.mcpServers ?? {}) as Record<string, unknown>).map((n) =>
+    formatOrigin({ kind: "mcp", server: n }),
   );
   const seen = [
     ...booted.catalog.descriptors.map((d) => d.origin),

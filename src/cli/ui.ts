@@ -52,7 +52,8 @@ const pad = (s: string, width: number) => s + " ".repeat(Math.max(0, width - dis
 export function table(rows: readonly (readonly string[])[], width = Number.POSITIVE_INFINITY, flex?: number): string {
   const safe = rows.map((r) => r.map(escapeControl));
   const widths: number[] = [];
-  for (const r of safe) r.forEach((c, i) => {
+  for (const r of safe)
+    r.forEach((c, i) => {
       widths[i] = Math.max(widths[i] ?? 0, displayWidth(c));
     });
   const floor = widths.map((w) => Math.min(w, MIN_COLUMN));

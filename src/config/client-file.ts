@@ -20,10 +20,14 @@ export function isClientFile(path: string, parsed: () => unknown): boolean {
   if (/\.toml$/i.test(name) || CLIENT_FILE_NAMES.has(name)) return true;
   if (name === "toolgate.json") return false;
   const doc = parsed();
-  return typeof doc === "object" && doc !== null && !Array.isArray(doc) && ("servers" in doc || "context_servers" in doc);
+  return (
+    typeof doc === "object" && doc !== null && !Array.isArray(doc) && ("servers" in doc || "context_servers" in doc)
+  );
 }
 
-export type ClientRead = { ok: true; data: Record<string, unknown>; imported: Imported } | { ok: false; problem: string };
+export type ClientRead =
+  | { ok: true; data: Record<string, unknown>; imported: Imported }
+  | { ok: false; problem: string };
 
 /** The parsed document (TOML for `.toml`) as toolgate config data: `{ mcpServers }` and nothing else. */
 export function readClientFile(path: string, text: string, parseJsonc: (text: string) => unknown): ClientRead {

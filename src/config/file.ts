@@ -41,7 +41,12 @@ export function configFolder(file: ConfigFile | null, workspace: string): string
  * --config, then $TOOLGATE_CONFIG (both relative to cwd), then the nearest toolgate.json from
  * `from` up to the repository root: the --workspace folder when one is named, else cwd.
  */
-export function locateConfig(flag: string | undefined, env: string | undefined, cwd: string, from = cwd): { path: string; via: ConfigFile["via"] } | null {
+export function locateConfig(
+  flag: string | undefined,
+  env: string | undefined,
+  cwd: string,
+  from = cwd,
+): { path: string; via: ConfigFile["via"] } | null {
   if (flag !== undefined) return { path: mustExist(resolve(cwd, flag), "--config"), via: "flag" };
   if (env !== undefined && env !== "") return { path: mustExist(resolve(cwd, env), "$TOOLGATE_CONFIG"), via: "env" };
   const top = repositoryRoot(from);
@@ -66,7 +71,10 @@ function mustExist(path: string, via: string): string {
   try {
     isFile = statSync(path).isFile();
   } catch {
-    throw bootError(`config file ${path} (from ${via}) does not exist`, `create it, or drop ${via} to use the embedded default`);
+    throw bootError(
+      `config file ${path} (from ${via}) does not exist`,
+      `create it, or drop ${via} to use the embedded default`,
+    );
   }
   if (!isFile) throw bootError(`config file ${path} (from ${via}) is not a regular file`);
   return path;
@@ -94,7 +102,10 @@ export async function readConfig(path: string, via: ConfigFile["via"]): Promise<
     // Every reader of the text (JSON.parse, jsonc-parser, the checks) recurses per level: a file
     // nested deeper than the stack is bad input, refused as such, not an internal error.
     if (!(e instanceof RangeError)) throw e;
-    throw bootError(`${path}: its values are nested too deeply to be read (${e.message})`, "a config needs a few levels of nesting; check that the file is the config you meant");
+    throw bootError(
+      `${path}: its values are nested too deeply to be read (${e.message})`,
+      "a config needs a few levels of nesting; check that the file is the config you meant",
+    );
   }
 }
 
@@ -126,14 +137,20 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
   const withTree = (): Node => (tree ??= parseJsonc(path, text));
   refuseDuplicateKey(path, text, tree);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw bootError(`${path}:1:1: the config must be a JSON object`, 'start from {} and add sections such as "permissions"');
+    throw bootError(
+      `${path}:1:1: the config must be a JSON object`,
+      'start from {} and add sections such as "permissions"',
+    );
   }
   // Telemetry is the user's environment only: a file (a repository's) naming an endpoint could send the journal elsewhere.
   const otel = Object.keys(data).find((k) => OTEL_KEY.test(k));
   if (otel !== undefined) {
     const node = nodeAt(withTree(), [otel], true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
-    throw bootError(`${path}:${at.line}:${at.column}: ${otel}: a config file cannot set where spans go: telemetry is configured only by the OTEL_* variables of your own environment (OTEL_EXPORTER_OTLP_ENDPOINT, …)`, `remove "${otel}" from the config, and set OTEL_EXPORTER_OTLP_ENDPOINT where you run toolgate (docs/telemetry.md)`);
+    throw bootError(
+      `${path}:${at.line}:${at.column}: ${otel}: a config file cannot set where spans go: telemetry is configured only by the OTEL_* variables of your own environment (OTEL_EXPORTER_OTLP_ENDPOINT, …)`,
+      `remove "${otel}" from the config, and set OTEL_EXPORTER_OTLP_ENDPOINT where you run toolgate (docs/telemetry.md)`,
+    );
   }
   const checked = (await configCheck())(data);
   if (!checked.ok) {
@@ -158,13 +175,19 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
   if (inert) {
     const node = nodeAt(withTree(), inert.path, true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
-    throw bootError(`${path}:${at.line}:${at.column}: ${inert.path.join(".")}: ${inert.missing}, so the key would do nothing`, `remove "${inert.path.join(".")}" from the config (it is refused until its feature exists)`);
+    throw bootError(
+      `${path}:${at.line}:${at.column}: ${inert.path.join(".")}: ${inert.missing}, so the key would do nothing`,
+      `remove "${inert.path.join(".")}" from the config (it is refused until its feature exists)`,
+    );
   }
   const redefined = redefinedProfile(value);
   if (redefined) {
     const node = nodeAt(withTree(), redefined, true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
-    throw bootError(`${path}:${at.line}:${at.column}: ${redefined.join(".")}: "${redefined[1]}" is a built-in profile (${BUILTIN_PROFILE_NAMES.join(", ")}) and cannot be redefined`, `rename the profile (e.g. "my-${redefined[1]}") and pass that name to --profile`);
+    throw bootError(
+      `${path}:${at.line}:${at.column}: ${redefined.join(".")}: "${redefined[1]}" is a built-in profile (${BUILTIN_PROFILE_NAMES.join(", ")}) and cannot be redefined`,
+      `rename the profile (e.g. "my-${redefined[1]}") and pass that name to --profile`,
+    );
   }
   let lines: number[] | undefined;
   return {
@@ -200,20 +223,39 @@ async function clientConfig(path: string, via: ConfigFile["via"], text: string, 
       return treeValue(tree);
     }
   });
-  if (!r.ok) throw bootError(`${path}: read as another client's MCP config: ${r.problem}`, "name a toolgate.json with --config, or fix that file");
+  if (!r.ok)
+    throw bootError(
+      `${path}: read as another client's MCP config: ${r.problem}`,
+      "name a toolgate.json with --config, or fix that file",
+    );
   // As in a toolgate.json: the other client may run the copy toolgate would not. (TOML refuses a key twice itself.)
   if (!/\.toml$/i.test(path)) refuseDuplicateKey(path, text, tree);
   const checked = (await configCheck())(r.data);
   if (!checked.ok) {
-    const issues = withKeySuggestions(await explainWithArktype(configType, r.data, checked.issues), configSchema, r.data);
+    const issues = withKeySuggestions(
+      await explainWithArktype(configType, r.data, checked.issues),
+      configSchema,
+      r.data,
+    );
     const lines = issues.map((i) => `${path}: ${i.path.join(".")}: ${issueText(i)}`);
-    throw bootError(lines.length === 1 ? lines[0]! : `${path}: ${lines.length} problems:\n${lines.join("\n")}`, `\`toolgate config import ${path}\` writes a toolgate.json you can edit`);
+    throw bootError(
+      lines.length === 1 ? lines[0]! : `${path}: ${lines.length} problems:\n${lines.join("\n")}`,
+      `\`toolgate config import ${path}\` writes a toolgate.json you can edit`,
+    );
   }
-  return { path, via, digest, data: checked.value as ConfigData, client: { imported: r.imported, note: clientFileNote(path, r.imported) }, lineOf: () => undefined };
+  return {
+    path,
+    via,
+    digest,
+    data: checked.value as ConfigData,
+    client: { imported: r.imported, note: clientFileNote(path, r.imported) },
+    lineOf: () => undefined,
+  };
 }
 
 /** An issue's words, with an unknown key's nearest declared one when it has one. */
-const issueText = (issue: Issue) => `${issue.message}${issue.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(issue.did_you_mean)}?)`}`;
+const issueText = (issue: Issue) =>
+  `${issue.message}${issue.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(issue.did_you_mean)}?)`}`;
 
 function hintFor(issue: Issue): string {
   if (/must be removed|unknown key/i.test(issue.message)) {

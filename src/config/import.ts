@@ -14,7 +14,8 @@ export interface Imported {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
-const isStringMap = (v: unknown): v is Record<string, string> => isObj(v) && Object.values(v).every((x) => typeof x === "string");
+const isStringMap = (v: unknown): v is Record<string, string> =>
+  isObj(v) && Object.values(v).every((x) => typeof x === "string");
 
 const WHY = {
   approval: "toolgate asks for approval itself; a client's auto-approve list does not loosen it",
@@ -26,16 +27,31 @@ const WHY = {
 };
 
 /** Reads a parsed document (TOML for `.toml`, else JSON with comments) as the client that wrote it. */
-export function importClientConfig(doc: unknown, isToml: boolean): { ok: true; value: Imported } | { ok: false; problem: string } {
+export function importClientConfig(
+  doc: unknown,
+  isToml: boolean,
+): { ok: true; value: Imported } | { ok: false; problem: string } {
   if (!isObj(doc)) return { ok: false, problem: "the file is not an object" };
   const skipped: Imported["skipped"] = [];
   const notes: string[] = [];
   const servers: Imported["servers"] = {};
   const containers = isToml ? ["mcp_servers"] : ["mcpServers", "servers", "context_servers"];
   const found = containers.filter((c) => isObj(doc[c]));
-  if (found.length === 0) return { ok: false, problem: `no MCP servers found: expected ${containers.map((c) => `"${c}"`).join(" or ")} at the top level` };
-  for (const k of Object.keys(doc)) if (!found.includes(k) && !(k === "inputs" && found.includes("servers"))) skipped.push({ key: k, why: "not an MCP server list (the rest of the file is ignored)" });
-  const format = isToml ? "codex" : found.includes("servers") ? "vscode" : found.includes("context_servers") ? "zed" : "mcpServers";
+  if (found.length === 0)
+    return {
+      ok: false,
+      problem: `no MCP servers found: expected ${containers.map((c) => `"${c}"`).join(" or ")} at the top level`,
+    };
+  for (const k of Object.keys(doc))
+    if (!found.includes(k) && !(k === "inputs" && found.includes("servers")))
+      skipped.push({ key: k, why: "not an MCP server list (the rest of the file is ignored)" });
+  const format = isToml
+    ? "codex"
+    : found.includes("servers")
+      ? "vscode"
+      : found.includes("context_servers")
+        ? "zed"
+        : "mcpServers";
   const inputs = found.includes("servers") ? vscodeInputs(doc.inputs, notes) : new Map<string, string>();
   for (const c of found) {
     for (const [name, raw] of Object.entries(doc[c] as Obj)) {
@@ -43,8 +59,13 @@ export function importClientConfig(doc: unknown, isToml: boolean): { ok: true; v
         skipped.push({ key: `${c}.${name}`, why: "not an object" });
         continue;
       }
-      const entry = isToml ? codexEntry(raw, `${c}.${name}`, skipped, notes) : jsonEntry(raw, `${c}.${name}`, skipped, c === "context_servers");
-      if (isObj(entry.env) && "PATH" in entry.env) notes.push(`${c}.${name}.env.PATH: kept; it replaces the fixed PATH the server is found and run on, which toolgate honours only in a config you pass with --config or trust (\`toolgate trust\`); an untrusted one is refused naming the key`);
+      const entry = isToml
+        ? codexEntry(raw, `${c}.${name}`, skipped, notes)
+        : jsonEntry(raw, `${c}.${name}`, skipped, c === "context_servers");
+      if (isObj(entry.env) && "PATH" in entry.env)
+        notes.push(
+          `${c}.${name}.env.PATH: kept; it replaces the fixed PATH the server is found and run on, which toolgate honours only in a config you pass with --config or trust (\`toolgate trust\`); an untrusted one is refused naming the key`,
+        );
       servers[name] = inputs.size ? replaceInputs(entry, inputs) : entry;
     }
   }
@@ -63,7 +84,8 @@ function jsonEntry(raw: Obj, at: string, skipped: Imported["skipped"], zed: bool
           if (typeof v.path === "string") out.command = v.path;
           if (isStrings(v.args)) out.args = v.args;
           if (isStringMap(v.env)) out.env = v.env;
-          for (const kk of Object.keys(v)) if (!["path", "args", "env"].includes(kk)) skip(`command.${kk}`, WHY.unknown);
+          for (const kk of Object.keys(v))
+            if (!["path", "args", "env"].includes(kk)) skip(`command.${kk}`, WHY.unknown);
         } else if (typeof v === "string") out.command = v;
         else skip(k, WHY.type);
         break;
@@ -93,8 +115,20 @@ function jsonEntry(raw: Obj, at: string, skipped: Imported["skipped"], zed: bool
         else skip(k, WHY.type);
         break;
       case "type":
-      case "transportType": { // Cline writes transportType
-        const t = typeof v === "string" ? ({ stdio: "stdio", http: "http", "streamable-http": "http", streamableHttp: "http", sse: "sse" } as Record<string, string>)[v] : undefined;
+      case "transportType": {
+        // Cline writes transportType
+        const t =
+          typeof v === "string"
+            ? (
+                {
+                  stdio: "stdio",
+                  http: "http",
+                  "streamable-http": "http",
+                  streamableHttp: "http",
+                  sse: "sse",
+                } as Record<string, string>
+              )[v]
+            : undefined;
         if (t) out.type = t;
         else skip(k, `${JSON.stringify(v)} is not a transport toolgate knows (stdio, http, sse)`);
         break;
@@ -140,11 +174,33 @@ function codexEntry(raw: Obj, at: string, skipped: Imported["skipped"], notes: s
     else if (k === "startup_timeout_sec" && typeof v === "number" && v > 0) out.connect_timeout_secs = v;
     else if (k === "tool_timeout_sec" && typeof v === "number" && v > 0) out.timeout_secs = v;
     else if (k === "http_headers" && isStringMap(v)) Object.assign(headers, v);
-    else if (k === "env_http_headers" && isStringMap(v)) for (const [h, name] of Object.entries(v)) headers[h] = `\${${name}}`;
+    else if (k === "env_http_headers" && isStringMap(v))
+      for (const [h, name] of Object.entries(v)) headers[h] = `\${${name}}`;
     else if (k === "bearer_token_env_var" && str) {
       headers.Authorization = `Bearer \${${v}}`;
       notes.push(`${at}.bearer_token_env_var: sent as "Authorization: Bearer \${${v}}" (needs --allow-env=${v})`);
-    } else skip(k, ["command", "cwd", "url", "args", "env", "env_vars", "enabled_tools", "disabled_tools", "enabled", "startup_timeout_sec", "tool_timeout_sec", "http_headers", "env_http_headers", "bearer_token_env_var"].includes(k) ? WHY.type : WHY.unknown);
+    } else
+      skip(
+        k,
+        [
+          "command",
+          "cwd",
+          "url",
+          "args",
+          "env",
+          "env_vars",
+          "enabled_tools",
+          "disabled_tools",
+          "enabled",
+          "startup_timeout_sec",
+          "tool_timeout_sec",
+          "http_headers",
+          "env_http_headers",
+          "bearer_token_env_var",
+        ].includes(k)
+          ? WHY.type
+          : WHY.unknown,
+      );
   }
   if (Object.keys(headers).length) out.headers = headers;
   if (out.url !== undefined && out.command === undefined) out.type = "http";
@@ -157,16 +213,29 @@ function vscodeInputs(raw: unknown, notes: string[]): Map<string, string> {
   if (!Array.isArray(raw)) return map;
   for (const i of raw) {
     if (!isObj(i) || typeof i.id !== "string") continue;
-    const name = i.id.replace(/[^A-Za-z0-9]+/g, "_").replace(/^(\d)/, "_$1").toUpperCase();
+    const name = i.id
+      .replace(/[^A-Za-z0-9]+/g, "_")
+      .replace(/^(\d)/, "_$1")
+      .toUpperCase();
     map.set(i.id, name);
-    notes.push(`input "${i.id}"${typeof i.description === "string" ? ` (${i.description})` : ""}: read from the environment as \${${name}} (set ${name}; it needs --allow-env=${name})`);
+    notes.push(
+      `input "${i.id}"${typeof i.description === "string" ? ` (${i.description})` : ""}: read from the environment as \${${name}} (set ${name}; it needs --allow-env=${name})`,
+    );
   }
   return map;
 }
 
 /** `${input:ID}` in any string of an entry becomes `${NAME}` (a prompt at import would write the secret down). */
 function replaceInputs(entry: Obj, inputs: Map<string, string>): Obj {
-  const swap = (s: string) => s.replace(/\$\{input:([^}]+)\}/g, (m, id: string) => (inputs.has(id) ? `\${${inputs.get(id)}}` : m));
-  const walk = (v: unknown): unknown => (typeof v === "string" ? swap(v) : Array.isArray(v) ? v.map(walk) : isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)])) : v);
+  const swap = (s: string) =>
+    s.replace(/\$\{input:([^}]+)\}/g, (m, id: string) => (inputs.has(id) ? `\${${inputs.get(id)}}` : m));
+  const walk = (v: unknown): unknown =>
+    typeof v === "string"
+      ? swap(v)
+      : Array.isArray(v)
+        ? v.map(walk)
+        : isObj(v)
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+          : v;
   return walk(entry) as Obj;
 }

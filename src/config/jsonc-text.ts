@@ -12,7 +12,8 @@ const jsonc = (): typeof import("jsonc-parser") => require("jsonc-parser/lib/esm
  * Its parser alone (a tree, a node at a path), without the main module's formatter, whose tables
  * it builds as it loads: a line number (a server start's journal row, before the spawn) needs no more.
  */
-export const jsoncParser = (): Pick<typeof import("jsonc-parser"), "parseTree" | "findNodeAtLocation"> => require("jsonc-parser/lib/esm/impl/parser.js");
+export const jsoncParser = (): Pick<typeof import("jsonc-parser"), "parseTree" | "findNodeAtLocation"> =>
+  require("jsonc-parser/lib/esm/impl/parser.js");
 
 export function parseJsonc(path: string, text: string): Node;
 export function parseJsonc(path: string, text: string, quiet: true): Node | undefined;
@@ -24,7 +25,10 @@ export function parseJsonc(path: string, text: string, quiet?: true): Node | und
     const e = errors[0];
     const at = e ? position(lineStarts(text), e.offset) : { line: 1, column: 1 };
     const what = e ? jsonc().printParseErrorCode(e.error) : "empty file";
-    throw bootError(`${path}:${at.line}:${at.column}: invalid JSON (${what})`, "fix the syntax there; comments and trailing commas are allowed");
+    throw bootError(
+      `${path}:${at.line}:${at.column}: invalid JSON (${what})`,
+      "fix the syntax there; comments and trailing commas are allowed",
+    );
   }
   return tree;
 }
@@ -46,7 +50,10 @@ export function refuseDuplicateKey(path: string, text: string, tree: Node | unde
   if (!twice) return;
   const at = position(lineStarts(text), twice.offset);
   const where = twice.path.map(String).join(".");
-  throw bootError(`${path}:${at.line}:${at.column}: ${JSON.stringify(where)} is given twice in one object: JSON readers disagree on which one counts, so toolgate reads neither`, `keep one "${String(twice.path[twice.path.length - 1])}" in that object and remove the other`);
+  throw bootError(
+    `${path}:${at.line}:${at.column}: ${JSON.stringify(where)} is given twice in one object: JSON readers disagree on which one counts, so toolgate reads neither`,
+    `keep one "${String(twice.path[twice.path.length - 1])}" in that object and remove the other`,
+  );
 }
 
 /** The first key given twice in one object, in plain JSON text: its path and where its first copy is (its value). */
@@ -58,7 +65,10 @@ function duplicateInText(text: string): { path: (string | number)[]; offset: num
 }
 
 /** The same in a JSONC tree (comments may hold quotes and braces: the tree, not the text); the first copy's key. */
-function duplicateInTree(n: Node, path: (string | number)[] = []): { path: (string | number)[]; offset: number } | null {
+function duplicateInTree(
+  n: Node,
+  path: (string | number)[] = [],
+): { path: (string | number)[]; offset: number } | null {
   const seen = new Map<string, number>();
   for (const [i, c] of (n.children ?? []).entries()) {
     const [k, v] = n.type === "object" ? (c.children ?? []) : [undefined, c];
@@ -69,7 +79,10 @@ function duplicateInTree(n: Node, path: (string | number)[] = []): { path: (stri
       if (first !== undefined) return { path: [...path, key], offset: first };
       seen.set(key, k.offset);
     }
-    const inner = v && (v.type === "object" || v.type === "array") ? duplicateInTree(v, [...path, n.type === "object" ? (k!.value as string) : i]) : null;
+    const inner =
+      v && (v.type === "object" || v.type === "array")
+        ? duplicateInTree(v, [...path, n.type === "object" ? (k!.value as string) : i])
+        : null;
     if (inner) return inner;
   }
   return null;

@@ -140,8 +140,7 @@ function flatten(obj: object, prefix: string[], out: [string[], unknown][]): voi
   for (const [k, v] of Object.entries(obj)) {
     const path = [...prefix, k];
     const isMapEntry = prefix.length === 1 && MAP_SECTIONS.has(prefix[0]!);
-    if (v !== null && typeof v === "object" && !Array.isArray(v) && !isMapEntry)
-      flatten(v, path, out);
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && !isMapEntry) flatten(v, path, out);
     else out.push([path, v]);
   }
 }

@@ -2,7 +2,9 @@
 // ipaddr.js (a maintained table), never from our own; only `unicast` counts as public.
 import ipaddr from "ipaddr.js";
 
-export type AddressClass = { readonly public: true; readonly address: string } | { readonly public: false; readonly address: string; readonly range: string };
+export type AddressClass =
+  | { readonly public: true; readonly address: string }
+  | { readonly public: false; readonly address: string; readonly range: string };
 
 /** IPv6 prefixes that carry an IPv4 address in their last 32 bits: judged by that address. */
 const EMBEDS_V4 = new Set(["ipv4Mapped", "rfc6145"]);
@@ -21,7 +23,8 @@ export function classifyAddress(text: string): AddressClass | null {
     if (EMBEDS_V4.has(range)) return judged(address, embedded(parts), range);
     if (isNat64WellKnown(parts)) return judged(address, embedded(parts), "nat64");
     // ::a.b.c.d (IPv4-compatible, deprecated by RFC 4291) reads as unicast to the library.
-    if (range === "unicast" && parts.slice(0, 6).every((p) => p === 0)) return { public: false, address, range: "ipv4Compatible" };
+    if (range === "unicast" && parts.slice(0, 6).every((p) => p === 0))
+      return { public: false, address, range: "ipv4Compatible" };
     return range === "unicast" ? { public: true, address } : { public: false, address, range };
   }
   const range = parsed.range();

@@ -13,7 +13,13 @@ export interface LaterRequest {
   readonly pins: readonly (readonly [string, readonly string[]])[];
 }
 
-export const laterRequest = (url: string, method: string, headers: Readonly<Record<string, string>>, exact: ReadonlySet<string>, pins: Pins): LaterRequest => ({
+export const laterRequest = (
+  url: string,
+  method: string,
+  headers: Readonly<Record<string, string>>,
+  exact: ReadonlySet<string>,
+  pins: Pins,
+): LaterRequest => ({
   url,
   method,
   headers,
@@ -29,7 +35,11 @@ export async function sendLater(r: LaterRequest, timeoutMs = LATER_TIMEOUT_MS): 
   const [{ guardedFetch }, { systemResolver }] = await Promise.all([import("./fetch.ts"), import("./resolve.ts")]);
   const pins = new Map(r.pins.map(([k, v]) => [k, [...v]]));
   try {
-    const sent = await guardedFetch(r.url, { method: r.method, headers: r.headers, timeoutMs, maxRedirects: 0 }, { reach: { exact: new Set(r.exact), pinned: new Set(pins.keys()) }, pins, resolver: systemResolver });
+    const sent = await guardedFetch(
+      r.url,
+      { method: r.method, headers: r.headers, timeoutMs, maxRedirects: 0 },
+      { reach: { exact: new Set(r.exact), pinned: new Set(pins.keys()) }, pins, resolver: systemResolver },
+    );
     if (!sent.ok) return false;
     await sent.value.response.body?.cancel().catch(() => {});
     return sent.value.response.ok || sent.value.response.status === 405;

@@ -13,7 +13,8 @@ export function parsePin(raw: string): { key: string; addresses: string[] } | { 
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5}):(.+)$/.exec(raw);
   if (m === null) return { error: "expected HOST:PORT:ADDR[,ADDR...]" };
   const net = parseNet(`${m[1]}:${m[2]}`);
-  if (net === null || net.port === undefined) return { error: `${JSON.stringify(m[1])}:${m[2]} is not a host and port` };
+  if (net === null || net.port === undefined)
+    return { error: `${JSON.stringify(m[1])}:${m[2]} is not a host and port` };
   const addresses: string[] = [];
   for (const part of m[3]!.split(",")) {
     const address = canonicalAddress(part.startsWith("[") && part.endsWith("]") ? part.slice(1, -1) : part);

@@ -19,7 +19,22 @@ export function browserCommand(env: Readonly<Record<string, string | undefined>>
 }
 
 /** What a browser needs of the user's desktop session; nothing else of toolgate's environment (its secrets). */
-const DESKTOP = ["PATH", "HOME", "USER", "LANG", "LC_ALL", "BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CURRENT_DESKTOP", "DBUS_SESSION_BUS_ADDRESS"];
+const DESKTOP = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LANG",
+  "LC_ALL",
+  "BROWSER",
+  "DISPLAY",
+  "WAYLAND_DISPLAY",
+  "XAUTHORITY",
+  "XDG_RUNTIME_DIR",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CURRENT_DESKTOP",
+  "DBUS_SESSION_BUS_ADDRESS",
+];
 
 export function browserEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};

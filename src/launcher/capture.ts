@@ -61,7 +61,12 @@ export class StreamCapture {
    * The artifact keeps the first `cap` bytes, then a note saying where it was cut and how long the
    * stream was; the tail and the counts always cover the whole stream.
    */
-  constructor(open: (() => ArtifactSink) | null, redactor: Redactor | null, cap: number = ARTIFACT_CAP_BYTES, listener?: (text: string) => void) {
+  constructor(
+    open: (() => ArtifactSink) | null,
+    redactor: Redactor | null,
+    cap: number = ARTIFACT_CAP_BYTES,
+    listener?: (text: string) => void,
+  ) {
     this.#listener = listener ?? null;
     this.#open = open;
     this.#sink = open ? undefined : null;
@@ -126,7 +131,13 @@ export class StreamCapture {
     this.#parts = [text];
     this.#units = text.length;
     this.#truncated ||= cut;
-    return { tail: text, bytes: this.#bytes, chars: this.#chars, truncated: this.#truncated, ...(this.#cut ? { artifactCut: true as const } : {}) };
+    return {
+      tail: text,
+      bytes: this.#bytes,
+      chars: this.#chars,
+      truncated: this.#truncated,
+      ...(this.#cut ? { artifactCut: true as const } : {}),
+    };
   }
 
   #append(text: string): void {

@@ -103,7 +103,12 @@ export async function supervise(run: Supervised): Promise<LaunchOutcome> {
     survivors,
     outputAbandoned,
   };
-  const failed = out.error !== null ? ({ stream: "stdout", error: out.error } as const) : err.error !== null ? ({ stream: "stderr", error: err.error } as const) : null;
+  const failed =
+    out.error !== null
+      ? ({ stream: "stdout", error: out.error } as const)
+      : err.error !== null
+        ? ({ stream: "stderr", error: err.error } as const)
+        : null;
   if (failed) {
     return {
       ok: false,

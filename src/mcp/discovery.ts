@@ -15,8 +15,20 @@ export interface Connected {
 }
 
 export type Discovered =
-  | { readonly server: string; readonly ok: true; readonly tools: readonly ListedTool[]; readonly connection: Connected }
-  | { readonly server: string; readonly ok: false; readonly error: string; readonly at: number; readonly cached: boolean; readonly remembered: boolean };
+  | {
+      readonly server: string;
+      readonly ok: true;
+      readonly tools: readonly ListedTool[];
+      readonly connection: Connected;
+    }
+  | {
+      readonly server: string;
+      readonly ok: false;
+      readonly error: string;
+      readonly at: number;
+      readonly cached: boolean;
+      readonly remembered: boolean;
+    };
 
 export interface Failure {
   readonly error: string;
@@ -42,7 +54,8 @@ export async function discover<S extends { readonly name: string; readonly conne
   const queue: S[] = [];
   for (const s of ordered) {
     const f = opts.failures.get(s.name);
-    if (f && opts.now() - f.at < NEGATIVE_TTL_MS) results.set(s.name, { server: s.name, ok: false, error: f.error, at: f.at, cached: true, remembered: true });
+    if (f && opts.now() - f.at < NEGATIVE_TTL_MS)
+      results.set(s.name, { server: s.name, ok: false, error: f.error, at: f.at, cached: true, remembered: true });
     else queue.push(s);
   }
   const worker = async () => {
@@ -50,7 +63,12 @@ export async function discover<S extends { readonly name: string; readonly conne
       const r = await bounded(s, connect, opts.timedOut);
       if (r.ok || !r.remember) opts.failures.delete(s.name);
       else opts.failures.set(s.name, { error: r.error, at: opts.now() });
-      results.set(s.name, r.ok ? { server: s.name, ok: true, tools: r.value.tools, connection: r.value } : { server: s.name, ok: false, error: r.error, at: opts.now(), cached: false, remembered: r.remember });
+      results.set(
+        s.name,
+        r.ok
+          ? { server: s.name, ok: true, tools: r.value.tools, connection: r.value }
+          : { server: s.name, ok: false, error: r.error, at: opts.now(), cached: false, remembered: r.remember },
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? DISCOVERY_CONCURRENCY, queue.length) }, worker));
@@ -72,20 +90,40 @@ async function bounded<S extends { readonly name: string; readonly connectTimeou
     if (r === "timeout") {
       // Whatever arrives late is closed, so a slow server never lingers.
       attempt.then((c) => c.close()).catch(() => {});
-      return { ok: false, error: timedOut?.(s) ?? `no answer within the connect timeout (${s.connectTimeoutMs / 1000} s, connect_timeout_secs)`, remember: true };
+      return {
+        ok: false,
+        error:
+          timedOut?.(s) ??
+          `no answer within the connect timeout (${s.connectTimeoutMs / 1000} s, connect_timeout_secs)`,
+        remember: true,
+      };
     }
     return { ok: true, value: r };
   } catch (e) {
     // A refusal that the next run's flags may lift (a permission) is not remembered.
-    return { ok: false, error: (e as Error).message || String(e), remember: (e as { transient?: boolean }).transient !== true };
+    return {
+      ok: false,
+      error: (e as Error).message || String(e),
+      remember: (e as { transient?: boolean }).transient !== true,
+    };
   } finally {
     clearTimeout(timer);
   }
 }
 
 /** include/exclude filters on a server's raw tool names (exact names, `*` as a wildcard). */
-export function filterTools(tools: readonly ListedTool[], include?: readonly string[], exclude?: readonly string[]): ListedTool[] {
-  const re = (p: string) => new RegExp(`^${p.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+export function filterTools(
+  tools: readonly ListedTool[],
+  include?: readonly string[],
+  exclude?: readonly string[],
+): ListedTool[] {
+  const re = (p: string) =>
+    new RegExp(
+      `^${p
+        .split("*")
+        .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+    );
   const inc = include?.map(re);
   const exc = exclude?.map(re) ?? [];
   return tools.filter((t) => (!inc || inc.some((r) => r.test(t.name))) && !exc.some((r) => r.test(t.name)));

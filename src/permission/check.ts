@@ -39,9 +39,17 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     const d = ev.descriptor;
     if (need.recursive && ev.decision !== "denied" && (d?.kind === "read" || d?.kind === "write")) {
       const denied = this.#grants.deny[d.kind];
-      const inside = denied === true ? undefined : denied?.flatMap((g) => (g.kind === d.kind && g.path !== d.path && pathCovers(d.path, g.path) ? [g.path] : []))[0];
+      const inside =
+        denied === true
+          ? undefined
+          : denied?.flatMap((g) =>
+              g.kind === d.kind && g.path !== d.path && pathCovers(d.path, g.path) ? [g.path] : [],
+            )[0];
       if (inside !== undefined) {
-        return refuse(`${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`, flag());
+        return refuse(
+          `${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`,
+          flag(),
+        );
       }
     }
     if (ev.decision === "granted" || (need.denyOnly && ev.decision !== "denied")) return { ok: true, value: ev.value };
@@ -53,8 +61,17 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
     }
     const key = `${need.kind}\0${ev.value}`;
     const why = ev.secret ? secretWhy(need.kind, ev.value) : need.note !== undefined ? escapeControl(need.note) : "";
-    const answer = this.#declined.has(key) ? "n" : this.prompter({ kind: need.kind, value: ev.value, reason, flag: flag(), ...(detail || why ? { detail: `${why ? `┠─ ${why}.\n` : ""}${detail?.() ?? ""}` } : {}) });
-    const settle = (answer: Answer) => this.#settle(need, ev.descriptor, ev.value, key, flag(), what, detail !== undefined, answer, why);
+    const answer = this.#declined.has(key)
+      ? "n"
+      : this.prompter({
+          kind: need.kind,
+          value: ev.value,
+          reason,
+          flag: flag(),
+          ...(detail || why ? { detail: `${why ? `┠─ ${why}.\n` : ""}${detail?.() ?? ""}` } : {}),
+        });
+    const settle = (answer: Answer) =>
+      this.#settle(need, ev.descriptor, ev.value, key, flag(), what, detail !== undefined, answer, why);
     return answer instanceof Promise ? answer.then(settle) : settle(answer);
   }
 
@@ -64,8 +81,19 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
   }
 
   /** `why`: what the value is (a secret file: a yes at the prompt that showed its path names that file). */
-  #settle(need: Need, d: Descriptor | undefined, value: string, key: string, flag: string, what: string, described: boolean, answer: Answer, why: string): Check {
-    if ((d?.kind === "read" || d?.kind === "write") && isSecretPath(value) && (answer === "A" || answer === "y")) (this.#grants.named[d.kind] ??= []).push(value);
+  #settle(
+    need: Need,
+    d: Descriptor | undefined,
+    value: string,
+    key: string,
+    flag: string,
+    what: string,
+    described: boolean,
+    answer: Answer,
+    why: string,
+  ): Check {
+    if ((d?.kind === "read" || d?.kind === "write") && isSecretPath(value) && (answer === "A" || answer === "y"))
+      (this.#grants.named[d.kind] ??= []).push(value);
     if (answer === "A") {
       this.#grants.allow[need.kind] = true;
       return { ok: true, value };

@@ -4,7 +4,13 @@ import { basename, isAbsolute, relative } from "node:path";
 import { hostCovers } from "./net.ts";
 import { resolveReal, which } from "../fs/real-path.ts";
 import { isSecretPath } from "../fs/secret-files.ts";
-import { descriptorText, parseDescriptor, writtenDescriptor, type Descriptor, type NetDescriptor } from "./descriptor.ts";
+import {
+  descriptorText,
+  parseDescriptor,
+  writtenDescriptor,
+  type Descriptor,
+  type NetDescriptor,
+} from "./descriptor.ts";
 import { PERM_KINDS, type GrantValue, type Need, type PermKind, type PermissionGrants } from "./types.ts";
 
 export type Decision = "granted" | "denied" | "prompt";
@@ -109,7 +115,10 @@ export function resolveGrants(grants: PermissionGrants, cwd: string): ResolvedGr
     if (allow !== undefined) resolved.allow[kind] = allow;
     if (deny !== undefined) resolved.deny[kind] = deny;
     if (kind === "read" || kind === "write") {
-      const listed = [...(grants.named?.[kind] ?? []), ...(Array.isArray(grants.allow[kind]) ? (grants.allow[kind] as string[]) : [])];
+      const listed = [
+        ...(grants.named?.[kind] ?? []),
+        ...(Array.isArray(grants.allow[kind]) ? (grants.allow[kind] as string[]) : []),
+      ];
       resolved.named[kind] = [...new Set(listed.flatMap((raw) => parsedText(kind, raw, cwd) ?? []))];
     }
   }
@@ -126,20 +135,28 @@ function firstMatch(value: true | Descriptor[] | undefined, need: Descriptor, ct
 export function evaluate(grants: ResolvedGrants, need: Need, cwd: string, opts: MatchOptions = {}): Evaluation {
   const descriptor = parseDescriptor(need.kind, need.value, cwd);
   if (descriptor === null) {
-    const invalid = need.kind === "net" ? "is not a host or host:port" : "cannot be resolved (empty, a NUL byte, or a symlink loop)";
+    const invalid =
+      need.kind === "net" ? "is not a host or host:port" : "cannot be resolved (empty, a NUL byte, or a symlink loop)";
     return { decision: "denied", value: need.value, invalid };
   }
   const value = descriptorText(descriptor);
   const ctx: Ctx = { cwd, ...opts };
   const denied = firstMatch(grants.deny[need.kind], descriptor, ctx, true);
   if (denied !== undefined) {
-    const deniedBy = denied === true ? `--deny-${need.kind}` : `--deny-${need.kind}=${shellQuote(descriptorText(denied))}`;
+    const deniedBy =
+      denied === true ? `--deny-${need.kind}` : `--deny-${need.kind}=${shellQuote(descriptorText(denied))}`;
     return { decision: "denied", value, descriptor, deniedBy };
   }
   // A well-known secret file: only a grant naming the file itself (--allow-read=.env), not
   // --allow-read or a folder's grant; a deny above still wins.
   if (descriptor.kind === "read" || descriptor.kind === "write") {
-    if (isSecretPath(value)) return { decision: grants.named[descriptor.kind]?.includes(value) ? "granted" : "prompt", value, descriptor, secret: true };
+    if (isSecretPath(value))
+      return {
+        decision: grants.named[descriptor.kind]?.includes(value) ? "granted" : "prompt",
+        value,
+        descriptor,
+        secret: true,
+      };
   }
   const allowed = firstMatch(grants.allow[need.kind], descriptor, ctx, false);
   return { decision: allowed === undefined ? "prompt" : "granted", value, descriptor };
@@ -171,7 +188,8 @@ export function allowFlag(kind: PermKind, value: string, workspace?: string, fro
 }
 
 function shownFrom(kind: PermKind, value: string, workspace: string | undefined, from: string | undefined): string {
-  if (workspace === undefined || from === undefined || (kind !== "read" && kind !== "write") || !isAbsolute(value)) return value;
+  if (workspace === undefined || from === undefined || (kind !== "read" && kind !== "write") || !isAbsolute(value))
+    return value;
   const root = resolveReal(workspace, "/") ?? workspace;
   if (!pathCovers(root, value) || !pathCovers(root, from)) return value;
   return relative(from, value) || ".";

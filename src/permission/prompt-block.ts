@@ -29,4 +29,8 @@ export function argumentsBlock(args: string, stateDir: string, label = "Argument
   );
 }
 
-const indent = (text: string) => text.split("\n").map((l) => `┃   ${l}`).join("\n");
+const indent = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => `┃   ${l}`)
+    .join("\n");

@@ -36,17 +36,25 @@ export type Asker = (q: Question) => Promise<string | null>;
 /** Builds a Question from askTty's arguments (its outcome function evaluated for each answer). */
 export function question(text: string, answers: readonly string[], opts: AskOptions = {}): Question {
   const outcome = opts.outcome ?? (() => "");
-  return { text, answers, ...(opts.retry !== undefined ? { retry: opts.retry } : {}), outcomes: Object.fromEntries(answers.map((a) => [a, outcome(a)])), none: outcome(null) };
+  return {
+    text,
+    answers,
+    ...(opts.retry !== undefined ? { retry: opts.retry } : {}),
+    outcomes: Object.fromEntries(answers.map((a) => [a, outcome(a)])),
+    none: outcome(null),
+  };
 }
 
 /** Asks `q` at the terminal at `ttyPath` (askTty). */
 export function askQuestion(ttyPath: string, q: Question): string | null {
-  return askTty(ttyPath, q.text, q.answers, { ...(q.retry !== undefined ? { retry: q.retry } : {}), outcome: (a) => (a === null ? q.none : (q.outcomes[a] ?? q.none)) });
+  return askTty(ttyPath, q.text, q.answers, {
+    ...(q.retry !== undefined ? { retry: q.retry } : {}),
+    outcome: (a) => (a === null ? q.none : (q.outcomes[a] ?? q.none)),
+  });
 }
 
 /** The non-interactive prompter (`--no-prompt`, CI, no terminal): always no, prints nothing. */
 export const noPrompter: Prompter = () => "n";
-
 
 const MAX_LINE = 1024;
 
@@ -108,7 +116,12 @@ export interface AskOptions {
  * Writes `text` to the terminal at `ttyPath` and reads lines until one (trimmed) is among
  * `answers`. null when the terminal cannot be opened, at end of input, or after `tries` misses.
  */
-export function askTty(ttyPath: string, text: string, answers: readonly string[], opts: AskOptions = {}): string | null {
+export function askTty(
+  ttyPath: string,
+  text: string,
+  answers: readonly string[],
+  opts: AskOptions = {},
+): string | null {
   let fd: number;
   try {
     fd = openSync(ttyPath, "r+");
@@ -138,7 +151,9 @@ export function askTty(ttyPath: string, text: string, answers: readonly string[]
 
 /** `all`: "A" (allow every permission of this kind) is offered; never through a session's socket. */
 function allowLine(kind: PermKind, all = true): string {
-  return all ? `Allow? [y/n/A] (y = yes, allow; n = no, deny; A = allow all ${kind} permissions) > ` : "Allow? [y/n] (y = yes, allow this call; n = no, deny) > ";
+  return all
+    ? `Allow? [y/n/A] (y = yes, allow; n = no, deny; A = allow all ${kind} permissions) > `
+    : "Allow? [y/n] (y = yes, allow this call; n = no, deny) > ";
 }
 
 function access(req: PromptRequest): string {

@@ -29,5 +29,7 @@ export function jsonForTerminal(value: unknown, space?: number): string {
  * CRLF read as a newline), every other control and bidi character is escaped as escapeControl does.
  */
 export function escapeOutput(text: string): string {
-  return text.replaceAll("\r\n", "\n").replace(CONTROL, (c) => (c === "\n" || c === "\t" ? c : `\\u{${c.codePointAt(0)!.toString(16)}}`));
+  return text
+    .replaceAll("\r\n", "\n")
+    .replace(CONTROL, (c) => (c === "\n" || c === "\t" ? c : `\\u{${c.codePointAt(0)!.toString(16)}}`));
 }

@@ -64,23 +64,38 @@ export interface Booted {
 }
 
 export async function loadEffective(input: BootInput): Promise<{ config: Effective; file: ConfigFile | null }> {
-  const found = locateConfig(input.configFlag, input.env.TOOLGATE_CONFIG, input.cwd, input.workspaceFlag === undefined ? input.cwd : resolve(input.cwd, input.workspaceFlag));
+  const found = locateConfig(
+    input.configFlag,
+    input.env.TOOLGATE_CONFIG,
+    input.cwd,
+    input.workspaceFlag === undefined ? input.cwd : resolve(input.cwd, input.workspaceFlag),
+  );
   const file = found ? await readConfig(found.path, found.via) : null;
   const flags: Record<string, readonly [unknown, string]> = {};
-  for (const [key, value] of [["workspace", input.workspaceFlag], ["state", input.stateFlag], ["scratch", input.scratchFlag]] as const) if (value !== undefined) flags[key] = [resolve(input.cwd, value), `--${key}`];
+  for (const [key, value] of [
+    ["workspace", input.workspaceFlag],
+    ["state", input.stateFlag],
+    ["scratch", input.scratchFlag],
+  ] as const)
+    if (value !== undefined) flags[key] = [resolve(input.cwd, value), `--${key}`];
   return { config: resolveConfig({ cwd: input.cwd, file, env: input.env, flags }), file };
 }
 
 /** Config grants with relative paths made absolute against the workspace. */
 function configGrants(config: Effective): PermissionGrants {
-  const section = (config.values.permissions ?? {}) as { allow?: Record<string, unknown>; deny?: Record<string, unknown> };
+  const section = (config.values.permissions ?? {}) as {
+    allow?: Record<string, unknown>;
+    deny?: Record<string, unknown>;
+  };
   const ws = config.values.workspace as string;
   const side = (s: Record<string, unknown> | undefined) => {
     const out: PermissionGrants["allow"] = {};
     for (const kind of PERM_KINDS) {
       const v = s?.[kind];
       if (v === true) out[kind] = true;
-      else if (Array.isArray(v)) out[kind] = kind === "read" || kind === "write" ? v.map((p: string) => (isAbsolute(p) ? p : resolve(ws, p))) : [...v];
+      else if (Array.isArray(v))
+        out[kind] =
+          kind === "read" || kind === "write" ? v.map((p: string) => (isAbsolute(p) ? p : resolve(ws, p))) : [...v];
     }
     return out;
   };
@@ -96,8 +111,19 @@ export async function boot(input: BootInput): Promise<Booted> {
   const authored = await authoredLoader(config);
   // Before anything from the config is used: what an untrusted config would widen fails the boot.
   const trust = trustGate(
-    { file, values: config.values, workspaceFlag: input.workspaceFlag !== undefined, scratchFlag: input.scratchFlag !== undefined },
-    { env: input.env, cwd: input.cwd, workspaceFlag: input.workspaceFlag, workspace: config.values.workspace as string, ...(authored ? { authoredDigests: authored.digests } : {}) },
+    {
+      file,
+      values: config.values,
+      workspaceFlag: input.workspaceFlag !== undefined,
+      scratchFlag: input.scratchFlag !== undefined,
+    },
+    {
+      env: input.env,
+      cwd: input.cwd,
+      workspaceFlag: input.workspaceFlag,
+      workspace: config.values.workspace as string,
+      ...(authored ? { authoredDigests: authored.digests } : {}),
+    },
   );
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
   const shadowNote = shadowGate(file, () => trust.trustedBy !== null);
@@ -110,7 +136,10 @@ export async function boot(input: BootInput): Promise<Booted> {
   checkStateFolder(config); // toolgate's own, or exit 5 before anything reads it (a link, a clone, another user's)
   input.beforeStart?.(config);
   const fromConfig = configGrants(config);
-  const [fromFlags, from] = [grantsFromFlags(input.permissionFlags, input.cwd), resolveReal(input.cwd, "/") ?? undefined]; // relative to the caller's folder
+  const [fromFlags, from] = [
+    grantsFromFlags(input.permissionFlags, input.cwd),
+    resolveReal(input.cwd, "/") ?? undefined,
+  ]; // relative to the caller's folder
   const grants = mergeGrants(fromConfig, fromFlags);
   const workspace = config.values.workspace as string;
   // The workspace's real path, resolved once and held: a file tool refuses it moved or swapped for a link later.
@@ -122,22 +151,37 @@ export async function boot(input: BootInput): Promise<Booted> {
   // absolute folders, where a server's command may be (servers/command.ts): a name the fixed PATH
   // has resolves as before, so the grant never comes to name another program than it did.
   const grantPath = [BASE_ENV.PATH!, ...(input.env.PATH ?? "").split(":").filter((d) => d.startsWith("/"))].join(":");
-  const prompter: Prompter | AsyncPrompter = !canPrompt ? (input.answers ?? noPrompter) : input.ask ? askerPrompter(input.ask) : ttyPrompter();
-  const permissions = new Permissions<Prompter | AsyncPrompter>(grants, workspace, prompter, { pathEnv: grantPath, from });
+  const prompter: Prompter | AsyncPrompter = !canPrompt
+    ? (input.answers ?? noPrompter)
+    : input.ask
+      ? askerPrompter(input.ask)
+      : ttyPrompter();
+  const permissions = new Permissions<Prompter | AsyncPrompter>(grants, workspace, prompter, {
+    pathEnv: grantPath,
+    from,
+  });
   const pins = input.pins ?? new Map<string, string[]>();
   const flagNet = allowedByEach(input.permissionFlags, "net"); // each as given: a bare --allow-net drops no exact grant
   const net: NetSetup = { exact: exactNetGrants(fromConfig.allow.net, ...flagNet), pins, grants, cwd: workspace };
   const lockPath = join(configFolder(file, workspace), LOCK_NAME);
   // The user's state folder too: when it lies in the workspace (workspace = $HOME), no tool writes it.
-  const controlFiles = [...(file ? [file.path] : []), lockPath, config.values.authored.dir as string, ...(userState ? [userState] : [])];
+  const controlFiles = [
+    ...(file ? [file.path] : []),
+    lockPath,
+    config.values.authored.dir as string,
+    ...(userState ? [userState] : []),
+  ];
   const sandboxInput: SandboxInput = {
-    platform, mode: config.values.sandbox, workspace,
+    platform,
+    mode: config.values.sandbox,
+    workspace,
     stateDir: config.values.state as string,
     scratch: config.values.scratch as string,
     network: false, // a net grant is for toolgate's own requests, never the sandbox's network
     // Read-only inside the sandbox: what decides what runs next (git hooks and config too; the root's config and lock
     // names also when the config is elsewhere: a plain run there would use them); the user's own folders hidden.
-    protect: [join(workspace, ".git"), join(workspace, CONFIG_NAME), join(workspace, LOCK_NAME), ...controlFiles], hide: userFolders(input.env),
+    protect: [join(workspace, ".git"), join(workspace, CONFIG_NAME), join(workspace, LOCK_NAME), ...controlFiles],
+    hide: userFolders(input.env),
   };
   const sandbox = sandboxFor(sandboxInput);
   // Read before any server starts: a sandboxed server holds a missing lock's path with a placeholder.
@@ -149,12 +193,48 @@ export async function boot(input: BootInput): Promise<Booted> {
       throw bootError((e as Error).message);
     }
   };
-  const ctx: BootContext = { input, config, file, workspace, trust, userState, fromConfig, fromFlags, flagNet, pins, prompter, grantPath, from, sandbox, sandboxInput, authored, lock: readOnce };
+  const ctx: BootContext = {
+    input,
+    config,
+    file,
+    workspace,
+    trust,
+    userState,
+    fromConfig,
+    fromFlags,
+    flagNet,
+    pins,
+    prompter,
+    grantPath,
+    from,
+    sandbox,
+    sandboxInput,
+    authored,
+    lock: readOnce,
+  };
   // Every tool source, in the providers' order (providers/index.ts).
   const { sources, opened } = await provide(ctx);
   const { rails, most, remote } = opened;
   try {
-    return { ...finish(sources, config, file, readOnce()), lockPath, config, file, grants, workspace, stateDir: config.values.state as string, canPrompt, permissions, remote, controlFiles, sandbox, trust, userState, net, rails, most };
+    return {
+      ...finish(sources, config, file, readOnce()),
+      lockPath,
+      config,
+      file,
+      grants,
+      workspace,
+      stateDir: config.values.state as string,
+      canPrompt,
+      permissions,
+      remote,
+      controlFiles,
+      sandbox,
+      trust,
+      userState,
+      net,
+      rails,
+      most,
+    };
   } catch (e) {
     // A boot that fails after servers were started leaves none of them behind.
     await remote?.shutdown();
@@ -163,7 +243,12 @@ export async function boot(input: BootInput): Promise<Booted> {
 }
 
 /** The catalog's checks after every source is in: collisions, approval overrides, the lock. */
-function finish(sources: ToolSource[], config: Effective, file: ConfigFile | null, lock: ReturnType<typeof readLock>): Pick<Booted, "catalog" | "refused"> {
+function finish(
+  sources: ToolSource[],
+  config: Effective,
+  file: ConfigFile | null,
+  lock: ReturnType<typeof readLock>,
+): Pick<Booted, "catalog" | "refused"> {
   const built = buildCatalog(sources);
   if (!built.ok) throw bootError(built.refusal.message);
   const overrides = (config.values.approval ?? {}) as Record<string, "required" | "never">;

@@ -46,7 +46,8 @@ export class CallRecord {
   row(status: string, error_code: string | null, result_bytes: number, detail: string | null): JournalRow {
     const s = this.secrets();
     const p = this.#preview;
-    if (p?.of !== s || p.length !== s.length) this.#preview = { of: s, length: s.length, text: this.preview(this.args, s) };
+    if (p?.of !== s || p.length !== s.length)
+      this.#preview = { of: s, length: s.length, text: this.preview(this.args, s) };
     return {
       time_ms: this.#started,
       tool: this.name,
@@ -65,7 +66,15 @@ export class CallRecord {
   /** The call's one final row and its result. `withheld`: a source's error answer the boundary rejected, journaled as that error. */
   finish(envelope: Envelope, violation?: BoundaryViolation, withheld?: Refusal): Invoked {
     const printed = JSON.stringify(envelope);
-    const facts = violation ? { rule: violation.rule, where: violation.where, ...(withheld ? { withheld: true } : {}), ...this.#offDetail, ...this.#recorded } : { ...this.#offDetail, ...this.#recorded };
+    const facts = violation
+      ? {
+          rule: violation.rule,
+          where: violation.where,
+          ...(withheld ? { withheld: true } : {}),
+          ...this.#offDetail,
+          ...this.#recorded,
+        }
+      : { ...this.#offDetail, ...this.#recorded };
     const detail = Object.keys(facts).length > 0 ? JSON.stringify(facts) : null;
     const code = withheld?.code ?? (envelope.status === "success" ? null : envelope.error_code);
     this.deps.journal(this.row(envelope.status, code, Buffer.byteLength(printed), detail));
@@ -75,7 +84,13 @@ export class CallRecord {
 
   failed(r: Refusal): Invoked {
     const status = r.indeterminate ? "indeterminate" : "failed";
-    const done = this.finish({ status, tool: this.name, error_code: r.code, message: r.message, ...(r.details === undefined ? {} : { details: r.details }) });
+    const done = this.finish({
+      status,
+      tool: this.name,
+      error_code: r.code,
+      message: r.message,
+      ...(r.details === undefined ? {} : { details: r.details }),
+    });
     return r.operator === undefined ? done : { ...done, operator: r.operator };
   }
 
@@ -98,19 +113,29 @@ export class CallRecord {
     const entry = this.entry!;
     let result: Outcome<unknown>;
     try {
-      result = ran.ok ? { ok: true, value: redactValue(ran.value, this.secrets()) } : { ok: false, refusal: redactValue(ran.refusal, this.secrets()) as Refusal };
+      result = ran.ok
+        ? { ok: true, value: redactValue(ran.value, this.secrets()) }
+        : { ok: false, refusal: redactValue(ran.refusal, this.secrets()) as Refusal };
     } catch {
       return this.finish({ status: "failed", tool: this.name, error_code: "redaction_failed" });
     }
     // What the source produced: its result, or the raw answer behind a refusal (an isError result,
     // whose text is what the message was made from), else the refusal's own words.
     const r = result.ok ? undefined : result.refusal;
-    const checkedValue = r === undefined ? (result as { value: unknown }).value : r.raw !== undefined ? r.raw : { message: r.message, details: r.details };
+    const checkedValue =
+      r === undefined
+        ? (result as { value: unknown }).value
+        : r.raw !== undefined
+          ? r.raw
+          : { message: r.message, details: r.details };
     const paths = entry.terms.boundary.localPaths;
     if (paths.rule === "lifted") this.#offDetail = { local_paths: "off", by: paths.by };
     const violation = checkBoundary(checkedValue, boundaryFor(entry));
     // A violation replaces the result whole, with the boundary's fixed object (no tool name, no partial).
-    if (violation) return this.finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation, r?.raw !== undefined ? r : undefined);
-    return result.ok ? this.finish({ status: "success", tool: this.name, payload: result.value }) : this.failed(result.refusal);
+    if (violation)
+      return this.finish({ ...SENSITIVE_OUTPUT_REJECTED }, violation, r?.raw !== undefined ? r : undefined);
+    return result.ok
+      ? this.finish({ status: "success", tool: this.name, payload: result.value })
+      : this.failed(result.refusal);
   }
 }

@@ -19,12 +19,18 @@ const OWN_TIMER_SLACK_MS = 2_000;
  * source that applies it to its own runs (bash, an authored tool, an MCP request: their adapters
  * declare a time limit). `statedMs` is the deadline a refusal names.
  */
-export function deadlineOf(entry: Entry | undefined, deps: Pick<InvokeDeps, "deadlineMs" | "scope">): { deadlineMs: number; statedMs: number } {
+export function deadlineOf(
+  entry: Entry | undefined,
+  deps: Pick<InvokeDeps, "deadlineMs" | "scope">,
+): { deadlineMs: number; statedMs: number } {
   const time = entry?.terms.time;
   const own = time?.kind === "own" ? time.deadlineMs : deps.deadlineMs;
   const asked = deps.scope.timeoutSecs === undefined ? undefined : deps.scope.timeoutSecs * 1000;
   if (asked === undefined || asked >= own) return { deadlineMs: own, statedMs: own };
-  return { deadlineMs: Math.min(own, asked + (time?.kind === "own" && time.limit !== null ? OWN_TIMER_SLACK_MS : 0)), statedMs: asked };
+  return {
+    deadlineMs: Math.min(own, asked + (time?.kind === "own" && time.limit !== null ? OWN_TIMER_SLACK_MS : 0)),
+    statedMs: asked,
+  };
 }
 
 /** The adapter's answer, or a deadline refusal that is final (no boundary to pass: nothing came back). */
@@ -77,7 +83,11 @@ export class CallRun {
     };
   }
 
-  async run(run: (args: unknown, ctx: ToolContext) => Promise<Outcome<unknown>>, value: unknown, checked: Need[]): Promise<Ran> {
+  async run(
+    run: (args: unknown, ctx: ToolContext) => Promise<Outcome<unknown>>,
+    value: unknown,
+    checked: Need[],
+  ): Promise<Ran> {
     const { entry, deps, rec } = this;
     const name = entry.name;
     const { deadlineMs, statedMs } = deadlineOf(entry, deps);
@@ -101,7 +111,14 @@ export class CallRun {
       const unknown = remote ? "; the effect is unknown and the call is not replayed" : "";
       // Still running after a signal cancelled it: the signal ended it (below), not the deadline.
       const after = interruptedBy(deps.signal) ? `${name} had not stopped when its time ran out${unknown}` : undefined;
-      ran = { ok: false, refusal: { code: "deadline", message: after ?? `${name} did not finish within ${statedMs / 1000} s${unknown}`, ...(remote ? { indeterminate: true as const } : {}) } };
+      ran = {
+        ok: false,
+        refusal: {
+          code: "deadline",
+          message: after ?? `${name} did not finish within ${statedMs / 1000} s${unknown}`,
+          ...(remote ? { indeterminate: true as const } : {}),
+        },
+      };
       if (after === undefined) return { final: ran.refusal };
     }
     // A signal interrupted the run: the result says so, with the signal, whatever the adapter answered

@@ -18,7 +18,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const entry = deps.catalog.entries.get(name);
   const rec = new CallRecord(name, entry, args, deps);
   // 1. resolve from this boot's catalog (never a second lookup by name)
-  if (!entry) return rec.failed(deps.unknown?.(name) ?? unknownTool(name, deps.callable?.() ?? deps.catalog.entries.keys()));
+  if (!entry)
+    return rec.failed(deps.unknown?.(name) ?? unknownTool(name, deps.callable?.() ?? deps.catalog.entries.keys()));
   const pinned = deps.refused?.get(name) ?? deps.refusedNow?.(name);
   if (pinned) return rec.failed(pinned);
   // 2. validate
@@ -34,17 +35,24 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const permitted = await permit(entry, needs.value, deps);
   if ("refusal" in permitted) return rec.interrupted(deps.signal) ?? rec.failed(permitted.refusal);
   const { checked, grants, missing } = permitted;
-  const given = () => approvedOutright(entry, deps.approval) !== undefined || deps.approval.isRemembered(entry.name, entry.digest);
-  if (deps.dryRun) return { envelope: { status: "success", tool: name, payload: dryRunReport(name, needs.value, missing, given()) } };
-  if (missing.any) return rec.interrupted(deps.signal) ?? rec.failed(missing.refusal(given() ? undefined : `--approve=${name}`));
+  const given = () =>
+    approvedOutright(entry, deps.approval) !== undefined || deps.approval.isRemembered(entry.name, entry.digest);
+  if (deps.dryRun)
+    return { envelope: { status: "success", tool: name, payload: dryRunReport(name, needs.value, missing, given()) } };
+  if (missing.any)
+    return rec.interrupted(deps.signal) ?? rec.failed(missing.refusal(given() ? undefined : `--approve=${name}`));
   // 5. approval: the prompt shows the whole arguments (made only when someone is asked), not the journal's preview.
-  const approved = approvedOutright(entry, deps.approval) ?? (await approve(entry, () => argsForApproval(value, rec.secrets()), deps.approval));
+  const approved =
+    approvedOutright(entry, deps.approval) ??
+    (await approve(entry, () => argsForApproval(value, rec.secrets()), deps.approval));
   if (!approved.ok) return rec.interrupted(deps.signal) ?? rec.failed(approved.refusal);
   const early = rec.interrupted(deps.signal);
   if (early) return early;
   if (deps.admit) {
     const a = deps.admit({ entry, value, grants, approvedBy: approved.value, preview: rec.preview(value) });
-    return "task" in a ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task } : rec.failed(a);
+    return "task" in a
+      ? { envelope: { status: "success", tool: name, payload: { task_id: a.task, status: "queued" } }, task: a.task }
+      : rec.failed(a);
   }
   // Steps 3-5 passed: a source's own start (a server's, with its own row) may begin beside the call's row.
   const run = entry.adapter.begin?.() ?? ((a: unknown, c: ToolContext) => entry.adapter.run(a, c));

@@ -39,7 +39,10 @@ export interface Runtime {
   /** The telemetry this runtime's calls record into, when the environment turns it on. */
   readonly telemetry: Telemetry | undefined;
   /** Before the first call of `tool`: the sandbox probed when it will be used, the guardian warmed, the state opened. */
-  ready(tool: string, opts?: { readonly verbose?: (line: string) => void; readonly background?: boolean }): Promise<void>;
+  ready(
+    tool: string,
+    opts?: { readonly verbose?: (line: string) => void; readonly background?: boolean },
+  ): Promise<void>;
   call(name: string, args: unknown, caller: Caller): Promise<Invoked>;
   /** The state database, opened now when no call opened it yet (serve opens it at its start). */
   state(): Database;
@@ -54,7 +57,11 @@ export interface Runtime {
 
 export interface RuntimeInput extends BootInput {
   /** How the state is checked (before anything starts) and opened (before the first call); `kept`: its owner closes it. */
-  readonly state: { readonly check?: (config: Effective) => void; readonly open: (config: Effective) => Database; readonly kept?: boolean };
+  readonly state: {
+    readonly check?: (config: Effective) => void;
+    readonly open: (config: Effective) => Database;
+    readonly kept?: boolean;
+  };
   /** The telemetry to record into: a session's (kept), or made here once booted and finished at close. */
   readonly telemetry: Telemetry | undefined | ((booted: Booted) => Telemetry | undefined);
   /** With `call`: a guardian the call will need starts as soon as the config allows (not for a background call). */
@@ -68,7 +75,8 @@ export async function openRuntime(input: RuntimeInput): Promise<Runtime> {
   const beforeStart = (config: Effective) => {
     input.state.check?.(config);
     // Sandbox off and bash or a gate: the command's guardian starts as soon as the config says so.
-    if (input.warm && input.call !== undefined && config.values.sandbox === "off" && SANDBOXED_BUILTINS.has(input.call)) warmSelf();
+    if (input.warm && input.call !== undefined && config.values.sandbox === "off" && SANDBOXED_BUILTINS.has(input.call))
+      warmSelf();
   };
   // A server started for a call journals its start in the state once that is open.
   const booted = await boot({ ...input, beforeStart, ...("stateDb" in input ? {} : { stateDb: () => db }) });
@@ -87,15 +95,36 @@ export async function openRuntime(input: RuntimeInput): Promise<Runtime> {
     // The refusal is looked at before the call's first await, so deciding it here is deciding it then.
     const shut = closing;
     // The caller's own fields (signal, entry, …) ride along unread: callDeps reads CallWiring's.
-    const w: CallWiring = { ...caller, booted, env: input.env, db: state, ...traced, ...(shut ? { refusedNow: () => shut } : {}) };
+    const w: CallWiring = {
+      ...caller,
+      booted,
+      env: input.env,
+      db: state,
+      ...traced,
+      ...(shut ? { refusedNow: () => shut } : {}),
+    };
     const deps = callDeps(w, signal, stop ? AbortSignal.any([stop, halt.signal]) : halt.signal);
     if (!(background || dryRun || permissions || approval || entry)) return invoke(name, args, deps);
     // --background: the same stages here (a denial starts nothing), then a task.
-    const admit = background ? { admit: admitTask({ db: state, booted, input, lane: w.lane, writeScope: background.writeScope, env: input.env, ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }) }) } : {};
+    const admit = background
+      ? {
+          admit: admitTask({
+            db: state,
+            booted,
+            input,
+            lane: w.lane,
+            writeScope: background.writeScope,
+            env: input.env,
+            ...(w.timeoutSecs === undefined ? {} : { timeoutSecs: w.timeoutSecs }),
+          }),
+        }
+      : {};
     const silent = dryRun ? { dryRun: true, journal: () => {}, started: () => {} } : {};
     const gate = permissions ? { permissions: permissions(deps.permissions) } : {};
     const remembered = approval ? { approval: approval(deps.approval) } : {};
-    const own = entry ? { catalog: { descriptors: [entry], entries: new Map([[name, entry]]) }, profile: undefined, refused: undefined } : {};
+    const own = entry
+      ? { catalog: { descriptors: [entry], entries: new Map([[name, entry]]) }, profile: undefined, refused: undefined }
+      : {};
     return invoke(name, args, { ...deps, ...admit, ...silent, ...gate, ...remembered, ...own });
   };
   const runtime: Runtime = {
@@ -122,7 +151,10 @@ export async function openRuntime(input: RuntimeInput): Promise<Runtime> {
       closing = refusal;
       const all = () => Promise.allSettled([...inflight]);
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = await Promise.race([all().then(() => false), new Promise<boolean>((res) => (timer = setTimeout(() => res(true), graceMs)))]);
+      const late = await Promise.race([
+        all().then(() => false),
+        new Promise<boolean>((res) => (timer = setTimeout(() => res(true), graceMs))),
+      ]);
       clearTimeout(timer);
       if (late) {
         halt.abort();
@@ -149,7 +181,12 @@ const SANDBOXED_BUILTINS = new Set(["bash", "dev_check"]);
  */
 function warmGuardFor(booted: Booted, tool: string): void {
   const entry = booted.catalog.entries.get(tool);
-  if (booted.sandbox.wrapper || !entry || !(SANDBOXED_BUILTINS.has(tool) || tool === "task" || isOrigin(entry.origin, "authored"))) return;
+  if (
+    booted.sandbox.wrapper ||
+    !entry ||
+    !(SANDBOXED_BUILTINS.has(tool) || tool === "task" || isOrigin(entry.origin, "authored"))
+  )
+    return;
   warmSelf();
 }
 
@@ -162,7 +199,11 @@ const warmSelf = () => {
  * States the sandbox mode (`verbose`) and, when the call may use it, probes it: bwrap takes tens of
  * ms to start, so calls that never sandbox skip that. A mode that cannot be had fails the boot.
  */
-async function checkSandbox(booted: Booted, tool: string, verbose: ((line: string) => void) | undefined): Promise<void> {
+async function checkSandbox(
+  booted: Booted,
+  tool: string,
+  verbose: ((line: string) => void) | undefined,
+): Promise<void> {
   const sandbox = booted.sandbox;
   verbose?.(`sandbox: ${sandbox.summary}`);
   const entry = booted.catalog.entries.get(tool);

@@ -22,12 +22,24 @@ const validators = new WeakMap<Entry, Validator>();
 const validatorFor = (e: Entry): Validator => {
   let v = validators.get(e);
   const how = e.terms.validation;
-  if (!v) validators.set(e, (v = how.kind === "generated" ? (generatedValidator(e.inputSchema) ?? compileSchema(e.inputSchema)) : compileExternal(e.inputSchema, { fillDefaults: how.defaults })));
+  if (!v)
+    validators.set(
+      e,
+      (v =
+        how.kind === "generated"
+          ? (generatedValidator(e.inputSchema) ?? compileSchema(e.inputSchema))
+          : compileExternal(e.inputSchema, { fillDefaults: how.defaults })),
+    );
   return v;
 };
 
 const formatIssues = (issues: readonly Issue[]) =>
-  issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}${i.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(i.did_you_mean)}?)`}`).join("; ");
+  issues
+    .map(
+      (i) =>
+        `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}${i.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(i.did_you_mean)}?)`}`,
+    )
+    .join("; ");
 
 /** 2. The arguments against the tool's input schema: the checked value, or args.invalid naming each issue. */
 export async function validate(entry: Entry, args: unknown): Promise<Outcome<unknown>> {
@@ -36,20 +48,38 @@ export async function validate(entry: Entry, args: unknown): Promise<Outcome<unk
   try {
     validator = validatorFor(entry);
   } catch (e) {
-    return { ok: false, refusal: { code: "schema.unsupported", message: `${name}'s input schema cannot be checked here (${(e as Error).message}); the tool is not called` } };
+    return {
+      ok: false,
+      refusal: {
+        code: "schema.unsupported",
+        message: `${name}'s input schema cannot be checked here (${(e as Error).message}); the tool is not called`,
+      },
+    };
   }
   const checked = validator(args);
   if (checked.ok) return { ok: true, value: checked.value };
   const how = entry.terms.validation;
-  const explained = how.kind === "generated" && how.explain ? await explainWithArktype(how.explain, args, checked.issues) : checked.issues;
+  const explained =
+    how.kind === "generated" && how.explain
+      ? await explainWithArktype(how.explain, args, checked.issues)
+      : checked.issues;
   const issues = withKeySuggestions(explained, entry.inputSchema, args);
-  return { ok: false, refusal: { code: "args.invalid", message: `invalid arguments for ${name}: ${formatIssues(issues)}`, details: { issues } } };
+  return {
+    ok: false,
+    refusal: {
+      code: "args.invalid",
+      message: `invalid arguments for ${name}: ${formatIssues(issues)}`,
+      details: { issues },
+    },
+  };
 }
 
 /** 3. Whether the session's profile offers this call: the refusal when it does not. */
 export function profileRefusal(p: Profile | undefined, name: string, value: unknown): Refusal | undefined {
   if (!p || p.offers(name, value)) return undefined;
-  const which = p.offers(name) ? `this call of ${name} is not offered in profile "${p.name}" (it offers only some calls of ${name})` : `${name} is not offered in profile "${p.name}"`;
+  const which = p.offers(name)
+    ? `this call of ${name} is not offered in profile "${p.name}" (it offers only some calls of ${name})`
+    : `${name} is not offered in profile "${p.name}"`;
   return { code: "profile.excluded", message: `${which}; a session with another profile can call it` };
 }
 
@@ -64,7 +94,11 @@ export interface Permitted {
  * 4. Each need through the permission stage (or the source's own check: a server's start). The
  * handler works on what was checked here (its real paths), never on a second resolution of the names.
  */
-export async function permit(entry: Entry, needs: readonly Need[], deps: Pick<InvokeDeps, "permissions" | "approval">): Promise<Permitted | { refusal: Refusal }> {
+export async function permit(
+  entry: Entry,
+  needs: readonly Need[],
+  deps: Pick<InvokeDeps, "permissions" | "approval">,
+): Promise<Permitted | { refusal: Refusal }> {
   const checked: Need[] = [];
   const grants: Admitted["grants"][number][] = [];
   const missing = new MissingGrants();
@@ -83,7 +117,9 @@ export async function permit(entry: Entry, needs: readonly Need[], deps: Pick<In
 export function unknownTool(name: string, callable: Iterable<string>): Refusal {
   const near = nearest(name, callable);
   const message = `no tool named "${name}" in this catalog; \`toolgate tools\` lists them${didYouMean(near)}`;
-  return near === undefined ? { code: "unknown_tool", message } : { code: "unknown_tool", message, details: { did_you_mean: near } };
+  return near === undefined
+    ? { code: "unknown_tool", message }
+    : { code: "unknown_tool", message, details: { did_you_mean: near } };
 }
 
 /**

@@ -5,7 +5,13 @@
 // such tool never evaluates ajv.
 import { compileSchema, type Issue, type Validator } from "./validate.ts";
 
-type AjvErrorObject = { instancePath: string; keyword: string; message?: string; params: Record<string, unknown>; data?: unknown };
+type AjvErrorObject = {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+  data?: unknown;
+};
 type AjvValidate = ((data: unknown) => boolean) & { errors?: AjvErrorObject[] | null };
 type AjvInstance = { compile(schema: unknown): AjvValidate };
 type Draft = "2020" | "2019" | "07";
@@ -23,11 +29,23 @@ function ajvFor(draft: Draft, fill: boolean): AjvInstance {
   let ajv = instances.get(key);
   if (ajv) return ajv;
   // require, not import(): the boot's check of an authored manifest is synchronous.
-  const mod = draft === "2020" ? require("ajv/dist/2020") : draft === "2019" ? require("ajv/dist/2019") : require("ajv");
+  const mod =
+    draft === "2020" ? require("ajv/dist/2020") : draft === "2019" ? require("ajv/dist/2019") : require("ajv");
   const Ajv = (mod.default ?? mod) as new (opts: Record<string, unknown>) => AjvInstance;
   // No meta-schema check of the schema itself (it cost ~100 ms on first use, as the SDK found too):
   // ajv's code generation still throws on a keyword it cannot compile, which is refused as before.
-  ajv = new Ajv({ strict: false, allErrors: true, verbose: true, logger: false, validateSchema: false, meta: false, validateFormats: true, useDefaults: fill, coerceTypes: false, code: { optimize: false } });
+  ajv = new Ajv({
+    strict: false,
+    allErrors: true,
+    verbose: true,
+    logger: false,
+    validateSchema: false,
+    meta: false,
+    validateFormats: true,
+    useDefaults: fill,
+    coerceTypes: false,
+    code: { optimize: false },
+  });
   const formats = require("ajv-formats");
   (formats.default ?? formats)(ajv);
   instances.set(key, ajv);
@@ -95,10 +113,25 @@ export function compileFull(schema: unknown, opts: { fillDefaults?: boolean } = 
   };
 }
 
-const TYPE_LABEL: Record<string, string> = { object: "an object", array: "an array", string: "a string", number: "a number", integer: "an integer", boolean: "a boolean", null: "null" };
+const TYPE_LABEL: Record<string, string> = {
+  object: "an object",
+  array: "an array",
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  boolean: "a boolean",
+  null: "null",
+};
 const BOUND_TEXT: Record<string, string> = {
-  minimum: "at least", maximum: "at most", exclusiveMinimum: "more than", exclusiveMaximum: "less than", multipleOf: "a multiple of",
-  minLength: "at least length", maxLength: "at most length", minItems: "at least length", maxItems: "at most length",
+  minimum: "at least",
+  maximum: "at most",
+  exclusiveMinimum: "more than",
+  exclusiveMaximum: "less than",
+  multipleOf: "a multiple of",
+  minLength: "at least length",
+  maxLength: "at most length",
+  minItems: "at least length",
+  maxItems: "at most length",
 };
 const kindOf = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "array" : typeof x);
 const measured = (x: unknown) => (typeof x === "string" || Array.isArray(x) ? x.length : x);
@@ -109,10 +142,16 @@ const measured = (x: unknown) => (typeof x === "string" || Array.isArray(x) ? x.
  */
 export function issuesOf(errors: readonly AjvErrorObject[]): Issue[] {
   return errors.map((e) => {
-    const path: (string | number)[] = e.instancePath === "" ? [] : e.instancePath.slice(1).split("/").map((s) => {
-      const key = s.replaceAll("~1", "/").replaceAll("~0", "~");
-      return /^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : key;
-    });
+    const path: (string | number)[] =
+      e.instancePath === ""
+        ? []
+        : e.instancePath
+            .slice(1)
+            .split("/")
+            .map((s) => {
+              const key = s.replaceAll("~1", "/").replaceAll("~0", "~");
+              return /^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : key;
+            });
     const p = e.params;
     switch (e.keyword) {
       case "required":
@@ -121,16 +160,26 @@ export function issuesOf(errors: readonly AjvErrorObject[]): Issue[] {
         return { path: [...path, String(p.additionalProperty)], message: "must be removed" };
       case "type": {
         const types = (Array.isArray(p.type) ? p.type : String(p.type).split(",")) as string[];
-        return { path, message: `must be ${types.map((t) => TYPE_LABEL[t] ?? t).join(" or ")} (was ${kindOf(e.data)})` };
+        return {
+          path,
+          message: `must be ${types.map((t) => TYPE_LABEL[t] ?? t).join(" or ")} (was ${kindOf(e.data)})`,
+        };
       }
       case "enum":
-        return { path, message: `must be ${((p.allowedValues ?? []) as unknown[]).map((v) => JSON.stringify(v)).join(" or ")}` };
+        return {
+          path,
+          message: `must be ${((p.allowedValues ?? []) as unknown[]).map((v) => JSON.stringify(v)).join(" or ")}`,
+        };
       case "const":
         return { path, message: `must be ${JSON.stringify(p.allowedValue)}` };
       case "pattern":
         return { path, message: `must match /${String(p.pattern)}/` };
     }
-    if (e.keyword in BOUND_TEXT) return { path, message: `must be ${BOUND_TEXT[e.keyword]} ${String(p.limit ?? p.multipleOf)} (was ${String(measured(e.data))})` };
+    if (e.keyword in BOUND_TEXT)
+      return {
+        path,
+        message: `must be ${BOUND_TEXT[e.keyword]} ${String(p.limit ?? p.multipleOf)} (was ${String(measured(e.data))})`,
+      };
     return { path, message: e.message ?? `must pass ${e.keyword}` };
   });
 }
@@ -150,7 +199,9 @@ export function whereInSchema(schema: unknown, error: unknown): (string | number
     }
   };
   const hit = (o: Record<string, unknown>) =>
-    typeof ref === "string" ? o.$ref === ref || (typeof o.$ref === "string" && o.$ref.startsWith(ref)) : typeof o.pattern === "string" && isBadPattern(o.pattern);
+    typeof ref === "string"
+      ? o.$ref === ref || (typeof o.$ref === "string" && o.$ref.startsWith(ref))
+      : typeof o.pattern === "string" && isBadPattern(o.pattern);
   const walk = (v: unknown, path: (string | number)[], depth: number): (string | number)[] | null => {
     if (typeof v !== "object" || v === null || depth > 64) return null;
     if (!Array.isArray(v) && hit(v as Record<string, unknown>)) return path;

@@ -9,7 +9,10 @@ export function validatorOf(check: GeneratedCheck): Validator {
   return (data) => {
     if (check(data)) return { ok: true, value: data };
     // The generated code keeps no data in its errors (smaller): each error's value is read back for "was …".
-    return { ok: false, issues: issuesOf((check.errors ?? []).map((e) => ({ ...e, data: valueAt(data, e.instancePath) }))) };
+    return {
+      ok: false,
+      issues: issuesOf((check.errors ?? []).map((e) => ({ ...e, data: valueAt(data, e.instancePath) }))),
+    };
   };
 }
 
@@ -18,7 +21,10 @@ function valueAt(data: unknown, pointer: string): unknown {
   let at = data;
   for (const raw of pointer === "" ? [] : pointer.slice(1).split("/")) {
     const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
-    at = typeof at === "object" && at !== null && Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
+    at =
+      typeof at === "object" && at !== null && Object.hasOwn(at, key)
+        ? (at as Record<string, unknown>)[key]
+        : undefined;
   }
   return at;
 }

@@ -99,7 +99,11 @@ function compile(schema: JsonSchema, at: string, fillsDefault = false): Node {
 
   if (s.format !== undefined) {
     need(ANNOTATED_FORMATS.has(s.format as string), at, `unsupported format ${JSON.stringify(s.format)}`);
-    need(["pattern", "const", "enum", "anyOf"].some((k) => k in s), at, "format without a pattern");
+    need(
+      ["pattern", "const", "enum", "anyOf"].some((k) => k in s),
+      at,
+      "format without a pattern",
+    );
   }
   if (s.type !== undefined) {
     const names = Array.isArray(s.type) ? s.type : [s.type];
@@ -122,7 +126,11 @@ function compile(schema: JsonSchema, at: string, fillsDefault = false): Node {
     const rule = s[key];
     if (rule === undefined) continue;
     need(typeof rule === "number" && Number.isFinite(rule), at, `bad ${key}`);
-    need(measure === asNumber ? key !== "multipleOf" || rule > 0 : Number.isInteger(rule) && rule >= 0, at, `bad ${key}`);
+    need(
+      measure === asNumber ? key !== "multipleOf" || rule > 0 : Number.isInteger(rule) && rule >= 0,
+      at,
+      `bad ${key}`,
+    );
     const message = `must be ${text} ${rule}`;
     steps.push((d, p, is) => {
       const n = measure(d);
@@ -144,7 +152,8 @@ function compile(schema: JsonSchema, at: string, fillsDefault = false): Node {
   // Each step sees the original data; a second step that fills defaults would see the wrong value.
   need(filling.length <= 1, at, "defaults in more than one branch of one schema");
 
-  const fits = gates.length === 0 ? () => true : gates.length === 1 ? gates[0]! : (d: unknown) => gates.every((g) => g(d));
+  const fits =
+    gates.length === 0 ? () => true : gates.length === 1 ? gates[0]! : (d: unknown) => gates.every((g) => g(d));
   const expected = `must be ${label}`;
   const check: Check = (data, path, issues) => {
     if (!fits(data)) return (push(`${expected} (was ${kindOf(data)})`, path, issues), data);
@@ -162,16 +171,27 @@ function objectNode(s: Record<string, unknown>, at: string): Node | undefined {
   if (![s.properties, s.required, s.additionalProperties, s.patternProperties].some((x) => x !== undefined)) return;
   const required = (s.required ?? []) as string[];
   need(Array.isArray(required) && required.every((k) => typeof k === "string"), at, "bad required");
-  need([s.properties, s.patternProperties].every((x) => x === undefined || isObject(x)), at, "bad properties");
+  need(
+    [s.properties, s.patternProperties].every((x) => x === undefined || isObject(x)),
+    at,
+    "bad properties",
+  );
   const props = Object.entries((s.properties ?? {}) as Record<string, JsonSchema>).map(([key, v]) => ({
-    key, node: compile(v, `${at}/properties/${key}`, true), dflt: defaultOf(v),
+    key,
+    node: compile(v, `${at}/properties/${key}`, true),
+    dflt: defaultOf(v),
   }));
   const patterns = Object.entries((s.patternProperties ?? {}) as Record<string, JsonSchema>).map(([p, v]) => ({
-    re: regex(p, at), node: compile(v, `${at}/patternProperties/${p}`),
+    re: regex(p, at),
+    node: compile(v, `${at}/patternProperties/${p}`),
   }));
-  const extra = s.additionalProperties === undefined ? undefined : compile(s.additionalProperties as JsonSchema, `${at}/additionalProperties`);
+  const extra =
+    s.additionalProperties === undefined
+      ? undefined
+      : compile(s.additionalProperties as JsonSchema, `${at}/additionalProperties`);
   const declared = new Set(props.map((p) => p.key));
-  const fills = props.some((p) => p.node.fills || p.dflt !== NO_DEFAULT) || patterns.some((p) => p.node.fills) || !!extra?.fills;
+  const fills =
+    props.some((p) => p.node.fills || p.dflt !== NO_DEFAULT) || patterns.some((p) => p.node.fills) || !!extra?.fills;
 
   // Copy on write: a branch of a union that fills a default and then fails leaves no trace.
   const check: Check = (data, path, issues) => {
@@ -179,7 +199,8 @@ function objectNode(s: Record<string, unknown>, at: string): Node | undefined {
     let out: Record<string, unknown> | undefined;
     // Indexed loops: for-of costs a few ns per loop in JSC, and this runs per object per call.
     for (let i = 0; i < required.length; i++) {
-      if (!Object.hasOwn(data, required[i]!)) issues.push({ path: [...path, required[i]!], message: "must be present" });
+      if (!Object.hasOwn(data, required[i]!))
+        issues.push({ path: [...path, required[i]!], message: "must be present" });
     }
     for (let i = 0; i < props.length; i++) {
       const { key, node, dflt } = props[i]!;
@@ -211,7 +232,10 @@ function objectNode(s: Record<string, unknown>, at: string): Node | undefined {
 function arrayNode(s: Record<string, unknown>, at: string): Node | undefined {
   if (s.items === undefined && s.prefixItems === undefined) return;
   need(s.prefixItems === undefined || Array.isArray(s.prefixItems), at, "bad prefixItems");
-  const prefix = ((s.prefixItems ?? []) as JsonSchema[]).map((v, i) => ({ node: compile(v, `${at}/prefixItems/${i}`, true), dflt: defaultOf(v) }));
+  const prefix = ((s.prefixItems ?? []) as JsonSchema[]).map((v, i) => ({
+    node: compile(v, `${at}/prefixItems/${i}`, true),
+    dflt: defaultOf(v),
+  }));
   const rest = s.items === undefined ? undefined : compile(s.items as JsonSchema, `${at}/items`);
   const fills = prefix.some((p) => p.node.fills || p.dflt !== NO_DEFAULT) || !!rest?.fills;
   const check: Check = (data, path, issues) => {
@@ -224,7 +248,8 @@ function arrayNode(s: Record<string, unknown>, at: string): Node | undefined {
       if (v !== data[i]) (out ??= data.slice())[i] = v;
     }
     // A tuple's missing trailing elements that have defaults are filled in order, as arktype does.
-    for (let i = data.length; i < prefix.length && prefix[i]!.dflt !== NO_DEFAULT; i++) (out ??= data.slice()).push(prefix[i]!.dflt);
+    for (let i = data.length; i < prefix.length && prefix[i]!.dflt !== NO_DEFAULT; i++)
+      (out ??= data.slice()).push(prefix[i]!.dflt);
     return out ?? data;
   };
   return { check, fits: () => true, fills, label: "an array" };
@@ -238,7 +263,8 @@ function visit(node: Node, value: unknown, key: string | number, path: Path, iss
 }
 
 function put(o: Record<string, unknown>, k: string, v: unknown): Record<string, unknown> {
-  if (k === "__proto__") Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  if (k === "__proto__")
+    Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
   else o[k] = v;
   return o;
 }
@@ -266,8 +292,10 @@ function applicatorNode(s: Record<string, unknown>, kind: "anyOf" | "oneOf" | "a
     }
     if (kind === "allOf") return data; // allOf never fills (refused above)
     if (passed.length === 1) return passed[0];
-    if (passed.length > 1) issues.push({ path: [...path], message: `must match exactly one of ${label} (matched ${passed.length})` });
-    else if (closest) issues.push(...closest); // the branch of the right shape says what is wrong inside it
+    if (passed.length > 1)
+      issues.push({ path: [...path], message: `must match exactly one of ${label} (matched ${passed.length})` });
+    else if (closest)
+      issues.push(...closest); // the branch of the right shape says what is wrong inside it
     else issues.push({ path: [...path], message: `must be ${label} (was ${kindOf(data)})` });
     return data;
   };

@@ -17,7 +17,10 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolRequest, RequestId, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { isObject, isRequestId, RELATED_TASK } from "../mcp/envelope.ts";
 
-type Types = Pick<typeof import("@modelcontextprotocol/sdk/types.js"), "CancelledNotificationSchema" | "isJSONRPCNotification" | "McpError" | "ErrorCode">;
+type Types = Pick<
+  typeof import("@modelcontextprotocol/sdk/types.js"),
+  "CancelledNotificationSchema" | "isJSONRPCNotification" | "McpError" | "ErrorCode"
+>;
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export type CallHandler = (request: CallToolRequest, extra: CallExtra) => Promise<unknown>;
 
@@ -65,7 +68,11 @@ export function fastCalls(server: Server, transport: Transport, call: CallHandle
       return;
     }
     // A cancellation the SDK would act on (its own for a call it runs; this one's for a plain call).
-    if (running.size > 0 && (m as { method?: unknown }).method === "notifications/cancelled" && types.isJSONRPCNotification(m)) {
+    if (
+      running.size > 0 &&
+      (m as { method?: unknown }).method === "notifications/cancelled" &&
+      types.isJSONRPCNotification(m)
+    ) {
       const c = types.CancelledNotificationSchema.safeParse(m);
       if (c.success && c.data.params.requestId) running.get(c.data.params.requestId)?.abort(c.data.params.reason);
     }
@@ -78,7 +85,10 @@ export function fastCalls(server: Server, transport: Transport, call: CallHandle
     sdkClose?.();
   };
 
-  function answer(request: CallToolRequest & { id: RequestId }, info: Parameters<NonNullable<Transport["onmessage"]>>[1]): void {
+  function answer(
+    request: CallToolRequest & { id: RequestId },
+    info: Parameters<NonNullable<Transport["onmessage"]>>[1],
+  ): void {
     const id = request.id;
     const aborter = new AbortController();
     running.set(id, aborter);
@@ -113,7 +123,15 @@ export function fastCalls(server: Server, transport: Transport, call: CallHandle
           if (signal.aborted) return;
           const error = e as { code?: unknown; message?: string; data?: unknown };
           const code = Number.isSafeInteger(error.code) ? (error.code as number) : types.ErrorCode.InternalError;
-          await transport.send({ jsonrpc: "2.0", id, error: { code, message: error.message ?? "Internal error", ...(error.data !== undefined ? { data: error.data } : {}) } });
+          await transport.send({
+            jsonrpc: "2.0",
+            id,
+            error: {
+              code,
+              message: error.message ?? "Internal error",
+              ...(error.data !== undefined ? { data: error.data } : {}),
+            },
+          });
         },
       )
       .catch((e) => server.onerror?.(new Error(`Failed to send response: ${e}`)))

@@ -10,10 +10,17 @@ export const PREVIEW_CHARS = 2_000;
 export const ANSWER_MS = 10 * 60_000;
 
 /** The MCP SDK's request sender; `schema` (the SDK's own result schema) is passed through untouched. */
-type SendRequest<S> = (request: { method: "elicitation/create"; params: Record<string, unknown> }, schema: S, options?: { timeout?: number }) => Promise<unknown>;
+type SendRequest<S> = (
+  request: { method: "elicitation/create"; params: Record<string, unknown> },
+  schema: S,
+  options?: { timeout?: number },
+) => Promise<unknown>;
 
 export function approvalQuestion(req: ApprovalRequest, served: string): string {
-  const shown = req.args.length <= PREVIEW_CHARS ? req.args : `${req.args.slice(0, PREVIEW_CHARS)}\n… (${req.args.length - PREVIEW_CHARS} more characters not shown; the whole arguments have sha256 ${sha256Hex(req.args)})`;
+  const shown =
+    req.args.length <= PREVIEW_CHARS
+      ? req.args
+      : `${req.args.slice(0, PREVIEW_CHARS)}\n… (${req.args.length - PREVIEW_CHARS} more characters not shown; the whole arguments have sha256 ${sha256Hex(req.args)})`;
   const alias = served === req.tool ? "" : ` (served as ${served})`;
   return `toolgate: ${req.tool}${alias} needs approval.\nEffect: ${req.effect}. Digest: ${req.digest.slice(0, 12)}.\nArguments:\n${shown}`;
 }
@@ -33,9 +40,21 @@ export const APPROVAL_SCHEMA = {
   required: ["approve"],
 } as const;
 
-export async function elicitApproval<S>(req: ApprovalRequest, served: string, send: SendRequest<S>, resultSchema: S): Promise<ApprovalAnswer> {
+export async function elicitApproval<S>(
+  req: ApprovalRequest,
+  served: string,
+  send: SendRequest<S>,
+  resultSchema: S,
+): Promise<ApprovalAnswer> {
   try {
-    const r = (await send({ method: "elicitation/create", params: { mode: "form", message: approvalQuestion(req, served), requestedSchema: APPROVAL_SCHEMA } }, resultSchema, { timeout: ANSWER_MS })) as {
+    const r = (await send(
+      {
+        method: "elicitation/create",
+        params: { mode: "form", message: approvalQuestion(req, served), requestedSchema: APPROVAL_SCHEMA },
+      },
+      resultSchema,
+      { timeout: ANSWER_MS },
+    )) as {
       action?: string;
       content?: Record<string, unknown>;
     };

@@ -49,13 +49,18 @@ export class EventLog implements EventStore {
   }
 
   /** Sends the stream's events after `lastEventId`, in order; a priming event (no message) is not sent again. */
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const at = this.#at(lastEventId);
     if (at < 0) return "";
     const stream = this.#events[at]!.stream;
     // A copy: sending may store (and trim) while it runs.
     const after = this.#events.slice(at + 1).map((e, i) => ({ ...e, id: this.#first + at + 1 + i }));
-    for (const e of after) if (e.stream === stream && (e.message as { jsonrpc?: unknown }).jsonrpc !== undefined) await send(String(e.id), e.message);
+    for (const e of after)
+      if (e.stream === stream && (e.message as { jsonrpc?: unknown }).jsonrpc !== undefined)
+        await send(String(e.id), e.message);
     return stream;
   }
 }

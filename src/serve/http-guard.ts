@@ -39,7 +39,8 @@ export function guardFor(host: string, port: number, loopback: boolean, interfac
 
 /** Why a request's Host or Origin is refused, or null when both are acceptable. */
 export function rebindingProblem(g: Guard, hostHeader: string | null, originHeader: string | null): string | null {
-  if (hostHeader === null || !g.hosts.has(hostHeader.toLowerCase())) return `Host ${JSON.stringify(hostHeader ?? "")} is not this server's address`;
+  if (hostHeader === null || !g.hosts.has(hostHeader.toLowerCase()))
+    return `Host ${JSON.stringify(hostHeader ?? "")} is not this server's address`;
   if (originHeader === null) return null;
   let origin: URL;
   try {
@@ -47,7 +48,10 @@ export function rebindingProblem(g: Guard, hostHeader: string | null, originHead
   } catch {
     return `Origin ${JSON.stringify(originHeader)} is not an http(s) origin of this server`;
   }
-  if ((origin.protocol !== "http:" && origin.protocol !== "https:") || !g.originHosts.has(origin.hostname.toLowerCase())) {
+  if (
+    (origin.protocol !== "http:" && origin.protocol !== "https:") ||
+    !g.originHosts.has(origin.hostname.toLowerCase())
+  ) {
     return `Origin ${JSON.stringify(originHeader)} is not an http(s) origin of this server`;
   }
   return null;

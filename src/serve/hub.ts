@@ -59,43 +59,69 @@ export class Hub {
     const { child, exposed, operator } = list.deps;
     const server = new Server(
       { name: "toolgate", version: this.deps.version },
-      { capabilities: { tools: { listChanged: true }, logging: {}, ...(relay?.capabilities() ?? {}) }, instructions: relay?.instructions() ?? instructionsFor(list.deps, opts.caller?.profile) },
+      {
+        capabilities: { tools: { listChanged: true }, logging: {}, ...(relay?.capabilities() ?? {}) },
+        instructions: relay?.instructions() ?? instructionsFor(list.deps, opts.caller?.profile),
+      },
     );
     const remembered = new Set<string>();
-    const client: RelayClient = { subscriptions: new Set(), level: undefined, notify: (method, params) => void server.notification({ method, ...(params ? { params } : {}) } as never).catch(() => {}) };
+    const client: RelayClient = {
+      subscriptions: new Set(),
+      level: undefined,
+      notify: (method, params) =>
+        void server.notification({ method, ...(params ? { params } : {}) } as never).catch(() => {}),
+    };
     const detach = relay?.attach(client);
     const declared = () => upstreamOf(server.getClientCapabilities(), child);
     const upstream = exposed ? declared : undefined;
     if (relay) relayHandlers(server, types, relay, client, upstream);
     const log = relay ? (srv: string, params: Record<string, unknown>) => relay.logFor(client, srv, params) : undefined;
-    server.setRequestHandler(types.ListToolsRequestSchema, async () => ({ tools: await list.toolsFor(declared, opts.caller) }));
+    server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
+      tools: await list.toolsFor(declared, opts.caller),
+    }));
     const onCall = async (request: CallToolRequest, extra: CallExtra): Promise<CallResult> => {
       const served = request.params.name;
       const name = list.fromServed(served);
       const sent: Promise<void>[] = [];
       const canElicit = !child && server.getClientCapabilities()?.elicitation !== undefined;
-      const ask = canElicit ? (req: ApprovalRequest) => elicitApproval(req, served, extra.sendRequest as Parameters<typeof elicitApproval>[2], types.ElicitResultSchema) : undefined;
+      const ask = canElicit
+        ? (req: ApprovalRequest) =>
+            elicitApproval(
+              req,
+              served,
+              extra.sendRequest as Parameters<typeof elicitApproval>[2],
+              types.ElicitResultSchema,
+            )
+        : undefined;
       // What an upstream MCP server asks during the call goes to this client, as far as it declared it can take it
       // (made when a tool first needs it: most calls never reach an upstream server).
       let served_: ReturnType<typeof servedPeer> | undefined;
-      const peer: ReturnType<typeof servedPeer> = (who) => (served_ ??= servedPeer({
-        owner: client,
-        capabilities: server.getClientCapabilities(),
-        child,
-        progressToken: request.params._meta?.progressToken,
-        sendRequest: extra.sendRequest as Parameters<typeof servedPeer>[0]["sendRequest"],
-        // Each notification is sent before the call's result (the protocol's order: a client drops progress after it).
-        sendNotification: (n) => {
-          const p = extra.sendNotification(n as never);
-          sent.push(p);
-          return p;
-        },
-        schemas: { elicit: types.ElicitResultSchema, sample: types.CreateMessageResultWithToolsSchema },
-        operator,
-        ...(log ? { log } : {}),
-        ...(exposed ? { exposed: true } : {}),
-      }))(who);
-      const how: Calling = { signal: extra.signal, ask, peer, remembered: opts.sessionApprovals ? remembered : undefined, trace: request.params._meta as CallWiring["trace"], caller: opts.caller };
+      const peer: ReturnType<typeof servedPeer> = (who) =>
+        (served_ ??= servedPeer({
+          owner: client,
+          capabilities: server.getClientCapabilities(),
+          child,
+          progressToken: request.params._meta?.progressToken,
+          sendRequest: extra.sendRequest as Parameters<typeof servedPeer>[0]["sendRequest"],
+          // Each notification is sent before the call's result (the protocol's order: a client drops progress after it).
+          sendNotification: (n) => {
+            const p = extra.sendNotification(n as never);
+            sent.push(p);
+            return p;
+          },
+          schemas: { elicit: types.ElicitResultSchema, sample: types.CreateMessageResultWithToolsSchema },
+          operator,
+          ...(log ? { log } : {}),
+          ...(exposed ? { exposed: true } : {}),
+        }))(who);
+      const how: Calling = {
+        signal: extra.signal,
+        ask,
+        peer,
+        remembered: opts.sessionApprovals ? remembered : undefined,
+        trace: request.params._meta as CallWiring["trace"],
+        caller: opts.caller,
+      };
       const result = await this.#call(name, request.params.arguments ?? {}, how);
       if (sent.length > 0) await Promise.allSettled(sent);
       return result;
@@ -127,8 +153,20 @@ export class Hub {
     const e = invoked.envelope;
     // Exposed, a server's own isError answer reaches the client as the server sent it (the
     // boundary passed it): the client sees that server exactly.
-    if (this.deps.served.deps.exposed && e.status === "failed" && e.error_code === "remote_tool" && Array.isArray((e.details as { content?: unknown } | undefined)?.content)) {
-      return { ...(e.details as CallResult), isError: true, _meta: { ...((e.details as { _meta?: object })._meta ?? {}), toolgate: { status: "failed", error_code: e.error_code } } };
+    if (
+      this.deps.served.deps.exposed &&
+      e.status === "failed" &&
+      e.error_code === "remote_tool" &&
+      Array.isArray((e.details as { content?: unknown } | undefined)?.content)
+    ) {
+      return {
+        ...(e.details as CallResult),
+        isError: true,
+        _meta: {
+          ...((e.details as { _meta?: object })._meta ?? {}),
+          toolgate: { status: "failed", error_code: e.error_code },
+        },
+      };
     }
     return renderResult(e, invoked.origin);
   }
@@ -152,7 +190,10 @@ export class Hub {
 }
 
 /** What the client is told at initialize: the profile, and how approvals work here. */
-function instructionsFor(d: { readonly child: boolean; readonly profile: { readonly name: string } }, own?: Profile): string {
+function instructionsFor(
+  d: { readonly child: boolean; readonly profile: { readonly name: string } },
+  own?: Profile,
+): string {
   const approvals = d.child
     ? "This is an unattended child session: tools that need approval and were not approved when it was started are not offered."
     : "Tools that need approval are approved with --approve when serve starts, or asked through the client's elicitation when it supports it.";

@@ -18,7 +18,6 @@ export interface ServedNames {
   readonly fromServed: ReadonlyMap<string, string>;
 }
 
-
 /** `--name-budget N`: a whole number from 16 to 64 (undefined: the default). */
 export function parseNameBudget(raw: string | undefined): Outcome<number> {
   if (raw === undefined) return ok(DEFAULT_NAME_BUDGET);
@@ -31,7 +30,10 @@ export function parseNameBudget(raw: string | undefined): Outcome<number> {
 }
 
 export function servedNames(names: readonly string[], budget: number = DEFAULT_NAME_BUDGET): ServedNames {
-  if (!Number.isInteger(budget) || budget < MIN_NAME_BUDGET || budget > MAX_NAME_BUDGET) throw new RangeError(`name budget ${budget} is outside ${MIN_NAME_BUDGET}..${MAX_NAME_BUDGET} (parseNameBudget checks it first)`);
+  if (!Number.isInteger(budget) || budget < MIN_NAME_BUDGET || budget > MAX_NAME_BUDGET)
+    throw new RangeError(
+      `name budget ${budget} is outside ${MIN_NAME_BUDGET}..${MAX_NAME_BUDGET} (parseNameBudget checks it first)`,
+    );
   const toServed = mapNames(names, budget);
   const fromServed = new Map([...toServed].map(([n, served]) => [served, n]));
   return { toServed, fromServed };

@@ -10,7 +10,10 @@ import { mcpServerOf } from "../catalog/origin.ts";
 /** A stray argument or a lane name that cannot name a lane is refused; the lane (default "default") otherwise. */
 export function serveLane(positionals: readonly string[], lane: string | undefined): string {
   if (positionals.length > 0)
-    throw usageError(`unexpected argument "${positionals[0]}"`, "toolgate serve [--profile NAME] [--child] [--approve TOOL]");
+    throw usageError(
+      `unexpected argument "${positionals[0]}"`,
+      "toolgate serve [--profile NAME] [--child] [--approve TOOL]",
+    );
   const name = lane ?? "default";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name))
     throw usageError(`--lane ${JSON.stringify(name)}: a lane name is 1-64 letters, digits, "_", "." or "-"`);

@@ -44,7 +44,10 @@ export class RelayClients {
       const n = (this.#dropped.get(spec.name) ?? 0) + 1;
       this.#dropped.set(spec.name, n);
       // Each one counted; the operator hears of the 1st, 2nd, 4th, 8th, ...: a busy server cannot fill stderr.
-      if ((n & (n - 1)) === 0) this.deps.operator(`toolgate: MCP server "${spec.name}": a log message was dropped: requests of several clients were in flight and nothing tied it to one (${n} so far)`);
+      if ((n & (n - 1)) === 0)
+        this.deps.operator(
+          `toolgate: MCP server "${spec.name}": a log message was dropped: requests of several clients were in flight and nothing tied it to one (${n} so far)`,
+        );
     };
     conn.session.onNotification((method, params) => {
       if (method === "notifications/resources/updated" && typeof params.uri === "string") {
@@ -56,7 +59,9 @@ export class RelayClients {
       } else if (method === "notifications/message") {
         // Sent while no request was in flight: to the clients that asked for log messages.
         const checked = this.checkedLog(spec, params);
-        if (checked) for (const c of this.all) if (c.level !== undefined && admits(c.level, checked.level)) c.notify(method, checked);
+        if (checked)
+          for (const c of this.all)
+            if (c.level !== undefined && admits(c.level, checked.level)) c.notify(method, checked);
       }
     }, dropped);
   };

@@ -57,7 +57,10 @@ export function relayEntry(
       validation: { kind: "generated", explain: null },
       settle: { by: "start", check: (need) => sources.checkStart(spec, need) },
       // A read may be an MCP App's interface (ui://, text/html): held to the transport's bound, not 64 KiB.
-      boundary: { localPaths: spec.localPathsOff ? { rule: "lifted", by: spec.localPathsOff } : { rule: "on" }, apps: method === "resources/read" },
+      boundary: {
+        localPaths: spec.localPathsOff ? { rule: "lifted", by: spec.localPathsOff } : { rule: "on" },
+        apps: method === "resources/read",
+      },
       secrets: sources.secretsOf(spec),
       audit: null,
       time: { kind: "own", deadlineMs: spec.timeoutMs + 2_000, limit: null },

@@ -7,7 +7,8 @@ import { serverPrefix } from "../catalog/names.ts";
 const NAMESPACE = "toolgate://resource/";
 
 /** A resource URI namespaced to one server (used only when two servers list the same URI). */
-export const namespacedUri = (server: string, uri: string): string => `${NAMESPACE}${encodeURIComponent(server)}/${encodeURIComponent(uri)}`;
+export const namespacedUri = (server: string, uri: string): string =>
+  `${NAMESPACE}${encodeURIComponent(server)}/${encodeURIComponent(uri)}`;
 
 /** The server and URI behind a namespaced URI, or null for any other URI. */
 export function parseNamespaced(served: string): { server: string; uri: string } | null {
@@ -23,12 +24,19 @@ export function parseNamespaced(served: string): { server: string; uri: string }
 }
 
 /** The served name of a server's prompt. */
-export const servedPrompt = (server: string, name: string, exposed: boolean): string => (exposed ? name : `${serverPrefix(server)}__${name}`);
+export const servedPrompt = (server: string, name: string, exposed: boolean): string =>
+  exposed ? name : `${serverPrefix(server)}__${name}`;
 
 /** The server and prompt name behind a served prompt name (the longest matching prefix), or null. */
-export function promptOwner(served: string, servers: readonly string[], exposed: boolean): { server: string; name: string } | null {
+export function promptOwner(
+  served: string,
+  servers: readonly string[],
+  exposed: boolean,
+): { server: string; name: string } | null {
   if (exposed) return servers.length === 1 ? { server: servers[0]!, name: served } : null;
-  const owners = servers.filter((s) => served.startsWith(`${serverPrefix(s)}__`)).sort((a, b) => serverPrefix(b).length - serverPrefix(a).length);
+  const owners = servers
+    .filter((s) => served.startsWith(`${serverPrefix(s)}__`))
+    .sort((a, b) => serverPrefix(b).length - serverPrefix(a).length);
   const server = owners[0];
   return server === undefined ? null : { server, name: served.slice(serverPrefix(server).length + 2) };
 }
@@ -41,7 +49,9 @@ export function matchesTemplate(template: string, uri: string): boolean {
 }
 
 /** Served URIs for what each server listed: unchanged when unique, namespaced where two servers share one. */
-export function servedUris(listed: ReadonlyMap<string, readonly string[]>): Map<string, { server: string; uri: string }> {
+export function servedUris(
+  listed: ReadonlyMap<string, readonly string[]>,
+): Map<string, { server: string; uri: string }> {
   const owners = new Map<string, string[]>();
   for (const [server, uris] of listed) for (const u of uris) owners.set(u, [...(owners.get(u) ?? []), server]);
   const out = new Map<string, { server: string; uri: string }>();
@@ -58,9 +68,14 @@ const PAGE = 100;
 type Answer = { ok: true; result: Record<string, unknown> } | { ok: false; code: number; message: string };
 
 /** Whether a client that set `level` takes a message at `params.level`. */
-export const admits = (level: string, at: unknown): boolean => LEVELS.indexOf(typeof at === "string" ? at : "info") >= LEVELS.indexOf(level);
+export const admits = (level: string, at: unknown): boolean =>
+  LEVELS.indexOf(typeof at === "string" ? at : "info") >= LEVELS.indexOf(level);
 
-export const unknownResource = (uri: string): Answer => ({ ok: false, code: -32002, message: `no resource ${JSON.stringify(uri)}; resources/list and resources/templates/list list them` });
+export const unknownResource = (uri: string): Answer => ({
+  ok: false,
+  code: -32002,
+  message: `no resource ${JSON.stringify(uri)}; resources/list and resources/templates/list list them`,
+});
 
 /** One page of a merged list; the cursor is the offset. */
 export function page(items: unknown[], key: string, cursor: unknown): Answer {

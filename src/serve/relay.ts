@@ -60,7 +60,8 @@ export class Relay {
     const out: { spec: RemoteSpec; info: ServerInfo }[] = [];
     for (const st of this.deps.sources.status) {
       const spec = this.deps.sources.spec(st.name);
-      if (!st.ok || !spec || spec.kind !== "mcp" || (this.deps.expose !== undefined && st.name !== this.deps.expose)) continue;
+      if (!st.ok || !spec || spec.kind !== "mcp" || (this.deps.expose !== undefined && st.name !== this.deps.expose))
+        continue;
       out.push({ spec, info: st.server ?? { capabilities: {} } });
     }
     return out;
@@ -74,7 +75,16 @@ export class Relay {
   capabilities(): Record<string, unknown> {
     const res = this.#with("resources");
     return {
-      ...(res.length > 0 ? { resources: { listChanged: true, ...(res.some((s) => (s.info.capabilities.resources as { subscribe?: boolean }).subscribe) ? { subscribe: true } : {}) } } : {}),
+      ...(res.length > 0
+        ? {
+            resources: {
+              listChanged: true,
+              ...(res.some((s) => (s.info.capabilities.resources as { subscribe?: boolean }).subscribe)
+                ? { subscribe: true }
+                : {}),
+            },
+          }
+        : {}),
       ...(this.#with("prompts").length > 0 ? { prompts: { listChanged: true } } : {}),
       ...(this.#with("completions").length > 0 ? { completions: {} } : {}),
     };
@@ -83,7 +93,9 @@ export class Relay {
   /** With --expose, the server's own instructions, checked as its results are (withheld: none). */
   instructions(): string | undefined {
     const s = this.deps.expose === undefined ? undefined : this.servers()[0];
-    return s && typeof s.info.instructions === "string" ? this.#clients.shown(s.spec, s.info.instructions, "the instructions") : undefined;
+    return s && typeof s.info.instructions === "string"
+      ? this.#clients.shown(s.spec, s.info.instructions, "the instructions")
+      : undefined;
   }
 
   attach(client: RelayClient): () => void {
@@ -120,15 +132,28 @@ export class Relay {
   async listResources(cursor: unknown, asking: Asking): Promise<Relayed> {
     const all = await this.#collect("resources/list", "resources", asking);
     if (!all.ok) return all;
-    this.#routes.listed(new Map([...all.items].map(([server, items]) => [server, items.map((r) => String((r as { uri?: unknown }).uri))])));
-    const served = [...all.items].flatMap(([server, items]) => items.map((r) => ({ ...(r as object), uri: this.#routes.served(server, String((r as { uri?: unknown }).uri)) })));
+    this.#routes.listed(
+      new Map(
+        [...all.items].map(([server, items]) => [server, items.map((r) => String((r as { uri?: unknown }).uri))]),
+      ),
+    );
+    const served = [...all.items].flatMap(([server, items]) =>
+      items.map((r) => ({ ...(r as object), uri: this.#routes.served(server, String((r as { uri?: unknown }).uri)) })),
+    );
     return page(served, "resources", cursor);
   }
 
   async listTemplates(cursor: unknown, asking: Asking): Promise<Relayed> {
     const all = await this.#collect("resources/templates/list", "resourceTemplates", asking);
     if (!all.ok) return all;
-    this.#routes.templatesListed(new Map([...all.items].map(([server, items]) => [server, items.map((t) => String((t as { uriTemplate?: unknown }).uriTemplate))])));
+    this.#routes.templatesListed(
+      new Map(
+        [...all.items].map(([server, items]) => [
+          server,
+          items.map((t) => String((t as { uriTemplate?: unknown }).uriTemplate)),
+        ]),
+      ),
+    );
     return page([...all.items.values()].flat(), "resourceTemplates", cursor);
   }
 
@@ -136,7 +161,16 @@ export class Relay {
     const all = await this.#collect("prompts/list", "prompts", asking);
     if (!all.ok) return all;
     const exposed = this.deps.expose !== undefined;
-    return page([...all.items].flatMap(([server, items]) => items.map((p) => ({ ...(p as object), name: servedPrompt(server, String((p as { name?: unknown }).name), exposed) }))), "prompts", cursor);
+    return page(
+      [...all.items].flatMap(([server, items]) =>
+        items.map((p) => ({
+          ...(p as object),
+          name: servedPrompt(server, String((p as { name?: unknown }).name), exposed),
+        })),
+      ),
+      "prompts",
+      cursor,
+    );
   }
 
   /**
@@ -144,7 +178,11 @@ export class Relay {
    * server that does not have the method (it answers -32601, as one without templates does) has
    * nothing to add: the others' items are served. Any other error fails the list.
    */
-  async #collect(method: string, key: string, asking: Asking): Promise<{ ok: true; items: Map<string, unknown[]> } | (Relayed & { ok: false })> {
+  async #collect(
+    method: string,
+    key: string,
+    asking: Asking,
+  ): Promise<{ ok: true; items: Map<string, unknown[]> } | (Relayed & { ok: false })> {
     const items = new Map<string, unknown[]>();
     for (const { spec } of this.#with(key === "prompts" ? "prompts" : "resources")) {
       const got: unknown[] = [];
@@ -166,7 +204,10 @@ export class Relay {
   /** The server and its own URI behind a served URI, from what the servers' lists said (relay-routes.ts). */
   #resourceOwner(served: string): { spec: RemoteSpec; uri: string } | null {
     const servers = this.#with("resources").map((s) => s.spec);
-    const route = this.#routes.owner(served, servers.map((s) => s.name));
+    const route = this.#routes.owner(
+      served,
+      servers.map((s) => s.name),
+    );
     const spec = route && servers.find((s) => s.name === route.server);
     return spec ? { spec, uri: route.uri } : null;
   }
@@ -183,7 +224,10 @@ export class Relay {
   async #owner(served: string, asking: Asking): Promise<{ spec: RemoteSpec; uri: string } | Relayed> {
     const owner = this.#resourceOwner(served);
     if (owner || this.#routes.sharedBy(served).length > 0) return owner ?? this.#unrouted(served);
-    const [listed, templates] = await Promise.all([this.listResources(undefined, asking), this.listTemplates(undefined, asking)]);
+    const [listed, templates] = await Promise.all([
+      this.listResources(undefined, asking),
+      this.listTemplates(undefined, asking),
+    ]);
     const failed = [listed, templates].find((r) => !r.ok);
     return this.#resourceOwner(served) ?? failed ?? this.#unrouted(served);
   }
@@ -192,7 +236,11 @@ export class Relay {
   #unrouted(served: string): Relayed {
     const shared = this.#routes.sharedBy(served);
     if (shared.length === 0) return unknownResource(served);
-    return { ok: false, code: -32002, message: `no resource ${JSON.stringify(served)} of one server: ${shared.length} servers list it; read it as ${shared.map((u) => JSON.stringify(u)).join(" or ")}` };
+    return {
+      ok: false,
+      code: -32002,
+      message: `no resource ${JSON.stringify(served)} of one server: ${shared.length} servers list it; read it as ${shared.map((u) => JSON.stringify(u)).join(" or ")}`,
+    };
   }
 
   async read(params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
@@ -201,7 +249,11 @@ export class Relay {
     if ("ok" in owner) return owner;
     const r = await this.#relay(owner.spec, "resources/read", { ...params, uri: owner.uri }, asking);
     if (!r.ok || owner.uri === served) return r;
-    const contents = Array.isArray(r.result.contents) ? r.result.contents.map((c) => ((c as { uri?: unknown }).uri === owner.uri ? { ...(c as object), uri: served } : c)) : r.result.contents;
+    const contents = Array.isArray(r.result.contents)
+      ? r.result.contents.map((c) =>
+          (c as { uri?: unknown }).uri === owner.uri ? { ...(c as object), uri: served } : c,
+        )
+      : r.result.contents;
     return { ok: true, result: { ...r.result, contents } };
   }
 
@@ -239,14 +291,23 @@ export class Relay {
     const servers = this.#with("prompts").map((s) => s.spec.name);
     const owner = promptOwner(String(params.name), servers, this.deps.expose !== undefined);
     const spec = owner && this.deps.sources.spec(owner.server);
-    if (!owner || !spec) return { ok: false, code: -32602, message: `no prompt named ${JSON.stringify(params.name)}; prompts/list lists them` };
+    if (!owner || !spec)
+      return {
+        ok: false,
+        code: -32602,
+        message: `no prompt named ${JSON.stringify(params.name)}; prompts/list lists them`,
+      };
     return this.#relay(spec, "prompts/get", { ...params, name: owner.name }, asking);
   }
 
   async complete(params: Record<string, unknown>, asking: Asking): Promise<Relayed> {
     const ref = (params.ref ?? {}) as { type?: unknown; name?: unknown; uri?: unknown };
     if (ref.type === "ref/prompt") {
-      const owner = promptOwner(String(ref.name), this.#with("completions").map((s) => s.spec.name), this.deps.expose !== undefined);
+      const owner = promptOwner(
+        String(ref.name),
+        this.#with("completions").map((s) => s.spec.name),
+        this.deps.expose !== undefined,
+      );
       const spec = owner && this.deps.sources.spec(owner.server);
       if (!owner || !spec) return { ok: false, code: -32602, message: `no prompt named ${JSON.stringify(ref.name)}` };
       return this.#relay(spec, "completion/complete", { ...params, ref: { ...ref, name: owner.name } }, asking);
@@ -257,13 +318,22 @@ export class Relay {
     // A template no list has named yet: the servers' templates are asked for now, as for a read.
     if (!owning() && completing.length > 1) await this.listTemplates(undefined, asking);
     const spec = owning() ?? (completing.length === 1 ? completing[0]!.spec : undefined);
-    if (!spec) return { ok: false, code: -32602, message: `no resource template ${JSON.stringify(uri)}; resources/templates/list lists them` };
+    if (!spec)
+      return {
+        ok: false,
+        code: -32602,
+        message: `no resource template ${JSON.stringify(uri)}; resources/templates/list lists them`,
+      };
     return this.#relay(spec, "completion/complete", params, asking);
   }
 
   /** logging/setLevel: kept for this client, and forwarded to every relayed server that logs. */
   async setLevel(client: RelayClient, level: string, asking: Asking): Promise<void> {
     client.level = level;
-    await Promise.all(this.#with("logging").map(({ spec }) => this.#relay(spec, "logging/setLevel", { level }, asking).catch(() => undefined)));
+    await Promise.all(
+      this.#with("logging").map(({ spec }) =>
+        this.#relay(spec, "logging/setLevel", { level }, asking).catch(() => undefined),
+      ),
+    );
   }
 }

@@ -20,7 +20,15 @@ export interface ServedTool {
   readonly description: string;
   readonly inputSchema: Record<string, unknown>;
   readonly annotations: Record<string, boolean>;
-  readonly _meta: { readonly toolgate: { readonly name: string; readonly origin: string; readonly effect: EffectClass; readonly approval: string; readonly digest: string } };
+  readonly _meta: {
+    readonly toolgate: {
+      readonly name: string;
+      readonly origin: string;
+      readonly effect: EffectClass;
+      readonly approval: string;
+      readonly digest: string;
+    };
+  };
 }
 
 /** One descriptor as served: `served` is the name the client sees, `approval` the effective policy. */
@@ -30,7 +38,16 @@ export function renderTool(d: Descriptor, served: string, approval: string): Ser
     description: d.description,
     inputSchema: d.inputSchema,
     annotations: ANNOTATIONS[d.effect],
-    _meta: { toolgate: { name: d.name, ...(d.original !== undefined ? { original: d.original } : {}), origin: d.origin, effect: d.effect, approval, digest: d.digest.slice(0, 12) } },
+    _meta: {
+      toolgate: {
+        name: d.name,
+        ...(d.original !== undefined ? { original: d.original } : {}),
+        origin: d.origin,
+        effect: d.effect,
+        approval,
+        digest: d.digest.slice(0, 12),
+      },
+    },
   };
 }
 
@@ -59,7 +76,11 @@ export function renderResult(envelope: Envelope, origin: string | undefined): Ca
       return { content, ...(isObject(structuredContent) ? { structuredContent } : {}), _meta: { ...own, ...meta } };
     }
     const text = JSON.stringify(payload ?? null);
-    return { content: [{ type: "text", text }], ...(isObject(payload) ? { structuredContent: payload } : {}), _meta: meta };
+    return {
+      content: [{ type: "text", text }],
+      ...(isObject(payload) ? { structuredContent: payload } : {}),
+      _meta: meta,
+    };
   }
   const meta = { toolgate: { status: envelope.status, error_code: envelope.error_code } };
   return { content: [{ type: "text", text: JSON.stringify(envelope) }], isError: true, _meta: meta };

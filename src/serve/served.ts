@@ -52,7 +52,14 @@ export class ServedList {
     if (exposed && mcpServerOf(d.origin) !== exposed.server) return false;
     if (!(caller?.profile ?? this.deps.profile).offers(d.name)) return false;
     if (booted.refused.has(d.name) || this.deps.refusedNow?.(d.name)) return false;
-    if (this.deps.child && !preApproved(d, { approved: caller?.approved ?? this.deps.approved, overrides: booted.config.values.approval ?? {} })) return false;
+    if (
+      this.deps.child &&
+      !preApproved(d, {
+        approved: caller?.approved ?? this.deps.approved,
+        overrides: booted.config.values.approval ?? {},
+      })
+    )
+      return false;
     return true;
   }
 
@@ -67,10 +74,21 @@ export class ServedList {
       const byRaw = new Map(offered.map((d) => [booted.catalog.entries.get(d.name)?.rawName ?? d.name, d]));
       return (exposed.listed() ?? []).flatMap((t) => {
         const d = byRaw.get(t.name);
-        return d ? [{ ...(t.extra ?? {}), name: t.name, description: t.description ?? d.description, inputSchema: d.inputSchema }] : [];
+        return d
+          ? [
+              {
+                ...(t.extra ?? {}),
+                name: t.name,
+                description: t.description ?? d.description,
+                inputSchema: d.inputSchema,
+              },
+            ]
+          : [];
       });
     }
-    return offered.map((d) => renderTool(d, this.deps.names.toServed.get(d.name) ?? d.name, effectivePolicy(d, overrides)));
+    return offered.map((d) =>
+      renderTool(d, this.deps.names.toServed.get(d.name) ?? d.name, effectivePolicy(d, overrides)),
+    );
   }
 
   /**
@@ -86,7 +104,9 @@ export class ServedList {
       const names = await declaring(declared());
       return names ? all.filter((t) => names.includes(String(t.name))) : all;
     } catch (e) {
-      this.deps.operator(`toolgate: MCP server "${escapeControl(this.deps.exposed!.server)}": its tools for what this client declared could not be listed (${escapeControl((e as Error).message)}); the catalog's are shown`);
+      this.deps.operator(
+        `toolgate: MCP server "${escapeControl(this.deps.exposed!.server)}": its tools for what this client declared could not be listed (${escapeControl((e as Error).message)}); the catalog's are shown`,
+      );
       return all;
     }
   }
@@ -95,7 +115,9 @@ export class ServedList {
   fromServed(served: string): string {
     const exposed = this.deps.exposed;
     if (exposed) {
-      const e = [...this.deps.booted.catalog.entries.values()].find((x) => mcpServerOf(x.origin) === exposed.server && x.rawName === served);
+      const e = [...this.deps.booted.catalog.entries.values()].find(
+        (x) => mcpServerOf(x.origin) === exposed.server && x.rawName === served,
+      );
       return e?.name ?? served;
     }
     return this.deps.names.fromServed.get(served) ?? served;

@@ -60,7 +60,12 @@ export function serving(runtime: Runtime, line: ServeLine, wiring: ServeWiring, 
       callable: () => served.tools().map((t) => String(t.name)),
     });
   const relay = remote
-    ? new Relay({ sources: remote, calls: caller, operator: wiring.operator, ...(line.expose !== undefined ? { expose: line.expose } : {}) })
+    ? new Relay({
+        sources: remote,
+        calls: caller,
+        operator: wiring.operator,
+        ...(line.expose !== undefined ? { expose: line.expose } : {}),
+      })
     : undefined;
   const hub = new Hub({ served, calls: caller, version, ...(relay ? { relay } : {}) });
   return { hub, served, calls: caller };
@@ -76,6 +81,8 @@ function exposedServer(remote: RemoteSources, name: string): Exposed {
     server: name,
     listed: () => remote.listedTools(name),
     declaring: async (declared) =>
-      remote.declaresAsShared(declared) ? undefined : (await remote.connection(spec, declared)).tools.map((t) => t.name),
+      remote.declaresAsShared(declared)
+        ? undefined
+        : (await remote.connection(spec, declared)).tools.map((t) => t.name),
   };
 }

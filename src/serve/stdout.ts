@@ -10,7 +10,23 @@ export interface StdoutSink {
   onGone(listener: () => void): void;
 }
 
-const CONSOLE_TO_STDOUT = ["log", "info", "debug", "dir", "dirxml", "table", "trace", "group", "groupCollapsed", "groupEnd", "count", "countReset", "time", "timeLog", "timeEnd"] as const;
+const CONSOLE_TO_STDOUT = [
+  "log",
+  "info",
+  "debug",
+  "dir",
+  "dirxml",
+  "table",
+  "trace",
+  "group",
+  "groupCollapsed",
+  "groupEnd",
+  "count",
+  "countReset",
+  "time",
+  "timeLog",
+  "timeEnd",
+] as const;
 
 let claimed: StdoutSink | undefined;
 
@@ -23,7 +39,8 @@ export function claimStdout(): StdoutSink {
   const { format } = require("node:util") as typeof import("node:util");
   const toStderr = (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
   for (const k of CONSOLE_TO_STDOUT) (console as unknown as Record<string, unknown>)[k] = toStderr;
-  (out as unknown as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest);
+  (out as unknown as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) =>
+    (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest);
   // A client that vanished leaves a broken pipe: from then on answers are dropped (a pending
   // "drain" would never come) and whoever listens is told, so serve can stop instead of waiting.
   let gone = false;

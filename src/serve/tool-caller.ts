@@ -49,7 +49,10 @@ export interface PipelineCallerDeps {
   readonly callable: () => string[];
 }
 
-const SHUTTING_DOWN: Refusal = { code: "serve.shutting_down", message: "toolgate serve is shutting down; the call was not run" };
+const SHUTTING_DOWN: Refusal = {
+  code: "serve.shutting_down",
+  message: "toolgate serve is shutting down; the call was not run",
+};
 
 /** Serve's calls, as the Runtime's: each request's `how` made a Caller. */
 export class PipelineCaller implements ToolCaller {
@@ -123,7 +126,16 @@ export class PipelineCaller implements ToolCaller {
   /** A caller's calls: its profile and approvals (its rule's narrowing), its name on the journal rows. */
   #narrowedFor(caller: ServedCaller, shared: Caller): Caller {
     let c = this.#callerShared.get(caller);
-    if (!c) this.#callerShared.set(caller, (c = { ...shared, profile: caller.profile ?? shared.profile, approved: caller.approved ?? shared.approved, caller: caller.id }));
+    if (!c)
+      this.#callerShared.set(
+        caller,
+        (c = {
+          ...shared,
+          profile: caller.profile ?? shared.profile,
+          approved: caller.approved ?? shared.approved,
+          caller: caller.id,
+        }),
+      );
     return c;
   }
 

@@ -99,9 +99,16 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
     // A token the authorization server issued during this run, refused by the server itself: it
     // trusts another authorization server now (or another audience). Only forgetting what is
     // stored (the discovery, the binding) helps.
-    if (url.origin === origin && response.status === 401 && provider.issuedNow && new Headers(sent?.headers).has("authorization")) {
+    if (
+      url.origin === origin &&
+      response.status === 401 &&
+      provider.issuedNow &&
+      new Headers(sent?.headers).has("authorization")
+    ) {
       // The server's words, printable ASCII only and short (the header is the server's to fill).
-      const why = /error_description\s*=\s*"([\x20\x21\x23-\x7e]{1,200})"/i.exec(response.headers.get("www-authenticate") ?? "")?.[1];
+      const why = /error_description\s*=\s*"([\x20\x21\x23-\x7e]{1,200})"/i.exec(
+        response.headers.get("www-authenticate") ?? "",
+      )?.[1];
       wiring.refused = {
         code: "mcp.auth_required",
         message: `MCP server "${spec.name}" refused the token its authorization server just issued${why ? ` (${why})` : ""}: it may trust another authorization server now; forget what is stored with \`toolgate auth ${spec.name} --logout\`, then authorize again`,
@@ -196,7 +203,9 @@ function refusalOf(
         code: refused.code,
         message: refused.message,
         ...(refused.flag ? { details: { flag: refused.flag, flags: [refused.flag] } } : {}),
-        ...(refused.code === "mcp.auth_required" ? { details: { server, command: `toolgate auth ${server} --logout` } } : {}),
+        ...(refused.code === "mcp.auth_required"
+          ? { details: { server, command: `toolgate auth ${server} --logout` } }
+          : {}),
       }
     );
   const scope = needed.scope ? ` with the scope "${needed.scope}"` : "";

@@ -31,7 +31,10 @@ export async function authorize(remote: RemoteSources, spec: RemoteSpec, io: Aut
   try {
     let opened = 0;
     const open = (u: URL) => {
-      if (opened >= MAX_AUTHORIZATIONS) throw new Error(`MCP server "${spec.name}" still refuses after ${MAX_AUTHORIZATIONS} authorizations; toolgate stops asking`);
+      if (opened >= MAX_AUTHORIZATIONS)
+        throw new Error(
+          `MCP server "${spec.name}" still refuses after ${MAX_AUTHORIZATIONS} authorizations; toolgate stops asking`,
+        );
       opened++;
       io.open(u);
     };
@@ -43,7 +46,8 @@ export async function authorize(remote: RemoteSources, spec: RemoteSpec, io: Aut
         // A server that lists without a token but refused a call for a scope: authorize for it now.
         const wanted = wiring.provider.wantedScope;
         if (handled > 0 || wanted === undefined) return { tools, authorizations: handled };
-        if ((await auth(wiring.provider, { serverUrl, scope: wanted, fetchFn: wiring.fetch })) === "AUTHORIZED") return { tools, authorizations: handled };
+        if ((await auth(wiring.provider, { serverUrl, scope: wanted, fetchFn: wiring.fetch })) === "AUTHORIZED")
+          return { tools, authorizations: handled };
       } catch (e) {
         if (wiring.provider.redirects.length === handled) throw e;
       }
@@ -62,7 +66,13 @@ export async function authorize(remote: RemoteSources, spec: RemoteSpec, io: Aut
 async function probe(spec: RemoteSpec, wiring: AuthWiring, secrets: readonly string[]): Promise<number> {
   let c: Awaited<ReturnType<typeof connectTarget>>;
   try {
-    c = await connectTarget(wiring.target, { pin: false, connectTimeoutMs: spec.connectTimeoutMs, requestTimeoutMs: spec.timeoutMs, version: VERSION, redactor: (s) => new StreamRedactor(s) });
+    c = await connectTarget(wiring.target, {
+      pin: false,
+      connectTimeoutMs: spec.connectTimeoutMs,
+      requestTimeoutMs: spec.timeoutMs,
+      version: VERSION,
+      redactor: (s) => new StreamRedactor(s),
+    });
   } catch (e) {
     throw Object.assign(new Error(redactText((e as Error).message || String(e), secrets)), { cause: e });
   }
@@ -72,6 +82,17 @@ async function probe(spec: RemoteSpec, wiring: AuthWiring, secrets: readonly str
 
 function waitFor<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no redirect came back within ${Math.round(ms / 1000)} s (open the URL above in a browser on this machine)`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no redirect came back within ${Math.round(ms / 1000)} s (open the URL above in a browser on this machine)`,
+            ),
+          ),
+        ms,
+      )),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

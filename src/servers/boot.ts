@@ -52,16 +52,31 @@ export function mayOwnUnlisted(specs: readonly RemoteSpec[], status: readonly Se
  * Why `name` is not in the catalog when a configured server would own it: the connect was
  * refused (`refusals`: the permission's refusal, naming the flag), failed, or its tools (or this one) were withheld.
  */
-export function whyUnlisted(specs: readonly RemoteSpec[], status: readonly ServerStatus[], refusals: ReadonlyMap<string, Refusal>, name: string): Refusal | undefined {
+export function whyUnlisted(
+  specs: readonly RemoteSpec[],
+  status: readonly ServerStatus[],
+  refusals: ReadonlyMap<string, Refusal>,
+  name: string,
+): Refusal | undefined {
   const spec = ownerOf(specs, name);
   const st = spec && status.find((x) => x.name === spec.name);
   if (!spec || !st) return undefined;
   const who = serverWho(spec);
-  if (st.withheld !== undefined) return { code: "mcp.withheld", message: `${name}: the tools of ${who} are withheld: ${st.withheld}` };
+  if (st.withheld !== undefined)
+    return { code: "mcp.withheld", message: `${name}: the tools of ${who} are withheld: ${st.withheld}` };
   const t = st.withheldTools?.find((w) => w.name === name);
-  if (t) return { code: "mcp.withheld", message: `${name}: withheld from the listing of ${who}: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)` };
+  if (t)
+    return {
+      code: "mcp.withheld",
+      message: `${name}: withheld from the listing of ${who}: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)`,
+    };
   if (st.ok) return undefined;
-  return refusals.get(spec.name) ?? { code: "mcp.connect_failed", message: `${name}: ${who} failed: ${st.error ?? "unknown error"}` };
+  return (
+    refusals.get(spec.name) ?? {
+      code: "mcp.connect_failed",
+      message: `${name}: ${who} failed: ${st.error ?? "unknown error"}`,
+    }
+  );
 }
 
 export interface Withheld {

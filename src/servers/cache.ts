@@ -12,7 +12,10 @@ export const CACHE_NAME = "catalog-cache.json";
 
 export interface CacheFile {
   readonly fingerprint: string;
-  readonly servers: Record<string, { ok: true; tools: ListedTool[]; at: number; server?: ServerInfo } | { ok: false; error: string; at: number }>;
+  readonly servers: Record<
+    string,
+    { ok: true; tools: ListedTool[]; at: number; server?: ServerInfo } | { ok: false; error: string; at: number }
+  >;
 }
 
 /** The declarations' fingerprint: everything that decides what a server lists (secret values excluded). */
@@ -20,19 +23,41 @@ export function fingerprint(specs: readonly RemoteSpec[], version: string): stri
   return sha256Hex(
     canonicalJson({
       version,
-      specs: specs.map((s) => ({ ...s, transport: { ...s.transport, secrets: Object.keys(s.transport.secrets).sort(), ...(s.transport.kind === "stdio" && s.transport.bound ? { bound: Object.keys(s.transport.bound).sort() } : {}) } })),
+      specs: specs.map((s) => ({
+        ...s,
+        transport: {
+          ...s.transport,
+          secrets: Object.keys(s.transport.secrets).sort(),
+          ...(s.transport.kind === "stdio" && s.transport.bound
+            ? { bound: Object.keys(s.transport.bound).sort() }
+            : {}),
+        },
+      })),
     }),
   );
 }
 
 /** Writes what this boot listed (a server listed from the cache keeps its entry as it was); best effort, atomic. */
-export function saveCache(path: string, specs: readonly RemoteSpec[], at: number, fp: string, cache: CacheFile | null, listed: Map<string, { tools: readonly ListedTool[]; cached: boolean; server?: ServerInfo }>, errors: Map<string, { error: string; cached: boolean; remembered: boolean }>): void {
+export function saveCache(
+  path: string,
+  specs: readonly RemoteSpec[],
+  at: number,
+  fp: string,
+  cache: CacheFile | null,
+  listed: Map<string, { tools: readonly ListedTool[]; cached: boolean; server?: ServerInfo }>,
+  errors: Map<string, { error: string; cached: boolean; remembered: boolean }>,
+): void {
   const servers: CacheFile["servers"] = {};
   for (const s of specs) {
     const l = listed.get(s.name);
     const e = errors.get(s.name);
-    if (l) servers[s.name] = l.cached && cache?.servers[s.name] ? cache.servers[s.name]! : { ok: true, tools: [...l.tools], at, ...(l.server ? { server: l.server } : {}) };
-    else if (e?.remembered) servers[s.name] = e.cached && cache?.servers[s.name] ? cache.servers[s.name]! : { ok: false, error: e.error, at };
+    if (l)
+      servers[s.name] =
+        l.cached && cache?.servers[s.name]
+          ? cache.servers[s.name]!
+          : { ok: true, tools: [...l.tools], at, ...(l.server ? { server: l.server } : {}) };
+    else if (e?.remembered)
+      servers[s.name] = e.cached && cache?.servers[s.name] ? cache.servers[s.name]! : { ok: false, error: e.error, at };
   }
   try {
     makeStateFolder(dirname(path));

@@ -41,7 +41,10 @@ export function serverTerms(spec: RemoteSpec, remote: Pick<RemoteCalls, "secrets
   return {
     validation: { kind: "external", defaults: false },
     settle: { by: "start", check: (need) => remote.checkStart(spec, need) },
-    boundary: { localPaths: spec.localPathsOff ? { rule: "lifted", by: spec.localPathsOff } : { rule: "on" }, apps: false },
+    boundary: {
+      localPaths: spec.localPathsOff ? { rule: "lifted", by: spec.localPathsOff } : { rule: "on" },
+      apps: false,
+    },
     secrets: remote.secretsOf(spec),
     audit: null,
     time: {

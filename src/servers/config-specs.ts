@@ -45,7 +45,10 @@ export function remoteSpecs(
     const lasNetwork = las.network === true;
     // SKARBIEC_* taken from the parent are the operator's (maybe secrets): digested by name only.
     const lasEnvRuns = Object.fromEntries(
-      Object.entries(env.env).map(([k, val]) => [k, k.startsWith("SKARBIEC_") && k !== "SKARBIEC_MCP_AGENT_ID" && parent[k] === val ? `\${${k}}` : val]),
+      Object.entries(env.env).map(([k, val]) => [
+        k,
+        k.startsWith("SKARBIEC_") && k !== "SKARBIEC_MCP_AGENT_ID" && parent[k] === val ? `\${${k}}` : val,
+      ]),
     );
     specs.push({
       name: "las",
@@ -89,7 +92,14 @@ export function remoteSpecs(
     // (--allow-env=NAME or a yes at the prompt, never the config) and a secret.
     const needNames: string[] = [];
     const allBound: Record<string, string> = {};
-    const bad = (at: (string | number)[], problem: string): { ok: false; refusal: Refusal } => ({ ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}.${at.join(".")}: ${problem}`, details: { at: ["mcpServers", name, ...at] } } });
+    const bad = (at: (string | number)[], problem: string): { ok: false; refusal: Refusal } => ({
+      ok: false,
+      refusal: {
+        code: "config.invalid",
+        message: `mcpServers.${name}.${at.join(".")}: ${problem}`,
+        details: { at: ["mcpServers", name, ...at] },
+      },
+    });
     const read = (raw: string, at: (string | number)[]) => {
       const e = expandVars(raw, { parent, workspace });
       if (!e.ok) return bad(at, e.problem);
@@ -99,9 +109,17 @@ export function remoteSpecs(
     };
     const envNeeds = (): Need[] => needNames.map((n) => ({ kind: "env" as const, value: n }));
     const short = () => Object.entries(allBound).find(([, val]) => val.length < SECRET_MIN_LENGTH)?.[0];
-    const isHttp = s.type === "http" || s.type === "streamable-http" || s.type === "sse" || (s.url !== undefined && s.command === undefined);
+    const isHttp =
+      s.type === "http" ||
+      s.type === "streamable-http" ||
+      s.type === "sse" ||
+      (s.url !== undefined && s.command === undefined);
     if (isHttp) {
-      if (!s.url) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: an HTTP server needs "url"` } };
+      if (!s.url)
+        return {
+          ok: false,
+          refusal: { code: "config.invalid", message: `mcpServers.${name}: an HTTP server needs "url"` },
+        };
       const u = read(s.url, ["url"]);
       if (!u.ok) return u;
       let url: URL;
@@ -121,9 +139,22 @@ export function remoteSpecs(
       // OAuth client settings (a trusted config's): ${NAME} in them is a secret like a header's.
       const oauth: Record<string, string> = {};
       const o = s.oauth ?? {};
-      for (const k of ["client_secret", "private_key"] as const) if (o[k] !== undefined && o.client_id === undefined) return bad(["oauth", k], `${k} needs its client_id beside it`);
-      if (o.grant === "client_credentials" && (o.client_id === undefined || (o.client_secret === undefined && o.private_key === undefined))) return bad(["oauth", "grant"], "client_credentials needs client_id and client_secret or private_key (a pre-registered client)");
-      if (o.client_metadata_url !== undefined && !/^https:\/\/[^/]+\/./.test(o.client_metadata_url)) return bad(["oauth", "client_metadata_url"], "must be an https URL with a path (the client ID metadata document)");
+      for (const k of ["client_secret", "private_key"] as const)
+        if (o[k] !== undefined && o.client_id === undefined)
+          return bad(["oauth", k], `${k} needs its client_id beside it`);
+      if (
+        o.grant === "client_credentials" &&
+        (o.client_id === undefined || (o.client_secret === undefined && o.private_key === undefined))
+      )
+        return bad(
+          ["oauth", "grant"],
+          "client_credentials needs client_id and client_secret or private_key (a pre-registered client)",
+        );
+      if (o.client_metadata_url !== undefined && !/^https:\/\/[^/]+\/./.test(o.client_metadata_url))
+        return bad(
+          ["oauth", "client_metadata_url"],
+          "must be an https URL with a path (the client ID metadata document)",
+        );
       for (const [k, raw] of Object.entries(o)) {
         const o = read(raw, ["oauth", k]);
         if (!o.ok) return o;
@@ -133,13 +164,29 @@ export function remoteSpecs(
       specs.push({
         ...common,
         network: true,
-        transport: { kind: "http", url: u.template, headers, secrets: allBound, ...(s.type === "sse" ? { sse: true } : {}), ...(s.oauth ? { oauth } : {}) },
+        transport: {
+          kind: "http",
+          url: u.template,
+          headers,
+          secrets: allBound,
+          ...(s.type === "sse" ? { sse: true } : {}),
+          ...(s.oauth ? { oauth } : {}),
+        },
         needs: [{ kind: "net", value: `${url.hostname}:${port}` }, ...envNeeds()],
-        ...(tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted` } : {}),
+        ...(tooShort
+          ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted` }
+          : {}),
       });
       continue;
     }
-    if (!s.command) return { ok: false, refusal: { code: "config.invalid", message: `mcpServers.${name}: give "command" (stdio) or "type": "http" with "url"` } };
+    if (!s.command)
+      return {
+        ok: false,
+        refusal: {
+          code: "config.invalid",
+          message: `mcpServers.${name}: give "command" (stdio) or "type": "http" with "url"`,
+        },
+      };
     const values: Record<string, string> = {};
     const secrets: Record<string, string> = {};
     // envFile: read beside the config; its values are secrets (one too short to redact stays a value).
@@ -150,16 +197,26 @@ export function remoteSpecs(
       if (!named.ok) return bad(["envFile"], named.problem);
       const path = resolve(base, named.template);
       const rel = relative(base, path);
-      if (files.confined !== false && (rel.startsWith("..") || isAbsolute(rel))) return bad(["envFile"], `${path} is outside ${base}; a workspace config reads env files only beside it (name it in a config you pass with --config)`);
+      if (files.confined !== false && (rel.startsWith("..") || isAbsolute(rel)))
+        return bad(
+          ["envFile"],
+          `${path} is outside ${base}; a workspace config reads env files only beside it (name it in a config you pass with --config)`,
+        );
       let text: string;
       try {
-        text = (files.readText ?? (() => { throw new Error("no reader"); }))(path);
+        text = (
+          files.readText ??
+          (() => {
+            throw new Error("no reader");
+          })
+        )(path);
       } catch (e) {
         return bad(["envFile"], `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
       const parsed = parseEnvFile(text);
       if (!parsed.ok) return bad(["envFile"], `${path}: ${parsed.problem}`);
-      for (const [k, val] of Object.entries(parsed.values)) (val.length < SECRET_MIN_LENGTH ? values : secrets)[k] = val;
+      for (const [k, val] of Object.entries(parsed.values))
+        (val.length < SECRET_MIN_LENGTH ? values : secrets)[k] = val;
     }
     const runsEnv: Record<string, string> = {};
     // A trusted config's env.PATH replaces the fixed PATH (an untrusted one was refused by the trust gate).
@@ -185,7 +242,14 @@ export function remoteSpecs(
       args.push(a.template);
     }
     const cwd = s.cwd === undefined ? workspace : isAbsolute(s.cwd) ? s.cwd : resolve(workspace, s.cwd);
-    const cmd = resolveCommand(s.command, cwd, parent.PATH, BASE_ENV.PATH!, files.findOnPath, serverPath === undefined ? undefined : fillVars(serverPath, allBound));
+    const cmd = resolveCommand(
+      s.command,
+      cwd,
+      parent.PATH,
+      BASE_ENV.PATH!,
+      files.findOnPath,
+      serverPath === undefined ? undefined : fillVars(serverPath, allBound),
+    );
     const command = cmd.command;
     const argv = [command, ...args];
     // inherit_env: named parent variables passed through as they are, each an env need.
@@ -193,10 +257,30 @@ export function remoteSpecs(
     const tooShort = short();
     specs.push({
       ...common,
-      transport: { kind: "stdio", argv, cwd, values, secrets, ...(Object.keys(allBound).length ? { bound: allBound } : {}), ...(cmd.dir ? { pathDir: cmd.dir } : {}), ...(inherit.length ? { inherit } : {}), ...(serverPath !== undefined ? { path: serverPath } : {}) },
+      transport: {
+        kind: "stdio",
+        argv,
+        cwd,
+        values,
+        secrets,
+        ...(Object.keys(allBound).length ? { bound: allBound } : {}),
+        ...(cmd.dir ? { pathDir: cmd.dir } : {}),
+        ...(inherit.length ? { inherit } : {}),
+        ...(serverPath !== undefined ? { path: serverPath } : {}),
+      },
       runs: { env: runsEnv, files: namedFiles(argv, cwd), ...(cmd.real ? { program: cmd.real } : {}) },
-      needs: [{ kind: "run", value: command }, ...envNeeds(), ...inherit.filter((n) => !needNames.includes(n)).map((n) => ({ kind: "env" as const, value: n }))],
-      ...(cmd.problem ? { problem: cmd.problem } : tooShort ? { problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret` } : {}),
+      needs: [
+        { kind: "run", value: command },
+        ...envNeeds(),
+        ...inherit.filter((n) => !needNames.includes(n)).map((n) => ({ kind: "env" as const, value: n })),
+      ],
+      ...(cmd.problem
+        ? { problem: cmd.problem }
+        : tooShort
+          ? {
+              problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret`,
+            }
+          : {}),
     });
   }
   return { ok: true, value: specs };

@@ -45,11 +45,18 @@ export async function dial(
     const message = (e as Error).message || String(e);
     const tail = message.indexOf("; its stderr ends with:");
     // No answer to initialize in time: say which key sets the timeout (the stderr tail kept).
-    const said = (e as { connectTimeout?: boolean }).connectTimeout ? `${connectTimeoutMessage(spec)}${tail >= 0 ? message.slice(tail) : ""}` : message;
+    const said = (e as { connectTimeout?: boolean }).connectTimeout
+      ? `${connectTimeoutMessage(spec)}${tail >= 0 ? message.slice(tail) : ""}`
+      : message;
     throw new Error(redactText(said, secrets));
   }
   if (spec.kind === "las") {
-    const bad = checkProtocol(conn.session.negotiated) ?? checkSurfaces(conn.tools.map((t) => t.name), spec.requiredSurfaces ?? []);
+    const bad =
+      checkProtocol(conn.session.negotiated) ??
+      checkSurfaces(
+        conn.tools.map((t) => t.name),
+        spec.requiredSurfaces ?? [],
+      );
     if (bad) {
       await conn.close(0);
       throw new Error(bad.message);

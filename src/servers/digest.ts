@@ -10,9 +10,22 @@ import type { RemoteSpec } from "./specs.ts";
  */
 export const executableOf = (spec: RemoteSpec): unknown =>
   spec.transport.kind === "stdio"
-    ? { argv: spec.transport.argv, cwd: spec.transport.cwd, env: spec.runs?.env ?? {}, files: spec.runs?.files ?? {}, ...(spec.runs?.program ? { program: spec.runs.program } : {}) }
+    ? {
+        argv: spec.transport.argv,
+        cwd: spec.transport.cwd,
+        env: spec.runs?.env ?? {},
+        files: spec.runs?.files ?? {},
+        ...(spec.runs?.program ? { program: spec.runs.program } : {}),
+      }
     : { url: spec.transport.url, ...(spec.transport.sse ? { transport: "sse" } : {}) };
 
 /** The digest a live descriptor has as a catalog entry (remote tools are irreversible), to compare with the listed one's. */
 export const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
-  toolDigest({ origin: spec.origin, name: t.name, schema: t.inputSchema, effect: "irreversible", description: t.description ?? "", executable: executableOf(spec) });
+  toolDigest({
+    origin: spec.origin,
+    name: t.name,
+    schema: t.inputSchema,
+    effect: "irreversible",
+    description: t.description ?? "",
+    executable: executableOf(spec),
+  });

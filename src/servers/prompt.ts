@@ -10,7 +10,8 @@ import type { TrustedBy } from "../trust/trust.ts";
 import type { RemoteSpec } from "./specs.ts";
 
 /** Shell-quoted only where needed, so the line reads as what would be typed. */
-export const shellWord = (a: string): string => (/^[A-Za-z0-9_/.,:=@%+-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`);
+export const shellWord = (a: string): string =>
+  /^[A-Za-z0-9_/.,:=@%+-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`;
 
 export interface DeclaredIn {
   readonly config: Effective;

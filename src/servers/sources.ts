@@ -56,8 +56,14 @@ export class RemoteSources {
 
   /** Lists every server (cache first), returns their tools as sources, or the boot failure. */
   async load(): Promise<{ ok: true; value: ToolSource[] } | { ok: false; refusal: Refusal }> {
-    const r = await listRemote({ ...this.deps, connect: (spec) => this.#connect(spec), source: (spec, tool) => remoteToolSource(spec, tool, this) });
-    this.#status = r.status.map((st) => (this.#refusals.has(st.name) ? { ...st, refused: this.#refusals.get(st.name)! } : st));
+    const r = await listRemote({
+      ...this.deps,
+      connect: (spec) => this.#connect(spec),
+      source: (spec, tool) => remoteToolSource(spec, tool, this),
+    });
+    this.#status = r.status.map((st) =>
+      this.#refusals.has(st.name) ? { ...st, refused: this.#refusals.get(st.name)! } : st,
+    );
     if (!r.ok) return r;
     for (const [name, tools] of r.listed) this.#listed.set(name, tools);
     return { ok: true, value: r.sources };
@@ -142,7 +148,8 @@ export class RemoteSources {
 
   async #drop(name: string, conn: Connection): Promise<void> {
     const p = this.#connections.get(name);
-    if (p && (await p.catch(() => undefined)) === conn && this.#connections.get(name) === p) this.#connections.delete(name);
+    if (p && (await p.catch(() => undefined)) === conn && this.#connections.get(name) === p)
+      this.#connections.delete(name);
   }
 
   /** A server's secrets, a list that grows as OAuth tokens are read or saved: views redact it at use. */
@@ -213,7 +220,11 @@ export class RemoteSources {
     // With the value it was granted as (a program's real path): a background task carries that.
     if (had !== undefined) return { ok: true, value: had };
     const describe = this.deps.describe;
-    const r = this.deps.permissions.check(need, `mcp.connect:${spec.name}`, describe ? () => describe(spec) : undefined);
+    const r = this.deps.permissions.check(
+      need,
+      `mcp.connect:${spec.name}`,
+      describe ? () => describe(spec) : undefined,
+    );
     return r instanceof Promise ? r.then((x) => this.#started(spec, need, key, x)) : this.#started(spec, need, key, r);
   }
 
@@ -224,7 +235,11 @@ export class RemoteSources {
       return { ok: true, value };
     }
     const message = `${serverWho(spec)} is not started: ${r.message}`;
-    this.#refusals.set(spec.name, { code: r.code, message, ...(r.flag ? { details: { flag: r.flag, flags: [r.flag] } } : {}) });
+    this.#refusals.set(spec.name, {
+      code: r.code,
+      message,
+      ...(r.flag ? { details: { flag: r.flag, flags: [r.flag] } } : {}),
+    });
     this.#journal(spec, { status: "refused", code: r.code, message });
     return { ok: false, code: r.code, message, ...(r.flag ? { flag: r.flag } : {}) };
   }
@@ -302,6 +317,10 @@ export class RemoteSources {
     this.#supervisor?.stop();
     const all = [...this.#connections.entries(), ...this.#declaring.takeAll()];
     this.#connections.clear();
-    await endConnections(all, { specs: this.deps.specs, pool: this.deps.pool, ...(opts.handOff !== undefined ? { handOff: opts.handOff } : {}) });
+    await endConnections(all, {
+      specs: this.deps.specs,
+      pool: this.deps.pool,
+      ...(opts.handOff !== undefined ? { handOff: opts.handOff } : {}),
+    });
   }
 }

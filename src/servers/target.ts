@@ -18,12 +18,32 @@ export function stdioTarget(spec: RemoteSpec, deps: StdioInput): Target {
   if (spec.transport.kind === "http") throw new Error(`${spec.name} is not a stdio server`);
   // The sandbox cannot limit a child to some hosts: sharing the network needs the whole grant.
   if (spec.network && deps.sandboxMode === "product" && deps.networkGranted !== true) {
-    throw Object.assign(new Error(`${serverWho(spec)} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`), { transient: true });
+    throw Object.assign(
+      new Error(
+        `${serverWho(spec)} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`,
+      ),
+      { transient: true },
+    );
   }
   const t = spec.transport;
   const bound = t.bound ?? {};
-  const env = childEnv({ parent: deps.parentEnv, values: { ...t.values }, secrets: { ...t.secrets }, masks: Object.values(bound), allow: t.inherit ?? [], ...(t.pathDir ? { pathPrefix: t.pathDir } : {}), ...(t.path !== undefined ? { path: expandHeader(t.path, bound) } : {}) });
+  const env = childEnv({
+    parent: deps.parentEnv,
+    values: { ...t.values },
+    secrets: { ...t.secrets },
+    masks: Object.values(bound),
+    allow: t.inherit ?? [],
+    ...(t.pathDir ? { pathPrefix: t.pathDir } : {}),
+    ...(t.path !== undefined ? { path: expandHeader(t.path, bound) } : {}),
+  });
   if (!env.ok) throw new Error(env.refusal.message);
   const sandbox = deps.sandbox?.(spec.network);
-  return { kind: "stdio", name: spec.name, argv: t.argv.map((a) => expandHeader(a, bound)), env: env.value, cwd: t.cwd, ...(sandbox ? { sandbox } : {}) };
+  return {
+    kind: "stdio",
+    name: spec.name,
+    argv: t.argv.map((a) => expandHeader(a, bound)),
+    env: env.value,
+    cwd: t.cwd,
+    ...(sandbox ? { sandbox } : {}),
+  };
 }

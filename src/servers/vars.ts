@@ -8,7 +8,12 @@ export interface VarContext {
 }
 
 export type Expanded =
-  | { readonly ok: true; readonly template: string; readonly bound: Readonly<Record<string, string>>; readonly names: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly template: string;
+      readonly bound: Readonly<Record<string, string>>;
+      readonly names: readonly string[];
+    }
   | { readonly ok: false; readonly problem: string };
 
 const NAME = "[A-Za-z_][A-Za-z0-9_]*";
@@ -43,7 +48,11 @@ export function expandVars(raw: string, ctx: VarContext): Expanded {
       const name = (m[3] ?? m[4] ?? m[6])!;
       const value = ctx.parent[name];
       if (value === undefined) {
-        if (m[4] === undefined) return { ok: false, problem: `\${${body}} takes ${name} from the environment, and ${name} is not set (set it, or give a default: \${${name}:-value})` };
+        if (m[4] === undefined)
+          return {
+            ok: false,
+            problem: `\${${body}} takes ${name} from the environment, and ${name} is not set (set it, or give a default: \${${name}:-value})`,
+          };
         template += m[5]!;
         continue;
       }
@@ -60,7 +69,9 @@ export const fillVars = (template: string, bound: Readonly<Record<string, string
   template.replace(new RegExp(`\\$\\{(${NAME})\\}`, "g"), (m, name: string) => bound[name] ?? m);
 
 /** The lines of an env file: KEY=VALUE, `export ` allowed, # comments, optional quotes. */
-export function parseEnvFile(text: string): { ok: true; values: Record<string, string> } | { ok: false; problem: string } {
+export function parseEnvFile(
+  text: string,
+): { ok: true; values: Record<string, string> } | { ok: false; problem: string } {
   const values: Record<string, string> = {};
   const lines = text.split(/\r?\n/);
   for (let n = 0; n < lines.length; n++) {

@@ -121,4 +121,3 @@ export async function awaitStopped(status: { pid: number }): Promise<number> {
   }
   throw new CliError(ExitCode.failed, `the session (pid ${status.pid}) is still running after 30 s`);
 }
-

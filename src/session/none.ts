@@ -17,7 +17,13 @@ const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
  */
 export function plainSessionsFolder(env: Env): string | null | undefined {
   const absolute = (v: string | undefined) => v !== undefined && v !== "" && v.startsWith("/");
-  const base = absolute(env.XDG_RUNTIME_DIR) ? `${env.XDG_RUNTIME_DIR}/toolgate` : absolute(env.XDG_STATE_HOME) ? `${env.XDG_STATE_HOME}/toolgate` : absolute(env.HOME) ? `${env.HOME}/.local/state/toolgate` : null;
+  const base = absolute(env.XDG_RUNTIME_DIR)
+    ? `${env.XDG_RUNTIME_DIR}/toolgate`
+    : absolute(env.XDG_STATE_HOME)
+      ? `${env.XDG_STATE_HOME}/toolgate`
+      : absolute(env.HOME)
+        ? `${env.HOME}/.local/state/toolgate`
+        : null;
   if (base === null) return null;
   return DOT_SEGMENT.test(base) ? undefined : `${base}/sessions`;
 }

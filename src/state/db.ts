@@ -34,7 +34,13 @@ export function openState(stateDir: string, writes = true): Database {
 }
 
 /** A task child's journal (its own state folder) moved into `db` under the parent call, `secrets` redacted; 0 when it wrote none. */
-export function adoptChildState(db: Database, childStateDir: string, parent: number | null, secrets: readonly string[] = [], tap?: JournalTap): number {
+export function adoptChildState(
+  db: Database,
+  childStateDir: string,
+  parent: number | null,
+  secrets: readonly string[] = [],
+  tap?: JournalTap,
+): number {
   if (!existsSync(join(childStateDir, DB_NAME))) return 0;
   // The child could write its folder: a database (or its WAL) that is a link is not opened.
   if (stateFolderProblem(childStateDir, true) !== null) return 0;
@@ -102,7 +108,8 @@ function open(path: string, migrations: readonly string[], writes: boolean): Dat
       return db;
     } catch (e) {
       db?.close();
-      if (!String((e as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY") || performance.now() >= until) throw e;
+      if (!String((e as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY") || performance.now() >= until)
+        throw e;
       Bun.sleepSync(pause);
     }
   }
@@ -128,7 +135,8 @@ function migrate(db: Database, migrations: readonly string[]): void {
   }).immediate();
 }
 
-const version = (db: Database): number => (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+const version = (db: Database): number =>
+  (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
 
 /**
  * A connection that will write, finding no WAL or an empty one (the last connection to close
@@ -143,7 +151,8 @@ const version = (db: Database): number => (db.query("PRAGMA user_version").get()
  * first, so it cannot be corrupted. A connection that only reads commits nothing.
  */
 function writeWalHeader(db: Database): void {
-  const autocheckpoint = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+  const autocheckpoint = (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number })
+    .wal_autocheckpoint;
   db.run("PRAGMA wal_autocheckpoint = 0");
   db.run("PRAGMA synchronous = OFF");
   try {

@@ -12,10 +12,14 @@ export interface CreatedResource {
 }
 
 export function recordResource(db: Database, r: Omit<CreatedResource, "id">): void {
-  db.query("INSERT INTO created_resources (time_ms, tool, kind, resource_id, journal_id) VALUES ($time_ms, $tool, $kind, $resource_id, $journal_id)").run({ ...r });
+  db.query(
+    "INSERT INTO created_resources (time_ms, tool, kind, resource_id, journal_id) VALUES ($time_ms, $tool, $kind, $resource_id, $journal_id)",
+  ).run({ ...r });
 }
 
 /** The last `n` created resources, oldest first. */
 export function lastResources(db: Database, n: number): CreatedResource[] {
-  return (db.query("SELECT * FROM created_resources ORDER BY id DESC LIMIT $n").all({ n }) as CreatedResource[]).reverse();
+  return (
+    db.query("SELECT * FROM created_resources ORDER BY id DESC LIMIT $n").all({ n }) as CreatedResource[]
+  ).reverse();
 }

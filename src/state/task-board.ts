@@ -37,15 +37,26 @@ export function modelTail(log: string, rules: BoundaryOptions): string | null {
  * The model's view of the lane's tasks: bounded projections, the stored (post-boundary) result, a
  * short log tail past the boundary with `rules` of its tool (default: every rule, local paths too).
  */
-export function taskBoard(db: Database, clock: Clock = { now: Date.now }, rules: (tool: string) => BoundaryOptions = () => ({ localPaths: true })): TaskBoard {
+export function taskBoard(
+  db: Database,
+  clock: Clock = { now: Date.now },
+  rules: (tool: string) => BoundaryOptions = () => ({ localPaths: true }),
+): TaskBoard {
   return {
     list: (lane, limit) => listTasks(db, lane, limit, clock).map(modelTask),
     get: (lane, id) => {
       const f = findTask(db, id, lane, clock);
       if (!f.ok) return f;
       const r = f.row;
-      const result = r.result === null ? null : r.result.length > MODEL_RESULT_CHARS ? { truncated: true, chars: r.result.length } : (JSON.parse(r.result) as unknown);
-      const log = readLogs(db, r.id).map((c) => c.text).join("");
+      const result =
+        r.result === null
+          ? null
+          : r.result.length > MODEL_RESULT_CHARS
+            ? { truncated: true, chars: r.result.length }
+            : (JSON.parse(r.result) as unknown);
+      const log = readLogs(db, r.id)
+        .map((c) => c.text)
+        .join("");
       return { ok: true, task: modelTask(r), result, logTail: modelTail(log, rules(r.source_tool)) };
     },
     cancel: (lane, id) => {

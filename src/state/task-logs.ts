@@ -24,17 +24,28 @@ export function appendLog(db: Database, id: string, stream: string, text: string
  * the cap the oldest chunks go, counted in log_dropped with `droppedBefore` (chunks the batcher
  * itself dropped before they reached the database).
  */
-export function appendLogs(db: Database, id: string, pieces: readonly { stream: string; text: string }[], droppedBefore: number): void {
+export function appendLogs(
+  db: Database,
+  id: string,
+  pieces: readonly { stream: string; text: string }[],
+  droppedBefore: number,
+): void {
   if (droppedBefore === 0 && pieces.every((p) => p.text === "")) return;
   db.transaction(() => {
-    const last = (db.query("SELECT MAX(seq) AS s FROM task_logs WHERE task_id = $id").get({ id }) as { s: number | null }).s ?? 0;
+    const last =
+      (db.query("SELECT MAX(seq) AS s FROM task_logs WHERE task_id = $id").get({ id }) as { s: number | null }).s ?? 0;
     let seq = last;
     const insert = db.query("INSERT INTO task_logs (task_id, seq, stream, text) VALUES ($id, $seq, $stream, $text)");
     for (const { stream, text } of pieces) {
-      for (let i = 0; i < text.length; i += LOG_CHUNK_CHARS) insert.run({ id, seq: ++seq, stream, text: text.slice(i, i + LOG_CHUNK_CHARS) });
+      for (let i = 0; i < text.length; i += LOG_CHUNK_CHARS)
+        insert.run({ id, seq: ++seq, stream, text: text.slice(i, i + LOG_CHUNK_CHARS) });
     }
     const excess = seq - LOG_CHUNKS_CAP;
-    const dropped = droppedBefore + (excess > 0 ? db.query("DELETE FROM task_logs WHERE task_id = $id AND seq <= $upto").run({ id, upto: excess }).changes : 0);
+    const dropped =
+      droppedBefore +
+      (excess > 0
+        ? db.query("DELETE FROM task_logs WHERE task_id = $id AND seq <= $upto").run({ id, upto: excess }).changes
+        : 0);
     if (dropped > 0) db.query("UPDATE tasks SET log_dropped = log_dropped + $n WHERE id = $id").run({ id, n: dropped });
   }).immediate();
 }
@@ -48,4 +59,6 @@ export function dropLogs(db: Database, id: string): void {
 }
 
 export const readLogs = (db: Database, id: string, afterSeq = 0): LogChunk[] =>
-  db.query("SELECT seq, stream, text FROM task_logs WHERE task_id = $id AND seq > $after ORDER BY seq").all({ id, after: afterSeq }) as LogChunk[];
+  db
+    .query("SELECT seq, stream, text FROM task_logs WHERE task_id = $id AND seq > $after ORDER BY seq")
+    .all({ id, after: afterSeq }) as LogChunk[];

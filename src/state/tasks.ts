@@ -48,7 +48,9 @@ export interface NewTask {
   readonly now: number;
 }
 
-export type Created = { ok: true; id: string } | { ok: false; code: "task.write_scope_busy"; message: string; holder: string };
+export type Created =
+  | { ok: true; id: string }
+  | { ok: false; code: "task.write_scope_busy"; message: string; holder: string };
 
 export interface Clock {
   readonly now: () => number;
@@ -66,18 +68,34 @@ export function createTask(db: Database, t: NewTask, clock: Clock): Created {
     .transaction((): Created => {
       const scope = t.write_scope === "" ? null : t.write_scope;
       if (scope !== null) {
-        const holders = db.query("SELECT * FROM tasks WHERE write_scope = $scope AND status IN ('queued','running')").all({ scope }) as TaskRow[];
+        const holders = db
+          .query("SELECT * FROM tasks WHERE write_scope = $scope AND status IN ('queued','running')")
+          .all({ scope }) as TaskRow[];
         const live = reconcile(db, holders, clock).filter((h) => isActive(h.status));
         if (live.length > 0) {
           const h = live[0]!;
-          return { ok: false, code: "task.write_scope_busy", holder: h.id, message: `write scope ${JSON.stringify(scope)} is held by active task ${h.id} (${h.source_tool}, ${h.status}); wait for it (toolgate tasks wait ${h.id}) or cancel it` };
+          return {
+            ok: false,
+            code: "task.write_scope_busy",
+            holder: h.id,
+            message: `write scope ${JSON.stringify(scope)} is held by active task ${h.id} (${h.source_tool}, ${h.status}); wait for it (toolgate tasks wait ${h.id}) or cancel it`,
+          };
         }
       }
       const id = randomHex().slice(0, 16);
       db.query(
         `INSERT INTO tasks (id, kind, owner, source_tool, args_preview, status, write_scope, request, created_ms)
          VALUES ($id, $kind, $owner, $source_tool, $args_preview, 'queued', $scope, $request, $now)`,
-      ).run({ id, kind: t.kind, owner: t.owner, source_tool: t.source_tool, args_preview: t.args_preview, scope, request: t.request, now: t.now });
+      ).run({
+        id,
+        kind: t.kind,
+        owner: t.owner,
+        source_tool: t.source_tool,
+        args_preview: t.args_preview,
+        scope,
+        request: t.request,
+        now: t.now,
+      });
       return { ok: true, id };
     })
     .immediate();
@@ -85,12 +103,17 @@ export function createTask(db: Database, t: NewTask, clock: Clock): Created {
 
 /** The caller records the supervisor it started (unless the supervisor already claimed the row). */
 export function recordSupervisor(db: Database, id: string, mark: ProcessMark, artifacts: string): void {
-  db.query("UPDATE tasks SET pid = COALESCE(pid, $pid), pid_start = COALESCE(pid_start, $start), artifacts = $artifacts WHERE id = $id").run({ id, pid: mark.pid, start: mark.start, artifacts });
+  db.query(
+    "UPDATE tasks SET pid = COALESCE(pid, $pid), pid_start = COALESCE(pid_start, $start), artifacts = $artifacts WHERE id = $id",
+  ).run({ id, pid: mark.pid, start: mark.start, artifacts });
 }
 
 /** The supervisor keeps the marks of the call trees it runs now (none once they ended). */
 export function recordTrees(db: Database, id: string, marks: readonly TreeMark[]): void {
-  db.query("UPDATE tasks SET trees = $trees WHERE id = $id").run({ id, trees: marks.length ? JSON.stringify(marks) : null });
+  db.query("UPDATE tasks SET trees = $trees WHERE id = $id").run({
+    id,
+    trees: marks.length ? JSON.stringify(marks) : null,
+  });
 }
 
 /** The supervisor takes its queued task: running, with its own mark. Null when it is not queued (cancelled, lost). */
@@ -99,7 +122,9 @@ export function claimTask(db: Database, id: string, mark: ProcessMark, now: numb
     .transaction(() => {
       const r = db.query("SELECT * FROM tasks WHERE id = $id").get({ id }) as TaskRow | null;
       if (r?.status !== "queued") return null;
-      db.query("UPDATE tasks SET status = 'running', started_ms = $now, pid = $pid, pid_start = $start WHERE id = $id").run({ id, now, pid: mark.pid, start: mark.start });
+      db.query(
+        "UPDATE tasks SET status = 'running', started_ms = $now, pid = $pid, pid_start = $start WHERE id = $id",
+      ).run({ id, now, pid: mark.pid, start: mark.start });
       appendJournal(db, taskJournalRow(r, "started", null, now), "task_started");
       return { ...r, status: "running" as const, started_ms: now, pid: mark.pid, pid_start: mark.start };
     })
@@ -156,10 +181,12 @@ export function reconcile(db: Database, rows: readonly TaskRow[], clock: Clock):
   const running = clock.running ?? stillRunning;
   return rows.map((r) => {
     if (!isActive(r.status)) return r;
-    const gone = r.pid === null ? clock.now() - r.created_ms > UNCLAIMED_MS : !running({ pid: r.pid, start: r.pid_start });
+    const gone =
+      r.pid === null ? clock.now() - r.created_ms > UNCLAIMED_MS : !running({ pid: r.pid, start: r.pid_start });
     if (!gone) return r;
     const reason = r.pid === null ? "supervisor.never_started" : "supervisor.gone";
-    const summary = "the task's supervisor is gone (its process ended or its pid now names another process); the effect is unknown";
+    const summary =
+      "the task's supervisor is gone (its process ended or its pid now names another process); the effect is unknown";
     // The final row first (so a supervisor that is alive after all cannot finish it as "failed"
     // because its tree was killed), then what it left running ends (pid, start time and mark checked),
     // by the one reader that made the task lost.
@@ -182,38 +209,55 @@ function treesOf(json: string | null): TreeMark[] {
   }
 }
 
-export type Found = { ok: true; row: TaskRow } | { ok: false; code: "task.not_found" | "task.ambiguous"; message: string };
+export type Found =
+  | { ok: true; row: TaskRow }
+  | { ok: false; code: "task.not_found" | "task.ambiguous"; message: string };
 
 /**
  * One task by id or unique prefix, as git takes them; `owner` (a lane) sees only its own: another
  * lane's id answers exactly like a missing one. null owner: every lane (operator --all).
  */
 export function findTask(db: Database, idOrPrefix: string, owner: string | null, clock: Clock): Found {
-  const missing: Found = { ok: false, code: "task.not_found", message: `no task ${JSON.stringify(idOrPrefix)}; toolgate tasks list shows this lane's tasks` };
+  const missing: Found = {
+    ok: false,
+    code: "task.not_found",
+    message: `no task ${JSON.stringify(idOrPrefix)}; toolgate tasks list shows this lane's tasks`,
+  };
   if (!/^[0-9a-f]{1,16}$/.test(idOrPrefix)) return missing;
   const rows = db
     .query(`SELECT * FROM tasks WHERE id >= $lo AND id < $hi ${owner === null ? "" : "AND owner = $owner"} LIMIT 2`)
     .all({ lo: idOrPrefix, hi: `${idOrPrefix}g`, ...(owner === null ? {} : { owner }) }) as TaskRow[];
   if (rows.length === 0) return missing;
-  if (rows.length > 1) return { ok: false, code: "task.ambiguous", message: `task prefix ${JSON.stringify(idOrPrefix)} names more than one task; give more characters` };
+  if (rows.length > 1)
+    return {
+      ok: false,
+      code: "task.ambiguous",
+      message: `task prefix ${JSON.stringify(idOrPrefix)} names more than one task; give more characters`,
+    };
   return { ok: true, row: reconcile(db, rows, clock)[0]! };
 }
 
 /** The lane's tasks (or every lane's), newest first; active ones reconciled. */
 export function listTasks(db: Database, owner: string | null, limit: number, clock: Clock): TaskRow[] {
   const rows = db
-    .query(`SELECT * FROM tasks ${owner === null ? "" : "WHERE owner = $owner"} ORDER BY created_ms DESC, id LIMIT $limit`)
+    .query(
+      `SELECT * FROM tasks ${owner === null ? "" : "WHERE owner = $owner"} ORDER BY created_ms DESC, id LIMIT $limit`,
+    )
     .all({ limit, ...(owner === null ? {} : { owner }) }) as TaskRow[];
   return rows.some((r) => isActive(r.status)) ? reconcile(db, rows, clock) : rows;
 }
 
 /** Asks the supervisor to cancel (it polls); false when the task is not active. */
 export function requestCancel(db: Database, id: string): boolean {
-  return db.query("UPDATE tasks SET cancel_requested = 1 WHERE id = $id AND status IN ('queued','running')").run({ id }).changes > 0;
+  return (
+    db.query("UPDATE tasks SET cancel_requested = 1 WHERE id = $id AND status IN ('queued','running')").run({ id })
+      .changes > 0
+  );
 }
 
 export const cancelRequested = (db: Database, id: string): boolean =>
-  ((db.query("SELECT cancel_requested FROM tasks WHERE id = $id").get({ id }) as { cancel_requested: number } | null)?.cancel_requested ?? 0) === 1;
+  ((db.query("SELECT cancel_requested FROM tasks WHERE id = $id").get({ id }) as { cancel_requested: number } | null)
+    ?.cancel_requested ?? 0) === 1;
 
 /** Removes ended tasks (and their logs) that ended before `before` (ms); active ones are never pruned. */
 export function pruneTasks(db: Database, before: number, owner: string | null): number {

@@ -22,7 +22,13 @@ const BY_CODE: Readonly<Record<string, string>> = {
 
 export function whyUnusable(e: unknown): string {
   const code = String((e as { code?: unknown })?.code ?? "");
-  const known = BY_CODE[code] ?? (code.startsWith("SQLITE_READONLY") ? "toolgate.db or its folder is read-only" : code.startsWith("SQLITE_IOERR") ? "a read or write failed (a full disk?)" : undefined);
+  const known =
+    BY_CODE[code] ??
+    (code.startsWith("SQLITE_READONLY")
+      ? "toolgate.db or its folder is read-only"
+      : code.startsWith("SQLITE_IOERR")
+        ? "a read or write failed (a full disk?)"
+        : undefined);
   const raw = (e as Error)?.message ?? String(e);
   return known ? `${known}: ${code}` : raw;
 }
@@ -32,7 +38,10 @@ export function whyUnusable(e: unknown): string {
  * nearest existing folder above it is), and its file system has free blocks. Null when it looks
  * usable; else an error whose code whyUnusable explains. Opening it later is the real test.
  */
-export function probeState(dir: string, uid: number | undefined = process.getuid?.()): { code: string; message: string } | null {
+export function probeState(
+  dir: string,
+  uid: number | undefined = process.getuid?.(),
+): { code: string; message: string } | null {
   let at = dir;
   for (;;) {
     try {
@@ -51,7 +60,8 @@ export function probeState(dir: string, uid: number | undefined = process.getuid
     const fs = statfsSync(at);
     // root may use the blocks reserved for it; others only the available ones. A file system
     // that reports no blocks at all (some FUSE ones) is left to the open.
-    if (fs.blocks > 0 && (uid === 0 ? fs.bfree : fs.bavail) === 0) return { code: "ENOSPC", message: `no free space under ${at}` };
+    if (fs.blocks > 0 && (uid === 0 ? fs.bfree : fs.bavail) === 0)
+      return { code: "ENOSPC", message: `no free space under ${at}` };
   } catch (e) {
     return { code: (e as { code?: string }).code ?? "EIO", message: (e as Error).message };
   }

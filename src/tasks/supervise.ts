@@ -59,7 +59,12 @@ export async function superviseTask(
       });
     try {
       // Its own state, kept open here; a server the call starts is not journaled apart (stateDb: none).
-      rt = await openRuntime({ ...bootFrom(req.boot, env, req), stateDb: undefined, state: { open: () => db, kept: true }, telemetry });
+      rt = await openRuntime({
+        ...bootFrom(req.boot, env, req),
+        stateDb: undefined,
+        state: { open: () => db, kept: true },
+        telemetry,
+      });
     } catch (e) {
       return end(db, id, {
         status: "failed",

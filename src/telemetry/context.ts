@@ -16,7 +16,8 @@ const HEADER = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?
 const ZERO_TRACE = "0".repeat(32);
 const ZERO_SPAN = "0".repeat(16);
 /** tracestate: list members of the spec's characters, at most 512 characters (else dropped whole, as the spec allows). */
-const STATE = /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]*=[\x20-\x2b\x2d-\x3c\x3e-\x7e]*(,[\x20-\x2b\x2d-\x3c\x3e-\x7e]*=[\x20-\x2b\x2d-\x3c\x3e-\x7e]*)*$/;
+const STATE =
+  /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]*=[\x20-\x2b\x2d-\x3c\x3e-\x7e]*(,[\x20-\x2b\x2d-\x3c\x3e-\x7e]*=[\x20-\x2b\x2d-\x3c\x3e-\x7e]*)*$/;
 
 /** A traceparent header (version 00, or a later version read as 00 says), else null (ignored, never an error). */
 export function parseTraceparent(header: unknown, state?: unknown): SpanParent | null {
@@ -26,11 +27,19 @@ export function parseTraceparent(header: unknown, state?: unknown): SpanParent |
   const [, version, traceId, spanId, flags, rest] = m;
   if (version === "ff" || (version === "00" && rest !== undefined)) return null;
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return null;
-  const traceState = typeof state === "string" && state.length <= 512 && STATE.test(state.trim()) ? state.trim() : undefined;
-  return { traceId: traceId!, spanId: spanId!, sampled: (parseInt(flags!, 16) & 1) === 1, remote: true, ...(traceState ? { traceState } : {}) };
+  const traceState =
+    typeof state === "string" && state.length <= 512 && STATE.test(state.trim()) ? state.trim() : undefined;
+  return {
+    traceId: traceId!,
+    spanId: spanId!,
+    sampled: (parseInt(flags!, 16) & 1) === 1,
+    remote: true,
+    ...(traceState ? { traceState } : {}),
+  };
 }
 
-export const formatTraceparent = (traceId: string, spanId: string, sampled: boolean): string => `00-${traceId}-${spanId}-${sampled ? "01" : "00"}`;
+export const formatTraceparent = (traceId: string, spanId: string, sampled: boolean): string =>
+  `00-${traceId}-${spanId}-${sampled ? "01" : "00"}`;
 
 // Random bytes are drawn from the system in blocks and handed out in order, spelled in hex natively:
 // serve makes two ids per call, and a getRandomValues call and a string built byte by byte for

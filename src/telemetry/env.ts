@@ -42,27 +42,51 @@ export function telemetrySettings(env: Env): TelemetryOn | TelemetryOff {
   const specific = val(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
   const generic = val(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
   if (specific === undefined && generic === undefined) return { on: false };
-  const exporters = (val(env, "OTEL_TRACES_EXPORTER") ?? "otlp").toLowerCase().split(",").map((s) => s.trim());
+  const exporters = (val(env, "OTEL_TRACES_EXPORTER") ?? "otlp")
+    .toLowerCase()
+    .split(",")
+    .map((s) => s.trim());
   if (exporters.includes("none")) return { on: false };
   const endpointVar = specific !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT";
   let url: URL;
   try {
     url = new URL(specific ?? generic!);
-    if (specific === undefined) url.pathname = `${url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`}v1/traces`;
+    if (specific === undefined)
+      url.pathname = `${url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`}v1/traces`;
   } catch {
-    return { on: false, problem: `${endpointVar} is not a URL: telemetry is off (give an http:// or https:// URL, e.g. http://localhost:4318)` };
+    return {
+      on: false,
+      problem: `${endpointVar} is not a URL: telemetry is off (give an http:// or https:// URL, e.g. http://localhost:4318)`,
+    };
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return { on: false, problem: `${endpointVar} is not an http:// or https:// URL: telemetry is off (toolgate exports OTLP over HTTP)` };
-  const protocolVar = val(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return {
+      on: false,
+      problem: `${endpointVar} is not an http:// or https:// URL: telemetry is off (toolgate exports OTLP over HTTP)`,
+    };
+  const protocolVar =
+    val(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") !== undefined
+      ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+      : "OTEL_EXPORTER_OTLP_PROTOCOL";
   const protocol = val(env, protocolVar) ?? "http/protobuf";
   if (protocol !== "http/protobuf" && protocol !== "http/json") {
-    return { on: false, problem: `${protocolVar}=${JSON.stringify(protocol.slice(0, 40))} is not supported: telemetry is off (use http/protobuf, the default, or http/json)` };
+    return {
+      on: false,
+      problem: `${protocolVar}=${JSON.stringify(protocol.slice(0, 40))} is not supported: telemetry is off (use http/protobuf, the default, or http/json)`,
+    };
   }
   const headerNames = [val(env, "OTEL_EXPORTER_OTLP_HEADERS"), val(env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS")]
     .flatMap((h) => (h ?? "").split(","))
     .map((pair) => pair.split("=")[0]!.trim().toLowerCase())
     .filter((n) => n !== "");
-  return { on: true, endpoint: url.href, endpointVar, protocol, headerNames: [...new Set(headerNames)].sort(), serviceName: val(env, "OTEL_SERVICE_NAME") ?? "toolgate" };
+  return {
+    on: true,
+    endpoint: url.href,
+    endpointVar,
+    protocol,
+    headerNames: [...new Set(headerNames)].sort(),
+    serviceName: val(env, "OTEL_SERVICE_NAME") ?? "toolgate",
+  };
 }
 
 /** The endpoint as `toolgate config` shows it: no user name or password, no query (either may hold a key). */
@@ -78,13 +102,22 @@ export function endpointView(endpoint: string): string {
  */
 export function telemetryLeaves(env: Env): [string, { value: unknown; origin: string }][] {
   const s = telemetrySettings(env);
-  if (!s.on) return [["telemetry.endpoint", { value: null, origin: s.problem === undefined ? "default" : `off: ${s.problem}` }]];
+  if (!s.on)
+    return [["telemetry.endpoint", { value: null, origin: s.problem === undefined ? "default" : `off: ${s.problem}` }]];
   const from = (name: string, fallback = "default") => (val(env, name) !== undefined ? `env:${name}` : fallback);
-  const headers = ["OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS"].filter((n) => val(env, n) !== undefined);
+  const headers = ["OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS"].filter(
+    (n) => val(env, n) !== undefined,
+  );
   return [
     ["telemetry.endpoint", { value: endpointView(s.endpoint), origin: `env:${s.endpointVar}` }],
-    ["telemetry.protocol", { value: s.protocol, origin: from("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", from("OTEL_EXPORTER_OTLP_PROTOCOL")) }],
+    [
+      "telemetry.protocol",
+      { value: s.protocol, origin: from("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", from("OTEL_EXPORTER_OTLP_PROTOCOL")) },
+    ],
     ["telemetry.service_name", { value: s.serviceName, origin: from("OTEL_SERVICE_NAME") }],
-    ["telemetry.headers", { value: s.headerNames, origin: headers.length > 0 ? headers.map((n) => `env:${n}`).join(", ") : "default" }],
+    [
+      "telemetry.headers",
+      { value: s.headerNames, origin: headers.length > 0 ? headers.map((n) => `env:${n}`).join(", ") : "default" },
+    ],
   ];
 }

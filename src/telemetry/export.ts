@@ -5,13 +5,40 @@
 // toolgate's HTTP adapter (src/http, the only place that calls fetch) to the configured endpoint
 // and nowhere else: no redirect is followed. A collector that is down, slow or refusing costs one
 // line on stderr per process, and nothing else.
-import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type SpanContext } from "@opentelemetry/api";
+import {
+  createTraceState,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type HrTime,
+  type SpanContext,
+} from "@opentelemetry/api";
 import { createOtlpNetworkExportDelegate, ExporterMetrics, OTLPExporterBase } from "@opentelemetry/otlp-exporter-base";
 import { convertLegacyHttpOptions } from "@opentelemetry/otlp-exporter-base/node-http";
-import { JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from "@opentelemetry/otlp-transformer";
-import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import {
-  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type ReadableSpan, type Sampler, type SpanExporter,
+  JsonTraceSerializer,
+  ProtobufTraceSerializer,
+  TraceExporterMetricsHelper,
+} from "@opentelemetry/otlp-transformer";
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  resourceFromAttributes,
+  type Resource,
+} from "@opentelemetry/resources";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  SamplingDecision,
+  TraceIdRatioBasedSampler,
+  type ReadableSpan,
+  type Sampler,
+  type SpanExporter,
 } from "@opentelemetry/sdk-trace-base";
 import { VERSION } from "../version.ts";
 import { endpointView, type TelemetryOn } from "./env.ts";
@@ -30,12 +57,31 @@ type Sent = { status: "success" } | { status: "failure"; error: Error } | { stat
 export function startExporter(settings: TelemetryOn, operator: (line: string) => void): Exporter {
   const protobuf = settings.protocol === "http/protobuf";
   // The standard variables: headers (OTEL_EXPORTER_OTLP[_TRACES]_HEADERS), timeout, compression.
-  const options = convertLegacyHttpOptions({ url: settings.endpoint }, "TRACES", "v1/traces", { "Content-Type": protobuf ? "application/x-protobuf" : "application/json" });
+  const options = convertLegacyHttpOptions({ url: settings.endpoint }, "TRACES", "v1/traces", {
+    "Content-Type": protobuf ? "application/x-protobuf" : "application/json",
+  });
   // The HTTP adapter loads now, not on the first export (in serve: while the process boots).
   void httpModules().catch(() => {});
-  const transport = { send: (data: Uint8Array, timeoutMs: number) => post(options.url, options.headers, options.compression, data, timeoutMs), shutdown: () => {} };
-  const metrics = new ExporterMetrics({ componentType: "otlp_http_span_exporter", metricsHelper: TraceExporterMetricsHelper, url: options.url, meterProvider: undefined, responseAttributesFromError: () => ({}) });
-  const base = new OTLPExporterBase<ReadableSpan[]>(createOtlpNetworkExportDelegate(options, protobuf ? withRequestWriter(ProtobufTraceSerializer) : JsonTraceSerializer, metrics, transport));
+  const transport = {
+    send: (data: Uint8Array, timeoutMs: number) =>
+      post(options.url, options.headers, options.compression, data, timeoutMs),
+    shutdown: () => {},
+  };
+  const metrics = new ExporterMetrics({
+    componentType: "otlp_http_span_exporter",
+    metricsHelper: TraceExporterMetricsHelper,
+    url: options.url,
+    meterProvider: undefined,
+    responseAttributesFromError: () => ({}),
+  });
+  const base = new OTLPExporterBase<ReadableSpan[]>(
+    createOtlpNetworkExportDelegate(
+      options,
+      protobuf ? withRequestWriter(ProtobufTraceSerializer) : JsonTraceSerializer,
+      metrics,
+      transport,
+    ),
+  );
   let told = false;
   const exporter: SpanExporter = {
     export: (spans, done) =>
@@ -43,7 +89,9 @@ export function startExporter(settings: TelemetryOn, operator: (line: string) =>
         if (r.code !== 0 && !told) {
           told = true;
           const why = (r.error?.message ?? "unknown error").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 300);
-          operator(`toolgate: telemetry: ${spans.length} span(s) could not be sent to ${endpointView(settings.endpoint)}: ${why} (the calls themselves are unaffected; this process reports no further export failures)`);
+          operator(
+            `toolgate: telemetry: ${spans.length} span(s) could not be sent to ${endpointView(settings.endpoint)}: ${why} (the calls themselves are unaffected; this process reports no further export failures)`,
+          );
         }
         done(r);
       }),
@@ -97,7 +145,8 @@ function samplerFromEnv(): Sampler | undefined {
   if (name === "always_off") return new AlwaysOffSampler();
   if (name === "parentbased_always_off") return new ParentBasedSampler({ root: new AlwaysOffSampler() });
   if (name === "traceidratio") return new TraceIdRatioBasedSampler(ratio());
-  if (name === "parentbased_traceidratio") return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
+  if (name === "parentbased_traceidratio")
+    return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
   return undefined;
 }
 
@@ -114,21 +163,50 @@ const NO_LINKS: ReadableSpan["links"] = Object.freeze([]) as unknown as Readable
 const NO_EVENTS: ReadableSpan["events"] = Object.freeze([]) as unknown as ReadableSpan["events"];
 const hrTime = (ms: number): HrTime => [Math.trunc(ms / 1000), Math.round((ms % 1000) * 1e6)];
 
-function readable(r: SpanRecord, resource: Resource, scope: ReadableSpan["instrumentationScope"], sampler: Sampler | undefined, limit: number): ReadableSpan | undefined {
+function readable(
+  r: SpanRecord,
+  resource: Resource,
+  scope: ReadableSpan["instrumentationScope"],
+  sampler: Sampler | undefined,
+  limit: number,
+): ReadableSpan | undefined {
   const state = r.traceState ? createTraceState(r.traceState) : undefined;
-  const parent: SpanContext | undefined = r.parent ? { traceId: r.traceId, spanId: r.parent.spanId, traceFlags: r.sampled ? 1 : 0, isRemote: r.parent.remote, ...(state ? { traceState: state } : {}) } : undefined;
+  const parent: SpanContext | undefined = r.parent
+    ? {
+        traceId: r.traceId,
+        spanId: r.parent.spanId,
+        traceFlags: r.sampled ? 1 : 0,
+        isRemote: r.parent.remote,
+        ...(state ? { traceState: state } : {}),
+      }
+    : undefined;
   let sampled = r.sampled;
   let attributes: Attributes = r.attributes;
   let traceState = parent ? state : undefined;
   if (sampler !== undefined) {
-    const decision = sampler.shouldSample(parent ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT, r.traceId, r.name, SpanKind.INTERNAL, { ...attributes }, []);
+    const decision = sampler.shouldSample(
+      parent ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
+      r.traceId,
+      r.name,
+      SpanKind.INTERNAL,
+      { ...attributes },
+      [],
+    );
     sampled = decision.decision === SamplingDecision.RECORD_AND_SAMPLED;
     if (decision.attributes) attributes = { ...attributes, ...decision.attributes } as Attributes;
     traceState = decision.traceState ?? traceState;
   }
   if (!sampled) return undefined;
-  if (limit !== Infinity) attributes = Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, typeof v === "string" ? v.slice(0, limit) : v]));
-  const context: SpanContext = { traceId: r.traceId, spanId: r.spanId, traceFlags: 1, ...(traceState ? { traceState } : {}) };
+  if (limit !== Infinity)
+    attributes = Object.fromEntries(
+      Object.entries(attributes).map(([k, v]) => [k, typeof v === "string" ? v.slice(0, limit) : v]),
+    );
+  const context: SpanContext = {
+    traceId: r.traceId,
+    spanId: r.spanId,
+    traceFlags: 1,
+    ...(traceState ? { traceState } : {}),
+  };
   const end = Math.max(r.start, r.end);
   return {
     name: r.name,
@@ -155,14 +233,32 @@ let http: Promise<[typeof import("../http/fetch.ts"), typeof import("../http/res
 const httpModules = () => (http ??= Promise.all([import("../http/fetch.ts"), import("../http/resolve.ts")]));
 
 /** One POST to the endpoint through the HTTP adapter: the operator's endpoint (any address class), no redirect followed. */
-async function post(url: string, headers: () => Promise<Record<string, string>>, compression: string, data: Uint8Array, timeoutMs: number): Promise<Sent> {
+async function post(
+  url: string,
+  headers: () => Promise<Record<string, string>>,
+  compression: string,
+  data: Uint8Array,
+  timeoutMs: number,
+): Promise<Sent> {
   const [{ guardedFetch }, { systemResolver }] = await httpModules();
   const h: Record<string, string> = { ...(await headers()), "User-Agent": `toolgate/${VERSION}` };
   const body = compression === "gzip" ? Bun.gzipSync(data as Uint8Array<ArrayBuffer>) : data;
   if (compression === "gzip") h["Content-Encoding"] = "gzip";
-  const sent = await guardedFetch(url, { method: "POST", headers: h, body, timeoutMs, maxRedirects: 0 }, { reach: { exact: new Set(), pinned: new Set(), trustAddressClass: true }, pins: new Map(), resolver: systemResolver });
+  const sent = await guardedFetch(
+    url,
+    { method: "POST", headers: h, body, timeoutMs, maxRedirects: 0 },
+    {
+      reach: { exact: new Set(), pinned: new Set(), trustAddressClass: true },
+      pins: new Map(),
+      resolver: systemResolver,
+    },
+  );
   if (!sent.ok) {
-    const code = sent.refusal.code === "url.rejected" && (sent.refusal.details as { rule?: string } | undefined)?.rule === "redirect_limit" ? "the collector answered with a redirect, which is not followed" : sent.refusal.message;
+    const code =
+      sent.refusal.code === "url.rejected" &&
+      (sent.refusal.details as { rule?: string } | undefined)?.rule === "redirect_limit"
+        ? "the collector answered with a redirect, which is not followed"
+        : sent.refusal.message;
     return { status: "failure", error: new Error(code) };
   }
   const res = sent.value.response;

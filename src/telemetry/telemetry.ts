@@ -16,7 +16,10 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export interface Telemetry {
   /** One call's trace. `trace`: the context a served client sent in `_meta` (else TRACEPARENT applies). */
-  call(facts: Omit<CallFacts, "parent">, trace?: { readonly traceparent?: unknown; readonly tracestate?: unknown }): CallTrace;
+  call(
+    facts: Omit<CallFacts, "parent">,
+    trace?: { readonly traceparent?: unknown; readonly tracestate?: unknown },
+  ): CallTrace;
   /** A one-shot process hands its spans to the reaper (returns at once); a live one flushes, waiting at most `ms`. */
   finish(ms?: number): Promise<void>;
 }
@@ -28,7 +31,11 @@ const CHUNK = 100_000;
 const MAX_HANDED = 1_000;
 
 /** Undefined (nothing loaded, nothing recorded) unless an endpoint is set; a setting it cannot use costs one stderr line. */
-export function telemetryFor(env: Env, mode: "one-shot" | "live", operator: (line: string) => void): Telemetry | undefined {
+export function telemetryFor(
+  env: Env,
+  mode: "one-shot" | "live",
+  operator: (line: string) => void,
+): Telemetry | undefined {
   const settings = telemetrySettings(env);
   if (!settings.on) {
     if (settings.problem !== undefined) operator(`toolgate: telemetry: ${settings.problem}`);
@@ -41,11 +48,17 @@ export function telemetryFor(env: Env, mode: "one-shot" | "live", operator: (lin
 function oneShot(settings: TelemetryOn, env: Env, parent: SpanParent | null): Telemetry {
   const records: SpanRecord[] = [];
   return {
-    call: (facts, trace) => callTrace({ ...facts, parent: parseTraceparent(trace?.traceparent, trace?.tracestate) ?? parent }, (r) => void (records.length < MAX_HANDED && records.push(r))),
+    call: (facts, trace) =>
+      callTrace(
+        { ...facts, parent: parseTraceparent(trace?.traceparent, trace?.tracestate) ?? parent },
+        (r) => void (records.length < MAX_HANDED && records.push(r)),
+      ),
     async finish() {
       if (records.length === 0) return;
       // Only the exporter's own variables go along (its endpoint, headers, resource, limits).
-      const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => isOtelVar(e[0]) && e[1] !== undefined));
+      const vars = Object.fromEntries(
+        Object.entries(env).filter((e): e is [string, string] => isOtelVar(e[0]) && e[1] !== undefined),
+      );
       const handed = { ...vars, ...spansEnv(records), [AFTER_VAR]: String(process.pid) };
       // The reaper's one line on failure reaches a terminal or a file; never a pipe (whose reader would wait for it).
       const { reapAfterExit } = await import("../launcher/reaper.ts");
@@ -77,7 +90,8 @@ function live(settings: TelemetryOn, parent: SpanParent | null, operator: (line:
     timer ??= setTimeout(handOff, HANDOFF_MS).unref();
   };
   return {
-    call: (facts, trace) => callTrace({ ...facts, parent: parseTraceparent(trace?.traceparent, trace?.tracestate) ?? parent }, push),
+    call: (facts, trace) =>
+      callTrace({ ...facts, parent: parseTraceparent(trace?.traceparent, trace?.tracestate) ?? parent }, push),
     async finish(ms = 1_000) {
       clearTimeout(timer);
       handOff();
@@ -88,7 +102,10 @@ function live(settings: TelemetryOn, parent: SpanParent | null, operator: (line:
 
 // In the compiled binary the worker is its own entry point at the root of the embedded file system
 // (`telemetry/worker.ts` below `src/`); from source it sits beside this file.
-const workerUrl = (): string => (import.meta.url.startsWith("file:///$bunfs/") ? "./telemetry/worker.ts" : new URL("./worker.ts", import.meta.url).href);
+const workerUrl = (): string =>
+  import.meta.url.startsWith("file:///$bunfs/")
+    ? "./telemetry/worker.ts"
+    : new URL("./worker.ts", import.meta.url).href;
 
 /** The exporter's thread; if it cannot start, an exporter on this thread (the same spans, later work here). */
 function startSink(settings: TelemetryOn, operator: (line: string) => void): Sink {
@@ -110,7 +127,11 @@ function startSink(settings: TelemetryOn, operator: (line: string) => void): Sin
     send(records) {
       used = true;
       if (worker) worker.postMessage({ t: "spans", records: JSON.stringify(records) } satisfies ToExporter);
-      else void inProcess().then((e) => e.add(records), () => {});
+      else
+        void inProcess().then(
+          (e) => e.add(records),
+          () => {},
+        );
     },
     async close(ms) {
       const w = worker;
@@ -155,7 +176,11 @@ async function gone(pid: number, ms: number): Promise<void> {
   while (Number.isInteger(pid) && pid > 1 && alive() && Date.now() < until) await Bun.sleep(2);
 }
 
-async function exportNow(settings: TelemetryOn, records: readonly SpanRecord[], operator: (line: string) => void): Promise<void> {
+async function exportNow(
+  settings: TelemetryOn,
+  records: readonly SpanRecord[],
+  operator: (line: string) => void,
+): Promise<void> {
   const { startExporter } = await import("./export.ts");
   const e = startExporter(settings, operator);
   e.add(records);
@@ -166,7 +191,8 @@ async function exportNow(settings: TelemetryOn, records: readonly SpanRecord[], 
 export function spansEnv(records: readonly SpanRecord[]): Record<string, string> {
   const text = JSON.stringify(records);
   const out: Record<string, string> = {};
-  for (let i = 0; i * CHUNK < text.length; i++) out[i === 0 ? SPANS_VAR : `${SPANS_VAR}_${i}`] = text.slice(i * CHUNK, (i + 1) * CHUNK);
+  for (let i = 0; i * CHUNK < text.length; i++)
+    out[i === 0 ? SPANS_VAR : `${SPANS_VAR}_${i}`] = text.slice(i * CHUNK, (i + 1) * CHUNK);
   return out;
 }
 

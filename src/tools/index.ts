@@ -19,4 +19,22 @@ import taskControl from "./tasks/task-control.ts";
 import yieldUntil from "./tasks/yield-until.ts";
 
 // Each entry keeps its own argument type; the list only needs the shape.
-export const builtinTools: readonly ToolDeclaration[] = [scratchRead, fileRead, fileFind, fileSearch, fileEdit, fileWrite, skillList, skillLoad, bash, devCheck, webExtract, plan, desk, taskList, taskStatus, taskControl, yieldUntil];
+export const builtinTools: readonly ToolDeclaration[] = [
+  scratchRead,
+  fileRead,
+  fileFind,
+  fileSearch,
+  fileEdit,
+  fileWrite,
+  skillList,
+  skillLoad,
+  bash,
+  devCheck,
+  webExtract,
+  plan,
+  desk,
+  taskList,
+  taskStatus,
+  taskControl,
+  yieldUntil,
+];

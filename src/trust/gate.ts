@@ -48,5 +48,8 @@ function untrusted(file: ConfigFile, found: readonly Widening[]) {
 
 function checkoutLinks(found: readonly Widening[]) {
   const list = found.map((w) => `${w.key}: ${w.why}`).join("; ");
-  return bootError(`the checkout would widen what toolgate may do: ${list}`, "remove the symlink, or choose the folder yourself in a config passed with --config FILE");
+  return bootError(
+    `the checkout would widen what toolgate may do: ${list}`,
+    "remove the symlink, or choose the folder yourself in a config passed with --config FILE",
+  );
 }

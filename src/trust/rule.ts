@@ -114,12 +114,7 @@ export function widenings(input: RuleInput): Widening[] {
     folder(`skills.${i}`, ["skills", i], s, data.skills !== undefined);
   });
   folder("authored.dir", ["authored", "dir"], v.authored.dir, data.authored?.dir !== undefined);
-  folder(
-    "gates.directory",
-    ["gates", "directory"],
-    v.gates.directory,
-    data.gates?.directory !== undefined,
-  );
+  folder("gates.directory", ["gates", "directory"], v.gates.directory, data.gates?.directory !== undefined);
   const sandbox = data.sandbox;
   const user = input.userSandbox ?? "off";
   if (sandbox !== undefined && SANDBOX_STRENGTH[sandbox] < SANDBOX_STRENGTH[user]) {
@@ -144,8 +139,7 @@ export function widenings(input: RuleInput): Widening[] {
     // A server runs in its cwd (as config-specs.ts resolves it): the repository may not choose /etc.
     if (server.cwd !== undefined && server.disabled !== true)
       folder(`mcpServers.${name}.cwd`, ["mcpServers", name, "cwd"], server.cwd, true);
-    for (const [k, limit] of MCP_LIMITS)
-      longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], server[k], limit);
+    for (const [k, limit] of MCP_LIMITS) longer(`mcpServers.${name}.${k}`, ["mcpServers", name, k], server[k], limit);
     if (server.boundary?.local_paths === "allow") {
       out.push({
         key: `mcpServers.${name}.boundary.local_paths`,

@@ -33,7 +33,12 @@ const recordPath = (stateDir: string, path: string) => join(stateDir, "trust", `
 
 const isRecord = (r: unknown): r is TrustRecord => {
   const o = r as Partial<TrustRecord> | null;
-  return typeof o?.path === "string" && typeof o.real === "string" && typeof o.workspace === "string" && typeof o.digest === "string";
+  return (
+    typeof o?.path === "string" &&
+    typeof o.real === "string" &&
+    typeof o.workspace === "string" &&
+    typeof o.digest === "string"
+  );
 };
 
 /** The record for this found path, or null (none, unreadable or of an older shape: untrusted either way). */

@@ -3,7 +3,18 @@ import { approve, checkOverrides, type ApprovalDeps, type ApprovalRequest } from
 import type { Entry } from "../../src/catalog/catalog.ts";
 
 const entry = (over: Partial<Entry> = {}): Entry =>
-  ({ name: "file_read", origin: "builtin", description: "", effect: "read", approval: "required", digest: "a".repeat(64), inputSchema: { type: "object" }, rawName: "file_read", adapter: null as never, ...over }) as Entry;
+  ({
+    name: "file_read",
+    origin: "builtin",
+    description: "",
+    effect: "read",
+    approval: "required",
+    digest: "a".repeat(64),
+    inputSchema: { type: "object" },
+    rawName: "file_read",
+    adapter: null as never,
+    ...over,
+  }) as Entry;
 
 function deps(over: Partial<ApprovalDeps> = {}) {
   const remembered = new Set<string>();
@@ -68,9 +79,15 @@ describe("approval", () => {
   test("an unattended child: approval.child_unattended, nothing asked or remembered; --approve still grants", async () => {
     const asked: ApprovalRequest[] = [];
     const { d } = deps({ unattended: true, isRemembered: () => true, ask: (req) => (asked.push(req), "y") });
-    expect(await approve(entry(), () => "{}", d)).toMatchObject({ ok: false, refusal: { code: "approval.child_unattended" } });
+    expect(await approve(entry(), () => "{}", d)).toMatchObject({
+      ok: false,
+      refusal: { code: "approval.child_unattended" },
+    });
     expect(asked).toEqual([]);
-    expect(await approve(entry(), () => "{}", { ...d, approved: new Set(["file_read"]) })).toEqual({ ok: true, value: "flag" });
+    expect(await approve(entry(), () => "{}", { ...d, approved: new Set(["file_read"]) })).toEqual({
+      ok: true,
+      value: "flag",
+    });
     expect(await approve(entry({ approval: "never" }), () => "{}", d)).toEqual({ ok: true, value: "policy" });
   });
 
@@ -83,7 +100,10 @@ describe("approval", () => {
   });
 
   test("overrides may only make a tool stricter", async () => {
-    const entries = new Map([["file_read", entry()], ["plan", entry({ name: "plan", approval: "never" })]]);
+    const entries = new Map([
+      ["file_read", entry()],
+      ["plan", entry({ name: "plan", approval: "never" })],
+    ]);
     expect(checkOverrides({ plan: "required", file_read: "required" }, entries)).toBeNull();
     expect(checkOverrides({ file_read: "never" }, entries)?.tool).toBe("file_read");
   });

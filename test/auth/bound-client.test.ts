@@ -26,7 +26,11 @@ function resourceNaming(names: { issuer: string }) {
     port: 0,
     fetch: (req: Request): Response =>
       new URL(req.url).pathname.startsWith("/.well-known/oauth-protected-resource")
-        ? Response.json({ resource: `http://127.0.0.1:${port}/mcp`, authorization_servers: [names.issuer], scopes_supported: ["mcp:tools"] })
+        ? Response.json({
+            resource: `http://127.0.0.1:${port}/mcp`,
+            authorization_servers: [names.issuer],
+            scopes_supported: ["mcp:tools"],
+          })
         : new Response("not found", { status: 404 }),
   });
   port = server.port!;
@@ -34,7 +38,13 @@ function resourceNaming(names: { issuer: string }) {
 }
 
 const machine = (store: AuthStore, serverUrl: string, client_id = MACHINE) =>
-  new StoreProvider({ store, serverUrl, settings: { grant: "client_credentials", client_id, client_secret: MACHINE_SECRET }, clientName: "toolgate test", now: Date.now });
+  new StoreProvider({
+    store,
+    serverUrl,
+    settings: { grant: "client_credentials", client_id, client_secret: MACHINE_SECRET },
+    clientName: "toolgate test",
+    now: Date.now,
+  });
 
 test("configured credentials are bound to the first authorization server that accepts them; another is refused before a request", async () => {
   const names = { issuer: first.issuer };
@@ -52,7 +62,10 @@ test("configured credentials are bound to the first authorization server that ac
   await expect(auth(p, { serverUrl: resource.url })).rejects.toThrow(`bound to authorization server ${first.issuer}`);
   expect(second.tokenRequests()).toBe(before);
   // Another configured client (the config changed) is not bound by the first one's record.
-  expect(machine(store, resource.url, "another-bot").clientInformation()).toEqual({ client_id: "another-bot", client_secret: MACHINE_SECRET });
+  expect(machine(store, resource.url, "another-bot").clientInformation()).toEqual({
+    client_id: "another-bot",
+    client_secret: MACHINE_SECRET,
+  });
   // --logout forgets the binding with the rest.
   expect(p.forget()).toBe(true);
   expect(await auth(p, { serverUrl: resource.url })).toBe("AUTHORIZED");

@@ -7,7 +7,15 @@ import { AuthRequired, StoreProvider, union, type ProviderOptions } from "../../
 import { AuthStore } from "../../src/auth/store.ts";
 
 const URL_S = "https://mcp.example.com/mcp";
-const provider = (o: Partial<ProviderOptions> = {}) => new StoreProvider({ store: new AuthStore(null), serverUrl: URL_S, settings: {}, clientName: "toolgate test", now: () => 42, ...o });
+const provider = (o: Partial<ProviderOptions> = {}) =>
+  new StoreProvider({
+    store: new AuthStore(null),
+    serverUrl: URL_S,
+    settings: {},
+    clientName: "toolgate test",
+    now: () => 42,
+    ...o,
+  });
 
 describe("StoreProvider", () => {
   test("stored mode with nothing stored stops before discovery, and says so", () => {
@@ -33,9 +41,16 @@ describe("StoreProvider", () => {
 
   test("authorize mode opens the URL with the wanted scope added to the server's", () => {
     const store = new AuthStore(null);
-    store.update(URL_S, (r) => ({ ...r, wanted_scope: "files:write files:read", tokens: { access_token: "at-older-0123456", token_type: "Bearer" } }));
+    store.update(URL_S, (r) => ({
+      ...r,
+      wanted_scope: "files:write files:read",
+      tokens: { access_token: "at-older-0123456", token_type: "Bearer" },
+    }));
     const opened: string[] = [];
-    const p = provider({ store, authorize: { redirectUrl: "http://127.0.0.1:5555/callback", state: "st", open: (u) => opened.push(u.href) } });
+    const p = provider({
+      store,
+      authorize: { redirectUrl: "http://127.0.0.1:5555/callback", state: "st", open: (u) => opened.push(u.href) },
+    });
     // A fresh authorization reads no older token (the stored one stays until a new one is saved).
     expect(p.tokens()).toBeUndefined();
     expect(p.wantedScope).toBe("files:write files:read");
@@ -44,20 +59,38 @@ describe("StoreProvider", () => {
     expect(p.redirects).toHaveLength(1);
     // Tokens saved: the wanted scope is satisfied and forgotten.
     p.saveTokens({ access_token: "at-0123456789", token_type: "Bearer" });
-    expect(store.read(URL_S)).toEqual({ server_url: URL_S, tokens: { access_token: "at-0123456789", token_type: "Bearer" }, obtained_ms: 42 });
+    expect(store.read(URL_S)).toEqual({
+      server_url: URL_S,
+      tokens: { access_token: "at-0123456789", token_type: "Bearer" },
+      obtained_ms: 42,
+    });
   });
 
   test("a registration made for another loopback port is registered again; a configured client is always used", () => {
     const store = new AuthStore(null);
-    store.update(URL_S, (r) => ({ ...r, client: { client_id: "old", redirect_uris: ["http://127.0.0.1:1111/callback"] } }));
+    store.update(URL_S, (r) => ({
+      ...r,
+      client: { client_id: "old", redirect_uris: ["http://127.0.0.1:1111/callback"] },
+    }));
     const authorize = { redirectUrl: "http://127.0.0.1:2222/callback", state: "s", open: () => {} };
     expect(provider({ store, authorize }).clientInformation()).toBeUndefined();
-    expect(provider({ store }).clientInformation()).toEqual({ client_id: "old", redirect_uris: ["http://127.0.0.1:1111/callback"] });
-    expect(provider({ store, authorize, settings: { client_id: "pre", client_secret: "sec-0123456789" } }).clientInformation()).toEqual({ client_id: "pre", client_secret: "sec-0123456789" });
+    expect(provider({ store }).clientInformation()).toEqual({
+      client_id: "old",
+      redirect_uris: ["http://127.0.0.1:1111/callback"],
+    });
+    expect(
+      provider({
+        store,
+        authorize,
+        settings: { client_id: "pre", client_secret: "sec-0123456789" },
+      }).clientInformation(),
+    ).toEqual({ client_id: "pre", client_secret: "sec-0123456789" });
   });
 
   test("client credentials: no redirect, a client_credentials token request with the configured scope", () => {
-    const p = provider({ settings: { grant: "client_credentials", client_id: "ci", client_secret: "sec-0123456789", scope: "deploy" } });
+    const p = provider({
+      settings: { grant: "client_credentials", client_id: "ci", client_secret: "sec-0123456789", scope: "deploy" },
+    });
     expect(p.redirectUrl).toBeUndefined();
     expect(p.clientMetadata.grant_types).toEqual(["client_credentials"]);
     expect(p.discoveryState()).toBeUndefined();
@@ -66,14 +99,23 @@ describe("StoreProvider", () => {
 
   test("client credentials without a configured scope ask for the resource's listed scopes, and add a scope a call was refused for", () => {
     const store = new AuthStore(null);
-    const p = provider({ store, settings: { grant: "client_credentials", client_id: "ci", client_secret: "sec-0123456789" } });
+    const p = provider({
+      store,
+      settings: { grant: "client_credentials", client_id: "ci", client_secret: "sec-0123456789" },
+    });
     expect(p.prepareTokenRequest()?.toString()).toBe("grant_type=client_credentials");
-    p.saveDiscoveryState({ authorizationServerUrl: "https://auth.example.com", resourceMetadata: { resource: URL_S, scopes_supported: ["mcp:tools", "mcp:read"] } });
+    p.saveDiscoveryState({
+      authorizationServerUrl: "https://auth.example.com",
+      resourceMetadata: { resource: URL_S, scopes_supported: ["mcp:tools", "mcp:read"] },
+    });
     expect(p.prepareTokenRequest()?.get("scope")).toBe("mcp:tools mcp:read");
     store.update(URL_S, (r) => ({ ...r, wanted_scope: "mcp:admin" }));
     expect(p.prepareTokenRequest()?.get("scope")).toBe("mcp:tools mcp:read mcp:admin");
     // A configured scope is what the machine asks for (the refused call's scope still added).
-    const configured = provider({ store, settings: { grant: "client_credentials", client_id: "ci", client_secret: "sec-0123456789", scope: "deploy" } });
+    const configured = provider({
+      store,
+      settings: { grant: "client_credentials", client_id: "ci", client_secret: "sec-0123456789", scope: "deploy" },
+    });
     expect(configured.prepareTokenRequest()?.get("scope")).toBe("deploy mcp:admin");
   });
 

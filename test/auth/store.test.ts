@@ -67,7 +67,11 @@ describe("AuthStore", () => {
   test("every token and client secret it reads or writes joins the live redaction list", async () => {
     await using d = tempDir();
     const secrets: string[] = [];
-    new AuthStore(d.path).update(URL_A, (r) => ({ ...r, tokens, client: { client_id: "c1", client_secret: "cs-0123456789abcdef" } }));
+    new AuthStore(d.path).update(URL_A, (r) => ({
+      ...r,
+      tokens,
+      client: { client_id: "c1", client_secret: "cs-0123456789abcdef" },
+    }));
     const store = new AuthStore(d.path, secrets);
     expect(secrets).toEqual([]);
     store.read(URL_A);

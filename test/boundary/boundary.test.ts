@@ -116,18 +116,51 @@ describe("checkBoundary", () => {
 
 describe("checkDeclared", () => {
   /** A schema of `levels` objects, each the `items` of the one before. */
-  const chain = (levels: number): Record<string, unknown> => (levels === 1 ? { type: "string" } : { type: "array", items: chain(levels - 1) });
+  const chain = (levels: number): Record<string, unknown> =>
+    levels === 1 ? { type: "string" } : { type: "array", items: chain(levels - 1) };
 
   test.each([
-    ["a private key as the description", { name: "t", description: "-----BEGIN PRIVATE KEY-----\nMIIE", inputSchema: { type: "object" } }, { rule: "pem", where: "$.description" }],
-    ["a default under a secret-named key", { name: "t", inputSchema: { type: "object", properties: { password: { type: "string", default: "hunter2" } } } }, { rule: "secret_key", where: "$.inputSchema.properties.password" }],
-    ["an API key in _meta", { name: "t", inputSchema: {}, _meta: { api_key: "sk-1" } }, { rule: "secret_key", where: "$._meta.api_key" }],
-    ["a local path as the annotations' title", { name: "t", inputSchema: {}, annotations: { title: "/etc/shadow" } }, { rule: "local_path", where: "$.annotations.title" }],
-    ["a path in the output schema", { name: "t", inputSchema: {}, outputSchema: { properties: { at: { const: "/home/u/x" } } } }, { rule: "local_path", where: "$.outputSchema.properties.at.const" }],
-    ["a field named like a secret", { name: "t", inputSchema: {}, token: "x" }, { rule: "secret_key", where: "$.token" }],
-    ["a field whose name is a path", { name: "t", inputSchema: {}, "/etc/x": 1 }, { rule: "local_path", where: "$<key#2>" }],
+    [
+      "a private key as the description",
+      { name: "t", description: "-----BEGIN PRIVATE KEY-----\nMIIE", inputSchema: { type: "object" } },
+      { rule: "pem", where: "$.description" },
+    ],
+    [
+      "a default under a secret-named key",
+      { name: "t", inputSchema: { type: "object", properties: { password: { type: "string", default: "hunter2" } } } },
+      { rule: "secret_key", where: "$.inputSchema.properties.password" },
+    ],
+    [
+      "an API key in _meta",
+      { name: "t", inputSchema: {}, _meta: { api_key: "sk-1" } },
+      { rule: "secret_key", where: "$._meta.api_key" },
+    ],
+    [
+      "a local path as the annotations' title",
+      { name: "t", inputSchema: {}, annotations: { title: "/etc/shadow" } },
+      { rule: "local_path", where: "$.annotations.title" },
+    ],
+    [
+      "a path in the output schema",
+      { name: "t", inputSchema: {}, outputSchema: { properties: { at: { const: "/home/u/x" } } } },
+      { rule: "local_path", where: "$.outputSchema.properties.at.const" },
+    ],
+    [
+      "a field named like a secret",
+      { name: "t", inputSchema: {}, token: "x" },
+      { rule: "secret_key", where: "$.token" },
+    ],
+    [
+      "a field whose name is a path",
+      { name: "t", inputSchema: {}, "/etc/x": 1 },
+      { rule: "local_path", where: "$<key#2>" },
+    ],
     ["a NUL in the name", { name: "t\u0000" }, { rule: "nul", where: "$.name" }],
-    ["JSON text in a title", { name: "t", title: '{"cookie":"c"}' }, { rule: "secret_key", where: "$.title<json>.cookie" }],
+    [
+      "JSON text in a title",
+      { name: "t", title: '{"cookie":"c"}' },
+      { rule: "secret_key", where: "$.title<json>.cookie" },
+    ],
   ])("withholds %s, naming the place from the descriptor", (_what, descriptor, violation) => {
     expect(checkDeclared(descriptor, EXTERNAL)).toEqual(violation as never);
   });
@@ -137,7 +170,15 @@ describe("checkDeclared", () => {
       name: "weather",
       title: "Weather",
       description: "Light rain / drizzle; GET /users/42 and https://host/etc/x are not paths",
-      inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { city: { type: "string", default: "Oslo" }, max_tokens: { type: "integer" }, address: { $ref: "#/$defs/address" } } },
+      inputSchema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: {
+          city: { type: "string", default: "Oslo" },
+          max_tokens: { type: "integer" },
+          address: { $ref: "#/$defs/address" },
+        },
+      },
       annotations: { readOnlyHint: true },
       _meta: { "example.com/route": "/api/v1/weather" },
     };
@@ -146,20 +187,31 @@ describe("checkDeclared", () => {
 
   test("a path passes where the user switched the rule off for the server; every other rule holds", () => {
     expect(checkDeclared({ name: "t", annotations: { title: "/etc/shadow" } }, BUILTIN)).toBeNull();
-    expect(checkDeclared({ name: "t", annotations: { title: "/etc/shadow" }, _meta: { api_key: "k" } }, BUILTIN)).toEqual({ rule: "secret_key", where: "$._meta.api_key" });
+    expect(
+      checkDeclared({ name: "t", annotations: { title: "/etc/shadow" }, _meta: { api_key: "k" } }, BUILTIN),
+    ).toEqual({ rule: "secret_key", where: "$._meta.api_key" });
   });
 
   test("each field counts its own levels, up to MAX_DECLARED_DEPTH: a generated schema deeper than a result may be passes", () => {
-    expect(checkBoundary({ inputSchema: chain(13) }, EXTERNAL)).toEqual({ rule: "depth", where: `$.inputSchema${".items".repeat(7)}` });
+    expect(checkBoundary({ inputSchema: chain(13) }, EXTERNAL)).toEqual({
+      rule: "depth",
+      where: `$.inputSchema${".items".repeat(7)}`,
+    });
     expect(checkDeclared({ name: "t", inputSchema: chain(13) }, EXTERNAL)).toBeNull();
     expect(checkDeclared({ name: "t", inputSchema: chain(MAX_DECLARED_DEPTH) }, EXTERNAL)).toBeNull();
-    expect(checkDeclared({ name: "t", inputSchema: chain(MAX_DECLARED_DEPTH + 1) }, EXTERNAL)).toEqual({ rule: "depth", where: `$.inputSchema${".items".repeat(MAX_DECLARED_DEPTH)}` });
+    expect(checkDeclared({ name: "t", inputSchema: chain(MAX_DECLARED_DEPTH + 1) }, EXTERNAL)).toEqual({
+      rule: "depth",
+      where: `$.inputSchema${".items".repeat(MAX_DECLARED_DEPTH)}`,
+    });
   });
 
   test("each field has its own 64 KiB", () => {
     const half = "a".repeat(40_000);
     expect(checkDeclared({ name: "t", description: half, title: half }, EXTERNAL)).toBeNull();
-    expect(checkDeclared({ name: "t", description: half + half }, EXTERNAL)).toEqual({ rule: "size", where: "$.description" });
+    expect(checkDeclared({ name: "t", description: half + half }, EXTERNAL)).toEqual({
+      rule: "size",
+      where: "$.description",
+    });
   });
 
   test("a result's depth is still 8 after a declared check", () => {
@@ -170,9 +222,20 @@ describe("checkDeclared", () => {
 
 describe("isSecretKey", () => {
   test.each([
-    ["token", true], ["my_token", true], ["X-Api-Key", true], ["Authorization", true], ["SET-COOKIE", true],
-    ["session token", true], ["ｔｏｋｅｎ", true], [" secret\n", true], ["token_count", false], ["tokens", false],
-    ["", false], ["key", false], ["api", false], ["passwords", false],
+    ["token", true],
+    ["my_token", true],
+    ["X-Api-Key", true],
+    ["Authorization", true],
+    ["SET-COOKIE", true],
+    ["session token", true],
+    ["ｔｏｋｅｎ", true],
+    [" secret\n", true],
+    ["token_count", false],
+    ["tokens", false],
+    ["", false],
+    ["key", false],
+    ["api", false],
+    ["passwords", false],
   ] as const)("%p is %p", (key, expected) => {
     expect(isSecretKey(key)).toBe(expected);
   });
@@ -180,10 +243,25 @@ describe("isSecretKey", () => {
   test("the ASCII fast path agrees with the two readings (as it is, and by skeleton)", () => {
     const decorations = ["", "my_", "X-", "a b ", "\t", "MY-", " ", "not", "m", "1", "|"];
     const tails = ["", " ", "s", "_count", "\n", "x", "m", "0", "1", "I", "%", '"', "`"];
-    const confusable = (s: string) => [s.replace(/o/g, "0"), s.replace(/l/g, "1"), s.replace(/l/g, "|"), s.replace(/l/g, "I"), s.replace(/i/g, "I"), s.replace(/n/g, "m"), s.replace(/rn/g, "m")];
+    const confusable = (s: string) => [
+      s.replace(/o/g, "0"),
+      s.replace(/l/g, "1"),
+      s.replace(/l/g, "|"),
+      s.replace(/l/g, "I"),
+      s.replace(/i/g, "I"),
+      s.replace(/n/g, "m"),
+      s.replace(/rn/g, "m"),
+    ];
     const keys: string[] = [];
     for (const suffix of SECRET_KEY_SUFFIXES) {
-      for (const variant of [suffix, suffix.toUpperCase(), suffix.replace(/_/g, "-"), suffix.replace(/_/g, " "), suffix.slice(1), ...confusable(suffix)]) {
+      for (const variant of [
+        suffix,
+        suffix.toUpperCase(),
+        suffix.replace(/_/g, "-"),
+        suffix.replace(/_/g, " "),
+        suffix.slice(1),
+        ...confusable(suffix),
+      ]) {
         for (const d of decorations) for (const t of tails) keys.push(d + variant + t);
       }
     }
@@ -198,8 +276,16 @@ describe("isSecretKey", () => {
   });
 
   test.each([
-    ["t\u043eken", true], ["\u0442oken", false], ["token\u034f", true], ["secre\u0332t", true], ["token\u3164", true],
-    ["t\u043ekens", false], ["привет", false], ["ｔｏｋｅｎ_count", false], ["passw0rd", true], ["private\u0085key", true],
+    ["t\u043eken", true],
+    ["\u0442oken", false],
+    ["token\u034f", true],
+    ["secre\u0332t", true],
+    ["token\u3164", true],
+    ["t\u043ekens", false],
+    ["привет", false],
+    ["ｔｏｋｅｎ_count", false],
+    ["passw0rd", true],
+    ["private\u0085key", true],
   ] as const)("%p is %p", (key, expected) => {
     expect(isSecretKey(key)).toBe(expected);
   });
@@ -214,9 +300,30 @@ describe("text scanners", () => {
     return Object.entries(v).flatMap(([k, x]) => [k, ...stringsIn(x)]);
   }
   const corpus = [
-    ...mustReject.map((s) => s.value), ...mustAccept.map((s) => s.value),
-    "a\u0000/etc/x", "----", "-----BEGIN", "/", "file:", "  (FiLe:x", "a\u2028/etc/x", "\ufeff/etc/x", "x\u200b/etc/y", "((((", "`",
-    " {", "\t[1]", '  "a"', "x /dev/fd/1 /dev/fd/", "/dev/", "/etc/", "//", "a=/", "file:/", ":file:", "FILE:",
+    ...mustReject.map((s) => s.value),
+    ...mustAccept.map((s) => s.value),
+    "a\u0000/etc/x",
+    "----",
+    "-----BEGIN",
+    "/",
+    "file:",
+    "  (FiLe:x",
+    "a\u2028/etc/x",
+    "\ufeff/etc/x",
+    "x\u200b/etc/y",
+    "((((",
+    "`",
+    " {",
+    "\t[1]",
+    '  "a"',
+    "x /dev/fd/1 /dev/fd/",
+    "/dev/",
+    "/etc/",
+    "//",
+    "a=/",
+    "file:/",
+    ":file:",
+    "FILE:",
   ].flatMap(stringsIn);
 
   test("the one-pass scan of short ASCII agrees with the jumps of the long one, padded past the short limit too", () => {
@@ -235,7 +342,8 @@ describe("text scanners", () => {
 
   test("the scan with the NUL and PEM gate closed agrees with the full scan on NUL- and dash-free text", () => {
     for (const s of corpus.filter((x) => !x.includes("\u0000") && !x.includes("----"))) {
-      for (const text of [s, s + " ".repeat(200)]) expect([text, scanText(text, ROOTS, false)]).toEqual([text, scanText(text, ROOTS, true)]);
+      for (const text of [s, s + " ".repeat(200)])
+        expect([text, scanText(text, ROOTS, false)]).toEqual([text, scanText(text, ROOTS, true)]);
     }
   });
 });
@@ -243,20 +351,31 @@ describe("text scanners", () => {
 describe("this machine's roots", () => {
   test("every folder (or link) at the top of / is a root when no machine is given; the samples' machine is not this one", async () => {
     const { readdirSync } = await import("node:fs");
-    const names = readdirSync("/", { withFileTypes: true }).filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => e.name);
+    const names = readdirSync("/", { withFileTypes: true })
+      .filter((e) => e.isDirectory() || e.isSymbolicLink())
+      .map((e) => e.name);
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) {
-      expect([name, checkBoundary({ a: `/${name}/x` }, { localPaths: true })]).toEqual([name, { rule: "local_path", where: "$.a" }]);
+      expect([name, checkBoundary({ a: `/${name}/x` }, { localPaths: true })]).toEqual([
+        name,
+        { rule: "local_path", where: "$.a" },
+      ]);
     }
     const other = `no-such-top-folder-${process.pid}`;
     expect(checkBoundary({ a: `/${other}/x` }, { localPaths: true })).toBeNull();
-    expect(checkBoundary({ a: `/${other}/x` }, { localPaths: true, machineRoots: [other] })).toEqual({ rule: "local_path", where: "$.a" });
+    expect(checkBoundary({ a: `/${other}/x` }, { localPaths: true, machineRoots: [other] })).toEqual({
+      rule: "local_path",
+      where: "$.a",
+    });
   });
 
   test("a key's verdict under another machine's roots is not kept for this one", () => {
     const other = `only-elsewhere-${process.pid}`;
     expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true })).toBeNull();
-    expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true, machineRoots: [other] })).toEqual({ rule: "local_path", where: "$<key#0>" });
+    expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true, machineRoots: [other] })).toEqual({
+      rule: "local_path",
+      where: "$<key#0>",
+    });
     expect(checkBoundary({ [`/${other}/x`]: 1 }, { localPaths: true })).toBeNull();
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { asciiSpaces, DASH_LIKE, foldForMatch, hasDashRun, isSpace, removeInvisible } from "../../src/boundary/format.ts";
+import {
+  asciiSpaces,
+  DASH_LIKE,
+  foldForMatch,
+  hasDashRun,
+  isSpace,
+  removeInvisible,
+} from "../../src/boundary/format.ts";
 import { ASCII_PROTOTYPES, skeleton } from "../../src/boundary/skeleton.ts";
 
 /** The package's table (the package itself runs one large regex per call: too slow for every code point). */
@@ -9,7 +16,8 @@ const prototypes = (s: string) => [...s].map((c) => TABLE[c] ?? c).join("");
 describe("whitespace", () => {
   test("isSpace is Unicode White_Space for every UTF-16 code unit (NEL, U+2028, U+2029 in; U+FEFF out)", () => {
     const mismatches: string[] = [];
-    for (let c = 0; c <= 0xffff; c++) if (isSpace(c) !== /\p{White_Space}/u.test(String.fromCharCode(c))) mismatches.push(c.toString(16));
+    for (let c = 0; c <= 0xffff; c++)
+      if (isSpace(c) !== /\p{White_Space}/u.test(String.fromCharCode(c))) mismatches.push(c.toString(16));
     expect(mismatches).toEqual([]);
   });
 
@@ -24,10 +32,23 @@ describe("whitespace", () => {
 
 describe("invisible characters", () => {
   test.each([
-    ["to\u200bken", "token"], ["pass\u00adword", "password"], ["tok\u{E0020}en", "token"], ["\ufeffa\u202eb", "ab"],
-    ["token\u034f", "token"], ["token\ufe0f", "token"], ["token\u{E0100}", "token"], ["token\u3164", "token"], ["\u115f\u1160x\uffa0", "x"],
-    ["secre\u0332t", "secret"], ["token\u20dd", "token"], ["a\u180bb\u17b4c", "abc"], ["e\u0301", "e"], ["\u0600x", "x"],
-    ["é", "é"], ["привет", "привет"], ["a\u00a0b\u0085c", "a\u00a0b\u0085c"],
+    ["to\u200bken", "token"],
+    ["pass\u00adword", "password"],
+    ["tok\u{E0020}en", "token"],
+    ["\ufeffa\u202eb", "ab"],
+    ["token\u034f", "token"],
+    ["token\ufe0f", "token"],
+    ["token\u{E0100}", "token"],
+    ["token\u3164", "token"],
+    ["\u115f\u1160x\uffa0", "x"],
+    ["secre\u0332t", "secret"],
+    ["token\u20dd", "token"],
+    ["a\u180bb\u17b4c", "abc"],
+    ["e\u0301", "e"],
+    ["\u0600x", "x"],
+    ["é", "é"],
+    ["привет", "привет"],
+    ["a\u00a0b\u0085c", "a\u00a0b\u0085c"],
   ])("removeInvisible(%j) is %j", (input, out) => expect(removeInvisible(input)).toBe(out));
 
   test.each([
@@ -42,7 +63,8 @@ describe("Latin text below U+02D7 (read in one pass, not cleaned)", () => {
     const odd: string[] = [];
     for (let c = 0x80; c < 0x2d7; c++) {
       const s = String.fromCharCode(c);
-      if ((removeInvisible(s) === "") !== (c === 0xad) || isSpace(c) !== (c === 0x85 || c === 0xa0) || DASH_LIKE.has(c)) odd.push(c.toString(16));
+      if ((removeInvisible(s) === "") !== (c === 0xad) || isSpace(c) !== (c === 0x85 || c === 0xa0) || DASH_LIKE.has(c))
+        odd.push(c.toString(16));
     }
     expect(odd).toEqual([]);
   });
@@ -55,18 +77,25 @@ describe("look-alikes", () => {
       if (c >= 0xd800 && c <= 0xdfff) continue;
       const s = String.fromCodePoint(c);
       const nfkc = s.normalize("NFKC");
-      if ([nfkc, prototypes(s), prototypes(nfkc), prototypes(s.normalize("NFD"))].some((x) => x.includes("-"))) found.push(c);
+      if ([nfkc, prototypes(s), prototypes(nfkc), prototypes(s.normalize("NFD"))].some((x) => x.includes("-")))
+        found.push(c);
     }
     expect(found.map((c) => c.toString(16))).toEqual([...DASH_LIKE].sort((a, b) => a - b).map((c) => c.toString(16)));
   });
 
   test.each([
-    ["----", true], ["\u2010\u2011\u2212\uff0d", true], ["--\u2013-", true], ["--- -", false], ["\u2014\u2014\u2014\u2014", false],
+    ["----", true],
+    ["\u2010\u2011\u2212\uff0d", true],
+    ["--\u2013-", true],
+    ["--- -", false],
+    ["\u2014\u2014\u2014\u2014", false],
   ])("hasDashRun(%j) is %p", (input, out) => expect(hasDashRun(input)).toBe(out));
 
   test("skeleton reads the table as the package's own function applies it", () => {
     const pkg = require("unhomoglyph") as (s: string) => string;
-    const sample = `${Object.keys(TABLE).filter((_, i) => i % 7 === 0).join(" ")} plain ASCII, 0 1 I | m`;
+    const sample = `${Object.keys(TABLE)
+      .filter((_, i) => i % 7 === 0)
+      .join(" ")} plain ASCII, 0 1 I | m`;
     expect(prototypes(sample)).toBe(pkg(sample));
     const uts39 = (s: string) => removeInvisible(pkg(s.normalize("NFKC").normalize("NFD")).normalize("NFD"));
     for (const word of sample.split(" ")) expect([word, skeleton(`${word}é`)]).toEqual([word, uts39(`${word}é`)]);
@@ -82,7 +111,12 @@ describe("look-alikes", () => {
   });
 
   test.each([
-    ["t\u043eken", "token"], ["\u0420RIVATE", "PRlVATE"], ["\u2010\u2010", "--"], ["ｔｏｋｅｎ", "token"], ["rn0I|", "rnOll"], ["plain", "plain"],
+    ["t\u043eken", "token"],
+    ["\u0420RIVATE", "PRlVATE"],
+    ["\u2010\u2010", "--"],
+    ["ｔｏｋｅｎ", "token"],
+    ["rn0I|", "rnOll"],
+    ["plain", "plain"],
     ["pr\u00edvate", "private"],
   ])("skeleton(%j) is %j", (input, out) => expect(skeleton(input)).toBe(out));
 });

@@ -7,7 +7,16 @@ const R = REDACTED;
 describe("encodedForms", () => {
   test("base64 and base64url at offsets 0, 1, 2 (the stable inner part), then hex in both cases", () => {
     // "a?>~b" holds the bytes whose base64 uses + and /: 0x3f 0x3e 0x7e.
-    expect(encodedForms(Buffer.from("a?>~b"))).toEqual(["YT8+fm", "YT8-fm", "E/Pn5i", "E_Pn5i", "hPz5+Y", "hPz5-Y", "613f3e7e62", "613F3E7E62"]);
+    expect(encodedForms(Buffer.from("a?>~b"))).toEqual([
+      "YT8+fm",
+      "YT8-fm",
+      "E/Pn5i",
+      "E_Pn5i",
+      "hPz5+Y",
+      "hPz5-Y",
+      "613f3e7e62",
+      "613F3E7E62",
+    ]);
   });
 });
 
@@ -15,8 +24,16 @@ describe("masksOf", () => {
   test.each([
     ["no secrets", [], { texts: [], patterns: 0, longest: 0 }],
     ["a value too short to redact", ["abc"], { texts: [], patterns: 0, longest: 0 }],
-    ["a 4-byte value: itself and its hex (base64 forms are under 8 chars)", ["abcd"], { texts: ["61626364", "abcd"], patterns: 1, longest: 12 }],
-    ["a 6-byte value: base64 at offset 0 only (longest first)", ["abcdef"], { texts: ["616263646566", "YWJjZGVm", "abcdef"], patterns: 1, longest: 18 }],
+    [
+      "a 4-byte value: itself and its hex (base64 forms are under 8 chars)",
+      ["abcd"],
+      { texts: ["61626364", "abcd"], patterns: 1, longest: 12 },
+    ],
+    [
+      "a 6-byte value: base64 at offset 0 only (longest first)",
+      ["abcdef"],
+      { texts: ["616263646566", "YWJjZGVm", "abcdef"], patterns: 1, longest: 18 },
+    ],
     ["repeats count once", ["abcd", "abcd"], { texts: ["61626364", "abcd"], patterns: 1, longest: 12 }],
   ] as const)("%s", (_name, secrets, expected) => {
     const m = masksOf(secrets);
@@ -24,7 +41,13 @@ describe("masksOf", () => {
   });
 
   test("a 7-byte value gets every alignment; hex of digits only is one form", () => {
-    expect([...masksOf(["abcdefg"]).texts].sort()).toEqual(["61626364656667", "FiY2RlZm", "YWJjZGVmZ", "abcdefg", "hYmNkZWZn"]);
+    expect([...masksOf(["abcdefg"]).texts].sort()).toEqual([
+      "61626364656667",
+      "FiY2RlZm",
+      "YWJjZGVmZ",
+      "abcdefg",
+      "hYmNkZWZn",
+    ]);
   });
 
   test("every encoded form is at least the minimum long", () => {

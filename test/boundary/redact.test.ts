@@ -51,7 +51,9 @@ describe("a secret's encoded forms", () => {
   });
 
   test("in values and the argument preview too", () => {
-    expect(redactValue({ [`k-${Buffer.from(S).toString("hex")}`]: ["aHVudGVyMi1TZWNyZXQh"] }, [S])).toEqual({ [`k-${R}`]: [R] });
+    expect(redactValue({ [`k-${Buffer.from(S).toString("hex")}`]: ["aHVudGVyMi1TZWNyZXQh"] }, [S])).toEqual({
+      [`k-${R}`]: [R],
+    });
     expect(previewArgs({ auth: "Basic dTpodW50ZXIyLVNlY3JldCE=" }, 240, [S])).toBe(`{"auth":"Basic dTp${R}E="}`);
   });
 });
@@ -119,14 +121,24 @@ describe("StreamRedactor", () => {
 
   test("can be reused after a flush", () => {
     const redactor = new StreamRedactor(["secret1"]);
-    expect([redactor.push("a secre"), redactor.flush(), redactor.push("t1 secret1"), redactor.flush()]).toEqual(["", "a secre", "", `t1 ${R}`]);
+    expect([redactor.push("a secre"), redactor.flush(), redactor.push("t1 secret1"), redactor.flush()]).toEqual([
+      "",
+      "a secre",
+      "",
+      `t1 ${R}`,
+    ]);
   });
 });
 
 describe("redactValue", () => {
   test("redacts strings at any depth, keys included", () => {
     const value = { ok: "x", nested: [{ "hunter22-key": "pw hunter22" }], n: 4711, m: 12 };
-    expect(redactValue(value, ["hunter22", "4711"])).toEqual({ ok: "x", nested: [{ [`${R}-key`]: `pw ${R}` }], n: R, m: 12 });
+    expect(redactValue(value, ["hunter22", "4711"])).toEqual({
+      ok: "x",
+      nested: [{ [`${R}-key`]: `pw ${R}` }],
+      n: R,
+      m: 12,
+    });
   });
 
   test("returns the same value without usable secrets", () => {
@@ -147,7 +159,11 @@ describe("redactValue", () => {
 
 describe("previewArgs", () => {
   test("masks values under secret keys and bound secrets", () => {
-    const args = { url: "https://h/?q=abcd1234", headers: { "X-Api-Key": { nested: 1 }, Accept: "json" }, password: "pw" };
+    const args = {
+      url: "https://h/?q=abcd1234",
+      headers: { "X-Api-Key": { nested: 1 }, Accept: "json" },
+      password: "pw",
+    };
     expect(previewArgs(args, 240, ["abcd1234"])).toBe(
       `{"url":"https://h/?q=${R}","headers":{"X-Api-Key":"${R}","Accept":"json"},"password":"${R}"}`,
     );

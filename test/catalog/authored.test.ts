@@ -3,7 +3,17 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, cpSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { authoredSources, findCollision, needsOf, runAuthored, STDERR_TAIL_CHARS, toSource, WAIVER_IGNORED, WAIVER_STALE, type Waiver } from "../../src/catalog/authored.ts";
+import {
+  authoredSources,
+  findCollision,
+  needsOf,
+  runAuthored,
+  STDERR_TAIL_CHARS,
+  toSource,
+  WAIVER_IGNORED,
+  WAIVER_STALE,
+  type Waiver,
+} from "../../src/catalog/authored.ts";
 import { loadManifests, type Manifest, type ManifestOptions } from "../../src/catalog/authored-manifest.ts";
 import { buildCatalog } from "../../src/catalog/catalog.ts";
 import { builtinSources } from "../../src/catalog/builtin.ts";
@@ -58,12 +68,20 @@ describe("reading manifests", () => {
       digest: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     const built = buildCatalog([toSource(m!)]);
-    expect(built.ok && built.value.descriptors.map((d) => [d.name, d.origin, d.effect, d.approval])).toEqual([["hello", "authored", "irreversible", "required"]]);
+    expect(built.ok && built.value.descriptors.map((d) => [d.name, d.origin, d.effect, d.approval])).toEqual([
+      ["hello", "authored", "irreversible", "required"],
+    ]);
   });
 
   test("command: a bare program from the launcher's PATH, folder-relative arguments, timeout_secs", async () => {
     await using ws = tempDir();
-    tool(ws.path, "t", { name: "t", description: "d", input_schema: { type: "object" }, command: ["bash", "./main.sh", "--flag", "../shared/x"], timeout_secs: 5 });
+    tool(ws.path, "t", {
+      name: "t",
+      description: "d",
+      input_schema: { type: "object" },
+      command: ["bash", "./main.sh", "--flag", "../shared/x"],
+      timeout_secs: 5,
+    });
     const [m] = load(ws.path);
     expect(m!.argv).toEqual(["bash", "tools/t/main.sh", "--flag", "tools/shared/x"]);
     expect(m!.program).toBe(realpathSync("/bin/bash"));
@@ -115,29 +133,53 @@ describe("reading manifests", () => {
     expect(r.ok ? "" : r.refusal.message).toContain("(authored.dir) is not a folder");
   });
 
-  test.each(BAD_MANIFESTS.map((b) => [b.what, b] as const))("refuses %s, naming the file and the key", async (_what, bad) => {
-    await using ws = tempDir();
-    const path = plant(ws.path, bad);
-    // The checks boot injects (permission and launcher rules) are exercised end to end; here, a stand-in.
-    const checkNeed = (kind: string, v: string) =>
-      kind === "env" && !/^[A-Za-z_]\w*$/.test(v) ? "is not an environment variable name"
-      : kind === "env" && v === "LD_PRELOAD" ? "is fixed by the launcher or changes what a child executes"
-      : kind === "net" && v.includes(" ") ? "is not a host or host:port" : null;
-    const r = loadManifests(join(ws.path, "tools"), { ...opts(ws.path), checkNeed });
-    expect(r.ok).toBe(false);
-    if (r.ok) return;
-    expect(r.refusal.code).toBe("authored.invalid_manifest");
-    expect(r.refusal.message).toStartWith(`${path}:`);
-    expect(r.refusal.message.slice(path.length)).toMatch(new RegExp(`^:\\d+:\\d+: ${bad.key === "" ? "invalid JSON" : `${RegExp.escape(bad.key)}: `}`));
-    expect(r.refusal.message).toMatch(bad.message);
-    expect((r.refusal.details as { hint: string }).hint.length).toBeGreaterThan(0);
-  });
+  test.each(BAD_MANIFESTS.map((b) => [b.what, b] as const))(
+    "refuses %s, naming the file and the key",
+    async (_what, bad) => {
+      await using ws = tempDir();
+      const path = plant(ws.path, bad);
+      // The checks boot injects (permission and launcher rules) are exercised end to end; here, a stand-in.
+      const checkNeed = (kind: string, v: string) =>
+        kind === "env" && !/^[A-Za-z_]\w*$/.test(v)
+          ? "is not an environment variable name"
+          : kind === "env" && v === "LD_PRELOAD"
+            ? "is fixed by the launcher or changes what a child executes"
+            : kind === "net" && v.includes(" ")
+              ? "is not a host or host:port"
+              : null;
+      const r = loadManifests(join(ws.path, "tools"), { ...opts(ws.path), checkNeed });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.refusal.code).toBe("authored.invalid_manifest");
+      expect(r.refusal.message).toStartWith(`${path}:`);
+      expect(r.refusal.message.slice(path.length)).toMatch(
+        new RegExp(`^:\\d+:\\d+: ${bad.key === "" ? "invalid JSON" : `${RegExp.escape(bad.key)}: `}`),
+      );
+      expect(r.refusal.message).toMatch(bad.message);
+      expect((r.refusal.details as { hint: string }).hint.length).toBeGreaterThan(0);
+    },
+  );
 
   test.each([
     ["a syntax error", '{\n  "name": "x",\n  "description" "d"\n}', "3:17", "invalid JSON (ColonExpected)"],
-    ["an unknown key points at the key", '{\n  "name": "x",\n  "description": "d",\n  "input_schema": {"type": "object"},\n    "extra": true\n}', "5:5", "extra: unknown key"],
-    ["a wrong value points at the value", '{\n  "name": "x",\n  "description": "d",\n  "input_schema": {"type": "object"},\n  "timeout_secs": "soon"\n}', "5:19", "timeout_secs: must be a number (was string)"],
-    ["a schema problem points inside input_schema", '{\n  "name": "x",\n  "description": "d",\n  "input_schema": {\n    "type": "object",\n    "properties": {"a": {"$ref": "#/x"}}\n  }\n}', "6:25", "input_schema.properties.a: the runtime validator cannot check this schema: can't resolve reference #/x from id #"],
+    [
+      "an unknown key points at the key",
+      '{\n  "name": "x",\n  "description": "d",\n  "input_schema": {"type": "object"},\n    "extra": true\n}',
+      "5:5",
+      "extra: unknown key",
+    ],
+    [
+      "a wrong value points at the value",
+      '{\n  "name": "x",\n  "description": "d",\n  "input_schema": {"type": "object"},\n  "timeout_secs": "soon"\n}',
+      "5:19",
+      "timeout_secs: must be a number (was string)",
+    ],
+    [
+      "a schema problem points inside input_schema",
+      '{\n  "name": "x",\n  "description": "d",\n  "input_schema": {\n    "type": "object",\n    "properties": {"a": {"$ref": "#/x"}}\n  }\n}',
+      "6:25",
+      "input_schema.properties.a: the runtime validator cannot check this schema: can't resolve reference #/x from id #",
+    ],
   ])("line and column: %s", async (_what, text, at, rest) => {
     await using ws = tempDir();
     const path = tool(ws.path, "x", {});
@@ -150,9 +192,24 @@ describe("reading manifests", () => {
 describe("sources and collisions", () => {
   test("needs: the tool's folder (its run grant), its program against denies only, then the declared needs with read/write relative to the workspace", async () => {
     await using ws = tempDir();
-    tool(ws.path, "t", { name: "t", description: "d", input_schema: { type: "object" }, needs: { env: ["API_URL"], read: ["data", "/etc/hosts"], write: ["out"], net: ["example.invalid:443"], run: ["git"] } });
+    tool(ws.path, "t", {
+      name: "t",
+      description: "d",
+      input_schema: { type: "object" },
+      needs: {
+        env: ["API_URL"],
+        read: ["data", "/etc/hosts"],
+        write: ["out"],
+        net: ["example.invalid:443"],
+        run: ["git"],
+      },
+    });
     expect(needsOf(load(ws.path)[0]!, ws.path)).toEqual([
-      { kind: "run", value: join(ws.path, "tools/t"), note: "that is the authored tool t, granted by its folder (or --allow-run for every program and tool); a grant of the program it starts (run) does not cover it" },
+      {
+        kind: "run",
+        value: join(ws.path, "tools/t"),
+        note: "that is the authored tool t, granted by its folder (or --allow-run for every program and tool); a grant of the program it starts (run) does not cover it",
+      },
       { kind: "run", value: join(ws.path, "tools/t/run"), denyOnly: true },
       { kind: "read", value: join(ws.path, "data") },
       { kind: "read", value: "/etc/hosts" },
@@ -163,7 +220,7 @@ describe("sources and collisions", () => {
     ]);
   });
 
-  test("a manifest's own \"never\" holds only where the trust covers it; otherwise required, and the note says why", async () => {
+  test('a manifest\'s own "never" holds only where the trust covers it; otherwise required, and the note says why', async () => {
     await using ws = tempDir();
     tool(ws.path, "w", { name: "w", description: "d", input_schema: { type: "object" }, approval: "never" });
     tool(ws.path, "r", { name: "r", description: "d", input_schema: { type: "object" } });
@@ -172,9 +229,18 @@ describe("sources and collisions", () => {
       const r = authoredSources(load(ws.path), [], (m) => (asked.push(m.name), waiver));
       return r.ok ? r.value.map((s) => [s.name, s.approval, s.note ?? null]) : [];
     };
-    expect(sources("honoured")).toEqual([["r", "required", null], ["w", "never", null]]);
-    expect(sources("untrusted")).toEqual([["r", "required", null], ["w", "required", WAIVER_IGNORED]]);
-    expect(sources("changed")).toEqual([["r", "required", null], ["w", "required", WAIVER_STALE]]);
+    expect(sources("honoured")).toEqual([
+      ["r", "required", null],
+      ["w", "never", null],
+    ]);
+    expect(sources("untrusted")).toEqual([
+      ["r", "required", null],
+      ["w", "required", WAIVER_IGNORED],
+    ]);
+    expect(sources("changed")).toEqual([
+      ["r", "required", null],
+      ["w", "required", WAIVER_STALE],
+    ]);
     expect(asked).toEqual(["w", "w", "w"]); // asked only for a manifest that waives
   });
 
@@ -213,7 +279,9 @@ describe("sources and collisions", () => {
   test("a collision with another source (an MCP tool) names that origin", () => {
     const m = { name: "srv__x", path: "/w/tools/x/tool.json" } as Manifest;
     const other = { ...builtinSources(builtinTools)[0]!, name: "srv__X", origin: "mcp:srv" };
-    expect(findCollision([m], [other])?.message).toStartWith('tool name collision: "srv__X" from mcp:srv and "srv__x" from authored (/w/tools/x/tool.json)');
+    expect(findCollision([m], [other])?.message).toStartWith(
+      'tool name collision: "srv__X" from mcp:srv and "srv__x" from authored (/w/tools/x/tool.json)',
+    );
   });
 
   test("the digest covers the whole manifest and the executable's content, not where the checkout is", async () => {
@@ -262,7 +330,14 @@ describe("a call through the real launcher", () => {
     const ctx = {
       workspace: ws,
       stateDir: join(ws, ".toolgate"),
-      processes: processRunner({ parentEnv: {}, stateDir: join(ws, ".toolgate"), sandboxMode: "off", sandbox: undefined, secrets: {}, signal: new AbortController().signal }),
+      processes: processRunner({
+        parentEnv: {},
+        stateDir: join(ws, ".toolgate"),
+        sandboxMode: "off",
+        sandbox: undefined,
+        secrets: {},
+        signal: new AbortController().signal,
+      }),
     } as unknown as ToolContext;
     return runAuthored(m, args, ctx);
   }
@@ -289,7 +364,13 @@ describe("a call through the real launcher", () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     const d = r.refusal.details as { code: number; stderr: string; stderr_truncated: boolean };
-    expect([r.refusal.code, d.code, d.stderr.length, d.stderr.endsWith("THE END"), d.stderr_truncated]).toEqual(["authored.exit", 2, STDERR_TAIL_CHARS, true, true]);
+    expect([r.refusal.code, d.code, d.stderr.length, d.stderr.endsWith("THE END"), d.stderr_truncated]).toEqual([
+      "authored.exit",
+      2,
+      STDERR_TAIL_CHARS,
+      true,
+      true,
+    ]);
   });
 
   test("a signal is an authored.exit naming it", async () => {
@@ -304,8 +385,21 @@ describe("a call through the real launcher", () => {
     tool(ws.path, "gone", { name: "gone", description: "d", input_schema: { type: "object" } });
     const m = load(ws.path)[0]!;
     rmSync(join(ws.path, "tools/gone/run"));
-    const ctx = { workspace: ws.path, processes: processRunner({ parentEnv: {}, stateDir: join(ws.path, ".toolgate"), sandboxMode: "off", sandbox: undefined, secrets: {}, signal: new AbortController().signal }) } as unknown as ToolContext;
+    const ctx = {
+      workspace: ws.path,
+      processes: processRunner({
+        parentEnv: {},
+        stateDir: join(ws.path, ".toolgate"),
+        sandboxMode: "off",
+        sandbox: undefined,
+        secrets: {},
+        signal: new AbortController().signal,
+      }),
+    } as unknown as ToolContext;
     const r = await runAuthored(m, {}, ctx);
-    expect(r.ok ? null : r.refusal).toEqual({ code: "launch.spawn_failed", message: 'gone: cannot start "tools/gone/run": no such file (or its interpreter is missing)' });
+    expect(r.ok ? null : r.refusal).toEqual({
+      code: "launch.spawn_failed",
+      message: 'gone: cannot start "tools/gone/run": no such file (or its interpreter is missing)',
+    });
   });
 });

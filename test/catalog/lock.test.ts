@@ -5,16 +5,35 @@ import { buildCatalog, type Descriptor, type ToolSource } from "../../src/catalo
 import { checkLock, readLock, renderLock, type Lock } from "../../src/catalog/lock.ts";
 import { remoteTerms, tempDir } from "../helpers.ts";
 
-const adapter = { needs: () => ({ ok: true as const, value: [] }), run: async () => ({ ok: true as const, value: null }) };
+const adapter = {
+  needs: () => ({ ok: true as const, value: [] }),
+  run: async () => ({ ok: true as const, value: null }),
+};
 function catalog(over: Partial<ToolSource>[]): readonly Descriptor[] {
-  const r = buildCatalog(over.map((o) => ({ origin: "mcp:s", rawName: "t", name: "s__t", description: "", inputSchema: { type: "object" }, effect: "read", approval: "required", terms: remoteTerms(), adapter, ...o })));
+  const r = buildCatalog(
+    over.map((o) => ({
+      origin: "mcp:s",
+      rawName: "t",
+      name: "s__t",
+      description: "",
+      inputSchema: { type: "object" },
+      effect: "read",
+      approval: "required",
+      terms: remoteTerms(),
+      adapter,
+      ...o,
+    })),
+  );
   if (!r.ok) throw new Error(r.refusal.message);
   return r.value.descriptors;
 }
 
 describe("toolgate.lock", () => {
   test("renders sorted, stable text", () => {
-    const a = catalog([{ name: "b__x", rawName: "x" }, { name: "a__y", rawName: "y" }]);
+    const a = catalog([
+      { name: "b__x", rawName: "x" },
+      { name: "a__y", rawName: "y" },
+    ]);
     const text = renderLock(a);
     expect(Object.keys(JSON.parse(text).tools)).toEqual(["a__y", "b__x"]);
     expect(renderLock([...a].reverse())).toBe(text);

@@ -39,7 +39,12 @@ describe("remoteToolName", () => {
     for (const server of odd) {
       for (const tool of odd) {
         const n = remoteToolName(server, tool);
-        expect([server, tool, NAME_RULE.test(n), n.startsWith(`${serverPrefix(server)}__`)]).toEqual([server, tool, true, true]);
+        expect([server, tool, NAME_RULE.test(n), n.startsWith(`${serverPrefix(server)}__`)]).toEqual([
+          server,
+          tool,
+          true,
+          true,
+        ]);
       }
     }
   });

@@ -22,7 +22,9 @@ describe("terminalPeer", () => {
     const peer = t.peer(who);
     expect([peer.elicit, peer.progress]).toEqual([undefined, undefined]);
     peer.elicited!("decline");
-    expect(err).toEqual(['toolgate: MCP server "s" asked for input during s__t (elicitation); declined: nobody can be asked here (no terminal, CI, or --no-prompt)\n']);
+    expect(err).toEqual([
+      'toolgate: MCP server "s" asked for input during s__t (elicitation); declined: nobody can be asked here (no terminal, CI, or --no-prompt)\n',
+    ]);
   });
 
   test("progress on a terminal: each step replaces the line, finish() clears it once", () => {
@@ -39,18 +41,24 @@ describe("terminalPeer", () => {
   test("a form the terminal cannot ask is refused with the reason (the session declines, saying it)", async () => {
     const t = terminalPeer({ ask: true, progress: false, err: () => {}, ttyPath: "/nonexistent/tty" });
     const form = { message: "m", requestedSchema: { type: "object", properties: { list: { type: "array" } } } };
-    await expect(t.peer(who).elicit!(form, new AbortController().signal)).rejects.toThrow('property "list" has type "array", which a terminal form does not ask');
+    await expect(t.peer(who).elicit!(form, new AbortController().signal)).rejects.toThrow(
+      'property "list" has type "array", which a terminal form does not ask',
+    );
   });
 
   test("no terminal opens: the form is refused saying so (a decline with a reason), never a silent decline", async () => {
     const t = terminalPeer({ ask: true, progress: false, err: () => {}, ttyPath: "/nonexistent/tty" });
     const form = { message: "m", requestedSchema: { type: "object", properties: { name: { type: "string" } } } };
-    await expect(t.peer(who).elicit!(form, new AbortController().signal)).rejects.toThrow("no terminal could be opened to ask on");
+    await expect(t.peer(who).elicit!(form, new AbortController().signal)).rejects.toThrow(
+      "no terminal could be opened to ask on",
+    );
   });
 
   test("whyNot words the decline when nobody is asked (a call forwarded to a session)", () => {
     const err: string[] = [];
-    const peer = terminalPeer({ ask: false, progress: false, err: (x) => void err.push(x), whyNot: "because" }).peer(who);
+    const peer = terminalPeer({ ask: false, progress: false, err: (x) => void err.push(x), whyNot: "because" }).peer(
+      who,
+    );
     peer.elicited!("decline");
     expect(err).toEqual(['toolgate: MCP server "s" asked for input during s__t (elicitation); declined: because\n']);
   });

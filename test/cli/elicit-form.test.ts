@@ -8,7 +8,12 @@ const field = (over: Partial<Field>): Field => ({ key: "k", label: "k", kind: "s
 
 /** A terminal whose lines are `typed`, one per read; what was written is kept. */
 function scripted(typed: string[]): TtyLines & { shown: string } {
-  const t = { shown: "", write: (s: string) => void (t.shown += s), line: () => typed.shift() ?? null, close: () => {} };
+  const t = {
+    shown: "",
+    write: (s: string) => void (t.shown += s),
+    line: () => typed.shift() ?? null,
+    close: () => {},
+  };
   return t;
 }
 
@@ -30,7 +35,16 @@ describe("fieldsOf", () => {
       fields: [
         { key: "name", label: "Name", kind: "string", required: true, default: "Ada", min: 1 },
         { key: "n", label: "n", kind: "integer", required: false, min: 1, max: 9 },
-        { key: "c", label: "c", kind: "enum", required: false, options: [{ value: "r", title: "Red" }, { value: "g", title: "Green" }] },
+        {
+          key: "c",
+          label: "c",
+          kind: "enum",
+          required: false,
+          options: [
+            { value: "r", title: "Red" },
+            { value: "g", title: "Green" },
+          ],
+        },
         { key: "t", label: "t", kind: "enum", required: false, options: [{ value: "a", title: "Alpha" }] },
         { key: "b", label: "b", kind: "boolean", required: false, description: "Yes?" },
       ],
@@ -38,7 +52,10 @@ describe("fieldsOf", () => {
   });
 
   test("a nested object or an array is not asked: the reason names the property", () => {
-    expect(fieldsOf({ type: "object", properties: { deep: { type: "object" } } })).toEqual({ ok: false, why: 'property "deep" has type "object", which a terminal form does not ask' });
+    expect(fieldsOf({ type: "object", properties: { deep: { type: "object" } } })).toEqual({
+      ok: false,
+      why: 'property "deep" has type "object", which a terminal form does not ask',
+    });
     expect(fieldsOf({ type: "array" })).toEqual({ ok: false, why: "the requested schema is not an object" });
   });
 });
@@ -55,8 +72,22 @@ describe("parseAnswer", () => {
     [field({ kind: "boolean", default: true }), "", { ok: true, value: true }],
     [field({ kind: "boolean" }), "No", { ok: true, value: false }],
     [field({ kind: "boolean" }), "maybe", { ok: false, why: "answer yes or no" }],
-    [field({ kind: "enum", options: [{ value: "a", title: "a" }, { value: "b", title: "b" }] }), "2", { ok: true, value: "b" }],
-    [field({ kind: "enum", options: [{ value: "a", title: "a" }] }), "z", { ok: false, why: "answer one of a (or its number)" }],
+    [
+      field({
+        kind: "enum",
+        options: [
+          { value: "a", title: "a" },
+          { value: "b", title: "b" },
+        ],
+      }),
+      "2",
+      { ok: true, value: "b" },
+    ],
+    [
+      field({ kind: "enum", options: [{ value: "a", title: "a" }] }),
+      "z",
+      { ok: false, why: "answer one of a (or its number)" },
+    ],
     [field({ max: 3 }), "long", { ok: false, why: "answer 0-3 characters" }],
   ])("%o + %p", (f, line, expected) => {
     expect(parseAnswer(f, line)).toEqual(expected as never);
@@ -64,7 +95,14 @@ describe("parseAnswer", () => {
 });
 
 describe("askForm", () => {
-  const form = { message: "Who?\n\x1b[31mred", requestedSchema: { type: "object", properties: { name: { type: "string", default: "Ada" }, age: { type: "integer" } }, required: ["age"] } };
+  const form = {
+    message: "Who?\n\x1b[31mred",
+    requestedSchema: {
+      type: "object",
+      properties: { name: { type: "string", default: "Ada" }, age: { type: "integer" } },
+      required: ["age"],
+    },
+  };
   const who = { server: "s", tool: "s__t" };
 
   test("defaults kept, a bad line asked again, accepted; the server's text is escaped", () => {

@@ -16,7 +16,9 @@ const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T
 /** Each command's declaration, by name, loaded as the entry point loads it. */
 async function commands(): Promise<[string, CommandDef<any>][]> {
   const subs = Object.entries(await resolve(mainDef.subCommands!));
-  return Promise.all(subs.map(async ([name, load]) => [name, await resolve(load as CommandDef<any>)] as [string, CommandDef<any>]));
+  return Promise.all(
+    subs.map(async ([name, load]) => [name, await resolve(load as CommandDef<any>)] as [string, CommandDef<any>]),
+  );
 }
 
 /** `--allow-read/-write[=LIST]` → --allow-read, --allow-write; `-q, --quiet=<X>` → -q, --quiet. */
@@ -25,15 +27,28 @@ function expand(label: string): string[] {
     const m = /^(--?[A-Za-z][\w-]*)((?:\/-[\w]+)*)/.exec(part.trim());
     if (!m) return [];
     const prefix = m[1]!.slice(0, m[1]!.lastIndexOf("-"));
-    return [m[1]!, ...m[2]!.split("/").filter(Boolean).map((x) => `${prefix}${x}`)];
+    return [
+      m[1]!,
+      ...m[2]!
+        .split("/")
+        .filter(Boolean)
+        .map((x) => `${prefix}${x}`),
+    ];
   });
 }
 
 /** The flags a help text names: its OPTIONS rows' labels and the GLOBAL FLAGS paragraph. */
 function helpFlags(text: string): string[] {
   const options = text.split("\nOPTIONS\n\n")[1]?.split("\n\n")[0] ?? "";
-  const labels = options.split("\n").filter((l) => /^ {2}-/.test(l)).map((l) => l.trim().split(/\s{2,}/)[0]!);
-  const globals = text.split("\nGLOBAL FLAGS\n\n")[1]?.replace(/\(see toolgate --help\)/, "").replace(/\s+/g, " ") ?? "";
+  const labels = options
+    .split("\n")
+    .filter((l) => /^ {2}-/.test(l))
+    .map((l) => l.trim().split(/\s{2,}/)[0]!);
+  const globals =
+    text
+      .split("\nGLOBAL FLAGS\n\n")[1]
+      ?.replace(/\(see toolgate --help\)/, "")
+      .replace(/\s+/g, " ") ?? "";
   const globalLabels = globals.split(/,\s/).map((g) => g.trim().split(" ")[0]!);
   return [...labels.flatMap(expand), ...globalLabels.flatMap(expand)];
 }
@@ -49,13 +64,29 @@ describe("one declaration per command", () => {
     for (const [name, def] of all) {
       const parsed = sorted(flagTable((await resolve(def.args ?? {})) as Args).keys());
       const help = sorted(helpFlags(await renderHelp(mainDef, def, 1000)));
-      const bash = sorted(/\n {6}(\S+)\) words='([^']*)' ;;/g[Symbol.matchAll](scripts.bash).filter((m) => m[1] === name && m[2]!.startsWith("-")).flatMap((m) => m[2]!.split(" ")));
-      const zshOwn = [...scripts.zsh.matchAll(/\n {6}\((\S+)\) flags=\((.*)\) ;;(?=\n)/g)].find((m) => m[1] === name)?.[2] ?? "";
+      const bash = sorted(
+        /\n {6}(\S+)\) words='([^']*)' ;;/g
+          [Symbol.matchAll](scripts.bash)
+          .filter((m) => m[1] === name && m[2]!.startsWith("-"))
+          .flatMap((m) => m[2]!.split(" ")),
+      );
+      const zshOwn =
+        [...scripts.zsh.matchAll(/\n {6}\((\S+)\) flags=\((.*)\) ;;(?=\n)/g)].find((m) => m[1] === name)?.[2] ?? "";
       const zshGlobal = /\n {4}flags\+=\((.*)\)\n/.exec(scripts.zsh)![1]!;
       const zsh = sorted(`${zshOwn} ${zshGlobal}`.match(/'(-[^:']+):/g)!.map((x) => x.slice(1, -1)));
       // A flag's line: `complete -c toolgate [-n CONDITION] -s q -l quiet ... -d DESCRIPTION`, for every command or this one.
-      const fishLines = scripts.fish.split("\n").map((l) => l.split(" -d ")[0]!).filter((l) => l.startsWith("complete -c toolgate") && (!l.includes(" -n ") || l.includes(`'__toolgate_using ${name}'`)));
-      const fish = sorted(fishLines.flatMap((l) => [...l.matchAll(/ -([sl]) (\S+)/g)].map((m) => (m[1] === "s" ? `-${m[2]}` : `--${m[2]}`))));
+      const fishLines = scripts.fish
+        .split("\n")
+        .map((l) => l.split(" -d ")[0]!)
+        .filter(
+          (l) =>
+            l.startsWith("complete -c toolgate") && (!l.includes(" -n ") || l.includes(`'__toolgate_using ${name}'`)),
+        );
+      const fish = sorted(
+        fishLines.flatMap((l) =>
+          [...l.matchAll(/ -([sl]) (\S+)/g)].map((m) => (m[1] === "s" ? `-${m[2]}` : `--${m[2]}`)),
+        ),
+      );
       expect({ name, help, bash, zsh, fish }).toEqual({ name, help: parsed, bash: parsed, zsh: parsed, fish: parsed });
     }
   });
@@ -75,13 +106,24 @@ describe("one declaration per command", () => {
 });
 
 describe("scanFlags", () => {
-  const args = { tool: { type: "string", repeat: true }, last: { type: "string" }, all: { type: "boolean" }, id: { type: "positional" } } as const satisfies Args;
+  const args = {
+    tool: { type: "string", repeat: true },
+    last: { type: "string" },
+    all: { type: "boolean" },
+    id: { type: "positional" },
+  } as const satisfies Args;
 
   test("values, repeats, booleans, aliases, permission flags and positionals, as declared", () => {
-    const s = scanFlags(["a", "--tool", "x", "--tool=y", "--last=5", "-q", "--all", "--allow-read=/p", "-A", "--", "--all"], args);
+    const s = scanFlags(
+      ["a", "--tool", "x", "--tool=y", "--last=5", "-q", "--all", "--allow-read=/p", "-A", "--", "--all"],
+      args,
+    );
     expect(s.flags).toEqual({ tool: ["x", "y"], last: "5", quiet: true, all: true });
     expect(s.positionals).toEqual(["a", "--all"]);
-    expect(s.permissions.map((p) => [p.effect, p.kind])).toEqual([["allow", "read"], ["allow", "all"]]);
+    expect(s.permissions.map((p) => [p.effect, p.kind])).toEqual([
+      ["allow", "read"],
+      ["allow", "all"],
+    ]);
   });
 
   test.each([
@@ -109,7 +151,8 @@ describe("scanFlags", () => {
     } catch (e) {
       const unknown = (e as CliError).unknown!;
       expect(unknown.name).toBe("alll");
-      for (const n of ["all", "tool", "quiet", "allow-net", "deny-env", "allow-all"]) expect(unknown.among).toContain(n);
+      for (const n of ["all", "tool", "quiet", "allow-net", "deny-env", "allow-all"])
+        expect(unknown.among).toContain(n);
     }
   });
 });

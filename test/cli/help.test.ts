@@ -9,10 +9,17 @@ const top = defineCommand({
   subCommands: { call: () => Promise.resolve(call) },
 });
 const call = defineCommand({
-  meta: { name: "call", description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code" },
+  meta: {
+    name: "call",
+    description: "Run one tool call and print its result JSON (stdout) with the outcome's exit code",
+  },
   args: {
     tool: { type: "positional", description: "Tool name", required: false },
-    "write-scope": { type: "string", description: "With --background: a name only one active task may hold at a time (a second is refused)", valueHint: "S" },
+    "write-scope": {
+      type: "string",
+      description: "With --background: a name only one active task may hold at a time (a second is refused)",
+      valueHint: "S",
+    },
     background: { type: "boolean", description: "Run the call as a background task" },
   },
 });
@@ -38,10 +45,20 @@ describe("shellLines", () => {
   });
 
   test("continued with ` \\` between words, quoted words kept whole", () => {
-    const lines = shellLines(`toolgate call file_read '{"path": "README.md", "limit": 5}' --allow-read --approve file_read`, 40, 2);
-    expect(lines).toEqual(["  toolgate call file_read \\", `      '{"path": "README.md", "limit": 5}' \\`, "      --allow-read --approve file_read"]);
+    const lines = shellLines(
+      `toolgate call file_read '{"path": "README.md", "limit": 5}' --allow-read --approve file_read`,
+      40,
+      2,
+    );
+    expect(lines).toEqual([
+      "  toolgate call file_read \\",
+      `      '{"path": "README.md", "limit": 5}' \\`,
+      "      --allow-read --approve file_read",
+    ]);
     // What bash would read: the same words.
-    expect(lines.join("\n").replaceAll(" \\\n", " ").replace(/\s+/g, " ").trim()).toBe(`toolgate call file_read '{"path": "README.md", "limit": 5}' --allow-read --approve file_read`);
+    expect(lines.join("\n").replaceAll(" \\\n", " ").replace(/\s+/g, " ").trim()).toBe(
+      `toolgate call file_read '{"path": "README.md", "limit": 5}' --allow-read --approve file_read`,
+    );
   });
 });
 
@@ -49,7 +66,15 @@ describe("renderHelp", () => {
   test.each([40, 60, 100])("at %p columns no line is wider, and every part is there", async (width) => {
     const text = await renderHelp(top, call, width);
     for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(width);
-    for (const part of ["USAGE toolgate call [OPTIONS] [TOOL]", "ARGUMENTS", "OPTIONS", "--write-scope=<S>", "EXAMPLES", "GLOBAL FLAGS"]) expect(text).toContain(part);
+    for (const part of [
+      "USAGE toolgate call [OPTIONS] [TOOL]",
+      "ARGUMENTS",
+      "OPTIONS",
+      "--write-scope=<S>",
+      "EXAMPLES",
+      "GLOBAL FLAGS",
+    ])
+      expect(text).toContain(part);
   });
 
   test("the top command lists its commands and ends with where to look next", async () => {

@@ -45,8 +45,10 @@ describe("human lines", () => {
 
   test("--quiet: only warnings, problems and bytes already made", async () => {
     const { err } = await said({ quiet: true }, everything);
-    for (const gone of ["a note", "a detail", "https://", "done"]) expect({ gone, shown: err.includes(gone) }).toEqual({ gone, shown: false });
-    for (const kept of ["toolgate: a warning", "toolgate: refused", "\r\u001b[2K", "careful"]) expect({ kept, shown: err.includes(kept) }).toEqual({ kept, shown: true });
+    for (const gone of ["a note", "a detail", "https://", "done"])
+      expect({ gone, shown: err.includes(gone) }).toEqual({ gone, shown: false });
+    for (const kept of ["toolgate: a warning", "toolgate: refused", "\r\u001b[2K", "careful"])
+      expect({ kept, shown: err.includes(kept) }).toEqual({ kept, shown: true });
   });
 
   test("--verbose: the details too", async () => {

@@ -15,7 +15,23 @@ beforeAll(() => {
 });
 
 async function headless(args: string[], profile: string) {
-  const p = Bun.spawn([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", `--user-data-dir=${profile}`, "--enable-logging=stderr", "--v=0", ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const p = Bun.spawn(
+    [
+      CHROMIUM,
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+      "--disable-sync",
+      `--user-data-dir=${profile}`,
+      "--enable-logging=stderr",
+      "--v=0",
+      ...args,
+    ],
+    { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
+  );
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err };
 }
@@ -25,7 +41,10 @@ describe("log --html", () => {
     await using d = tempDir();
     writeFileSync(join(d.path, "a.txt"), "hi\n");
     const env = { CI: "true" };
-    await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: d.path, env });
+    await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+      cwd: d.path,
+      env,
+    });
     await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: d.path, env });
     await run(["call", "plan", JSON.stringify({ op: "</script><img src=x onerror=alert(1)>" })], { cwd: d.path, env });
     const r = await run(["log", "--html", "run.html"], { cwd: d.path, env });

@@ -11,7 +11,6 @@ import { waitFor } from "../support/wait.ts";
 
 const CLEAR = "\r\x1b[2K";
 
-
 describe("the line", () => {
   test("shows after the delay, redraws in place, cuts to the width, and clears", async () => {
     const out: string[] = [];
@@ -63,7 +62,13 @@ describe("the line", () => {
 describe("a call on a terminal", () => {
   const onTerminal = async (cwd: string, call: string, term = "xterm") => {
     const log = join(cwd, "terminal.log");
-    const p = Bun.spawn(["script", "-qfec", `${BIN} call ${call} --no-session > out.json`, log], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: term }, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const p = Bun.spawn(["script", "-qfec", `${BIN} call ${call} --no-session > out.json`, log], {
+      cwd,
+      env: { PATH: "/usr/bin:/bin", HOME: cwd, TERM: term },
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     await p.exited;
     return { terminal: readFileSync(log, "utf8"), stdout: readFileSync(join(cwd, "out.json"), "utf8") };
   };
@@ -71,7 +76,10 @@ describe("a call on a terminal", () => {
   test("a slow bash call shows its last output line and the time, cleared before it ends; stdout is only the result", async () => {
     if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
     await using d = tempDir();
-    const { terminal, stdout } = await onTerminal(d.path, `bash '{"command":"for i in 1 2 3 4; do echo step $i; sleep 0.3; done"}' --allow-run --approve bash`);
+    const { terminal, stdout } = await onTerminal(
+      d.path,
+      `bash '{"command":"for i in 1 2 3 4; do echo step $i; sleep 0.3; done"}' --allow-run --approve bash`,
+    );
     expect(terminal).toMatch(/⠋ bash: step \d · \d\.\ds/);
     expect(terminal).toMatch(/\r\x1b\[2K\r?\n?[^\r]*$/); // the last thing on the terminal clears the line
     expect(JSON.parse(stdout).status).toBe("success");
@@ -81,7 +89,12 @@ describe("a call on a terminal", () => {
   test("a call whose MCP server is slow to start says so: the server's name and program, then the wait for its answer", async () => {
     await using d = tempDir();
     const fixture = join(import.meta.dir, "..", "fixtures", "mcp", "ordinary.ts");
-    await Bun.write(join(d.path, "toolgate.json"), JSON.stringify({ mcpServers: { slow: { command: "sh", args: ["-c", `sleep 0.8; exec ${process.execPath} ${fixture}`] } } }));
+    await Bun.write(
+      join(d.path, "toolgate.json"),
+      JSON.stringify({
+        mcpServers: { slow: { command: "sh", args: ["-c", `sleep 0.8; exec ${process.execPath} ${fixture}`] } },
+      }),
+    );
     // The first call lists the server for the catalog cache; the second starts it as the call's own work.
     const grant = `--allow-run --approve all`;
     await onTerminal(d.path, `slow__weather '{}' ${grant}`);
@@ -93,12 +106,18 @@ describe("a call on a terminal", () => {
   test("a fast call shows nothing; --quiet and a piped stderr show nothing either", async () => {
     await using d = tempDir();
     await Bun.write(join(d.path, "a.txt"), "x\n");
-    expect((await onTerminal(d.path, `file_read '{"path":"a.txt"}' --allow-read --approve file_read`)).terminal).not.toContain("\x1b[2K");
-    expect((await onTerminal(d.path, `bash '{"command":"sleep 0.6"}' --allow-run --approve bash --quiet`)).terminal).not.toContain("\x1b[2K");
+    expect(
+      (await onTerminal(d.path, `file_read '{"path":"a.txt"}' --allow-read --approve file_read`)).terminal,
+    ).not.toContain("\x1b[2K");
+    expect(
+      (await onTerminal(d.path, `bash '{"command":"sleep 0.6"}' --allow-run --approve bash --quiet`)).terminal,
+    ).not.toContain("\x1b[2K");
     // A terminal that says it cannot move its cursor (TERM=dumb: an editor's shell buffer) gets no line either.
     const dumb = await onTerminal(d.path, `bash '{"command":"echo a; sleep 0.6"}' --allow-run --approve bash`, "dumb");
     expect([JSON.parse(dumb.stdout).status, dumb.terminal.includes("\x1b")]).toEqual(["success", false]);
-    const piped = await run(["call", "bash", '{"command":"echo a; sleep 0.6"}', "--allow-run", "--approve", "bash"], { cwd: d.path });
+    const piped = await run(["call", "bash", '{"command":"echo a; sleep 0.6"}', "--allow-run", "--approve", "bash"], {
+      cwd: d.path,
+    });
     expect(piped.code).toBe(0);
     expect(piped.stderr).not.toContain("\x1b");
   }, 30_000);

@@ -10,7 +10,15 @@ const rows = [
 
 describe("table", () => {
   test("a table that fits is padded and left whole", () => {
-    expect(table([["A", "BB"], ["ccc", "d"]], 80)).toBe("A    BB\nccc  d");
+    expect(
+      table(
+        [
+          ["A", "BB"],
+          ["ccc", "d"],
+        ],
+        80,
+      ),
+    ).toBe("A    BB\nccc  d");
   });
 
   test.each([40, 50, 60, 72])("no line is wider than %p columns; cut cells end in …", (width) => {
@@ -35,7 +43,13 @@ describe("table", () => {
   test("wide characters count two columns", () => {
     expect(displayWidth("日本")).toBe(4);
     expect(cut("日本語のテキスト", 7)).toBe("日本語…");
-    const out = table([["名前", "x"], ["a", "y"]], 80).split("\n");
+    const out = table(
+      [
+        ["名前", "x"],
+        ["a", "y"],
+      ],
+      80,
+    ).split("\n");
     expect(out).toEqual(["名前  x", "a     y"]);
   });
 
@@ -61,13 +75,21 @@ describe("outputWidth", () => {
 describe("table: which column gives way", () => {
   const wide = [
     ["KEY", "VALUE", "ORIGIN"],
-    ["mcpServers.docs.args", JSON.stringify(["-y", "some-package@1.2.3", "--root", "/a/very/long/path/to/somewhere"]), "file:toolgate.json:4"],
+    [
+      "mcpServers.docs.args",
+      JSON.stringify(["-y", "some-package@1.2.3", "--root", "/a/very/long/path/to/somewhere"]),
+      "file:toolgate.json:4",
+    ],
   ];
   test("the last column first, down to its floor, then the widest of the others", () => {
     const out = table(rows, 62).split("\n");
     expect(out[1]).toBe("file_read  read          Read a text file of the workspace, a…");
     const narrow = table(rows, 30).split("\n");
-    expect(narrow).toEqual(["NAME       EFFECT       DESCR…", "file_read  read         Read…", "bash       irreversib…  Run o…"]);
+    expect(narrow).toEqual([
+      "NAME       EFFECT       DESCR…",
+      "file_read  read         Read…",
+      "bash       irreversib…  Run o…",
+    ]);
   });
 
   test("flex names the column that gives way first", () => {

@@ -24,11 +24,12 @@ const NAMES = ["mcpServers", "everything", "a", "b", "default", "x]y", 'q"uote',
 const SPACES = ["", " ", "  ", "\n", "\r\n", "\t", "\n    "];
 
 function generate(r: () => number, depth: number): string {
-  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
   const sp = () => pick(SPACES);
   const key = () => (r() < 0.2 ? JSON.stringify(pick(NAMES)).replace("a", "\\u0061") : JSON.stringify(pick(NAMES)));
   const roll = r();
-  if (depth > 3 || roll < 0.3) return pick(['"s"', '"a ] } { [ , : \\" \\\\"', "12", "-1.5e3", "true", "false", "null", '"\\u00e9\\n"', '""']);
+  if (depth > 3 || roll < 0.3)
+    return pick(['"s"', '"a ] } { [ , : \\" \\\\"', "12", "-1.5e3", "true", "false", "null", '"\\u00e9\\n"', '""']);
   if (roll < 0.65) {
     const n = Math.floor(r() * 5);
     const props = Array.from({ length: n }, () => `${sp()}${key()}${sp()}:${sp()}${generate(r, depth + 1)}${sp()}`);
@@ -47,8 +48,14 @@ describe("offsetAt", () => {
       JSON.parse(text); // the caller's precondition: plain JSON
       const tree = parseTree(text)!;
       for (let j = 0; j < 6; j++) {
-        const path: (string | number)[] = Array.from({ length: 1 + Math.floor(r() * 3) }, () => (r() < 0.3 ? Math.floor(r() * 3) : NAMES[Math.floor(r() * NAMES.length)]!));
-        expect({ text, path, at: offsetAt(text, path) }).toEqual({ text, path, at: findNodeAtLocation(tree, path)?.offset });
+        const path: (string | number)[] = Array.from({ length: 1 + Math.floor(r() * 3) }, () =>
+          r() < 0.3 ? Math.floor(r() * 3) : NAMES[Math.floor(r() * NAMES.length)]!,
+        );
+        expect({ text, path, at: offsetAt(text, path) }).toEqual({
+          text,
+          path,
+          at: findNodeAtLocation(tree, path)?.offset,
+        });
         compared++;
       }
       // And a path that exists: the first key of each object on the way down.
@@ -77,11 +84,22 @@ describe("offsetAt", () => {
     await using dir = tempDir();
     const plain = join(dir.path, "plain.json");
     const withComments = join(dir.path, "comments.json");
-    const body = '{\n  "las": { "enabled": false },\n\n  "mcpServers": {\n    "one": { "command": "a" },\n    "two": {\n      "command": "b"\n    }\n  }\n}\n';
+    const body =
+      '{\n  "las": { "enabled": false },\n\n  "mcpServers": {\n    "one": { "command": "a" },\n    "two": {\n      "command": "b"\n    }\n  }\n}\n';
     writeFileSync(plain, body);
     writeFileSync(withComments, body.replace('"las"', '// a comment\n  "las"').replace("\n}\n", ",\n}\n"));
     const [p, c] = [await readConfig(plain, "flag"), await readConfig(withComments, "flag")];
-    expect([p.lineOf(["mcpServers", "one"]), p.lineOf(["mcpServers", "two"]), p.lineOf(["mcpServers", "three"]), p.lineOf(["las", "enabled"])]).toEqual([5, 6, undefined, 2]);
-    expect([c.lineOf(["mcpServers", "one"]), c.lineOf(["mcpServers", "two"]), c.lineOf(["mcpServers", "three"]), c.lineOf(["las", "enabled"])]).toEqual([6, 7, undefined, 3]);
+    expect([
+      p.lineOf(["mcpServers", "one"]),
+      p.lineOf(["mcpServers", "two"]),
+      p.lineOf(["mcpServers", "three"]),
+      p.lineOf(["las", "enabled"]),
+    ]).toEqual([5, 6, undefined, 2]);
+    expect([
+      c.lineOf(["mcpServers", "one"]),
+      c.lineOf(["mcpServers", "two"]),
+      c.lineOf(["mcpServers", "three"]),
+      c.lineOf(["las", "enabled"]),
+    ]).toEqual([6, 7, undefined, 3]);
   });
 });

@@ -2,7 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { resolveConfig } from "../../src/config/resolve.ts";
 import type { ConfigFile } from "../../src/config/file.ts";
 
-const file = (data: Record<string, unknown>, path = "/repo/toolgate.json"): ConfigFile => ({ path, via: "search", data, digest: "0".repeat(64), lineOf: (p) => p.length + 1 });
+const file = (data: Record<string, unknown>, path = "/repo/toolgate.json"): ConfigFile => ({
+  path,
+  via: "search",
+  data,
+  digest: "0".repeat(64),
+  lineOf: (p) => p.length + 1,
+});
 
 describe("resolveConfig", () => {
   test("the embedded default: built-ins over the current directory, nothing else", () => {
@@ -28,12 +34,22 @@ describe("resolveConfig", () => {
   });
 
   test("LAS_COMMAND or LAS_MCP_ENTRYPOINT enable Las; lists split on commas", () => {
-    const c = resolveConfig({ cwd: "/", file: null, env: { LAS_MCP_ENTRYPOINT: "las.mjs", LAS_ONLY: "echo, finance", LAS_SKIP: "" }, flags: {} });
+    const c = resolveConfig({
+      cwd: "/",
+      file: null,
+      env: { LAS_MCP_ENTRYPOINT: "las.mjs", LAS_ONLY: "echo, finance", LAS_SKIP: "" },
+      flags: {},
+    });
     expect(c.values.las).toMatchObject({ enabled: true, entrypoint: "las.mjs", only: ["echo", "finance"], skip: [] });
   });
 
   test("workspace is relative to the config file; state and scratch to the workspace", () => {
-    const c = resolveConfig({ cwd: "/elsewhere", file: file({ workspace: "app", state: "var/tg" }), env: {}, flags: {} });
+    const c = resolveConfig({
+      cwd: "/elsewhere",
+      file: file({ workspace: "app", state: "var/tg" }),
+      env: {},
+      flags: {},
+    });
     expect(c.values.workspace).toBe("/repo/app");
     expect(c.values.state).toBe("/repo/app/var/tg");
     expect(c.values.scratch).toBe("/repo/app/.toolgate/scratch");
@@ -42,16 +58,27 @@ describe("resolveConfig", () => {
   });
 
   test("map sections keep one leaf per entry, even with dots in the name", () => {
-    const c = resolveConfig({ cwd: "/", file: file({ mcpServers: { "a.b": { command: "x" } }, approval: { plan: "required" } }), env: {}, flags: {} });
+    const c = resolveConfig({
+      cwd: "/",
+      file: file({ mcpServers: { "a.b": { command: "x" } }, approval: { plan: "required" } }),
+      env: {},
+      flags: {},
+    });
     expect(c.values.mcpServers).toEqual({ "a.b": { command: "x" } });
     expect(c.values.approval).toEqual({ plan: "required" });
   });
 
   test("CI=true turns prompting off", () => {
-    expect(resolveConfig({ cwd: "/", file: null, env: { CI: "true" }, flags: {} }).leaves.get("permissions.prompt")).toEqual({ value: false, origin: "env:CI" });
+    expect(
+      resolveConfig({ cwd: "/", file: null, env: { CI: "true" }, flags: {} }).leaves.get("permissions.prompt"),
+    ).toEqual({ value: false, origin: "env:CI" });
   });
 
-  test.each([["SINGULARITY_MCP_TIMEOUT_SECS", "x"], ["SINGULARITY_SHUTDOWN_GRACE_SECS", "-1"], ["SINGULARITY_MCP_TIMEOUT_SECS", ""]])("%s=%p is a boot error", (name, value) => {
+  test.each([
+    ["SINGULARITY_MCP_TIMEOUT_SECS", "x"],
+    ["SINGULARITY_SHUTDOWN_GRACE_SECS", "-1"],
+    ["SINGULARITY_MCP_TIMEOUT_SECS", ""],
+  ])("%s=%p is a boot error", (name, value) => {
     expect(() => resolveConfig({ cwd: "/", file: null, env: { [name]: value }, flags: {} })).toThrow(name);
   });
 });

@@ -12,13 +12,21 @@ import { join } from "node:path";
 import { BIN, netGrants, runScenario, SERVER } from "./client.ts";
 
 /** The client settings a scenario gives its client (MCP_CONFORMANCE_CONTEXT), as the `oauth` block; secrets as ${CONF_SECRET}. */
-export function oauthFor(scenario: string, context: Record<string, string>): { oauth?: Record<string, string>; env: Record<string, string> } {
-  if (scenario === "auth/basic-cimd") return { oauth: { client_metadata_url: "https://conformance-test.local/client-metadata.json" }, env: {} };
+export function oauthFor(
+  scenario: string,
+  context: Record<string, string>,
+): { oauth?: Record<string, string>; env: Record<string, string> } {
+  if (scenario === "auth/basic-cimd")
+    return { oauth: { client_metadata_url: "https://conformance-test.local/client-metadata.json" }, env: {} };
   const secret = context.client_secret;
   const key = context.private_key_pem;
   const env: Record<string, string> = { ...(secret ? { CONF_SECRET: secret } : {}), ...(key ? { CONF_KEY: key } : {}) };
   const creds = context.client_id
-    ? { client_id: context.client_id, ...(secret ? { client_secret: "${CONF_SECRET}" } : {}), ...(key ? { private_key: "${CONF_KEY}", signing_algorithm: context.signing_algorithm ?? "ES256" } : {}) }
+    ? {
+        client_id: context.client_id,
+        ...(secret ? { client_secret: "${CONF_SECRET}" } : {}),
+        ...(key ? { private_key: "${CONF_KEY}", signing_algorithm: context.signing_algorithm ?? "ES256" } : {}),
+      }
     : undefined;
   if (scenario.startsWith("auth/client-credentials")) return { oauth: { ...creds, grant: "client_credentials" }, env };
   return creds ? { oauth: creds, env } : { env };
@@ -47,7 +55,13 @@ export async function runBin(args: readonly string[], env: Record<string, string
     line += text;
     const lines = line.split("\n");
     line = lines.pop()!;
-    for (const l of lines) if (/^https?:\/\/\S+$/.test(l)) opened.push(fetch(l).then((r) => r.text()).catch(() => ""));
+    for (const l of lines)
+      if (/^https?:\/\/\S+$/.test(l))
+        opened.push(
+          fetch(l)
+            .then((r) => r.text())
+            .catch(() => ""),
+        );
   }
   const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   await Promise.all(opened);
@@ -56,10 +70,16 @@ export async function runBin(args: readonly string[], env: Record<string, string
 }
 
 /** The flags a refusal names that are not granted yet (`--allow-net=HOST:PORT`). */
-const askedFor = (stderr: string, have: readonly string[]) => [...stderr.matchAll(/--allow-net=([^\s,;)]+)/g)].map((m) => m[1]!).filter((g) => !have.includes(g));
+const askedFor = (stderr: string, have: readonly string[]) =>
+  [...stderr.matchAll(/--allow-net=([^\s,;)]+)/g)].map((m) => m[1]!).filter((g) => !have.includes(g));
 
 /** `toolgate auth`, granting each further host it names (the authorization server's), a few times at most. */
-async function authorize(base: readonly string[], grants: string[], env: Record<string, string>, cwd: string): Promise<Ran> {
+async function authorize(
+  base: readonly string[],
+  grants: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<Ran> {
   for (let i = 0; ; i++) {
     const r = await runBin(["auth", SERVER, ...base, `--allow-net=${grants.join(",")}`], env, cwd);
     const more = askedFor(r.stderr, grants);
@@ -77,11 +97,28 @@ async function main(url: string, scenario: string, context: Record<string, strin
     const ws = join(home, "ws");
     mkdirSync(ws);
     const config = join(ws, "conformance.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: { [SERVER]: { type: "http", url, ...(oauth ? { oauth } : {}) } } }, null, 2));
-    const env = { PATH: "/usr/bin:/bin", HOME: home, XDG_STATE_HOME: join(home, "state"), TERM: "dumb", CI: "true", ...secrets };
-    const base = ["--config", config, "--approve", "all", ...(Object.keys(secrets).length ? [`--allow-env=${Object.keys(secrets).join(",")}`] : [])];
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { [SERVER]: { type: "http", url, ...(oauth ? { oauth } : {}) } } }, null, 2),
+    );
+    const env = {
+      PATH: "/usr/bin:/bin",
+      HOME: home,
+      XDG_STATE_HOME: join(home, "state"),
+      TERM: "dumb",
+      CI: "true",
+      ...secrets,
+    };
+    const base = [
+      "--config",
+      config,
+      "--approve",
+      "all",
+      ...(Object.keys(secrets).length ? [`--allow-env=${Object.keys(secrets).join(",")}`] : []),
+    ];
     const grants = netGrants(url);
-    const call = () => runBin(["call", `${SERVER}__test-tool`, "{}", ...base, `--allow-net=${grants.join(",")}`], env, ws);
+    const call = () =>
+      runBin(["call", `${SERVER}__test-tool`, "{}", ...base, `--allow-net=${grants.join(",")}`], env, ws);
     if (!scenario.startsWith("auth/client-credentials")) {
       const a = await authorize(base, grants, env, ws);
       if (a.code !== 0) return a.code;
@@ -103,7 +140,8 @@ async function main(url: string, scenario: string, context: Record<string, strin
 }
 
 /** Runs one auth scenario of the suite against this wrapper: its checks (checks.json), exit code and output. */
-export const runAuthScenario = (scenario: string, timeoutMs = 30_000) => runScenario(scenario, { timeoutMs, wrapper: "auth-client.ts" });
+export const runAuthScenario = (scenario: string, timeoutMs = 30_000) =>
+  runScenario(scenario, { timeoutMs, wrapper: "auth-client.ts" });
 
 if (import.meta.main) {
   const url = process.argv.at(-1);

@@ -33,12 +33,16 @@ const SCENARIOS = [
 ];
 
 describe("conformance auth scenarios", () => {
-  test.each(SCENARIOS)("%s passes with no failed check", async (scenario) => {
-    const r = await runAuthScenario(scenario, 20_000);
-    const all = verdicts(r.checks);
-    const bad = all.filter((v) => !v.endsWith(": SUCCESS"));
-    expect({ scenario, bad }).toEqual({ scenario, bad: [] });
-    expect(all.length).toBeGreaterThan(0);
-    expect(r.code).toBe(0);
-  }, 60_000);
+  test.each(SCENARIOS)(
+    "%s passes with no failed check",
+    async (scenario) => {
+      const r = await runAuthScenario(scenario, 20_000);
+      const all = verdicts(r.checks);
+      const bad = all.filter((v) => !v.endsWith(": SUCCESS"));
+      expect({ scenario, bad }).toEqual({ scenario, bad: [] });
+      expect(all.length).toBeGreaterThan(0);
+      expect(r.code).toBe(0);
+    },
+    60_000,
+  );
 });

@@ -6,8 +6,14 @@ import { runScenario, verdicts } from "./client.ts";
 const SCENARIOS: Record<string, string[]> = {
   initialize: ["mcp-client-initialization: SUCCESS"],
   tools_call: ["tool-add-numbers: SUCCESS"],
-  "elicitation-sep1034-client-defaults": ["string", "integer", "number", "enum", "boolean"].map((k) => `client-elicitation-sep1034-${k}-default: SUCCESS`),
-  "sse-retry": ["client-sse-graceful-reconnect: SUCCESS", "client-sse-retry-timing: SUCCESS", "client-sse-last-event-id: SUCCESS"],
+  "elicitation-sep1034-client-defaults": ["string", "integer", "number", "enum", "boolean"].map(
+    (k) => `client-elicitation-sep1034-${k}-default: SUCCESS`,
+  ),
+  "sse-retry": [
+    "client-sse-graceful-reconnect: SUCCESS",
+    "client-sse-retry-timing: SUCCESS",
+    "client-sse-last-event-id: SUCCESS",
+  ],
 };
 
 describe("conformance client scenarios", () => {

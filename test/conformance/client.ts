@@ -59,24 +59,55 @@ export interface Check {
   readonly errorMessage?: string;
 }
 
-const SUITE = join(import.meta.dir, "..", "..", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+const SUITE = join(
+  import.meta.dir,
+  "..",
+  "..",
+  "node_modules",
+  "@modelcontextprotocol",
+  "conformance",
+  "dist",
+  "index.js",
+);
 
 /**
  * Runs one client scenario of the suite against this wrapper and returns its checks (the suite's
  * checks.json) with the suite's exit code and output. A scenario passes when no check is FAILURE
  * and at least one is SUCCESS (the suite's own summary rule).
  */
-export async function runScenario(scenario: string, opts: { timeoutMs?: number; wrapper?: string } = {}): Promise<{ code: number; checks: Check[]; output: string }> {
+export async function runScenario(
+  scenario: string,
+  opts: { timeoutMs?: number; wrapper?: string } = {},
+): Promise<{ code: number; checks: Check[]; output: string }> {
   const out = mkdtempSync(join(tmpdir(), "toolgate-conformance-out-"));
   try {
     const command = `${process.execPath} ${join(import.meta.dir, opts.wrapper ?? "client.ts")}`;
-    const proc = Bun.spawn([process.execPath, SUITE, "client", "--command", command, "--scenario", scenario, "-o", out, "--timeout", String(opts.timeoutMs ?? 30_000)], {
-      env: { PATH: "/usr/bin:/bin", HOME: out },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn(
+      [
+        process.execPath,
+        SUITE,
+        "client",
+        "--command",
+        command,
+        "--scenario",
+        scenario,
+        "-o",
+        out,
+        "--timeout",
+        String(opts.timeoutMs ?? 30_000),
+      ],
+      {
+        env: { PATH: "/usr/bin:/bin", HOME: out },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     const files = globSync("**/checks.json", { cwd: out });
     const checks = files.length === 1 ? (JSON.parse(readFileSync(join(out, files[0]!), "utf8")) as Check[]) : [];
     return { code, checks, output: `${stdout}\n${stderr}` };
@@ -86,16 +117,32 @@ export async function runScenario(scenario: string, opts: { timeoutMs?: number; 
 }
 
 /** The verdict the tests assert: every check that is not INFO, by id. */
-export const verdicts = (checks: readonly Check[]) => checks.filter((c) => c.status !== "INFO").map((c) => `${c.id.trim()}: ${c.status}${c.errorMessage ? ` (${c.errorMessage})` : ""}`);
+export const verdicts = (checks: readonly Check[]) =>
+  checks
+    .filter((c) => c.status !== "INFO")
+    .map((c) => `${c.id.trim()}: ${c.status}${c.errorMessage ? ` (${c.errorMessage})` : ""}`);
 
 const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
 
 async function runStep(step: Step, grant: readonly string[], home: string): Promise<number> {
   const argv = [BIN, ...step.args, ...grant];
   const env = { PATH: "/usr/bin:/bin", HOME: home, XDG_STATE_HOME: join(home, "state"), TERM: "dumb" };
-  const proc = step.tty === undefined
-    ? Bun.spawn(argv, { cwd: home, env: { ...env, CI: "true" }, stdin: "ignore", stdout: "inherit", stderr: "inherit" })
-    : Bun.spawn(["script", "-qec", argv.map(quote).join(" "), "/dev/null"], { cwd: home, env, stdin: new Blob([step.tty]), stdout: "inherit", stderr: "inherit" });
+  const proc =
+    step.tty === undefined
+      ? Bun.spawn(argv, {
+          cwd: home,
+          env: { ...env, CI: "true" },
+          stdin: "ignore",
+          stdout: "inherit",
+          stderr: "inherit",
+        })
+      : Bun.spawn(["script", "-qec", argv.map(quote).join(" "), "/dev/null"], {
+          cwd: home,
+          env,
+          stdin: new Blob([step.tty]),
+          stdout: "inherit",
+          stderr: "inherit",
+        });
   return proc.exited;
 }
 

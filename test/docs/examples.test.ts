@@ -6,7 +6,15 @@ import { chmodSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BIN, ROOT, tempDir } from "../helpers.ts";
 import { inLoopbackNamespace } from "../http/netns.ts";
-import { consoleCommands, documentationFiles, matches, normalise, parseExamples, readDoc, type Example } from "./markdown.ts";
+import {
+  consoleCommands,
+  documentationFiles,
+  matches,
+  normalise,
+  parseExamples,
+  readDoc,
+  type Example,
+} from "./markdown.ts";
 
 /** The workspace every example starts from: a git repository holding these files, committed. */
 const WORKSPACE: Readonly<Record<string, string>> = {
@@ -16,7 +24,8 @@ const WORKSPACE: Readonly<Record<string, string>> = {
   "a.txt": "hi\n",
   "src/main.ts": 'console.log("main");\n',
   "src/util.ts": "export const twice = (n: number) => n * 2;\n",
-  "src/util.test.ts": 'import { expect, test } from "bun:test";\nimport { twice } from "./util.ts";\n\ntest("twice", () => expect(twice(2)).toBe(4));\n',
+  "src/util.test.ts":
+    'import { expect, test } from "bun:test";\nimport { twice } from "./util.ts";\n\ntest("twice", () => expect(twice(2)).toBe(4));\n',
   "script/check-types.sh": "echo types ok\n",
   ".gitignore": "reports/\n",
 };
@@ -54,7 +63,12 @@ async function scratch(ex: Example): Promise<Scratch> {
   };
   await sh("git init -q -b main && git add -A && git commit -qm workspace", w, env);
   for (const f of ex.files) write(w, f.path, f.text);
-  return { workspace: realpathSync(w), env, places: { workspace: realpathSync(w), home, root: t.path }, [Symbol.asyncDispose]: t[Symbol.asyncDispose] };
+  return {
+    workspace: realpathSync(w),
+    env,
+    places: { workspace: realpathSync(w), home, root: t.path },
+    [Symbol.asyncDispose]: t[Symbol.asyncDispose],
+  };
 }
 
 function write(root: string, path: string, text: string): void {
@@ -73,7 +87,13 @@ interface Ran {
  * Runs `script` with bash in its own process group, stdout and stderr together (on a pseudo-terminal
  * with `tty`, through util-linux `script`); the group is ended afterwards.
  */
-async function sh(script: string, cwd: string, env: Record<string, string>, tty = false, later?: number[]): Promise<Ran> {
+async function sh(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+  tty = false,
+  later?: number[],
+): Promise<Ran> {
   const file = join(dirname(cwd), `example-${++scripts}.sh`);
   writeFileSync(file, `exec 2>&1\n${script}\n`);
   const argv = tty ? ["script", "-qec", `bash ${file}`, "/dev/null"] : ["bash", file];
@@ -103,7 +123,8 @@ async function runExample(ex: Example): Promise<void> {
   } finally {
     for (const pgid of setups) endGroup(pgid);
     // A session an example started and, failing, did not stop would wait out its idle time.
-    if (ex.body.some((l) => l.text.includes("session start"))) await sh("toolgate session stop >/dev/null 2>&1 || true", s.workspace, s.env);
+    if (ex.body.some((l) => l.text.includes("session start")))
+      await sh("toolgate session stop >/dev/null 2>&1 || true", s.workspace, s.env);
   }
 }
 
@@ -118,9 +139,12 @@ async function runIn(ex: Example, s: Scratch, setups: number[]): Promise<void> {
       const r = await sh(c.command, s.workspace, s.env, true);
       const at = `${ex.file}:${c.at}`;
       const actual = normalise(r.output, s.places);
-      if (c.expected.length === 0 && r.code !== 0) throw new Error(`${at}: exit ${r.code} (a command shown without output must succeed)\n${r.output}`);
+      if (c.expected.length === 0 && r.code !== 0)
+        throw new Error(`${at}: exit ${r.code} (a command shown without output must succeed)\n${r.output}`);
       if (c.expected.length > 0 && !matches(c.expected, actual)) {
-        throw new Error(`${at}: the output differs from the page (exit ${r.code})\n--- the page\n${c.expected.join("\n")}\n--- the run\n${actual.join("\n")}`);
+        throw new Error(
+          `${at}: the output differs from the page (exit ${r.code})\n--- the page\n${c.expected.join("\n")}\n--- the run\n${actual.join("\n")}`,
+        );
       }
     }
     return;
@@ -130,7 +154,7 @@ async function runIn(ex: Example, s: Scratch, setups: number[]): Promise<void> {
   const r = await sh(`${header}\n${ex.body.map((l) => l.text).join("\n")}`, s.workspace, s.env);
   if (r.code !== 0) {
     const m = /docs-example-failed-at (\d+)\s*$/.exec(r.output);
-    const line = m ? ex.body[Number(m[1]) - 4]?.at ?? ex.line : ex.line;
+    const line = m ? (ex.body[Number(m[1]) - 4]?.at ?? ex.line) : ex.line;
     throw new Error(`${ex.file}:${line}: exit ${r.code}\n${r.output}`);
   }
 }

@@ -31,8 +31,13 @@ export interface Example {
 
 /** README.md, docs/*.md and skills/* /SKILL.md, in that order. */
 export function documentationFiles(root: string): string[] {
-  const docs = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`);
-  const skills = readdirSync(join(root, "skills")).sort().map((d) => `skills/${d}/SKILL.md`);
+  const docs = readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`);
+  const skills = readdirSync(join(root, "skills"))
+    .sort()
+    .map((d) => `skills/${d}/SKILL.md`);
   return ["README.md", ...docs, ...skills];
 }
 
@@ -79,15 +84,26 @@ export function parseExamples(file: string, markdown: string): Example[] {
     } else if (RUNNABLE.has(lang)) {
       const noRun = nextNoRun !== null && info === "" ? ["", nextNoRun] : /^no-run\b:?\s*(.*)$/.exec(info);
       nextNoRun = null;
-      if (info !== "" && noRun === null) throw new Error(`${file}:${i + 1}: "${info}" after the language: only "no-run: REASON" is read there`);
-      if (noRun !== null && noRun[1]!.trim() === "") throw new Error(`${file}:${i + 1}: no-run needs a reason (no-run: REASON)`);
-      out.push({ file, line: i + 1, lang: lang as Example["lang"], body, noRun: noRun ? noRun[1]!.trim() : null, setup, files });
+      if (info !== "" && noRun === null)
+        throw new Error(`${file}:${i + 1}: "${info}" after the language: only "no-run: REASON" is read there`);
+      if (noRun !== null && noRun[1]!.trim() === "")
+        throw new Error(`${file}:${i + 1}: no-run needs a reason (no-run: REASON)`);
+      out.push({
+        file,
+        line: i + 1,
+        lang: lang as Example["lang"],
+        body,
+        noRun: noRun ? noRun[1]!.trim() : null,
+        setup,
+        files,
+      });
       setup = [];
       files = [];
     }
     i = j;
   }
-  if (nextFile !== null || setup.length > 0 || files.length > 0) throw new Error(`${file}: a file: or setup: directive with no runnable block after it`);
+  if (nextFile !== null || setup.length > 0 || files.length > 0)
+    throw new Error(`${file}: a file: or setup: directive with no runnable block after it`);
   return out;
 }
 
@@ -127,7 +143,9 @@ const ANY = "…";
  */
 export function matches(expected: readonly string[], actual: readonly string[]): boolean {
   const padding = (l: string) => l.replace(/ {2,}/g, "  ");
-  const patterns = expected.map((e) => (e.trim() === ANY ? null : new RegExp(`^${padding(e).split(ANY).map(escapeRegExp).join(".*")}$`)));
+  const patterns = expected.map((e) =>
+    e.trim() === ANY ? null : new RegExp(`^${padding(e).split(ANY).map(escapeRegExp).join(".*")}$`),
+  );
   actual = actual.map(padding);
   const memo = new Map<string, boolean>();
   const go = (p: number, a: number): boolean => {

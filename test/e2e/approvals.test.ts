@@ -7,14 +7,24 @@ import { userApprovals } from "../../src/state/approvals.ts";
 import { onTerminal, onTty, run, tempDir } from "../helpers.ts";
 
 const READ = ["call", "file_read", '{"path":"README.md"}', "--allow-read"];
-const lines = (out: string) => out.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const lines = (out: string) =>
+  out
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 async function setup() {
   const ws = tempDir();
   const user = tempDir();
   writeFileSync(join(ws.path, "README.md"), "one\n");
   const env = { XDG_STATE_HOME: user.path };
-  return { ws: ws.path, user: user.path, env, [Symbol.asyncDispose]: async () => (await ws[Symbol.asyncDispose](), await user[Symbol.asyncDispose]()) };
+  return {
+    ws: ws.path,
+    user: user.path,
+    env,
+    [Symbol.asyncDispose]: async () => (await ws[Symbol.asyncDispose](), await user[Symbol.asyncDispose]()),
+  };
 }
 
 describe("toolgate approvals", () => {
@@ -26,11 +36,19 @@ describe("toolgate approvals", () => {
     expect((await run(READ, { cwd: s.ws, env: s.env })).code).toBe(0);
     const digest = JSON.parse((await run(["tools", "file_read", "--json"], { cwd: s.ws })).stdout).digest;
     const listed = lines((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout);
-    expect(listed.map(({ granted_ms: _, ...r }) => r)).toEqual([{ workspace: s.ws, tool: "file_read", digest, state: "current" }]);
-    expect((await run(["approvals"], { cwd: s.ws, env: s.env })).stdout).toBe((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout);
+    expect(listed.map(({ granted_ms: _, ...r }) => r)).toEqual([
+      { workspace: s.ws, tool: "file_read", digest, state: "current" },
+    ]);
+    expect((await run(["approvals"], { cwd: s.ws, env: s.env })).stdout).toBe(
+      (await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout,
+    );
     const revoked = await run(["approvals", "revoke", "file_read"], { cwd: s.ws, env: s.env });
     expect(revoked.code).toBe(0);
-    expect(JSON.parse(revoked.stdout)).toEqual({ workspace: s.ws, tool: "file_read", revoked: [{ tool: "file_read", digest }] });
+    expect(JSON.parse(revoked.stdout)).toEqual({
+      workspace: s.ws,
+      tool: "file_read",
+      revoked: [{ tool: "file_read", digest }],
+    });
     expect(revoked.stderr).toBe(`toolgate: forgot 1 remembered approval in ${s.ws}: file_read; it is asked again\n`);
     expect((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout).toBe("");
     const again = await run(READ, { cwd: s.ws, env: s.env });
@@ -47,10 +65,18 @@ describe("toolgate approvals", () => {
     mine.remember("gone_tool", "1".repeat(64), 3);
     userApprovals(join(s.user, "toolgate"), other.path).remember("file_read", digest, 4);
     const here = lines((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout);
-    expect(here.map((r) => [r.tool, r.state])).toEqual([["bash", "changed"], ["file_read", "current"], ["gone_tool", "absent"]]);
+    expect(here.map((r) => [r.tool, r.state])).toEqual([
+      ["bash", "changed"],
+      ["file_read", "current"],
+      ["gone_tool", "absent"],
+    ]);
     const all = lines((await run(["approvals", "list", "--all"], { cwd: s.ws, env: s.env })).stdout);
     // Another workspace's catalog is not this one's: its rows have no state.
-    expect(all.filter((r) => r.workspace === s.ws).map((r) => [r.tool, r.state])).toEqual([["bash", "changed"], ["file_read", "current"], ["gone_tool", "absent"]]);
+    expect(all.filter((r) => r.workspace === s.ws).map((r) => [r.tool, r.state])).toEqual([
+      ["bash", "changed"],
+      ["file_read", "current"],
+      ["gone_tool", "absent"],
+    ]);
     expect(all.filter((r) => r.workspace === other.path).map((r) => [r.tool, r.state])).toEqual([["file_read", null]]);
     // On a terminal: a table, and a note on the changed one.
     const t = await onTerminal(["approvals", "list"], 100, s.ws, s.env);
@@ -58,8 +84,14 @@ describe("toolgate approvals", () => {
     expect(t.lines.join("\n")).toContain("changed: the tool is not what was approved, so it is asked again");
     // A glob revokes several; this workspace only.
     const gone = await run(["approvals", "revoke", "*"], { cwd: s.ws, env: s.env });
-    expect(JSON.parse(gone.stdout).revoked.map((r: { tool: string }) => r.tool)).toEqual(["bash", "file_read", "gone_tool"]);
-    expect(lines((await run(["approvals", "list", "--all"], { cwd: s.ws, env: s.env })).stdout).map((r) => r.workspace)).toEqual([other.path]);
+    expect(JSON.parse(gone.stdout).revoked.map((r: { tool: string }) => r.tool)).toEqual([
+      "bash",
+      "file_read",
+      "gone_tool",
+    ]);
+    expect(
+      lines((await run(["approvals", "list", "--all"], { cwd: s.ws, env: s.env })).stdout).map((r) => r.workspace),
+    ).toEqual([other.path]);
   });
 
   test("a served caller's approval is listed with its caller (a CALLER column on a terminal, blank for your own); revoke forgets every caller's", async () => {
@@ -72,13 +104,25 @@ describe("toolgate approvals", () => {
     mine.remember("file_read", digest, 1);
     expect((await run(READ, { cwd: s.ws, env: s.env })).code).toBe(0);
     const listed = lines((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout);
-    expect(listed.map((r) => [r.caller_sub, r.caller_client, r.state])).toEqual([[undefined, undefined, "current"], [null, "ci-bot", "current"]]);
+    expect(listed.map((r) => [r.caller_sub, r.caller_client, r.state])).toEqual([
+      [undefined, undefined, "current"],
+      [null, "ci-bot", "current"],
+    ]);
     const t = await onTerminal(["approvals", "list"], 120, s.ws, s.env);
-    expect(t.lines.slice(0, 3).map((l) => l.split(/ {2,}/).slice(0, 2))).toEqual([["TOOL", "CALLER"], ["file_read", digest.slice(0, 12)], ["file_read", "ci-bot"]]);
+    expect(t.lines.slice(0, 3).map((l) => l.split(/ {2,}/).slice(0, 2))).toEqual([
+      ["TOOL", "CALLER"],
+      ["file_read", digest.slice(0, 12)],
+      ["file_read", "ci-bot"],
+    ]);
     mine.remember("bash", "0".repeat(64), 3, { sub: "alice", client_id: "team-app" });
     const gone = await run(["approvals", "revoke", "file_read"], { cwd: s.ws, env: s.env });
-    expect(JSON.parse(gone.stdout).revoked).toEqual([{ tool: "file_read", digest }, { tool: "file_read", digest, caller_sub: null, caller_client: "ci-bot" }]);
-    expect(lines((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout).map((r) => [r.tool, r.caller_sub])).toEqual([["bash", "alice"]]);
+    expect(JSON.parse(gone.stdout).revoked).toEqual([
+      { tool: "file_read", digest },
+      { tool: "file_read", digest, caller_sub: null, caller_client: "ci-bot" },
+    ]);
+    expect(
+      lines((await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout).map((r) => [r.tool, r.caller_sub]),
+    ).toEqual([["bash", "alice"]]);
   });
 
   test("revoking what is not remembered changes nothing and says what is", async () => {

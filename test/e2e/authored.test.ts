@@ -32,7 +32,12 @@ function tool(ws: string, folder: string, manifest: Record<string, unknown>, scr
 
 async function journal(cwd: string) {
   const r = await run(["log", "--json"], { cwd });
-  return r.stdout.trim() === "" ? [] : r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  return r.stdout.trim() === ""
+    ? []
+    : r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
 }
 
 const ALL = ["--allow-run", "--approve", "all"];
@@ -52,8 +57,17 @@ describe("a working authored tool", () => {
     install(ws.path, "echo");
     const list = await run(["tools", "--json"], { cwd: ws.path });
     expect(list.code).toBe(0);
-    const row = list.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((d) => d.name === "echo_args");
-    expect(row).toMatchObject({ origin: "authored", effect: "read", approval: "required", digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const row = list.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((d) => d.name === "echo_args");
+    expect(row).toMatchObject({
+      origin: "authored",
+      effect: "read",
+      approval: "required",
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const one = await run(["tools", "echo_args", "--json"], { cwd: ws.path });
     expect(json(one).inputSchema).toEqual({
       type: "object",
@@ -67,9 +81,18 @@ describe("a working authored tool", () => {
     await using ws = tempDir();
     install(ws.path, "echo");
     const r = await run(["call", "echo_args", '{"text":"hi there"}', ...ALL], { cwd: ws.path });
-    expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "echo_args", payload: { received: { text: "hi there", times: 1 }, cwd: basename(ws.path) } }]);
+    expect([r.code, json(r)]).toEqual([
+      0,
+      {
+        status: "success",
+        tool: "echo_args",
+        payload: { received: { text: "hi there", times: 1 }, cwd: basename(ws.path) },
+      },
+    ]);
     const rows = await journal(ws.path);
-    expect(rows.map((x) => [x.tool, x.origin, x.effect, x.status])).toEqual([["echo_args", "authored", "read", "success"]]);
+    expect(rows.map((x) => [x.tool, x.origin, x.effect, x.status])).toEqual([
+      ["echo_args", "authored", "read", "success"],
+    ]);
   });
 
   test("invalid arguments are refused by the manifest's schema before anything runs", async () => {
@@ -82,22 +105,40 @@ describe("a working authored tool", () => {
 
   test("nothing runs without the run permission (named by the tool's folder, not its program) or without approval", async () => {
     await using ws = tempDir();
-    tool(ws.path, "touch", { name: "touch_marker", description: "d", input_schema: { type: "object" } }, "#!/bin/sh\ntouch marker\necho '{}'\n");
+    tool(
+      ws.path,
+      "touch",
+      { name: "touch_marker", description: "d", input_schema: { type: "object" } },
+      "#!/bin/sh\ntouch marker\necho '{}'\n",
+    );
     const folder = join(ws.path, "tools/touch");
     const runFile = join(folder, "run");
     const noRun = await run(["call", "touch_marker", "{}", "--approve", "touch_marker"], { cwd: ws.path });
-    expect([noRun.code, json(noRun).error_code, json(noRun).details]).toEqual([4, "permission.denied", { flag: `--allow-run=${folder}`, flags: [`--allow-run=${folder}`] }]);
+    expect([noRun.code, json(noRun).error_code, json(noRun).details]).toEqual([
+      4,
+      "permission.denied",
+      { flag: `--allow-run=${folder}`, flags: [`--allow-run=${folder}`] },
+    ]);
     expect(json(noRun).message).toContain("the authored tool touch_marker");
-    const program = await run(["call", "touch_marker", "{}", `--allow-run=${runFile}`, "--approve", "touch_marker"], { cwd: ws.path });
-    expect([program.code, json(program).details]).toEqual([4, { flag: `--allow-run=${folder}`, flags: [`--allow-run=${folder}`] }]);
+    const program = await run(["call", "touch_marker", "{}", `--allow-run=${runFile}`, "--approve", "touch_marker"], {
+      cwd: ws.path,
+    });
+    expect([program.code, json(program).details]).toEqual([
+      4,
+      { flag: `--allow-run=${folder}`, flags: [`--allow-run=${folder}`] },
+    ]);
     const noApproval = await run(["call", "touch_marker", "{}", `--allow-run=${folder}`], { cwd: ws.path });
     expect([noApproval.code, json(noApproval).error_code]).toEqual([4, "approval.required"]);
     for (const deny of [`--deny-run=${runFile}`, "--deny-run=tools/touch"]) {
-      const denied = await run(["call", "touch_marker", "{}", "--allow-run", deny, "--approve", "all"], { cwd: ws.path });
+      const denied = await run(["call", "touch_marker", "{}", "--allow-run", deny, "--approve", "all"], {
+        cwd: ws.path,
+      });
       expect([deny, denied.code, json(denied).error_code]).toEqual([deny, 4, "permission.denied"]);
     }
     expect(existsSync(join(ws.path, "marker"))).toBe(false);
-    const ok = await run(["call", "touch_marker", "{}", `--allow-run=tools/touch`, "--approve", "touch_marker"], { cwd: ws.path });
+    const ok = await run(["call", "touch_marker", "{}", `--allow-run=tools/touch`, "--approve", "touch_marker"], {
+      cwd: ws.path,
+    });
     expect([ok.code, existsSync(join(ws.path, "marker"))]).toEqual([0, true]);
   });
 
@@ -106,16 +147,32 @@ describe("a working authored tool", () => {
     install(ws.path, "env");
     const r = await run(["call", "show_env", "--allow-run"], { cwd: ws.path, env: { DEMO_VISIBLE: "v" } });
     // Everything the call lacks at once: the env grant and the approval.
-    expect([r.code, json(r).error_code, json(r).details]).toEqual([4, "permission.denied", { flag: "--allow-env=DEMO_VISIBLE", flags: ["--allow-env=DEMO_VISIBLE", "--approve=show_env"] }]);
+    expect([r.code, json(r).error_code, json(r).details]).toEqual([
+      4,
+      "permission.denied",
+      { flag: "--allow-env=DEMO_VISIBLE", flags: ["--allow-env=DEMO_VISIBLE", "--approve=show_env"] },
+    ]);
   });
 
   test("the child's environment is exactly the scrubbed set plus the granted env needs (whose values are redacted from the result)", async () => {
     await using ws = tempDir();
     install(ws.path, "env");
-    const parent = { DEMO_VISIBLE: "shown", DEMO_HIDDEN: "not declared", AWS_SECRET_ACCESS_KEY: "AKIAXXXXSECRET", NODE_OPTIONS: "--require=/nope.js", LD_PRELOAD: "libnope.so", HOME: ws.path };
-    const r = await run(["call", "show_env", "--allow-run", "--allow-env=DEMO_VISIBLE", "--approve", "show_env"], { cwd: ws.path, env: parent });
+    const parent = {
+      DEMO_VISIBLE: "shown",
+      DEMO_HIDDEN: "not declared",
+      AWS_SECRET_ACCESS_KEY: "AKIAXXXXSECRET",
+      NODE_OPTIONS: "--require=/nope.js",
+      LD_PRELOAD: "libnope.so",
+      HOME: ws.path,
+    };
+    const r = await run(["call", "show_env", "--allow-run", "--allow-env=DEMO_VISIBLE", "--approve", "show_env"], {
+      cwd: ws.path,
+      env: parent,
+    });
     expect(r.code).toBe(0);
-    const env = Object.fromEntries(Object.entries(json(r).payload.env as Record<string, string>).map(([k, v]) => [k, decodeURIComponent(v)]));
+    const env = Object.fromEntries(
+      Object.entries(json(r).payload.env as Record<string, string>).map(([k, v]) => [k, decodeURIComponent(v)]),
+    );
     expect(env).toEqual({
       PATH: "/usr/bin:/bin:/usr/sbin:/sbin:/opt/homebrew/bin:/usr/local/bin",
       LANG: "C.UTF-8",
@@ -126,22 +183,35 @@ describe("a working authored tool", () => {
 });
 
 describe("what the tool prints", () => {
-  const emit = async (ws: string, args: Record<string, unknown>) => run(["call", "emit", JSON.stringify(args), ...ALL], { cwd: ws });
+  const emit = async (ws: string, args: Record<string, unknown>) =>
+    run(["call", "emit", JSON.stringify(args), ...ALL], { cwd: ws });
 
   test.each([
     ["a secret key", { api_key: "sk-123" }, "secret_key", "$.api_key"],
     ["a secret key, deep and spelled differently", { a: { "X-Api-Key": "v" } }, "secret_key", "$.a<key#0>"],
     ["a local path", { where: "see /etc/passwd" }, "local_path", "$.where"],
-    ["a file: URL inside a JSON-looking string", { s: JSON.stringify({ p: "file:///home/u" }) }, "local_path", "$.s<json>.p"],
+    [
+      "a file: URL inside a JSON-looking string",
+      { s: JSON.stringify({ p: "file:///home/u" }) },
+      "local_path",
+      "$.s<json>.p",
+    ],
     ["a private key", { k: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA" }, "pem", "$.k"],
-  ])("%s is rejected whole at the boundary; the journal names the rule, never the value", async (_what, printed, rule, where) => {
-    await using ws = tempDir();
-    install(ws.path, "emit");
-    const r = await emit(ws.path, { raw: JSON.stringify(printed) });
-    expect([r.code, json(r)]).toEqual([1, { status: "failed", error_code: "sensitive_output_rejected" }]);
-    const [row] = await journal(ws.path);
-    expect([row.origin, row.error_code, JSON.parse(row.detail)]).toEqual(["authored", "sensitive_output_rejected", { rule, where }]);
-  });
+  ])(
+    "%s is rejected whole at the boundary; the journal names the rule, never the value",
+    async (_what, printed, rule, where) => {
+      await using ws = tempDir();
+      install(ws.path, "emit");
+      const r = await emit(ws.path, { raw: JSON.stringify(printed) });
+      expect([r.code, json(r)]).toEqual([1, { status: "failed", error_code: "sensitive_output_rejected" }]);
+      const [row] = await journal(ws.path);
+      expect([row.origin, row.error_code, JSON.parse(row.detail)]).toEqual([
+        "authored",
+        "sensitive_output_rejected",
+        { rule, where },
+      ]);
+    },
+  );
 
   test("a result over 64 KiB is rejected by the size rule, though the launcher's tail was only 12,000 characters", async () => {
     await using ws = tempDir();
@@ -171,7 +241,13 @@ describe("what the tool prints", () => {
     const r = await emit(ws.path, { raw: '{"partial":true}', stderr: "could not reach the database\n", exit: 3 });
     expect([r.code, json(r)]).toEqual([
       1,
-      { status: "failed", tool: "emit", error_code: "authored.exit", message: "emit exited with code 3", details: { code: 3, stderr: "could not reach the database\n", stderr_truncated: false } },
+      {
+        status: "failed",
+        tool: "emit",
+        error_code: "authored.exit",
+        message: "emit exited with code 3",
+        details: { code: 3, stderr: "could not reach the database\n", stderr_truncated: false },
+      },
     ]);
   });
 
@@ -184,7 +260,12 @@ describe("what the tool prints", () => {
 
   test("a tool past its timeout_secs is ended, its whole tree with it: authored.timeout", async () => {
     await using ws = tempDir();
-    tool(ws.path, "slow", { name: "slow", description: "d", input_schema: { type: "object" }, timeout_secs: 0.5 }, "#!/bin/bash\necho $$ > pid\nsleep 30 &\necho $! >> pid\nwait\n");
+    tool(
+      ws.path,
+      "slow",
+      { name: "slow", description: "d", input_schema: { type: "object" }, timeout_secs: 0.5 },
+      "#!/bin/bash\necho $$ > pid\nsleep 30 &\necho $! >> pid\nwait\n",
+    );
     const started = performance.now();
     const r = await run(["call", "slow", "{}", ...ALL], { cwd: ws.path });
     expect(performance.now() - started).toBeLessThan(10_000);
@@ -202,7 +283,11 @@ describe("boot failures (exit 5, nothing run or written)", () => {
     const r = await run(["call", "file_read", '{"path":"x"}', "-A", "--approve", "all"], { cwd: ws.path });
     expect([r.code, r.stdout]).toEqual([5, ""]);
     expect(r.stderr).toContain(`${path}:`);
-    expect(r.stderr).toMatch(bad.key === "" ? /tool\.json:\d+:\d+: invalid JSON/ : new RegExp(`tool\\.json:\\d+:\\d+: ${RegExp.escape(bad.key)}: `));
+    expect(r.stderr).toMatch(
+      bad.key === ""
+        ? /tool\.json:\d+:\d+: invalid JSON/
+        : new RegExp(`tool\\.json:\\d+:\\d+: ${RegExp.escape(bad.key)}: `),
+    );
     expect(r.stderr).toMatch(bad.message);
     expect(r.stderr).toContain("hint:");
     expect(existsSync(join(ws.path, ".toolgate"))).toBe(false);
@@ -210,7 +295,12 @@ describe("boot failures (exit 5, nothing run or written)", () => {
 
   test("a name colliding with a built-in fails the boot, naming both provenances and the manifest, asking for a rename", async () => {
     await using ws = tempDir();
-    const path = tool(ws.path, "reader", { name: "file-read", description: "d", input_schema: { type: "object" } }, "#!/bin/sh\n");
+    const path = tool(
+      ws.path,
+      "reader",
+      { name: "file-read", description: "d", input_schema: { type: "object" } },
+      "#!/bin/sh\n",
+    );
     const r = await run(["tools"], { cwd: ws.path });
     expect([r.code, r.stdout]).toEqual([5, ""]);
     expect(r.stderr).toContain(`"file_read" from builtin and "file-read" from authored (${path})`);

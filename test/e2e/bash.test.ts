@@ -8,11 +8,13 @@ import { gone } from "../launcher/support.ts";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const GRANT = ["--allow-run=bash", "--approve", "bash"];
-const bash = (cwd: string, args: object, extra: string[] = GRANT, env?: Record<string, string>) => run(["call", "bash", JSON.stringify(args), ...extra], { cwd, ...(env ? { env } : {}) });
+const bash = (cwd: string, args: object, extra: string[] = GRANT, env?: Record<string, string>) =>
+  run(["call", "bash", JSON.stringify(args), ...extra], { cwd, ...(env ? { env } : {}) });
 
 describe("bash through the binary", () => {
   test("success: exit 0, one JSON result with code, tails and totals", async () => {
@@ -21,7 +23,16 @@ describe("bash through the binary", () => {
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split("\n").length).toBe(1);
     const out = json(r);
-    expect(out).toMatchObject({ status: "success", tool: "bash", payload: { exitCode: 0, ended: "exited", sandbox: "off", stdout: { tail: "hello\nxxxxx", bytes: 11, chars: 11, truncated: false } } });
+    expect(out).toMatchObject({
+      status: "success",
+      tool: "bash",
+      payload: {
+        exitCode: 0,
+        ended: "exited",
+        sandbox: "off",
+        stdout: { tail: "hello\nxxxxx", bytes: 11, chars: 11, truncated: false },
+      },
+    });
     expect(existsSync(join(dir.path, "made.txt"))).toBe(true);
   });
 
@@ -39,7 +50,11 @@ describe("bash through the binary", () => {
     expect(r.stdout).not.toContain("tok-value-123");
     // A refusal carries it too; a shell word names no executable.
     const failed = json(await bash(dir.path, { command: "exit 3" }));
-    expect([failed.error_code, failed.details.audit.commandExecutable, failed.details.audit.executable]).toEqual(["bash.exit", null, realpathSync("/bin/bash")]);
+    expect([failed.error_code, failed.details.audit.commandExecutable, failed.details.audit.executable]).toEqual([
+      "bash.exit",
+      null,
+      realpathSync("/bin/bash"),
+    ]);
   });
 
   test("a non-zero exit: bash.exit with the code and both tails, exit 1", async () => {
@@ -47,7 +62,12 @@ describe("bash through the binary", () => {
     const r = await bash(dir.path, { command: "echo out; echo err >&2; exit 42" });
     expect(r.code).toBe(1);
     const out = json(r);
-    expect(out).toMatchObject({ status: "failed", tool: "bash", error_code: "bash.exit", details: { exitCode: 42, ended: "exited", stdout: { tail: "out\n" } } });
+    expect(out).toMatchObject({
+      status: "failed",
+      tool: "bash",
+      error_code: "bash.exit",
+      details: { exitCode: 42, ended: "exited", stdout: { tail: "out\n" } },
+    });
     expect(out.details.stderr.tail.endsWith("err\n")).toBe(true);
     expect(r.stderr).toContain("bash.exit");
   });
@@ -82,14 +102,26 @@ describe("bash through the binary", () => {
 
   test("the child's environment is the scrubbed one: the binary's AWS_SECRET_ACCESS_KEY, NODE_OPTIONS and LD_PRELOAD never arrive", async () => {
     await using dir = tempDir();
-    const parent = { AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", NODE_OPTIONS: "--max-old-space-size=64", LD_PRELOAD: "libtoolgate-absent.so", KEEP_OUT: "1" };
+    const parent = {
+      AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      NODE_OPTIONS: "--max-old-space-size=64",
+      LD_PRELOAD: "libtoolgate-absent.so",
+      KEEP_OUT: "1",
+    };
     const r = await bash(dir.path, { command: "exec /usr/bin/env" }, GRANT, parent);
     expect(r.code).toBe(0);
     const seen = json(r).payload.stdout.tail as string;
     // What a login bash makes of exactly the scrubbed environment and an empty HOME, started by hand in the same folder.
     await using empty = tempDir();
-    const ref = Bun.spawnSync(["/bin/bash", "-lc", "exec /usr/bin/env"], { env: { ...BASE_ENV, HOME: empty.path }, cwd: dir.path });
-    const lines = (s: string) => s.split("\n").filter((l) => l && !l.startsWith("HOME=")).sort();
+    const ref = Bun.spawnSync(["/bin/bash", "-lc", "exec /usr/bin/env"], {
+      env: { ...BASE_ENV, HOME: empty.path },
+      cwd: dir.path,
+    });
+    const lines = (s: string) =>
+      s
+        .split("\n")
+        .filter((l) => l && !l.startsWith("HOME="))
+        .sort();
     expect(lines(seen)).toEqual(lines(ref.stdout.toString()));
     for (const name of [...Object.keys(parent), "CI"]) expect(seen).not.toMatch(new RegExp(`^${name}=`, "m"));
     // HOME is the run's own empty folder in the state folder, never the caller's.

@@ -24,7 +24,12 @@ describe("the binary alone", () => {
     expect([call.code, JSON.parse(call.out).payload.content]).toEqual([0, "1\thello"]);
     const tools = run("tools", "--json");
     expect(tools.code).toBe(0);
-    expect(tools.out.split("\n").filter(Boolean).map((l) => JSON.parse(l).name)).toContain("file_read");
+    expect(
+      tools.out
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).name),
+    ).toContain("file_read");
     const serve = run("serve", "--help");
     expect([serve.code, serve.out]).toEqual([0, expect.stringContaining("USAGE toolgate serve")]);
   });

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const GRANT = ["--allow-read", "--approve", "file_read,file_find"];
@@ -14,7 +15,12 @@ const GRANT = ["--allow-read", "--approve", "file_read,file_find"];
 async function journal(cwd: string) {
   const r = await run(["log", "--json"], { cwd });
   expect(r.code).toBe(0);
-  return r.stdout.trim() === "" ? [] : r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  return r.stdout.trim() === ""
+    ? []
+    : r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
 }
 
 describe("call forms", () => {
@@ -27,10 +33,21 @@ describe("call forms", () => {
     expect(json(r)).toEqual({
       status: "success",
       tool: "file_read",
-      payload: { path: "a.txt", digest, totalLines: 3, offset: 2, lineCount: 2, content: "2\ttwo\n3\tthree", clippedLines: 0, truncated: false },
+      payload: {
+        path: "a.txt",
+        digest,
+        totalLines: 3,
+        offset: 2,
+        lineCount: 2,
+        content: "2\ttwo\n3\tthree",
+        clippedLines: 0,
+        truncated: false,
+      },
     });
     const rows = await journal(dir.path);
-    expect(rows.map((x) => [x.event, x.tool, x.status, x.error_code, x.origin, x.effect])).toEqual([["tool_finished", "file_read", "success", null, "builtin", "read"]]);
+    expect(rows.map((x) => [x.event, x.tool, x.status, x.error_code, x.origin, x.effect])).toEqual([
+      ["tool_finished", "file_read", "success", null, "builtin", "read"],
+    ]);
     expect(rows[0].args_preview).toContain("a.txt");
     expect(rows[0].result_bytes).toBe(Buffer.byteLength(r.stdout.trimEnd()));
   });
@@ -49,7 +66,9 @@ describe("call forms", () => {
     const r = await run(["call", "file_read", "--arg", "path=a.txt", "--arg", "limit=2", ...GRANT], { cwd: dir.path });
     expect(r.code).toBe(0);
     expect(json(r).payload).toMatchObject({ lineCount: 2, truncated: true, nextCursor: 3 });
-    const bad = await run(["call", "file_read", "--arg", "path=a.txt", "--arg", "limit=two", ...GRANT], { cwd: dir.path });
+    const bad = await run(["call", "file_read", "--arg", "path=a.txt", "--arg", "limit=two", ...GRANT], {
+      cwd: dir.path,
+    });
     expect(bad.code).toBe(1);
     expect(json(bad).error_code).toBe("args.invalid");
     expect(json(bad).message).toContain("limit");
@@ -100,7 +119,9 @@ describe("exit codes and refusals", () => {
     const r = await run(["call", "file_reed", "{}", ...GRANT], { cwd: dir.path });
     expect(r.code).toBe(1);
     expect(json(r)).toMatchObject({ status: "failed", tool: "file_reed", error_code: "unknown_tool" });
-    expect((await journal(dir.path)).map((x) => [x.tool, x.error_code, x.digest])).toEqual([["file_reed", "unknown_tool", null]]);
+    expect((await journal(dir.path)).map((x) => [x.tool, x.error_code, x.digest])).toEqual([
+      ["file_reed", "unknown_tool", null],
+    ]);
   });
 
   test("exit 4: a missing read grant names the exact flag; the refusal is journaled", async () => {
@@ -116,7 +137,9 @@ describe("exit codes and refusals", () => {
   test("exit 4: deny wins over allow", async () => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "a.txt"), "x\n");
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', ...GRANT, `--deny-read=${dir.path}`], { cwd: dir.path });
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', ...GRANT, `--deny-read=${dir.path}`], {
+      cwd: dir.path,
+    });
     expect(r.code).toBe(4);
     expect(json(r).message).toContain("deny wins");
   });
@@ -128,7 +151,9 @@ describe("exit codes and refusals", () => {
     expect(r.code).toBe(4);
     expect(json(r).error_code).toBe("approval.required");
     expect(json(r).message).toContain("--approve file_read");
-    const all = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"], { cwd: dir.path });
+    const all = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"], {
+      cwd: dir.path,
+    });
     expect(all.code).toBe(0);
   });
 
@@ -154,7 +179,10 @@ describe("exit codes and refusals", () => {
 
   test("a private key in a file is rejected whole at the boundary; the journal names the rule, never the value", async () => {
     await using dir = tempDir();
-    writeFileSync(join(dir.path, "id"), "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----\n");
+    writeFileSync(
+      join(dir.path, "id"),
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+    );
     const r = await run(["call", "file_read", '{"path":"id"}', ...GRANT], { cwd: dir.path });
     expect(r.code).toBe(1);
     expect(json(r)).toEqual({ status: "failed", error_code: "sensitive_output_rejected" });

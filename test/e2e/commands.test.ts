@@ -12,13 +12,20 @@ describe("toolgate tools", () => {
     await using dir = tempDir();
     const r = await run(["tools"], { cwd: dir.path });
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const built = buildCatalog(builtinSources(builtinTools));
     if (!built.ok) throw new Error(built.refusal.message);
     expect(lines).toEqual(built.value.descriptors.map(({ inputSchema: _, ...d }) => d));
     expect(lines.map((l) => l.name)).toEqual([...lines.map((l) => l.name)].sort());
     for (const l of lines) expect(l.digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(lines.find((l) => l.name === "file_read")).toMatchObject({ origin: "builtin", effect: "read", approval: "required" });
+    expect(lines.find((l) => l.name === "file_read")).toMatchObject({
+      origin: "builtin",
+      effect: "read",
+      approval: "required",
+    });
   });
 
   test("NAME shows the whole descriptor and input schema", async () => {
@@ -39,7 +46,12 @@ describe("toolgate log", () => {
     writeFileSync(join(dir.path, "a.txt"), "x\n");
     for (const tool of ["t1", "t2", "t3"]) await run(["call", tool, "{}"], { cwd: dir.path });
     const r = await run(["log", "--last", "2", "--json"], { cwd: dir.path });
-    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l).tool)).toEqual(["t2", "t3"]);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).tool),
+    ).toEqual(["t2", "t3"]);
     const bad = await run(["log", "--last", "zero"], { cwd: dir.path });
     expect(bad.code).toBe(2);
   });
@@ -64,12 +76,21 @@ describe("help and version", () => {
     await using dir = tempDir();
     const r = await run(["version"], { cwd: dir.path });
     const pkg = await Bun.file(join(import.meta.dir, "../../package.json")).json();
-    const head = Bun.spawnSync(["git", "-C", join(import.meta.dir, "../.."), "rev-parse", "--short=12", "HEAD"]).stdout.toString().trim();
+    const head = Bun.spawnSync(["git", "-C", join(import.meta.dir, "../.."), "rev-parse", "--short=12", "HEAD"])
+      .stdout.toString()
+      .trim();
     expect(r.code).toBe(0);
     const v = JSON.parse(r.stdout);
-    expect(v).toEqual({ version: pkg.version, commit: expect.stringMatching(new RegExp(`^${head}(-dirty)?$`)), target: `linux-${process.arch}` });
+    expect(v).toEqual({
+      version: pkg.version,
+      commit: expect.stringMatching(new RegExp(`^${head}(-dirty)?$`)),
+      target: `linux-${process.arch}`,
+    });
     const extra = await run(["version", "now"], { cwd: dir.path });
-    expect([extra.code, extra.stderr]).toEqual([2, 'toolgate: unexpected argument "now"\n  hint: toolgate version [--json]\n']);
+    expect([extra.code, extra.stderr]).toEqual([
+      2,
+      'toolgate: unexpected argument "now"\n  hint: toolgate version [--json]\n',
+    ]);
   });
 
   test("no command: usage on stdout, exit 2", async () => {

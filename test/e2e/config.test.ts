@@ -10,8 +10,14 @@ describe("toolgate config", () => {
     await using dir = tempDir();
     // A repository: discovery starts from --workspace (sub) and goes up to its root.
     mkdirSync(join(dir.path, ".git"));
-    writeFileSync(join(dir.path, "toolgate.json"), '{\n  // comments are fine\n  "sandbox": "off",\n  "las": { "timeout_secs": 30 },\n}\n');
-    const r = await run(["config", "--json", "--workspace", "sub"], { cwd: dir.path, env: { SINGULARITY_SHUTDOWN_GRACE_SECS: "3" } });
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      '{\n  // comments are fine\n  "sandbox": "off",\n  "las": { "timeout_secs": 30 },\n}\n',
+    );
+    const r = await run(["config", "--json", "--workspace", "sub"], {
+      cwd: dir.path,
+      env: { SINGULARITY_SHUTDOWN_GRACE_SECS: "3" },
+    });
     expect(r.code).toBe(0);
     const c = json(r);
     const file = join(dir.path, "toolgate.json");
@@ -36,7 +42,10 @@ describe("toolgate config", () => {
   test("$TOOLGATE_CONFIG names the file; environment beats file, flag beats both", async () => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "custom.json"), '{"las":{"command":"bun"}}');
-    const r = await run(["config", "--json"], { cwd: dir.path, env: { TOOLGATE_CONFIG: "custom.json", LAS_COMMAND: "deno" } });
+    const r = await run(["config", "--json"], {
+      cwd: dir.path,
+      env: { TOOLGATE_CONFIG: "custom.json", LAS_COMMAND: "deno" },
+    });
     expect(json(r)["las.command"]).toEqual({ value: "deno", origin: "env:LAS_COMMAND" });
   });
 
@@ -47,17 +56,44 @@ describe("toolgate config", () => {
     const s = json(r);
     expect(s.type).toBe("object");
     expect(s.additionalProperties).toBe(false);
-    expect(Object.keys(s.properties)).toEqual(expect.arrayContaining(["workspace", "permissions", "approval", "las", "mcpServers", "gates", "sandbox", "skills"]));
+    expect(Object.keys(s.properties)).toEqual(
+      expect.arrayContaining([
+        "workspace",
+        "permissions",
+        "approval",
+        "las",
+        "mcpServers",
+        "gates",
+        "sandbox",
+        "skills",
+      ]),
+    );
   });
 });
 
 describe("bad config: exit 5, what, where, how to fix, nothing written", () => {
   test.each([
-    ["invalid JSON, with line and column", '{\n  "sandbox": "off",\n  "state" ".x"\n}', /toolgate\.json:3:11: invalid JSON/],
-    ["an unknown key, with its line", '{\n  "sandbox": "off",\n  "sandbax": "on"\n}', /toolgate\.json:3:3: sandbax: .*must be removed/],
-    ["a wrong value type, with the key path", '{\n  "las": {\n    "timeout_secs": "soon"\n  }\n}', /toolgate\.json:3:21: las\.timeout_secs: must be a number \(was a string\)/],
+    [
+      "invalid JSON, with line and column",
+      '{\n  "sandbox": "off",\n  "state" ".x"\n}',
+      /toolgate\.json:3:11: invalid JSON/,
+    ],
+    [
+      "an unknown key, with its line",
+      '{\n  "sandbox": "off",\n  "sandbax": "on"\n}',
+      /toolgate\.json:3:3: sandbax: .*must be removed/,
+    ],
+    [
+      "a wrong value type, with the key path",
+      '{\n  "las": {\n    "timeout_secs": "soon"\n  }\n}',
+      /toolgate\.json:3:21: las\.timeout_secs: must be a number \(was a string\)/,
+    ],
     ["a bad enum value", '{"sandbox": "maybe"}', /sandbox: must be "bench", "off" or "product"/],
-    ["an approval override that loosens a tool", '{"approval": {"file_read": "never"}}', /can only make a tool stricter/],
+    [
+      "an approval override that loosens a tool",
+      '{"approval": {"file_read": "never"}}',
+      /can only make a tool stricter/,
+    ],
   ])("%s", async (_what, text, pattern) => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "toolgate.json"), text);
@@ -109,11 +145,17 @@ describe("config permissions", () => {
     mkdirSync(join(dir.path, "private"));
     writeFileSync(join(dir.path, "a.txt"), "x\n");
     writeFileSync(join(dir.path, "private", "b.txt"), "y\n");
-    writeFileSync(join(dir.path, "toolgate.json"), '{"permissions": {"allow": {"read": ["."]}, "deny": {"read": ["private"]}}}');
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      '{"permissions": {"allow": {"read": ["."]}, "deny": {"read": ["private"]}}}',
+    );
     const env = trustEnv(join(dir.path, "toolgate.json"));
     const ok = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: dir.path, env });
     expect(ok.code).toBe(0);
-    const denied = await run(["call", "file_read", '{"path":"private/b.txt"}', "--approve", "file_read", "--allow-read"], { cwd: dir.path, env });
+    const denied = await run(
+      ["call", "file_read", '{"path":"private/b.txt"}', "--approve", "file_read", "--allow-read"],
+      { cwd: dir.path, env },
+    );
     expect(denied.code).toBe(4);
     expect(json(denied).message).toContain("deny wins");
   });

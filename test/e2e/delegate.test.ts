@@ -2,7 +2,16 @@
 // (test/fixtures/delegate/agent.ts, run with bun) through the launcher; the agent connects to the
 // child `toolgate serve` its argv names and calls tools; its rows land in the parent's journal.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { BIN, json, ROOT, run, tempDir } from "../helpers.ts";
 import { makeStateFolder } from "../../src/state/folder.ts";
@@ -14,7 +23,12 @@ beforeAll(() => {
 });
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  const p = Bun.spawn(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin", HOME: cwd } });
+  const p = Bun.spawn(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: "/usr/bin:/bin", HOME: cwd },
+  });
   const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
   if (code !== 0) throw new Error(`git ${args.join(" ")} failed`);
   return out;
@@ -32,15 +46,45 @@ async function repo(dir: string, delegation: Record<string, unknown> = {}) {
   await git(ws, "commit", "-qm", "init");
   const cfg = join(dir, "cfg.json");
   const root = join(dir, "worktrees");
-  writeFileSync(cfg, JSON.stringify({ workspace: ws, delegation: { command: [process.execPath, AGENT, "{objective}", "{server}"], worktree_root: root, timeout_secs: 60, ...delegation } }));
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      workspace: ws,
+      delegation: {
+        command: [process.execPath, AGENT, "{objective}", "{server}"],
+        worktree_root: root,
+        timeout_secs: 60,
+        ...delegation,
+      },
+    }),
+  );
   return { ws, cfg, root };
 }
 
 const objective = (o: unknown) => JSON.stringify(o);
 const task = (cfg: string, ws: string, o: unknown, kind: "scout" | "write") =>
-  run(["call", "task", JSON.stringify({ objective: typeof o === "string" ? o : objective(o), kind }), "--config", cfg, "--allow-read", "--approve", "task"], { cwd: ws });
-const applyChange = (cfg: string, ws: string, args: unknown) => run(["call", "apply_change", JSON.stringify(args), "--config", cfg, "--allow-write", "--approve", "apply_change"], { cwd: ws });
-const names = async (cfg: string, ws: string, extra: string[] = []) => (await run(["tools", "--json", "--config", cfg, ...extra], { cwd: ws })).stdout.trim().split("\n").map((l) => JSON.parse(l).name as string);
+  run(
+    [
+      "call",
+      "task",
+      JSON.stringify({ objective: typeof o === "string" ? o : objective(o), kind }),
+      "--config",
+      cfg,
+      "--allow-read",
+      "--approve",
+      "task",
+    ],
+    { cwd: ws },
+  );
+const applyChange = (cfg: string, ws: string, args: unknown) =>
+  run(["call", "apply_change", JSON.stringify(args), "--config", cfg, "--allow-write", "--approve", "apply_change"], {
+    cwd: ws,
+  });
+const names = async (cfg: string, ws: string, extra: string[] = []) =>
+  (await run(["tools", "--json", "--config", cfg, ...extra], { cwd: ws })).stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l).name as string);
 
 describe("delegation: config and the catalog", () => {
   test("task needs delegation.command, apply_change a worktree root too", async () => {
@@ -49,7 +93,10 @@ describe("delegation: config and the catalog", () => {
     const all = await names(cfg, ws);
     expect(["task", "apply_change"].filter((n) => all.includes(n))).toEqual(["task", "apply_change"]);
     const noRoot = join(d.path, "c2.json");
-    writeFileSync(noRoot, JSON.stringify({ workspace: ws, delegation: { command: [process.execPath, AGENT, "{objective}", "{server}"] } }));
+    writeFileSync(
+      noRoot,
+      JSON.stringify({ workspace: ws, delegation: { command: [process.execPath, AGENT, "{objective}", "{server}"] } }),
+    );
     const some = await names(noRoot, ws);
     expect(["task", "apply_change"].filter((n) => some.includes(n))).toEqual(["task"]);
     const none = join(d.path, "c3.json");
@@ -95,19 +142,42 @@ describe("delegation: a scout child", () => {
     await using d = tempDir();
     const { ws, cfg } = await repo(d.path);
     const parent = await names(cfg, ws);
-    const r = await task(cfg, ws, { calls: [{ tool: "file_read", args: { path: "a.txt" } }, { tool: "file_write", args: { path: "x.txt", content: "x" } }, { tool: "bash", args: { command: "touch y" } }], say: "looked" }, "scout");
+    const r = await task(
+      cfg,
+      ws,
+      {
+        calls: [
+          { tool: "file_read", args: { path: "a.txt" } },
+          { tool: "file_write", args: { path: "x.txt", content: "x" } },
+          { tool: "bash", args: { command: "touch y" } },
+        ],
+        say: "looked",
+      },
+      "scout",
+    );
     expect(r.code).toBe(0);
     const p = json(r).payload;
-    expect([p.kind, p.status, p.summary, p.truncated, p.exit]).toEqual(["scout", "done", "looked", false, "exit code 0"]);
+    expect([p.kind, p.status, p.summary, p.truncated, p.exit]).toEqual([
+      "scout",
+      "done",
+      "looked",
+      false,
+      "exit code 0",
+    ]);
     const childTools = (p.findings[0] as string).replace("tools: ", "").split(",");
     expect(childTools).toEqual(["desk", "file_find", "file_read", "file_search", "plan", "skill_list", "skill_load"]);
     expect(childTools.filter((t) => !parent.includes(t))).toEqual([]);
     expect(p.findings[1]).toStartWith("file_read: ok: ");
     expect(p.findings[1]).toContain("1\\tone");
-    expect(JSON.parse((p.findings[2] as string).replace("file_write: error: ", "")).error_code).toBe("profile.excluded");
+    expect(JSON.parse((p.findings[2] as string).replace("file_write: error: ", "")).error_code).toBe(
+      "profile.excluded",
+    );
     expect(JSON.parse((p.findings[3] as string).replace("bash: error: ", "")).error_code).toBe("profile.excluded");
     expect(existsSync(join(ws, "x.txt")) || existsSync(join(ws, "y"))).toBe(false);
-    const rows = (await run(["log", "--json", "--config", cfg], { cwd: ws })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const rows = (await run(["log", "--json", "--config", cfg], { cwd: ws })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const taskRow = rows.find((x) => x.tool === "task");
     expect(rows.map((x) => [x.tool, x.status, x.error_code, x.parent])).toEqual([
       ["task", "success", null, null],
@@ -122,11 +192,33 @@ describe("delegation: a scout child", () => {
     await using d = tempDir();
     const { ws, cfg } = await repo(d.path);
     writeFileSync(join(ws, "secret.env"), "TOKEN=abc\n");
-    const read = { calls: [{ tool: "file_read", args: { path: "secret.env" } }, { tool: "file_read", args: { path: "a.txt" } }] };
+    const read = {
+      calls: [
+        { tool: "file_read", args: { path: "secret.env" } },
+        { tool: "file_read", args: { path: "a.txt" } },
+      ],
+    };
     for (const kind of ["scout", "write"] as const) {
-      const r = await run(["call", "task", JSON.stringify({ objective: objective(read), kind }), "--config", cfg, "--allow-read", "--deny-read=secret.env", "--approve", "task"], { cwd: ws });
+      const r = await run(
+        [
+          "call",
+          "task",
+          JSON.stringify({ objective: objective(read), kind }),
+          "--config",
+          cfg,
+          "--allow-read",
+          "--deny-read=secret.env",
+          "--approve",
+          "task",
+        ],
+        { cwd: ws },
+      );
       const p = json(r).payload;
-      expect([kind, p.findings[1].startsWith("file_read: error: "), JSON.parse(p.findings[1].replace("file_read: error: ", "")).error_code]).toEqual([kind, true, "permission.denied"]);
+      expect([
+        kind,
+        p.findings[1].startsWith("file_read: error: "),
+        JSON.parse(p.findings[1].replace("file_read: error: ", "")).error_code,
+      ]).toEqual([kind, true, "permission.denied"]);
       expect(p.findings[1]).not.toContain("TOKEN=abc");
       expect([kind, p.findings[2]]).toEqual([kind, expect.stringContaining("file_read: ok: ")]);
     }
@@ -140,28 +232,45 @@ describe("delegation: a scout child", () => {
     expect(json(r).payload).toMatchObject({ status: "timeout", exit: "timeout", timeout_secs: 2 });
     expect(performance.now() - started).toBeLessThan(30_000);
     // No process of the tree survives: none whose command line names this workspace.
-    const left = readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(ws);
-      } catch {
-        return false;
-      }
-    });
+    const left = readdirSync("/proc")
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(ws);
+        } catch {
+          return false;
+        }
+      });
     expect(left).toEqual([]);
     // The call the child made before it hung is journaled under the task.
-    const rows = (await run(["log", "--json", "--config", cfg], { cwd: ws })).stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(rows.map((x) => [x.tool, x.parent === null ? null : "child"])).toEqual([["task", null], ["file_read", "child"]]);
+    const rows = (await run(["log", "--json", "--config", cfg], { cwd: ws })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(rows.map((x) => [x.tool, x.parent === null ? null : "child"])).toEqual([
+      ["task", null],
+      ["file_read", "child"],
+    ]);
   });
 });
 
 /** The checkout as bytes and as git sees it: what "untouched" is compared on. */
 async function snapshot(ws: string) {
   const files = (await git(ws, "ls-files", "-co", "--exclude-standard")).trim().split("\n").sort();
-  return { status: await git(ws, "status", "--porcelain"), bytes: files.map((f) => [f, existsSync(join(ws, f)) ? readFileSync(join(ws, f), "base64") : null]) };
+  return {
+    status: await git(ws, "status", "--porcelain"),
+    bytes: files.map((f) => [f, existsSync(join(ws, f)) ? readFileSync(join(ws, f), "base64") : null]),
+  };
 }
 
 describe("delegation: a write child and apply_change", () => {
-  const edit = (oldText: string, newText: string) => ({ calls: [{ tool: "file_read", args: { path: "a.txt" } }, { tool: "file_edit", args: { path: "a.txt", digest: "$digest", old_string: oldText, new_string: newText } }, { tool: "file_write", args: { path: "notes/new.txt", content: "from the child\n" } }] });
+  const edit = (oldText: string, newText: string) => ({
+    calls: [
+      { tool: "file_read", args: { path: "a.txt" } },
+      { tool: "file_edit", args: { path: "a.txt", digest: "$digest", old_string: oldText, new_string: newText } },
+      { tool: "file_write", args: { path: "notes/new.txt", content: "from the child\n" } },
+    ],
+  });
 
   test("edits only its worktree (from HEAD plus the uncommitted change); apply_change applies three-way once", async () => {
     await using d = tempDir();
@@ -173,19 +282,38 @@ describe("delegation: a write child and apply_change", () => {
     expect(r.code).toBe(0);
     const p = json(r).payload;
     expect(p.findings.slice(0, 1)).toEqual(["tools: file_edit,file_read,file_write"]);
-    expect(p.change).toMatchObject({ files: [{ path: "a.txt", added: 1, deleted: 1 }, { path: "notes/new.txt", added: 1, deleted: 0 }], insertions: 2, deletions: 1 });
+    expect(p.change).toMatchObject({
+      files: [
+        { path: "a.txt", added: 1, deleted: 1 },
+        { path: "notes/new.txt", added: 1, deleted: 0 },
+      ],
+      insertions: 2,
+      deletions: 1,
+    });
     expect(await snapshot(ws)).toEqual(before);
     // The checkout moves on meanwhile (another line): the apply is three-way.
     writeFileSync(join(ws, "a.txt"), "one\ntwo\nthree\nfour\nfive\nSIX\nSEVEN\n");
     const a = await applyChange(cfg, ws, { change_id: p.change.change_id });
-    expect(json(a).payload).toEqual({ change_id: p.change.change_id, status: "applied", files: [{ path: "a.txt", how: "merged" }, { path: "notes/new.txt", how: "child" }], unchanged: 0, worktree_removed: true });
+    expect(json(a).payload).toEqual({
+      change_id: p.change.change_id,
+      status: "applied",
+      files: [
+        { path: "a.txt", how: "merged" },
+        { path: "notes/new.txt", how: "child" },
+      ],
+      unchanged: 0,
+      worktree_removed: true,
+    });
     expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("one\nTWO\nthree\nfour\nfive\nSIX\nSEVEN\n");
     expect(readFileSync(join(ws, "notes", "new.txt"), "utf8")).toBe("from the child\n");
     expect(readdirSync(root)).toEqual([`${p.change.change_id}.json`]);
     expect((await git(ws, "worktree", "list")).trim().split("\n").length).toBe(1);
     const again = await applyChange(cfg, ws, { change_id: p.change.change_id });
     expect([again.code, json(again).error_code]).toEqual([1, "change.applied"]);
-    const rows = (await run(["log", "--json", "--config", cfg], { cwd: ws })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const rows = (await run(["log", "--json", "--config", cfg], { cwd: ws })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const t = rows.find((x) => x.tool === "task");
     expect(rows.map((x) => [x.tool, x.status, x.parent === t.id])).toEqual([
       ["task", "success", false],
@@ -222,7 +350,10 @@ describe("delegation: a write child and apply_change", () => {
     expect([a.code, json(a).error_code, json(a).details]).toEqual([1, "change.conflict", { files: ["a.txt"] }]);
     expect(await snapshot(ws)).toEqual(before);
     // The child's worktree is gone once it ended; its change waits in the change's own git folder.
-    expect([existsSync(join(root, p.change.change_id)), existsSync(join(root, `${p.change.change_id}.git`))]).toEqual([false, true]);
+    expect([existsSync(join(root, p.change.change_id)), existsSync(join(root, `${p.change.change_id}.git`))]).toEqual([
+      false,
+      true,
+    ]);
     const x = await applyChange(cfg, ws, { change_id: p.change.change_id, discard: true });
     expect(json(x).payload).toEqual({ change_id: p.change.change_id, status: "discarded", worktree_removed: true });
     expect(readdirSync(root)).toEqual([`${p.change.change_id}.json`]);
@@ -261,18 +392,54 @@ describe("delegation under the product sandbox", () => {
     copyFileSync(BIN, self);
     chmodSync(self, 0o755);
     const conf = JSON.parse(readFileSync(cfg, "utf8"));
-    writeFileSync(cfg, JSON.stringify({ ...conf, sandbox: "product", delegation: { ...conf.delegation, command: [process.execPath, join(bin, "agent.js"), "{objective}", "{server}"] } }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        ...conf,
+        sandbox: "product",
+        delegation: {
+          ...conf.delegation,
+          command: [process.execPath, join(bin, "agent.js"), "{objective}", "{server}"],
+        },
+      }),
+    );
     const before = await snapshot(ws);
-    const objectiveText = objective({ calls: [{ tool: "file_write", args: { path: "c.txt", content: "c\n" } }], touch: join(ws, "a.txt") });
-    const p0 = Bun.spawn([self, "call", "task", JSON.stringify({ objective: objectiveText, kind: "write" }), "--config", cfg, "--allow-read", "--approve", "task"], {
-      cwd: ws,
-      env: { PATH: "/usr/bin:/bin", HOME: ws, CI: "true" },
-      stdout: "pipe",
-      stderr: "pipe",
+    const objectiveText = objective({
+      calls: [{ tool: "file_write", args: { path: "c.txt", content: "c\n" } }],
+      touch: join(ws, "a.txt"),
     });
-    const r = { stdout: await new Response(p0.stdout).text(), stderr: await new Response(p0.stderr).text(), code: await p0.exited };
+    const p0 = Bun.spawn(
+      [
+        self,
+        "call",
+        "task",
+        JSON.stringify({ objective: objectiveText, kind: "write" }),
+        "--config",
+        cfg,
+        "--allow-read",
+        "--approve",
+        "task",
+      ],
+      {
+        cwd: ws,
+        env: { PATH: "/usr/bin:/bin", HOME: ws, CI: "true" },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const r = {
+      stdout: await new Response(p0.stdout).text(),
+      stderr: await new Response(p0.stderr).text(),
+      code: await p0.exited,
+    };
     const p = json(r).payload;
-    expect([p.status, p.findings.slice(1)]).toEqual(["done", [`file_write: ok: {"path":"c.txt","digest":"sha256:${new Bun.CryptoHasher("sha256").update("c\n").digest("hex")}","bytes":2,"created":true}`, "touch: EROFS"]]);
+    expect([p.status, p.findings.slice(1)]).toEqual([
+      "done",
+      [
+        `file_write: ok: {"path":"c.txt","digest":"sha256:${new Bun.CryptoHasher("sha256").update("c\n").digest("hex")}","bytes":2,"created":true}`,
+        "touch: EROFS",
+      ],
+    ]);
     expect(p.change.files).toEqual([{ path: "c.txt", added: 1, deleted: 0 }]);
     expect(await snapshot(ws)).toEqual(before);
   });

@@ -19,7 +19,15 @@ function repo(path: string): string {
   mkdirSync(join(ws, "script"), { recursive: true });
   mkdirSync(join(ws, "src"));
   writeFileSync(join(ws, "src", "a.ts"), "export const a = 1;\n");
-  writeFileSync(join(ws, "script", "check-lint.sh"), ['echo "checking src"', "echo '::warning::planted by the gate'", 'echo "src/a.ts:3:5: error: boom" >&2', "exit 1"].join("\n"));
+  writeFileSync(
+    join(ws, "script", "check-lint.sh"),
+    [
+      'echo "checking src"',
+      "echo '::warning::planted by the gate'",
+      'echo "src/a.ts:3:5: error: boom" >&2',
+      "exit 1",
+    ].join("\n"),
+  );
   writeFileSync(join(ws, "script", "check-types.sh"), "echo 'types fine'\n");
   writeFileSync(join(ws, ".gitignore"), ".toolgate/\n");
   git(ws, "init", "-q", "-b", "main");
@@ -34,7 +42,10 @@ describe("dev_check on a CI log", () => {
     const ws = repo(d.path);
     const summary = join(d.path, "summary.md");
     writeFileSync(summary, "earlier step\n");
-    const r = await run(["call", "dev_check", '{"gate":"all"}', ...GRANT], { cwd: ws, env: { CI: "true", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary } });
+    const r = await run(["call", "dev_check", '{"gate":"all"}', ...GRANT], {
+      cwd: ws,
+      env: { CI: "true", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.code).toBe(1);
     expect(r.stdout.trim().split("\n").length).toBe(1);
     expect(json(r).error_code).toBe("dev_check.failed");
@@ -51,7 +62,9 @@ describe("dev_check on a CI log", () => {
     expect(lines).toContainEqual(expect.stringMatching(/^dev_check: ✓ types passed in \d+\.\d s$/));
     const errors = lines.filter((l) => l.startsWith("::error"));
     expect(errors.length).toBe(1);
-    expect(errors[0]).toStartWith("::error file=src/a.ts,line=3,col=5,title=dev_check%3A gate lint failed::exit code 1");
+    expect(errors[0]).toStartWith(
+      "::error file=src/a.ts,line=3,col=5,title=dev_check%3A gate lint failed::exit code 1",
+    );
     const md = readFileSync(summary, "utf8");
     expect(md).toStartWith("earlier step\n### dev_check: 1 of 2 gates failed\n");
     expect(md).toContain("| `lint` | ❌ failed (exit code 1) |");
@@ -66,7 +79,10 @@ describe("dev_check on a CI log", () => {
     writeFileSync(victim, "keep\n");
     const summary = join(d.path, "summary.md");
     symlinkSync(victim, summary);
-    const r = await run(["call", "dev_check", '{"gate":"types"}', ...GRANT], { cwd: ws, env: { CI: "true", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary } });
+    const r = await run(["call", "dev_check", '{"gate":"types"}', ...GRANT], {
+      cwd: ws,
+      env: { CI: "true", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.code).toBe(0);
     expect(readFileSync(victim, "utf8")).toBe("keep\n");
   }, 60_000);
@@ -75,7 +91,10 @@ describe("dev_check on a CI log", () => {
     await using d = tempDir();
     const ws = repo(d.path);
     const summary = join(d.path, "summary.md");
-    const r = await run(["call", "dev_check", '{"gate":"all"}', ...GRANT], { cwd: ws, env: { CI: "true", GITHUB_STEP_SUMMARY: summary } });
+    const r = await run(["call", "dev_check", '{"gate":"all"}', ...GRANT], {
+      cwd: ws,
+      env: { CI: "true", GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.code).toBe(1);
     const lines = r.stderr.split("\n");
     expect(lines.filter((l) => l.startsWith("dev_check: "))).toEqual([

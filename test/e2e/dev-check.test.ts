@@ -10,7 +10,8 @@ import { gone } from "../launcher/support.ts";
 import { BIN, json, run } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const GRANT = ["--allow-run=bash,git", "--approve", "dev_check"];
@@ -25,19 +26,33 @@ describe("dev_check through the binary", () => {
     const r = await run(["call", "dev_check", '{"gate":"pass"}', ...GRANT], { cwd: repo.path });
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split("\n").length).toBe(1);
-    expect(json(r).payload).toMatchObject({ passed: 1, failed: 0, gates: [{ name: "pass", status: "passed", exitCode: 0 }] });
+    expect(json(r).payload).toMatchObject({
+      passed: 1,
+      failed: 0,
+      gates: [{ name: "pass", status: "passed", exitCode: 0 }],
+    });
   });
 
   test("all, in GitHub Actions: exit 1, annotations on stderr, JUnit written, hanging gate stopped, copies gone", async () => {
     await using repo = fixtureRepo();
     writeFileSync(join(repo.path, "toolgate.json"), '{"gates":{"timeout_secs":0.5}}');
-    const r = await run(["call", "dev_check", '{"gate":"all","junit":"out/junit.xml"}', ...GRANT, "--allow-write"], { cwd: repo.path, env: { GITHUB_ACTIONS: "true" } });
+    const r = await run(["call", "dev_check", '{"gate":"all","junit":"out/junit.xml"}', ...GRANT, "--allow-write"], {
+      cwd: repo.path,
+      env: { GITHUB_ACTIONS: "true" },
+    });
     expect(r.code).toBe(1);
     // stdout: exactly the one result; the annotations are not in it.
     expect(r.stdout.trim().split("\n").length).toBe(1);
     const out = json(r);
-    expect(out).toMatchObject({ status: "failed", tool: "dev_check", error_code: "dev_check.failed", details: { passed: 2, failed: 2, junit: "out/junit.xml", sandbox: "off" } });
-    expect(out.message).toBe("2 of 4 gates failed: fail (exit code 3), hang (timeout after 0.5 s); their tails are in details");
+    expect(out).toMatchObject({
+      status: "failed",
+      tool: "dev_check",
+      error_code: "dev_check.failed",
+      details: { passed: 2, failed: 2, junit: "out/junit.xml", sandbox: "off" },
+    });
+    expect(out.message).toBe(
+      "2 of 4 gates failed: fail (exit code 3), hang (timeout after 0.5 s); their tails are in details",
+    );
     const annotations = r.stderr.split("\n").filter((l) => l.startsWith("::error"));
     expect(annotations.map((l) => l.slice(0, l.indexOf("::", 2) + 2))).toEqual([
       "::error file=script/check-fail.sh,title=dev_check%3A gate fail failed::",
@@ -70,7 +85,11 @@ describe("dev_check through the binary", () => {
   test("an unknown gate: the list of gates, exit 1, nothing copied", async () => {
     await using repo = fixtureRepo({ changes: false });
     const r = await run(["call", "dev_check", '{"gate":"typo"}', ...GRANT], { cwd: repo.path });
-    expect([r.code, json(r).error_code, json(r).details]).toEqual([1, "dev_check.unknown_gate", { gates: ["fail", "hang", "pass", "tree"] }]);
+    expect([r.code, json(r).error_code, json(r).details]).toEqual([
+      1,
+      "dev_check.unknown_gate",
+      { gates: ["fail", "hang", "pass", "tree"] },
+    ]);
     expect(existsSync(join(repo.path, ".toolgate", "worktrees"))).toBe(false);
   });
 
@@ -85,10 +104,16 @@ describe("dev_check through the binary", () => {
 test("in product mode the gate runs sandboxed in its copy: the copy is writable, the checkout's state folder is not", async () => {
   await using repo = fixtureRepo();
   writeFileSync(join(repo.path, "toolgate.json"), '{"sandbox":"product"}');
-  writeFileSync(join(repo.path, "script", "check-writes.sh"), 'echo x > in-copy.txt && echo copy-ok; echo x > "$(git rev-parse --path-format=absolute --git-common-dir)/../.toolgate/forged" 2>/dev/null || echo state-read-only\n');
+  writeFileSync(
+    join(repo.path, "script", "check-writes.sh"),
+    'echo x > in-copy.txt && echo copy-ok; echo x > "$(git rev-parse --path-format=absolute --git-common-dir)/../.toolgate/forged" 2>/dev/null || echo state-read-only\n',
+  );
   const r = await run(["call", "dev_check", '{"gate":"writes"}', ...GRANT], { cwd: repo.path });
   expect(r.code).toBe(0);
-  expect(json(r).payload).toMatchObject({ sandbox: "product", gates: [{ stdout: { tail: "copy-ok\nstate-read-only\n" } }] });
+  expect(json(r).payload).toMatchObject({
+    sandbox: "product",
+    gates: [{ stdout: { tail: "copy-ok\nstate-read-only\n" } }],
+  });
   expect(existsSync(join(repo.path, ".toolgate", "forged"))).toBe(false);
   expect(copiesIn(repo.path)).toEqual([]);
 });

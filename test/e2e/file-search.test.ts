@@ -6,7 +6,8 @@ import { dirname, join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const GRANT = ["--allow-read", "--approve", "file_search"];
@@ -47,17 +48,25 @@ describe("file_search through the binary", () => {
       },
     });
     const log = await run(["log", "--json"], { cwd: dir.path });
-    const rows = log.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const rows = log.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows.map((x) => [x.tool, x.status, x.effect])).toEqual([["file_search", "success", "read"]]);
   });
 
   test("--arg form and paging with nextCursor", async () => {
     await using dir = tempDir();
     put(dir.path, "a.txt", "hit\nhit\nhit\n");
-    const first = await run(["call", "file_search", "--arg", "pattern=hit", "--arg", "limit=2", ...GRANT], { cwd: dir.path });
+    const first = await run(["call", "file_search", "--arg", "pattern=hit", "--arg", "limit=2", ...GRANT], {
+      cwd: dir.path,
+    });
     expect(first.code).toBe(0);
     expect(json(first).payload).toMatchObject({ count: 2, truncated: true, nextCursor: "a.txt:2" });
-    const next = await run(["call", "file_search", JSON.stringify({ pattern: "hit", limit: 2, cursor: "a.txt:2" }), ...GRANT], { cwd: dir.path });
+    const next = await run(
+      ["call", "file_search", JSON.stringify({ pattern: "hit", limit: 2, cursor: "a.txt:2" }), ...GRANT],
+      { cwd: dir.path },
+    );
     expect(json(next).payload).toMatchObject({ matches: [{ path: "a.txt", line: 3, text: "hit" }], truncated: false });
   });
 
@@ -73,7 +82,9 @@ describe("file_search through the binary", () => {
   test("exit 4: without a read grant the refusal names the flag; without approval, --approve", async () => {
     await using dir = tempDir();
     mkdirSync(join(dir.path, "src"));
-    const denied = await run(["call", "file_search", '{"pattern":"x","path":"src"}', "--approve", "file_search"], { cwd: dir.path });
+    const denied = await run(["call", "file_search", '{"pattern":"x","path":"src"}', "--approve", "file_search"], {
+      cwd: dir.path,
+    });
     expect(denied.code).toBe(4);
     expect(json(denied).error_code).toBe("permission.denied");
     expect(json(denied).message).toContain("--allow-read=src");
@@ -95,13 +106,18 @@ describe("file_search through the binary", () => {
     await using dir = tempDir();
     put(dir.path, ".gitignore", "*.log\n.toolgate/\n");
     for (let i = 0; i < 600; i++) {
-      const body = Array.from({ length: 30 }, (_, j) => ((i * 31 + j) % 97 === 0 ? `call(Needle_${j})` : `line ${j} of ${i}`)).join("\n");
+      const body = Array.from({ length: 30 }, (_, j) =>
+        (i * 31 + j) % 97 === 0 ? `call(Needle_${j})` : `line ${j} of ${i}`,
+      ).join("\n");
       put(dir.path, `p${i % 11}/f${i}.txt`, `${body}\n`);
     }
     put(dir.path, "x.log", "call(Needle_1)\n");
     put(dir.path, "b.bin", Buffer.from("\0call(Needle_1)\n"));
     expect(Bun.spawnSync(["git", "init", "-q"], { cwd: dir.path }).exitCode).toBe(0);
-    const rg = Bun.spawnSync(["/usr/bin/rg", "--json", "--hidden", "-g", "!.git", "-i", "needle_\\d+"], { cwd: dir.path, stdout: "pipe" });
+    const rg = Bun.spawnSync(["/usr/bin/rg", "--json", "--hidden", "-g", "!.git", "-i", "needle_\\d+"], {
+      cwd: dir.path,
+      stdout: "pipe",
+    });
     const expected = rg.stdout
       .toString()
       .split("\n")
@@ -110,7 +126,10 @@ describe("file_search through the binary", () => {
       .map((d) => `${d.path.text}:${d.line_number}`)
       .sort();
     expect(expected.length).toBeGreaterThan(100);
-    const r = await run(["call", "file_search", JSON.stringify({ pattern: "NEEDLE_\\d+", ignoreCase: true, limit: 1000 }), ...GRANT], { cwd: dir.path });
+    const r = await run(
+      ["call", "file_search", JSON.stringify({ pattern: "NEEDLE_\\d+", ignoreCase: true, limit: 1000 }), ...GRANT],
+      { cwd: dir.path },
+    );
     expect(r.code).toBe(0);
     const payload = json(r).payload;
     expect(payload.truncated).toBe(false);

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const digestOf = (body: string) => `sha256:${new Bun.CryptoHasher("sha256").update(body).digest("hex")}`;
@@ -16,32 +17,55 @@ const EDIT = ["--allow-read", "--allow-write", "--approve", "file_read,file_edit
 async function journal(cwd: string) {
   const r = await run(["log", "--json"], { cwd });
   expect(r.code).toBe(0);
-  return r.stdout.trim() === "" ? [] : r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  return r.stdout.trim() === ""
+    ? []
+    : r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
 }
 
 describe("file_write through dist/toolgate", () => {
   test("creates a file and its folders: exit 0, digest, bytes, created; journaled as irreversible", async () => {
     await using ws = tempDir();
-    const r = await run(["call", "file_write", JSON.stringify({ path: "notes/today.md", content: "# Today\n" }), ...WRITE], { cwd: ws.path });
+    const r = await run(
+      ["call", "file_write", JSON.stringify({ path: "notes/today.md", content: "# Today\n" }), ...WRITE],
+      { cwd: ws.path },
+    );
     expect(r.code).toBe(0);
-    expect(json(r)).toEqual({ status: "success", tool: "file_write", payload: { path: "notes/today.md", digest: digestOf("# Today\n"), bytes: 8, created: true } });
+    expect(json(r)).toEqual({
+      status: "success",
+      tool: "file_write",
+      payload: { path: "notes/today.md", digest: digestOf("# Today\n"), bytes: 8, created: true },
+    });
     expect(readFileSync(join(ws.path, "notes/today.md"), "utf8")).toBe("# Today\n");
-    expect((await journal(ws.path)).map((x) => [x.tool, x.status, x.effect])).toEqual([["file_write", "success", "irreversible"]]);
+    expect((await journal(ws.path)).map((x) => [x.tool, x.status, x.effect])).toEqual([
+      ["file_write", "success", "irreversible"],
+    ]);
   });
 
   test("--arg form with overwrite=true replaces a file", async () => {
     await using ws = tempDir();
     writeFileSync(join(ws.path, "a.txt"), "old\n");
-    const r = await run(["call", "file_write", "--arg", "path=a.txt", "--arg", "content=new", "--arg", "overwrite=true", ...WRITE], { cwd: ws.path });
+    const r = await run(
+      ["call", "file_write", "--arg", "path=a.txt", "--arg", "content=new", "--arg", "overwrite=true", ...WRITE],
+      { cwd: ws.path },
+    );
     expect(r.code).toBe(0);
     expect(json(r).payload).toEqual({ path: "a.txt", digest: digestOf("new"), bytes: 3, created: false });
   });
 
   test("exit 4 without --allow-write, naming the flag; nothing is written", async () => {
     await using ws = tempDir();
-    const r = await run(["call", "file_write", '{"path":"a.txt","content":"x"}', "--approve", "file_write"], { cwd: ws.path });
+    const r = await run(["call", "file_write", '{"path":"a.txt","content":"x"}', "--approve", "file_write"], {
+      cwd: ws.path,
+    });
     expect(r.code).toBe(4);
-    expect(json(r)).toMatchObject({ status: "failed", error_code: "permission.denied", details: { flag: "--allow-write=a.txt" } });
+    expect(json(r)).toMatchObject({
+      status: "failed",
+      error_code: "permission.denied",
+      details: { flag: "--allow-write=a.txt" },
+    });
     expect(json(r).message).toContain("run again with --allow-write=a.txt");
     expect(existsSync(join(ws.path, "a.txt"))).toBe(false);
   });
@@ -49,11 +73,31 @@ describe("file_write through dist/toolgate", () => {
   test("exit 4 when the grant covers the file but not a missing folder: that folder is named and not created", async () => {
     await using ws = tempDir();
     const file = join(ws.path, "new/dir/f.txt");
-    const r = await run(["call", "file_write", '{"path":"new/dir/f.txt","content":"x"}', `--allow-write=${file}`, "--approve", "file_write"], { cwd: ws.path });
+    const r = await run(
+      [
+        "call",
+        "file_write",
+        '{"path":"new/dir/f.txt","content":"x"}',
+        `--allow-write=${file}`,
+        "--approve",
+        "file_write",
+      ],
+      { cwd: ws.path },
+    );
     expect(r.code).toBe(4);
     expect(json(r).message).toContain("run again with --allow-write=new;");
     expect(existsSync(join(ws.path, "new"))).toBe(false);
-    const granted = await run(["call", "file_write", '{"path":"new/dir/f.txt","content":"x"}', `--allow-write=${join(ws.path, "new")}`, "--approve", "file_write"], { cwd: ws.path });
+    const granted = await run(
+      [
+        "call",
+        "file_write",
+        '{"path":"new/dir/f.txt","content":"x"}',
+        `--allow-write=${join(ws.path, "new")}`,
+        "--approve",
+        "file_write",
+      ],
+      { cwd: ws.path },
+    );
     expect(granted.code).toBe(0);
   });
 
@@ -83,7 +127,10 @@ describe("file_write through dist/toolgate", () => {
     await using top = tempDir();
     const ws = join(top.path, "ws");
     mkdirSync(join(ws, "d"), { recursive: true });
-    const r = await run(["call", "file_write", JSON.stringify({ path, content: "x", overwrite: true }), "-A", "--approve", "all"], { cwd: ws });
+    const r = await run(
+      ["call", "file_write", JSON.stringify({ path, content: "x", overwrite: true }), "-A", "--approve", "all"],
+      { cwd: ws },
+    );
     expect([r.code, json(r).error_code]).toEqual([1, code]);
     expect(existsSync(join(top.path, "escape.txt"))).toBe(false);
     if (path !== "d") expect(existsSync(join(ws, path))).toBe(false);
@@ -123,7 +170,9 @@ describe("file_edit through dist/toolgate", () => {
     await using ws = tempDir();
     writeFileSync(join(ws.path, "a.txt"), "x\n");
     const args = { path: "a.txt", digest: digestOf("x\n"), old_string: "x", new_string: "y" };
-    const r = await run(["call", "file_edit", JSON.stringify(args), "--allow-read", "--approve", "file_edit"], { cwd: ws.path });
+    const r = await run(["call", "file_edit", JSON.stringify(args), "--allow-read", "--approve", "file_edit"], {
+      cwd: ws.path,
+    });
     expect(r.code).toBe(4);
     expect(json(r)).toMatchObject({ error_code: "permission.denied", details: { flag: "--allow-write=a.txt" } });
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("x\n");
@@ -149,15 +198,24 @@ describe("file_edit through dist/toolgate", () => {
     await using ws = tempDir();
     writeFileSync(join(ws.path, "a.txt"), body);
     const mtime = statSync(join(ws.path, "a.txt")).mtimeMs;
-    const r = await run(["call", "file_edit", JSON.stringify({ path: "a.txt", digest: digestOf(body), ...extra }), ...EDIT], { cwd: ws.path });
+    const r = await run(
+      ["call", "file_edit", JSON.stringify({ path: "a.txt", digest: digestOf(body), ...extra }), ...EDIT],
+      { cwd: ws.path },
+    );
     expect([r.code, json(r).error_code]).toEqual([1, code]);
-    expect([readFileSync(join(ws.path, "a.txt"), "utf8"), statSync(join(ws.path, "a.txt")).mtimeMs]).toEqual([body, mtime]);
+    expect([readFileSync(join(ws.path, "a.txt"), "utf8"), statSync(join(ws.path, "a.txt")).mtimeMs]).toEqual([
+      body,
+      mtime,
+    ]);
   });
 
   test("exit 1: a malformed digest fails the schema (args.invalid naming digest)", async () => {
     await using ws = tempDir();
     writeFileSync(join(ws.path, "a.txt"), "x\n");
-    const r = await run(["call", "file_edit", '{"path":"a.txt","digest":"abc","old_string":"x","new_string":"y"}', ...EDIT], { cwd: ws.path });
+    const r = await run(
+      ["call", "file_edit", '{"path":"a.txt","digest":"abc","old_string":"x","new_string":"y"}', ...EDIT],
+      { cwd: ws.path },
+    );
     expect([r.code, json(r).error_code]).toEqual([1, "args.invalid"]);
     expect(json(r).message).toContain("digest");
   });

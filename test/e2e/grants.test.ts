@@ -28,7 +28,13 @@ describe("the grants a call lacks", () => {
     const refused = json(first);
     expect(refused.error_code).toBe("permission.denied");
     const flags: string[] = refused.details.flags;
-    expect(flags).toEqual(["--allow-run=bash", "--allow-run=git", "--allow-write=reports", "--allow-write=reports/j.xml", "--approve=dev_check"]);
+    expect(flags).toEqual([
+      "--allow-run=bash",
+      "--allow-run=git",
+      "--allow-write=reports",
+      "--allow-write=reports/j.xml",
+      "--approve=dev_check",
+    ]);
     expect(refused.details.flag).toBe(flags[0]);
     expect(refused.message).toContain(`this call needs, in all: ${flags.join(" ")}`);
     const second = await run([...args, ...flags], { cwd: ws, env: { CI: "true" } });
@@ -45,23 +51,59 @@ describe("the grants a call lacks", () => {
     const sub = join(ws, "sub");
     const args = ["call", "file_read", '{"path":"top.txt"}', "--workspace", "..", "--approve", "file_read"];
     const first = await run(args, { cwd: sub, env: { CI: "true" } });
-    expect([first.code, json(first).details]).toEqual([4, { flag: "--allow-read=../top.txt", flags: ["--allow-read=../top.txt"] }]);
+    expect([first.code, json(first).details]).toEqual([
+      4,
+      { flag: "--allow-read=../top.txt", flags: ["--allow-read=../top.txt"] },
+    ]);
     const second = await run([...args, ...json(first).details.flags], { cwd: sub, env: { CI: "true" } });
     expect([second.code, json(second).payload.content]).toEqual([0, "1\ttop"]);
     // A flag written relative to the subfolder grants there, not at the workspace's root.
-    const own = await run(["call", "file_read", '{"path":"sub/a.txt"}', "--workspace", "..", "--approve", "file_read", "--allow-read=a.txt"], { cwd: sub });
+    const own = await run(
+      [
+        "call",
+        "file_read",
+        '{"path":"sub/a.txt"}',
+        "--workspace",
+        "..",
+        "--approve",
+        "file_read",
+        "--allow-read=a.txt",
+      ],
+      { cwd: sub },
+    );
     expect([own.code, json(own).payload.content]).toEqual([0, "1\ta"]);
-    const root = await run(["call", "file_read", '{"path":"top.txt"}', "--workspace", "..", "--approve", "file_read", "--allow-read=top.txt"], { cwd: sub });
+    const root = await run(
+      [
+        "call",
+        "file_read",
+        '{"path":"top.txt"}',
+        "--workspace",
+        "..",
+        "--approve",
+        "file_read",
+        "--allow-read=top.txt",
+      ],
+      { cwd: sub },
+    );
     expect([root.code, json(root).details.flag]).toEqual([4, "--allow-read=../top.txt"]);
     // Run from outside the workspace, the flag names the real path.
-    const outside = await run(["call", "file_read", '{"path":"top.txt"}', "--workspace", ws, "--approve", "file_read"], { cwd: d.path });
-    expect([outside.code, json(outside).details.flag]).toEqual([4, `--allow-read=${join(realpathSync(ws), "top.txt")}`]);
+    const outside = await run(
+      ["call", "file_read", '{"path":"top.txt"}', "--workspace", ws, "--approve", "file_read"],
+      { cwd: d.path },
+    );
+    expect([outside.code, json(outside).details.flag]).toEqual([
+      4,
+      `--allow-read=${join(realpathSync(ws), "top.txt")}`,
+    ]);
   });
 
   test("one missing grant: its flag alone, the message as before; an approval already given is not asked for", async () => {
     await using d = tempDir();
     writeFileSync(join(d.path, "a.txt"), "x\n");
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: d.path, env: { CI: "true" } });
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], {
+      cwd: d.path,
+      env: { CI: "true" },
+    });
     expect(r.code).toBe(4);
     expect(json(r).details).toEqual({ flag: "--allow-read=a.txt", flags: ["--allow-read=a.txt"] });
     expect(json(r).message).not.toContain("in all");
@@ -70,7 +112,10 @@ describe("the grants a call lacks", () => {
   test("a deny names the rule that refused, and no allow flag", async () => {
     await using d = tempDir();
     writeFileSync(join(d.path, "a.txt"), "x\n");
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--deny-read=a.txt", "--approve", "file_read"], { cwd: d.path, env: { CI: "true" } });
+    const r = await run(
+      ["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--deny-read=a.txt", "--approve", "file_read"],
+      { cwd: d.path, env: { CI: "true" } },
+    );
     expect(r.code).toBe(4);
     const out = json(r);
     expect(out.details).toEqual({ denied_by: `--deny-read=${d.path}/a.txt` });
@@ -85,8 +130,20 @@ describe("call --dry-run", () => {
     const journal = async () => (await run(["log", "--json"], { cwd: d.path, env: { CI: "true" } })).stdout.trim();
     const before = await journal();
     const lacking = await run(["call", "bash", '{"command":"touch ran"}', "--dry-run"], { cwd: d.path });
-    expect([lacking.code, json(lacking).payload]).toEqual([0, { dry_run: true, would_run: false, needs: [{ kind: "run", value: "bash" }], approval: "needed", flags: ["--allow-run=bash", "--approve=bash"] }]);
-    const ready = await run(["call", "bash", '{"command":"touch ran"}', "--dry-run", "--allow-run=bash", "--approve", "bash"], { cwd: d.path });
+    expect([lacking.code, json(lacking).payload]).toEqual([
+      0,
+      {
+        dry_run: true,
+        would_run: false,
+        needs: [{ kind: "run", value: "bash" }],
+        approval: "needed",
+        flags: ["--allow-run=bash", "--approve=bash"],
+      },
+    ]);
+    const ready = await run(
+      ["call", "bash", '{"command":"touch ran"}', "--dry-run", "--allow-run=bash", "--approve", "bash"],
+      { cwd: d.path },
+    );
     expect(json(ready).payload).toMatchObject({ would_run: true, approval: "given", flags: [] });
     expect(existsSync(join(d.path, "ran"))).toBe(false);
     expect(await journal()).toBe(before);

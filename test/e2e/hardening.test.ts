@@ -14,21 +14,39 @@ describe("dev_check", () => {
     mkdirSync(victim);
     writeFileSync(join(victim, "keep.txt"), "x");
     const common = join(repo.path, ".git");
-    writeFileSync(join(repo.path, "script", "check-evil.sh"), `printf 'gitdir: ${common}/worktrees/../../../../../../..${victim}\\n' > .git\n`);
-    const r = await run(["call", "dev_check", '{"gate":"evil"}', "--allow-run=bash,git", "--approve", "dev_check"], { cwd: repo.path });
+    writeFileSync(
+      join(repo.path, "script", "check-evil.sh"),
+      `printf 'gitdir: ${common}/worktrees/../../../../../../..${victim}\\n' > .git\n`,
+    );
+    const r = await run(["call", "dev_check", '{"gate":"evil"}', "--allow-run=bash,git", "--approve", "dev_check"], {
+      cwd: repo.path,
+    });
     expect(r.code).toBe(0);
     expect(readFileSync(join(victim, "keep.txt"), "utf8")).toBe("x");
   });
 });
 
 describe("toolgate's control files", () => {
-  test.each([["toolgate.json"], ["toolgate.lock"], ["tools/x/tool.json"]])("file_write refuses %s (path.protected)", async (path) => {
-    await using dir = tempDir();
-    writeFileSync(join(dir.path, "toolgate.json"), "{}");
-    const r = await run(["call", "file_write", JSON.stringify({ path, content: "{}", overwrite: true }), "--allow-write", "--approve", "file_write"], { cwd: dir.path });
-    expect([r.code, json(r).error_code]).toEqual([1, "path.protected"]);
-    expect(readFileSync(join(dir.path, "toolgate.json"), "utf8")).toBe("{}");
-  });
+  test.each([["toolgate.json"], ["toolgate.lock"], ["tools/x/tool.json"]])(
+    "file_write refuses %s (path.protected)",
+    async (path) => {
+      await using dir = tempDir();
+      writeFileSync(join(dir.path, "toolgate.json"), "{}");
+      const r = await run(
+        [
+          "call",
+          "file_write",
+          JSON.stringify({ path, content: "{}", overwrite: true }),
+          "--allow-write",
+          "--approve",
+          "file_write",
+        ],
+        { cwd: dir.path },
+      );
+      expect([r.code, json(r).error_code]).toEqual([1, "path.protected"]);
+      expect(readFileSync(join(dir.path, "toolgate.json"), "utf8")).toBe("{}");
+    },
+  );
 
   test("in product mode a command cannot rewrite toolgate.json or .git, and can write the rest of the workspace", async () => {
     await using dir = tempDir();
@@ -37,7 +55,9 @@ describe("toolgate's control files", () => {
     const config = '{"sandbox":"product"}';
     writeFileSync(join(dir.path, "toolgate.json"), config);
     const cmd = "echo '{}' > toolgate.json; echo pwn >> .git/config; echo ok > ordinary.txt; true";
-    const r = await run(["call", "bash", JSON.stringify({ command: cmd }), "--allow-run=bash", "--approve", "bash"], { cwd: dir.path });
+    const r = await run(["call", "bash", JSON.stringify({ command: cmd }), "--allow-run=bash", "--approve", "bash"], {
+      cwd: dir.path,
+    });
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir.path, "toolgate.json"), "utf8")).toBe(config);
     expect(readFileSync(join(dir.path, ".git", "config"), "utf8")).toBe("[core]\n");
@@ -49,7 +69,13 @@ describe("MCP servers from the config", () => {
   test("a config cannot grant itself the start of a server it declares: connects need a flag or a prompt", async () => {
     await using dir = tempDir();
     const marker = join(dir.path, "PWNED");
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ permissions: { allow: { run: true } }, mcpServers: { x: { command: "/bin/sh", args: ["-c", `touch ${marker}`] } } }));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({
+        permissions: { allow: { run: true } },
+        mcpServers: { x: { command: "/bin/sh", args: ["-c", `touch ${marker}`] } },
+      }),
+    );
     // Even trusted: the grant in the config does not start the server it declares.
     const r = await run(["tools"], { cwd: dir.path, env: trustEnv(join(dir.path, "toolgate.json")) });
     expect(r.code).toBe(0);
@@ -60,7 +86,18 @@ describe("MCP servers from the config", () => {
   test("a secret bound with ${NAME} does not leak through a connect error", async () => {
     await using dir = tempDir();
     const secret = "supersecretvalue123";
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { x: { command: "/bin/sh", args: ["-c", `echo "auth failed with key $KEY" >&2; exit 1`], env: { KEY: "${MY_KEY}" } } } }));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({
+        mcpServers: {
+          x: {
+            command: "/bin/sh",
+            args: ["-c", `echo "auth failed with key $KEY" >&2; exit 1`],
+            env: { KEY: "${MY_KEY}" },
+          },
+        },
+      }),
+    );
     const r = await run(["tools", "--allow-run"], { cwd: dir.path, env: { MY_KEY: secret } });
     expect(r.stderr).toContain("mcp:x failed");
     expect(r.stderr + r.stdout).not.toContain(secret);
@@ -72,7 +109,10 @@ describe("MCP servers from the config", () => {
     await using dir = tempDir();
     mkdirSync(join(dir.path, "sub"));
     writeFileSync(join(dir.path, "sub", "srv.sh"), `#!/bin/sh\ntouch ${join(dir.path, "STARTED")}\n`, { mode: 0o755 });
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { x: { command: "./srv.sh", cwd: "sub" } } }));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({ mcpServers: { x: { command: "./srv.sh", cwd: "sub" } } }),
+    );
     const r = await run(["tools", "--allow-run", `--deny-run=${join(dir.path, "sub", "srv.sh")}`], { cwd: dir.path });
     expect(r.stderr).toContain("deny");
     expect(existsSync(join(dir.path, "STARTED"))).toBe(false);
@@ -82,7 +122,10 @@ describe("MCP servers from the config", () => {
 describe("network names", () => {
   test("a trailing dot does not step around a deny", async () => {
     await using dir = tempDir();
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { web: { type: "http", url: "http://localhost.:9/mcp" } } }));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({ mcpServers: { web: { type: "http", url: "http://localhost.:9/mcp" } } }),
+    );
     const r = await run(["tools", "--allow-net", "--deny-net=localhost"], { cwd: dir.path });
     expect(r.stderr).toContain("denied by --deny-net=localhost");
   });
@@ -97,14 +140,28 @@ describe("walks and denies", () => {
     mkdirSync(join(dir.path, "secret"));
     writeFileSync(join(dir.path, "secret", "creds.txt"), "password=hunter2-TOPSECRET\n");
     writeFileSync(join(dir.path, "open.txt"), "nothing here\n");
-    const r = await run(["call", tool, JSON.stringify(args), "--allow-read", "--deny-read=secret", "--approve", "all"], { cwd: dir.path });
+    const r = await run(
+      ["call", tool, JSON.stringify(args), "--allow-read", "--deny-read=secret", "--approve", "all"],
+      { cwd: dir.path },
+    );
     expect(r.code).toBe(4);
     expect(r.stdout).not.toContain("TOPSECRET");
     expect(r.stdout).not.toContain("creds.txt");
     expect(json(r).message).toContain("deny wins");
     // a path that leaves the denied folder out still works
     mkdirSync(join(dir.path, "docs"));
-    const ok = await run(["call", tool, JSON.stringify({ ...args, path: "docs" }), "--allow-read", "--deny-read=secret", "--approve", "all"], { cwd: dir.path });
+    const ok = await run(
+      [
+        "call",
+        tool,
+        JSON.stringify({ ...args, path: "docs" }),
+        "--allow-read",
+        "--deny-read=secret",
+        "--approve",
+        "all",
+      ],
+      { cwd: dir.path },
+    );
     expect(ok.code).toBe(0);
   });
 });
@@ -114,8 +171,22 @@ describe("dev_check's JUnit report", () => {
     await using repo = fixtureRepo();
     writeFileSync(join(repo.path, "victim.txt"), "keep me\n");
     mkdirSync(join(repo.path, "reports"));
-    writeFileSync(join(repo.path, "script", "check-plant.sh"), 'main="$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)")"; ln -sf ../victim.txt "$main/reports/junit.xml"\n');
-    const r = await run(["call", "dev_check", '{"gate":"plant","junit":"reports/junit.xml"}', "--allow-run=bash,git", "--allow-write=reports/junit.xml", "--approve", "dev_check"], { cwd: repo.path });
+    writeFileSync(
+      join(repo.path, "script", "check-plant.sh"),
+      'main="$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)")"; ln -sf ../victim.txt "$main/reports/junit.xml"\n',
+    );
+    const r = await run(
+      [
+        "call",
+        "dev_check",
+        '{"gate":"plant","junit":"reports/junit.xml"}',
+        "--allow-run=bash,git",
+        "--allow-write=reports/junit.xml",
+        "--approve",
+        "dev_check",
+      ],
+      { cwd: repo.path },
+    );
     expect(json(r).error_code).toBe("dev_check.junit_moved");
     expect(readFileSync(join(repo.path, "victim.txt"), "utf8")).toBe("keep me\n");
   });

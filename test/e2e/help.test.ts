@@ -10,7 +10,10 @@ import { BIN, onTerminal, run, tempDir } from "../helpers.ts";
 async function commands(cwd: string): Promise<string[]> {
   const r = await run(["--help"], { cwd });
   const section = r.stdout.split("\nCOMMANDS\n\n")[1]!.split("\n\n")[0]!;
-  return section.split("\n").filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().split(/\s+/)[0]!);
+  return section
+    .split("\n")
+    .filter((l) => /^ {2}\S/.test(l))
+    .map((l) => l.trim().split(/\s+/)[0]!);
 }
 
 describe("toolgate help", () => {
@@ -35,7 +38,10 @@ describe("toolgate help", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "cal"');
     const two = await run(["help", "call", "tools"], { cwd: dir.path });
-    expect([two.code, two.stderr]).toEqual([2, 'toolgate: unexpected argument "tools"\n  hint: toolgate help [COMMAND]\n']);
+    expect([two.code, two.stderr]).toEqual([
+      2,
+      'toolgate: unexpected argument "tools"\n  hint: toolgate help [COMMAND]\n',
+    ]);
   });
 
   test("piped, help is plain text within 100 columns but for a word longer than a line", async () => {
@@ -43,7 +49,8 @@ describe("toolgate help", () => {
     for (const args of [["--help"], ["help", "call"], ["help", "serve"], ["help", "tasks"]]) {
       const r = await run(args, { cwd: dir.path });
       expect(r.stdout).not.toContain("\u001b");
-      for (const line of r.stdout.split("\n")) if (line.includes(" ")) expect({ line, width: line.length <= 100 }).toEqual({ line, width: true });
+      for (const line of r.stdout.split("\n"))
+        if (line.includes(" ")) expect({ line, width: line.length <= 100 }).toEqual({ line, width: true });
     }
   });
 
@@ -62,7 +69,8 @@ describe("toolgate help", () => {
 describe("every command's examples", () => {
   test("each command has examples; no example names another command", async () => {
     await using dir = tempDir();
-    for (const name of await commands(dir.path)) expect({ name, examples: (EXAMPLES[name] ?? []).length > 0 }).toEqual({ name, examples: true });
+    for (const name of await commands(dir.path))
+      expect({ name, examples: (EXAMPLES[name] ?? []).length > 0 }).toEqual({ name, examples: true });
     expect(EXAMPLES.toolgate!.length).toBeGreaterThan(0);
   });
 
@@ -72,14 +80,27 @@ describe("every command's examples", () => {
     await using ws = tempDir();
     await using user = tempDir();
     writeFileSync(join(ws.path, "README.md"), "# toolgate\n\nAn example workspace.\n");
-    const config = { approval: { file_read: "required" }, ...(command === "auth" ? { mcpServers: { docs: { type: "http", url: "https://docs.invalid/mcp" } } } : {}) };
+    const config = {
+      approval: { file_read: "required" },
+      ...(command === "auth" ? { mcpServers: { docs: { type: "http", url: "https://docs.invalid/mcp" } } } : {}),
+    };
     writeFileSync(join(ws.path, "toolgate.json"), JSON.stringify(config));
     const env = { PATH: `${dirname(BIN)}:/usr/bin:/bin`, HOME: ws.path, XDG_STATE_HOME: user.path, CI: "true" };
     mkdirSync(join(ws.path, ".config"), { recursive: true });
     try {
       for (const e of EXAMPLES[command]!) {
-        const proc = Bun.spawn(["bash", "-c", e.cmd], { cwd: ws.path, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-        const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited, new Response(proc.stdout).text()]);
+        const proc = Bun.spawn(["bash", "-c", e.cmd], {
+          cwd: ws.path,
+          env,
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const [stderr, code] = await Promise.all([
+          new Response(proc.stderr).text(),
+          proc.exited,
+          new Response(proc.stdout).text(),
+        ]);
         expect({ cmd: e.cmd, code, stderr: code === 0 ? "" : stderr }).toEqual({ cmd: e.cmd, code: 0, stderr: "" });
       }
     } finally {

@@ -8,7 +8,10 @@ beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
 });
 
-const STEPS = [{ title: "read the issue", status: "done" }, { title: "write the tests", status: "in_progress" }];
+const STEPS = [
+  { title: "read the issue", status: "done" },
+  { title: "write the tests", status: "in_progress" },
+];
 const COUNTS = { pending: 0, in_progress: 1, done: 1, dropped: 0 };
 
 describe("plan", () => {
@@ -16,9 +19,19 @@ describe("plan", () => {
     await using dir = tempDir();
     const args = JSON.stringify({ steps: STEPS });
     const first = await run(["call", "plan", args], { cwd: dir.path });
-    expect([first.code, json(first)]).toEqual([0, { status: "success", tool: "plan", payload: { lane: "default", version: 1, changed: true, steps: STEPS, counts: COUNTS } }]);
+    expect([first.code, json(first)]).toEqual([
+      0,
+      {
+        status: "success",
+        tool: "plan",
+        payload: { lane: "default", version: 1, changed: true, steps: STEPS, counts: COUNTS },
+      },
+    ]);
     const again = await run(["call", "plan", "-"], { cwd: dir.path, stdin: args });
-    expect([again.code, json(again).payload]).toEqual([0, { lane: "default", version: 1, changed: false, steps: STEPS, counts: COUNTS }]);
+    expect([again.code, json(again).payload]).toEqual([
+      0,
+      { lane: "default", version: 1, changed: false, steps: STEPS, counts: COUNTS },
+    ]);
     const read = await run(["call", "plan"], { cwd: dir.path });
     expect(json(read).payload).toEqual({ lane: "default", version: 1, changed: false, steps: STEPS, counts: COUNTS });
     const revised = [STEPS[0], { title: "write the tests", status: "done" }];
@@ -49,37 +62,64 @@ describe("plan", () => {
     await using dir = tempDir();
     await run(["call", "plan", JSON.stringify({ steps: STEPS })], { cwd: dir.path });
     const log = await run(["log", "--json"], { cwd: dir.path });
-    expect(JSON.parse(log.stdout)).toMatchObject({ tool: "plan", origin: "builtin", effect: "idempotent-write", status: "success", error_code: null });
+    expect(JSON.parse(log.stdout)).toMatchObject({
+      tool: "plan",
+      origin: "builtin",
+      effect: "idempotent-write",
+      status: "success",
+      error_code: null,
+    });
   });
 });
 
 describe("desk", () => {
   test("read, write whole, read back across processes", async () => {
     await using dir = tempDir();
-    expect(json(await run(["call", "desk"], { cwd: dir.path })).payload).toEqual({ lane: "default", version: 0, text: "" });
+    expect(json(await run(["call", "desk"], { cwd: dir.path })).payload).toEqual({
+      lane: "default",
+      version: 0,
+      text: "",
+    });
     const w = await run(["call", "desk", "--arg", "text=line one\nline two"], { cwd: dir.path });
     expect([w.code, json(w).payload]).toEqual([0, { lane: "default", version: 1, changed: true }]);
     await run(["call", "desk", '{"text":"replaced"}'], { cwd: dir.path });
-    expect(json(await run(["call", "desk"], { cwd: dir.path })).payload).toEqual({ lane: "default", version: 2, text: "replaced" });
+    expect(json(await run(["call", "desk"], { cwd: dir.path })).payload).toEqual({
+      lane: "default",
+      version: 2,
+      text: "replaced",
+    });
   });
 
   test("a conflict across processes: the stale writer is refused with the current version (exit 1)", async () => {
     await using dir = tempDir();
     const seen = json(await run(["call", "desk"], { cwd: dir.path })).payload.version; // process A reads
     await run(["call", "desk", '{"text":"from B"}'], { cwd: dir.path }); // process B writes
-    const stale = await run(["call", "desk", JSON.stringify({ text: "from A", expected_version: seen })], { cwd: dir.path });
+    const stale = await run(["call", "desk", JSON.stringify({ text: "from A", expected_version: seen })], {
+      cwd: dir.path,
+    });
     expect(stale.code).toBe(1);
-    expect(json(stale)).toMatchObject({ status: "failed", tool: "desk", error_code: "desk.conflict", details: { expected_version: 0, current_version: 1 } });
+    expect(json(stale)).toMatchObject({
+      status: "failed",
+      tool: "desk",
+      error_code: "desk.conflict",
+      details: { expected_version: 0, current_version: 1 },
+    });
     expect(json(stale).message).toContain("at version 1, not 0");
     expect(stale.stderr).toContain("desk.conflict");
     expect(json(await run(["call", "desk"], { cwd: dir.path })).payload.text).toBe("from B");
-    const retry = await run(["call", "desk", JSON.stringify({ text: "from A, merged", expected_version: 1 })], { cwd: dir.path });
+    const retry = await run(["call", "desk", JSON.stringify({ text: "from A, merged", expected_version: 1 })], {
+      cwd: dir.path,
+    });
     expect(json(retry).payload).toEqual({ lane: "default", version: 2, changed: true });
   });
 
   test("ten writers expecting the same version at once: exactly one wins, the rest get desk.conflict", async () => {
     await using dir = tempDir();
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => run(["call", "desk", JSON.stringify({ text: `writer ${i}`, expected_version: 0 })], { cwd: dir.path })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        run(["call", "desk", JSON.stringify({ text: `writer ${i}`, expected_version: 0 })], { cwd: dir.path }),
+      ),
+    );
     expect(results.filter((r) => r.code === 0)).toHaveLength(1);
     expect(results.filter((r) => r.code === 1).map((r) => json(r).error_code)).toEqual(Array(9).fill("desk.conflict"));
     const page = json(await run(["call", "desk"], { cwd: dir.path })).payload;
@@ -103,12 +143,30 @@ describe("--lane", () => {
     await using dir = tempDir();
     await run(["call", "plan", JSON.stringify({ steps: STEPS }), "--lane", "build"], { cwd: dir.path });
     await run(["call", "desk", '{"text":"build notes"}', "--lane", "build"], { cwd: dir.path });
-    const other = await run(["call", "plan", '{"steps":[{"title":"review","status":"pending"}]}', "--lane=review"], { cwd: dir.path });
+    const other = await run(["call", "plan", '{"steps":[{"title":"review","status":"pending"}]}', "--lane=review"], {
+      cwd: dir.path,
+    });
     expect(json(other).payload).toMatchObject({ lane: "review", version: 1, changed: true });
-    expect(json(await run(["call", "plan", "--lane", "build"], { cwd: dir.path })).payload).toMatchObject({ lane: "build", version: 1, steps: STEPS });
-    expect(json(await run(["call", "desk", "--lane", "build"], { cwd: dir.path })).payload).toEqual({ lane: "build", version: 1, text: "build notes" });
-    expect(json(await run(["call", "desk", "--lane", "review"], { cwd: dir.path })).payload).toEqual({ lane: "review", version: 0, text: "" });
-    expect(json(await run(["call", "plan"], { cwd: dir.path })).payload).toMatchObject({ lane: "default", version: 0, steps: [] });
+    expect(json(await run(["call", "plan", "--lane", "build"], { cwd: dir.path })).payload).toMatchObject({
+      lane: "build",
+      version: 1,
+      steps: STEPS,
+    });
+    expect(json(await run(["call", "desk", "--lane", "build"], { cwd: dir.path })).payload).toEqual({
+      lane: "build",
+      version: 1,
+      text: "build notes",
+    });
+    expect(json(await run(["call", "desk", "--lane", "review"], { cwd: dir.path })).payload).toEqual({
+      lane: "review",
+      version: 0,
+      text: "",
+    });
+    expect(json(await run(["call", "plan"], { cwd: dir.path })).payload).toMatchObject({
+      lane: "default",
+      version: 0,
+      steps: [],
+    });
   });
 
   test("a bad lane name is a usage error (exit 2), and nothing runs", async () => {

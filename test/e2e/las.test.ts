@@ -21,23 +21,55 @@ function lasWorkspace(dir: string, flags: string[] = [], las: Record<string, unk
   const files = { env: join(dir, "env.json"), pid: join(dir, "las.pid"), calls: join(dir, "calls.txt") };
   // `env -u PWD`: the wrapper shell exports PWD itself; the fixture must see only what toolgate gave.
   // las.flags: more flags the wrapper reads itself, a change behind it no declaration names.
-  writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/env -u PWD ${process.execPath} ${FIXTURE} --env-out=${files.env} --pid-out=${files.pid} --calls-out=${files.calls} ${flags.join(" ")} $(cat ${join(dir, "las.flags")} 2>/dev/null)\n`);
-  writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ las: { enabled: true, command: "/bin/sh", entrypoint: wrapper, agent_id: "being-7", timeout_secs: 10, shutdown_grace_secs: 1, ...las } }));
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nexec /usr/bin/env -u PWD ${process.execPath} ${FIXTURE} --env-out=${files.env} --pid-out=${files.pid} --calls-out=${files.calls} ${flags.join(" ")} $(cat ${join(dir, "las.flags")} 2>/dev/null)\n`,
+  );
+  writeFileSync(
+    join(dir, "toolgate.json"),
+    JSON.stringify({
+      las: {
+        enabled: true,
+        command: "/bin/sh",
+        entrypoint: wrapper,
+        agent_id: "being-7",
+        timeout_secs: 10,
+        shutdown_grace_secs: 1,
+        ...las,
+      },
+    }),
+  );
   // las.agent_id and the release files grant: the user trusts this config (records in STATE, where run() looks).
-  Bun.spawnSync([BIN, "trust"], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, XDG_STATE_HOME: STATE }, stdout: "ignore", stderr: "ignore" });
+  Bun.spawnSync([BIN, "trust"], {
+    cwd: dir,
+    env: { PATH: "/usr/bin:/bin", HOME: dir, XDG_STATE_HOME: STATE },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   return files;
 }
 
-const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const lines = (r: RunResult) =>
+  r.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 /** The journal's call rows: a server's own start has a row of its own (server_started), left out here. */
 const callRows = (r: RunResult) => lines(r).filter((x) => !String(x.event).startsWith("server_"));
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+const alive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 const gone = (pid: number, ms: number) => eventually(() => !alive(pid), ms);
 /** Live reapers (`toolgate __reap`) of the server `pid` (its pid is the root of the tree in their orders). */
 const reapers = (pid: number) =>
   readdirSync("/proc").filter((p) => {
     try {
-      return /^\d+$/.test(p) && alive(Number(p)) && readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith(`${BIN}\0__reap\0`) && readFileSync(`/proc/${p}/cmdline`, "utf8").includes(`"root":${pid},`);
+      return (
+        /^\d+$/.test(p) &&
+        alive(Number(p)) &&
+        readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith(`${BIN}\0__reap\0`) &&
+        readFileSync(`/proc/${p}/cmdline`, "utf8").includes(`"root":${pid},`)
+      );
     } catch {
       return false;
     }
@@ -46,10 +78,21 @@ const reapers = (pid: number) =>
 describe("Las boot", () => {
   test("its tools join the catalog under their own names; the child's environment is exactly the documented one", async () => {
     await using dir = tempDir();
-    const f = lasWorkspace(dir.path, [], { skip: ["tama"], release_manifest_file: "/r/m", release_manifest_signature_file: "/r/s", release_trust_store_file: "/r/t", release_watermark_file: "/r/w" });
-    const r = await run(["tools", "--allow-run"], { cwd: dir.path, env: { SKARBIEC_VAULT: "/vault", AWS_SECRET_ACCESS_KEY: "nope", NODE_OPTIONS: "--inspect", LD_PRELOAD: "/x.so" } });
+    const f = lasWorkspace(dir.path, [], {
+      skip: ["tama"],
+      release_manifest_file: "/r/m",
+      release_manifest_signature_file: "/r/s",
+      release_trust_store_file: "/r/t",
+      release_watermark_file: "/r/w",
+    });
+    const r = await run(["tools", "--allow-run"], {
+      cwd: dir.path,
+      env: { SKARBIEC_VAULT: "/vault", AWS_SECRET_ACCESS_KEY: "nope", NODE_OPTIONS: "--inspect", LD_PRELOAD: "/x.so" },
+    });
     expect(r.code).toBe(0);
-    const names = lines(r).filter((d) => d.origin === "las").map((d) => d.name);
+    const names = lines(r)
+      .filter((d) => d.origin === "las")
+      .map((d) => d.name);
     expect(names).toContain("skarbiec__whoami");
     expect(names).toContain("finance__balance");
     const env = JSON.parse(readFileSync(f.env, "utf8"));
@@ -71,19 +114,50 @@ describe("Las boot", () => {
   test("LAS_ONLY and LAS_SKIP from the environment reach the child", async () => {
     await using dir = tempDir();
     const f = lasWorkspace(dir.path, [], { required_surfaces: ["echo"] });
-    const r = await run(["tools", "--allow-run"], { cwd: dir.path, env: { LAS_ONLY: "echo,finance", LAS_SKIP: "finance" } });
+    const r = await run(["tools", "--allow-run"], {
+      cwd: dir.path,
+      env: { LAS_ONLY: "echo,finance", LAS_SKIP: "finance" },
+    });
     expect(r.code).toBe(0);
     const env = JSON.parse(readFileSync(f.env, "utf8"));
     expect([env.LAS_ONLY, env.LAS_SKIP, env.SKARBIEC_MCP_AGENT_ID]).toEqual(["echo,finance", "finance", undefined]);
-    expect(lines(r).filter((d) => d.origin === "las").every((d) => d.name.startsWith("echo__"))).toBe(true);
+    expect(
+      lines(r)
+        .filter((d) => d.origin === "las")
+        .every((d) => d.name.startsWith("echo__")),
+    ).toBe(true);
   });
 
   test.each([
-    ["another protocol version", ["--protocol=2025-06-18"], {}, {}, /negotiated MCP protocol "2025-06-18"; toolgate speaks 2024-11-05 only/],
+    [
+      "another protocol version",
+      ["--protocol=2025-06-18"],
+      {},
+      {},
+      /negotiated MCP protocol "2025-06-18"; toolgate speaks 2024-11-05 only/,
+    ],
     ["a missing required surface", [], {}, { LAS_SKIP: "finance" }, /no finance__\* tool/],
-    ["a duplicate name", ["--duplicate"], {}, {}, /tool name collision: "echo__echo" from las and "echo__echo" from las/],
-    ["a collision with a built-in", ["--builtin-collision"], {}, {}, /"file_read" from builtin and "file_read" from las/],
-    ["a non-object schema", ["--non-object-schema"], {}, {}, /echo__weird" from las: the input schema must be a JSON object schema/],
+    [
+      "a duplicate name",
+      ["--duplicate"],
+      {},
+      {},
+      /tool name collision: "echo__echo" from las and "echo__echo" from las/,
+    ],
+    [
+      "a collision with a built-in",
+      ["--builtin-collision"],
+      {},
+      {},
+      /"file_read" from builtin and "file_read" from las/,
+    ],
+    [
+      "a non-object schema",
+      ["--non-object-schema"],
+      {},
+      {},
+      /echo__weird" from las: the input schema must be a JSON object schema/,
+    ],
     ["a bad name", ["--bad-name"], {}, {}, /"echo__bad name" from las is not 1-128 ASCII/],
   ])("%s fails the boot with exit 5", async (_what, flags, las, env, message) => {
     await using dir = tempDir();
@@ -95,7 +169,11 @@ describe("Las boot", () => {
     expect(r.stderr).toMatch(message);
     // No call was journaled: at most the row of Las's own start (server_started, written before it ran).
     const log = await run(["log", "--json"], { cwd: dir.path, env });
-    const events = log.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).event);
+    const events = log.stdout
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).event);
     expect(events.filter((e: string) => e !== "server_started")).toEqual([]);
   });
 
@@ -123,7 +201,10 @@ describe("Las calls", () => {
     await using dir = tempDir();
     lasWorkspace(dir.path, ["--noise"]);
     const ok = await run(["call", "skarbiec__whoami", "{}", ...GRANT], { cwd: dir.path });
-    expect([ok.code, json(ok)]).toEqual([0, { status: "success", tool: "skarbiec__whoami", payload: { content: [{ type: "text", text: "agent being-7" }] } }]);
+    expect([ok.code, json(ok)]).toEqual([
+      0,
+      { status: "success", tool: "skarbiec__whoami", payload: { content: [{ type: "text", text: "agent being-7" }] } },
+    ]);
     const fail = await run(["call", "echo__fail", "{}", ...GRANT], { cwd: dir.path });
     expect(fail.code).toBe(1);
     expect(json(fail)).toMatchObject({ status: "failed", error_code: "remote_tool", message: "the remote said no" });
@@ -135,11 +216,19 @@ describe("Las calls", () => {
     const r = await run(["call", "echo__crash", "{}", ...GRANT], { cwd: dir.path });
     expect(r.code).toBe(3);
     // The result says how the server ended; only the operator (stderr) gets its stderr tail.
-    expect(json(r)).toEqual({ status: "indeterminate", tool: "echo__crash", error_code: "transport_lost", message: "echo__crash: the connection failed mid-call (Las exited with status 3); the remote effect is unknown and the call is not replayed" });
+    expect(json(r)).toEqual({
+      status: "indeterminate",
+      tool: "echo__crash",
+      error_code: "transport_lost",
+      message:
+        "echo__crash: the connection failed mid-call (Las exited with status 3); the remote effect is unknown and the call is not replayed",
+    });
     expect(r.stderr).toContain("toolgate: Las's stderr ends with: panic: the ledger is on fire");
     expect(readFileSync(f.calls, "utf8")).toBe("echo__crash\n");
     const log = await run(["log", "--json"], { cwd: dir.path });
-    expect(callRows(log).map((x) => [x.tool, x.status, x.error_code, x.origin])).toEqual([["echo__crash", "indeterminate", "transport_lost", "las"]]);
+    expect(callRows(log).map((x) => [x.tool, x.status, x.error_code, x.origin])).toEqual([
+      ["echo__crash", "indeterminate", "transport_lost", "las"],
+    ]);
   });
 
   // The deadline covers initialize and tools/list too: long enough for a loaded 2-core machine to
@@ -149,7 +238,10 @@ describe("Las calls", () => {
     await using dir = tempDir();
     const f = lasWorkspace(dir.path, [], { timeout_secs: undefined });
     await run(["tools", "--allow-run"], { cwd: dir.path, env: { SINGULARITY_MCP_TIMEOUT_SECS: HANG_DEADLINE_SECS } });
-    const r = await run(["call", "echo__hang", "{}", ...GRANT], { cwd: dir.path, env: { SINGULARITY_MCP_TIMEOUT_SECS: HANG_DEADLINE_SECS } });
+    const r = await run(["call", "echo__hang", "{}", ...GRANT], {
+      cwd: dir.path,
+      env: { SINGULARITY_MCP_TIMEOUT_SECS: HANG_DEADLINE_SECS },
+    });
     expect(r.code).toBe(3);
     expect(json(r)).toMatchObject({ status: "indeterminate", error_code: "deadline" });
     // Its stdin closed, it leaves by itself (the reaper waits for that, then ends what is left).
@@ -162,7 +254,10 @@ describe("Las calls", () => {
     await run(["tools", "--allow-run"], { cwd: dir.path });
     const r = await run(["call", "echo__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
     const returned = performance.now();
-    expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "echo__echo", payload: { content: [{ type: "text", text: "hi" }] } }]);
+    expect([r.code, json(r)]).toEqual([
+      0,
+      { status: "success", tool: "echo__echo", payload: { content: [{ type: "text", text: "hi" }] } },
+    ]);
     const pid = Number(readFileSync(f.pid, "utf8"));
     // The caller did not wait for the server: it lingers (TERM ignored) until the grace runs out...
     expect(alive(pid)).toBe(true);
@@ -223,7 +318,13 @@ describe("the catalog cache and pinning", () => {
     const firstPid = readFileSync(f.pid, "utf8");
     writeFileSync(join(dir.path, "a.txt"), "x\n");
     expect((await run(["tools"], { cwd: dir.path })).code).toBe(0);
-    expect((await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: dir.path })).code).toBe(0);
+    expect(
+      (
+        await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+          cwd: dir.path,
+        })
+      ).code,
+    ).toBe(0);
     expect(readFileSync(f.pid, "utf8")).toBe(firstPid);
     expect((await run(["tools", "--refresh", "--allow-run"], { cwd: dir.path })).code).toBe(0);
     expect(readFileSync(f.pid, "utf8")).not.toBe(firstPid);
@@ -241,7 +342,9 @@ describe("the catalog cache and pinning", () => {
     const unpinned = await run(["call", "echo__extra", "{}", ...GRANT], { cwd: dir.path });
     expect([unpinned.code, json(unpinned).error_code]).toEqual([5, "descriptor_unpinned"]);
     expect((await run(["tools", "--lock", "--allow-run"], { cwd: dir.path })).code).toBe(0);
-    expect((await run(["call", "echo__echo", '{"message":"hi","loud":true}', ...GRANT], { cwd: dir.path })).code).toBe(0);
+    expect((await run(["call", "echo__echo", '{"message":"hi","loud":true}', ...GRANT], { cwd: dir.path })).code).toBe(
+      0,
+    );
   });
 
   test("a server that changed since the cache was listed is refused descriptor_changed, not called", async () => {

@@ -18,7 +18,9 @@ const BIN = join(out, "toolgate-linux-arm64");
 
 beforeAll(async () => {
   if (!existsSync(QEMU) || !existsSync(join(LIBS, "lib", "ld-linux-aarch64.so.1"))) {
-    throw new Error("qemu-user-static and libc6-arm64-cross are missing: npm test installs them (apt-get install -y qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross)");
+    throw new Error(
+      "qemu-user-static and libc6-arm64-cross are missing: npm test installs them (apt-get install -y qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross)",
+    );
   }
   const built = await Bun.build({
     ...bundleOptions(ROOT, { commit: commitOf(ROOT), target: "linux-arm64" }),
@@ -37,7 +39,11 @@ async function arm64(args: readonly string[], cwd: string) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -50,7 +56,10 @@ describe("the linux-arm64 binary under qemu", () => {
     await using d = tempDir();
     const r = await arm64(["version", "--json"], d.path);
     const pkg = await Bun.file(join(ROOT, "package.json")).json();
-    expect([r.code, JSON.parse(r.stdout)]).toEqual([0, { version: pkg.version, commit: commitOf(ROOT), target: "linux-arm64" }]);
+    expect([r.code, JSON.parse(r.stdout)]).toEqual([
+      0,
+      { version: pkg.version, commit: commitOf(ROOT), target: "linux-arm64" },
+    ]);
   }, 60_000);
 
   test("lists the catalog and reads a file", async () => {
@@ -58,15 +67,33 @@ describe("the linux-arm64 binary under qemu", () => {
     writeFileSync(join(d.path, "notes.md"), "one\ntwo\n");
     const tools = await arm64(["tools", "--json"], d.path);
     expect(tools.code).toBe(0);
-    expect(tools.stdout.trim().split("\n").map((l) => JSON.parse(l).name)).toContain("file_read");
-    const r = await arm64(["call", "file_read", '{"path":"notes.md"}', "--allow-read", "--approve", "file_read"], d.path);
+    expect(
+      tools.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).name),
+    ).toContain("file_read");
+    const r = await arm64(
+      ["call", "file_read", '{"path":"notes.md"}', "--allow-read", "--approve", "file_read"],
+      d.path,
+    );
     expect([r.code, JSON.parse(r.stdout).payload.content]).toEqual([0, expect.stringContaining("two")]);
   }, 60_000);
 
   test("calls a tool of an MCP server over stdio", async () => {
     await using d = tempDir();
-    writeFileSync(join(d.path, "toolgate.json"), JSON.stringify({ mcpServers: { ord: { command: process.execPath, args: [ORDINARY] } } }));
+    writeFileSync(
+      join(d.path, "toolgate.json"),
+      JSON.stringify({ mcpServers: { ord: { command: process.execPath, args: [ORDINARY] } } }),
+    );
     const r = await arm64(["call", "ord__weather", "{}", "--allow-run", "--approve", "all"], d.path);
-    expect([r.code, JSON.parse(r.stdout)]).toEqual([0, { status: "success", tool: "ord__weather", payload: { content: [{ type: "text", text: "Light rain / drizzle, 11 °C" }] } }]);
+    expect([r.code, JSON.parse(r.stdout)]).toEqual([
+      0,
+      {
+        status: "success",
+        tool: "ord__weather",
+        payload: { content: [{ type: "text", text: "Light rain / drizzle, 11 °C" }] },
+      },
+    ]);
   }, 60_000);
 });

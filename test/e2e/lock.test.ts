@@ -23,7 +23,10 @@ test("tools --lock writes a stable lock; tampered and missing pins are refused w
   expect(changed.code).toBe(5);
   expect(json(changed)).toMatchObject({ status: "failed", error_code: "descriptor_changed" });
   expect(json(changed).message).toContain("effect reversible → read");
-  const listed = (await run(["tools", "--json"], { cwd: dir.path })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const listed = (await run(["tools", "--json"], { cwd: dir.path })).stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(listed.find((d) => d.name === "file_read").refused).toBe("descriptor_changed");
 
   delete lock.tools.file_read;

@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { BIN, run, tempDir } from "../helpers.ts";
 import { waitFor } from "../support/wait.ts";
 
-const tools = (out: string) => out.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).tool as string);
+const tools = (out: string) =>
+  out
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).tool as string);
 
 async function journaled(ws: string): Promise<void> {
   writeFileSync(join(ws, "README.md"), "one\n");
@@ -20,13 +25,29 @@ describe("toolgate log filters", () => {
   test("--tool (a glob, repeatable), --status (denied is a refused permission or approval), --since", async () => {
     await using ws = tempDir();
     await journaled(ws.path);
-    expect(tools((await run(["log", "--tool", "file_read"], { cwd: ws.path })).stdout)).toEqual(["file_read", "file_read", "file_read"]);
-    expect(tools((await run(["log", "--tool", "file_f*", "--tool", "nothing"], { cwd: ws.path })).stdout)).toEqual(["file_find"]);
-    expect(tools((await run(["log", "--status", "success"], { cwd: ws.path })).stdout)).toEqual(["file_read", "file_find"]);
-    const denied = (await run(["log", "--status", "denied"], { cwd: ws.path })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(tools((await run(["log", "--tool", "file_read"], { cwd: ws.path })).stdout)).toEqual([
+      "file_read",
+      "file_read",
+      "file_read",
+    ]);
+    expect(tools((await run(["log", "--tool", "file_f*", "--tool", "nothing"], { cwd: ws.path })).stdout)).toEqual([
+      "file_find",
+    ]);
+    expect(tools((await run(["log", "--status", "success"], { cwd: ws.path })).stdout)).toEqual([
+      "file_read",
+      "file_find",
+    ]);
+    const denied = (await run(["log", "--status", "denied"], { cwd: ws.path })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(denied.map((r) => [r.tool, r.error_code])).toEqual([["file_read", "permission.denied"]]);
-    expect(tools((await run(["log", "--status", "failed", "--last", "1"], { cwd: ws.path })).stdout)).toEqual(["file_read"]);
-    expect(tools((await run(["log", "--status", "success,failed", "--tool", "file_find"], { cwd: ws.path })).stdout)).toEqual(["file_find"]);
+    expect(tools((await run(["log", "--status", "failed", "--last", "1"], { cwd: ws.path })).stdout)).toEqual([
+      "file_read",
+    ]);
+    expect(
+      tools((await run(["log", "--status", "success,failed", "--tool", "file_find"], { cwd: ws.path })).stdout),
+    ).toEqual(["file_find"]);
     expect(tools((await run(["log", "--since", "1h"], { cwd: ws.path })).stdout)).toHaveLength(4);
     expect((await run(["log", "--since", "2999-01-01"], { cwd: ws.path })).stdout).toBe("");
   });
@@ -36,7 +57,10 @@ describe("toolgate log filters", () => {
     await using user = tempDir();
     const env = { XDG_STATE_HOME: user.path };
     writeFileSync(join(ws.path, "README.md"), "one\n");
-    await run(["call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"], { cwd: ws.path, env });
+    await run(["call", "file_read", '{"path":"README.md"}', "--allow-read", "--approve", "file_read"], {
+      cwd: ws.path,
+      env,
+    });
     expect((await run(["session", "start", "--idle-secs", "60"], { cwd: ws.path, env })).code).toBe(0);
     try {
       await run(["call", "file_find", "{}", "--allow-read", "--approve", "file_find"], { cwd: ws.path, env });
@@ -73,7 +97,12 @@ describe("toolgate log --follow", () => {
   test("prints the window, then each call as it finishes, filtered; Ctrl-C ends it", async () => {
     await using ws = tempDir();
     await journaled(ws.path);
-    const proc = Bun.spawn([BIN, "log", "--follow", "--status", "success", "--last", "1"], { cwd: ws.path, env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([BIN, "log", "--follow", "--status", "success", "--last", "1"], {
+      cwd: ws.path,
+      env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const lines: string[] = [];
     const reader = (async () => {
       const decoder = new TextDecoder();
@@ -85,11 +114,14 @@ describe("toolgate log --follow", () => {
         lines.push(...parts);
       }
     })();
-    const until = (what: string, ok: () => boolean) => waitFor(what, ok).catch((e: Error) => Promise.reject(new Error(`${e.message}: ${JSON.stringify(lines)}`)));
+    const until = (what: string, ok: () => boolean) =>
+      waitFor(what, ok).catch((e: Error) => Promise.reject(new Error(`${e.message}: ${JSON.stringify(lines)}`)));
     try {
       await until("the window", () => lines.length === 1);
       expect(JSON.parse(lines[0]!).tool).toBe("file_find");
-      await run(["call", "file_read", '{"path":"gone.md"}', "--allow-read", "--approve", "file_read"], { cwd: ws.path }); // failed: filtered out
+      await run(["call", "file_read", '{"path":"gone.md"}', "--allow-read", "--approve", "file_read"], {
+        cwd: ws.path,
+      }); // failed: filtered out
       await run(["call", "bash", '{"command":"sleep 0.5"}', "--allow-run=bash", "--approve", "bash"], { cwd: ws.path });
       await until("the bash call", () => lines.length === 2);
       expect(JSON.parse(lines[1]!)).toMatchObject({ tool: "bash", status: "success", event: "tool_finished" });
@@ -106,9 +138,19 @@ describe("toolgate log --follow", () => {
     // The call runs until the test lets it end (it waits, bounded, for a file): still running when
     // the window is printed, however slow the machine.
     const command = "i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; [ -e go ]";
-    const call = Bun.spawn([BIN, "call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws.path, env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" }, stdout: "ignore", stderr: "ignore" });
-    await waitFor("the call's running row", async () => (await run(["log", "--status", "running"], { cwd: ws.path })).stdout.includes('"running"'));
-    const proc = Bun.spawn([BIN, "log", "--follow"], { cwd: ws.path, env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" }, stdout: "pipe", stderr: "pipe" });
+    const call = Bun.spawn(
+      [BIN, "call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"],
+      { cwd: ws.path, env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" }, stdout: "ignore", stderr: "ignore" },
+    );
+    await waitFor("the call's running row", async () =>
+      (await run(["log", "--status", "running"], { cwd: ws.path })).stdout.includes('"running"'),
+    );
+    const proc = Bun.spawn([BIN, "log", "--follow"], {
+      cwd: ws.path,
+      env: { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     let text = "";
     const reader = (async () => {
       const decoder = new TextDecoder();
@@ -121,7 +163,13 @@ describe("toolgate log --follow", () => {
     await waitFor("the finished call", () => printed() === 2);
     proc.kill("SIGINT");
     await reader;
-    const out = text.trim().split("\n").map((l) => JSON.parse(l));
-    expect(out.map((r) => [r.tool, r.status])).toEqual([["bash", "running"], ["bash", "success"]]);
+    const out = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(out.map((r) => [r.tool, r.status])).toEqual([
+      ["bash", "running"],
+      ["bash", "success"],
+    ]);
   });
 });

@@ -16,7 +16,11 @@ function site(root: string, server: Record<string, unknown>) {
   mkdirSync(bin);
   const cfg = join(root, "toolgate.json");
   writeFileSync(cfg, JSON.stringify({ mcpServers: { slow: { connect_timeout_secs: 1, ...server } } }));
-  const toolgate = (args: string[]) => run([...args, "--config", cfg, "--allow-run", "--approve", "all"], { cwd: ws, env: { PATH: `${bin}:/usr/bin:/bin`, HOME: root } });
+  const toolgate = (args: string[]) =>
+    run([...args, "--config", cfg, "--allow-run", "--approve", "all"], {
+      cwd: ws,
+      env: { PATH: `${bin}:/usr/bin:/bin`, HOME: root },
+    });
   return { bin, toolgate };
 }
 
@@ -28,7 +32,9 @@ describe("a connect timeout", () => {
     writeFileSync(join(s.bin, "npx"), "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
     const started = Date.now();
     const r = await s.toolgate(["tools"]);
-    expect(r.stderr).toContain('mcp:slow failed: no answer within the connect timeout (1 s); raise mcpServers.slow.connect_timeout_secs: a first `npx` start downloads (and may build) the package before the server answers and can need longer, e.g. "connect_timeout_secs": 120');
+    expect(r.stderr).toContain(
+      'mcp:slow failed: no answer within the connect timeout (1 s); raise mcpServers.slow.connect_timeout_secs: a first `npx` start downloads (and may build) the package before the server answers and can need longer, e.g. "connect_timeout_secs": 120',
+    );
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
@@ -37,7 +43,9 @@ describe("a connect timeout", () => {
     const s = site(d.path, { command: "mute-server" });
     writeFileSync(join(s.bin, "mute-server"), "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
     const r = await s.toolgate(["tools"]);
-    expect(r.stderr).toContain("mcp:slow failed: no answer within the connect timeout (1 s); raise mcpServers.slow.connect_timeout_secs\n");
+    expect(r.stderr).toContain(
+      "mcp:slow failed: no answer within the connect timeout (1 s); raise mcpServers.slow.connect_timeout_secs\n",
+    );
   });
 
   test("a call that starts the server from the cached catalog says the same (the SDK's own timeout)", async () => {
@@ -45,11 +53,19 @@ describe("a connect timeout", () => {
     const marker = join(d.path, "started-once");
     // Answers the first time (tools lists and caches it), then never again.
     const s = site(d.path, { command: "flaky-server" });
-    writeFileSync(join(s.bin, "flaky-server"), `#!/bin/sh\nif [ -e ${marker} ]; then exec sleep 30; fi\n: > ${marker}\nexec ${process.execPath} ${FIXTURE}\n`, { mode: 0o755 });
+    writeFileSync(
+      join(s.bin, "flaky-server"),
+      `#!/bin/sh\nif [ -e ${marker} ]; then exec sleep 30; fi\n: > ${marker}\nexec ${process.execPath} ${FIXTURE}\n`,
+      { mode: 0o755 },
+    );
     const listed = await s.toolgate(["tools"]);
     expect(listed.code).toBe(0);
     const r = await s.toolgate(["call", "slow__echo__echo", '{"message":"hi"}']);
     expect(r.code).toBe(1);
-    expect(json(r)).toMatchObject({ error_code: "mcp.connect_failed", message: 'cannot reach MCP server "slow": no answer within the connect timeout (1 s); raise mcpServers.slow.connect_timeout_secs' });
+    expect(json(r)).toMatchObject({
+      error_code: "mcp.connect_failed",
+      message:
+        'cannot reach MCP server "slow": no answer within the connect timeout (1 s); raise mcpServers.slow.connect_timeout_secs',
+    });
   });
 });

@@ -10,12 +10,26 @@ import { json, onTty, run, tempDir } from "../helpers.ts";
 
 const ASKING = join(import.meta.dir, "..", "fixtures", "mcp", "asking.ts");
 const GRANT = ["--allow-run", "--approve", "all"];
-const setup = (dir: string) => writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ mcpServers: { ask: { command: process.execPath, args: [ASKING] } } }));
+const setup = (dir: string) =>
+  writeFileSync(
+    join(dir, "toolgate.json"),
+    JSON.stringify({ mcpServers: { ask: { command: process.execPath, args: [ASKING] } } }),
+  );
 const textOf = (envelope: any): string => envelope.payload.content[0].text;
 const rowOf = async (cwd: string, tool: string) =>
-  (await run(["log", "--json"], { cwd })).stdout.trim().split("\n").map((l) => JSON.parse(l)).findLast((r: { tool: string; event: string }) => r.tool === tool && r.event === "tool_finished");
+  (await run(["log", "--json"], { cwd })).stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+    .findLast((r: { tool: string; event: string }) => r.tool === tool && r.event === "tool_finished");
 /** The result line among what a terminal showed (the form and the progress line share it). */
-const resultOn = (out: string) => JSON.parse(out.split("\n").find((l) => l.includes('{"status"'))!.replace(/^.*?(\{"status")/, "$1"));
+const resultOn = (out: string) =>
+  JSON.parse(
+    out
+      .split("\n")
+      .find((l) => l.includes('{"status"'))!
+      .replace(/^.*?(\{"status")/, "$1"),
+  );
 
 describe("elicitation during call", () => {
   test("no terminal (CI): declined, the tool's result shows it, stderr says why, the journal says declined", async () => {
@@ -23,7 +37,9 @@ describe("elicitation during call", () => {
     setup(dir.path);
     const r = await run(["call", "ask__profile", "{}", ...GRANT], { cwd: dir.path });
     expect([r.code, textOf(json(r))]).toEqual([0, "action=decline content=null"]);
-    expect(r.stderr).toContain('toolgate: MCP server "ask" asked for input during ask__profile (elicitation); declined: nobody can be asked here (no terminal, CI, or --no-prompt)');
+    expect(r.stderr).toContain(
+      'toolgate: MCP server "ask" asked for input during ask__profile (elicitation); declined: nobody can be asked here (no terminal, CI, or --no-prompt)',
+    );
     expect(JSON.parse((await rowOf(dir.path, "ask__profile")).detail)).toEqual({ elicited: "declined" });
   }, 30_000);
 
@@ -45,8 +61,13 @@ describe("elicitation during call", () => {
     try {
       const t = await onTty(dir.path, ["call", "ask__profile", "{}", ...GRANT], "\n\n\n\n\na\n", env);
       expect([t.code, textOf(resultOn(t.out))]).toEqual([0, "action=decline content=null"]);
-      expect(t.out).toContain("declined: a call forwarded to a session cannot show a form (run it with --no-session to be asked)");
-      expect(JSON.parse((await rowOf(dir.path, "ask__profile")).detail)).toMatchObject({ elicited: "declined", via: "session" });
+      expect(t.out).toContain(
+        "declined: a call forwarded to a session cannot show a form (run it with --no-session to be asked)",
+      );
+      expect(JSON.parse((await rowOf(dir.path, "ask__profile")).detail)).toMatchObject({
+        elicited: "declined",
+        via: "session",
+      });
     } finally {
       await run(["session", "stop"], { cwd: dir.path, env });
     }
@@ -56,7 +77,10 @@ describe("elicitation during call", () => {
     await using dir = tempDir();
     setup(dir.path);
     const t = await onTty(dir.path, ["call", "ask__profile", "{}", ...GRANT], "\n\n\n\n\na\n");
-    expect([t.code, textOf(resultOn(t.out))]).toEqual([0, 'action=accept content={"name":"Ada","age":36,"color":"green","subscribe":false}']);
+    expect([t.code, textOf(resultOn(t.out))]).toEqual([
+      0,
+      'action=accept content={"name":"Ada","age":36,"color":"green","subscribe":false}',
+    ]);
     expect(t.out).toContain('┏ 💬 MCP server "ask" asks for input (during ask__profile):');
     expect(t.out).toContain("┠─ Name (string) [Ada] > ");
     expect(t.out).toContain("┠─ age (integer) — Age in years [36] > ");
@@ -67,8 +91,14 @@ describe("elicitation during call", () => {
   test("typed values (an enum by number, a bad integer asked again) are sent; the journal keeps none of them", async () => {
     await using dir = tempDir();
     setup(dir.path);
-    const t = await onTty(dir.path, ["call", "ask__profile", "{}", ...GRANT], "Grace Hopper\nold\n85\n3\nyes\namazing-grace\na\n");
-    expect(textOf(resultOn(t.out))).toBe('action=accept content={"name":"Grace Hopper","age":85,"color":"blue","subscribe":true,"nick":"amazing-grace"}');
+    const t = await onTty(
+      dir.path,
+      ["call", "ask__profile", "{}", ...GRANT],
+      "Grace Hopper\nold\n85\n3\nyes\namazing-grace\na\n",
+    );
+    expect(textOf(resultOn(t.out))).toBe(
+      'action=accept content={"name":"Grace Hopper","age":85,"color":"blue","subscribe":true,"nick":"amazing-grace"}',
+    );
     expect(t.out).toContain("┃   answer a whole number");
     const row = await rowOf(dir.path, "ask__profile");
     expect(JSON.parse(row.detail)).toEqual({ elicited: "accepted" });
@@ -91,7 +121,10 @@ describe("sampling during call", () => {
     await using dir = tempDir();
     setup(dir.path);
     const r = await run(["call", "ask__sample", "{}", ...GRANT], { cwd: dir.path });
-    expect([r.code, textOf(json(r))]).toEqual([0, "sampling failed: MCP error -32601: toolgate holds no model, so it cannot answer sampling/createMessage; the request is declined"]);
+    expect([r.code, textOf(json(r))]).toEqual([
+      0,
+      "sampling failed: MCP error -32601: toolgate holds no model, so it cannot answer sampling/createMessage; the request is declined",
+    ]);
   }, 30_000);
 });
 
@@ -109,7 +142,11 @@ describe("progress during call", () => {
     await using dir = tempDir();
     setup(dir.path);
     const t = await onTty(dir.path, ["call", "ask__slow", "{}", ...GRANT], "");
-    expect([textOf(resultOn(t.out)), t.out.includes("\x1b"), t.out.includes("step")]).toEqual(["done (progressToken: yes)", false, false]);
+    expect([textOf(resultOn(t.out)), t.out.includes("\x1b"), t.out.includes("step")]).toEqual([
+      "done (progressToken: yes)",
+      false,
+      false,
+    ]);
   }, 30_000);
 
   test("stderr piped: no progress at all (the server still got a progressToken)", async () => {

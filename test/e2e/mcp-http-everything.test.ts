@@ -22,7 +22,12 @@ inLoopbackNamespace(import.meta.path, () => {
     const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     port = probe.port;
     probe.stop(true);
-    server = Bun.spawn([NODE, EVERYTHING, "streamableHttp"], { env: { PATH: "/usr/bin:/bin", PORT: String(port) }, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+    server = Bun.spawn([NODE, EVERYTHING, "streamableHttp"], {
+      env: { PATH: "/usr/bin:/bin", PORT: String(port) },
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+    });
     // Ready once it says it listens (at most 20 s).
     const reader = server.stderr.getReader();
     let said = "";
@@ -61,11 +66,18 @@ inLoopbackNamespace(import.meta.path, () => {
       const grant = [`--allow-net=127.0.0.1:${port}`, "--approve", "all"];
       const listed = await run(["tools", "--json", ...grant], { cwd: dir.path });
       expect(listed.code).toBe(0);
-      const names = listed.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { name: string }).name);
+      const names = listed.stdout
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { name: string }).name);
       expect(names).toEqual(expect.arrayContaining(calls.map(([n]) => `everything__${n}`)));
       for (const [i, [name, args]] of calls.entries()) {
         const r = await run(["call", `everything__${name}`, JSON.stringify(args), ...grant], { cwd: dir.path });
-        expect([name, r.code, json(r)]).toEqual([name, 0, { status: "success", tool: `everything__${name}`, payload: expected[i] }]);
+        expect([name, r.code, json(r)]).toEqual([
+          name,
+          0,
+          { status: "success", tool: `everything__${name}`, payload: expected[i] },
+        ]);
       }
     }, 60_000);
   });

@@ -15,7 +15,10 @@ inLoopbackNamespace(import.meta.path, () => {
   const ws = (dir: string) => join(dir, "ws");
   const workspace = (dir: string, url: string) => {
     mkdirSync(ws(dir));
-    writeFileSync(join(ws(dir), "toolgate.json"), JSON.stringify({ mcpServers: { web: { type: "http", url, headers: { "X-Api-Key": "k-123" } } } }));
+    writeFileSync(
+      join(ws(dir), "toolgate.json"),
+      JSON.stringify({ mcpServers: { web: { type: "http", url, headers: { "X-Api-Key": "k-123" } } } }),
+    );
   };
   const grant = (port: number) => [`--allow-net=127.0.0.1:${port}`, "--approve", "all"];
   const env = (dir: string) => ({ HOME: join(dir, "home"), XDG_STATE_HOME: join(dir, "home", ".user-state") });
@@ -25,30 +28,53 @@ inLoopbackNamespace(import.meta.path, () => {
       await using web = sessionsServer();
       await using dir = tempDir();
       workspace(dir.path, web.url);
-      const r = await run(["call", "web__echo", '{"text":"hi"}', ...grant(web.port)], { cwd: ws(dir.path), env: env(dir.path) });
-      expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "web__echo", payload: { content: [{ type: "text", text: "hi" }] } }]);
+      const r = await run(["call", "web__echo", '{"text":"hi"}', ...grant(web.port)], {
+        cwd: ws(dir.path),
+        env: env(dir.path),
+      });
+      expect([r.code, json(r)]).toEqual([
+        0,
+        { status: "success", tool: "web__echo", payload: { content: [{ type: "text", text: "hi" }] } },
+      ]);
       expect(await web.until(() => web.deletes.length === 1 && web.live() === 0)).toBe(true);
-      expect({ opened: web.opened(), live: web.live(), deletes: web.deletes.map((d) => [d.status, d.key, d.version]) }).toEqual({ opened: 1, live: 0, deletes: [[200, "k-123", "2025-11-25"]] });
+      expect({
+        opened: web.opened(),
+        live: web.live(),
+        deletes: web.deletes.map((d) => [d.status, d.key, d.version]),
+      }).toEqual({ opened: 1, live: 0, deletes: [[200, "k-123", "2025-11-25"]] });
     });
 
     test("one `toolgate tools --refresh` leaves zero live sessions, ended before it exits", async () => {
       await using web = sessionsServer();
       await using dir = tempDir();
       workspace(dir.path, web.url);
-      const r = await run(["tools", "--refresh", "--json", `--allow-net=127.0.0.1:${web.port}`], { cwd: ws(dir.path), env: env(dir.path) });
+      const r = await run(["tools", "--refresh", "--json", `--allow-net=127.0.0.1:${web.port}`], {
+        cwd: ws(dir.path),
+        env: env(dir.path),
+      });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('"name":"web__echo"');
-      expect({ opened: web.opened(), live: web.live(), deletes: web.deletes.map((d) => d.status) }).toEqual({ opened: 1, live: 0, deletes: [200] });
+      expect({ opened: web.opened(), live: web.live(), deletes: web.deletes.map((d) => d.status) }).toEqual({
+        opened: 1,
+        live: 0,
+        deletes: [200],
+      });
     });
 
     test("a server that answers DELETE with 405 is fine: the call succeeds and says nothing of it", async () => {
       await using web = sessionsServer({ deleteStatus: 405 });
       await using dir = tempDir();
       workspace(dir.path, web.url);
-      const r = await run(["call", "web__echo", '{"text":"x"}', ...grant(web.port)], { cwd: ws(dir.path), env: env(dir.path) });
+      const r = await run(["call", "web__echo", '{"text":"x"}', ...grant(web.port)], {
+        cwd: ws(dir.path),
+        env: env(dir.path),
+      });
       expect([r.code, r.stderr]).toEqual([0, ""]);
       expect(await web.until(() => web.deletes.length === 1)).toBe(true);
-      const t = await run(["tools", "--refresh", "--json", `--allow-net=127.0.0.1:${web.port}`], { cwd: ws(dir.path), env: env(dir.path) });
+      const t = await run(["tools", "--refresh", "--json", `--allow-net=127.0.0.1:${web.port}`], {
+        cwd: ws(dir.path),
+        env: env(dir.path),
+      });
       expect([t.code, t.stderr.includes("405"), web.deletes.map((d) => d.status)]).toEqual([0, false, [405, 405]]);
     });
 
@@ -74,7 +100,10 @@ inLoopbackNamespace(import.meta.path, () => {
       expect(start.code).toBe(0);
       try {
         for (const text of ["one", "two"]) {
-          const r = await run(["call", "web__echo", JSON.stringify({ text }), ...grant(web.port)], { cwd: ws(dir.path), env: env(dir.path) });
+          const r = await run(["call", "web__echo", JSON.stringify({ text }), ...grant(web.port)], {
+            cwd: ws(dir.path),
+            env: env(dir.path),
+          });
           expect([r.code, json(r).payload]).toEqual([0, { content: [{ type: "text", text }] }]);
         }
         expect({ opened: web.opened(), live: web.live() }).toEqual({ opened: 1, live: 1 });

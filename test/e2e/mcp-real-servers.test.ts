@@ -14,15 +14,27 @@ import { writeXlsx } from "../fixtures/xlsx.ts";
 const NODE = Bun.which("node") ?? "/usr/bin/node";
 const EXCEL = join(ROOT, "node_modules", "@negokaz", "excel-mcp-server", "dist", "launcher.js");
 const GIT = join(ROOT, "node_modules", "@cyanheads", "git-mcp-server", "dist", "index.js");
-const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
-const config = (dir: string, name: string, args: string[]) => Bun.write(join(dir, "toolgate.json"), JSON.stringify({ mcpServers: { [name]: { command: NODE, args } } }));
+const lines = (r: RunResult) =>
+  r.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+const config = (dir: string, name: string, args: string[]) =>
+  Bun.write(join(dir, "toolgate.json"), JSON.stringify({ mcpServers: { [name]: { command: NODE, args } } }));
 
 type Call = [tool: string, args: Record<string, unknown>];
 
 /** What the official SDK Client lists and answers, over stdio, for the same server and calls. */
-async function viaSdk(args: string[], cwd: string, calls: Call[]): Promise<{ tools: { name: string; description?: string }[]; results: unknown[] }> {
+async function viaSdk(
+  args: string[],
+  cwd: string,
+  calls: Call[],
+): Promise<{ tools: { name: string; description?: string }[]; results: unknown[] }> {
   const client = new Client({ name: "sdk-reference", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: NODE, args, cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd }, stderr: "ignore" }));
+  await client.connect(
+    new StdioClientTransport({ command: NODE, args, cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd }, stderr: "ignore" }),
+  );
   try {
     const { tools } = await client.listTools();
     const results: unknown[] = [];
@@ -39,7 +51,12 @@ async function viaToolgate(server: string, cwd: string, calls: Call[]) {
   expect(listed.code).toBe(0);
   const tools = lines(listed).filter((d) => d.origin === `mcp:${server}`);
   const results: RunResult[] = [];
-  for (const [name, a] of calls) results.push(await run(["call", `${server}__${name}`, JSON.stringify(a), "--allow-run", `--approve=${server}__${name}`], { cwd }));
+  for (const [name, a] of calls)
+    results.push(
+      await run(["call", `${server}__${name}`, JSON.stringify(a), "--allow-run", `--approve=${server}__${name}`], {
+        cwd,
+      }),
+    );
   return { tools, results, stderr: listed.stderr };
 }
 
@@ -56,19 +73,33 @@ describe("real servers that answer with HTML and JSON-wrapped diffs pass the bou
   test("@negokaz/excel-mcp-server: its HTML tables are read and written, byte for byte as the SDK client gets them", async () => {
     await using mine = tempDir();
     await using ref = tempDir();
-    const rows = [["Item", "Qty"], ["Pens", 3]];
+    const rows = [
+      ["Item", "Qty"],
+      ["Pens", 3],
+    ];
     writeXlsx(join(mine.path, "book.xlsx"), rows);
     writeXlsx(join(ref.path, "book.xlsx"), rows);
     await config(mine.path, "excel", [EXCEL]);
     const calls = (dir: string): Call[] => [
       ["excel_describe_sheets", { fileAbsolutePath: join(dir, "book.xlsx") }],
       ["excel_read_sheet", { fileAbsolutePath: join(dir, "book.xlsx"), sheetName: "Sheet1" }],
-      ["excel_write_to_sheet", { fileAbsolutePath: join(dir, "book.xlsx"), sheetName: "Sheet1", newSheet: false, range: "A3:B3", values: [["Ink", 7]] }],
+      [
+        "excel_write_to_sheet",
+        {
+          fileAbsolutePath: join(dir, "book.xlsx"),
+          sheetName: "Sheet1",
+          newSheet: false,
+          range: "A3:B3",
+          values: [["Ink", 7]],
+        },
+      ],
       ["excel_read_sheet", { fileAbsolutePath: join(dir, "book.xlsx"), sheetName: "Sheet1", range: "A1:B3" }],
     ];
     const sdk = await viaSdk([EXCEL], ref.path, calls(ref.path));
     const tg = await viaToolgate("excel", mine.path, calls(mine.path));
-    expect(tg.tools.map((t) => [t.name, t.description])).toEqual(sdk.tools.map((t) => [`excel__${t.name}`, t.description]));
+    expect(tg.tools.map((t) => [t.name, t.description])).toEqual(
+      sdk.tools.map((t) => [`excel__${t.name}`, t.description]),
+    );
     sameAnswers("excel", calls(mine.path), tg.results, sdk.results);
     // What the old token rule read as paths: closing tags at line starts.
     const html = json(tg.results[3]!).payload.content[0].text as string;
@@ -81,8 +112,16 @@ describe("real servers that answer with HTML and JSON-wrapped diffs pass the bou
     await using mine = tempDir();
     const repo = join(mine.path, "repo");
     const git = (...args: string[]) => {
-      const env = { PATH: "/usr/bin:/bin", HOME: mine.path, GIT_AUTHOR_DATE: "2020-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2020-01-01T00:00:00Z" };
-      const r = Bun.spawnSync(["git", "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "-c", "init.defaultBranch=main", ...args], { cwd: mine.path, env });
+      const env = {
+        PATH: "/usr/bin:/bin",
+        HOME: mine.path,
+        GIT_AUTHOR_DATE: "2020-01-01T00:00:00Z",
+        GIT_COMMITTER_DATE: "2020-01-01T00:00:00Z",
+      };
+      const r = Bun.spawnSync(
+        ["git", "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "-c", "init.defaultBranch=main", ...args],
+        { cwd: mine.path, env },
+      );
       if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
     };
     git("init", "-q", repo);
@@ -102,9 +141,15 @@ describe("real servers that answer with HTML and JSON-wrapped diffs pass the bou
     // Two of its tools say they accept `file://` URLs: a file: URL after a space is a local path,
     // in a descriptor as in a result, so they are withheld from the listing (stderr says where).
     const withheld = ["git_clone", "git_remote"];
-    expect(tg.tools.map((t) => [t.name, t.description])).toEqual(sdk.tools.filter((t) => !withheld.includes(t.name)).map((t) => [`git__${t.name}`, t.description]));
-    expect(tg.stderr).toContain('mcp:git: tool "git_clone" withheld: what it declares breaks the output boundary (rule local_path at $.description, the value is not shown)');
-    expect(tg.stderr).toContain('mcp:git: tool "git_remote" withheld: what it declares breaks the output boundary (rule local_path at $.inputSchema.properties.url.description, the value is not shown)');
+    expect(tg.tools.map((t) => [t.name, t.description])).toEqual(
+      sdk.tools.filter((t) => !withheld.includes(t.name)).map((t) => [`git__${t.name}`, t.description]),
+    );
+    expect(tg.stderr).toContain(
+      'mcp:git: tool "git_clone" withheld: what it declares breaks the output boundary (rule local_path at $.description, the value is not shown)',
+    );
+    expect(tg.stderr).toContain(
+      'mcp:git: tool "git_remote" withheld: what it declares breaks the output boundary (rule local_path at $.inputSchema.properties.url.description, the value is not shown)',
+    );
     sameAnswers("git", calls, tg.results, sdk.results);
     // The diff as the server sent it: JSON text whose escaped newline glued `/dev/null` to `+++`.
     const text = json(tg.results[0]!).payload.content[0].text as string;
@@ -115,7 +160,16 @@ describe("real servers that answer with HTML and JSON-wrapped diffs pass the bou
   test("the same servers' absolute paths are still withheld: a file the excel server cannot open, named in its error", async () => {
     await using mine = tempDir();
     await config(mine.path, "excel", [EXCEL]);
-    const r = await run(["call", "excel__excel_describe_sheets", JSON.stringify({ fileAbsolutePath: join(mine.path, "missing.xlsx") }), "--allow-run", "--approve=excel__excel_describe_sheets"], { cwd: mine.path });
+    const r = await run(
+      [
+        "call",
+        "excel__excel_describe_sheets",
+        JSON.stringify({ fileAbsolutePath: join(mine.path, "missing.xlsx") }),
+        "--allow-run",
+        "--approve=excel__excel_describe_sheets",
+      ],
+      { cwd: mine.path },
+    );
     expect([r.code, json(r)]).toEqual([1, { status: "failed", error_code: "sensitive_output_rejected" }]);
     expect(r.stderr).toContain("rule local_path");
     expect(r.stderr).not.toContain("missing.xlsx");

@@ -14,9 +14,18 @@ const FILESYSTEM = join(ROOT, "node_modules", "@modelcontextprotocol", "server-f
 const MEMORY = join(ROOT, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js");
 const NODE = Bun.which("node") ?? "/usr/bin/node";
 const GRANT = ["--allow-run", "--approve", "all"];
-const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
-const config = (dir: string, servers: Record<string, unknown>) => writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ mcpServers: servers }));
-const fixture = (dir: string, name: string, extra: string[] = []) => ({ command: process.execPath, args: [FIXTURE, `--pid-out=${join(dir, `${name}.pid`)}`, ...extra] });
+const lines = (r: RunResult) =>
+  r.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+const config = (dir: string, servers: Record<string, unknown>) =>
+  writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ mcpServers: servers }));
+const fixture = (dir: string, name: string, extra: string[] = []) => ({
+  command: process.execPath,
+  args: [FIXTURE, `--pid-out=${join(dir, `${name}.pid`)}`, ...extra],
+});
 
 describe("real servers", () => {
   test("server-everything: tools become everything__<tool>; a call goes through", async () => {
@@ -24,10 +33,15 @@ describe("real servers", () => {
     config(dir.path, { everything: { command: NODE, args: [EVERYTHING, "stdio"] } });
     const listed = await run(["tools", "--allow-run"], { cwd: dir.path });
     expect(listed.code).toBe(0);
-    const names = lines(listed).filter((d) => d.origin === "mcp:everything").map((d) => d.name);
+    const names = lines(listed)
+      .filter((d) => d.origin === "mcp:everything")
+      .map((d) => d.name);
     expect(names).toEqual(expect.arrayContaining(["everything__echo", "everything__get-sum"]));
     const echo = await run(["call", "everything__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
-    expect([echo.code, json(echo)]).toEqual([0, { status: "success", tool: "everything__echo", payload: { content: [{ type: "text", text: "Echo: hi" }] } }]);
+    expect([echo.code, json(echo)]).toEqual([
+      0,
+      { status: "success", tool: "everything__echo", payload: { content: [{ type: "text", text: "Echo: hi" }] } },
+    ]);
     const sum = await run(["call", "everything__get-sum", '{"a":2,"b":3}', ...GRANT], { cwd: dir.path });
     expect(json(sum).payload.content[0].text).toContain("5");
   });
@@ -37,12 +51,19 @@ describe("real servers", () => {
     const store = join(dir.path, "memory.jsonl");
     config(dir.path, { memory: { command: NODE, args: [MEMORY], env: { MEMORY_FILE_PATH: store } } });
     const entity = { name: "gauge", entityType: "instrument", observations: ["reads 3 bar"] };
-    const made = await run(["call", "memory__create_entities", JSON.stringify({ entities: [entity] }), ...GRANT], { cwd: dir.path });
+    const made = await run(["call", "memory__create_entities", JSON.stringify({ entities: [entity] }), ...GRANT], {
+      cwd: dir.path,
+    });
     expect([made.code, json(made).status]).toEqual([0, "success"]);
     expect(existsSync(store)).toBe(true);
     const graph = await run(["call", "memory__read_graph", "{}", ...GRANT], { cwd: dir.path });
-    expect([graph.code, JSON.parse(json(graph).payload.content[0].text)]).toEqual([0, { entities: [entity], relations: [] }]);
-    const bad = await run(["call", "memory__create_entities", '{"entities":[{"name":"x"}]}', ...GRANT], { cwd: dir.path });
+    expect([graph.code, JSON.parse(json(graph).payload.content[0].text)]).toEqual([
+      0,
+      { entities: [entity], relations: [] },
+    ]);
+    const bad = await run(["call", "memory__create_entities", '{"entities":[{"name":"x"}]}', ...GRANT], {
+      cwd: dir.path,
+    });
     expect([bad.code, json(bad).error_code]).toEqual([1, "args.invalid"]);
   });
 
@@ -53,11 +74,20 @@ describe("real servers", () => {
     const listing = await run(["call", "fs__list_allowed_directories", "{}", ...GRANT], { cwd: dir.path });
     expect([listing.code, json(listing)]).toEqual([1, { status: "failed", error_code: "sensitive_output_rejected" }]);
     // The server's start has its own row (server_started) before the call's.
-    const row = lines(await run(["log", "--json"], { cwd: dir.path })).find((r: { tool: string }) => r.tool === "fs__list_allowed_directories");
+    const row = lines(await run(["log", "--json"], { cwd: dir.path })).find(
+      (r: { tool: string }) => r.tool === "fs__list_allowed_directories",
+    );
     expect(JSON.parse(row.detail)).toMatchObject({ rule: "local_path" });
     // A result without a local path passes: the file's own text.
-    const read = await run(["call", "fs__read_text_file", JSON.stringify({ path: join(dir.path, "note.txt") }), ...GRANT], { cwd: dir.path });
-    expect(json(read)).toEqual({ status: "success", tool: "fs__read_text_file", payload: { content: [{ type: "text", text: "plain text\n" }], structuredContent: { content: "plain text\n" } } });
+    const read = await run(
+      ["call", "fs__read_text_file", JSON.stringify({ path: join(dir.path, "note.txt") }), ...GRANT],
+      { cwd: dir.path },
+    );
+    expect(json(read)).toEqual({
+      status: "success",
+      tool: "fs__read_text_file",
+      payload: { content: [{ type: "text", text: "plain text\n" }], structuredContent: { content: "plain text\n" } },
+    });
   });
 });
 
@@ -78,7 +108,11 @@ describe("a cold call's server start", () => {
     // Refused at approval, invalid arguments: no start, no row of a start.
     expect((await run(["call", "a__echo__echo", '{"message":"hi"}', "--allow-run"], { cwd: dir.path })).code).toBe(4);
     expect((await run(["call", "a__echo__echo", '{"message":7}', ...GRANT], { cwd: dir.path })).code).toBe(1);
-    expect(rows().slice(before).map((r) => r.tool)).toEqual(["a__echo__echo", "a__echo__echo"]);
+    expect(
+      rows()
+        .slice(before)
+        .map((r) => r.tool),
+    ).toEqual(["a__echo__echo", "a__echo__echo"]);
     // The start (its row, then the spawn) overlaps the call's row, which still comes before the call itself.
     const ok = await run(["call", "a__echo__echo", '{"message":"hi"}', ...GRANT], { cwd: dir.path });
     expect([ok.code, json(ok).status]).toEqual([0, "success"]);
@@ -93,7 +127,15 @@ describe("the mcpServers block", () => {
   test("a block pasted from another client works; disabled servers are skipped", async () => {
     await using dir = tempDir();
     config(dir.path, {
-      a: { type: "stdio", ...fixture(dir.path, "a"), env: {}, autoApprove: ["x"], alwaysAllow: [], timeout: 60, disabled: false },
+      a: {
+        type: "stdio",
+        ...fixture(dir.path, "a"),
+        env: {},
+        autoApprove: ["x"],
+        alwaysAllow: [],
+        timeout: 60,
+        disabled: false,
+      },
       off: { ...fixture(dir.path, "off"), disabled: true },
     });
     const r = await run(["tools", "--allow-run"], { cwd: dir.path });
@@ -113,8 +155,12 @@ describe("the mcpServers block", () => {
 
   test("include and exclude filter a server's tools", async () => {
     await using dir = tempDir();
-    config(dir.path, { a: { ...fixture(dir.path, "a"), include: ["echo__*", "finance__balance"], exclude: ["echo__leak_*"] } });
-    const names = lines(await run(["tools", "--allow-run"], { cwd: dir.path })).filter((d) => d.origin === "mcp:a").map((d) => d.name);
+    config(dir.path, {
+      a: { ...fixture(dir.path, "a"), include: ["echo__*", "finance__balance"], exclude: ["echo__leak_*"] },
+    });
+    const names = lines(await run(["tools", "--allow-run"], { cwd: dir.path }))
+      .filter((d) => d.origin === "mcp:a")
+      .map((d) => d.name);
     expect(names).toContain("a__finance__balance");
     expect(names).toContain("a__echo__echo");
     expect(names.some((n) => n.includes("leak") || n.includes("skarbiec"))).toBe(false);
@@ -124,8 +170,15 @@ describe("the mcpServers block", () => {
     await using dir = tempDir();
     config(dir.path, { a: { ...fixture(dir.path, "a"), env: { API_TOKEN_FOR_CHILD: "${MY_SECRET}" } } });
     const secret = "s3cr3t-value-42";
-    const r = await run(["call", "a__echo__echo", JSON.stringify({ message: `token ${secret}` }), ...GRANT, "--allow-env=MY_SECRET"], { cwd: dir.path, env: { MY_SECRET: secret } });
-    expect(json(r)).toEqual({ status: "success", tool: "a__echo__echo", payload: { content: [{ type: "text", text: "token [REDACTED]" }] } });
+    const r = await run(
+      ["call", "a__echo__echo", JSON.stringify({ message: `token ${secret}` }), ...GRANT, "--allow-env=MY_SECRET"],
+      { cwd: dir.path, env: { MY_SECRET: secret } },
+    );
+    expect(json(r)).toEqual({
+      status: "success",
+      tool: "a__echo__echo",
+      payload: { content: [{ type: "text", text: "token [REDACTED]" }] },
+    });
     const log = await run(["log", "--json"], { cwd: dir.path });
     expect(log.stdout).not.toContain(secret);
   });
@@ -181,7 +234,12 @@ describe("Streamable HTTP", () => {
     config(dir.path, { web: { type: "http", url: `http://${hostPort}/mcp` } });
     const denied = await run(["tools"], { cwd: dir.path });
     expect(denied.stderr).toContain(`--allow-net=${hostPort}`);
-    const r = await run(["call", "web__hello", '{"who":"you"}', `--allow-net=${hostPort}`, "--approve", "all"], { cwd: dir.path });
-    expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "web__hello", payload: { content: [{ type: "text", text: "hello you" }] } }]);
+    const r = await run(["call", "web__hello", '{"who":"you"}', `--allow-net=${hostPort}`, "--approve", "all"], {
+      cwd: dir.path,
+    });
+    expect([r.code, json(r)]).toEqual([
+      0,
+      { status: "success", tool: "web__hello", payload: { content: [{ type: "text", text: "hello you" }] } },
+    ]);
   });
 });

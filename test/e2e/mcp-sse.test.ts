@@ -13,8 +13,16 @@ const auth: (string | undefined)[] = [];
 beforeAll(async () => {
   sse = await serveSseMcp({
     name: "legacy",
-    tools: [{ name: "shout", description: "Upper-case", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }],
-    call: (r) => ({ content: [{ type: "text", text: String((r.params.arguments as { text: string }).text).toUpperCase() }] }),
+    tools: [
+      {
+        name: "shout",
+        description: "Upper-case",
+        inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      },
+    ],
+    call: (r) => ({
+      content: [{ type: "text", text: String((r.params.arguments as { text: string }).text).toUpperCase() }],
+    }),
     onRequest: (headers) => void auth.push(headers["x-key"] as string | undefined),
   });
   port = sse.port;
@@ -24,12 +32,20 @@ afterAll(() => sse.close());
 describe('type: "sse"', () => {
   test("listed and called over the legacy transport, headers on every request", async () => {
     await using dir = tempDir();
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { old: { type: "sse", url: `http://127.0.0.1:${port}/sse`, headers: { "X-Key": "k-${SSE_KEY}" } } } }));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({
+        mcpServers: { old: { type: "sse", url: `http://127.0.0.1:${port}/sse`, headers: { "X-Key": "k-${SSE_KEY}" } } },
+      }),
+    );
     const grant = [`--allow-net=127.0.0.1:${port}`, "--allow-env=SSE_KEY", "--approve", "all"];
     const env = { SSE_KEY: "legacy-key-1" };
     auth.length = 0;
     const r = await run(["call", "old__shout", '{"text":"quiet"}', ...grant], { cwd: dir.path, env });
-    expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "old__shout", payload: { content: [{ type: "text", text: "QUIET" }] } }]);
+    expect([r.code, json(r)]).toEqual([
+      0,
+      { status: "success", tool: "old__shout", payload: { content: [{ type: "text", text: "QUIET" }] } },
+    ]);
     expect(auth.length).toBeGreaterThan(1);
     expect(auth.every((k) => k === "k-legacy-key-1")).toBe(true);
   });

@@ -13,9 +13,20 @@ const GRANT = ["--allow-run", "--approve", "all"];
 const LONG_TOOL = `summarise_${"every_ledger_entry_".repeat(6)}end`;
 const LONG_SERVER = "a_server_name_that_is_longer_than_forty_chars";
 const hex = (s: string, n = 8) => createHash("sha256").update(s).digest("hex").slice(0, n);
-const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const lines = (r: RunResult) =>
+  r.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const dotted = { command: process.execPath, args: [DOTTED] };
-const config = (dir: string) => writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ mcpServers: { d: dotted, "github.com/owner/repo": dotted, "My Server": dotted, [LONG_SERVER]: dotted } }));
+const config = (dir: string) =>
+  writeFileSync(
+    join(dir, "toolgate.json"),
+    JSON.stringify({
+      mcpServers: { d: dotted, "github.com/owner/repo": dotted, "My Server": dotted, [LONG_SERVER]: dotted },
+    }),
+  );
 
 const GH = `github_com_owner_repo_${hex("github.com/owner/repo")}`;
 const MY = `My_Server_${hex("My Server")}`;
@@ -27,7 +38,9 @@ describe("mapped names", () => {
     config(dir.path);
     const r = await run(["tools", "--allow-run"], { cwd: dir.path });
     expect(r.code).toBe(0);
-    const remote = lines(r).filter((d) => d.origin.startsWith("mcp:")).map((d) => [d.name, d.original, d.origin]);
+    const remote = lines(r)
+      .filter((d) => d.origin.startsWith("mcp:"))
+      .map((d) => [d.name, d.original, d.origin]);
     const longMapped = `${LONG_TOOL.slice(0, 128 - 3 - 9)}_${hex(LONG_TOOL)}`;
     expect(remote).toEqual(
       [
@@ -35,13 +48,21 @@ describe("mapped names", () => {
         [`d__files_read_${hex("files/read")}`, "files/read", "mcp:d"],
         ["d__list_directory_with_sizes", undefined, "mcp:d"],
         [`d__${longMapped}`, LONG_TOOL, "mcp:d"],
-        ...[[GH, "github.com/owner/repo"], [MY, "My Server"], [LS, LONG_SERVER]].flatMap(([prefix, server]) => {
+        ...[
+          [GH, "github.com/owner/repo"],
+          [MY, "My Server"],
+          [LS, LONG_SERVER],
+        ].flatMap(([prefix, server]) => {
           const room = 128 - prefix!.length - 2 - 9;
           return [
             [`${prefix}__db_query_${hex("db.query")}`, "db.query", `mcp:${server}`],
             [`${prefix}__files_read_${hex("files/read")}`, "files/read", `mcp:${server}`],
             [`${prefix}__list_directory_with_sizes`, "list_directory_with_sizes", `mcp:${server}`],
-            [`${prefix}__${LONG_TOOL.slice(0, room).replace(/[_-]+$/, "")}_${hex(LONG_TOOL)}`, LONG_TOOL, `mcp:${server}`],
+            [
+              `${prefix}__${LONG_TOOL.slice(0, room).replace(/[_-]+$/, "")}_${hex(LONG_TOOL)}`,
+              LONG_TOOL,
+              `mcp:${server}`,
+            ],
           ];
         }),
       ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
@@ -56,12 +77,21 @@ describe("mapped names", () => {
     config(dir.path);
     const name = `${GH}__db_query_${hex("db.query")}`;
     const r = await run(["call", name, '{"q":"x"}', ...GRANT], { cwd: dir.path });
-    expect([r.code, json(r)]).toEqual([0, { status: "success", tool: name, payload: { content: [{ type: "text", text: 'called db.query with {"q":"x"}' }] } }]);
+    expect([r.code, json(r)]).toEqual([
+      0,
+      {
+        status: "success",
+        tool: name,
+        payload: { content: [{ type: "text", text: 'called db.query with {"q":"x"}' }] },
+      },
+    ]);
     const mapped = `d__${LONG_TOOL.slice(0, 128 - 3 - 9)}_${hex(LONG_TOOL)}`;
     const l = await run(["call", mapped, "{}", ...GRANT], { cwd: dir.path });
     expect([l.code, json(l).payload.content[0].text]).toEqual([0, `called ${LONG_TOOL} with {}`]);
     // The one server started for the cold call is the only one the journal shows starting.
-    const starts = lines(await run(["log", "--json"], { cwd: dir.path })).filter((x) => x.tool.startsWith("mcp.connect:")).map((x) => x.tool);
+    const starts = lines(await run(["log", "--json"], { cwd: dir.path }))
+      .filter((x) => x.tool.startsWith("mcp.connect:"))
+      .map((x) => x.tool);
     expect(starts).toEqual(["mcp.connect:github.com/owner/repo", "mcp.connect:d"]);
   });
 

@@ -36,9 +36,25 @@ inLoopbackNamespace(import.meta.path, () => {
         case "/.well-known/oauth-protected-resource/mcp":
           return Response.json({ resource: `${base}/mcp`, authorization_servers: [base] });
         case "/.well-known/oauth-authorization-server":
-          return Response.json({ issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, registration_endpoint: `${base}/register`, response_types_supported: ["code"], grant_types_supported: ["authorization_code"], code_challenge_methods_supported: ["S256"], token_endpoint_auth_methods_supported: ["none"] });
+          return Response.json({
+            issuer: base,
+            authorization_endpoint: `${base}/authorize`,
+            token_endpoint: `${base}/token`,
+            registration_endpoint: `${base}/register`,
+            response_types_supported: ["code"],
+            grant_types_supported: ["authorization_code"],
+            code_challenge_methods_supported: ["S256"],
+            token_endpoint_auth_methods_supported: ["none"],
+          });
         case "/register":
-          return Response.json({ ...((await req.json()) as Record<string, unknown>), client_id: "local-client", token_endpoint_auth_method: "none" }, { status: 201 });
+          return Response.json(
+            {
+              ...((await req.json()) as Record<string, unknown>),
+              client_id: "local-client",
+              token_endpoint_auth_method: "none",
+            },
+            { status: 201 },
+          );
         case "/authorize": {
           const back = new URL(url.searchParams.get("redirect_uri")!);
           back.searchParams.set("code", "local-code");
@@ -47,12 +63,21 @@ inLoopbackNamespace(import.meta.path, () => {
         }
         case "/token": {
           const p = await body();
-          if (p.get("code") !== "local-code" || !p.get("code_verifier")) return Response.json({ error: "invalid_grant" }, { status: 400 });
+          if (p.get("code") !== "local-code" || !p.get("code_verifier"))
+            return Response.json({ error: "invalid_grant" }, { status: 400 });
           return Response.json({ access_token: token, token_type: "Bearer", expires_in: 3600 });
         }
         case "/mcp":
           if (req.headers.get("authorization") !== `Bearer ${token}`) {
-            return Response.json({ error: "invalid_token" }, { status: 401, headers: { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` } });
+            return Response.json(
+              { error: "invalid_token" },
+              {
+                status: 401,
+                headers: {
+                  "www-authenticate": `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+                },
+              },
+            );
           }
           return mcp(req);
         default:
@@ -80,7 +105,10 @@ inLoopbackNamespace(import.meta.path, () => {
       const toolgate = user(d.path, `http://localhost:${P}/open`);
       hosts.length = 0;
       const r = await toolgate(["call", "srv__hello", "{}", `--allow-net=localhost:${P}`]);
-      expect([r.code, json(r)], r.stderr).toEqual([0, { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } }]);
+      expect([r.code, json(r)], r.stderr).toEqual([
+        0,
+        { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } },
+      ]);
       // The Host header is the name the URL gave.
       expect(new Set(hosts)).toEqual(new Set([`localhost:${P}`]));
     });
@@ -89,7 +117,10 @@ inLoopbackNamespace(import.meta.path, () => {
       await using d = tempDir();
       const toolgate = user(d.path, `http://localhost:${P}/mcp`);
       const a = await toolgate(["auth", "srv", `--allow-net=localhost:${P}`]);
-      expect([a.code, json(a)], a.stderr).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 1 }]);
+      expect([a.code, json(a)], a.stderr).toEqual([
+        0,
+        { server: "srv", authorized: true, authorizations: 1, tools: 1 },
+      ]);
       const c = await toolgate(["call", "srv__hello", "{}", `--allow-net=localhost:${P}`]);
       expect([c.code, json(c).status], c.stderr).toEqual([0, "success"]);
     });
@@ -122,10 +153,15 @@ inLoopbackNamespace(import.meta.path, () => {
       await using d = tempDir();
       const toolgate = user(d.path, `http://localhost:${P}/limited`);
       const listed = await toolgate(["tools", `--allow-net=localhost:${P}`]);
-      expect(listed.stderr).toContain(`MCP server "srv" is rate limiting: localhost:${P} answered HTTP 429 Too Many Requests; it asks to wait 7 s (Retry-After) before trying again`);
+      expect(listed.stderr).toContain(
+        `MCP server "srv" is rate limiting: localhost:${P} answered HTTP 429 Too Many Requests; it asks to wait 7 s (Retry-After) before trying again`,
+      );
       const r = await toolgate(["call", "srv__hello", "{}", `--allow-net=localhost:${P}`]);
       expect(r.code).toBe(1);
-      expect(json(r)).toMatchObject({ error_code: "mcp.rate_limited", details: { server: "srv", status: 429, retry_after: "7" } });
+      expect(json(r)).toMatchObject({
+        error_code: "mcp.rate_limited",
+        details: { server: "srv", status: 429, retry_after: "7" },
+      });
       expect(json(r).message).not.toContain("cannot reach");
     });
 

@@ -31,7 +31,8 @@ function user(root: string, url = fx.url, type = "http") {
   writeFileSync(join(cfg, "toolgate.json"), JSON.stringify({ workspace: ws, mcpServers: { srv: { type, url } } }));
   const env = { HOME: root, XDG_STATE_HOME: join(root, "state"), BROWSER };
   const net = (f: OAuthFixture) => `--allow-net=127.0.0.1:${f.resourcePort},127.0.0.1:${f.authPort}`;
-  const toolgate = (args: string[], f = fx) => run([...args, "--config", join(cfg, "toolgate.json"), net(f), "--approve", "all"], { cwd: ws, env });
+  const toolgate = (args: string[], f = fx) =>
+    run([...args, "--config", join(cfg, "toolgate.json"), net(f), "--approve", "all"], { cwd: ws, env });
   const flags = (f = fx) => ["--config", join(cfg, "toolgate.json"), net(f), "--approve", "all"];
   return { ws, env, state: join(root, "state", "toolgate"), toolgate, net, flags };
 }
@@ -40,7 +41,9 @@ const everything = (r: RunResult) => `${r.stdout}\n${r.stderr}`;
 const leaked = (text: string, tokens: readonly string[]) => tokens.filter((t) => text.includes(t));
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
 
 describe("toolgate auth", () => {
@@ -52,13 +55,20 @@ describe("toolgate auth", () => {
     // The URL alone on a stderr line, with PKCE and the resource (RFC 8707).
     const printed = a.stderr.split("\n").find((l) => l.startsWith(`http://127.0.0.1:${fx.authPort}/authorize?`))!;
     const q = new URL(printed).searchParams;
-    expect({ method: q.get("code_challenge_method"), resource: q.get("resource"), redirect: q.get("redirect_uri")?.replace(/:\d+\//, ":PORT/") }).toEqual({ method: "S256", resource: fx.url, redirect: "http://127.0.0.1:PORT/callback" });
+    expect({
+      method: q.get("code_challenge_method"),
+      resource: q.get("resource"),
+      redirect: q.get("redirect_uri")?.replace(/:\d+\//, ":PORT/"),
+    }).toEqual({ method: "S256", resource: fx.url, redirect: "http://127.0.0.1:PORT/callback" });
     const dir = join(u.state, "auth");
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const [file] = readdirSync(dir);
     expect(statSync(join(dir, file!)).mode & 0o777).toBe(0o600);
     const c = await u.toolgate(["call", "srv__hello", "{}"]);
-    expect([c.code, json(c)]).toEqual([0, { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } }]);
+    expect([c.code, json(c)]).toEqual([
+      0,
+      { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } },
+    ]);
   });
 
   test("a legacy SSE server is authorized and called the same way", async () => {
@@ -67,7 +77,10 @@ describe("toolgate auth", () => {
     const a = await u.toolgate(["auth", "srv"]);
     expect([a.code, json(a)]).toEqual([0, { server: "srv", authorized: true, authorizations: 1, tools: 3 }]);
     const c = await u.toolgate(["call", "srv__hello", "{}"]);
-    expect([c.code, json(c)]).toEqual([0, { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } }]);
+    expect([c.code, json(c)]).toEqual([
+      0,
+      { status: "success", tool: "srv__hello", payload: { content: [{ type: "text", text: "hello" }] } },
+    ]);
   });
 
   test("serve uses the stored token: its client calls the server's tool; without one the call is isError mcp.auth_required", async () => {
@@ -91,7 +104,11 @@ describe("toolgate auth", () => {
     const u = user(d.path);
     expect((await u.toolgate(["auth", "srv"])).code).toBe(0);
     const refused = await u.toolgate(["call", "srv__write_note", "{}"]);
-    expect([refused.code, json(refused).error_code, json(refused).details]).toEqual([4, "mcp.auth_required", { server: "srv", command: "toolgate auth srv", scope: "notes:write" }]);
+    expect([refused.code, json(refused).error_code, json(refused).details]).toEqual([
+      4,
+      "mcp.auth_required",
+      { server: "srv", command: "toolgate auth srv", scope: "notes:write" },
+    ]);
     // The token of the narrower scope still serves other calls.
     expect(json(await u.toolgate(["call", "srv__hello", "{}"])).status).toBe("success");
     const a = await u.toolgate(["auth", "srv"]);
@@ -144,7 +161,10 @@ describe("toolgate auth", () => {
     await using d = tempDir();
     const u = user(d.path);
     const grants = fx.grants.length;
-    const a = await run(["auth", "srv", "--config", join(d.path, "cfg", "toolgate.json"), `--allow-net=127.0.0.1:${fx.resourcePort}`], { cwd: u.ws, env: u.env });
+    const a = await run(
+      ["auth", "srv", "--config", join(d.path, "cfg", "toolgate.json"), `--allow-net=127.0.0.1:${fx.resourcePort}`],
+      { cwd: u.ws, env: u.env },
+    );
     expect(a.code).toBe(4);
     expect(a.stderr).toContain(`--allow-net=127.0.0.1:${fx.authPort}`);
     expect(fx.grants.length).toBe(grants);
@@ -155,13 +175,19 @@ describe("toolgate auth", () => {
     const u = user(d.path);
     const a = await u.toolgate(["auth", "srv"]);
     const c = await u.toolgate(["call", "srv__echo_auth", "{}"]);
-    expect(json(c)).toEqual({ status: "success", tool: "srv__echo_auth", payload: { content: [{ type: "text", text: "you sent: Bearer [REDACTED]" }] } });
+    expect(json(c)).toEqual({
+      status: "success",
+      tool: "srv__echo_auth",
+      payload: { content: [{ type: "text", text: "you sent: Bearer [REDACTED]" }] },
+    });
     const log = await u.toolgate(["log", "--json"]);
     expect(log.code).toBe(0);
     const tokens = [...fx.issued];
     expect(leaked(everything(a) + everything(c) + everything(log), tokens)).toEqual([]);
     // The workspace's state (journal, catalog cache) holds none; only the user's auth file does.
-    const wsFiles = filesUnder(u.ws).map((f) => readFileSync(f, "latin1")).join("\n");
+    const wsFiles = filesUnder(u.ws)
+      .map((f) => readFileSync(f, "latin1"))
+      .join("\n");
     expect(leaked(wsFiles, tokens)).toEqual([]);
   });
 });
@@ -169,8 +195,16 @@ describe("toolgate auth", () => {
 describe("a workspace config only narrows", () => {
   test("it cannot set an OAuth client (id, secret): the boot fails naming the key", async () => {
     await using d = tempDir();
-    writeFileSync(join(d.path, "toolgate.json"), JSON.stringify({ mcpServers: { srv: { type: "http", url: fx.url, oauth: { client_id: "mine", client_secret: "${STOLEN}" } } } }));
-    const r = await run(["call", "srv__hello", "{}", `--allow-net=127.0.0.1:${fx.resourcePort}`], { cwd: d.path, env: { XDG_STATE_HOME: join(d.path, "..", "elsewhere") } });
+    writeFileSync(
+      join(d.path, "toolgate.json"),
+      JSON.stringify({
+        mcpServers: { srv: { type: "http", url: fx.url, oauth: { client_id: "mine", client_secret: "${STOLEN}" } } },
+      }),
+    );
+    const r = await run(["call", "srv__hello", "{}", `--allow-net=127.0.0.1:${fx.resourcePort}`], {
+      cwd: d.path,
+      env: { XDG_STATE_HOME: join(d.path, "..", "elsewhere") },
+    });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain("mcpServers.srv.oauth: chooses the OAuth client");
   });
@@ -180,7 +214,10 @@ describe("a workspace config only narrows", () => {
     const u = user(d.path);
     expect((await u.toolgate(["auth", "srv"])).code).toBe(0);
     // The checkout's own toolgate.json, untrusted: "srv" now points at another server.
-    writeFileSync(join(u.ws, "toolgate.json"), JSON.stringify({ mcpServers: { srv: { type: "http", url: evil.url } } }));
+    writeFileSync(
+      join(u.ws, "toolgate.json"),
+      JSON.stringify({ mcpServers: { srv: { type: "http", url: evil.url } } }),
+    );
     const seen = evil.bearer.length;
     const r = await run(["call", "srv__hello", "{}", u.net(evil), "--approve", "all"], { cwd: u.ws, env: u.env });
     expect([r.code, json(r).error_code]).toEqual([4, "mcp.auth_required"]);
@@ -191,15 +228,38 @@ describe("a workspace config only narrows", () => {
 describe("bad OAuth settings and places", () => {
   const trusted = (root: string, oauth: Record<string, string>) => {
     mkdirSync(join(root, "ws"), { recursive: true });
-    writeFileSync(join(root, "cfg.json"), JSON.stringify({ workspace: join(root, "ws"), mcpServers: { srv: { type: "http", url: fx.url, oauth } } }));
+    writeFileSync(
+      join(root, "cfg.json"),
+      JSON.stringify({ workspace: join(root, "ws"), mcpServers: { srv: { type: "http", url: fx.url, oauth } } }),
+    );
     return (args: string[], env: Record<string, string> = {}) =>
-      run([...args, "--config", join(root, "cfg.json"), `--allow-net=127.0.0.1:${fx.resourcePort},127.0.0.1:${fx.authPort}`], { cwd: join(root, "ws"), env: { XDG_STATE_HOME: join(root, "state"), BROWSER, ...env } });
+      run(
+        [
+          ...args,
+          "--config",
+          join(root, "cfg.json"),
+          `--allow-net=127.0.0.1:${fx.resourcePort},127.0.0.1:${fx.authPort}`,
+        ],
+        { cwd: join(root, "ws"), env: { XDG_STATE_HOME: join(root, "state"), BROWSER, ...env } },
+      );
   };
 
   test.each([
-    ["a secret without a client_id", { client_secret: "s-0123456789" }, "mcpServers.srv.oauth.client_secret: client_secret needs its client_id beside it"],
-    ["client_credentials without a secret", { grant: "client_credentials", client_id: "ci" }, "mcpServers.srv.oauth.grant: client_credentials needs client_id and client_secret or private_key"],
-    ["a metadata URL over http", { client_metadata_url: "http://example.com/client.json" }, "mcpServers.srv.oauth.client_metadata_url: must be an https URL with a path"],
+    [
+      "a secret without a client_id",
+      { client_secret: "s-0123456789" },
+      "mcpServers.srv.oauth.client_secret: client_secret needs its client_id beside it",
+    ],
+    [
+      "client_credentials without a secret",
+      { grant: "client_credentials", client_id: "ci" },
+      "mcpServers.srv.oauth.grant: client_credentials needs client_id and client_secret or private_key",
+    ],
+    [
+      "a metadata URL over http",
+      { client_metadata_url: "http://example.com/client.json" },
+      "mcpServers.srv.oauth.client_metadata_url: must be an https URL with a path",
+    ],
   ])("%s fails the boot (exit 5) saying what and where", async (_, oauth, message) => {
     await using d = tempDir();
     const r = await trusted(d.path, oauth)(["auth", "srv"]);
@@ -210,7 +270,9 @@ describe("bad OAuth settings and places", () => {
   test("a client secret from a variable needs --allow-env before anything is sent", async () => {
     await using d = tempDir();
     const grants = fx.grants.length;
-    const r = await trusted(d.path, { client_id: "pre", client_secret: "${FX_SECRET}" })(["auth", "srv"], { FX_SECRET: "fixture-secret-123" });
+    const r = await trusted(d.path, { client_id: "pre", client_secret: "${FX_SECRET}" })(["auth", "srv"], {
+      FX_SECRET: "fixture-secret-123",
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain("--allow-env=FX_SECRET");
     expect(fx.grants.length).toBe(grants);

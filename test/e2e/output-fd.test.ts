@@ -26,7 +26,10 @@ describe("output written to the descriptors", () => {
     expect(plain.code).toBe(0);
     expect(plain.stdout.length).toBeGreaterThan(4096 * 2);
     // A pipe (bash's, not the test runner's socket), read only once the command has filled it and waits.
-    const r = Bun.spawnSync(["bash", "-c", `python3 ${wrapper} ${BIN} tools --json | (sleep 0.3; cat); echo "exit \${PIPESTATUS[0]}" >&2`], { cwd: dir.path, env: env(dir.path) });
+    const r = Bun.spawnSync(
+      ["bash", "-c", `python3 ${wrapper} ${BIN} tools --json | (sleep 0.3; cat); echo "exit \${PIPESTATUS[0]}" >&2`],
+      { cwd: dir.path, env: env(dir.path) },
+    );
     expect(r.stderr.toString()).toContain("exit 0");
     expect(r.stdout.toString()).toBe(plain.stdout);
   });
@@ -36,7 +39,10 @@ describe("output written to the descriptors", () => {
     const wrapper = join(dir.path, "small.py");
     writeFileSync(wrapper, NONBLOCKING.replace(/^fcntl\.fcntl\(1, fcntl\.F_SETFL.*$/m, ""));
     // head takes 10 bytes and exits; the 4 KiB pipe is full long before the listing is written.
-    const r = Bun.spawnSync(["bash", "-c", `python3 ${wrapper} ${BIN} tools --json | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`], { cwd: dir.path, env: env(dir.path) });
+    const r = Bun.spawnSync(
+      ["bash", "-c", `python3 ${wrapper} ${BIN} tools --json | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`],
+      { cwd: dir.path, env: env(dir.path) },
+    );
     expect(r.stdout.toString().trim()).toBe("1");
   });
 

@@ -46,7 +46,11 @@ describe("prompts on the controlling terminal", () => {
     await using dir = tempDir();
     const evil = "a\u001b[2Jb.txt";
     writeFileSync(join(dir.path, evil), "x\n");
-    const r = await onTty(dir.path, ["call", "file_read", JSON.stringify({ path: evil }), "--approve", "file_read"], "n\n");
+    const r = await onTty(
+      dir.path,
+      ["call", "file_read", JSON.stringify({ path: evil }), "--approve", "file_read"],
+      "n\n",
+    );
     expect(r.out).not.toContain("\u001b[2J");
     expect(r.out).toContain("a\\u{1b}[2Jb.txt");
   });

@@ -35,29 +35,52 @@ inLoopbackNamespace(import.meta.path, () => {
   });
   afterAll(() => server.stop(true));
   const base = `http://127.0.0.1:${server.port}`;
-  const all = { RAILS_BANK_URL: `${base}/store`, RAILS_BANK_TOKEN: TOKEN, RAILS_RESEARCH_URL: `${base}/web`, RAILS_RESEARCH_TOKEN: TOKEN };
+  const all = {
+    RAILS_BANK_URL: `${base}/store`,
+    RAILS_BANK_TOKEN: TOKEN,
+    RAILS_RESEARCH_URL: `${base}/web`,
+    RAILS_RESEARCH_TOKEN: TOKEN,
+  };
   const listed = async (cwd: string, env: Record<string, string>) =>
-    (await run(["tools", "--json"], { cwd, env })).stdout.trim().split("\n").map((l) => JSON.parse(l).name).filter((n: string) => RAILS.includes(n)).sort();
+    (await run(["tools", "--json"], { cwd, env })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).name)
+      .filter((n: string) => RAILS.includes(n))
+      .sort();
 
   describe("offered only with endpoint and credential", () => {
     test("none without the variables; bank rails with the bank pair only; all four with both", async () => {
       await using dir = tempDir();
       expect(await listed(dir.path, {})).toEqual([]);
       expect(await listed(dir.path, { RAILS_BANK_URL: `${base}/store` })).toEqual([]);
-      expect(await listed(dir.path, { RAILS_BANK_URL: `${base}/store`, RAILS_BANK_TOKEN: TOKEN })).toEqual(["bank_get", "bank_search", "librarian"]);
+      expect(await listed(dir.path, { RAILS_BANK_URL: `${base}/store`, RAILS_BANK_TOKEN: TOKEN })).toEqual([
+        "bank_get",
+        "bank_search",
+        "librarian",
+      ]);
       expect(await listed(dir.path, all)).toEqual([...RAILS].sort());
     });
     test("--require-rails with a missing credential fails the boot (exit 5) naming the variable", async () => {
       await using dir = tempDir();
       const r = await run(["tools", "--require-rails"], { cwd: dir.path, env: { ...all, RAILS_RESEARCH_TOKEN: "" } });
-      expect([r.code, r.stderr.split("\n")[0]]).toEqual([5, "toolgate: rails are required (--require-rails) but research cannot be offered: RAILS_RESEARCH_TOKEN is not set"]);
+      expect([r.code, r.stderr.split("\n")[0]]).toEqual([
+        5,
+        "toolgate: rails are required (--require-rails) but research cannot be offered: RAILS_RESEARCH_TOKEN is not set",
+      ]);
       expect((await run(["tools", "--require-rails"], { cwd: dir.path, env: all })).code).toBe(0);
     });
     test('"rails": {"required": true} in a config does the same', async () => {
       await using dir = tempDir();
       writeFileSync(join(dir.path, "mine.json"), JSON.stringify({ rails: { required: true } }));
-      const r = await run(["tools", "--config", join(dir.path, "mine.json")], { cwd: dir.path, env: { RAILS_BANK_URL: `${base}/store` } });
-      expect([r.code, r.stderr.includes("RAILS_BANK_TOKEN, RAILS_RESEARCH_URL, RAILS_RESEARCH_TOKEN are not set")]).toEqual([5, true]);
+      const r = await run(["tools", "--config", join(dir.path, "mine.json")], {
+        cwd: dir.path,
+        env: { RAILS_BANK_URL: `${base}/store` },
+      });
+      expect([
+        r.code,
+        r.stderr.includes("RAILS_BANK_TOKEN, RAILS_RESEARCH_URL, RAILS_RESEARCH_TOKEN are not set"),
+      ]).toEqual([5, true]);
     });
     test("toolgate config shows the endpoints and never a credential", async () => {
       await using dir = tempDir();
@@ -69,12 +92,20 @@ inLoopbackNamespace(import.meta.path, () => {
   });
 
   describe("calls", () => {
-    const call = (cwd: string, tool: string, args: object, env: Record<string, string> = all) => run(["call", tool, JSON.stringify(args), "--approve", tool], { cwd, env });
+    const call = (cwd: string, tool: string, args: object, env: Record<string, string> = all) =>
+      run(["call", tool, JSON.stringify(args), "--approve", tool], { cwd, env });
     test("bank_search posts the query with the bearer credential; the credential is redacted from the result and the journal", async () => {
       await using dir = tempDir();
       seen.length = 0;
       const r = await call(dir.path, "bank_search", { query: "moon", limit: 3 });
-      expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "bank_search", payload: { hits: [{ slug: "tides", title: "Tides", score: 0.9 }], echo: "[REDACTED]" } }]);
+      expect([r.code, json(r)]).toEqual([
+        0,
+        {
+          status: "success",
+          tool: "bank_search",
+          payload: { hits: [{ slug: "tides", title: "Tides", score: 0.9 }], echo: "[REDACTED]" },
+        },
+      ]);
       expect(seen).toEqual([{ path: "/store/search", auth: `Bearer ${TOKEN}`, body: { query: "moon", limit: 3 } }]);
       const log = await run(["log", "--json"], { cwd: dir.path, env: all });
       expect([log.stdout.includes("bank_search"), log.stdout.includes(TOKEN)]).toEqual([true, false]);
@@ -82,21 +113,38 @@ inLoopbackNamespace(import.meta.path, () => {
     test("bank_get, librarian and research each make one request to their route", async () => {
       await using dir = tempDir();
       seen.length = 0;
-      expect(json(await call(dir.path, "bank_get", { slug: "tides" })).payload).toEqual({ slug: "tides", title: "Tides", text: "The moon pulls." });
-      expect(json(await call(dir.path, "librarian", { angles: ["moon", "sea"] })).payload).toEqual({ manifest: [{ slug: "tides", title: "Tides", score: 1 }] });
+      expect(json(await call(dir.path, "bank_get", { slug: "tides" })).payload).toEqual({
+        slug: "tides",
+        title: "Tides",
+        text: "The moon pulls.",
+      });
+      expect(json(await call(dir.path, "librarian", { angles: ["moon", "sea"] })).payload).toEqual({
+        manifest: [{ slug: "tides", title: "Tides", score: 1 }],
+      });
       expect(json(await call(dir.path, "research", { question: "why?" })).payload.answer).toBe("42");
-      expect(seen.map((s) => [s.path, s.body])).toEqual([["/store/get", { slug: "tides" }], ["/store/librarian", { angles: ["moon", "sea"], limit: 20 }], ["/web/research", { question: "why?" }]]);
+      expect(seen.map((s) => [s.path, s.body])).toEqual([
+        ["/store/get", { slug: "tides" }],
+        ["/store/librarian", { angles: ["moon", "sea"], limit: 20 }],
+        ["/web/research", { question: "why?" }],
+      ]);
     });
     test("librarian takes two to four angles", async () => {
       await using dir = tempDir();
-      expect(json(await call(dir.path, "librarian", { angles: ["a", "b", "c", "d", "e"] })).error_code).toBe("args.invalid");
+      expect(json(await call(dir.path, "librarian", { angles: ["a", "b", "c", "d", "e"] })).error_code).toBe(
+        "args.invalid",
+      );
       expect(json(await call(dir.path, "librarian", { angles: ["a"] })).error_code).toBe("args.invalid");
     });
     test("an operator endpoint is still scheme-checked; a refused credential is rail.status", async () => {
       await using dir = tempDir();
       const bad = await call(dir.path, "research", { question: "q" }, { ...all, RAILS_RESEARCH_URL: "file:///etc" });
       expect([json(bad).error_code, json(bad).details.rule]).toEqual(["url.rejected", "scheme"]);
-      const denied = await call(dir.path, "research", { question: "q" }, { ...all, RAILS_RESEARCH_TOKEN: "wrong-token-value" });
+      const denied = await call(
+        dir.path,
+        "research",
+        { question: "q" },
+        { ...all, RAILS_RESEARCH_TOKEN: "wrong-token-value" },
+      );
       expect([json(denied).error_code, json(denied).details]).toEqual(["rail.status", { status: 401 }]);
     });
   });

@@ -9,13 +9,16 @@ import { bwrapSandbox, probeSandbox } from "../../src/launcher/sandbox.ts";
 import { BIN, json, run, tempDir, type RunResult } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const probeDir = tempDir("toolgate-probe-");
 afterAll(() => probeDir[Symbol.asyncDispose]());
 /** Whether bubblewrap works on this machine (installed, user namespaces allowed). */
-const BWRAP = (await probeSandbox(bwrapSandbox({ mode: "product", workspace: probeDir.path, network: false }), probeDir.path)) === null;
+const BWRAP =
+  (await probeSandbox(bwrapSandbox({ mode: "product", workspace: probeDir.path, network: false }), probeDir.path)) ===
+  null;
 
 const GRANT = ["--allow-run=bash", "--approve", "bash"];
 
@@ -27,14 +30,30 @@ function workspace(mode: string) {
 
 /** Runs the binary under an outer bwrap that takes something away from it (all else shared). */
 async function runWithout(outer: string[], args: string[], cwd: string): Promise<RunResult> {
-  const proc = Bun.spawn(["bwrap", "--dev-bind", "/", "/", ...outer, "--", BIN, ...args], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, CI: "true" }, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn(["bwrap", "--dev-bind", "/", "/", ...outer, "--", BIN, ...args], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, CI: "true" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
 /** Every bwrap the child's fixed PATH would find, replaced by /dev/null (exec fails). */
 const maskBwrap = () =>
-  [...new Set(BASE_ENV.PATH!.split(":").map((d) => join(d, "bwrap")).filter((p) => existsSync(p)).map((p) => realpathSync(p)))].flatMap((p) => ["--ro-bind", "/dev/null", p]);
+  [
+    ...new Set(
+      BASE_ENV.PATH!.split(":")
+        .map((d) => join(d, "bwrap"))
+        .filter((p) => existsSync(p))
+        .map((p) => realpathSync(p)),
+    ),
+  ].flatMap((p) => ["--ro-bind", "/dev/null", p]);
 
 describe("the mode is stated", () => {
   test("tools: on stderr when the listing is NDJSON (stdout stays one descriptor per line)", async () => {
@@ -42,7 +61,10 @@ describe("the mode is stated", () => {
     const r = await run(["tools", "--json"], { cwd: dir.path });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("toolgate: sandbox: off (the scrubbed environment only: no isolation)");
-    const names = r.stdout.trim().split("\n").map((l) => JSON.parse(l).name);
+    const names = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).name);
     expect(names).toEqual(expect.arrayContaining(["bash", "dev_check", "scratch_read"]));
   });
 
@@ -57,7 +79,9 @@ describe("the mode is stated", () => {
     await using dir = workspace("product");
     const r = await run(["tools", "--json"], { cwd: dir.path });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("toolgate: sandbox: product (bubblewrap: read-only system, writable workspace, private /tmp, new PID namespace, no network)");
+    expect(r.stderr).toContain(
+      "toolgate: sandbox: product (bubblewrap: read-only system, writable workspace, private /tmp, new PID namespace, no network)",
+    );
   });
 });
 
@@ -69,12 +93,17 @@ describe("what product and bench isolate (bubblewrap works here)", () => {
     server.stop(true);
     rmSync(outside, { recursive: true, force: true });
   });
-  const fetchLoopback = { command: `exec 3<>/dev/tcp/127.0.0.1/${server.port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3` };
+  const fetchLoopback = {
+    command: `exec 3<>/dev/tcp/127.0.0.1/${server.port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3`,
+  };
 
   test("product: the workspace is writable, the rest of the system is not", async () => {
     await using dir = workspace("product");
     const target = join(outside, "escaped.txt");
-    const r = await run(["call", "bash", JSON.stringify({ command: `echo in > inside.txt; echo out > ${target}` }), ...GRANT], { cwd: dir.path });
+    const r = await run(
+      ["call", "bash", JSON.stringify({ command: `echo in > inside.txt; echo out > ${target}` }), ...GRANT],
+      { cwd: dir.path },
+    );
     expect([r.code, json(r).error_code]).toEqual([1, "bash.exit"]);
     expect(json(r).details.stderr.tail).toContain("Read-only file system");
     expect(json(r).details.sandbox).toBe("product");
@@ -113,7 +142,9 @@ describe("a mode that cannot be had fails the boot (exit 5), never a quieter run
     expect(r.stderr).toContain("apt-get install -y bubblewrap");
     expect(existsSync(join(dir.path, "ran.txt"))).toBe(false);
     expect(existsSync(join(dir.path, ".toolgate"))).toBe(false);
-    const tools = BWRAP ? await runWithout(maskBwrap(), ["tools", "--json"], dir.path) : await run(["tools", "--json"], { cwd: dir.path });
+    const tools = BWRAP
+      ? await runWithout(maskBwrap(), ["tools", "--json"], dir.path)
+      : await run(["tools", "--json"], { cwd: dir.path });
     expect([tools.code, tools.stdout]).toEqual([5, ""]);
   });
 
@@ -130,7 +161,9 @@ describe("a mode that cannot be had fails the boot (exit 5), never a quieter run
     const args = ["call", "bash", JSON.stringify({ command: "touch ran.txt" }), ...GRANT];
     const r = await runWithout(["--unshare-user", "--uid", "1000", "--disable-userns"], args, dir.path);
     expect(r.code).toBe(5);
-    expect(r.stderr).toContain('the sandbox mode "bench" cannot be had: bubblewrap could not set up the bench sandbox: bwrap: ');
+    expect(r.stderr).toContain(
+      'the sandbox mode "bench" cannot be had: bubblewrap could not set up the bench sandbox: bwrap: ',
+    );
     expect(existsSync(join(dir.path, "ran.txt"))).toBe(false);
   });
 });

@@ -29,12 +29,27 @@ afterAll(async () => {
 });
 
 /** The gateway: a workspace holding a.txt, its trusted --config asking for tokens of the issuer. */
-async function gateway(root: TempDir, o: { env?: Record<string, string>; issuer?: Issuer; at?: string; dir?: string; callers?: unknown[] } = {}): Promise<HttpServe & { ws: string; home: string }> {
+async function gateway(
+  root: TempDir,
+  o: { env?: Record<string, string>; issuer?: Issuer; at?: string; dir?: string; callers?: unknown[] } = {},
+): Promise<HttpServe & { ws: string; home: string }> {
   const dir = mkdirOnce(join(root.path, o.dir ?? "gw"));
   const s = site(dir);
   const config = join(dir, "toolgate.json");
-  writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: (o.issuer ?? issuer).issuer, scopes: ["mcp:tools"] }, ...(o.callers ? { callers: o.callers } : {}) } }));
-  const g = await serveHttp(["--http", o.at ?? "127.0.0.1:0", "--config", config, "--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home, env: o.env ?? {} });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      workspace: s.ws,
+      serve: {
+        oauth: { issuer: (o.issuer ?? issuer).issuer, scopes: ["mcp:tools"] },
+        ...(o.callers ? { callers: o.callers } : {}),
+      },
+    }),
+  );
+  const g = await serveHttp(
+    ["--http", o.at ?? "127.0.0.1:0", "--config", config, "--allow-read", "--approve", "file_read"],
+    { cwd: s.ws, home: s.home, env: o.env ?? {} },
+  );
   return Object.assign(g, s);
 }
 
@@ -48,15 +63,28 @@ function clientOf(root: TempDir, g: HttpServe, oauth?: Record<string, string>, a
   const dir = mkdirOnce(join(root.path, "client"));
   const ws = mkdirOnce(join(dir, "ws"));
   const config = join(dir, "toolgate.json");
-  writeFileSync(config, JSON.stringify({ workspace: ws, mcpServers: { gw: { type: "http", url: g.url, ...(oauth ? { oauth } : {}) } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({ workspace: ws, mcpServers: { gw: { type: "http", url: g.url, ...(oauth ? { oauth } : {}) } } }),
+  );
   const env = { HOME: dir, XDG_STATE_HOME: join(dir, "state") };
-  const flags = ["--config", config, `--allow-net=${[new URL(g.url).port, issuer.port, ...also.map((i) => i.port)].map((p) => `127.0.0.1:${p}`).join(",")}`];
+  const flags = [
+    "--config",
+    config,
+    `--allow-net=${[new URL(g.url).port, issuer.port, ...also.map((i) => i.port)].map((p) => `127.0.0.1:${p}`).join(",")}`,
+  ];
   return { ws, env, flags, toolgate: (args: string[]) => run([...args, ...flags], { cwd: ws, env }) };
 }
 
 /** `toolgate auth SERVER` as a process: resolves with the authorization URL it prints alone on a stderr line. */
 function authProcess(args: string[], cwd: string, env: Record<string, string>) {
-  const proc = Bun.spawn([BIN, "auth", ...args], { cwd, env: { PATH: "/usr/bin:/bin", CI: "true", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([BIN, "auth", ...args], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", CI: "true", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let err = "";
   const reader = proc.stderr.getReader();
   const decoder = new TextDecoder();
@@ -86,41 +114,63 @@ describe("toolgate's own client", () => {
   test.each([
     ["a client the provider lists (a native app)", { client_id: CLI }],
     ["a client toolgate registers itself (RFC 7591)", undefined],
-  ])("toolgate auth with %s signs a person in (login and consent forms, PKCE), then toolgate call reaches the gateway as them", async (_, oauth) => {
-    await using root = tempDir();
-    await using traces = receiver();
-    await using g = await gateway(root, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" } });
-    const c = clientOf(root, g, oauth);
-    const auth = authProcess(["gw", ...c.flags], c.ws, c.env);
-    let client = "";
-    try {
-      const url = new URL(await auth.printed);
-      const q = url.searchParams;
-      client = q.get("client_id")!;
-      expect({ method: q.get("code_challenge_method"), resource: q.get("resource"), scope: q.get("scope") }).toEqual({ method: "S256", resource: g.url, scope: "mcp:tools" });
-      if (oauth) expect(client).toBe(CLI);
-      else expect(client).not.toBe(CLI);
-      const redirect = q.get("redirect_uri")!;
-      expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-      const signed = await signIn(url.href, "alice", { redirectPrefix: redirect, deliver: true });
-      expect(signed.forms).toEqual(["login", "consent"]);
-      expect(signed.consentText).toBe(`${client} asks for ${g.url}: mcp:tools`);
-      expect(signed.delivered).toEqual({ status: 200, text: expect.stringContaining("toolgate is authorized") });
-      const done = await auth.finished;
-      expect([done.code, done.stdout && JSON.parse(done.stdout)]).toEqual([0, { server: "gw", authorized: true, authorizations: 1, tools: expect.any(Number) }]);
-    } finally {
-      auth.kill();
-    }
-    const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
-    expect([call.code, json(call).status, JSON.stringify(json(call).payload)]).toEqual([0, "success", expect.stringContaining("alpha")]);
-    await g.said(`a new caller: alice via ${client}`);
-    expect(await g.stop()).toBe(0);
-    const rows = await journal(g.ws, g.home);
-    expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", "alice", client]]);
-    // The call's span names the caller too.
-    const [span] = await traces.waitFor(1);
-    expect([span!.name, span!.attributes["enduser.id"], span!.attributes["toolgate.caller.client_id"]]).toEqual(["execute_tool file_read", "alice", client]);
-  });
+  ])(
+    "toolgate auth with %s signs a person in (login and consent forms, PKCE), then toolgate call reaches the gateway as them",
+    async (_, oauth) => {
+      await using root = tempDir();
+      await using traces = receiver();
+      await using g = await gateway(root, {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" },
+      });
+      const c = clientOf(root, g, oauth);
+      const auth = authProcess(["gw", ...c.flags], c.ws, c.env);
+      let client = "";
+      try {
+        const url = new URL(await auth.printed);
+        const q = url.searchParams;
+        client = q.get("client_id")!;
+        expect({ method: q.get("code_challenge_method"), resource: q.get("resource"), scope: q.get("scope") }).toEqual({
+          method: "S256",
+          resource: g.url,
+          scope: "mcp:tools",
+        });
+        if (oauth) expect(client).toBe(CLI);
+        else expect(client).not.toBe(CLI);
+        const redirect = q.get("redirect_uri")!;
+        expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+        const signed = await signIn(url.href, "alice", { redirectPrefix: redirect, deliver: true });
+        expect(signed.forms).toEqual(["login", "consent"]);
+        expect(signed.consentText).toBe(`${client} asks for ${g.url}: mcp:tools`);
+        expect(signed.delivered).toEqual({ status: 200, text: expect.stringContaining("toolgate is authorized") });
+        const done = await auth.finished;
+        expect([done.code, done.stdout && JSON.parse(done.stdout)]).toEqual([
+          0,
+          { server: "gw", authorized: true, authorizations: 1, tools: expect.any(Number) },
+        ]);
+      } finally {
+        auth.kill();
+      }
+      const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
+      expect([call.code, json(call).status, JSON.stringify(json(call).payload)]).toEqual([
+        0,
+        "success",
+        expect.stringContaining("alpha"),
+      ]);
+      await g.said(`a new caller: alice via ${client}`);
+      expect(await g.stop()).toBe(0);
+      const rows = await journal(g.ws, g.home);
+      expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([
+        ["file_read", "success", "alice", client],
+      ]);
+      // The call's span names the caller too.
+      const [span] = await traces.waitFor(1);
+      expect([span!.name, span!.attributes["enduser.id"], span!.attributes["toolgate.caller.client_id"]]).toEqual([
+        "execute_tool file_read",
+        "alice",
+        client,
+      ]);
+    },
+  );
 
   test("a token the gateway refuses (expired, revoked) is refreshed with the refresh token, without a person", async () => {
     await using root = tempDir();
@@ -139,7 +189,10 @@ describe("toolgate's own client", () => {
     const [file] = readdirSync(dir);
     const record = JSON.parse(readFileSync(join(dir, file!), "utf8"));
     expect(record.tokens.refresh_token).toEqual(expect.any(String));
-    writeFileSync(join(dir, file!), JSON.stringify({ ...record, tokens: { ...record.tokens, access_token: "no-longer-valid-0123456789" } }));
+    writeFileSync(
+      join(dir, file!),
+      JSON.stringify({ ...record, tokens: { ...record.tokens, access_token: "no-longer-valid-0123456789" } }),
+    );
     const before = issuer.tokenRequests();
     const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
     expect([call.code, json(call).status]).toEqual([0, "success"]);
@@ -147,7 +200,9 @@ describe("toolgate's own client", () => {
     const refreshed = JSON.parse(readFileSync(join(dir, file!), "utf8"));
     expect(refreshed.tokens.access_token.split(".")).toHaveLength(3);
     expect(await g.stop()).toBe(0);
-    expect((await journal(g.ws, g.home)).map((r) => [r.status, r.caller_sub, r.caller_client])).toEqual([["success", "bob", CLI]]);
+    expect((await journal(g.ws, g.home)).map((r) => [r.status, r.caller_sub, r.caller_client])).toEqual([
+      ["success", "bob", CLI],
+    ]);
   });
 
   test("a person no caller rule admits: signed in at the provider, then toolgate auth and call say the gateway refuses them and why", async () => {
@@ -165,7 +220,11 @@ describe("toolgate's own client", () => {
       auth.kill();
     }
     const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
-    expect([call.code, json(call).error_code, json(call).message]).toEqual([1, "mcp.connect_failed", expect.stringContaining(`no caller rule of this server admits carol via ${CLI}`)]);
+    expect([call.code, json(call).error_code, json(call).message]).toEqual([
+      1,
+      "mcp.connect_failed",
+      expect.stringContaining(`no caller rule of this server admits carol via ${CLI}`),
+    ]);
     await g.said(`a caller no rule admits was refused: carol via ${CLI}`);
   });
 
@@ -174,10 +233,16 @@ describe("toolgate's own client", () => {
     await using g = await gateway(root);
     const c = clientOf(root, g, { grant: "client_credentials", client_id: MACHINE, client_secret: MACHINE_SECRET });
     const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
-    expect([call.code, json(call).status, JSON.stringify(json(call).payload)]).toEqual([0, "success", expect.stringContaining("alpha")]);
+    expect([call.code, json(call).status, JSON.stringify(json(call).payload)]).toEqual([
+      0,
+      "success",
+      expect.stringContaining("alpha"),
+    ]);
     expect(await g.stop()).toBe(0);
     const rows = await journal(g.ws, g.home);
-    expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", MACHINE, MACHINE]]);
+    expect(rows.map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([
+      ["file_read", "success", MACHINE, MACHINE],
+    ]);
   });
 
   test("a gateway that moved to another identity provider: the stored one is kept (the secret goes nowhere else), the refusal names auth --logout", async () => {
@@ -188,7 +253,9 @@ describe("toolgate's own client", () => {
       let c!: ReturnType<typeof clientOf>;
       {
         await using g = await gateway(root);
-        c = clientOf(root, g, { grant: "client_credentials", client_id: MACHINE, client_secret: MACHINE_SECRET }, [other]);
+        c = clientOf(root, g, { grant: "client_credentials", client_id: MACHINE, client_secret: MACHINE_SECRET }, [
+          other,
+        ]);
         const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
         expect([call.code, json(call).status]).toEqual([0, "success"]);
         at = new URL(g.url).host;
@@ -197,10 +264,22 @@ describe("toolgate's own client", () => {
       await using g = await gateway(root, { issuer: other, at, dir: "gw2" });
       expect(new URL(g.url).host).toBe(at);
       const before = other.tokenRequests();
-      const refused = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
-      expect([refused.code, json(refused).error_code, json(refused).details]).toEqual([4, "mcp.auth_required", { server: "gw", command: "toolgate auth gw --logout" }]);
+      const refused = await c.toolgate([
+        "call",
+        "gw__file_read",
+        JSON.stringify({ path: "a.txt" }),
+        "--approve",
+        "all",
+      ]);
+      expect([refused.code, json(refused).error_code, json(refused).details]).toEqual([
+        4,
+        "mcp.auth_required",
+        { server: "gw", command: "toolgate auth gw --logout" },
+      ]);
       // Both providers' keys are named key-1: the new gateway finds the kid and the signature fails.
-      expect(json(refused).message).toStartWith(`MCP server "gw" refused the token its authorization server just issued (the token's signature does not verify): it may trust another authorization server now`);
+      expect(json(refused).message).toStartWith(
+        `MCP server "gw" refused the token its authorization server just issued (the token's signature does not verify): it may trust another authorization server now`,
+      );
       expect(other.tokenRequests()).toBe(before);
       // Forgetting what was stored: the next call discovers the new one.
       expect((await c.toolgate(["auth", "gw", "--logout"])).code).toBe(0);
@@ -217,7 +296,12 @@ describe("toolgate's own client", () => {
   test("a machine whose configured scope falls short: the gateway's 403 names the scope, the next token asks for it too", async () => {
     await using root = tempDir();
     await using g = await gateway(root);
-    const c = clientOf(root, g, { grant: "client_credentials", client_id: MACHINE, client_secret: MACHINE_SECRET, scope: "mcp:admin" });
+    const c = clientOf(root, g, {
+      grant: "client_credentials",
+      client_id: MACHINE,
+      client_secret: MACHINE_SECRET,
+      scope: "mcp:admin",
+    });
     const call = await c.toolgate(["call", "gw__file_read", JSON.stringify({ path: "a.txt" }), "--approve", "all"]);
     expect([call.code, json(call).status]).toEqual([0, "success"]);
     expect(await g.stop()).toBe(0);
@@ -232,7 +316,13 @@ class AppProvider implements OAuthClientProvider {
   verifier = "";
   opened: URL[] = [];
   readonly redirectUrl = "http://127.0.0.1:9/callback";
-  readonly clientMetadata = { client_name: "an MCP app", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+  readonly clientMetadata = {
+    client_name: "an MCP app",
+    redirect_uris: [this.redirectUrl],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
   clientInformation = () => this.client;
   saveClientInformation = (c: OAuthClientInformationMixed) => void (this.client = c);
   tokens = () => this.saved;
@@ -248,11 +338,19 @@ describe("the MCP SDK's Client", () => {
     await using g = await gateway(root);
     const app = new AppProvider();
     const first = new StreamableHTTPClientTransport(new URL(g.url), { authProvider: app });
-    const refused = await new Client({ name: "app", version: "1" }).connect(first).then(() => undefined, (e: unknown) => e);
+    const refused = await new Client({ name: "app", version: "1" }).connect(first).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(UnauthorizedError);
     expect(app.client?.client_id).toEqual(expect.any(String));
     const [url] = app.opened;
-    expect({ n: app.opened.length, resource: url?.searchParams.get("resource"), scope: url?.searchParams.get("scope"), method: url?.searchParams.get("code_challenge_method") }).toEqual({ n: 1, resource: g.url, scope: "mcp:tools", method: "S256" });
+    expect({
+      n: app.opened.length,
+      resource: url?.searchParams.get("resource"),
+      scope: url?.searchParams.get("scope"),
+      method: url?.searchParams.get("code_challenge_method"),
+    }).toEqual({ n: 1, resource: g.url, scope: "mcp:tools", method: "S256" });
     const signed = await signIn(url!.href, "bob", { redirectPrefix: app.redirectUrl });
     expect(signed.forms).toEqual(["login", "consent"]);
     await first.finishAuth(signed.redirect.searchParams.get("code")!);
@@ -261,25 +359,42 @@ describe("the MCP SDK's Client", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(g.url), { authProvider: app }));
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("file_read");
-      expect(textJson(await client.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({ content: expect.stringContaining("alpha") });
+      expect(textJson(await client.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({
+        content: expect.stringContaining("alpha"),
+      });
     } finally {
       await client.close();
     }
     expect(await g.stop()).toBe(0);
-    expect((await journal(g.ws, g.home)).map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([["file_read", "success", "bob", app.client!.client_id]]);
+    expect((await journal(g.ws, g.home)).map((r) => [r.tool, r.status, r.caller_sub, r.caller_client])).toEqual([
+      ["file_read", "success", "bob", app.client!.client_id],
+    ]);
   });
 
   test("with the SDK's ClientCredentialsProvider: a machine calls", async () => {
     await using root = tempDir();
     await using g = await gateway(root);
     const client = new Client({ name: "ci", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(g.url), { authProvider: new ClientCredentialsProvider({ clientId: MACHINE, clientSecret: MACHINE_SECRET, scope: "mcp:tools", expectedIssuer: issuer.issuer }) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(g.url), {
+        authProvider: new ClientCredentialsProvider({
+          clientId: MACHINE,
+          clientSecret: MACHINE_SECRET,
+          scope: "mcp:tools",
+          expectedIssuer: issuer.issuer,
+        }),
+      }),
+    );
     try {
-      expect(textJson(await client.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({ content: expect.stringContaining("alpha") });
+      expect(textJson(await client.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({
+        content: expect.stringContaining("alpha"),
+      });
     } finally {
       await client.close();
     }
     expect(await g.stop()).toBe(0);
-    expect((await journal(g.ws, g.home)).map((r) => [r.status, r.caller_sub, r.caller_client])).toEqual([["success", MACHINE, MACHINE]]);
+    expect((await journal(g.ws, g.home)).map((r) => [r.status, r.caller_sub, r.caller_client])).toEqual([
+      ["success", MACHINE, MACHINE],
+    ]);
   });
 });

@@ -23,12 +23,22 @@ afterAll(async () => {
 });
 
 /** serve --http --oauth-issuer with a trusted --config beside the workspace holding `serve`. */
-async function served(root: TempDir, args: readonly string[], serve: Record<string, unknown>): Promise<HttpServe & { ws: string; home: string; env: Record<string, string> }> {
+async function served(
+  root: TempDir,
+  args: readonly string[],
+  serve: Record<string, unknown>,
+): Promise<HttpServe & { ws: string; home: string; env: Record<string, string> }> {
   const s = site(root.path);
   const config = join(root.path, "cfg", "toolgate.json");
   mkdirSync(join(root.path, "cfg"));
-  writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: issuer.issuer, scopes: ["mcp:tools"] }, ...serve } }));
-  const h = await serveHttp(["--oauth-issuer", issuer.issuer, "--config", config, "--allow-read", ...args], { cwd: s.ws, home: s.home });
+  writeFileSync(
+    config,
+    JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: issuer.issuer, scopes: ["mcp:tools"] }, ...serve } }),
+  );
+  const h = await serveHttp(["--oauth-issuer", issuer.issuer, "--config", config, "--allow-read", ...args], {
+    cwd: s.ws,
+    home: s.home,
+  });
   // What serveHttp gives the server: the same user state folder for the commands run beside it.
   return Object.assign(h, { ...s, env: { HOME: s.home, XDG_STATE_HOME: join(s.home, "state") } });
 }
@@ -69,17 +79,31 @@ describe("concurrent_sessions: the sessions a caller may hold open at once", () 
     expect(wait).toBeGreaterThan(1700);
     expect(wait).toBeLessThanOrEqual(1800);
     // Alice's sessions go on, and bob opens his own (his limit is his).
-    for (const c of [a1, a2]) expect(textJson(await c.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({ content: "1\talpha" });
+    for (const c of [a1, a2])
+      expect(textJson(await c.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({
+        content: "1\talpha",
+      });
     await using b1 = await connect(s.url, { token: bob });
     expect((await initialize(s.url, bob)).status).toBe(429);
     expect((await b1.listTools()).tools.map((t) => t.name)).toContain("file_write");
     // Alice ends one (DELETE): its id is gone, and a new session of hers opens.
     const ended = transportOf(a1).sessionId!;
     await transportOf(a1).terminateSession();
-    const gone = await fetch(s.url, { method: "POST", headers: { ...POST_HEADERS, Authorization: `Bearer ${alice}`, "Mcp-Session-Id": ended, "Mcp-Protocol-Version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }) });
+    const gone = await fetch(s.url, {
+      method: "POST",
+      headers: {
+        ...POST_HEADERS,
+        Authorization: `Bearer ${alice}`,
+        "Mcp-Session-Id": ended,
+        "Mcp-Protocol-Version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+    });
     expect(gone.status).toBe(404);
     await using a3 = await connect(s.url, { token: alice });
-    expect(textJson(await a3.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({ content: "1\talpha" });
+    expect(textJson(await a3.callTool({ name: "file_read", arguments: { path: "a.txt" } }))).toMatchObject({
+      content: "1\talpha",
+    });
     // Full again: a new token of the same caller is the same caller.
     expect((await initialize(s.url, await issuer.userToken("alice", s.url))).status).toBe(429);
     // Bob's DELETE frees his seat, not alice's.
@@ -109,7 +133,13 @@ describe("concurrent_sessions: the sessions a caller may hold open at once", () 
     await using root = tempDir();
     const s = site(root.path);
     const config = join(root.path, "toolgate.json");
-    writeFileSync(config, JSON.stringify({ workspace: s.ws, serve: { oauth: { issuer: issuer.issuer }, callers: [{ concurrent_sessions: 0 }] } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        workspace: s.ws,
+        serve: { oauth: { issuer: issuer.issuer }, callers: [{ concurrent_sessions: 0 }] },
+      }),
+    );
     const r = await run(["serve", "--http", "127.0.0.1:0", "--config", config], { cwd: s.ws, env: { HOME: s.home } });
     expect([r.code, r.stderr]).toEqual([5, expect.stringContaining("concurrent_sessions")]);
   });
@@ -117,7 +147,9 @@ describe("concurrent_sessions: the sessions a caller may hold open at once", () 
 
 describe("an 'always' answer is the caller's own", () => {
   /** A client that answers every approval with `approve` and keeps what it was asked. */
-  const answering = (approve: "once" | "always", asked: ElicitRequest[]) => (r: ElicitRequest): ElicitResult => (asked.push(r), { action: "accept", content: { approve } });
+  const answering =
+    (approve: "once" | "always", asked: ElicitRequest[]) =>
+    (r: ElicitRequest): ElicitResult => (asked.push(r), { action: "accept", content: { approve } });
   const READ = { name: "file_read", arguments: { path: "a.txt" } };
 
   test("alice answers always: her next session is not asked; bob is asked; neither the user nor bob gets alice's", async () => {
@@ -134,7 +166,10 @@ describe("an 'always' answer is the caller's own", () => {
     }
     {
       // A new session of alice's (and a new token): remembered, not asked.
-      await using a = await connect(s.url, { token: await issuer.userToken("alice", s.url), elicit: answering("once", askedA) });
+      await using a = await connect(s.url, {
+        token: await issuer.userToken("alice", s.url),
+        elicit: answering("once", askedA),
+      });
       expect(textJson(await a.callTool(READ))).toMatchObject({ content: "1\talpha" });
       expect(askedA).toHaveLength(1);
     }
@@ -158,8 +193,13 @@ describe("an 'always' answer is the caller's own", () => {
     expect([own.code, JSON.parse(own.stdout).error_code]).toEqual([4, "approval.required"]);
     // toolgate approvals names the caller: as JSON, and as a column on a terminal.
     const digest = JSON.parse((await run(["tools", "file_read", "--json"], { cwd: s.ws })).stdout).digest;
-    const listed = (await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(listed.map(({ granted_ms: _, ...r }) => r)).toEqual([{ workspace: s.ws, tool: "file_read", digest, caller_sub: "alice", caller_client: "team-app", state: "current" }]);
+    const listed = (await run(["approvals", "list"], { cwd: s.ws, env: s.env })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(listed.map(({ granted_ms: _, ...r }) => r)).toEqual([
+      { workspace: s.ws, tool: "file_read", digest, caller_sub: "alice", caller_client: "team-app", state: "current" },
+    ]);
     const t = await onTerminal(["approvals", "list"], 120, s.ws, s.env);
     expect(t.lines[0]).toMatch(/^TOOL +CALLER +DIGEST +GRANTED +STATE$/);
     expect(t.lines[1]).toMatch(/^file_read +alice via team-app +[0-9a-f]{12} /);
@@ -173,14 +213,23 @@ describe("an 'always' answer is the caller's own", () => {
     {
       await using s = await served(root, [], {});
       ({ ws, env } = s);
-      await using a = await connect(s.url, { token: await issuer.userToken("alice", s.url), elicit: answering("always", asked) });
+      await using a = await connect(s.url, {
+        token: await issuer.userToken("alice", s.url),
+        elicit: answering("always", asked),
+      });
       expect(textJson(await a.callTool(READ))).toMatchObject({ content: "1\talpha" });
     }
     expect(asked).toHaveLength(1);
     const again = async () => {
-      const h = await serveHttp(["--oauth-issuer", issuer.issuer, "--config", join(root.path, "cfg", "toolgate.json"), "--allow-read"], { cwd: ws, home: env.HOME! });
+      const h = await serveHttp(
+        ["--oauth-issuer", issuer.issuer, "--config", join(root.path, "cfg", "toolgate.json"), "--allow-read"],
+        { cwd: ws, home: env.HOME! },
+      );
       try {
-        await using a = await connect(h.url, { token: await issuer.userToken("alice", h.url), elicit: answering("once", asked) });
+        await using a = await connect(h.url, {
+          token: await issuer.userToken("alice", h.url),
+          elicit: answering("once", asked),
+        });
         expect(textJson(await a.callTool(READ))).toMatchObject({ content: "1\talpha" });
       } finally {
         await h.stop();
@@ -189,7 +238,14 @@ describe("an 'always' answer is the caller's own", () => {
     await again();
     expect(asked).toHaveLength(1);
     const revoked = await run(["approvals", "revoke", "file_read"], { cwd: ws, env });
-    expect(JSON.parse(revoked.stdout).revoked).toEqual([{ tool: "file_read", digest: expect.stringMatching(/^[0-9a-f]{64}$/), caller_sub: "alice", caller_client: "team-app" }]);
+    expect(JSON.parse(revoked.stdout).revoked).toEqual([
+      {
+        tool: "file_read",
+        digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+        caller_sub: "alice",
+        caller_client: "team-app",
+      },
+    ]);
     await again();
     expect(asked).toHaveLength(2);
   });

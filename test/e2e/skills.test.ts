@@ -27,19 +27,31 @@ const shipped = readdirSync(join(ROOT, "skills"), { withFileTypes: true })
 
 describe("the shipped cards, from the binary", () => {
   test("there is at least the pipeline, permissions and journal card", () => {
-    expect(shipped.map((s) => s.name)).toEqual(expect.arrayContaining(["toolgate-call", "toolgate-permissions", "toolgate-journal"]));
+    expect(shipped.map((s) => s.name)).toEqual(
+      expect.arrayContaining(["toolgate-call", "toolgate-permissions", "toolgate-journal"]),
+    );
   });
 
-  test.each(shipped.map((s) => [s.name, s] as const))("skill_load %s returns the card whole, name and description matching", async (name, card) => {
-    await using dir = tempDir(); // no skills/ here: the card comes from inside the binary
-    const r = await run(["call", "skill_load", JSON.stringify({ name }), ...GRANT], { cwd: dir.path });
-    expect(r.code).toBe(0);
-    expect(json(r)).toEqual({
-      status: "success",
-      tool: "skill_load",
-      payload: { name: card.folder, description: card.description, source: "bundled", path: `bundled:${name}`, shadows: [], text: card.text },
-    });
-  });
+  test.each(shipped.map((s) => [s.name, s] as const))(
+    "skill_load %s returns the card whole, name and description matching",
+    async (name, card) => {
+      await using dir = tempDir(); // no skills/ here: the card comes from inside the binary
+      const r = await run(["call", "skill_load", JSON.stringify({ name }), ...GRANT], { cwd: dir.path });
+      expect(r.code).toBe(0);
+      expect(json(r)).toEqual({
+        status: "success",
+        tool: "skill_load",
+        payload: {
+          name: card.folder,
+          description: card.description,
+          source: "bundled",
+          path: `bundled:${name}`,
+          shadows: [],
+          text: card.text,
+        },
+      });
+    },
+  );
 
   test("skill_list shows each shipped card as one `name — description` line, sorted", async () => {
     await using dir = tempDir();
@@ -49,7 +61,14 @@ describe("the shipped cards, from the binary", () => {
     expect(json(r).payload).toEqual({
       lines: sorted.map((s) => `${s.name} — ${s.description.replace(/\s+/g, " ")}`),
       cards: sorted.map((s) => ({ name: s.name, source: "bundled", path: `bundled:${s.name}` })),
-      counts: { cards: shipped.length, workspace: 0, bundled: shipped.length, shadowed: 0, skipped: 0, clippedDescriptions: 0 },
+      counts: {
+        cards: shipped.length,
+        workspace: 0,
+        bundled: shipped.length,
+        shadowed: 0,
+        skipped: 0,
+        clippedDescriptions: 0,
+      },
       shadowed: [],
       skipped: [],
       folders: [{ path: "skills", status: "missing" }],
@@ -75,22 +94,33 @@ describe("workspace cards", () => {
     });
     const list = json(await run(["call", "skill_list", ...GRANT], { cwd: dir.path })).payload;
     expect(list.lines).toContain("toolgate-call — our own: how we call tools");
-    expect(list.shadowed).toEqual([{ name: "toolgate-call", path: "bundled:toolgate-call", by: "skills/call/SKILL.md" }]);
+    expect(list.shadowed).toEqual([
+      { name: "toolgate-call", path: "bundled:toolgate-call", by: "skills/call/SKILL.md" },
+    ]);
     expect(list.counts).toMatchObject({ workspace: 1, shadowed: 1 });
   });
 
   test("the config's `skills` folders are read in order; a broken card is skipped and counted", async () => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "toolgate.json"), '{ "skills": ["cards", "more"] }');
-    put(dir.path, "cards/deploy/SKILL.md", "---\nname: deploy\ndescription: >\n  How we deploy,\n  step by step.\n---\n# Deploy\n");
+    put(
+      dir.path,
+      "cards/deploy/SKILL.md",
+      "---\nname: deploy\ndescription: >\n  How we deploy,\n  step by step.\n---\n# Deploy\n",
+    );
     put(dir.path, "more/deploy/SKILL.md", "---\nname: deploy\ndescription: the shadowed one\n---\n");
     put(dir.path, "more/broken/SKILL.md", "no front matter\n");
     put(dir.path, "skills/ignored/SKILL.md", "---\nname: ignored\ndescription: not a configured folder\n---\n");
     const list = json(await run(["call", "skill_list", ...GRANT], { cwd: dir.path })).payload;
     expect(list.lines[0]).toBe("deploy — How we deploy, step by step.");
     expect(list.lines.some((l: string) => l.startsWith("ignored"))).toBe(false);
-    expect(list.folders).toEqual([{ path: "cards", status: "read" }, { path: "more", status: "read" }]);
-    expect(list.skipped).toEqual([{ path: "more/broken/SKILL.md", reason: "no front matter: the file must start with a --- line" }]);
+    expect(list.folders).toEqual([
+      { path: "cards", status: "read" },
+      { path: "more", status: "read" },
+    ]);
+    expect(list.skipped).toEqual([
+      { path: "more/broken/SKILL.md", reason: "no front matter: the file must start with a --- line" },
+    ]);
     expect(list.counts).toMatchObject({ workspace: 1, shadowed: 1, skipped: 1 });
   });
 });
@@ -100,7 +130,12 @@ describe("refusals", () => {
     await using dir = tempDir();
     const r = await run(["call", "skill_load", '{"name":"toolgate-cal"}', ...GRANT], { cwd: dir.path });
     expect(r.code).toBe(1);
-    expect(json(r)).toMatchObject({ status: "failed", tool: "skill_load", error_code: "skill.unknown", details: { name: "toolgate-cal" } });
+    expect(json(r)).toMatchObject({
+      status: "failed",
+      tool: "skill_load",
+      error_code: "skill.unknown",
+      details: { name: "toolgate-cal" },
+    });
     expect(json(r).message).toContain('no skill card named "toolgate-cal"');
     expect(json(r).details.available).toEqual(expect.arrayContaining(shipped.map((s) => s.name)));
     expect(r.stderr).toContain("skill.unknown");
@@ -112,7 +147,10 @@ describe("refusals", () => {
     expect([r.code, json(r).error_code]).toEqual([1, "args.invalid"]);
   });
 
-  const CALLS = [["skill_list", "{}"], ["skill_load", '{"name":"toolgate-call"}']] as const;
+  const CALLS = [
+    ["skill_list", "{}"],
+    ["skill_load", '{"name":"toolgate-call"}'],
+  ] as const;
 
   test.each(CALLS)("%s needs approval: without --approve it is approval.required (exit 4)", async (tool, args) => {
     await using dir = tempDir();
@@ -120,18 +158,24 @@ describe("refusals", () => {
     expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
   });
 
-  test.each(CALLS)("%s reads the skill folder: without a read grant it is permission.denied (exit 4)", async (tool, args) => {
-    await using dir = tempDir();
-    mkdirSync(join(dir.path, "skills"));
-    const r = await run(["call", tool, args, "--approve", tool], { cwd: dir.path });
-    expect([r.code, json(r).error_code]).toEqual([4, "permission.denied"]);
-    expect(json(r).details.flag).toStartWith("--allow-read=");
-  });
+  test.each(CALLS)(
+    "%s reads the skill folder: without a read grant it is permission.denied (exit 4)",
+    async (tool, args) => {
+      await using dir = tempDir();
+      mkdirSync(join(dir.path, "skills"));
+      const r = await run(["call", tool, args, "--approve", tool], { cwd: dir.path });
+      expect([r.code, json(r).error_code]).toEqual([4, "permission.denied"]);
+      expect(json(r).details.flag).toStartWith("--allow-read=");
+    },
+  );
 
   test("a denied skill folder stays unread", async () => {
     await using dir = tempDir();
     put(dir.path, "skills/x/SKILL.md", "---\nname: x\ndescription: d\n---\n");
-    const r = await run(["call", "skill_list", "--allow-read", `--deny-read=${join(dir.path, "skills")}`, "--approve", "skill_list"], { cwd: dir.path });
+    const r = await run(
+      ["call", "skill_list", "--allow-read", `--deny-read=${join(dir.path, "skills")}`, "--approve", "skill_list"],
+      { cwd: dir.path },
+    );
     expect([r.code, json(r).error_code]).toEqual([4, "permission.denied"]);
   });
 

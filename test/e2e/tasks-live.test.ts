@@ -45,7 +45,11 @@ const status = async (cwd: string, id: string) => json(await run(["tasks", "stat
 const chunks = (cwd: string, id: string, stream = "stdout") => {
   const db = new Database(join(cwd, ".toolgate", "toolgate.db"), { readonly: true });
   try {
-    return (db.query("SELECT text FROM task_logs WHERE task_id = ? AND stream = ? ORDER BY seq").all(id, stream) as { text: string }[]).map((c) => c.text);
+    return (
+      db.query("SELECT text FROM task_logs WHERE task_id = ? AND stream = ? ORDER BY seq").all(id, stream) as {
+        text: string;
+      }[]
+    ).map((c) => c.text);
   } finally {
     db.close();
   }
@@ -56,7 +60,12 @@ describe("a running task's log", () => {
     await using dir = tempDir();
     // The task waits for a file the test writes only once the first line was seen.
     const id = await background(dir.path, "echo first-line; while [ ! -e go ]; do sleep 0.05; done; echo second-line");
-    const follow = Bun.spawn([BIN, "tasks", "logs", id, "--follow"], { cwd: dir.path, env: { PATH: "/usr/bin:/bin", HOME: dir.path, XDG_STATE_HOME: STATE }, stdout: "pipe", stderr: "pipe" });
+    const follow = Bun.spawn([BIN, "tasks", "logs", id, "--follow"], {
+      cwd: dir.path,
+      env: { PATH: "/usr/bin:/bin", HOME: dir.path, XDG_STATE_HOME: STATE },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const reader = follow.stdout.getReader();
     let seen = "";
     await waitFor("the first line", async () => {
@@ -83,7 +92,9 @@ describe("a running task's log", () => {
     expect(kept.length).toBeLessThanOrEqual(256);
     expect(kept.join("").endsWith("x\nlast-line\n")).toBe(true);
     const logs = await run(["tasks", "logs", id], { cwd: dir.path });
-    expect(logs.stderr).toContain(`(${st.log_dropped} older log chunks dropped; the whole output is in the task's artifacts)`);
+    expect(logs.stderr).toContain(
+      `(${st.log_dropped} older log chunks dropped; the whole output is in the task's artifacts)`,
+    );
     expect(logs.stdout.endsWith("last-line\n")).toBe(true);
   });
 
@@ -91,7 +102,11 @@ describe("a running task's log", () => {
     await using dir = tempDir();
     const TOKEN = "rail-token-5f1c2d9e-split";
     const env = { RAILS_BANK_URL: "http://127.0.0.1:9/store", RAILS_BANK_TOKEN: TOKEN };
-    const id = await background(dir.path, "printf 'before rail-token-'; sleep 0.6; printf '5f1c2d9e-split after\\n'; echo done", env);
+    const id = await background(
+      dir.path,
+      "printf 'before rail-token-'; sleep 0.6; printf '5f1c2d9e-split after\\n'; echo done",
+      env,
+    );
     const w = await run(["tasks", "wait", id], { cwd: dir.path, env });
     expect(w.code).toBe(0);
     const kept = chunks(dir.path, id);
@@ -140,25 +155,41 @@ describe("yield_until's cap (tasks.yield_cap_secs)", () => {
     writeFileSync(join(dir.path, "cap.json"), JSON.stringify({ tasks: { yield_cap_secs: 0.5 } }));
     const slow = await background(dir.path, "sleep 30");
     const started = performance.now();
-    const y = await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 20 }), "--config", "cap.json"], { cwd: dir.path });
+    const y = await run(
+      ["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 20 }), "--config", "cap.json"],
+      { cwd: dir.path },
+    );
     const took = performance.now() - started;
     expect(y.code).toBe(0);
-    expect(json(y).payload).toMatchObject({ timed_out: true, waited_at_most_secs: 0.5, tasks: [{ task_id: slow, status: "running" }] });
+    expect(json(y).payload).toMatchObject({
+      timed_out: true,
+      waited_at_most_secs: 0.5,
+      tasks: [{ task_id: slow, status: "running" }],
+    });
     expect(took).toBeGreaterThanOrEqual(500);
     expect(took).toBeLessThan(10_000);
     // Without the config the default cap (240 s) leaves the asked timeout as it is.
-    const d = json(await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 0.2 })], { cwd: dir.path }));
+    const d = json(
+      await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 0.2 })], { cwd: dir.path }),
+    );
     expect(d.payload).toMatchObject({ timed_out: true, waited_at_most_secs: 0.2 });
     expect((await run(["tasks", "cancel", slow], { cwd: dir.path })).code).toBe(0);
   });
 
   test("a cap out of bounds fails the boot (exit 5) naming the file, line and key", async () => {
     await using dir = tempDir();
-    for (const [value, said] of [[0, "must be positive (was 0)"], [1000, "must be at most 290 (was 1000)"]] as const) {
+    for (const [value, said] of [
+      [0, "must be positive (was 0)"],
+      [1000, "must be at most 290 (was 1000)"],
+    ] as const) {
       writeFileSync(join(dir.path, "cap.json"), `{\n  "tasks": {\n    "yield_cap_secs": ${value}\n  }\n}\n`);
-      const r = await run(["call", "yield_until", JSON.stringify({ task_ids: ["ab"] }), "--config", "cap.json"], { cwd: dir.path });
+      const r = await run(["call", "yield_until", JSON.stringify({ task_ids: ["ab"] }), "--config", "cap.json"], {
+        cwd: dir.path,
+      });
       expect(r.code).toBe(5);
-      expect(r.stderr.split("\n")[0]).toBe(`toolgate: ${join(dir.path, "cap.json")}:3:23: tasks.yield_cap_secs: ${said}`);
+      expect(r.stderr.split("\n")[0]).toBe(
+        `toolgate: ${join(dir.path, "cap.json")}:3:23: tasks.yield_cap_secs: ${said}`,
+      );
     }
   });
 });
@@ -167,28 +198,38 @@ describe("a server start granted at the prompt in the foreground", () => {
   const ORDINARY = join(import.meta.dir, "..", "fixtures", "mcp", "ordinary.ts");
   const workspace = (dir: string) => {
     mkdirSync(join(dir, ".git"));
-    writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ sandbox: "off", mcpServers: { x: { command: process.execPath, args: [ORDINARY] } } }, null, 2));
+    writeFileSync(
+      join(dir, "toolgate.json"),
+      JSON.stringify({ sandbox: "off", mcpServers: { x: { command: process.execPath, args: [ORDINARY] } } }, null, 2),
+    );
   };
   const prompts = (out: string) => out.split("Allow? [y/n/A]").length - 1;
 
   test("a yes at the terminal is carried to the supervisor: the background call succeeds", async () => {
     await using dir = tempDir();
     workspace(dir.path);
-    const t = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all", "--background"], "y\n", { XDG_STATE_HOME: STATE });
+    const t = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all", "--background"], "y\n", {
+      XDG_STATE_HOME: STATE,
+    });
     expect([t.code, prompts(t.out)]).toEqual([0, 1]);
     const id = JSON.parse(t.out.trim().split("\n").at(-1)!).task_id as string;
     const w = await run(["tasks", "wait", id], { cwd: dir.path });
     expect(w.code).toBe(0);
     expect(json(w)).toMatchObject({ status: "succeeded", result: { status: "success", tool: "x__weather" } });
     // What the supervisor had was that one start: the journal shows it, and no other refusal.
-    const rows = (await run(["log", "--json"], { cwd: dir.path })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const rows = (await run(["log", "--json"], { cwd: dir.path })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows.filter((r) => r.tool === "mcp.connect:x").map((r) => r.status)).not.toContain("refused");
   });
 
   test("a no refuses in the foreground (exit 4) and starts no task", async () => {
     await using dir = tempDir();
     workspace(dir.path);
-    const t = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all", "--background"], "n\n", { XDG_STATE_HOME: STATE });
+    const t = await onTty(dir.path, ["call", "x__weather", "{}", "--approve", "all", "--background"], "n\n", {
+      XDG_STATE_HOME: STATE,
+    });
     expect([t.code, prompts(t.out)]).toEqual([4, 1]);
     expect(t.out).not.toContain("task_id");
     const list = await run(["tasks", "list", "--json"], { cwd: dir.path });

@@ -17,8 +17,14 @@ const BASH = ["--allow-run", "--approve", "bash"];
 /** Runs until the test writes `go` in the workspace (at most 30 s): still running when looked at, on a busy machine too. */
 const UNTIL_GO = "i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done";
 
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
-const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const alive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+const lines = (r: RunResult) =>
+  r.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 async function background(cwd: string, command: string, extra: string[] = []): Promise<string> {
   const r = await run(["call", "bash", JSON.stringify({ command }), "--background", ...BASH, ...extra], { cwd });
@@ -29,7 +35,8 @@ async function background(cwd: string, command: string, extra: string[] = []): P
   return out.task_id as string;
 }
 
-const status = async (cwd: string, id: string, extra: string[] = []) => json(await run(["tasks", "status", id, ...extra], { cwd }));
+const status = async (cwd: string, id: string, extra: string[] = []) =>
+  json(await run(["tasks", "status", id, ...extra], { cwd }));
 /** Processes whose command line holds `marker` (the test's own, never another's). */
 const withMarker = (marker: string) =>
   readdirSync("/proc")
@@ -48,12 +55,15 @@ describe("call --background", () => {
     const marker = join(dir.path, "done.txt");
     const args = JSON.stringify({ command: `sleep 1; echo finished > ${marker}` });
     // The caller: a shell in a group of its own that starts the task and then lingers.
-    const caller = Bun.spawn(["/bin/sh", "-c", `'${BIN}' call bash '${args}' --background --allow-run --approve bash; exec sleep 60`], {
-      cwd: dir.path,
-      env: { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true", XDG_STATE_HOME: STATE },
-      stdout: "pipe",
-      detached: true,
-    });
+    const caller = Bun.spawn(
+      ["/bin/sh", "-c", `'${BIN}' call bash '${args}' --background --allow-run --approve bash; exec sleep 60`],
+      {
+        cwd: dir.path,
+        env: { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true", XDG_STATE_HOME: STATE },
+        stdout: "pipe",
+        detached: true,
+      },
+    );
     const reader = caller.stdout.getReader();
     let text = "";
     while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
@@ -94,7 +104,9 @@ describe("call --background", () => {
   test("a second active task with the same write scope is refused, naming the holder", async () => {
     await using dir = tempDir();
     const first = await background(dir.path, UNTIL_GO, ["--write-scope", "repo"]);
-    const second = await run(["call", "bash", '{"command":"true"}', "--background", "--write-scope", "repo", ...BASH], { cwd: dir.path });
+    const second = await run(["call", "bash", '{"command":"true"}', "--background", "--write-scope", "repo", ...BASH], {
+      cwd: dir.path,
+    });
     expect(second.code).toBe(1);
     expect(json(second).error_code).toBe("task.write_scope_busy");
     expect(json(second).message).toContain(first);
@@ -132,7 +144,9 @@ describe("tasks", () => {
     expect([other.code, other.stdout]).toEqual([none.code, none.stdout]);
     expect(other.stderr.replace(id, "ID")).toBe(none.stderr.replace("0123456789abcdef", "ID"));
     expect(lines(await run(["tasks", "list", "--lane", "beta"], { cwd: dir.path }))).toEqual([]);
-    expect(lines(await run(["tasks", "list", "--all"], { cwd: dir.path })).map((t) => [t.id, t.owner])).toEqual([[id, "alpha"]]);
+    expect(lines(await run(["tasks", "list", "--all"], { cwd: dir.path })).map((t) => [t.id, t.owner])).toEqual([
+      [id, "alpha"],
+    ]);
   });
 
   test("logs --follow prints the output and ends when the task ends", async () => {
@@ -174,7 +188,10 @@ describe("tasks", () => {
     await using dir = tempDir();
     const mark = `heavy-${process.pid}-${Date.now()}`;
     const id = await background(dir.path, `yes ${mark} | cat; sleep 100`);
-    await waitFor("the task to run and print", async () => (await status(dir.path, id)).status === "running" && withMarker(mark).length > 0);
+    await waitFor(
+      "the task to run and print",
+      async () => (await status(dir.path, id)).status === "running" && withMarker(mark).length > 0,
+    );
     const pid = (await status(dir.path, id)).supervisor_pid as number;
     const c = await run(["tasks", "cancel", id.slice(0, 8)], { cwd: dir.path });
     expect(c.code).toBe(0);
@@ -220,8 +237,25 @@ describe("background MCP calls", () => {
   function lasWorkspace(dir: string) {
     const wrapper = join(dir, "las.sh");
     writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/env -u PWD ${process.execPath} ${FIXTURE}\n`);
-    writeFileSync(join(dir, "toolgate.json"), JSON.stringify({ las: { enabled: true, command: "/bin/sh", entrypoint: wrapper, agent_id: "being-7", timeout_secs: 10, shutdown_grace_secs: 1 } }));
-    Bun.spawnSync([BIN, "trust"], { cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir, XDG_STATE_HOME: STATE }, stdout: "ignore", stderr: "ignore" });
+    writeFileSync(
+      join(dir, "toolgate.json"),
+      JSON.stringify({
+        las: {
+          enabled: true,
+          command: "/bin/sh",
+          entrypoint: wrapper,
+          agent_id: "being-7",
+          timeout_secs: 10,
+          shutdown_grace_secs: 1,
+        },
+      }),
+    );
+    Bun.spawnSync([BIN, "trust"], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir, XDG_STATE_HOME: STATE },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
   }
 
   test("a server that crashes mid-call leaves the task indeterminate (wait exits 3)", async () => {
@@ -242,10 +276,17 @@ describe("background MCP calls", () => {
     const w = await run(["tasks", "wait", id], { cwd: dir.path });
     expect(w.code).toBe(1);
     expect(json(w).result).toEqual({ status: "failed", error_code: "sensitive_output_rejected" });
-    const views = [w, await run(["tasks", "status", id], { cwd: dir.path }), await run(["tasks", "logs", id], { cwd: dir.path }), await run(["tasks", "list", "--json"], { cwd: dir.path }), await run(["log", "--json"], { cwd: dir.path })];
+    const views = [
+      w,
+      await run(["tasks", "status", id], { cwd: dir.path }),
+      await run(["tasks", "logs", id], { cwd: dir.path }),
+      await run(["tasks", "list", "--json"], { cwd: dir.path }),
+      await run(["log", "--json"], { cwd: dir.path }),
+    ];
     for (const v of views) expect(v.stdout + v.stderr).not.toContain("sk-live-123456");
     const db = new Database(join(dir.path, ".toolgate", "toolgate.db"), { readonly: true });
-    const rows = JSON.stringify(db.query("SELECT * FROM tasks").all()) + JSON.stringify(db.query("SELECT * FROM task_logs").all());
+    const rows =
+      JSON.stringify(db.query("SELECT * FROM tasks").all()) + JSON.stringify(db.query("SELECT * FROM task_logs").all());
     db.close();
     expect(rows).not.toContain("sk-live-123456");
   });
@@ -256,24 +297,51 @@ describe("model task tools (call)", () => {
     await using dir = tempDir();
     const id = await background(dir.path, "sleep 1; echo model-view", ["--write-scope", "w"]);
     const slow = await background(dir.path, "sleep 30");
-    const y = json(await run(["call", "yield_until", JSON.stringify({ task_ids: [id, slow.slice(0, 8)], timeout_secs: 20 })], { cwd: dir.path }));
+    const y = json(
+      await run(["call", "yield_until", JSON.stringify({ task_ids: [id, slow.slice(0, 8)], timeout_secs: 20 })], {
+        cwd: dir.path,
+      }),
+    );
     expect(y.payload.timed_out).toBe(false);
-    expect(y.payload.tasks.map((t: any) => [t.task_id, t.status])).toEqual([[id, "succeeded"], [slow, "running"]]);
-    const all = json(await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], mode: "all", timeout_secs: 0.2 })], { cwd: dir.path }));
+    expect(y.payload.tasks.map((t: any) => [t.task_id, t.status])).toEqual([
+      [id, "succeeded"],
+      [slow, "running"],
+    ]);
+    const all = json(
+      await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], mode: "all", timeout_secs: 0.2 })], {
+        cwd: dir.path,
+      }),
+    );
     expect(all.payload.timed_out).toBe(true);
     const st = json(await run(["call", "task_status", JSON.stringify({ task_id: id })], { cwd: dir.path })).payload;
-    expect(Object.keys(st)).toEqual(["task_id", "kind", "tool", "status", "summary", "created_ms", "ended_ms", "result", "log_tail"]);
+    expect(Object.keys(st)).toEqual([
+      "task_id",
+      "kind",
+      "tool",
+      "status",
+      "summary",
+      "created_ms",
+      "ended_ms",
+      "result",
+      "log_tail",
+    ]);
     expect(st.log_tail).toContain("model-view");
     const list = json(await run(["call", "task_list"], { cwd: dir.path })).payload.tasks;
     expect(list.map((t: any) => t.task_id).sort()).toEqual([id, slow].sort());
     expect(JSON.stringify(list)).not.toContain('"w"');
     const other = await run(["call", "task_status", JSON.stringify({ task_id: id }), "--lane", "b"], { cwd: dir.path });
     expect([other.code, json(other).error_code]).toEqual([1, "task.not_found"]);
-    const pause = await run(["call", "task_control", JSON.stringify({ task_id: slow, command: "pause" })], { cwd: dir.path });
+    const pause = await run(["call", "task_control", JSON.stringify({ task_id: slow, command: "pause" })], {
+      cwd: dir.path,
+    });
     expect([pause.code, json(pause).error_code]).toEqual([1, "task.unsupported_command"]);
-    const c = json(await run(["call", "task_control", JSON.stringify({ task_id: slow, command: "cancel" })], { cwd: dir.path }));
+    const c = json(
+      await run(["call", "task_control", JSON.stringify({ task_id: slow, command: "cancel" })], { cwd: dir.path }),
+    );
     expect(c.payload).toMatchObject({ task_id: slow, cancel_requested: true });
-    const done = json(await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 20 })], { cwd: dir.path }));
+    const done = json(
+      await run(["call", "yield_until", JSON.stringify({ task_ids: [slow], timeout_secs: 20 })], { cwd: dir.path }),
+    );
     expect(done.payload.tasks[0].status).toBe("cancelled");
   });
 });

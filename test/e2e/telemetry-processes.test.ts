@@ -27,20 +27,48 @@ inLoopbackNamespace(import.meta.path, () => {
       await using ws = tempDir();
       await using r = receiver();
       writeFileSync(join(ws.path, "a.txt"), "one\n");
-      const env = { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true", OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" };
+      const env = {
+        PATH: "/usr/bin:/bin",
+        HOME: ws.path,
+        CI: "true",
+        OTEL_EXPORTER_OTLP_ENDPOINT: r.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      };
       const client = new Client({ name: "t", version: "1" });
-      await client.connect(new StdioClientTransport({ command: BIN, args: ["serve", "--allow-read", "--approve", "file_read,file_find"], cwd: ws.path, env, stderr: "pipe" }));
+      await client.connect(
+        new StdioClientTransport({
+          command: BIN,
+          args: ["serve", "--allow-read", "--approve", "file_read,file_find"],
+          cwd: ws.path,
+          env,
+          stderr: "pipe",
+        }),
+      );
       const clientSpans = ["1111111111111111", "2222222222222222", "3333333333333333"];
-      const calls: [string, Record<string, unknown>][] = [["file_read", { path: "a.txt" }], ["file_find", { pattern: "*.txt" }], ["file_read", { path: "missing.txt" }]];
+      const calls: [string, Record<string, unknown>][] = [
+        ["file_read", { path: "a.txt" }],
+        ["file_find", { pattern: "*.txt" }],
+        ["file_read", { path: "missing.txt" }],
+      ];
       for (const [i, [name, args]] of calls.entries()) {
-        const res = await client.callTool({ name, arguments: args, _meta: { traceparent: `00-${TRACE}-${clientSpans[i]}-01`, tracestate: "client=1" } });
+        const res = await client.callTool({
+          name,
+          arguments: args,
+          _meta: { traceparent: `00-${TRACE}-${clientSpans[i]}-01`, tracestate: "client=1" },
+        });
         expect(res.isError === true).toBe(i === 2);
       }
       // A call without _meta: a trace of its own (serve has no TRACEPARENT here).
       await client.callTool({ name: "file_read", arguments: { path: "a.txt" } });
       await client.close();
       const spans = await r.waitFor(4);
-      const byParent = spans.map((s) => [s.name, s.traceId === TRACE, s.parentSpanId, s.traceState, s.attributes["toolgate.status"]]);
+      const byParent = spans.map((s) => [
+        s.name,
+        s.traceId === TRACE,
+        s.parentSpanId,
+        s.traceState,
+        s.attributes["toolgate.status"],
+      ]);
       expect(byParent).toEqual([
         ["execute_tool file_read", true, clientSpans[0], "client=1", "success"],
         ["execute_tool file_find", true, clientSpans[1], "client=1", "success"],
@@ -58,7 +86,9 @@ inLoopbackNamespace(import.meta.path, () => {
       const env = { PATH: "/usr/bin:/bin", HOME: ws.path, CI: "true", OTEL_EXPORTER_OTLP_ENDPOINT: r.url };
       const proc = Bun.spawn([BIN, "serve"], { cwd: ws.path, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
       // Up and answering first (the exporter's thread is started by then), then stdin closes.
-      proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`);
+      proc.stdin.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
+      );
       proc.stdin.flush();
       const reader = proc.stdout.getReader();
       expect(new TextDecoder().decode((await reader.read()).value)).toContain('"serverInfo"');
@@ -75,13 +105,25 @@ inLoopbackNamespace(import.meta.path, () => {
       await using r = receiver();
       writeFileSync(join(ws.path, "a.txt"), "one\n");
       const env = { OTEL_EXPORTER_OTLP_ENDPOINT: r.url, TRACEPARENT, XDG_STATE_HOME: join(ws.path, ".state") };
-      const started = await run(["call", "file_read", '{"path":"a.txt"}', "--background", "--allow-read", "--approve", "file_read"], { cwd: ws.path, env });
+      const started = await run(
+        ["call", "file_read", '{"path":"a.txt"}', "--background", "--allow-read", "--approve", "file_read"],
+        { cwd: ws.path, env },
+      );
       expect(started.code).toBe(0);
       const id = json(started).task_id as string;
-      const waited = await run(["tasks", "wait", id, "--timeout", "30"], { cwd: ws.path, env: { XDG_STATE_HOME: join(ws.path, ".state") } });
+      const waited = await run(["tasks", "wait", id, "--timeout", "30"], {
+        cwd: ws.path,
+        env: { XDG_STATE_HOME: join(ws.path, ".state") },
+      });
       expect(waited.code).toBe(0);
       const [span] = await r.waitFor(1, 20_000);
-      expect([span!.name, span!.traceId, span!.parentSpanId, span!.attributes["toolgate.task_id"], span!.attributes["toolgate.status"]]).toEqual(["execute_tool file_read", TRACE, PARENT, id, "success"]);
+      expect([
+        span!.name,
+        span!.traceId,
+        span!.parentSpanId,
+        span!.attributes["toolgate.task_id"],
+        span!.attributes["toolgate.status"],
+      ]).toEqual(["execute_tool file_read", TRACE, PARENT, id, "success"]);
       expect(r.spans()).toHaveLength(1);
     });
   });
@@ -92,14 +134,40 @@ inLoopbackNamespace(import.meta.path, () => {
       await using r = receiver();
       writeFileSync(join(ws.path, "a.txt"), "one\n");
       const cfg = join(ws.path, "..", `${ws.path.split("/").pop()}-cfg.json`);
-      writeFileSync(cfg, JSON.stringify({ workspace: ws.path, delegation: { command: [process.execPath, AGENT, "{objective}", "{server}"], timeout_secs: 60 } }));
-      const objective = JSON.stringify({ calls: [{ tool: "file_read", args: { path: "a.txt" } }, { tool: "file_find", args: { pattern: "*.txt" } }], say: "looked" });
-      const c = await run(["call", "task", JSON.stringify({ objective, kind: "scout" }), "--config", cfg, "--allow-read", "--approve", "task"], { cwd: ws.path, env: { OTEL_EXPORTER_OTLP_ENDPOINT: r.url, TRACEPARENT } });
+      writeFileSync(
+        cfg,
+        JSON.stringify({
+          workspace: ws.path,
+          delegation: { command: [process.execPath, AGENT, "{objective}", "{server}"], timeout_secs: 60 },
+        }),
+      );
+      const objective = JSON.stringify({
+        calls: [
+          { tool: "file_read", args: { path: "a.txt" } },
+          { tool: "file_find", args: { pattern: "*.txt" } },
+        ],
+        say: "looked",
+      });
+      const c = await run(
+        [
+          "call",
+          "task",
+          JSON.stringify({ objective, kind: "scout" }),
+          "--config",
+          cfg,
+          "--allow-read",
+          "--approve",
+          "task",
+        ],
+        { cwd: ws.path, env: { OTEL_EXPORTER_OTLP_ENDPOINT: r.url, TRACEPARENT } },
+      );
       expect([c.code, json(c).payload?.status]).toEqual([0, "done"]);
       const spans = await r.waitFor(3);
       const task = spans.find((s) => s.name === "execute_tool task")!;
       expect([task.traceId, task.parentSpanId, task.attributes["toolgate.status"]]).toEqual([TRACE, PARENT, "success"]);
-      const children = spans.filter((s) => s !== task).map((s) => [s.name, s.traceId, s.parentSpanId, s.attributes["toolgate.delegated"]]);
+      const children = spans
+        .filter((s) => s !== task)
+        .map((s) => [s.name, s.traceId, s.parentSpanId, s.attributes["toolgate.delegated"]]);
       expect(children).toEqual([
         ["execute_tool file_read", TRACE, task.spanId, true],
         ["execute_tool file_find", TRACE, task.spanId, true],
@@ -114,14 +182,26 @@ inLoopbackNamespace(import.meta.path, () => {
       await using r = receiver();
       writeFileSync(join(ws.path, "a.txt"), "one\n");
       // The user's folders lie outside the workspace (a session listens only there).
-      const base = { HOME: home.path, XDG_STATE_HOME: join(home.path, ".state"), OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_BSP_SCHEDULE_DELAY: "50" };
+      const base = {
+        HOME: home.path,
+        XDG_STATE_HOME: join(home.path, ".state"),
+        OTEL_EXPORTER_OTLP_ENDPOINT: r.url,
+        OTEL_BSP_SCHEDULE_DELAY: "50",
+      };
       const start = await run(["session", "start", "--idle-secs", "60"], { cwd: ws.path, env: base });
       expect(start.code).toBe(0);
       try {
-        const c = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws.path, env: { ...base, TRACEPARENT } });
+        const c = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+          cwd: ws.path,
+          env: { ...base, TRACEPARENT },
+        });
         expect(c.code).toBe(0);
         const [span] = await r.waitFor(1);
-        expect([span!.traceId, span!.parentSpanId, span!.attributes["toolgate.via"]]).toEqual([TRACE, PARENT, "session"]);
+        expect([span!.traceId, span!.parentSpanId, span!.attributes["toolgate.via"]]).toEqual([
+          TRACE,
+          PARENT,
+          "session",
+        ]);
       } finally {
         await run(["session", "stop"], { cwd: ws.path, env: base });
       }

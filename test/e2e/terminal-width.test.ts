@@ -16,13 +16,25 @@ describe("on a terminal, output fits its width", () => {
     expect(widest(table)).toBeLessThanOrEqual(cols);
     expect(table.some((l) => l.endsWith("…"))).toBe(true);
     // At 90 the description alone gives way: the digest stays whole (12 hex). At 60 the others must too.
-    expect(table.find((l) => l.startsWith("file_read "))).toMatch(cols >= 90 ? / [0-9a-f]{12} {2}Read/ : / [0-9a-f]{8}… {2}/);
+    expect(table.find((l) => l.startsWith("file_read "))).toMatch(
+      cols >= 90 ? / [0-9a-f]{12} {2}Read/ : / [0-9a-f]{8}… {2}/,
+    );
   });
 
   test("log: long argument previews are cut at the width", async () => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "a.txt"), "x\n");
-    await run(["call", "file_find", JSON.stringify({ pattern: `${"very-long-pattern-".repeat(8)}*` }), "--allow-read", "--approve", "file_find"], { cwd: dir.path });
+    await run(
+      [
+        "call",
+        "file_find",
+        JSON.stringify({ pattern: `${"very-long-pattern-".repeat(8)}*` }),
+        "--allow-read",
+        "--approve",
+        "file_find",
+      ],
+      { cwd: dir.path },
+    );
     const r = await onTerminal(["log"], 70, dir.path);
     expect(r.code).toBe(0);
     expect(r.lines[0]).toStartWith("TIME ");
@@ -51,7 +63,10 @@ describe("on a terminal, output fits its width", () => {
   test("piped, a table is not printed at all: NDJSON, whole", async () => {
     await using dir = tempDir();
     const r = await run(["tools"], { cwd: dir.path });
-    const find = r.stdout.split("\n").map((l) => (l ? JSON.parse(l) : null)).find((d) => d?.name === "file_find");
+    const find = r.stdout
+      .split("\n")
+      .map((l) => (l ? JSON.parse(l) : null))
+      .find((d) => d?.name === "file_find");
     expect(find.description).toEndWith("where nothing is listed.");
   });
 });

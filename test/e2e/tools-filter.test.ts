@@ -6,16 +6,33 @@ import { join } from "node:path";
 import { run, tempDir } from "../helpers.ts";
 
 const MORTAL = join(import.meta.dir, "..", "fixtures", "mcp", "mortal.ts");
-const names = (out: string) => out.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).name as string);
+const names = (out: string) =>
+  out
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).name as string);
 
 describe("toolgate tools filters", () => {
   test.each([
     [["file_*"], ["file_edit", "file_find", "file_read", "file_search", "file_write"]],
-    [["file_*", "--effect", "read"], ["file_find", "file_read", "file_search"]],
-    [["file_*", "--effect", "write"], ["file_edit", "file_write"]],
-    [["--effect", "reversible,idempotent-write"], ["desk", "file_edit", "plan"]],
+    [
+      ["file_*", "--effect", "read"],
+      ["file_find", "file_read", "file_search"],
+    ],
+    [
+      ["file_*", "--effect", "write"],
+      ["file_edit", "file_write"],
+    ],
+    [
+      ["--effect", "reversible,idempotent-write"],
+      ["desk", "file_edit", "plan"],
+    ],
     [["task_????"], ["task_list"]],
-    [["--source", "builtin", "skill_*"], ["skill_list", "skill_load"]],
+    [
+      ["--source", "builtin", "skill_*"],
+      ["skill_list", "skill_load"],
+    ],
     [["--source", "authored"], []],
   ])("%p", async (args, expected) => {
     await using ws = tempDir();
@@ -26,7 +43,10 @@ describe("toolgate tools filters", () => {
 
   test("--source names an MCP server (mcp:NAME, mcp, a glob); its tools only", async () => {
     await using ws = tempDir();
-    writeFileSync(join(ws.path, "toolgate.json"), JSON.stringify({ mcpServers: { m: { command: process.execPath, args: [MORTAL] } } }));
+    writeFileSync(
+      join(ws.path, "toolgate.json"),
+      JSON.stringify({ mcpServers: { m: { command: process.execPath, args: [MORTAL] } } }),
+    );
     const grant = ["--allow-run"];
     for (const source of ["mcp:m", "mcp", "mcp:*"]) {
       const r = await run(["tools", "--source", source, ...grant], { cwd: ws.path });
@@ -38,9 +58,17 @@ describe("toolgate tools filters", () => {
   });
 
   test.each([
-    [["--source", "mcp:nope"], '--source "mcp:nope": no such source in this catalog', "the sources are: builtin, authored, mcp"],
+    [
+      ["--source", "mcp:nope"],
+      '--source "mcp:nope": no such source in this catalog',
+      "the sources are: builtin, authored, mcp",
+    ],
     [["--source", "bultin"], '--source "bultin": no such source', "the sources are:"],
-    [["--effect", "writes"], '--effect "writes": not an effect class', "the effects are: read, idempotent-write, reversible, irreversible, or write"],
+    [
+      ["--effect", "writes"],
+      '--effect "writes": not an effect class',
+      "the effects are: read, idempotent-write, reversible, irreversible, or write",
+    ],
     [["file_read", "--effect", "read"], "filter the list: not one tool's descriptor", "toolgate tools 'GLOB'"],
     [["--lock", "--source", "builtin"], "--lock pins the whole catalog", "drop them"],
     [["--names", "--refresh"], "--names starts no server", ""],
@@ -66,7 +94,10 @@ describe("toolgate tools --names", () => {
   test("names alone, one a line; an MCP server's come from the catalog cache, and none is started", async () => {
     await using ws = tempDir();
     const pids = join(ws.path, "pids");
-    writeFileSync(join(ws.path, "toolgate.json"), JSON.stringify({ mcpServers: { m: { command: process.execPath, args: [MORTAL, `--pids-out=${pids}`] } } }));
+    writeFileSync(
+      join(ws.path, "toolgate.json"),
+      JSON.stringify({ mcpServers: { m: { command: process.execPath, args: [MORTAL, `--pids-out=${pids}`] } } }),
+    );
     const cold = await run(["tools", "--names", "--allow-run"], { cwd: ws.path });
     expect(cold.code).toBe(0);
     expect(cold.stderr).toBe("");

@@ -10,7 +10,12 @@ beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
 });
 
-const ndjson = (s: string) => s.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const ndjson = (s: string) =>
+  s
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const names = (s: string) => ndjson(s).map((d) => d.name as string);
 
 describe("tools --profile", () => {
@@ -46,9 +51,20 @@ describe("tools --profile", () => {
 
   test("a config profile from an untrusted workspace toolgate.json: include with *, exclude wins", async () => {
     await using ws = tempDir();
-    writeFileSync(join(ws.path, "toolgate.json"), JSON.stringify({ profiles: { reader: { include: ["file_*", "skill_*"], exclude: ["file_write", "*_edit"] }, "no-shell": { exclude: ["bash", "dev_*"] } } }));
+    writeFileSync(
+      join(ws.path, "toolgate.json"),
+      JSON.stringify({
+        profiles: {
+          reader: { include: ["file_*", "skill_*"], exclude: ["file_write", "*_edit"] },
+          "no-shell": { exclude: ["bash", "dev_*"] },
+        },
+      }),
+    );
     const r = await run(["tools", "--profile", "reader"], { cwd: ws.path });
-    expect([r.code, names(r.stdout)]).toEqual([0, ["file_find", "file_read", "file_search", "skill_list", "skill_load"]]);
+    expect([r.code, names(r.stdout)]).toEqual([
+      0,
+      ["file_find", "file_read", "file_search", "skill_list", "skill_load"],
+    ]);
     const all = await run(["tools"], { cwd: ws.path });
     const noShell = await run(["tools", "--profile", "no-shell"], { cwd: ws.path });
     expect(names(noShell.stdout)).toEqual(names(all.stdout).filter((n) => n !== "bash" && n !== "dev_check"));
@@ -59,7 +75,9 @@ describe("tools --profile", () => {
     writeFileSync(join(ws.path, "toolgate.json"), JSON.stringify({ profiles: { reader: { include: ["file_read"] } } }));
     const r = await run(["tools", "--profile", "scuot"], { cwd: ws.path });
     expect([r.code, r.stdout]).toEqual([2, ""]);
-    expect(r.stderr).toBe('toolgate: no profile named "scuot"; the profiles are: full, scout, writer (built in); reader (toolgate.json "profiles"); did you mean "scout"?\n  hint: pass one of those to --profile\n');
+    expect(r.stderr).toBe(
+      'toolgate: no profile named "scuot"; the profiles are: full, scout, writer (built in); reader (toolgate.json "profiles"); did you mean "scout"?\n  hint: pass one of those to --profile\n',
+    );
   });
 
   test("--profile with --lock is a usage error: the lock pins the whole catalog", async () => {
@@ -74,10 +92,16 @@ describe("tools --profile", () => {
     const file = join(ws.path, "given.json");
     writeFileSync(file, '{\n  "profiles": {\n    "mine": {},\n    "full": { "exclude": ["bash"] }\n  }\n}\n');
     writeFileSync(join(ws.path, "a.txt"), "hi\n");
-    for (const args of [["tools"], ["tools", "--profile", "mine"], ["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"]]) {
+    for (const args of [
+      ["tools"],
+      ["tools", "--profile", "mine"],
+      ["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"],
+    ]) {
       const r = await run(["--config", file, ...args], { cwd: ws.path });
       expect([r.code, r.stdout]).toEqual([5, ""]);
-      expect(r.stderr).toBe(`toolgate: ${file}:4:5: profiles.full: "full" is a built-in profile (full, scout, writer) and cannot be redefined\n  hint: rename the profile (e.g. "my-full") and pass that name to --profile\n`);
+      expect(r.stderr).toBe(
+        `toolgate: ${file}:4:5: profiles.full: "full" is a built-in profile (full, scout, writer) and cannot be redefined\n  hint: rename the profile (e.g. "my-full") and pass that name to --profile\n`,
+      );
     }
   });
 });
@@ -86,13 +110,32 @@ describe("call --profile", () => {
   test("narrows one call: a tool the profile leaves out is refused profile.excluded before anything is asked or run; one it offers runs", async () => {
     await using ws = tempDir();
     writeFileSync(join(ws.path, "a.txt"), "one\n");
-    const refused = await run(["call", "file_write", '{"path":"b.txt","content":"x"}', "--profile", "scout", "--allow-write", "--approve", "file_write"], { cwd: ws.path });
+    const refused = await run(
+      [
+        "call",
+        "file_write",
+        '{"path":"b.txt","content":"x"}',
+        "--profile",
+        "scout",
+        "--allow-write",
+        "--approve",
+        "file_write",
+      ],
+      { cwd: ws.path },
+    );
     expect([refused.code, JSON.parse(refused.stdout).error_code]).toEqual([1, "profile.excluded"]);
     expect(existsSync(join(ws.path, "b.txt"))).toBe(false);
-    const read = await run(["call", "file_read", '{"path":"a.txt"}', "--profile", "scout", "--allow-read", "--approve", "file_read"], { cwd: ws.path });
+    const read = await run(
+      ["call", "file_read", '{"path":"a.txt"}', "--profile", "scout", "--allow-read", "--approve", "file_read"],
+      { cwd: ws.path },
+    );
     expect([read.code, JSON.parse(read.stdout).payload.content]).toEqual([0, expect.stringContaining("one")]);
-    const unknown = await run(["call", "file_read", '{"path":"a.txt"}', "--profile", "nope", "--allow-read"], { cwd: ws.path });
+    const unknown = await run(["call", "file_read", '{"path":"a.txt"}', "--profile", "nope", "--allow-read"], {
+      cwd: ws.path,
+    });
     expect([unknown.code, unknown.stdout]).toEqual([2, ""]);
-    expect(unknown.stderr).toStartWith('toolgate: no profile named "nope"; the profiles are: full, scout, writer (built in)');
+    expect(unknown.stderr).toStartWith(
+      'toolgate: no profile named "nope"; the profiles are: full, scout, writer (built in)',
+    );
   });
 });

@@ -11,14 +11,28 @@ beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
 });
 
-const ndjson = (s: string) => s.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const ndjson = (s: string) =>
+  s
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const hex = (s: string, n: number) => createHash("sha256").update(s).digest("hex").slice(0, n);
 
 /** An authored tool (listing only: it is never run here). */
 function authored(ws: string, name: string): void {
   const dir = join(ws, "tools", name.slice(0, 20) + hex(name, 6));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "tool.json"), JSON.stringify({ name, description: "Long-named fixture.", input_schema: { type: "object", additionalProperties: false }, effect: "read", approval: "required" }));
+  writeFileSync(
+    join(dir, "tool.json"),
+    JSON.stringify({
+      name,
+      description: "Long-named fixture.",
+      input_schema: { type: "object", additionalProperties: false },
+      effect: "read",
+      approval: "required",
+    }),
+  );
   writeFileSync(join(dir, "run"), '#!/bin/sh\necho "{}"\n');
   chmodSync(join(dir, "run"), 0o755);
 }
@@ -31,7 +45,7 @@ describe("tools --served", () => {
 
   test("a 128-character authored name, the catalog's longest, is served as stem + 8 hex within the budget", async () => {
     await using ws = tempDir();
-    const longest = (`${LONG}_${LONG}`).slice(0, 128);
+    const longest = `${LONG}_${LONG}`.slice(0, 128);
     authored(ws.path, longest);
     const r = await run(["tools", "--served"], { cwd: ws.path });
     expect(r.code).toBe(0);
@@ -60,7 +74,10 @@ describe("tools --served", () => {
     authored(ws.path, LONG.slice(0, 44));
     const r = await run(["tools", "--served"], { cwd: ws.path });
     const served = Object.fromEntries(ndjson(r.stdout).map((d) => [d.name, d.served]));
-    expect([served[LONG.slice(0, 44)], served[LONG]]).toEqual([LONG.slice(0, 44), `finance_reconciliation_of_every_out_${hex(LONG, 8)}`]);
+    expect([served[LONG.slice(0, 44)], served[LONG]]).toEqual([
+      LONG.slice(0, 44),
+      `finance_reconciliation_of_every_out_${hex(LONG, 8)}`,
+    ]);
   });
 
   test("a tool named like another's shortened form keeps its name; the long one takes a longer digest", async () => {
@@ -87,7 +104,11 @@ describe("tools --served", () => {
   test("with --profile, the served names are those of the whole catalog, narrowed", async () => {
     await using ws = tempDir();
     const r = await run(["tools", "--served", "--profile", "writer"], { cwd: ws.path });
-    expect(ndjson(r.stdout).map((d) => [d.name, d.served])).toEqual([["file_edit", "file_edit"], ["file_read", "file_read"], ["file_write", "file_write"]]);
+    expect(ndjson(r.stdout).map((d) => [d.name, d.served])).toEqual([
+      ["file_edit", "file_edit"],
+      ["file_read", "file_read"],
+      ["file_write", "file_write"],
+    ]);
   });
 
   test.each([

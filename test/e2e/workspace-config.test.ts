@@ -7,7 +7,12 @@ import { json, run, tempDir, trustEnv, type RunResult } from "../helpers.ts";
 import { serve } from "../serve/client.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
-const lines = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const lines = (r: RunResult) =>
+  r.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 /** A checkout (a git repository holding notes.txt), a config folder elsewhere, and HOME apart from both. */
 function layout(root: string) {
@@ -26,7 +31,10 @@ describe("--config chooses a config, never the workspace", () => {
     const { checkout, ci, env } = layout(d.path);
     // "notes.txt" is relative: against the workspace (the checkout), not the config's folder.
     writeFileSync(join(ci, "toolgate.json"), JSON.stringify({ permissions: { allow: { read: ["notes.txt"] } } }));
-    const r = await run(["call", "file_read", '{"path":"notes.txt"}', "--approve", "file_read", "--config", join(ci, "toolgate.json")], { cwd: checkout, env });
+    const r = await run(
+      ["call", "file_read", '{"path":"notes.txt"}', "--approve", "file_read", "--config", join(ci, "toolgate.json")],
+      { cwd: checkout, env },
+    );
     expect([r.code, json(r).status, json(r).payload?.content]).toEqual([0, "success", "1\tfrom the checkout"]);
     expect(existsSync(join(checkout, ".toolgate"))).toBe(true);
     expect(existsSync(join(ci, ".toolgate"))).toBe(false);
@@ -38,7 +46,10 @@ describe("--config chooses a config, never the workspace", () => {
     await using d = tempDir();
     const { checkout, ci, env } = layout(d.path);
     writeFileSync(join(ci, "user.json"), JSON.stringify({ permissions: { allow: { read: ["notes.txt"] } } }));
-    const r = await run(["call", "file_read", '{"path":"notes.txt"}', "--approve", "file_read"], { cwd: checkout, env: { ...env, TOOLGATE_CONFIG: join(ci, "user.json") } });
+    const r = await run(["call", "file_read", '{"path":"notes.txt"}', "--approve", "file_read"], {
+      cwd: checkout,
+      env: { ...env, TOOLGATE_CONFIG: join(ci, "user.json") },
+    });
     expect([r.code, json(r).payload?.content]).toEqual([0, "1\tfrom the checkout"]);
     expect(existsSync(join(ci, ".toolgate"))).toBe(false);
   });
@@ -53,7 +64,10 @@ describe("--config chooses a config, never the workspace", () => {
 });
 
 describe("toolgate trust binds the workspace the boot uses", () => {
-  test.each([["found from a subfolder", []], ["named from a subfolder", ["../toolgate.json"]]])("a config %s is trusted for its own folder, not the folder trust ran in", async (_n, args) => {
+  test.each([
+    ["found from a subfolder", []],
+    ["named from a subfolder", ["../toolgate.json"]],
+  ])("a config %s is trusted for its own folder, not the folder trust ran in", async (_n, args) => {
     await using d = tempDir();
     const { checkout, env } = layout(d.path);
     const sub = join(checkout, "sub");
@@ -73,7 +87,10 @@ describe("discovery starts from --workspace", () => {
     mkdirSync(join(p, ".git"), { recursive: true });
     writeFileSync(join(p, "a.txt"), "a\n");
     // Its profile, and an approval that made plan (by default "never") stricter.
-    writeFileSync(join(p, "toolgate.json"), JSON.stringify({ profiles: { mine: { include: ["plan", "task_list"] } }, approval: { plan: "required" } }));
+    writeFileSync(
+      join(p, "toolgate.json"),
+      JSON.stringify({ profiles: { mine: { include: ["plan", "task_list"] } }, approval: { plan: "required" } }),
+    );
     const elsewhere = join(root, "elsewhere");
     mkdirSync(elsewhere);
     return { p, elsewhere };
@@ -82,18 +99,32 @@ describe("discovery starts from --workspace", () => {
   test("tools --workspace PROJECT from another folder uses PROJECT/toolgate.json (its profile, its approval)", async () => {
     await using d = tempDir();
     const { p, elsewhere } = project(d.path);
-    const r = await run(["tools", "--workspace", p, "--profile", "mine"], { cwd: elsewhere, env: { HOME: join(d.path, "home") } });
+    const r = await run(["tools", "--workspace", p, "--profile", "mine"], {
+      cwd: elsewhere,
+      env: { HOME: join(d.path, "home") },
+    });
     expect(r.code).toBe(0);
-    expect(lines(r).map((t) => [t.name, t.approval])).toEqual([["plan", "required"], ["task_list", "never"]]);
+    expect(lines(r).map((t) => [t.name, t.approval])).toEqual([
+      ["plan", "required"],
+      ["task_list", "never"],
+    ]);
     expect(existsSync(join(elsewhere, ".toolgate"))).toBe(false);
   });
 
   test("serve --workspace PROJECT started by an editor from another folder serves PROJECT's profile, with the effective approval", async () => {
     await using d = tempDir();
     const { p, elsewhere } = project(d.path);
-    await using served = await serve(["--workspace", p, "--profile", "mine"], { cwd: elsewhere, home: join(d.path, "home") });
+    await using served = await serve(["--workspace", p, "--profile", "mine"], {
+      cwd: elsewhere,
+      home: join(d.path, "home"),
+    });
     const listed = await served.client.listTools();
-    expect(listed.tools.map((t) => [t.name, (t._meta as { toolgate: { approval: string } }).toolgate.approval])).toEqual([["plan", "required"], ["task_list", "never"]]);
+    expect(
+      listed.tools.map((t) => [t.name, (t._meta as { toolgate: { approval: string } }).toolgate.approval]),
+    ).toEqual([
+      ["plan", "required"],
+      ["task_list", "never"],
+    ]);
     // The state folder is PROJECT's: the task list is read there, nothing is made where serve was started.
     const tasks = await served.client.callTool({ name: "task_list", arguments: {} });
     expect(tasks.isError).toBeFalsy();
@@ -111,7 +142,9 @@ describe("a server's env.PATH", () => {
     mkdirSync(helpers);
     symlinkSync(process.execPath, join(helpers, "helper-runtime"));
     const envOut = join(root, "env.json");
-    writeFileSync(join(bin, "path-server"), `#!/bin/sh\nexec helper-runtime ${FIXTURE} --env-out=${envOut}\n`, { mode: 0o755 });
+    writeFileSync(join(bin, "path-server"), `#!/bin/sh\nexec helper-runtime ${FIXTURE} --env-out=${envOut}\n`, {
+      mode: 0o755,
+    });
     const PATH = `${bin}:${helpers}:/usr/bin:/bin`;
     return { PATH, envOut, config: { mcpServers: { fx: { command: "path-server", env: { PATH } } } } };
   };
@@ -121,7 +154,19 @@ describe("a server's env.PATH", () => {
     const { checkout, ci, env } = layout(d.path);
     const s = server(d.path);
     writeFileSync(join(ci, "toolgate.json"), JSON.stringify(s.config));
-    const r = await run(["call", "fx__echo__echo", '{"message":"hi"}', "--config", join(ci, "toolgate.json"), "--allow-run", "--approve", "all"], { cwd: checkout, env });
+    const r = await run(
+      [
+        "call",
+        "fx__echo__echo",
+        '{"message":"hi"}',
+        "--config",
+        join(ci, "toolgate.json"),
+        "--allow-run",
+        "--approve",
+        "all",
+      ],
+      { cwd: checkout, env },
+    );
     expect([r.code, json(r).status], r.stderr).toEqual([0, "success"]);
     expect(JSON.parse(readFileSync(s.envOut, "utf8")).PATH).toBe(s.PATH);
   });
@@ -146,7 +191,10 @@ describe("a server's env.PATH", () => {
   test("a relative entry is refused naming the key", async () => {
     await using d = tempDir();
     const { checkout, ci, env } = layout(d.path);
-    writeFileSync(join(ci, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: "/bin/true", env: { PATH: "node_modules/.bin:/usr/bin" } } } }));
+    writeFileSync(
+      join(ci, "toolgate.json"),
+      JSON.stringify({ mcpServers: { fx: { command: "/bin/true", env: { PATH: "node_modules/.bin:/usr/bin" } } } }),
+    );
     const r = await run(["tools", "--config", join(ci, "toolgate.json")], { cwd: checkout, env });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('mcpServers.fx.env.PATH: PATH has the relative entry "node_modules/.bin"');

@@ -43,7 +43,12 @@ describe("kindAt", () => {
     mkdirSync(join(t.path, "d"));
     writeFileSync(join(t.path, "f"), "");
     symlinkSync("f", join(t.path, "l"));
-    expect([kindAt(join(t.path, "d")), kindAt(join(t.path, "f")), kindAt(join(t.path, "nope")), kindAt(join(t.path, "l"))]).toEqual(["dir", "file", "ENOENT", CHANGED]);
+    expect([
+      kindAt(join(t.path, "d")),
+      kindAt(join(t.path, "f")),
+      kindAt(join(t.path, "nope")),
+      kindAt(join(t.path, "l")),
+    ]).toEqual(["dir", "file", "ENOENT", CHANGED]);
   });
 });
 

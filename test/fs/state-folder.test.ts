@@ -4,7 +4,14 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureStateFolder, MARK_NAME, newStateFile, ownFolder, StateFolderRefused, stateFolderProblem } from "../../src/fs/state-folder.ts";
+import {
+  ensureStateFolder,
+  MARK_NAME,
+  newStateFile,
+  ownFolder,
+  StateFolderRefused,
+  stateFolderProblem,
+} from "../../src/fs/state-folder.ts";
 import { tempDir } from "../helpers.ts";
 
 describe("ensureStateFolder", () => {
@@ -14,7 +21,9 @@ describe("ensureStateFolder", () => {
     ensureStateFolder(state);
     expect(statSync(state).mode & 0o777).toBe(0o700);
     expect(readdirSync(state).sort()).toEqual([".gitignore", MARK_NAME]);
-    expect(readFileSync(join(state, MARK_NAME), "utf8")).toBe(`toolgate made this folder: inode ${statSync(state).ino}, born ${statSync(state, { bigint: true }).birthtimeNs}\n`);
+    expect(readFileSync(join(state, MARK_NAME), "utf8")).toBe(
+      `toolgate made this folder: inode ${statSync(state).ino}, born ${statSync(state, { bigint: true }).birthtimeNs}\n`,
+    );
     expect(stateFolderProblem(state, true)).toBeNull();
   });
 
@@ -34,7 +43,9 @@ describe("ensureStateFolder", () => {
     ensureStateFolder(join(dir.path, "s"));
     symlinkSync("/etc", join(dir.path, "s", "artifacts"));
     // Checked anew (a folder a child could write): the link is seen.
-    expect(stateFolderProblem(join(dir.path, "s"), true)?.message).toContain(`holds a symbolic link, ${join(dir.path, "s", "artifacts")}`);
+    expect(stateFolderProblem(join(dir.path, "s"), true)?.message).toContain(
+      `holds a symbolic link, ${join(dir.path, "s", "artifacts")}`,
+    );
     ensureStateFolder(join(dir.path, "t"));
     chmodSync(join(dir.path, "t"), 0o755);
     expect(stateFolderProblem(join(dir.path, "t"), true)?.hint).toContain("chmod 700");
@@ -44,7 +55,10 @@ describe("ensureStateFolder", () => {
     await using dir = tempDir();
     mkdirSync(join(dir.path, "e"), { mode: 0o755 });
     ensureStateFolder(join(dir.path, "e"));
-    expect([statSync(join(dir.path, "e")).mode & 0o777, readdirSync(join(dir.path, "e"))]).toEqual([0o700, [MARK_NAME]]);
+    expect([statSync(join(dir.path, "e")).mode & 0o777, readdirSync(join(dir.path, "e"))]).toEqual([
+      0o700,
+      [MARK_NAME],
+    ]);
     mkdirSync(join(dir.path, "f"), { mode: 0o700 });
     writeFileSync(join(dir.path, "f", "toolgate.db"), "");
     expect(() => ensureStateFolder(join(dir.path, "f"))).toThrow(/has no mark of toolgate's; it holds toolgate.db/);
@@ -58,7 +72,11 @@ describe("files in the state folder", () => {
     const b = newStateFile(dir.path, "prompts", "args-", ".json", "same");
     expect(a).not.toBe(b);
     expect(a).toMatch(/\/prompts\/args-[0-9a-f]{32}\.json$/);
-    expect([statSync(a).mode & 0o777, statSync(join(dir.path, "prompts")).mode & 0o777, readFileSync(b, "utf8")]).toEqual([0o600, 0o700, "same"]);
+    expect([
+      statSync(a).mode & 0o777,
+      statSync(join(dir.path, "prompts")).mode & 0o777,
+      readFileSync(b, "utf8"),
+    ]).toEqual([0o600, 0o700, "same"]);
   });
 
   test("ownFolder refuses a link and a folder open to others; makes a missing one 0700", async () => {

@@ -14,8 +14,15 @@ export function inLoopbackNamespace(file: string, body: () => void): void {
   test("runs inside a network namespace holding only loopback (unshare -n)", async () => {
     // Root makes the namespace directly; anyone else through a user namespace (-r).
     const unshare = process.getuid?.() === 0 ? ["unshare", "-n"] : ["unshare", "-rn"];
-    const proc = Bun.spawn([...unshare, "sh", "-c", 'ip link set lo up && exec "$0" test "$1" --timeout 60000', process.execPath, file], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn(
+      [...unshare, "sh", "-c", 'ip link set lo up && exec "$0" test "$1" --timeout 60000', process.execPath, file],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     if (code !== 0) process.stderr.write(`${out}\n${err}\n`);
     const summary = /(\d+) pass[\s\S]*?(\d+) fail/.exec(err);
     expect({ code, failed: summary?.[2] }).toEqual({ code: 0, failed: "0" });

@@ -5,7 +5,10 @@ import { checkBoundary } from "../../src/boundary/boundary.ts";
 import { urlInWords } from "../../src/http/audit.ts";
 import { auditView, checkUrl, judgeAnswers, type Reach } from "../../src/http/policy.ts";
 
-const reach: Reach = { exact: new Set(["127.0.0.1:8080", "[::1]:8080", "localhost:3000", "10.1.2.3:443", "site.test:9000"]), pinned: new Set(["site.test:9000"]) };
+const reach: Reach = {
+  exact: new Set(["127.0.0.1:8080", "[::1]:8080", "localhost:3000", "10.1.2.3:443", "site.test:9000"]),
+  pinned: new Set(["site.test:9000"]),
+};
 
 /** What checkUrl says: "ok", or the rule with the range when there is one. */
 function verdict(url: string, r: Reach = reach): string {
@@ -163,7 +166,11 @@ describe("checkUrl", () => {
 
   test("operator endpoints are trusted for their address class but still scheme-checked", () => {
     const op: Reach = { exact: new Set(), pinned: new Set(), trustAddressClass: true };
-    expect([verdict("http://127.0.0.1:9/", op), verdict("file:///etc/passwd", op), verdict("http://u:p@127.0.0.1/", op)]).toEqual(["ok", "scheme", "userinfo"]);
+    expect([
+      verdict("http://127.0.0.1:9/", op),
+      verdict("file:///etc/passwd", op),
+      verdict("http://u:p@127.0.0.1/", op),
+    ]).toEqual(["ok", "scheme", "userinfo"]);
   });
 
   test("a refusal names the exact flag that would reach the address", () => {
@@ -172,8 +179,15 @@ describe("checkUrl", () => {
       ok: false,
       refusal: {
         code: "url.rejected",
-        message: "the address 127.0.0.1 is in a non-public range (loopback); only an exact grant reaches it (--allow-net=127.0.0.1:5000)",
-        details: { rule: "private_address", host: "127.0.0.1", address: "127.0.0.1", range: "loopback", flag: "--allow-net=127.0.0.1:5000" },
+        message:
+          "the address 127.0.0.1 is in a non-public range (loopback); only an exact grant reaches it (--allow-net=127.0.0.1:5000)",
+        details: {
+          rule: "private_address",
+          host: "127.0.0.1",
+          address: "127.0.0.1",
+          range: "loopback",
+          flag: "--allow-net=127.0.0.1:5000",
+        },
       },
     });
   });
@@ -183,11 +197,30 @@ describe("judgeAnswers", () => {
   const open: Reach = { exact: new Set(), pinned: new Set() };
   test("every answer must be public: one private among public ones refuses the name", () => {
     const r = judgeAnswers("mixed.test", 443, ["93.184.216.34", "10.0.0.5"], open, false);
-    expect(r.ok ? "ok" : r.refusal.details).toEqual({ rule: "private_address", host: "mixed.test", address: "10.0.0.5", range: "private", flag: "--allow-net=10.0.0.5:443" });
+    expect(r.ok ? "ok" : r.refusal.details).toEqual({
+      rule: "private_address",
+      host: "mixed.test",
+      address: "10.0.0.5",
+      range: "private",
+      flag: "--allow-net=10.0.0.5:443",
+    });
   });
-  test("public answers pass, in order", () => expect(judgeAnswers("a.test", 443, ["93.184.216.34", "2606:4700::1"], open, false)).toEqual({ ok: true, value: ["93.184.216.34", "2606:4700::1"] }));
-  test("no answer is dns_failed", () => expect(judgeAnswers("a.test", 443, [], open, false)).toEqual({ ok: false, refusal: { code: "url.rejected", message: "a.test has no address", details: { rule: "dns_failed", host: "a.test" } } }));
-  test("an IPv4-mapped loopback answer is refused like loopback", () => expect(judgeAnswers("a.test", 80, ["::ffff:127.0.0.1"], open, false).ok).toBe(false));
+  test("public answers pass, in order", () =>
+    expect(judgeAnswers("a.test", 443, ["93.184.216.34", "2606:4700::1"], open, false)).toEqual({
+      ok: true,
+      value: ["93.184.216.34", "2606:4700::1"],
+    }));
+  test("no answer is dns_failed", () =>
+    expect(judgeAnswers("a.test", 443, [], open, false)).toEqual({
+      ok: false,
+      refusal: {
+        code: "url.rejected",
+        message: "a.test has no address",
+        details: { rule: "dns_failed", host: "a.test" },
+      },
+    }));
+  test("an IPv4-mapped loopback answer is refused like loopback", () =>
+    expect(judgeAnswers("a.test", 80, ["::ffff:127.0.0.1"], open, false).ok).toBe(false));
   test("a name pinned by --resolve reaches a private pin with the exact grant by name", () => {
     expect(judgeAnswers("site.test", 9000, ["127.0.0.1"], reach, true)).toEqual({ ok: true, value: ["127.0.0.1"] });
   });
@@ -220,6 +253,8 @@ describe("urlInWords: a URL as a message names it, never what the boundary withh
     expect(checkBoundary({ message: `x redirected to ${words}` }, { localPaths: true })).toBeNull();
   });
   test("the audit view of a file: URL is itself a local path to the boundary (why messages do not use it)", () => {
-    expect(checkBoundary({ message: `x redirected to ${auditView("file:///etc/passwd")}` }, { localPaths: true })?.rule).toBe("local_path");
+    expect(
+      checkBoundary({ message: `x redirected to ${auditView("file:///etc/passwd")}` }, { localPaths: true })?.rule,
+    ).toBe("local_path");
   });
 });

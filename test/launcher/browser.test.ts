@@ -9,7 +9,10 @@ import { waitFor } from "../support/wait.ts";
 
 describe("browserCommand", () => {
   test("$BROWSER wins, split into its words", () => {
-    expect(browserCommand({ BROWSER: "firefox --new-tab", DISPLAY: ":0", PATH: "/usr/bin" })).toEqual(["firefox", "--new-tab"]);
+    expect(browserCommand({ BROWSER: "firefox --new-tab", DISPLAY: ":0", PATH: "/usr/bin" })).toEqual([
+      "firefox",
+      "--new-tab",
+    ]);
   });
 
   test("xdg-open on PATH with a display; nothing without one", async () => {
@@ -27,7 +30,9 @@ describe("browserCommand", () => {
     const out = join(d.path, "opened");
     writeFileSync(join(d.path, "b.sh"), `#!/bin/sh\nprintf '%s' "$1" > ${out}\n`);
     chmodSync(join(d.path, "b.sh"), 0o755);
-    expect(openBrowser("http://127.0.0.1:1/authorize?x=1", { BROWSER: join(d.path, "b.sh"), PATH: "/usr/bin:/bin" })).toBe(true);
+    expect(
+      openBrowser("http://127.0.0.1:1/authorize?x=1", { BROWSER: join(d.path, "b.sh"), PATH: "/usr/bin:/bin" }),
+    ).toBe(true);
     await waitFor("the browser's file", () => Bun.file(out).exists());
     expect(await Bun.file(out).text()).toBe("http://127.0.0.1:1/authorize?x=1");
     expect(openBrowser("http://x", { PATH: "/usr/bin" })).toBe(false);
@@ -38,11 +43,28 @@ describe("browserCommand", () => {
     const out = join(d.path, "env");
     writeFileSync(join(d.path, "b.sh"), `#!/bin/sh\nenv | sort > ${out}.tmp && mv ${out}.tmp ${out}\n`);
     chmodSync(join(d.path, "b.sh"), 0o755);
-    const env = { BROWSER: join(d.path, "b.sh"), PATH: "/usr/bin:/bin", DISPLAY: ":0", HOME: d.path, CI_MCP_SECRET: "s3cret-token", GITHUB_TOKEN: "ghp_x" };
+    const env = {
+      BROWSER: join(d.path, "b.sh"),
+      PATH: "/usr/bin:/bin",
+      DISPLAY: ":0",
+      HOME: d.path,
+      CI_MCP_SECRET: "s3cret-token",
+      GITHUB_TOKEN: "ghp_x",
+    };
     expect(openBrowser("http://x", env)).toBe(true);
     await waitFor("the browser's file", () => Bun.file(out).exists());
-    const seen = (await Bun.file(out).text()).split("\n").filter(Boolean).map((l) => l.split("=")[0]!);
-    expect(seen.filter((k) => ["BROWSER", "PATH", "DISPLAY", "HOME", "CI_MCP_SECRET", "GITHUB_TOKEN"].includes(k))).toEqual(["BROWSER", "DISPLAY", "HOME", "PATH"]);
-    expect(browserEnv({ ...env, LD_PRELOAD: "/x.so" })).toEqual({ BROWSER: env.BROWSER, PATH: "/usr/bin:/bin", DISPLAY: ":0", HOME: d.path });
+    const seen = (await Bun.file(out).text())
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split("=")[0]!);
+    expect(
+      seen.filter((k) => ["BROWSER", "PATH", "DISPLAY", "HOME", "CI_MCP_SECRET", "GITHUB_TOKEN"].includes(k)),
+    ).toEqual(["BROWSER", "DISPLAY", "HOME", "PATH"]);
+    expect(browserEnv({ ...env, LD_PRELOAD: "/x.so" })).toEqual({
+      BROWSER: env.BROWSER,
+      PATH: "/usr/bin:/bin",
+      DISPLAY: ":0",
+      HOME: d.path,
+    });
   });
 });

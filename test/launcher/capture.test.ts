@@ -28,7 +28,12 @@ describe("tails and totals", () => {
       artifactsDir: join(dir.path, "artifacts"),
     });
     if (!r.ok) throw new Error(r.refusal.message);
-    expect(r.value.stdout).toEqual({ tail: UNIT.repeat(TAIL_CHARS / 4), bytes: 8 * REPEAT, chars: 4 * REPEAT, truncated: true });
+    expect(r.value.stdout).toEqual({
+      tail: UNIT.repeat(TAIL_CHARS / 4),
+      bytes: 8 * REPEAT,
+      chars: 4 * REPEAT,
+      truncated: true,
+    });
     expect(readFileSync(r.value.artifacts.stdout!, "utf8")).toBe(UNIT.repeat(REPEAT));
   });
 
@@ -118,7 +123,8 @@ describe("artifact failures", () => {
       return {
         path,
         write(data) {
-          if (path.endsWith(".stdout.log") && ++writes > 1) throw new Error("ENOSPC: no space left on device (injected)");
+          if (path.endsWith(".stdout.log") && ++writes > 1)
+            throw new Error("ENOSPC: no space left on device (injected)");
           real.write(data);
         },
         close: () => real.close(),
@@ -132,8 +138,13 @@ describe("artifact failures", () => {
       deadlineMs: 30_000,
       artifactsDir: join(dir.path, "artifacts"),
     });
-    if (r.ok || r.refusal.code !== "launch.artifact_error") throw new Error(`expected an artifact error, got ${JSON.stringify(r)}`);
-    expect(r.refusal.details).toMatchObject({ stream: "stdout", error: "ENOSPC: no space left on device (injected)", execution: { ended: "exited", code: 0 } });
+    if (r.ok || r.refusal.code !== "launch.artifact_error")
+      throw new Error(`expected an artifact error, got ${JSON.stringify(r)}`);
+    expect(r.refusal.details).toMatchObject({
+      stream: "stdout",
+      error: "ENOSPC: no space left on device (injected)",
+      execution: { ended: "exited", code: 0 },
+    });
     const execution = r.refusal.details.execution!;
     expect(execution.stdout.bytes).toBe(bytes);
     expect(execution.stderr.tail).toBe("done\n");
@@ -146,17 +157,26 @@ describe("the artifact cap", () => {
   test.each([
     ["raw", null],
     ["redacting", new StreamRedactor(["never-printed-value"])],
-  ])("%s: the artifact keeps the first bytes and a note; the tail and totals cover the whole stream", async (_name, redactor) => {
-    await using dir = tempDir();
-    const path = join(dir.path, "out.log");
-    const capture = new StreamCapture(() => fileSink(path), redactor, 10);
-    capture.push(new TextEncoder().encode("0123456"));
-    capture.push(new TextEncoder().encode("789abcdef"));
-    expect(capture.end()).toEqual({ tail: "0123456789abcdef", bytes: 16, chars: 16, truncated: false, artifactCut: true });
-    expect(readFileSync(path, "utf8")).toBe(
-      "0123456789\n[toolgate: this artifact holds the first 10 bytes of the stream (the cap per stream); the stream had 16 bytes in all, and the result's tail shows its end]\n",
-    );
-  });
+  ])(
+    "%s: the artifact keeps the first bytes and a note; the tail and totals cover the whole stream",
+    async (_name, redactor) => {
+      await using dir = tempDir();
+      const path = join(dir.path, "out.log");
+      const capture = new StreamCapture(() => fileSink(path), redactor, 10);
+      capture.push(new TextEncoder().encode("0123456"));
+      capture.push(new TextEncoder().encode("789abcdef"));
+      expect(capture.end()).toEqual({
+        tail: "0123456789abcdef",
+        bytes: 16,
+        chars: 16,
+        truncated: false,
+        artifactCut: true,
+      });
+      expect(readFileSync(path, "utf8")).toBe(
+        "0123456789\n[toolgate: this artifact holds the first 10 bytes of the stream (the cap per stream); the stream had 16 bytes in all, and the result's tail shows its end]\n",
+      );
+    },
+  );
 
   test("a stream exactly at the cap is not cut", async () => {
     await using dir = tempDir();

@@ -16,13 +16,24 @@ const launcher = launcherWith();
 async function launch(warm: boolean, spec: Partial<LaunchSpec> & { argv: string[] }) {
   await using dir = tempDir();
   if (warm) warmGuard(SELF);
-  const r = await launcher.launch({ env: env({ values: { ONLY: "this" } }), cwd: dir.path, deadlineMs: 20_000, artifactsDir: join(dir.path, "a"), guard: SELF, ...spec });
+  const r = await launcher.launch({
+    env: env({ values: { ONLY: "this" } }),
+    cwd: dir.path,
+    deadlineMs: 20_000,
+    artifactsDir: join(dir.path, "a"),
+    guard: SELF,
+    ...spec,
+  });
   return { r, dir: dir.path };
 }
 
-describe.each([["cold", false], ["warm", true]] as const)("a %s guardian", (_name, warm) => {
+describe.each([
+  ["cold", false],
+  ["warm", true],
+] as const)("a %s guardian", (_name, warm) => {
   test("relays stdin, the exact environment and folder, and the exit code", async () => {
-    const script = 'read line; echo "got $line in $(pwd)"; tr "\\0" " " < /proc/$PPID/cmdline; echo; /usr/bin/env | sort; exit 3';
+    const script =
+      'read line; echo "got $line in $(pwd)"; tr "\\0" " " < /proc/$PPID/cmdline; echo; /usr/bin/env | sort; exit 3';
     const { r, dir } = await launch(warm, { argv: ["/bin/sh", "-c", script], stdin: "hello\n" });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -31,8 +42,13 @@ describe.each([["cold", false], ["warm", true]] as const)("a %s guardian", (_nam
     expect(lines[0]).toBe(`got hello in ${dir}`);
     // Its parent is the guardian.
     expect(lines[1]).toContain(` __guard ${process.pid} ${warm ? "--wait" : "--"}`);
-    expect(lines.slice(2).filter((l) => !l.startsWith("PWD=") && !l.startsWith("SHLVL=") && !l.startsWith("_="))).toEqual([
-      "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "ONLY=this", "PATH=/usr/bin:/bin:/usr/sbin:/sbin:/opt/homebrew/bin:/usr/local/bin",
+    expect(
+      lines.slice(2).filter((l) => !l.startsWith("PWD=") && !l.startsWith("SHLVL=") && !l.startsWith("_=")),
+    ).toEqual([
+      "LANG=C.UTF-8",
+      "LC_ALL=C.UTF-8",
+      "ONLY=this",
+      "PATH=/usr/bin:/bin:/usr/sbin:/sbin:/opt/homebrew/bin:/usr/local/bin",
     ]);
   }, 30_000);
 
@@ -48,7 +64,10 @@ describe.each([["cold", false], ["warm", true]] as const)("a %s guardian", (_nam
 
   test("a program it cannot start is a spawn failure naming it", async () => {
     const { r } = await launch(warm, { argv: ["no-such-program-for-toolgate"] });
-    expect(r.ok ? r.value : r.refusal).toMatchObject({ code: "launch.spawn_failed", details: { errno: "ENOENT", program: "no-such-program-for-toolgate" } });
+    expect(r.ok ? r.value : r.refusal).toMatchObject({
+      code: "launch.spawn_failed",
+      details: { errno: "ENOENT", program: "no-such-program-for-toolgate" },
+    });
   }, 30_000);
 });
 
@@ -61,8 +80,21 @@ test("a warm guardian whose command ended before its stdin was written (a busy m
   const proc = { stdin: { write: gone, end: gone } } as unknown as WarmGuard["proc"];
   expect(() => startWarm({ proc, control }, { argv: ["true"], env: {}, cwd: "/" }, new Uint8Array([1]))).not.toThrow();
   // Any other error is still one.
-  const broken = { stdin: { write: () => { throw new Error("EBADF"); }, end: () => 0 } } as unknown as WarmGuard["proc"];
-  expect(() => startWarm({ proc: broken, control: openSync("/dev/null", "w") }, { argv: ["true"], env: {}, cwd: "/" }, new Uint8Array([1]))).toThrow("EBADF");
+  const broken = {
+    stdin: {
+      write: () => {
+        throw new Error("EBADF");
+      },
+      end: () => 0,
+    },
+  } as unknown as WarmGuard["proc"];
+  expect(() =>
+    startWarm(
+      { proc: broken, control: openSync("/dev/null", "w") },
+      { argv: ["true"], env: {}, cwd: "/" },
+      new Uint8Array([1]),
+    ),
+  ).toThrow("EBADF");
 });
 
 test("a guardian started for a call that never runs its command ends with the call (nothing waits on it)", async () => {
@@ -73,6 +105,10 @@ test("a guardian started for a call that never runs its command ends with the ca
   expect(r.code).toBe(4);
   expect(performance.now() - started).toBeLessThan(5_000);
   const guards = () =>
-    Bun.spawnSync(["pgrep", "-f", `^${BIN} __guard`]).stdout.toString().split("\n").filter(Boolean).map(Number);
+    Bun.spawnSync(["pgrep", "-f", `^${BIN} __guard`])
+      .stdout.toString()
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
   await waitFor("no guardian left", () => guards().every(gone), 3_000);
 });

@@ -8,7 +8,15 @@ import { env, gone, launcherWith, waitFor } from "./support.ts";
 const launcher = launcherWith();
 
 async function run(dir: string, argv: string[], extra: Partial<LaunchSpec> = {}): Promise<LaunchOutcome> {
-  return launcher.launch({ argv, env: env(), cwd: dir, deadlineMs: 10_000, graceMs: 200, artifactsDir: join(dir, "state", "artifacts"), ...extra });
+  return launcher.launch({
+    argv,
+    env: env(),
+    cwd: dir,
+    deadlineMs: 10_000,
+    graceMs: 200,
+    artifactsDir: join(dir, "state", "artifacts"),
+    ...extra,
+  });
 }
 
 async function value(dir: string, argv: string[], extra: Partial<LaunchSpec> = {}) {
@@ -63,7 +71,10 @@ describe("spawn failures", () => {
   test("a program missing from the child's PATH is a typed failure naming the PATH", async () => {
     await using dir = tempDir();
     const r = refusal(await run(dir.path, ["no-such-program-for-toolgate"]));
-    expect(r).toMatchObject({ code: "launch.spawn_failed", details: { errno: "ENOENT", program: "no-such-program-for-toolgate" } });
+    expect(r).toMatchObject({
+      code: "launch.spawn_failed",
+      details: { errno: "ENOENT", program: "no-such-program-for-toolgate" },
+    });
     expect(r?.message).toContain("/usr/bin:/bin:/usr/sbin:/sbin");
     // Nothing ran, so no artifact was made.
     expect(existsSync(join(dir.path, "state"))).toBe(false);
@@ -71,7 +82,10 @@ describe("spawn failures", () => {
 
   test("a missing absolute program is ENOENT", async () => {
     await using dir = tempDir();
-    expect(refusal(await run(dir.path, [join(dir.path, "absent")]))).toMatchObject({ code: "launch.spawn_failed", details: { errno: "ENOENT" } });
+    expect(refusal(await run(dir.path, [join(dir.path, "absent")]))).toMatchObject({
+      code: "launch.spawn_failed",
+      details: { errno: "ENOENT" },
+    });
   });
 
   test("a file that is not executable is EACCES", async () => {
@@ -79,7 +93,10 @@ describe("spawn failures", () => {
     const script = join(dir.path, "script.sh");
     writeFileSync(script, "echo hi\n");
     chmodSync(script, 0o644);
-    expect(refusal(await run(dir.path, [script]))).toMatchObject({ code: "launch.spawn_failed", details: { errno: "EACCES" } });
+    expect(refusal(await run(dir.path, [script]))).toMatchObject({
+      code: "launch.spawn_failed",
+      details: { errno: "EACCES" },
+    });
   });
 
   test("a missing working folder is named as such", async () => {
@@ -113,7 +130,10 @@ describe("input and the sandbox hook", () => {
 
   test("stdin data the child never reads does not hold up the run", async () => {
     await using dir = tempDir();
-    expect(await value(dir.path, ["true"], { stdin: "x".repeat(4 * 1024 * 1024) })).toMatchObject({ ended: "exited", code: 0 });
+    expect(await value(dir.path, ["true"], { stdin: "x".repeat(4 * 1024 * 1024) })).toMatchObject({
+      ended: "exited",
+      code: 0,
+    });
   });
 
   test("without stdin data the child reads end of file at once", async () => {
@@ -139,7 +159,13 @@ describe("input and the sandbox hook", () => {
       },
     });
     expect(v.stdout.tail).toBe("wrapped\ninner\n");
-    expect(seen).toEqual([{ argv: ["echo", "inner"], cwd: dir.path, path: "/usr/bin:/bin:/usr/sbin:/sbin:/opt/homebrew/bin:/usr/local/bin" }]);
+    expect(seen).toEqual([
+      {
+        argv: ["echo", "inner"],
+        cwd: dir.path,
+        path: "/usr/bin:/bin:/usr/sbin:/sbin:/opt/homebrew/bin:/usr/local/bin",
+      },
+    ]);
   });
 
   // A wrapper that cannot exec the program exits with its own code and message.
@@ -160,7 +186,10 @@ describe("input and the sandbox hook", () => {
 
   test("a program that ran inside the sandbox wrapper reports its own exit", async () => {
     await using dir = tempDir();
-    expect(await value(dir.path, ["/bin/sh", "-c", "exit 127"], { sandbox: shellWrapper })).toMatchObject({ ended: "exited", code: 127 });
+    expect(await value(dir.path, ["/bin/sh", "-c", "exit 127"], { sandbox: shellWrapper })).toMatchObject({
+      ended: "exited",
+      code: 127,
+    });
   });
 });
 
@@ -170,7 +199,10 @@ describe("artifacts", () => {
     const v = await value(dir.path, ["/bin/sh", "-c", "echo out; echo err >&2"]);
     const folder = join(dir.path, "state", "artifacts");
     expect(statSync(folder).mode & 0o777).toBe(0o700);
-    for (const [stream, text] of [["stdout", "out\n"], ["stderr", "err\n"]] as const) {
+    for (const [stream, text] of [
+      ["stdout", "out\n"],
+      ["stderr", "err\n"],
+    ] as const) {
       const path = v.artifacts[stream]!;
       expect(path).toMatch(new RegExp(`^${folder}/[0-9a-f]{32}\\.${stream}\\.log$`));
       expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -202,7 +234,10 @@ describe("artifacts", () => {
     const ran = join(dir.path, "ran");
     const r = refusal(await run(dir.path, ["/bin/sh", "-c", `echo out; echo err >&2; touch ${ran}`]));
     if (r?.code !== "launch.artifact_error") throw new Error(`expected an artifact error, got ${JSON.stringify(r)}`);
-    expect(r.details).toMatchObject({ stream: "stdout", execution: { ended: "exited", code: 0, stdout: { tail: "out\n" }, stderr: { tail: "err\n" } } });
+    expect(r.details).toMatchObject({
+      stream: "stdout",
+      execution: { ended: "exited", code: 0, stdout: { tail: "out\n" }, stderr: { tail: "err\n" } },
+    });
     expect(r.details.error).toContain("ENOTDIR");
     expect(statSync(ran).isFile()).toBe(true);
     expect(gone(r.details.execution.pid)).toBe(true);

@@ -3,13 +3,28 @@
 // intends, and the control paths (.git, the config, the lock, the authored tools, the state folder)
 // are never among it unless the run says so.
 import { describe, expect, test } from "bun:test";
-import { bind, hostWritable, mountArgs, replay, roBind, tmpfs, writableSet, type Mount } from "../../src/launcher/mount-list.ts";
+import {
+  bind,
+  hostWritable,
+  mountArgs,
+  replay,
+  roBind,
+  tmpfs,
+  writableSet,
+  type Mount,
+} from "../../src/launcher/mount-list.ts";
 import { sandboxFor } from "../../src/launcher/sandbox.ts";
 import type { Host } from "../../src/launcher/sandbox-mounts.ts";
 import type { WrapContext } from "../../src/launcher/types.ts";
 
 describe("replay", () => {
-  const list: Mount[] = [roBind("/"), tmpfs("/tmp", false), bind("/srv/ws"), roBind("/srv/ws/.git", true), tmpfs("/srv/ws/tools", true)];
+  const list: Mount[] = [
+    roBind("/"),
+    tmpfs("/tmp", false),
+    bind("/srv/ws"),
+    roBind("/srv/ws/.git", true),
+    tmpfs("/srv/ws/tools", true),
+  ];
 
   test("the last mount that holds a path decides what the child meets there", () => {
     expect(replay(list, "/etc/passwd")).toEqual({ kind: "host", writable: false, at: "/etc/passwd" });
@@ -32,13 +47,28 @@ describe("replay", () => {
   test("the writable set: each writable bind no later mount covers, less what later mounts close", () => {
     expect(writableSet(list)).toEqual([{ root: "/srv/ws", except: ["/srv/ws/.git", "/srv/ws/tools"] }]);
     // A file masked with /dev/null is read-only, though /dev/null is writable on the host.
-    expect(hostWritable([bind("/srv/ws"), { kind: "ro-bind", source: "/dev/null", target: "/srv/ws/s" }], "/srv/ws/s")).toBe(false);
+    expect(
+      hostWritable([bind("/srv/ws"), { kind: "ro-bind", source: "/dev/null", target: "/srv/ws/s" }], "/srv/ws/s"),
+    ).toBe(false);
   });
 
   test("rendered into bwrap's arguments in order", () => {
     expect(mountArgs(list)).toEqual([
-      "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--bind", "/srv/ws", "/srv/ws",
-      "--ro-bind-try", "/srv/ws/.git", "/srv/ws/.git", "--tmpfs", "/srv/ws/tools", "--remount-ro", "/srv/ws/tools",
+      "--ro-bind",
+      "/",
+      "/",
+      "--tmpfs",
+      "/tmp",
+      "--bind",
+      "/srv/ws",
+      "/srv/ws",
+      "--ro-bind-try",
+      "/srv/ws/.git",
+      "/srv/ws/.git",
+      "--tmpfs",
+      "/srv/ws/tools",
+      "--remount-ro",
+      "/srv/ws/tools",
     ]);
   });
 });
@@ -52,7 +82,22 @@ describe("every kind of run, replayed", () => {
   const worktree = "/srv/worktrees/c1";
   const copy = `${state}/worktrees/g1`;
   // What exists on this host: the lock and a nested config do not (yet).
-  const dirs = new Set(["/run", "/home", "/root", ws, `${ws}/.git`, `${ws}/tools`, `${ws}/sub`, state, scratch, home, childState, worktree, copy, `${copy}/sub`]);
+  const dirs = new Set([
+    "/run",
+    "/home",
+    "/root",
+    ws,
+    `${ws}/.git`,
+    `${ws}/tools`,
+    `${ws}/sub`,
+    state,
+    scratch,
+    home,
+    childState,
+    worktree,
+    copy,
+    `${copy}/sub`,
+  ]);
   const files = new Set([`${ws}/toolgate.json`, `${ws}/README.md`]);
   const host: Partial<Host> = {
     asRoot: false,
@@ -66,12 +111,28 @@ describe("every kind of run, replayed", () => {
   };
   const boot = (mode: "product" | "bench") =>
     sandboxFor({
-      mode, workspace: ws, stateDir: state, scratch, network: false, host,
+      mode,
+      workspace: ws,
+      stateDir: state,
+      scratch,
+      network: false,
+      host,
       protect: [`${ws}/.git`, `${ws}/toolgate.json`, `${ws}/toolgate.lock`, `${ws}/tools`],
     }).wrapper!;
 
   // The paths that decide what runs next, and two ordinary ones.
-  const control = [`${ws}/.git`, `${ws}/.git/config`, `${ws}/.git/hooks/post-checkout`, `${ws}/toolgate.json`, `${ws}/toolgate.lock`, `${ws}/tools`, `${ws}/tools/evil/tool.json`, state, `${state}/journal.db`, `${state}/approvals.db`];
+  const control = [
+    `${ws}/.git`,
+    `${ws}/.git/config`,
+    `${ws}/.git/hooks/post-checkout`,
+    `${ws}/toolgate.json`,
+    `${ws}/toolgate.lock`,
+    `${ws}/tools`,
+    `${ws}/tools/evil/tool.json`,
+    state,
+    `${state}/journal.db`,
+    `${state}/approvals.db`,
+  ];
   const ordinary = [`${ws}/README.md`, `${ws}/sub/toolgate.json`];
 
   interface Run {
@@ -86,7 +147,12 @@ describe("every kind of run, replayed", () => {
     { what: "bench: bash", mode: "bench", ctx: { home }, writes: [ws, scratch, home] },
     { what: "product: an authored tool or an MCP server", mode: "product", ctx: {}, writes: [ws, scratch] },
     { what: "a scout child", mode: "product", ctx: { writable: [childState] }, writes: [childState] },
-    { what: "a write child", mode: "product", ctx: { writable: [childState, worktree] }, writes: [childState, worktree] },
+    {
+      what: "a write child",
+      mode: "product",
+      ctx: { writable: [childState, worktree] },
+      writes: [childState, worktree],
+    },
     { what: "a gate's copy", mode: "product", ctx: { writable: [copy] }, writes: [copy] },
   ];
   const cwds = [ws, `${ws}/sub`, worktree, childState, `${copy}/sub`, "/tmp/elsewhere", "/home/u/proj"];
@@ -94,7 +160,11 @@ describe("every kind of run, replayed", () => {
   describe.each(runs)("$what", (r) => {
     test.each(cwds)("working in %s: the writable set is exactly the intended one", (cwd) => {
       const mounts = boot(r.mode).plan!({ cwd, env: {}, ...r.ctx });
-      expect(writableSet(mounts).map((w) => w.root).sort()).toEqual([...r.writes].sort());
+      expect(
+        writableSet(mounts)
+          .map((w) => w.root)
+          .sort(),
+      ).toEqual([...r.writes].sort());
       for (const p of control) expect([p, hostWritable(mounts, p)]).toEqual([p, false]);
       // Ordinary files of the checkout: writable where the whole workspace is (a nested config
       // there is written, and refused by discovery instead), never for a run with its own folders.

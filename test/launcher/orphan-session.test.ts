@@ -25,7 +25,12 @@ const TAG = "0123456789abcdef0123456789abcdef";
 /** A session leader (setsid, as the launcher starts every child) with two children, carrying `tag` as a task's children do. */
 async function tree(tag: string | null = TAG) {
   const env = { PATH: "/usr/bin:/bin", ...(tag === null ? {} : { [TASK_MARK_VAR]: tag }) };
-  const proc = Bun.spawn(["bash", "-c", "sleep 300 & sleep 301 & wait"], { detached: true, env, stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn(["bash", "-c", "sleep 300 & sleep 301 & wait"], {
+    detached: true,
+    env,
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   await waitFor("the session's three processes", () => session(proc.pid).length === 3);
   return proc;
 }

@@ -22,7 +22,10 @@ describe("reap", () => {
     await using dir = tempDir();
     const pids = join(dir.path, "pids");
     // The grandchild leaves the session (setsid); the server ignores TERM and never reads stdin.
-    const child = server(`trap '' TERM; setsid sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; exec sleep 300`, dir.path);
+    const child = server(
+      `trap '' TERM; setsid sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; exec sleep 300`,
+      dir.path,
+    );
     const [grandchild, root] = await pidsIn(pids, 2);
     const order = child.handOff(400);
     expect(order).not.toBeNull();
@@ -42,7 +45,6 @@ describe("reap", () => {
     expect(performance.now() - t0).toBeLessThan(5_000);
     expect(gone(child.pid)).toBe(true);
   });
-
 });
 
 describe("ProcessTree.resume", () => {
@@ -51,7 +53,13 @@ describe("ProcessTree.resume", () => {
     const other = server("exec sleep 300", dir.path);
     try {
       const start = readStat(other.pid)!.start;
-      const snap = (s: number) => ({ root: other.pid, known: [], sids: [[other.pid, s]] as [number, number][], pgids: [[other.pid, s]] as [number, number][], spread: false });
+      const snap = (s: number) => ({
+        root: other.pid,
+        known: [],
+        sids: [[other.pid, s]] as [number, number][],
+        pgids: [[other.pid, s]] as [number, number][],
+        spread: false,
+      });
       // The same pid with another start time: a process that came after the tree was handed over.
       const reused = ProcessTree.resume(snap(start - 1));
       expect([reused.anyLive(), reused.signal("SIGKILL").length]).toEqual([false, 0]);

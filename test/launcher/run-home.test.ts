@@ -55,5 +55,8 @@ test("a link where the homes folder should be is refused, naming it", async () =
   mkdirSync(state);
   symlinkSync(dir.path, join(state, "home"));
   const h = makeRunHome(state);
-  expect(h).toEqual({ ok: false, message: `${join(state, "home")} is not a folder toolgate made (a symbolic link): remove it, toolgate makes it again` });
+  expect(h).toEqual({
+    ok: false,
+    message: `${join(state, "home")} is not a folder toolgate made (a symbolic link): remove it, toolgate makes it again`,
+  });
 });

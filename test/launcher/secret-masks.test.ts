@@ -33,12 +33,18 @@ test("the cache answers while nothing changed, and is walked again when a folder
   tree(dir.path);
   const cache = join(dir.path, "cache");
   const roots = [join(dir.path, "etc")];
-  const ours = (ms: readonly { path: string }[]) => ms.map((m) => m.path).filter((p) => p.startsWith(dir.path)).sort();
+  const ours = (ms: readonly { path: string }[]) =>
+    ms
+      .map((m) => m.path)
+      .filter((p) => p.startsWith(dir.path))
+      .sort();
   const first = ours(secretMasks("/nowhere", cache, roots));
   expect(first.length).toBe(3);
   expect(ours(secretMasks("/nowhere", cache, roots))).toEqual(first);
   writeFileSync(join(dir.path, "etc", "open", "new-secret"), "s\n", { mode: 0o600 });
-  expect(ours(secretMasks("/nowhere", cache, roots))).toEqual([...first, join(dir.path, "etc", "open", "new-secret")].sort());
+  expect(ours(secretMasks("/nowhere", cache, roots))).toEqual(
+    [...first, join(dir.path, "etc", "open", "new-secret")].sort(),
+  );
 });
 
 test("a workspace under a walked root is left out of the walk (its own cache); elsewhere one cache serves every workspace", async () => {

@@ -15,7 +15,10 @@ async function output(p: Bun.Subprocess<"ignore", "pipe", "pipe">): Promise<stri
 /** pid, ppid, process group and session of a /proc/PID/stat line (the name in parentheses may hold spaces). */
 function ids(stat: string): { pid: number; ppid: number; pgrp: number; session: number } {
   const pid = Number(stat.slice(0, stat.indexOf(" ")));
-  const [, ppid, pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+  const [, ppid, pgrp, session] = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
   return { pid, ppid: ppid!, pgrp: pgrp!, session: session! };
 }
 
@@ -25,7 +28,13 @@ test("the child's environment is exactly the one given, nothing of this process'
     const env = { ONE: "1", SPACED: "a b=c", EMPTY: "" };
     const p = spawnChild({ argv: ["/usr/bin/env"], cwd: "/", env, stdio: ["ignore", "pipe", "pipe"], session: "new" });
     expect((await output(p)).split("\n").filter((l) => l !== "")).toEqual(["ONE=1", "SPACED=a b=c", "EMPTY="]);
-    const none = spawnChild({ argv: ["/usr/bin/env"], cwd: "/", env: {}, stdio: ["ignore", "pipe", "pipe"], session: "same" });
+    const none = spawnChild({
+      argv: ["/usr/bin/env"],
+      cwd: "/",
+      env: {},
+      stdio: ["ignore", "pipe", "pipe"],
+      session: "same",
+    });
     expect(await output(none)).toBe("");
   } finally {
     delete process.env.TOOLGATE_SPAWN_TEST_PARENT_ONLY;
@@ -34,14 +43,26 @@ test("the child's environment is exactly the one given, nothing of this process'
 
 test("the child runs in the folder it is given", async () => {
   await using dir = tempDir();
-  const p = spawnChild({ argv: ["/bin/pwd", "-P"], cwd: dir.path, env: {}, stdio: ["ignore", "pipe", "pipe"], session: "new" });
+  const p = spawnChild({
+    argv: ["/bin/pwd", "-P"],
+    cwd: dir.path,
+    env: {},
+    stdio: ["ignore", "pipe", "pipe"],
+    session: "new",
+  });
   expect((await output(p)).trim()).toBe(realpathSync(dir.path));
 });
 
 test('"new" makes the child lead a new session and process group; "same" keeps it in this process\'s', async () => {
   const self = ids(readFileSync("/proc/self/stat", "utf8"));
   const spawn = (session: "new" | "same") =>
-    spawnChild({ argv: ["/bin/cat", "/proc/self/stat"], cwd: "/", env: {}, stdio: ["ignore", "pipe", "pipe"], session });
+    spawnChild({
+      argv: ["/bin/cat", "/proc/self/stat"],
+      cwd: "/",
+      env: {},
+      stdio: ["ignore", "pipe", "pipe"],
+      session,
+    });
   const fresh = ids(await output(spawn("new")));
   expect(fresh.ppid).toBe(process.pid);
   expect(fresh.session).toBe(fresh.pid);
@@ -74,11 +95,20 @@ test("stdin bytes, a file for stdout and a further descriptor reach the child", 
 });
 
 test("a missing or parent environment is refused before anything starts, whatever the types said", () => {
-  const base = { argv: ["/bin/true"], cwd: "/", stdio: ["ignore", "ignore", "ignore"] as const, session: "new" as const };
+  const base = {
+    argv: ["/bin/true"],
+    cwd: "/",
+    stdio: ["ignore", "ignore", "ignore"] as const,
+    session: "new" as const,
+  };
   // @ts-expect-error: the environment is required
   expect(() => spawnChild({ ...base })).toThrow(/environment must be given whole/);
-  expect(() => spawnChild({ ...base, env: process.env as Record<string, string> })).toThrow(/never given this process's own environment/);
-  expect(() => spawnChild({ ...base, env: { A: undefined } as unknown as Record<string, string> })).toThrow(/A is not a string/);
+  expect(() => spawnChild({ ...base, env: process.env as Record<string, string> })).toThrow(
+    /never given this process's own environment/,
+  );
+  expect(() => spawnChild({ ...base, env: { A: undefined } as unknown as Record<string, string> })).toThrow(
+    /A is not a string/,
+  );
   expect(() => spawnChild({ ...base, env: {}, argv: [] })).toThrow(/argv/);
   expect(() => spawnChild({ ...base, env: {}, cwd: "" })).toThrow(/working folder/);
   // @ts-expect-error: the session is "new" or "same"

@@ -13,9 +13,20 @@ test("an orphan is ended and reaped at the run's end; a server started during th
   await using dir = tempDir();
   const pidFile = join(dir.path, "orphan.pid");
   const script = `(setsid bash -c 'echo $$ >> ${pidFile}; exec sleep 30' </dev/null >/dev/null 2>&1 &); for i in $(seq 500); do [ -s ${pidFile} ] && break; sleep 0.01; done; sleep 0.3`;
-  const running = launcherWith().launch({ argv: ["/bin/bash", "-c", script], env: env(), cwd: dir.path, deadlineMs: 20_000, artifactsDir: join(dir.path, "a") });
+  const running = launcherWith().launch({
+    argv: ["/bin/bash", "-c", script],
+    env: env(),
+    cwd: dir.path,
+    deadlineMs: 20_000,
+    artifactsDir: join(dir.path, "a"),
+  });
   const [orphan] = await pidsIn(pidFile, 1);
-  const server = startServer({ argv: ["sleep", "30"], env: env(), cwd: dir.path, redactor: (s) => new StreamRedactor(s) });
+  const server = startServer({
+    argv: ["sleep", "30"],
+    env: env(),
+    cwd: dir.path,
+    redactor: (s) => new StreamRedactor(s),
+  });
   if (!server.ok) throw new Error(server.refusal.message);
   try {
     const r = await running;

@@ -12,7 +12,8 @@ import { waitFor } from "../support/wait.ts";
 export const FIXTURES = join(import.meta.dir, "fixtures");
 export const BUN = process.execPath;
 
-export const launcherWith = (deps: Partial<LauncherDeps> = {}) => createLauncher({ redactor: (s) => new StreamRedactor(s), ...deps });
+export const launcherWith = (deps: Partial<LauncherDeps> = {}) =>
+  createLauncher({ redactor: (s) => new StreamRedactor(s), ...deps });
 
 /** childEnv with an empty parent unless one is given; fails the test on a refusal. */
 export function env(input: Partial<ChildEnvInput> = {}): ChildEnv {

@@ -106,7 +106,13 @@ describe("holdersOf", () => {
 // is the child alone. docs/security.md's table says so.
 describe("without a process table", () => {
   const start = (dir: string, script: string) =>
-    Bun.spawn(["/bin/sh", join(FIXTURES, script), FIXTURES, join(dir, "pids")], { cwd: dir, env: {}, detached: true, stdout: "ignore", stderr: "ignore" });
+    Bun.spawn(["/bin/sh", join(FIXTURES, script), FIXTURES, join(dir, "pids")], {
+      cwd: dir,
+      env: {},
+      detached: true,
+      stdout: "ignore",
+      stderr: "ignore",
+    });
 
   test("the tree is the child's group: it ends, and a grandchild in a session of its own survives", async () => {
     await using dir = tempDir();
@@ -129,7 +135,9 @@ describe("without a process table", () => {
     await ended.exited;
     expect([processRuns(process.pid, 12345, portable), processRuns(ended.pid, null, portable)]).toEqual([true, false]);
     // With the table, the start time must match too.
-    expect([processRuns(process.pid, null), processRuns(process.pid, (readStat(process.pid)?.start ?? 0) + 1)]).toEqual([true, false]);
+    expect([processRuns(process.pid, null), processRuns(process.pid, (readStat(process.pid)?.start ?? 0) + 1)]).toEqual(
+      [true, false],
+    );
   });
 
   test("without process groups only the child itself is signalled", async () => {

@@ -10,25 +10,44 @@ import { connectTarget, type Target } from "../../src/mcp/connect.ts";
 import { tempDir } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
-const opts = { pin: true, connectTimeoutMs: 10_000, requestTimeoutMs: 10_000, version: "test", redactor: (s: readonly string[]) => new StreamRedactor(s) };
+const opts = {
+  pin: true,
+  connectTimeoutMs: 10_000,
+  requestTimeoutMs: 10_000,
+  version: "test",
+  redactor: (s: readonly string[]) => new StreamRedactor(s),
+};
 
 function target(args: string[] = [], values: Record<string, string> = {}): Target {
   const env = childEnv({ parent: {}, values });
   if (!env.ok) throw new Error(env.refusal.message);
-  return { kind: "stdio", name: "las", argv: [process.execPath, FIXTURE, ...args], env: env.value, cwd: import.meta.dir };
+  return {
+    kind: "stdio",
+    name: "las",
+    argv: [process.execPath, FIXTURE, ...args],
+    env: env.value,
+    cwd: import.meta.dir,
+  };
 }
 
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+const alive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 
 describe("MCP over the launcher's pipes", () => {
   test("lists, calls, and pins the protocol; noise on stdout is skipped", async () => {
     const noise: string[] = [];
-    const c = await connectTarget(target(["--noise"], { LAS_ONLY: "echo,finance" }), { ...opts, onNoise: (_s, l) => noise.push(l) });
+    const c = await connectTarget(target(["--noise"], { LAS_ONLY: "echo,finance" }), {
+      ...opts,
+      onNoise: (_s, l) => noise.push(l),
+    });
     try {
       expect(c.session.negotiated).toBe("2024-11-05");
       expect(c.tools.map((t) => t.name)).toContain("finance__balance");
       expect(c.tools.map((t) => t.name)).not.toContain("skarbiec__whoami");
-      expect(await c.session.callTool("echo__echo", { message: "hi" }, { timeoutMs: 5000 })).toEqual({ ok: true, result: { content: [{ type: "text", text: "hi" }] } });
+      expect(await c.session.callTool("echo__echo", { message: "hi" }, { timeoutMs: 5000 })).toEqual({
+        ok: true,
+        result: { content: [{ type: "text", text: "hi" }] },
+      });
       expect(noise.length).toBeGreaterThan(0);
     } finally {
       await c.close(1000);
@@ -81,7 +100,13 @@ describe("MCP over the launcher's pipes", () => {
     const pidFile = join(dir.path, "pid");
     const t0 = performance.now();
     // Unpinned, the SDK refuses a protocol version it does not know: the connect fails after the child started.
-    const failed = await connectTarget(target(["--protocol=1999-01-01", "--linger", "--ignore-term", `--pid-out=${pidFile}`]), { ...opts, pin: false }).then(() => null, (e: Error) => e.message);
+    const failed = await connectTarget(
+      target(["--protocol=1999-01-01", "--linger", "--ignore-term", `--pid-out=${pidFile}`]),
+      { ...opts, pin: false },
+    ).then(
+      () => null,
+      (e: Error) => e.message,
+    );
     const took = performance.now() - t0;
     expect(failed).toContain("1999-01-01");
     expect(took).toBeGreaterThanOrEqual(990);
@@ -91,7 +116,13 @@ describe("MCP over the launcher's pipes", () => {
   test("a child that dies at start: the failure carries its stderr", async () => {
     const env = childEnv({ parent: {} });
     if (!env.ok) throw new Error("env");
-    const t: Target = { kind: "stdio", name: "x", argv: ["/bin/sh", "-c", "echo 'las: cannot find release manifest' >&2; exit 7"], env: env.value, cwd: "/" };
+    const t: Target = {
+      kind: "stdio",
+      name: "x",
+      argv: ["/bin/sh", "-c", "echo 'las: cannot find release manifest' >&2; exit 7"],
+      env: env.value,
+      cwd: "/",
+    };
     await expect(connectTarget(t, { ...opts, connectTimeoutMs: 3000 })).rejects.toThrow("cannot find release manifest");
   });
 });

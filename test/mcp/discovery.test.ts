@@ -24,7 +24,11 @@ describe("discovery", () => {
       running--;
       return { tools: [tool(`${s.name}1`)], close: async () => {} };
     };
-    const pending = discover(names.map((n) => server(n)), connect, { now: () => 0, failures: new Map() });
+    const pending = discover(
+      names.map((n) => server(n)),
+      connect,
+      { now: () => 0, failures: new Map() },
+    );
     // open every gate in reverse name order; each waits in the queue until a slot frees
     for (const n of [...names].reverse()) {
       for (let i = 0; i < 100 && !(running > 0); i++) await Bun.sleep(0);
@@ -49,7 +53,10 @@ describe("discovery", () => {
     };
     const servers = [server("ok"), server("broken")];
     const first = await discover(servers, connect, { now: () => clock, failures });
-    expect(first.map((x) => [x.server, x.ok])).toEqual([["broken", false], ["ok", true]]);
+    expect(first.map((x) => [x.server, x.ok])).toEqual([
+      ["broken", false],
+      ["ok", true],
+    ]);
     expect(first[0]).toMatchObject({ error: "spawn failed: ENOENT", cached: false });
 
     clock += NEGATIVE_TTL_MS - 1; // still remembered: not retried
@@ -61,7 +68,11 @@ describe("discovery", () => {
     clock += 1; // expired: retried, and only it
     brokenUp = true;
     attempts.length = 0;
-    const third = await discover(servers.filter((s) => s.name === "broken"), connect, { now: () => clock, failures });
+    const third = await discover(
+      servers.filter((s) => s.name === "broken"),
+      connect,
+      { now: () => clock, failures },
+    );
     expect(attempts).toEqual(["broken"]);
     expect(third[0]!.ok).toBe(true);
     expect(failures.size).toBe(0);
@@ -75,7 +86,10 @@ describe("discovery", () => {
       return { tools: [tool("t")], close: async () => void (closed = true) };
     };
     const r = await discover([server("slow", 30), server("fast")], connect, { now: () => 0, failures: new Map() });
-    expect(r.map((x) => [x.server, x.ok])).toEqual([["fast", true], ["slow", false]]);
+    expect(r.map((x) => [x.server, x.ok])).toEqual([
+      ["fast", true],
+      ["slow", false],
+    ]);
     expect(r[1]).toMatchObject({ error: "no answer within the connect timeout (0.03 s, connect_timeout_secs)" });
     late.open();
     for (let i = 0; i < 100 && !closed; i++) await Bun.sleep(1);
@@ -84,14 +98,22 @@ describe("discovery", () => {
 
   test("a missed connect timeout is worded by the caller (naming its key) when it says how", async () => {
     const never = new Promise<Connected>(() => {});
-    const r = await discover([server("slow", 10)], () => never, { now: () => 0, failures: new Map(), timedOut: (s) => `${s.name}: raise its key past ${s.connectTimeoutMs} ms` });
+    const r = await discover([server("slow", 10)], () => never, {
+      now: () => 0,
+      failures: new Map(),
+      timedOut: (s) => `${s.name}: raise its key past ${s.connectTimeoutMs} ms`,
+    });
     expect(r[0]).toMatchObject({ ok: false, error: "slow: raise its key past 10 ms" });
   });
 
   test("include and exclude filter raw names, with * wildcards", () => {
     const tools = ["read_file", "write_file", "list_dir", "search"].map(tool);
     expect(filterTools(tools, ["*_file", "search"], ["write_*"]).map((t) => t.name)).toEqual(["read_file", "search"]);
-    expect(filterTools(tools, undefined, ["search"]).map((t) => t.name)).toEqual(["read_file", "write_file", "list_dir"]);
+    expect(filterTools(tools, undefined, ["search"]).map((t) => t.name)).toEqual([
+      "read_file",
+      "write_file",
+      "list_dir",
+    ]);
   });
 });
 

@@ -23,8 +23,17 @@ function fake(events: string[], sent: JSONRPCMessage[] = []) {
   return t;
 }
 
-const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "t", version: "1" } } } as JSONRPCMessage;
-const result = (r: Record<string, unknown>) => ({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "s", version: "1" }, ...r } });
+const init = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+} as JSONRPCMessage;
+const result = (r: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id: 0,
+  result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "s", version: "1" }, ...r },
+});
 
 function wired(listEarly = false) {
   const events: string[] = [];
@@ -39,7 +48,8 @@ function wired(listEarly = false) {
   return { events, inner, early, sent, handed };
 }
 
-const sdkList = (id: number, params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method: "tools/list", params }) as JSONRPCMessage;
+const sdkList = (id: number, params: Record<string, unknown> = {}) =>
+  ({ jsonrpc: "2.0", id, method: "tools/list", params }) as JSONRPCMessage;
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe("EarlyInitialized", () => {
@@ -50,7 +60,12 @@ describe("EarlyInitialized", () => {
     expect(events).toEqual(["wire initialize", "wire notifications/initialized", "handed on result"]);
     await early.send({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage); // the SDK's, once it has parsed
     await early.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} } as JSONRPCMessage);
-    expect(events).toEqual(["wire initialize", "wire notifications/initialized", "handed on result", "wire tools/list"]);
+    expect(events).toEqual([
+      "wire initialize",
+      "wire notifications/initialized",
+      "handed on result",
+      "wire tools/list",
+    ]);
   });
 
   test.each([
@@ -85,7 +100,12 @@ describe("EarlyInitialized", () => {
         const { events, inner, early, sent, handed } = wired(true);
         await early.send(init);
         inner.answer(result({}));
-        expect(events).toEqual(["wire initialize", "wire notifications/initialized", "wire tools/list", "handed on result"]);
+        expect(events).toEqual([
+          "wire initialize",
+          "wire notifications/initialized",
+          "wire tools/list",
+          "handed on result",
+        ]);
         const earlyId = (sent[2] as { id: unknown }).id;
         expect(earlyId).toBe(2 ** 31 - 1); // an integer a 32-bit server reads, and one the SDK (numbering its own from 0) never reaches
         const tools = { tools: [{ name: "echo", inputSchema: { type: "object" } }] };
@@ -120,8 +140,16 @@ describe("EarlyInitialized", () => {
       inner.answer(result({}));
       await early.send(sdkList(1));
       expect((sent[2] as { id: unknown }).id).toBe(2 ** 31 - 1);
-      await early.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "timed out" } } as JSONRPCMessage);
-      expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: (sent[2] as { id: unknown }).id, reason: "timed out" } } as JSONRPCMessage);
+      await early.send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 1, reason: "timed out" },
+      } as JSONRPCMessage);
+      expect(sent.at(-1)).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: (sent[2] as { id: unknown }).id, reason: "timed out" },
+      } as JSONRPCMessage);
     });
 
     test("no early list for an initialize result the SDK would not take, nor without listEarly", async () => {
@@ -133,7 +161,9 @@ describe("EarlyInitialized", () => {
         await early.send(init);
         inner.answer(answer);
         await early.send(sdkList(1));
-        expect(sent.filter((m) => (m as { method?: string }).method === "tools/list").map((m) => (m as { id?: unknown }).id)).toEqual([1]);
+        expect(
+          sent.filter((m) => (m as { method?: string }).method === "tools/list").map((m) => (m as { id?: unknown }).id),
+        ).toEqual([1]);
       }
     });
 

@@ -12,12 +12,25 @@ import { childEnv } from "../../src/launcher/env.ts";
 import { connectTarget } from "../../src/mcp/connect.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "sdk-listing.ts");
-const opts = { pin: false, connectTimeoutMs: 10_000, requestTimeoutMs: 10_000, version: "test", redactor: (s: readonly string[]) => new StreamRedactor(s) };
+const opts = {
+  pin: false,
+  connectTimeoutMs: 10_000,
+  requestTimeoutMs: 10_000,
+  version: "test",
+  redactor: (s: readonly string[]) => new StreamRedactor(s),
+};
 
 /** Every page the SDK's Client lists, names only. */
 async function viaSdk(mode: string): Promise<string[]> {
   const client = new Client({ name: "sdk-reference", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE, mode], cwd: import.meta.dir, stderr: "ignore" }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [FIXTURE, mode],
+      cwd: import.meta.dir,
+      stderr: "ignore",
+    }),
+  );
   try {
     const names: string[] = [];
     let cursor: string | undefined;
@@ -39,12 +52,18 @@ describe("the early tools/list against the SDK's own servers", () => {
   ])("%s: listed as the SDK's Client lists it; a call goes through", async (mode, tool, args, text) => {
     const env = childEnv({ parent: {}, values: {} });
     if (!env.ok) throw new Error(env.refusal.message);
-    const c = await connectTarget({ kind: "stdio", name: mode, argv: [process.execPath, FIXTURE, mode], env: env.value, cwd: import.meta.dir }, opts);
+    const c = await connectTarget(
+      { kind: "stdio", name: mode, argv: [process.execPath, FIXTURE, mode], env: env.value, cwd: import.meta.dir },
+      opts,
+    );
     try {
       const listed = c.tools.map((t) => t.name);
       expect(listed).toEqual(await viaSdk(mode));
       expect(listed).toContain(tool);
-      expect(await c.session.callTool(tool, args, { timeoutMs: 5000 })).toEqual({ ok: true, result: { content: [{ type: "text", text }] } });
+      expect(await c.session.callTool(tool, args, { timeoutMs: 5000 })).toEqual({
+        ok: true,
+        result: { content: [{ type: "text", text }] },
+      });
     } finally {
       await c.close(1000);
     }

@@ -16,8 +16,20 @@ const las = (over: Partial<LasSettings> = {}): LasSettings => ({
 describe("Las environment", () => {
   test("exactly LAS_ONLY, the release files and skarbiec's variables", () => {
     const r = lasEnv(
-      las({ skip: ["tama"], release_manifest_file: "/r/m", release_manifest_signature_file: "/r/s", release_trust_store_file: "/r/t", release_watermark_file: "/r/w" }),
-      { SKARBIEC_VAULT_PATH: "/v", SKARBIEC_KEY_PATH: "/k", AWS_SECRET_ACCESS_KEY: "x", HOME: "/root", NOT_SKARBIEC_X: "y" },
+      las({
+        skip: ["tama"],
+        release_manifest_file: "/r/m",
+        release_manifest_signature_file: "/r/s",
+        release_trust_store_file: "/r/t",
+        release_watermark_file: "/r/w",
+      }),
+      {
+        SKARBIEC_VAULT_PATH: "/v",
+        SKARBIEC_KEY_PATH: "/k",
+        AWS_SECRET_ACCESS_KEY: "x",
+        HOME: "/root",
+        NOT_SKARBIEC_X: "y",
+      },
     );
     expect(r).toEqual({
       ok: true,
@@ -51,16 +63,34 @@ describe("Las environment", () => {
       SKARBIEC_MULTI: "/a\n/b",
       SKARBIEC_MCP_AGENT_ID: "from-the-parent",
     });
-    expect(r).toEqual({ ok: true, env: { LAS_ONLY: "skarbiec", SKARBIEC_VAULT: "/vault", SKARBIEC_KEY_PATH: "/k", SKARBIEC_SOCKET: "/run/skarbiec.sock", SKARBIEC_TOKEN_FILE: "/t", SKARBIEC_MCP_AGENT_ID: "being-7" } });
+    expect(r).toEqual({
+      ok: true,
+      env: {
+        LAS_ONLY: "skarbiec",
+        SKARBIEC_VAULT: "/vault",
+        SKARBIEC_KEY_PATH: "/k",
+        SKARBIEC_SOCKET: "/run/skarbiec.sock",
+        SKARBIEC_TOKEN_FILE: "/t",
+        SKARBIEC_MCP_AGENT_ID: "being-7",
+      },
+    });
   });
 
   test("the default LAS_ONLY is the documented list, in its order", () => {
-    expect(DEFAULT_LAS_ONLY.join(",")).toBe("weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance");
+    expect(DEFAULT_LAS_ONLY.join(",")).toBe(
+      "weles,skarbiec,tama,stado,lem,echo,most,probierz,byk,brama,warsztat,finance",
+    );
   });
 
   test("no LAS_SKIP when none is set; no SKARBIEC_* when skarbiec is not selected", () => {
-    expect(lasEnv(las({ only: ["echo", "finance"], agent_id: undefined }), { SKARBIEC_X: "/x" })).toEqual({ ok: true, env: { LAS_ONLY: "echo,finance" } });
-    expect(lasEnv(las({ skip: ["skarbiec"], agent_id: undefined }), { SKARBIEC_X: "/x" })).toMatchObject({ ok: true, env: { LAS_SKIP: "skarbiec" } });
+    expect(lasEnv(las({ only: ["echo", "finance"], agent_id: undefined }), { SKARBIEC_X: "/x" })).toEqual({
+      ok: true,
+      env: { LAS_ONLY: "echo,finance" },
+    });
+    expect(lasEnv(las({ skip: ["skarbiec"], agent_id: undefined }), { SKARBIEC_X: "/x" })).toMatchObject({
+      ok: true,
+      env: { LAS_SKIP: "skarbiec" },
+    });
   });
 
   test.each([[undefined], [""], ["  "]])("skarbiec without an agent id (%p) is refused", (agent_id) => {

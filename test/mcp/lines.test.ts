@@ -22,16 +22,56 @@ describe("answerOf: whose answer a dropped line was", () => {
   const big = "x".repeat(2048);
   const edges = (line: string): Dropped => ({ head: line.slice(0, 1024), tail: line.slice(-1024) });
   test.each([
-    ["the TypeScript SDK's order (result, jsonrpc, id)", JSON.stringify({ result: { text: big }, jsonrpc: "2.0", id: 5 }), { answer: true, id: 5 }],
-    ["the Python SDK's and rmcp's order (jsonrpc, id, result)", JSON.stringify({ jsonrpc: "2.0", id: 5, result: { text: big } }), { answer: true, id: 5 }],
-    ["an error answer", JSON.stringify({ jsonrpc: "2.0", id: 9, error: { code: 1, message: big } }), { answer: true, id: 9 }],
-    ["id first, then jsonrpc", JSON.stringify({ id: "a\"b", jsonrpc: "2.0", result: { text: big } }), { answer: true, id: 'a"b' }],
-    ["result, id, jsonrpc", JSON.stringify({ result: { text: big }, id: "r-1", jsonrpc: "2.0" }), { answer: true, id: "r-1" }],
-    ["spaces between the members", `{ "jsonrpc" : "2.0" , "id" : 12 , "result" : {"t":"${big}"} }`, { answer: true, id: 12 }],
-    ["an id inside the result is not the answer's", JSON.stringify({ result: { text: big, id: 3 }, jsonrpc: "2.0", x: 1 }), { answer: true }],
-    ["a request of the server's (TypeScript: method first, id last)", JSON.stringify({ method: "sampling/createMessage", params: { text: big }, jsonrpc: "2.0", id: 0 }), { answer: false }],
-    ["a request of the server's (Python: jsonrpc, id, method)", JSON.stringify({ jsonrpc: "2.0", id: 0, method: "sampling/createMessage", params: { text: big } }), { answer: false }],
-    ["a notification", JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: big } }), { answer: false }],
+    [
+      "the TypeScript SDK's order (result, jsonrpc, id)",
+      JSON.stringify({ result: { text: big }, jsonrpc: "2.0", id: 5 }),
+      { answer: true, id: 5 },
+    ],
+    [
+      "the Python SDK's and rmcp's order (jsonrpc, id, result)",
+      JSON.stringify({ jsonrpc: "2.0", id: 5, result: { text: big } }),
+      { answer: true, id: 5 },
+    ],
+    [
+      "an error answer",
+      JSON.stringify({ jsonrpc: "2.0", id: 9, error: { code: 1, message: big } }),
+      { answer: true, id: 9 },
+    ],
+    [
+      "id first, then jsonrpc",
+      JSON.stringify({ id: 'a"b', jsonrpc: "2.0", result: { text: big } }),
+      { answer: true, id: 'a"b' },
+    ],
+    [
+      "result, id, jsonrpc",
+      JSON.stringify({ result: { text: big }, id: "r-1", jsonrpc: "2.0" }),
+      { answer: true, id: "r-1" },
+    ],
+    [
+      "spaces between the members",
+      `{ "jsonrpc" : "2.0" , "id" : 12 , "result" : {"t":"${big}"} }`,
+      { answer: true, id: 12 },
+    ],
+    [
+      "an id inside the result is not the answer's",
+      JSON.stringify({ result: { text: big, id: 3 }, jsonrpc: "2.0", x: 1 }),
+      { answer: true },
+    ],
+    [
+      "a request of the server's (TypeScript: method first, id last)",
+      JSON.stringify({ method: "sampling/createMessage", params: { text: big }, jsonrpc: "2.0", id: 0 }),
+      { answer: false },
+    ],
+    [
+      "a request of the server's (Python: jsonrpc, id, method)",
+      JSON.stringify({ jsonrpc: "2.0", id: 0, method: "sampling/createMessage", params: { text: big } }),
+      { answer: false },
+    ],
+    [
+      "a notification",
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: big } }),
+      { answer: false },
+    ],
     ["not JSON at all", `log: ${big}`, { answer: false }],
   ])("%s", (_, line, said) => {
     expect(answerOf(edges(line))).toEqual(said);
@@ -50,7 +90,11 @@ function piped(max = 4096) {
   return { t, got, errors, write: (s: string) => out.enqueue(encode(s)), end: () => out.close() };
 }
 
-const cut = (id: number, message: string) => ({ jsonrpc: "2.0", id, error: { code: -32603, message, data: { toolgate: CUT_MARK } } });
+const cut = (id: number, message: string) => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code: -32603, message, data: { toolgate: CUT_MARK } },
+});
 const request = (id: number, method = "tools/call") => ({ jsonrpc: "2.0", id, method, params: {} }) as JSONRPCMessage;
 
 describe("PipeTransport: an answer past the bound", () => {
@@ -63,7 +107,10 @@ describe("PipeTransport: an answer past the bound", () => {
     p.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, result: { ok: true } })}\n`);
     p.end();
     await p.t.closed;
-    expect(p.got).toEqual([cut(2, "its answer to resources/read passed 4096 bytes in one line; toolgate dropped the line unread"), { jsonrpc: "2.0", id: 1, result: { ok: true } }]);
+    expect(p.got).toEqual([
+      cut(2, "its answer to resources/read passed 4096 bytes in one line; toolgate dropped the line unread"),
+      { jsonrpc: "2.0", id: 1, result: { ok: true } },
+    ]);
   });
 
   test("its id among its first members: the request fails as the bound is passed, before the line ends; the rest is dropped, the next line read", async () => {
@@ -73,7 +120,9 @@ describe("PipeTransport: an answer past the bound", () => {
     await p.t.send(request(2));
     p.write(`{"jsonrpc":"2.0","id":1,"result":{"text":"${"a".repeat(5_000)}`);
     expect(await waitUntil(() => p.got.length === 1, 5_000)).toBe(true);
-    expect(p.got).toEqual([cut(1, "its answer to tools/call passed 4096 bytes in one line; toolgate dropped the line unread")]);
+    expect(p.got).toEqual([
+      cut(1, "its answer to tools/call passed 4096 bytes in one line; toolgate dropped the line unread"),
+    ]);
     p.write(`${"a".repeat(5_000)}"}}\n`);
     p.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, result: {} })}\n`);
     p.end();
@@ -100,9 +149,13 @@ describe("PipeTransport: an answer past the bound", () => {
     p.write(blind);
     p.end();
     await p.t.closed;
-    const several = "an answer passed 4096 bytes in one line while 2 requests were in flight, and its id could not be read: each of them is failed, as it may be the one answered; toolgate dropped the line unread";
+    const several =
+      "an answer passed 4096 bytes in one line while 2 requests were in flight, and its id could not be read: each of them is failed, as it may be the one answered; toolgate dropped the line unread";
     expect(p.got).toEqual([
-      cut(1, "its answer to tools/call passed 4096 bytes in one line (the only request in flight; the line's id could not be read); toolgate dropped the line unread"),
+      cut(
+        1,
+        "its answer to tools/call passed 4096 bytes in one line (the only request in flight; the line's id could not be read); toolgate dropped the line unread",
+      ),
       { jsonrpc: "2.0", id: 4, result: {} },
       cut(2, several),
       cut(3, several),
@@ -113,32 +166,61 @@ describe("PipeTransport: an answer past the bound", () => {
     const p = piped();
     await p.t.start();
     await p.t.send(request(0));
-    p.write(`${JSON.stringify({ method: "sampling/createMessage", params: { text: "a".repeat(10_000) }, jsonrpc: "2.0", id: 0 })}\n`);
-    p.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "a".repeat(10_000) } })}\n`);
+    p.write(
+      `${JSON.stringify({ method: "sampling/createMessage", params: { text: "a".repeat(10_000) }, jsonrpc: "2.0", id: 0 })}\n`,
+    );
+    p.write(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "a".repeat(10_000) } })}\n`,
+    );
     p.write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, result: {} })}\n`);
     p.end();
     await p.t.closed;
     expect(p.got).toEqual([{ jsonrpc: "2.0", id: 0, result: {} }]);
-    expect(p.errors).toEqual(Array(2).fill("a line of more than 4096 bytes from the server was dropped unread (not an answer to a request)"));
+    expect(p.errors).toEqual(
+      Array(2).fill("a line of more than 4096 bytes from the server was dropped unread (not an answer to a request)"),
+    );
   });
 });
 
 describe("a real server writing a 17 MiB answer on one line", () => {
   const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "wire.ts");
   const env = childEnv({ parent: {}, values: {} });
-  const opts = { pin: false, connectTimeoutMs: 10_000, requestTimeoutMs: 10_000, version: "test", redactor: (s: readonly string[]) => new StreamRedactor(s) };
+  const opts = {
+    pin: false,
+    connectTimeoutMs: 10_000,
+    requestTimeoutMs: 10_000,
+    version: "test",
+    redactor: (s: readonly string[]) => new StreamRedactor(s),
+  };
 
-  test.each([["huge", "the TypeScript SDK's order"], ["huge-head", "the Python SDK's order"]])("%s (%s): the call fails too_large within seconds, not at its deadline; the connection goes on", async (message) => {
-    if (!env.ok) throw new Error(env.refusal.message);
-    const c = await connectTarget({ kind: "stdio", name: "wire", argv: [process.execPath, FIXTURE], env: env.value, cwd: import.meta.dir }, opts);
-    try {
-      const t0 = performance.now();
-      const r = await c.session.callTool("echo", { message }, { timeoutMs: 60_000 });
-      expect(performance.now() - t0).toBeLessThan(15_000);
-      expect(r).toEqual({ ok: false, kind: "too_large", message: "its answer to tools/call passed 16 MiB in one line; toolgate dropped the line unread" });
-      expect(await c.session.callTool("echo", { message: "after" }, { timeoutMs: 5_000 })).toEqual({ ok: true, result: { content: [{ type: "text", text: "after" }] } });
-    } finally {
-      await c.close(1_000);
-    }
-  }, 30_000);
+  test.each([
+    ["huge", "the TypeScript SDK's order"],
+    ["huge-head", "the Python SDK's order"],
+  ])(
+    "%s (%s): the call fails too_large within seconds, not at its deadline; the connection goes on",
+    async (message) => {
+      if (!env.ok) throw new Error(env.refusal.message);
+      const c = await connectTarget(
+        { kind: "stdio", name: "wire", argv: [process.execPath, FIXTURE], env: env.value, cwd: import.meta.dir },
+        opts,
+      );
+      try {
+        const t0 = performance.now();
+        const r = await c.session.callTool("echo", { message }, { timeoutMs: 60_000 });
+        expect(performance.now() - t0).toBeLessThan(15_000);
+        expect(r).toEqual({
+          ok: false,
+          kind: "too_large",
+          message: "its answer to tools/call passed 16 MiB in one line; toolgate dropped the line unread",
+        });
+        expect(await c.session.callTool("echo", { message: "after" }, { timeoutMs: 5_000 })).toEqual({
+          ok: true,
+          result: { content: [{ type: "text", text: "after" }] },
+        });
+      } finally {
+        await c.close(1_000);
+      }
+    },
+    30_000,
+  );
 });

@@ -10,7 +10,11 @@ const form = { message: "m", requestedSchema: { type: "object", properties: {} }
 
 function recording(answer?: ElicitAnswer): Peer & { outcomes: string[] } {
   const outcomes: string[] = [];
-  return { outcomes, elicited: (o, why) => void outcomes.push(why ? `${o}: ${why}` : o), ...(answer ? { elicit: async () => answer } : {}) };
+  return {
+    outcomes,
+    elicited: (o, why) => void outcomes.push(why ? `${o}: ${why}` : o),
+    ...(answer ? { elicit: async () => answer } : {}),
+  };
 }
 
 describe("Peers.elicit", () => {
@@ -38,21 +42,33 @@ describe("Peers.elicit", () => {
     const mute = recording();
     const call = peers.enter(mute);
     expect(await peers.elicit(form, signal)).toEqual({ action: "decline" });
-    expect(await peers.elicit({ mode: "url", url: "https://x.test", message: "m" }, signal)).toEqual({ action: "decline" });
+    expect(await peers.elicit({ mode: "url", url: "https://x.test", message: "m" }, signal)).toEqual({
+      action: "decline",
+    });
     call.leave();
-    const broken: Peer & { outcomes: string[] } = { ...recording(), elicit: async () => Promise.reject(new Error("tty gone")) };
+    const broken: Peer & { outcomes: string[] } = {
+      ...recording(),
+      elicit: async () => Promise.reject(new Error("tty gone")),
+    };
     peers.enter(broken);
     expect(await peers.elicit(form, signal)).toEqual({ action: "decline" });
-    expect([mute.outcomes, broken.outcomes]).toEqual([["decline", "decline: only form elicitations are supported"], ["decline: tty gone"]]);
+    expect([mute.outcomes, broken.outcomes]).toEqual([
+      ["decline", "decline: only form elicitations are supported"],
+      ["decline: tty gone"],
+    ]);
   });
 });
 
 describe("Peers.sample", () => {
   test("relayed by a peer that can; otherwise refused naming why", async () => {
     const peers = new Peers();
-    await expect(peers.sample({}, signal)).rejects.toThrow("toolgate holds no model, so it cannot answer sampling/createMessage (no call of toolgate's is in flight on this connection); the request is declined");
+    await expect(peers.sample({}, signal)).rejects.toThrow(
+      "toolgate holds no model, so it cannot answer sampling/createMessage (no call of toolgate's is in flight on this connection); the request is declined",
+    );
     const call = peers.enter({});
-    await expect(peers.sample({}, signal)).rejects.toThrow("toolgate holds no model, so it cannot answer sampling/createMessage and the caller cannot relay it; the request is declined");
+    await expect(peers.sample({}, signal)).rejects.toThrow(
+      "toolgate holds no model, so it cannot answer sampling/createMessage and the caller cannot relay it; the request is declined",
+    );
     call.leave();
     peers.enter({ sample: async (p) => ({ echoed: p }) });
     expect(await peers.sample({ x: 1 }, signal)).toEqual({ echoed: { x: 1 } });

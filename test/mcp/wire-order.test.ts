@@ -11,12 +11,24 @@ import { connectTarget, type Target } from "../../src/mcp/connect.ts";
 import { tempDir } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "wire.ts");
-const opts = { pin: false, connectTimeoutMs: 10_000, requestTimeoutMs: 10_000, version: "test", redactor: (s: readonly string[]) => new StreamRedactor(s) };
+const opts = {
+  pin: false,
+  connectTimeoutMs: 10_000,
+  requestTimeoutMs: 10_000,
+  version: "test",
+  redactor: (s: readonly string[]) => new StreamRedactor(s),
+};
 
 function target(args: string[]): Target {
   const env = childEnv({ parent: {}, values: {} });
   if (!env.ok) throw new Error(env.refusal.message);
-  return { kind: "stdio", name: "wire", argv: [process.execPath, FIXTURE, ...args], env: env.value, cwd: import.meta.dir };
+  return {
+    kind: "stdio",
+    name: "wire",
+    argv: [process.execPath, FIXTURE, ...args],
+    env: env.value,
+    cwd: import.meta.dir,
+  };
 }
 
 const received = (file: string) =>
@@ -32,7 +44,10 @@ describe("a stdio connect on the wire", () => {
     const c = await connectTarget(target([`--log=${log}`]), opts);
     try {
       expect(c.tools.map((t) => t.name)).toEqual(["echo"]);
-      expect(await c.session.callTool("echo", { message: "hi" }, { timeoutMs: 5000 })).toEqual({ ok: true, result: { content: [{ type: "text", text: "hi" }] } });
+      expect(await c.session.callTool("echo", { message: "hi" }, { timeoutMs: 5000 })).toEqual({
+        ok: true,
+        result: { content: [{ type: "text", text: "hi" }] },
+      });
     } finally {
       await c.close(1000);
     }
@@ -75,7 +90,11 @@ describe("a stdio connect on the wire", () => {
       const c = await connectTarget(target([]), opts);
       try {
         const atConnect = count;
-        for (let i = 0; i < 5; i++) expect(await c.session.request("ping", {}, { timeoutMs: 5000 })).toMatchObject({ ok: false, kind: "protocol" });
+        for (let i = 0; i < 5; i++)
+          expect(await c.session.request("ping", {}, { timeoutMs: 5000 })).toMatchObject({
+            ok: false,
+            kind: "protocol",
+          });
         expect([atConnect, count]).toEqual([1, 1]);
       } finally {
         await c.close(1000);
@@ -123,18 +142,27 @@ describe("a stdio connect on the wire", () => {
   test("a list never answered fails at the request deadline, and the server is told to stop it", async () => {
     await using dir = tempDir();
     const log = join(dir.path, "wire.log");
-    await expect(connectTarget(target([`--log=${log}`, "--list=silent"]), { ...opts, requestTimeoutMs: 300 })).rejects.toThrow("MCP error -32001: Request timed out");
+    await expect(
+      connectTarget(target([`--log=${log}`, "--list=silent"]), { ...opts, requestTimeoutMs: 300 }),
+    ).rejects.toThrow("MCP error -32001: Request timed out");
     const m = received(log);
     const list = m.find((x) => x.method === "tools/list")!;
     expect(m.filter((x) => x.method === "tools/list")).toHaveLength(1);
     // The cancellation names the request the server saw, and the server read it: a failed connect
     // closes the child's stdin behind it and gives it a moment to leave before its tree is killed.
-    expect(m.filter((x) => x.method === "notifications/cancelled").map((x) => (x.params as { requestId?: unknown }).requestId)).toEqual([list.id]);
+    expect(
+      m
+        .filter((x) => x.method === "notifications/cancelled")
+        .map((x) => (x.params as { requestId?: unknown }).requestId),
+    ).toEqual([list.id]);
   });
 
   test("a server that stops reading as it answers initialize fails the connect at once with the broken pipe, not at the deadline", async () => {
     const t0 = performance.now();
-    const failed = await connectTarget(target(["--init=close-stdin"]), { ...opts, requestTimeoutMs: 8_000 }).then(() => null, (e: Error) => e.message);
+    const failed = await connectTarget(target(["--init=close-stdin"]), { ...opts, requestTimeoutMs: 8_000 }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
     expect(failed).toMatch(/EPIPE|broken pipe/);
     // Within the failed connect's grace (this server outlives its stdin, so it waits it out), far before the deadline.
     expect(performance.now() - t0).toBeLessThan(4_000);

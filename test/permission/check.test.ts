@@ -73,7 +73,15 @@ test("n refuses with the exact flag, and is not asked again", async () => {
 test("noPrompter refuses everything not granted, naming the flag", async () => {
   await using t = tempTree();
   const p = new Permissions({ allow: { env: ["AWS_*"] }, deny: {} }, t.root, noPrompter);
-  expect(p.checkAll([{ kind: "env", value: "AWS_REGION" }, { kind: "run", value: "bash" }], "bash")).toEqual({
+  expect(
+    p.checkAll(
+      [
+        { kind: "env", value: "AWS_REGION" },
+        { kind: "run", value: "bash" },
+      ],
+      "bash",
+    ),
+  ).toEqual({
     ok: false,
     code: "permission.denied",
     message: `run access to "bash" is not granted; run again with --allow-run=bash`,
@@ -123,7 +131,11 @@ describe("recursive needs", () => {
     const root = t.root;
     mkdirSync(join(root, "a", "secret"), { recursive: true });
     mkdirSync(join(root, "b"), { recursive: true });
-    const p = new Permissions({ allow: { read: [root] }, deny: { read: [join(root, "a", "secret")] } }, root, noPrompter);
+    const p = new Permissions(
+      { allow: { read: [root] }, deny: { read: [join(root, "a", "secret")] } },
+      root,
+      noPrompter,
+    );
     const walkA = p.check({ kind: "read", value: join(root, "a"), recursive: true }, "file_find");
     expect(walkA.ok).toBe(false);
     if (!walkA.ok) expect(walkA.message).toContain("deny wins");
@@ -148,7 +160,9 @@ describe("well-known secret files (.env, *.pem, id_rsa, ...)", () => {
     const whole = new Permissions({ allow: { read: true }, deny: {} }, t.root, noPrompter);
     const refused = whole.check({ kind: "read", value: ".env" }, "file_read");
     expect(refused).toMatchObject({ ok: false, code: "permission.denied", flag: `--allow-read=${t.path(".env")}` });
-    expect(!refused.ok && refused.message).toContain(`".env" is a well-known secret file, which only a grant naming that file covers (not --allow-read or a folder's grant)`);
+    expect(!refused.ok && refused.message).toContain(
+      `".env" is a well-known secret file, which only a grant naming that file covers (not --allow-read or a folder's grant)`,
+    );
     const folder = new Permissions({ allow: { read: [t.root], write: [t.root] }, deny: {} }, t.root, noPrompter);
     expect(folder.check({ kind: "read", value: "keys/id_ed25519" }, "file_read").ok).toBe(false);
     expect(folder.check({ kind: "write", value: ".env" }, "file_write").ok).toBe(false);
@@ -156,7 +170,10 @@ describe("well-known secret files (.env, *.pem, id_rsa, ...)", () => {
     const named = new Permissions({ allow: { read: true }, deny: {}, named: { read: [".env"] } }, t.root, noPrompter);
     expect(named.check({ kind: "read", value: ".env" }, "file_read")).toEqual({ ok: true, value: t.path(".env") });
     expect(named.check({ kind: "write", value: ".env" }, "file_write").ok).toBe(false);
-    expect([named.names("read", t.path(".env")), named.names("read", t.path("keys/id_ed25519"))]).toEqual([true, false]);
+    expect([named.names("read", t.path(".env")), named.names("read", t.path("keys/id_ed25519"))]).toEqual([
+      true,
+      false,
+    ]);
   });
 
   test("the prompt says why; a yes names the file (walks then keep it), and a deny still wins over a naming grant", async () => {
@@ -164,12 +181,22 @@ describe("well-known secret files (.env, *.pem, id_rsa, ...)", () => {
     t.file("server.pem", "x\n");
     const prompter = scripted("y");
     const p = new Permissions({ allow: { read: true }, deny: {} }, t.root, prompter);
-    expect(p.check({ kind: "read", value: "server.pem" }, "file_read")).toEqual({ ok: true, value: t.path("server.pem") });
+    expect(p.check({ kind: "read", value: "server.pem" }, "file_read")).toEqual({
+      ok: true,
+      value: t.path("server.pem"),
+    });
     expect(prompter.asked[0]!.detail).toContain("well-known secret file");
     expect(p.names("read", t.path("server.pem"))).toBe(true);
     expect(p.check({ kind: "read", value: "server.pem" }, "file_read").ok).toBe(true); // not asked again
-    const denied = new Permissions({ allow: { read: ["server.pem"] }, deny: { read: ["server.pem"] } }, t.root, noPrompter);
-    expect(denied.check({ kind: "read", value: "server.pem" }, "file_read")).toMatchObject({ ok: false, deniedBy: `--deny-read=${t.path("server.pem")}` });
+    const denied = new Permissions(
+      { allow: { read: ["server.pem"] }, deny: { read: ["server.pem"] } },
+      t.root,
+      noPrompter,
+    );
+    expect(denied.check({ kind: "read", value: "server.pem" }, "file_read")).toMatchObject({
+      ok: false,
+      deniedBy: `--deny-read=${t.path("server.pem")}`,
+    });
   });
 });
 
@@ -178,7 +205,10 @@ test("a deny-only need passes without an allow and is never asked, but a deny re
   const free = new Permissions({ allow: {}, deny: {} }, t.root, scripted());
   expect(free.check({ kind: "run", value: "/bin/sh", denyOnly: true }, "x")).toMatchObject({ ok: true });
   const denied = new Permissions({ allow: { run: true }, deny: { run: ["/bin/sh"] } }, t.root, scripted());
-  expect(denied.check({ kind: "run", value: "/bin/sh", denyOnly: true }, "x")).toMatchObject({ ok: false, code: "permission.denied" });
+  expect(denied.check({ kind: "run", value: "/bin/sh", denyOnly: true }, "x")).toMatchObject({
+    ok: false,
+    code: "permission.denied",
+  });
 });
 
 test("a need's note says what the value is, in the refusal and the prompt", async () => {
@@ -187,6 +217,8 @@ test("a need's note says what the value is, in the refusal and the prompt", asyn
   const prompter = scripted("n");
   const p = new Permissions({ allow: {}, deny: {} }, t.root, prompter);
   const r = p.check({ kind: "run", value: "tools/x", note: "that is the authored tool x" }, "x");
-  expect(!r.ok && r.message).toBe(`run access to "${t.path("tools/x")}" is not granted: that is the authored tool x; run again with --allow-run=${t.path("tools/x")}`);
+  expect(!r.ok && r.message).toBe(
+    `run access to "${t.path("tools/x")}" is not granted: that is the authored tool x; run again with --allow-run=${t.path("tools/x")}`,
+  );
   expect(prompter.asked[0]!.detail).toBe("┠─ that is the authored tool x.\n");
 });

@@ -1,5 +1,11 @@
 import { expect, test } from "bun:test";
-import { grantsFromFlags, isFlagError, mergeGrants, parsePermissionFlag, type PermissionFlag } from "../../src/permission/flags.ts";
+import {
+  grantsFromFlags,
+  isFlagError,
+  mergeGrants,
+  parsePermissionFlag,
+  type PermissionFlag,
+} from "../../src/permission/flags.ts";
 
 test.each([
   ["--allow-read", { effect: "allow", kind: "read", value: true }],
@@ -66,9 +72,12 @@ test("flags add to config grants and deny lists union", () => {
 });
 
 test("a flag's relative paths and program paths resolve against the caller's folder; names, hosts and absolute paths stay", () => {
-  const flags = ["--allow-read=notes,/etc/hosts", "--deny-write=../secret", "--allow-run=./bin/x,bash", "--allow-net=example.com"].map(
-    (f) => parsePermissionFlag(f) as PermissionFlag,
-  );
+  const flags = [
+    "--allow-read=notes,/etc/hosts",
+    "--deny-write=../secret",
+    "--allow-run=./bin/x,bash",
+    "--allow-net=example.com",
+  ].map((f) => parsePermissionFlag(f) as PermissionFlag);
   const g = grantsFromFlags(flags, "/w/sub");
   expect(g.allow.read).toEqual(["/w/sub/notes", "/etc/hosts"]);
   expect(g.deny.write).toEqual(["/w/sub/../secret"]);

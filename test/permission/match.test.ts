@@ -3,7 +3,10 @@ import { decide, flagFor, pathCovers } from "../../src/permission/match.ts";
 import type { Need, PermissionGrants } from "../../src/permission/types.ts";
 import { tempTree } from "./helpers.ts";
 
-const allow = (a: PermissionGrants["allow"], deny: PermissionGrants["deny"] = {}): PermissionGrants => ({ allow: a, deny });
+const allow = (a: PermissionGrants["allow"], deny: PermissionGrants["deny"] = {}): PermissionGrants => ({
+  allow: a,
+  deny,
+});
 const read = (value: string): Need => ({ kind: "read", value });
 const write = (value: string): Need => ({ kind: "write", value });
 
@@ -27,7 +30,11 @@ describe("paths", () => {
     expect(decide(g, read(t.path("srv/ab")), "/")).toBe("prompt");
     expect(decide(g, read(t.path("srv/ab/x")), "/")).toBe("prompt");
     expect(decide(g, read(t.path("srv/a/x")), "/")).toBe("granted");
-    expect([pathCovers("/", "/x"), pathCovers("/srv/a", "/srv/a"), pathCovers("/srv/a", "/srv/ab")]).toEqual([true, true, false]);
+    expect([pathCovers("/", "/x"), pathCovers("/srv/a", "/srv/a"), pathCovers("/srv/a", "/srv/ab")]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   test("a symlink inside the grant pointing outside is not covered", async () => {
@@ -184,7 +191,9 @@ describe("env", () => {
   });
 
   test("a wildcard deny beats an exact allow", () => {
-    expect(decide(allow({ env: ["AWS_SECRET"] }, { env: ["AWS_*"] }), { kind: "env", value: "AWS_SECRET" }, "/")).toBe("denied");
+    expect(decide(allow({ env: ["AWS_SECRET"] }, { env: ["AWS_*"] }), { kind: "env", value: "AWS_SECRET" }, "/")).toBe(
+      "denied",
+    );
   });
 });
 

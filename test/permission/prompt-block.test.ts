@@ -27,7 +27,9 @@ describe("argumentsBlock", () => {
   test("the same arguments twice: two new 0600 files under random names, none predictable from the arguments", async () => {
     await using dir = tempDir();
     const args = "b".repeat(SHOW_CHARS + 1);
-    const files = [argumentsBlock(args, dir.path), argumentsBlock(args, dir.path)].map((b) => /The whole arguments: (\S+)/.exec(b)![1]!);
+    const files = [argumentsBlock(args, dir.path), argumentsBlock(args, dir.path)].map(
+      (b) => /The whole arguments: (\S+)/.exec(b)![1]!,
+    );
     expect(files[0]).not.toBe(files[1]);
     const sha = createHash("sha256").update(args).digest("hex");
     for (const f of files) {
@@ -53,7 +55,9 @@ describe("argumentsBlock", () => {
 describe("argsForApproval", () => {
   test("pretty-printed and whole; secret keys and bound secrets redacted; invisible characters escaped", () => {
     const long = "z".repeat(10_000);
-    const text = argsForApproval({ command: long, password: "pw", note: "has hunter2-secret \u202e" }, ["hunter2-secret"]);
+    const text = argsForApproval({ command: long, password: "pw", note: "has hunter2-secret \u202e" }, [
+      "hunter2-secret",
+    ]);
     expect(text).toContain(long);
     expect(text).toContain('\n  "command"');
     expect(text).not.toContain("hunter2");

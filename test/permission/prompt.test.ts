@@ -49,7 +49,11 @@ async function underPty(request: PromptRequest, typed: string): Promise<string> 
     env: { PATH: "/usr/bin:/bin", SHELL: "/bin/sh", TERM: "dumb" },
     timeout: 15_000,
   });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`script exited ${code}: ${err}${out}`);
   return out.replaceAll("\r\n", "\n");
 }

@@ -15,7 +15,13 @@ describe("platformFor", () => {
   ])("%s %s: the portable fallbacks, none of Linux's", async (os, arch) => {
     const p = platformFor(os, arch);
     const loaded = await Promise.all([p.prctl(), p.openBeneath(constants.O_RDONLY), p.peerChecks()]);
-    expect({ processes: p.processes, loaded, sockets: p.boundSockets(), seccomp: p.seccompFilter, bubblewrap: p.bubblewrap }).toEqual({
+    expect({
+      processes: p.processes,
+      loaded,
+      sockets: p.boundSockets(),
+      seccomp: p.seccompFilter,
+      bubblewrap: p.bubblewrap,
+    }).toEqual({
       processes: null,
       loaded: [null, null, null],
       sockets: [],
@@ -39,6 +45,9 @@ describe("platformFor", () => {
   });
 
   test("this process's platform is chosen from process.platform and process.arch", () => {
-    expect([hostPlatform().os, hostPlatform().seccomp]).toEqual([process.platform, platformFor(process.platform, process.arch).seccomp]);
+    expect([hostPlatform().os, hostPlatform().seccomp]).toEqual([
+      process.platform,
+      platformFor(process.platform, process.arch).seccomp,
+    ]);
   });
 });

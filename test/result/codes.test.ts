@@ -10,7 +10,9 @@ const SRC = join(import.meta.dir, "..", "..", "src");
 const REGISTRY = join("result", "codes.ts");
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 const sources = files(SRC)
@@ -53,13 +55,16 @@ function codesWritten(rel: string, text: string, dynamic: string[] = []): [strin
       for (const l of arg.replace(/(?:===|!==)\s*"[^"]*"/g, "").matchAll(/"([^"]*)"/g)) out.push([l[1]!, at(m.index)]);
     }
   }
-  for (const m of text.matchAll(/\b(?:error_code|code)\??\s*:\s*"([^"]+)"/g)) if (!errno(m[1]!)) out.push([m[1]!, at(m.index)]);
+  for (const m of text.matchAll(/\b(?:error_code|code)\??\s*:\s*"([^"]+)"/g))
+    if (!errno(m[1]!)) out.push([m[1]!, at(m.index)]);
   // Compared: any value with a refusal's or a result's code; with another `code`, one shaped like a refusal code (not a schema issue's).
   for (const m of text.matchAll(/\b(refusal\.code|error_code|code)\s*[!=]==\s*"([^"]+)"/g)) {
     if (m[1] === "code" ? /^[a-z_]+\.[a-z_]+$/.test(m[2]!) : !TYPEOF.has(m[2]!)) out.push([m[2]!, at(m.index)]);
   }
   for (const m of text.matchAll(/"([^"]+)"\s+satisfies\s+Code\b/g)) out.push([m[1]!, at(m.index)]);
-  for (const m of text.matchAll(/(?:\bcodes:\s*)?\{([^{}]*)\}(?:\s*as const)?(?:\s*satisfies\s+Record<[^;]*,\s*Code>)?/g)) {
+  for (const m of text.matchAll(
+    /(?:\bcodes:\s*)?\{([^{}]*)\}(?:\s*as const)?(?:\s*satisfies\s+Record<[^;]*,\s*Code>)?/g,
+  )) {
     if (!m[0].startsWith("codes:") && !/satisfies\s+Record</.test(m[0])) continue;
     for (const l of m[1]!.matchAll(/:\s*"([^"]+)"/g)) out.push([l[1]!, at(m.index)]);
   }
@@ -84,7 +89,11 @@ describe("refusal codes", () => {
       'refuse(`a.${kind}`, "m");',
     ].join("\n");
     const dynamic: string[] = [];
-    expect(codesWritten("x.ts", sample, dynamic).map(([c]) => c).sort()).toEqual(["a.eight", "a.five", "a.four", "a.nine", "a.one", "a.seven", "a.six", "a.ten", "a.three", "a.two"]);
+    expect(
+      codesWritten("x.ts", sample, dynamic)
+        .map(([c]) => c)
+        .sort(),
+    ).toEqual(["a.eight", "a.five", "a.four", "a.nine", "a.one", "a.seven", "a.six", "a.ten", "a.three", "a.two"]);
     expect(dynamic).toEqual(["x.ts:10"]);
   });
 
@@ -108,7 +117,9 @@ describe("refusal codes", () => {
     const marked: string[] = [];
     for (const s of sources) {
       for (const m of s.text.matchAll(/\bindeterminate: true\b/g)) {
-        const before = [...s.text.slice(Math.max(0, m.index - 300), m.index).matchAll(/\bcode: "([^"]+)"/g)].at(-1)?.[1];
+        const before = [...s.text.slice(Math.max(0, m.index - 300), m.index).matchAll(/\bcode: "([^"]+)"/g)].at(
+          -1,
+        )?.[1];
         marked.push(before ?? `no code before ${s.rel}:${s.text.slice(0, m.index).split("\n").length}`);
       }
     }
@@ -125,7 +136,9 @@ describe("refusal codes", () => {
     journal: [null],
   };
   test("each code's exit agrees with its outcome, and its meaning is one line", () => {
-    const off = Object.entries(CODES).filter(([, c]) => !EXITS[c.outcome].includes(c.exit) || !/^[^\n]{10,200}$/.test(c.meaning));
+    const off = Object.entries(CODES).filter(
+      ([, c]) => !EXITS[c.outcome].includes(c.exit) || !/^[^\n]{10,200}$/.test(c.meaning),
+    );
     expect(off.map(([code]) => code)).toEqual([]);
   });
 });

@@ -10,7 +10,15 @@ const encode = (s: string) => new TextEncoder().encode(s);
 function reader(max: number) {
   const lines: string[] = [];
   const dropped: Dropped[] = [];
-  return { lines, dropped, r: new LineReader(max, (l) => void lines.push(l), (d) => void dropped.push(d)) };
+  return {
+    lines,
+    dropped,
+    r: new LineReader(
+      max,
+      (l) => void lines.push(l),
+      (d) => void dropped.push(d),
+    ),
+  };
 }
 
 describe("LineReader", () => {

@@ -8,9 +8,16 @@ import { boot } from "../../src/runtime/boot.ts";
 import { facilitiesFor } from "../../src/platform/facilities.ts";
 import { tempDir } from "../helpers.ts";
 
-const input = (dir: string, os: string) => ({ cwd: dir, env: { HOME: dir, XDG_STATE_HOME: join(dir, ".xdg") }, permissionFlags: [], platform: facilitiesFor(os, "arm64") });
+const input = (dir: string, os: string) => ({
+  cwd: dir,
+  env: { HOME: dir, XDG_STATE_HOME: join(dir, ".xdg") },
+  permissionFlags: [],
+  platform: facilitiesFor(os, "arm64"),
+});
 
-async function refusal(run: () => Promise<unknown>): Promise<{ exitCode: number; message: string; hint: string | undefined }> {
+async function refusal(
+  run: () => Promise<unknown>,
+): Promise<{ exitCode: number; message: string; hint: string | undefined }> {
   try {
     await run();
   } catch (e) {
@@ -40,6 +47,10 @@ describe("a sandbox mode the platform cannot give", () => {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ sandbox: "off" }));
     const booted = await boot(input(dir.path, "darwin"));
-    expect([booted.sandbox.mode, booted.sandbox.wrapper, booted.catalog.entries.has("bash")]).toEqual(["off", undefined, true]);
+    expect([booted.sandbox.mode, booted.sandbox.wrapper, booted.catalog.entries.has("bash")]).toEqual([
+      "off",
+      undefined,
+      true,
+    ]);
   });
 });

@@ -7,14 +7,27 @@ import { processRunner } from "../../src/runtime/processes.ts";
 import { tempDir } from "../helpers.ts";
 
 const runner = (ws: string, scratch: string) =>
-  processRunner({ parentEnv: {}, stateDir: join(ws, ".toolgate"), scratch, sandboxMode: "off", sandbox: undefined, secrets: {}, signal: new AbortController().signal });
+  processRunner({
+    parentEnv: {},
+    stateDir: join(ws, ".toolgate"),
+    scratch,
+    sandboxMode: "off",
+    sandbox: undefined,
+    secrets: {},
+    signal: new AbortController().signal,
+  });
 
 describe("the scratch folder", () => {
   test("is made (0700) before a tool's command runs, so the command can write into it at once", async () => {
     await using ws = tempDir();
     mkdirSync(join(ws.path, ".toolgate"), { mode: 0o700 });
     const scratch = join(ws.path, ".toolgate", "scratch");
-    const r = await runner(ws.path, scratch).run({ argv: ["/bin/sh", "-c", "echo hi > .toolgate/scratch/run.log"], cwd: ws.path, deadlineMs: 10_000, sandboxed: true });
+    const r = await runner(ws.path, scratch).run({
+      argv: ["/bin/sh", "-c", "echo hi > .toolgate/scratch/run.log"],
+      cwd: ws.path,
+      deadlineMs: 10_000,
+      sandboxed: true,
+    });
     expect(r.ok && r.value.ended === "exited" && r.value.code).toBe(0);
     expect(statSync(scratch).mode & 0o777).toBe(0o700);
     expect(await Bun.file(join(scratch, "run.log")).text()).toBe("hi\n");

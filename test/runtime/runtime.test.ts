@@ -43,7 +43,10 @@ describe("Runtime", () => {
   test("a call runs through the pipeline and its row is journaled in the state the runtime opened", async () => {
     await using dir = tempDir();
     let opened = 0;
-    const rt = await openRuntime({ ...workspace(dir.path), state: { open: (config: Effective) => (opened++, openState(config.values.state as string)) } });
+    const rt = await openRuntime({
+      ...workspace(dir.path),
+      state: { open: (config: Effective) => (opened++, openState(config.values.state as string)) },
+    });
     const lines: string[] = [];
     const read = await rt.call("file_read", { path: "a.txt" }, caller(lines));
     const unknown = await rt.call("file_raed", {}, caller(lines));
@@ -61,7 +64,10 @@ describe("Runtime", () => {
   test("a dry run says what the call needs and journals nothing; a kept state stays open after close", async () => {
     await using dir = tempDir();
     let kept: ReturnType<typeof openState> | undefined;
-    const rt = await openRuntime({ ...workspace(dir.path), state: { open: (config: Effective) => (kept = openState(config.values.state as string)), kept: true } });
+    const rt = await openRuntime({
+      ...workspace(dir.path),
+      state: { open: (config: Effective) => (kept = openState(config.values.state as string)), kept: true },
+    });
     const r = await rt.call("file_write", { path: "b.txt", content: "x" }, { ...caller([]), dryRun: true });
     await rt.close();
     expect(r.envelope).toMatchObject({ status: "success", payload: { dry_run: true, would_run: false } });
@@ -70,7 +76,10 @@ describe("Runtime", () => {
   });
   test("a drain refuses every call from then on, journaled, and lets the calls in flight finish within its grace", async () => {
     await using dir = tempDir();
-    const rt = await openRuntime({ ...workspace(dir.path), state: { open: (config: Effective) => openState(config.values.state as string) } });
+    const rt = await openRuntime({
+      ...workspace(dir.path),
+      state: { open: (config: Effective) => openState(config.values.state as string) },
+    });
     const lines: string[] = [];
     const quick = rt.call("file_read", { path: "a.txt" }, caller(lines));
     const drained = rt.drain(60_000, { code: "serve.shutting_down", message: "stopping" });
@@ -79,7 +88,9 @@ describe("Runtime", () => {
     expect((await quick).envelope.status).toBe("success");
     await rt.close();
     expect(late.envelope).toMatchObject({ status: "failed", error_code: "serve.shutting_down", message: "stopping" });
-    const byStatus = (rows(rt.booted.stateDir) as { tool: string; origin: string; status: string; error_code: string | null }[]).sort((a, b) => a.status.localeCompare(b.status));
+    const byStatus = (
+      rows(rt.booted.stateDir) as { tool: string; origin: string; status: string; error_code: string | null }[]
+    ).sort((a, b) => a.status.localeCompare(b.status));
     expect(byStatus).toEqual([
       { tool: "file_read", origin: "builtin", status: "failed", error_code: "serve.shutting_down" },
       { tool: "file_read", origin: "builtin", status: "success", error_code: null },
@@ -90,12 +101,18 @@ describe("Runtime", () => {
     await using dir = tempDir();
     const ws = workspace(dir.path);
     const permissionFlags: PermissionFlag[] = [...ws.permissionFlags, { effect: "allow", kind: "run", value: true }];
-    const rt = await openRuntime({ ...ws, permissionFlags, state: { open: (config: Effective) => openState(config.values.state as string) } });
+    const rt = await openRuntime({
+      ...ws,
+      permissionFlags,
+      state: { open: (config: Effective) => openState(config.values.state as string) },
+    });
     const slow = rt.call("bash", { command: "sleep 60" }, { ...caller([]), approved: new Set(["bash"]) });
     await rt.drain(100, { code: "serve.shutting_down", message: "stopping" });
     const r = await slow;
     await rt.close();
     expect(r.envelope).toMatchObject({ status: "failed", error_code: "bash.cancelled" });
-    expect(rows(rt.booted.stateDir)).toEqual([{ tool: "bash", origin: "builtin", status: "failed", error_code: "bash.cancelled" }]);
+    expect(rows(rt.booted.stateDir)).toEqual([
+      { tool: "bash", origin: "builtin", status: "failed", error_code: "bash.cancelled" },
+    ]);
   });
 });

@@ -19,7 +19,12 @@ import { delegationTools } from "../../src/tools/delegate/index.ts";
 import { CASES, CONFIGS } from "../../scripts/bench-validate.ts";
 
 const configValidator = validatorOf(configCheck);
-const decls = [...builtinTools, ...railTools, ...mostTools, ...delegationTools({ delegation: { command: [], worktree_root: "" } })];
+const decls = [
+  ...builtinTools,
+  ...railTools,
+  ...mostTools,
+  ...delegationTools({ delegation: { command: [], worktree_root: "" } }),
+];
 
 describe("generated checks of the built-ins' inputs", () => {
   test("every built-in tool's source carries a schema with a generated check; another schema, even an equal copy, has none", () => {
@@ -46,10 +51,23 @@ describe("generated checks of the built-ins' inputs", () => {
 
   test("what the pipeline reports when arktype does not word a refusal: the path and the problem", () => {
     const check = generatedValidator(toolSchemas.file_read)!;
-    expect(check({ path: "a", pth: "b" })).toEqual({ ok: false, issues: [{ path: ["pth"], message: "must be removed" }] });
-    expect(check({ path: 3 })).toEqual({ ok: false, issues: [{ path: ["path"], message: "must be a string (was number)" }] });
+    expect(check({ path: "a", pth: "b" })).toEqual({
+      ok: false,
+      issues: [{ path: ["pth"], message: "must be removed" }],
+    });
+    expect(check({ path: 3 })).toEqual({
+      ok: false,
+      issues: [{ path: ["path"], message: "must be a string (was number)" }],
+    });
     const plan = generatedValidator(toolSchemas.plan)!;
-    expect(plan({ steps: [{ status: "done", title: "a" }, { status: "done", title: ["x"] }] })).toEqual({ ok: false, issues: [{ path: ["steps", 1, "title"], message: "must be a string (was array)" }] });
+    expect(
+      plan({
+        steps: [
+          { status: "done", title: "a" },
+          { status: "done", title: ["x"] },
+        ],
+      }),
+    ).toEqual({ ok: false, issues: [{ path: ["steps", 1, "title"], message: "must be a string (was array)" }] });
     expect(check({})).toEqual({ ok: false, issues: [{ path: ["path"], message: "must be present" }] });
   });
 
@@ -60,7 +78,10 @@ describe("generated checks of the built-ins' inputs", () => {
       expect(compileSchema(configSchema)(config).ok).toBe(valid);
       expect(configType(type)(config) instanceof type.errors).toBe(!valid);
     }
-    expect(configValidator({ permisions: {} })).toEqual({ ok: false, issues: [{ path: ["permisions"], message: "must be removed" }] });
+    expect(configValidator({ permisions: {} })).toEqual({
+      ok: false,
+      issues: [{ path: ["permisions"], message: "must be removed" }],
+    });
   });
 
   test("the config file: the same values (defaults filled) and verdicts as the hand-written check on the config's own schema", () => {

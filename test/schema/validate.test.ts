@@ -5,21 +5,67 @@ import { compileSchema, type JsonSchema } from "../../src/schema/validate.ts";
 // Each arktype type with the samples it must agree on: the fast check accepts exactly what arktype
 // accepts, and returns the same value (defaults filled in).
 const cases: [name: string, t: Type<any, any>, samples: unknown[]][] = [
-  ["required and optional keys", type({ name: "string", "age?": "number", ok: "boolean" }),
-    [{ name: "a", ok: true }, { name: "a", age: 3, ok: false }, { name: "a" }, { name: 1, ok: true },
-      { name: "a", age: "3", ok: true }, { name: "a", ok: true, extra: 1 }, { name: "a", age: undefined, ok: true },
-      null, "x", 1, undefined]],
-  ['"+": "reject"', type({ "+": "reject", a: "string", "b?": "number" }),
-    [{ a: "x" }, { a: "x", b: 1 }, { a: "x", c: 1 }, { a: "x", b: 1, c: 2, d: 3 }, JSON.parse('{"a":"x","__proto__":1}'), {}]],
-  ["nested objects", type({ outer: { inner: { leaf: "string" }, "n?": "number" } }),
-    [{ outer: { inner: { leaf: "x" } } }, { outer: { inner: { leaf: 1 } } }, { outer: { inner: null } }, { outer: {} }, {}]],
-  ["arrays", type({ tags: "string[]", "grid?": "number[][]" }),
-    [{ tags: [] }, { tags: ["a", "b"] }, { tags: ["a", 1] }, { tags: "a" }, { tags: [], grid: [[1], []] }, { tags: [], grid: [[1, "2"]] }]],
+  [
+    "required and optional keys",
+    type({ name: "string", "age?": "number", ok: "boolean" }),
+    [
+      { name: "a", ok: true },
+      { name: "a", age: 3, ok: false },
+      { name: "a" },
+      { name: 1, ok: true },
+      { name: "a", age: "3", ok: true },
+      { name: "a", ok: true, extra: 1 },
+      { name: "a", age: undefined, ok: true },
+      null,
+      "x",
+      1,
+      undefined,
+    ],
+  ],
+  [
+    '"+": "reject"',
+    type({ "+": "reject", a: "string", "b?": "number" }),
+    [
+      { a: "x" },
+      { a: "x", b: 1 },
+      { a: "x", c: 1 },
+      { a: "x", b: 1, c: 2, d: 3 },
+      JSON.parse('{"a":"x","__proto__":1}'),
+      {},
+    ],
+  ],
+  [
+    "nested objects",
+    type({ outer: { inner: { leaf: "string" }, "n?": "number" } }),
+    [
+      { outer: { inner: { leaf: "x" } } },
+      { outer: { inner: { leaf: 1 } } },
+      { outer: { inner: null } },
+      { outer: {} },
+      {},
+    ],
+  ],
+  [
+    "arrays",
+    type({ tags: "string[]", "grid?": "number[][]" }),
+    [
+      { tags: [] },
+      { tags: ["a", "b"] },
+      { tags: ["a", 1] },
+      { tags: "a" },
+      { tags: [], grid: [[1], []] },
+      { tags: [], grid: [[1, "2"]] },
+    ],
+  ],
   ["array length", type("1 <= string[] <= 3"), [[], ["a"], ["a", "b", "c"], ["a", "b", "c", "d"], [1]]],
   ["tuples", type(["string", "number"]), [["a", 1], ["a"], ["a", 1, 2], [1, "a"], []]],
   ["optional tuple element", type(["string", "number?"]), [["a"], ["a", 1], ["a", "b"], [], ["a", 1, 2]]],
   ["tuple with rest", type(["string", "...", "number[]"]), [["a"], ["a", 1, 2], ["a", 1, "b"], []]],
-  ["union of literals", type("'read' | 'write' | 1 | true"), ["read", "write", 1, true, "exec", 2, false, null, "READ"]],
+  [
+    "union of literals",
+    type("'read' | 'write' | 1 | true"),
+    ["read", "write", 1, true, "exec", 2, false, null, "READ"],
+  ],
   ["number range", type("1 <= number < 10"), [1, 9.99, 10, 0.999, -5, Infinity, NaN, "5"]],
   ["exclusive and inclusive", type("0 < number <= 1"), [0, 1e-9, 1, 1.0000001, -0]],
   ["integers", type("0 <= number.integer <= 100"), [0, 100, 50, 1.5, -1, 101, Infinity, "1"]],
@@ -29,24 +75,56 @@ const cases: [name: string, t: Type<any, any>, samples: unknown[]][] = [
   ["exact length", type("string == 3"), ["abc", "ab", "abcd"]],
   ["regex", type("/^[a-z]+(-[a-z]+)*$/"), ["kebab-case", "Kebab", "a--b", "", "a-b-c"]],
   ["unanchored regex", type("/b.d/"), ["abcde", "bd", "b😀d", "bxd"]],
-  ["builtin string keywords", type({ "mail?": "string.email", "id?": "string.uuid", "ip?": "string.ip", "s?": "string.semver" }),
-    [{ mail: "a@b.co" }, { mail: "nope" }, { id: "00000000-0000-0000-0000-000000000000" }, { id: "123e4567-e89b-42d3-a456-426614174000" },
-      { id: "not-a-uuid" }, { ip: "10.0.0.1" }, { ip: "::1" }, { ip: "300.1.1.1" }, { s: "1.2.3-rc.1" }, { s: "1.2" }]],
-  ["defaults", type({ key: "number = 5", "name?": "string", mode: "'a' | 'b' = 'a'" }),
-    [{}, { key: 7 }, { key: 7, mode: "b" }, { key: "x" }, { key: undefined }, { mode: "c" }, { name: "n" }]],
-  ["nested and object defaults", type({ opts: { depth: "number = 2" }, tags: type("string[]").default(() => ["x"]) }),
-    [{ opts: {} }, { opts: { depth: 3 }, tags: [] }, { opts: { depth: "3" } }, {}]],
+  [
+    "builtin string keywords",
+    type({ "mail?": "string.email", "id?": "string.uuid", "ip?": "string.ip", "s?": "string.semver" }),
+    [
+      { mail: "a@b.co" },
+      { mail: "nope" },
+      { id: "00000000-0000-0000-0000-000000000000" },
+      { id: "123e4567-e89b-42d3-a456-426614174000" },
+      { id: "not-a-uuid" },
+      { ip: "10.0.0.1" },
+      { ip: "::1" },
+      { ip: "300.1.1.1" },
+      { s: "1.2.3-rc.1" },
+      { s: "1.2" },
+    ],
+  ],
+  [
+    "defaults",
+    type({ key: "number = 5", "name?": "string", mode: "'a' | 'b' = 'a'" }),
+    [{}, { key: 7 }, { key: 7, mode: "b" }, { key: "x" }, { key: undefined }, { mode: "c" }, { name: "n" }],
+  ],
+  [
+    "nested and object defaults",
+    type({ opts: { depth: "number = 2" }, tags: type("string[]").default(() => ["x"]) }),
+    [{ opts: {} }, { opts: { depth: 3 }, tags: [] }, { opts: { depth: "3" } }, {}],
+  ],
   ["defaults inside arrays", type({ k: "number = 1" }).array(), [[], [{}], [{}, { k: 2 }], [{ k: "x" }]]],
   ["tuple defaults", type(["string", "number = 3"]), [["a"], ["a", 4], [], ["a", "b"]]],
-  ["discriminated union with default", type({ kind: "'a'", k: "number = 1" }).or({ kind: "'b'", w: "string" }),
-    [{ kind: "a" }, { kind: "b", w: "x" }, { kind: "b" }, { kind: "c" }, { kind: "a", k: 2 }]],
+  [
+    "discriminated union with default",
+    type({ kind: "'a'", k: "number = 1" }).or({ kind: "'b'", w: "string" }),
+    [{ kind: "a" }, { kind: "b", w: "x" }, { kind: "b" }, { kind: "c" }, { kind: "a", k: 2 }],
+  ],
   ["string | null", type({ value: "string | null" }), [{ value: "x" }, { value: null }, { value: 1 }, {}]],
   ["Record<string, string>", type({ "[string]": "string" }), [{}, { a: "x", b: "y" }, { a: 1 }, null, "x"]],
-  ["record with declared key", type({ id: "number", "[string]": "number" }), [{ id: 1 }, { id: 1, x: 2 }, { id: 1, x: "2" }, {}]],
-  ["regex index keys", type({ "+": "reject", "[/^x-/]": "string", "name?": "string", "x-id?": "string >= 2" }),
-    [{}, { "x-a": "s" }, { "x-a": 1 }, { name: "n", "x-b": "s" }, { y: 1 }, { "x-id": "ab" }, { "x-id": "a" }]],
-  ["unknown and described", type({ payload: "unknown", note: type("string").describe("a note") }),
-    [{ payload: null, note: "" }, { payload: [1], note: "x" }, { note: "x" }, { payload: 1, note: 2 }]],
+  [
+    "record with declared key",
+    type({ id: "number", "[string]": "number" }),
+    [{ id: 1 }, { id: 1, x: 2 }, { id: 1, x: "2" }, {}],
+  ],
+  [
+    "regex index keys",
+    type({ "+": "reject", "[/^x-/]": "string", "name?": "string", "x-id?": "string >= 2" }),
+    [{}, { "x-a": "s" }, { "x-a": 1 }, { name: "n", "x-b": "s" }, { y: 1 }, { "x-id": "ab" }, { "x-id": "a" }],
+  ],
+  [
+    "unknown and described",
+    type({ payload: "unknown", note: type("string").describe("a note") }),
+    [{ payload: null, note: "" }, { payload: [1], note: "x" }, { note: "x" }, { payload: 1, note: 2 }],
+  ],
 ];
 
 describe("compileSchema agrees with arktype", () => {
@@ -96,7 +174,12 @@ describe("fails closed", () => {
     ["an unknown type", { type: "bigint" }],
     ["an object const", { const: { a: 1 } }],
     ["an invalid pattern", { type: "string", pattern: "(" }],
-    ["a meta key from .configure", type("string").configure({ message: () => "custom" }).toJsonSchema()],
+    [
+      "a meta key from .configure",
+      type("string")
+        .configure({ message: () => "custom" })
+        .toJsonSchema(),
+    ],
     ["defaults under allOf", { allOf: [{ properties: { a: { default: 1 } } }] }],
     ["a default that would never be filled", { type: "array", items: { type: "number", default: 1 } }],
   ] as [string, JsonSchema][])("throws on %s", (_name, schema) => {
@@ -140,7 +223,10 @@ describe("issues", () => {
   });
 
   test.each([
-    [{ name: "n", count: 1.5, tags: ["a"], nested: {} }, [{ path: ["count"], message: "must be an integer (was number)" }]],
+    [
+      { name: "n", count: 1.5, tags: ["a"], nested: {} },
+      [{ path: ["count"], message: "must be an integer (was number)" }],
+    ],
     [{ name: "n", count: 1, tags: [], nested: {} }, [{ path: ["tags"], message: "must be at least length 1 (was 0)" }]],
     [[], [{ path: [], message: "must be an object (was array)" }]],
   ])("%j", (input, issues) => {
@@ -148,15 +234,23 @@ describe("issues", () => {
   });
 
   test("a union reports the branch of the right shape", () => {
-    const union = compileSchema(type({ kind: "'a'", v: "string" }).or({ kind: "'b'", w: "number" }).toJsonSchema() as JsonSchema);
-    expect(union({ kind: "b", w: "x" })).toEqual({ ok: false, issues: [{ path: ["w"], message: "must be a number (was string)" }] });
+    const union = compileSchema(
+      type({ kind: "'a'", v: "string" }).or({ kind: "'b'", w: "number" }).toJsonSchema() as JsonSchema,
+    );
+    expect(union({ kind: "b", w: "x" })).toEqual({
+      ok: false,
+      issues: [{ path: ["w"], message: "must be a number (was string)" }],
+    });
     expect(union(5)).toEqual({ ok: false, issues: [{ path: [], message: "must be an object (was number)" }] });
   });
 
   test("oneOf refuses a value that matches two branches", () => {
     const one = compileSchema({ oneOf: [{ type: "number" }, { type: "integer" }] });
     expect(one(1.5).ok).toBe(true);
-    expect(one(1)).toEqual({ ok: false, issues: [{ path: [], message: "must match exactly one of a number or an integer (matched 2)" }] });
+    expect(one(1)).toEqual({
+      ok: false,
+      issues: [{ path: [], message: "must match exactly one of a number or an integer (matched 2)" }],
+    });
   });
 });
 

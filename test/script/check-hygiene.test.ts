@@ -27,15 +27,32 @@ function repo(path: string, files: Record<string, string>): string {
 
 describe("the hygiene gate", () => {
   test.each([
-    ["an internal host in the docs", "docs/a.md", "send to http://billing.corp:8080/api\n", "docs/a.md:1: internal host"],
-    ["an internal endpoint in the source", "src/rails.ts", 'const BANK = "https://bank.svc.internal/v1";\n', "src/rails.ts:1: internal host"],
+    [
+      "an internal host in the docs",
+      "docs/a.md",
+      "send to http://billing.corp:8080/api\n",
+      "docs/a.md:1: internal host",
+    ],
+    [
+      "an internal endpoint in the source",
+      "src/rails.ts",
+      'const BANK = "https://bank.svc.internal/v1";\n',
+      "src/rails.ts:1: internal host",
+    ],
     ["a private address", "README.md", "x\ncurl http://10.2.3.4/metrics\n", "README.md:2: private address"],
     ["an AWS key", "skills/s/SKILL.md", "key AKIA" + "ABCDEFGHIJKLMNOP\n", "skills/s/SKILL.md:1: credential"],
-    ["a URL with a password", "scripts/x.ts", "// https://bot:hunter2@git.example.com/x\n", "scripts/x.ts:1: credential"],
+    [
+      "a URL with a password",
+      "scripts/x.ts",
+      "// https://bot:hunter2@git.example.com/x\n",
+      "scripts/x.ts:1: credential",
+    ],
     ["a private key", "docs/k.md", "-----BEGIN " + "PRIVATE KEY-----\n", "docs/k.md:1: private key"],
   ])("%s fails it, named FILE:LINE", async (_what, file, text, line) => {
     await using d = tempDir();
-    const r = gate(repo(d.path, { [file]: text, "docs/fine.md": "see http://localhost:4318 and https://tools.example.com\n" }));
+    const r = gate(
+      repo(d.path, { [file]: text, "docs/fine.md": "see http://localhost:4318 and https://tools.example.com\n" }),
+    );
     expect(r.code).toBe(1);
     expect(r.out.trim().split("\n")).toEqual([line]);
     expect(r.err).toContain("take it from the environment or the config instead");
@@ -47,7 +64,11 @@ describe("the hygiene gate", () => {
       "docs/a.md": "http://127.0.0.1:8808/mcp https://id.example.test http://otel-collector.example:4318\n",
       "test/x.test.ts": 'const key = "AKIA' + 'ABCDEFGHIJKLMNOP";\n',
     });
-    expect(gate(clean)).toEqual({ code: 0, out: "hygiene: no internal service, endpoint or credential in a shipped file\n", err: "" });
+    expect(gate(clean)).toEqual({
+      code: 0,
+      out: "hygiene: no internal service, endpoint or credential in a shipped file\n",
+      err: "",
+    });
     expect(gate(ROOT).code).toBe(0);
   });
 });

@@ -11,7 +11,11 @@ test("the page has a row per registered code, under its prefix", () => {
   const page = renderErrors();
   const rows = page.split("\n").filter((l) => l.startsWith("| `"));
   expect(rows).toHaveLength(Object.keys(CODES).length);
-  expect(page).toContain("## `file.*`\n\n| code | exit | outcome | meaning |\n|---|---|---|---|\n| `file.ambiguous` | 1 | failed |");
-  expect(rows).toContain("| `deadline` | 1 or 3 | failed, or indeterminate | the call did not finish within its deadline; for a tool outside toolgate the effect is unknown |");
+  expect(page).toContain(
+    "## `file.*`\n\n| code | exit | outcome | meaning |\n|---|---|---|---|\n| `file.ambiguous` | 1 | failed |",
+  );
+  expect(rows).toContain(
+    "| `deadline` | 1 or 3 | failed, or indeterminate | the call did not finish within its deadline; for a tool outside toolgate the effect is unknown |",
+  );
   expect(rows).toContain(`| \`permission.denied\` | 4 | failed | ${CODES["permission.denied"].meaning} |`);
 });

@@ -37,7 +37,12 @@ afterAll(async () => {
 /** Async: the release is served from this process, which a synchronous spawn would block. */
 async function install(which: string, dir: string) {
   const p = Bun.spawn(["sh", join(ROOT, "install.sh")], {
-    env: { PATH: "/usr/bin:/bin", HOME: dir, TOOLGATE_DOWNLOAD_BASE: `http://127.0.0.1:${server.port}/${which}`, TOOLGATE_INSTALL_DIR: join(dir, "bin") },
+    env: {
+      PATH: "/usr/bin:/bin",
+      HOME: dir,
+      TOOLGATE_DOWNLOAD_BASE: `http://127.0.0.1:${server.port}/${which}`,
+      TOOLGATE_INSTALL_DIR: join(dir, "bin"),
+    },
     stdout: "pipe",
     stderr: "pipe",
   });

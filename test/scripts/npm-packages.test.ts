@@ -50,11 +50,19 @@ function install(dir: string, which: readonly string[], extra: readonly string[]
 
 describe("npx toolgate from the packed npm packages", () => {
   test("the launcher package declares every platform as an optional dependency; each platform package its os, cpu and libc", () => {
-    const all = npmPackages("1.2.3", TARGETS.map((t) => ({ target: t, file: BIN })));
+    const all = npmPackages(
+      "1.2.3",
+      TARGETS.map((t) => ({ target: t, file: BIN })),
+    );
     const launcher = JSON.parse(all[0]!.files["package.json"] as string);
     expect(launcher.optionalDependencies).toEqual({
-      "@toolgate/linux-x64": "1.2.3", "@toolgate/linux-arm64": "1.2.3", "@toolgate/linux-x64-musl": "1.2.3", "@toolgate/linux-arm64-musl": "1.2.3",
-      "@toolgate/darwin-arm64": "1.2.3", "@toolgate/darwin-x64": "1.2.3", "@toolgate/win32-x64": "1.2.3",
+      "@toolgate/linux-x64": "1.2.3",
+      "@toolgate/linux-arm64": "1.2.3",
+      "@toolgate/linux-x64-musl": "1.2.3",
+      "@toolgate/linux-arm64-musl": "1.2.3",
+      "@toolgate/darwin-arm64": "1.2.3",
+      "@toolgate/darwin-x64": "1.2.3",
+      "@toolgate/win32-x64": "1.2.3",
     });
     expect(launcher.scripts).toBeUndefined(); // no install script
     const fields = all.slice(1).map((p) => {
@@ -77,11 +85,29 @@ describe("npx toolgate from the packed npm packages", () => {
     const { app, env } = install(d.path, ["toolgate", host.npm]);
     const v = sh(["npx", "--offline", "toolgate", "version", "--json"], app, env);
     expect([v.code, JSON.parse(v.out).target, JSON.parse(v.out).version]).toEqual([0, host.name, pkg.version]);
-    const call = sh(["npx", "--offline", "toolgate", "call", "file_read", '{"path":"notes.md"}', "--allow-read", "--approve", "file_read"], app, { ...env, CI: "true" });
+    const call = sh(
+      [
+        "npx",
+        "--offline",
+        "toolgate",
+        "call",
+        "file_read",
+        '{"path":"notes.md"}',
+        "--allow-read",
+        "--approve",
+        "file_read",
+      ],
+      app,
+      { ...env, CI: "true" },
+    );
     expect(call.code).toBe(0);
     expect(JSON.parse(call.out).payload.content).toContain("two");
     // A refusal's exit code comes through the launcher unchanged (permission denied: 4).
-    const denied = sh(["npx", "--offline", "toolgate", "call", "file_read", '{"path":"notes.md"}', "--approve", "file_read"], app, { ...env, CI: "true" });
+    const denied = sh(
+      ["npx", "--offline", "toolgate", "call", "file_read", '{"path":"notes.md"}', "--approve", "file_read"],
+      app,
+      { ...env, CI: "true" },
+    );
     expect([denied.code, JSON.parse(denied.out).error_code]).toEqual([4, "permission.denied"]);
   }, 120_000);
 

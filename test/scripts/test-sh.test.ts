@@ -19,8 +19,28 @@ function bareBin(dir: string, have: readonly string[]): string {
 
 test("not root and packages missing: exit 1 naming each package once, nothing installed or built", async () => {
   await using d = tempDir();
-  const bin = bareBin(d.path, ["dirname", "script", "setpriv", "unshare", "ip", "openssl", "perl", "git", "pgrep", "patch", "jq", "zsh", "fish", "qemu-aarch64-static", "chromium"]);
-  const p = Bun.spawnSync(["/bin/sh", join(ROOT, "scripts", "test.sh")], { env: { PATH: bin }, stdout: "pipe", stderr: "pipe" });
+  const bin = bareBin(d.path, [
+    "dirname",
+    "script",
+    "setpriv",
+    "unshare",
+    "ip",
+    "openssl",
+    "perl",
+    "git",
+    "pgrep",
+    "patch",
+    "jq",
+    "zsh",
+    "fish",
+    "qemu-aarch64-static",
+    "chromium",
+  ]);
+  const p = Bun.spawnSync(["/bin/sh", join(ROOT, "scripts", "test.sh")], {
+    env: { PATH: bin },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const err = p.stderr.toString();
   expect(p.exitCode).toBe(1);
   expect(err).toContain("the suite needs these Debian packages, which are missing: bubblewrap ripgrep strace\n");
@@ -30,8 +50,28 @@ test("not root and packages missing: exit 1 naming each package once, nothing in
 
 test("util-linux is named once though three of its programs are missing", async () => {
   await using d = tempDir();
-  const bin = bareBin(d.path, ["dirname", "bwrap", "rg", "ip", "openssl", "perl", "strace", "git", "pgrep", "patch", "jq", "zsh", "fish", "qemu-aarch64-static", "chromium"]);
-  const p = Bun.spawnSync(["/bin/sh", join(ROOT, "scripts", "test.sh")], { env: { PATH: bin }, stdout: "pipe", stderr: "pipe" });
+  const bin = bareBin(d.path, [
+    "dirname",
+    "bwrap",
+    "rg",
+    "ip",
+    "openssl",
+    "perl",
+    "strace",
+    "git",
+    "pgrep",
+    "patch",
+    "jq",
+    "zsh",
+    "fish",
+    "qemu-aarch64-static",
+    "chromium",
+  ]);
+  const p = Bun.spawnSync(["/bin/sh", join(ROOT, "scripts", "test.sh")], {
+    env: { PATH: bin },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(p.exitCode).toBe(1);
   expect(p.stderr.toString()).toContain("which are missing: util-linux\n");
 });

@@ -24,14 +24,44 @@ function site(root: string, sub: string, script: string) {
   git(top, "commit", "-q", "-m", "fixture");
   const cfg = join(root, "cfg.json");
   const command = ["bash", "-c", `${script}\necho '{"summary":"wrote"}'`, "agent", "{objective}", "{server}"];
-  writeFileSync(cfg, JSON.stringify({ workspace: ws, delegation: { command, worktree_root: join(root, "worktrees"), timeout_secs: 60 } }));
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      workspace: ws,
+      delegation: { command, worktree_root: join(root, "worktrees"), timeout_secs: 60 },
+    }),
+  );
   return { top, ws, cfg };
 }
 
 async function taskThenApply(ws: string, cfg: string) {
-  const t = await run(["call", "task", JSON.stringify({ objective: "write", kind: "write" }), "--config", cfg, "--allow-read", "--approve", "task"], { cwd: ws });
+  const t = await run(
+    [
+      "call",
+      "task",
+      JSON.stringify({ objective: "write", kind: "write" }),
+      "--config",
+      cfg,
+      "--allow-read",
+      "--approve",
+      "task",
+    ],
+    { cwd: ws },
+  );
   const change = json(t).payload.change;
-  const a = await run(["call", "apply_change", JSON.stringify({ change_id: change.change_id }), "--config", cfg, "--allow-write", "--approve", "apply_change"], { cwd: ws });
+  const a = await run(
+    [
+      "call",
+      "apply_change",
+      JSON.stringify({ change_id: change.change_id }),
+      "--config",
+      cfg,
+      "--allow-write",
+      "--approve",
+      "apply_change",
+    ],
+    { cwd: ws },
+  );
   return { files: (change.files as { path: string }[]).map((f) => f.path), applied: json(a) };
 }
 
@@ -47,14 +77,30 @@ function tree(dir: string, rel = ""): string[] {
 describe("apply_change writes no path file_write would refuse", () => {
   test("nested config, lock, authored tool, state folder: refused change.protected, nothing written", async () => {
     await using d = tempDir();
-    const planted = ["sub/toolgate.json", "Deep/er/TOOLGATE.JSON", "toolgate.lock", "tools/evil/tool.json", ".toolgate/planted.txt"];
-    const script = ["mkdir -p sub Deep/er tools/evil .toolgate", ...planted.map((p) => `echo '{}' > ${p}`), "echo fine > ok.txt"].join("\n");
+    const planted = [
+      "sub/toolgate.json",
+      "Deep/er/TOOLGATE.JSON",
+      "toolgate.lock",
+      "tools/evil/tool.json",
+      ".toolgate/planted.txt",
+    ];
+    const script = [
+      "mkdir -p sub Deep/er tools/evil .toolgate",
+      ...planted.map((p) => `echo '{}' > ${p}`),
+      "echo fine > ok.txt",
+    ].join("\n");
     const { ws, cfg } = site(d.path, ".", script);
     const before = tree(ws);
     const { files, applied } = await taskThenApply(ws, cfg);
     expect(files.sort()).toEqual([...planted, "ok.txt"].sort());
-    expect([applied.status, applied.error_code, [...applied.details.files].sort()]).toEqual(["failed", "change.protected", [...planted].sort()]);
-    expect(applied.details.why.find((w: string) => w.startsWith("sub/toolgate.json"))).toContain("named like toolgate's own control file");
+    expect([applied.status, applied.error_code, [...applied.details.files].sort()]).toEqual([
+      "failed",
+      "change.protected",
+      [...planted].sort(),
+    ]);
+    expect(applied.details.why.find((w: string) => w.startsWith("sub/toolgate.json"))).toContain(
+      "named like toolgate's own control file",
+    );
     expect(tree(ws)).toEqual(before);
   }, 60_000);
 
@@ -63,7 +109,11 @@ describe("apply_change writes no path file_write would refuse", () => {
     const { top, ws, cfg } = site(d.path, "ws", "echo out > outside.txt\necho in > ws/inside.txt");
     const { files, applied } = await taskThenApply(ws, cfg);
     expect(files.sort()).toEqual(["outside.txt", "ws/inside.txt"]);
-    expect([applied.error_code, applied.details.files, applied.details.why]).toEqual(["change.protected", ["outside.txt"], ["outside.txt: outside the workspace"]]);
+    expect([applied.error_code, applied.details.files, applied.details.why]).toEqual([
+      "change.protected",
+      ["outside.txt"],
+      ["outside.txt: outside the workspace"],
+    ]);
     expect([existsSync(join(top, "outside.txt")), existsSync(join(ws, "inside.txt"))]).toEqual([false, false]);
   }, 60_000);
 });
@@ -88,9 +138,19 @@ describe("apply_change writes nothing into a folder git would take for a reposit
     const { ws, cfg } = site(d.path, ".", script);
     const before = tree(ws);
     const { files, applied } = await taskThenApply(ws, cfg);
-    const repo = ["vendor/x/HEAD", "vendor/x/config", "vendor/x/hooks/pre-commit", "vendor/x/objects/.keep", "vendor/x/refs/heads/.keep"];
+    const repo = [
+      "vendor/x/HEAD",
+      "vendor/x/config",
+      "vendor/x/hooks/pre-commit",
+      "vendor/x/objects/.keep",
+      "vendor/x/refs/heads/.keep",
+    ];
     expect(files.sort()).toEqual([...repo, "ok.txt"].sort());
-    expect([applied.status, applied.error_code, [...applied.details.files].sort()]).toEqual(["failed", "change.protected", [...repo].sort()]);
+    expect([applied.status, applied.error_code, [...applied.details.files].sort()]).toEqual([
+      "failed",
+      "change.protected",
+      [...repo].sort(),
+    ]);
     expect(applied.details.why[0]).toContain("inside vendor/x, which holds HEAD beside config, objects/ or refs/");
     expect(applied.message).toContain("a folder git would take for a repository");
     expect(tree(ws)).toEqual(before);
@@ -101,13 +161,23 @@ describe("apply_change writes nothing into a folder git would take for a reposit
     ["HEAD beside config", ["HEAD", "config"]],
     ["HEAD beside objects/", ["HEAD", "objects/pack/.keep"]],
     ["HEAD beside refs/, names in another case", ["head", "Refs/heads/main"]],
-  ])("%s in the change alone: refused", async (_name, names) => {
-    await using d = tempDir();
-    const script = [...names.map((n) => `mkdir -p "$(dirname x/${n})" && echo x > x/${n}`), "echo fine > ok.txt"].join("\n");
-    const { ws, cfg } = site(d.path, ".", script);
-    const { applied } = await taskThenApply(ws, cfg);
-    expect([applied.error_code, [...applied.details.files].sort()]).toEqual(["change.protected", names.map((n) => `x/${n}`).sort()]);
-  }, 60_000);
+  ])(
+    "%s in the change alone: refused",
+    async (_name, names) => {
+      await using d = tempDir();
+      const script = [
+        ...names.map((n) => `mkdir -p "$(dirname x/${n})" && echo x > x/${n}`),
+        "echo fine > ok.txt",
+      ].join("\n");
+      const { ws, cfg } = site(d.path, ".", script);
+      const { applied } = await taskThenApply(ws, cfg);
+      expect([applied.error_code, [...applied.details.files].sort()]).toEqual([
+        "change.protected",
+        names.map((n) => `x/${n}`).sort(),
+      ]);
+    },
+    60_000,
+  );
 
   test("HEAD alone in the change, config already in the checkout's folder: refused", async () => {
     await using d = tempDir();
@@ -124,10 +194,20 @@ describe("apply_change writes nothing into a folder git would take for a reposit
 
   test("files named HEAD or config elsewhere, or a config/ folder beside HEAD, are written as any others", async () => {
     await using d = tempDir();
-    const script = ["mkdir -p docs/config a b", "echo h > docs/HEAD", "echo c > docs/config/app.json", "echo h > a/HEAD", "echo c > b/config"].join("\n");
+    const script = [
+      "mkdir -p docs/config a b",
+      "echo h > docs/HEAD",
+      "echo c > docs/config/app.json",
+      "echo h > a/HEAD",
+      "echo c > b/config",
+    ].join("\n");
     const { ws, cfg } = site(d.path, ".", script);
     const { applied } = await taskThenApply(ws, cfg);
     expect([applied.status, applied.payload?.status]).toEqual(["success", "applied"]);
-    expect(tree(ws).filter((p) => /^(docs|a|b)\//.test(p)).sort()).toEqual(["a/HEAD", "b/config", "docs/HEAD", "docs/config/app.json"]);
+    expect(
+      tree(ws)
+        .filter((p) => /^(docs|a|b)\//.test(p))
+        .sort(),
+    ).toEqual(["a/HEAD", "b/config", "docs/HEAD", "docs/config/app.json"]);
   }, 60_000);
 });

@@ -33,11 +33,36 @@ test("apply_change never writes through a folder swapped for a link to outside t
   git(ws, "add", "-A");
   git(ws, "commit", "-q", "-m", "fixture");
   const cfg = join(d.path, "cfg.json");
-  writeFileSync(cfg, JSON.stringify({ workspace: ws, delegation: { command: [process.execPath, AGENT, "{objective}", "{server}"], worktree_root: join(d.path, "worktrees"), timeout_secs: 60 } }));
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      workspace: ws,
+      delegation: {
+        command: [process.execPath, AGENT, "{objective}", "{server}"],
+        worktree_root: join(d.path, "worktrees"),
+        timeout_secs: 60,
+      },
+    }),
+  );
   const ids: string[] = [];
   for (let c = 0; c < CHANGES; c++) {
-    const calls = Array.from({ length: FILES }, (_, i) => ({ tool: "file_write", args: { path: `d/c${c}-${i}.txt`, content: `change ${c} file ${i}\n` } }));
-    const r = await run(["call", "task", JSON.stringify({ objective: JSON.stringify({ calls }), kind: "write" }), "--config", cfg, "--allow-read", "--approve", "task"], { cwd: ws });
+    const calls = Array.from({ length: FILES }, (_, i) => ({
+      tool: "file_write",
+      args: { path: `d/c${c}-${i}.txt`, content: `change ${c} file ${i}\n` },
+    }));
+    const r = await run(
+      [
+        "call",
+        "task",
+        JSON.stringify({ objective: JSON.stringify({ calls }), kind: "write" }),
+        "--config",
+        cfg,
+        "--allow-read",
+        "--approve",
+        "task",
+      ],
+      { cwd: ws },
+    );
     expect(json(r).payload.change.files.length).toBe(FILES);
     ids.push(json(r).payload.change.change_id);
   }
@@ -49,7 +74,19 @@ test("apply_change never writes through a folder swapped for a link to outside t
     for (const id of ids) {
       for (let a = 0; a < ATTEMPTS; a++) {
         tally.attempts++;
-        const r = await run(["call", "apply_change", JSON.stringify({ change_id: id }), "--config", cfg, "--allow-write", "--approve", "apply_change"], { cwd: ws });
+        const r = await run(
+          [
+            "call",
+            "apply_change",
+            JSON.stringify({ change_id: id }),
+            "--config",
+            cfg,
+            "--allow-write",
+            "--approve",
+            "apply_change",
+          ],
+          { cwd: ws },
+        );
         tally.escapes = readdirSync(out).length;
         const e = json(r);
         if (e.status === "success") {

@@ -2,7 +2,18 @@
 // where it was cut, while the result's tail and totals cover the whole stream; after a run that
 // wrote one, old artifacts (7 days) and the oldest past 1 GiB in all are removed.
 import { beforeAll, expect, test } from "bun:test";
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 import { makeStateFolder } from "../../src/state/folder.ts";
@@ -12,7 +23,8 @@ const CAP = 64 * MiB;
 const GRANT = ["--allow-run=bash", "--approve", "bash"];
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 test("a stream past the cap: the artifact stops at 64 MiB with a note, the tail and totals are whole", async () => {
@@ -22,7 +34,10 @@ test("a stream past the cap: the artifact stops at 64 MiB with a note, the tail 
   const command = `head -c ${total - 4} /dev/zero | tr '\\0' a; echo END`;
   const r = await run(["call", "bash", JSON.stringify({ command }), ...GRANT], { cwd: ws.path });
   const out = json(r);
-  expect(out).toMatchObject({ status: "success", payload: { stdout: { bytes: total, chars: total, truncated: true, artifactCut: true } } });
+  expect(out).toMatchObject({
+    status: "success",
+    payload: { stdout: { bytes: total, chars: total, truncated: true, artifactCut: true } },
+  });
   expect(out.payload.stdout.tail.endsWith("aaaEND\n")).toBe(true);
   const artifact = join(ws.path, out.payload.artifacts.stdout);
   const note = `\n[toolgate: this artifact holds the first ${CAP} bytes of the stream (the cap per stream); the stream had ${total} bytes in all, and the result's tail shows its end]\n`;

@@ -15,7 +15,14 @@ const TOKEN = "ghp_0123456789abcdefSECRET";
 function tool(ws: string, name: string, script: string): void {
   const dir = join(ws, "tools", name);
   mkdirSync(dir, { recursive: true });
-  const manifest = { name, description: "prints what it was given", input_schema: { type: "object" }, effect: "read", approval: "required", needs: { env: ["GITHUB_TOKEN"] } };
+  const manifest = {
+    name,
+    description: "prints what it was given",
+    input_schema: { type: "object" },
+    effect: "read",
+    approval: "required",
+    needs: { env: ["GITHUB_TOKEN"] },
+  };
   writeFileSync(join(dir, "tool.json"), JSON.stringify(manifest));
   writeFileSync(join(dir, "run"), script);
   chmodSync(join(dir, "run"), 0o755);
@@ -34,7 +41,10 @@ describe("an authored tool's needs.env values are redacted like ${NAME} bindings
     await using ws = tempDir();
     tool(ws.path, "leak", `#!/bin/sh\nprintf '{"got":"%s","note":"token=%s"}' "$GITHUB_TOKEN" "$GITHUB_TOKEN"\n`);
     const r = await run(["call", "leak", "{}", ...GRANTS], { cwd: ws.path, env: { GITHUB_TOKEN: TOKEN } });
-    expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "leak", payload: { got: "[REDACTED]", note: "token=[REDACTED]" } }]);
+    expect([r.code, json(r)]).toEqual([
+      0,
+      { status: "success", tool: "leak", payload: { got: "[REDACTED]", note: "token=[REDACTED]" } },
+    ]);
     expect(r.stderr).not.toContain(TOKEN);
     expect(await journal(ws.path)).not.toContain(TOKEN);
   });

@@ -10,18 +10,22 @@ import { join } from "node:path";
 import { BIN, json, runUnprivileged, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
-  if (process.getuid?.() !== 0) throw new Error("these tests run as root (CI does): they replace root's home in a mount namespace");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (process.getuid?.() !== 0)
+    throw new Error("these tests run as root (CI does): they replace root's home in a mount namespace");
 });
 
 const DOTFILES = [".profile", ".bash_profile", ".bash_login", ".bashrc"];
 /** Dotfiles that would show they ran: a marker on stdout and stderr, and a variable. */
 function plant(dir: string, who: string): void {
-  for (const f of DOTFILES) writeFileSync(join(dir, f), `echo MARKER:${who}${f}; echo MARKER:${who}${f} >&2; export PLANTED=${who}\n`);
+  for (const f of DOTFILES)
+    writeFileSync(join(dir, f), `echo MARKER:${who}${f}; echo MARKER:${who}${f} >&2; export PLANTED=${who}\n`);
 }
 
 // What the command reports: its HOME, how full it was, whether a dotfile added its variable, a write there.
-const PROBE = 'echo "home=$HOME"; echo "entries=$(ls -A "$HOME" | wc -l)"; echo "planted=${PLANTED:-none}"; echo cached > "$HOME/cache" && echo writable; echo "echo MARKER:left" > "$HOME/.profile"';
+const PROBE =
+  'echo "home=$HOME"; echo "entries=$(ls -A "$HOME" | wc -l)"; echo "planted=${PLANTED:-none}"; echo cached > "$HOME/cache" && echo writable; echo "echo MARKER:left" > "$HOME/.profile"';
 const GRANT = ["--allow-run=bash", "--approve", "bash"];
 
 /** dist/toolgate as root with /root replaced by a tmpfs holding marker dotfiles; HOME is `home`. */
@@ -33,7 +37,11 @@ async function callAsRoot(ws: string, home: string) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -53,26 +61,36 @@ function checkOwnHome(ws: string, r: { code: number; stdout: string; stderr: str
 }
 
 describe("bash -lc runs with HOME an empty folder of its own", () => {
-  test.each(["off", "product"])("as root, sandbox %s: neither root's nor $HOME's dotfiles run; twice, so a left .profile does not either", async (mode) => {
-    await using dir = tempDir();
-    const ws = join(dir.path, "ws");
-    const home = join(dir.path, "home");
-    mkdirSync(ws);
-    mkdirSync(home);
-    plant(home, "home");
-    writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ sandbox: mode }));
-    for (let i = 0; i < 2; i++) checkOwnHome(ws, await callAsRoot(ws, home), mode);
-  });
+  test.each(["off", "product"])(
+    "as root, sandbox %s: neither root's nor $HOME's dotfiles run; twice, so a left .profile does not either",
+    async (mode) => {
+      await using dir = tempDir();
+      const ws = join(dir.path, "ws");
+      const home = join(dir.path, "home");
+      mkdirSync(ws);
+      mkdirSync(home);
+      plant(home, "home");
+      writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ sandbox: mode }));
+      for (let i = 0; i < 2; i++) checkOwnHome(ws, await callAsRoot(ws, home), mode);
+    },
+  );
 
-  test.each(["off", "product"])("as nobody, sandbox %s: HOME is the run's own folder, not nobody's passwd home nor $HOME", async (mode) => {
-    await using dir = tempDir();
-    chmodSync(dir.path, 0o755);
-    const ws = join(dir.path, "ws");
-    mkdirSync(ws);
-    writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ sandbox: mode }));
-    // runUnprivileged sets HOME to the workspace: dotfiles there must not run either.
-    plant(ws, "home");
-    for (const f of [ws, ...readdirSync(ws).map((e) => join(ws, e))]) chownSync(f, 65534, 65534);
-    checkOwnHome(ws, await runUnprivileged(["call", "bash", JSON.stringify({ command: PROBE }), ...GRANT], { cwd: ws }), mode);
-  });
+  test.each(["off", "product"])(
+    "as nobody, sandbox %s: HOME is the run's own folder, not nobody's passwd home nor $HOME",
+    async (mode) => {
+      await using dir = tempDir();
+      chmodSync(dir.path, 0o755);
+      const ws = join(dir.path, "ws");
+      mkdirSync(ws);
+      writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ sandbox: mode }));
+      // runUnprivileged sets HOME to the workspace: dotfiles there must not run either.
+      plant(ws, "home");
+      for (const f of [ws, ...readdirSync(ws).map((e) => join(ws, e))]) chownSync(f, 65534, 65534);
+      checkOwnHome(
+        ws,
+        await runUnprivileged(["call", "bash", JSON.stringify({ command: PROBE }), ...GRANT], { cwd: ws }),
+        mode,
+      );
+    },
+  );
 });

@@ -33,7 +33,10 @@ const REJECTED: [string, unknown][] = [
   ["secre\\u0332t (a combining mark) as a key", { "secre\u0332t": "abc" }],
   ["a Cyrillic tоken as a key", { "t\u043eken": "abc" }],
   ["a Cyrillic РRIVATE in a PEM marker", { k: "-----BEGIN \u0420RIVATE KEY-----\nMIIE" }],
-  ["U+2010 dashes in a PEM marker", { k: "\u2010\u2010\u2010\u2010\u2010BEGIN OPENSSH PRIVATE KEY\u2010\u2010\u2010\u2010\u2010" }],
+  [
+    "U+2010 dashes in a PEM marker",
+    { k: "\u2010\u2010\u2010\u2010\u2010BEGIN OPENSSH PRIVATE KEY\u2010\u2010\u2010\u2010\u2010" },
+  ],
   ["NEL between a PEM marker's words", { k: "-----BEGIN\u0085PRIVATE KEY-----" }],
   ["NEL before a path", { line: "see\u0085/etc/shadow" }],
   ["--file=/root/…", { line: "--file=/root/.ssh/id_ed25519" }],
@@ -53,7 +56,12 @@ describe("the output boundary reads through format characters", () => {
   test("format characters alone are no reason to reject", async () => {
     await using ws = tempDir();
     cpSync(EMIT, join(ws.path, "tools", "emit"), { recursive: true });
-    const value = { "token\u200b_count": 3, "t\u043ekens": 2, note: "a\u200b/b hyphen\u00adated caf\u00e9 /api/v1 </table>", k: "-----BEGIN PUBLIC\u200b KEY-----" };
+    const value = {
+      "token\u200b_count": 3,
+      "t\u043ekens": 2,
+      note: "a\u200b/b hyphen\u00adated caf\u00e9 /api/v1 </table>",
+      k: "-----BEGIN PUBLIC\u200b KEY-----",
+    };
     const r = await emit(ws.path, value);
     expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "emit", payload: value }]);
   });

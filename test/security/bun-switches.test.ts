@@ -14,7 +14,10 @@ afterAll(() => {
   for (const p of users) rmSync(p, { recursive: true, force: true });
 });
 /** The user's state folder (sessions, tasks' state) outside the workspace. */
-const run: typeof runBin = (args, opts) => (users.add(`${opts.cwd}.user`), runBin(args, { ...opts, env: { XDG_STATE_HOME: join(`${opts.cwd}.user`, "state"), ...opts.env } }));
+const run: typeof runBin = (args, opts) => (
+  users.add(`${opts.cwd}.user`),
+  runBin(args, { ...opts, env: { XDG_STATE_HOME: join(`${opts.cwd}.user`, "state"), ...opts.env } })
+);
 
 /** A module that leaves `marker` behind when anything loads it. */
 function preload(dir: string): { file: string; marker: string } {
@@ -70,8 +73,17 @@ describe("what Bun acts on at exit or throughout is gone before anything runs", 
     mkdirSync(out);
     const ends: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const r = await run(["call", "plan", "{}"], { cwd: dir.path, env: { BUN_JSC_useSamplingProfiler: "1", BUN_JSC_samplingProfilerPath: out } });
-      ends.push(r.code === 0 && json(r).status === "success" ? "ran" : r.code === 158 && r.stdout === "" ? "SIGPWR" : `exit ${r.code}: ${r.stdout}${r.stderr}`);
+      const r = await run(["call", "plan", "{}"], {
+        cwd: dir.path,
+        env: { BUN_JSC_useSamplingProfiler: "1", BUN_JSC_samplingProfilerPath: out },
+      });
+      ends.push(
+        r.code === 0 && json(r).status === "success"
+          ? "ran"
+          : r.code === 158 && r.stdout === ""
+            ? "SIGPWR"
+            : `exit ${r.code}: ${r.stdout}${r.stderr}`,
+      );
     }
     expect(ends.filter((e) => e !== "ran" && e !== "SIGPWR")).toEqual([]);
     expect(ends.filter((e) => e === "ran").length).toBeGreaterThan(0);
@@ -104,7 +116,9 @@ describe("what Bun acts on before toolgate's own code is refused", () => {
     const r = await run(["call", "plan", "{}"], { cwd: dir.path, env: { BUN_INSPECT: "127.0.0.1:0/toolgate-test" } });
     expect([r.code, r.stdout]).toEqual([2, ""]);
     expect(r.stderr).toContain("toolgate: BUN_INSPECT set:");
-    expect(r.stderr).toContain("hint: unset BUN_INSPECT (a VS Code terminal with Bun's extension sets BUN_INSPECT and BUN_INSPECT_NOTIFY)");
+    expect(r.stderr).toContain(
+      "hint: unset BUN_INSPECT (a VS Code terminal with Bun's extension sets BUN_INSPECT and BUN_INSPECT_NOTIFY)",
+    );
   });
 
   // BUN_BE_BUN=1 makes the executable Bun's own CLI before anything of toolgate's exists: toolgate
@@ -122,7 +136,10 @@ describe("variables the compiled executable does not act on", () => {
     ["NODE_OPTIONS=--require=FILE", (f: string) => ({ NODE_OPTIONS: `--require=${f}` })],
     ["NODE_OPTIONS=--import=FILE", (f: string) => ({ NODE_OPTIONS: `--import=${f}` })],
     ["NODE_COMPILE_CACHE=OUT", (_f: string, out: string) => ({ NODE_COMPILE_CACHE: out })],
-    ["BUN_RUNTIME_TRANSPILER_CACHE_PATH=OUT", (_f: string, out: string) => ({ BUN_RUNTIME_TRANSPILER_CACHE_PATH: out })],
+    [
+      "BUN_RUNTIME_TRANSPILER_CACHE_PATH=OUT",
+      (_f: string, out: string) => ({ BUN_RUNTIME_TRANSPILER_CACHE_PATH: out }),
+    ],
   ])("%s: nothing loads, nothing is written, the call runs", async (_name, env) => {
     await using dir = tempDir();
     const { file, marker } = preload(dir.path);
@@ -135,7 +152,13 @@ describe("variables the compiled executable does not act on", () => {
 });
 
 describe("a process toolgate starts itself gets none of them", () => {
-  const switches = (out: string) => ({ BUN_OPTIONS: "--smol", BUN_BE_BUN: "0", BUN_BYTECODE_ORDER_OUT: join(out, "order"), BUN_JSC_useJIT: "1", NODE_REDIRECT_WARNINGS: join(out, "warnings") });
+  const switches = (out: string) => ({
+    BUN_OPTIONS: "--smol",
+    BUN_BE_BUN: "0",
+    BUN_BYTECODE_ORDER_OUT: join(out, "order"),
+    BUN_JSC_useJIT: "1",
+    NODE_REDIRECT_WARNINGS: join(out, "warnings"),
+  });
   /** The names in /proc/PID/environ that are Bun's switches (as bun-switches.ts lists them). */
   const switchesOf = (pid: number) =>
     readFileSync(`/proc/${pid}/environ`, "utf8")
@@ -162,16 +185,21 @@ describe("a process toolgate starts itself gets none of them", () => {
     await using dir = tempDir();
     const out = join(dir.path, "out");
     mkdirSync(out);
-    const r = await run(["call", "bash", JSON.stringify({ command: "sleep 1" }), "--background", "--allow-run", "--approve", "bash"], { cwd: dir.path, env: switches(out) });
+    const r = await run(
+      ["call", "bash", JSON.stringify({ command: "sleep 1" }), "--background", "--allow-run", "--approve", "bash"],
+      { cwd: dir.path, env: switches(out) },
+    );
     expect(r.code).toBe(0);
     const id = json(r).task_id as string;
-    const supervisor = readdirSync("/proc").filter((p) => /^\d+$/.test(p)).find((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").includes(id);
-      } catch {
-        return false;
-      }
-    });
+    const supervisor = readdirSync("/proc")
+      .filter((p) => /^\d+$/.test(p))
+      .find((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").includes(id);
+        } catch {
+          return false;
+        }
+      });
     expect(supervisor).toBeDefined();
     expect(switchesOf(Number(supervisor))).toEqual([]);
     expect((await run(["tasks", "wait", id], { cwd: dir.path })).code).toBe(0);

@@ -47,7 +47,11 @@ describe("control files, not there yet", () => {
     const r = await call(ws, root.path, "file_write", { path, content: '{"permissions":{"allow":{"run":true}}}' });
     expect([r.code, JSON.parse(r.stdout).error_code]).toEqual([1, "path.protected"]);
     // .toolgate (the state folder) is the only name the call may add.
-    expect(readdirSync(ws).filter((n) => n !== ".toolgate").sort()).toEqual(before);
+    expect(
+      readdirSync(ws)
+        .filter((n) => n !== ".toolgate")
+        .sort(),
+    ).toEqual(before);
     expect(existsSync(join(ws, "tools"))).toBe(false);
   });
 });
@@ -65,10 +69,18 @@ describe("control files that exist", () => {
     writeFileSync(join(ws, "toolgate.json"), '{"sandbox":"product"}\n');
     mkdirSync(join(ws, "tools", "x"), { recursive: true });
     writeFileSync(join(ws, "tools", "x", "run"), "#!/bin/sh\necho hi\n");
-    const lock = await run(["tools", "--lock"], { cwd: ws, env: { HOME: root.path, XDG_STATE_HOME: join(root.path, "state") } });
+    const lock = await run(["tools", "--lock"], {
+      cwd: ws,
+      env: { HOME: root.path, XDG_STATE_HOME: join(root.path, "state") },
+    });
     expect(lock.code).toBe(0);
     const text = readFileSync(join(ws, real), "utf8");
-    const r = await call(ws, root.path, "file_edit", { path, digest: digestOf(Buffer.from(text)), old_string: word, new_string: "changed" });
+    const r = await call(ws, root.path, "file_edit", {
+      path,
+      digest: digestOf(Buffer.from(text)),
+      old_string: word,
+      new_string: "changed",
+    });
     expect([r.code, JSON.parse(r.stdout).error_code]).toEqual([1, "path.protected"]);
     expect(readFileSync(join(ws, real), "utf8")).toBe(text);
   });
@@ -79,7 +91,14 @@ describe("control files that exist", () => {
     mkdirSync(join(ws, "conf"));
     writeFileSync(join(ws, "conf", "tg.json"), JSON.stringify({ authored: { dir: "mine" } }));
     for (const path of ["conf/tg.json", "mine/t/tool.json", "conf/toolgate.lock", "toolgate.json"]) {
-      const r = await call(ws, root.path, "file_write", { path, content: "{}", overwrite: true }, `--config=${join(ws, "conf", "tg.json")}`, `--workspace=${ws}`);
+      const r = await call(
+        ws,
+        root.path,
+        "file_write",
+        { path, content: "{}", overwrite: true },
+        `--config=${join(ws, "conf", "tg.json")}`,
+        `--workspace=${ws}`,
+      );
       expect([path, JSON.parse(r.stdout).error_code]).toEqual([path, "path.protected"]);
     }
     expect(readFileSync(join(ws, "conf", "tg.json"), "utf8")).toBe(JSON.stringify({ authored: { dir: "mine" } }));

@@ -25,13 +25,28 @@ function site(root: string) {
   git(ws, "add", "-A");
   git(ws, "commit", "-q", "-m", "fixture");
   const cfg = join(root, "cfg.json");
-  writeFileSync(cfg, JSON.stringify({ workspace: ws, delegation: { command: [process.execPath, AGENT, "{objective}", "{server}"], timeout_secs: 60, env: ["AGENT_API_KEY"] } }));
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      workspace: ws,
+      delegation: {
+        command: [process.execPath, AGENT, "{objective}", "{server}"],
+        timeout_secs: 60,
+        env: ["AGENT_API_KEY"],
+      },
+    }),
+  );
   return { ws, cfg };
 }
 
 /** The child prints the key in its summary and on stderr, and calls a tool with it (its journal row's arguments, the tool's answer). */
 const objective = (fail: boolean) =>
-  JSON.stringify({ calls: [{ tool: "file_read", args: { path: "k-$ENV{AGENT_API_KEY}.txt" } }], say: "the key is $ENV{AGENT_API_KEY}", err: "auth with $ENV{AGENT_API_KEY}", fail });
+  JSON.stringify({
+    calls: [{ tool: "file_read", args: { path: "k-$ENV{AGENT_API_KEY}.txt" } }],
+    say: "the key is $ENV{AGENT_API_KEY}",
+    err: "auth with $ENV{AGENT_API_KEY}",
+    fail,
+  });
 
 /** Every file under `dir`, as bytes: the databases, their WAL, artifacts. */
 function allFiles(dir: string): { path: string; bytes: Buffer }[] {
@@ -39,7 +54,10 @@ function allFiles(dir: string): { path: string; bytes: Buffer }[] {
     .filter((e) => e.isFile())
     .map((e) => ({ path: join(e.parentPath, e.name), bytes: readFileSync(join(e.parentPath, e.name)) }));
 }
-const holding = (dir: string) => allFiles(dir).filter((f) => f.bytes.includes(CANARY)).map((f) => f.path);
+const holding = (dir: string) =>
+  allFiles(dir)
+    .filter((f) => f.bytes.includes(CANARY))
+    .map((f) => f.path);
 
 describe("delegation.env values are secrets of the task call", () => {
   test("foreground: the child got the key, and no view holds it (result, stderr, journal, state files)", async () => {
@@ -47,7 +65,19 @@ describe("delegation.env values are secrets of the task call", () => {
     const { ws, cfg } = site(d.path);
     const views: string[] = [];
     for (const fail of [false, true]) {
-      const r = await run(["call", "task", JSON.stringify({ objective: objective(fail), kind: "scout" }), "--config", cfg, "--allow-read", "--approve", "task"], { cwd: ws, env: ENV });
+      const r = await run(
+        [
+          "call",
+          "task",
+          JSON.stringify({ objective: objective(fail), kind: "scout" }),
+          "--config",
+          cfg,
+          "--allow-read",
+          "--approve",
+          "task",
+        ],
+        { cwd: ws, env: ENV },
+      );
       const p = json(r).payload;
       // The child had it: the marker took its place everywhere it printed it.
       expect([p.status, p.summary]).toEqual([fail ? "failed" : "done", "the key is [REDACTED]"]);
@@ -57,8 +87,14 @@ describe("delegation.env values are secrets of the task call", () => {
     }
     const log = await run(["log", "--json", "--config", cfg], { cwd: ws });
     const table = await run(["log", "--config", cfg], { cwd: ws });
-    const rows = log.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(rows.filter((x) => x.tool === "file_read").map((x) => x.args_preview)).toEqual([expect.stringContaining("[REDACTED]"), expect.stringContaining("[REDACTED]")]);
+    const rows = log.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(rows.filter((x) => x.tool === "file_read").map((x) => x.args_preview)).toEqual([
+      expect.stringContaining("[REDACTED]"),
+      expect.stringContaining("[REDACTED]"),
+    ]);
     views.push(log.stdout, table.stdout);
     expect(views.filter((v) => v.includes(CANARY))).toEqual([]);
     expect(holding(join(ws, ".toolgate"))).toEqual([]);
@@ -67,11 +103,30 @@ describe("delegation.env values are secrets of the task call", () => {
   test("background: the task's rows, live log and result never hold it", async () => {
     await using d = tempDir();
     const { ws, cfg } = site(d.path);
-    const started = await run(["call", "task", JSON.stringify({ objective: objective(true), kind: "scout" }), "--background", "--config", cfg, "--allow-read", "--approve", "task"], { cwd: ws, env: ENV });
+    const started = await run(
+      [
+        "call",
+        "task",
+        JSON.stringify({ objective: objective(true), kind: "scout" }),
+        "--background",
+        "--config",
+        cfg,
+        "--allow-read",
+        "--approve",
+        "task",
+      ],
+      { cwd: ws, env: ENV },
+    );
     const id = json(started).task_id as string;
     const waited = await run(["tasks", "wait", id], { cwd: ws, env: ENV });
     const views = [started.stdout, waited.stdout, waited.stderr];
-    for (const args of [["tasks", "status", id], ["tasks", "logs", id], ["tasks", "list"], ["tasks", "list", "--json"], ["log", "--json"]]) {
+    for (const args of [
+      ["tasks", "status", id],
+      ["tasks", "logs", id],
+      ["tasks", "list"],
+      ["tasks", "list", "--json"],
+      ["log", "--json"],
+    ]) {
       const r = await run(args, { cwd: ws });
       views.push(r.stdout, r.stderr);
     }

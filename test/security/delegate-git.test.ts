@@ -57,10 +57,27 @@ async function attack(who: "root" | "nobody", how: "dotgit" | "nested") {
   const marker = join(out, "marker");
   const cfg = join(d.path, "cfg.json");
   const command = ["bash", "-c", agent(marker, how), "agent", "{objective}", "{server}"];
-  writeFileSync(cfg, JSON.stringify({ workspace: ws, sandbox: "product", delegation: { command, worktree_root: join(d.path, "worktrees"), timeout_secs: 60 } }));
-  const args = ["call", "task", JSON.stringify({ objective: "plant", kind: "write" }), "--config", cfg, "--allow-read", "--approve", "task"];
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      workspace: ws,
+      sandbox: "product",
+      delegation: { command, worktree_root: join(d.path, "worktrees"), timeout_secs: 60 },
+    }),
+  );
+  const args = [
+    "call",
+    "task",
+    JSON.stringify({ objective: "plant", kind: "write" }),
+    "--config",
+    cfg,
+    "--allow-read",
+    "--approve",
+    "task",
+  ];
   if (who === "nobody") chownToNobody(d.path);
-  const r = who === "root" ? await run(args, { cwd: ws, env: { HOME: d.path } }) : await runUnprivileged(args, { cwd: ws });
+  const r =
+    who === "root" ? await run(args, { cwd: ws, env: { HOME: d.path } }) : await runUnprivileged(args, { cwd: ws });
   return { r, p: json(r).payload, marker: existsSync(marker), out: readdirSync(out) };
 }
 
@@ -79,7 +96,9 @@ describe.each(["root", "nobody"] as const)("as %s, a write child's tree is read 
   test("a repository of the child's own inside its tree: refused before git looks, nothing runs", async () => {
     const { r, p, marker, out } = await attack(who, "nested");
     expect([r.code, p.status, p.change]).toEqual([0, "done", null]);
-    expect(p.change_refused).toStartWith("change.nested_repository: the worktree holds a git repository of its own (nest/.git)");
+    expect(p.change_refused).toStartWith(
+      "change.nested_repository: the worktree holds a git repository of its own (nest/.git)",
+    );
     expect([marker, out]).toEqual([false, []]);
   }, 60_000);
 });

@@ -10,7 +10,8 @@ import { BIN, json, run, tempDir } from "../helpers.ts";
 import { startSwapper } from "./race-harness.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const FILES = 40;
@@ -26,7 +27,10 @@ test("a symlink swapped in while the copy is made never copies an outside file",
   const real = join(dir.path, "repo");
   mkdirSync(join(real, "script"), { recursive: true });
   // The gate names every regular file in its copy that holds the secret (grep -r follows no link).
-  writeFileSync(join(real, "script", "check-leak.sh"), "grep -rl --exclude-dir=.git --exclude-dir=script SECRET- . | sed 's/^/LEAK:/'; echo scanned\n");
+  writeFileSync(
+    join(real, "script", "check-leak.sh"),
+    "grep -rl --exclude-dir=.git --exclude-dir=script SECRET- . | sed 's/^/LEAK:/'; echo scanned\n",
+  );
   git(real, "init", "-q", "-b", "main");
   git(real, "add", "-A");
   git(real, "commit", "-q", "-m", "fixture");

@@ -23,16 +23,28 @@ const authored = (script: string) => (ws: string) => {
   mkdirSync(join(ws, "scripts"), { recursive: true });
   writeFileSync(
     join(ws, "tools", "fmt", "tool.json"),
-    JSON.stringify({ name: "fmt", description: "Formats.", input_schema: { type: "object" }, effect: "read", approval: "required", command: ["bash", "scripts/fmt.sh"] }),
+    JSON.stringify({
+      name: "fmt",
+      description: "Formats.",
+      input_schema: { type: "object" },
+      effect: "read",
+      approval: "required",
+      command: ["bash", "scripts/fmt.sh"],
+    }),
   );
   writeFileSync(join(ws, "scripts", "fmt.sh"), script);
 };
 
 // The server runs a workspace script (a one-line wrapper around the fixture server).
-const server = (env: Record<string, string>, wrapper = "") => (ws: string) => {
-  writeFileSync(join(ws, "srv.ts"), `import ${JSON.stringify(FIXTURE)};\n${wrapper}`);
-  writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { x: { command: process.execPath, args: ["srv.ts"], env } } }));
-};
+const server =
+  (env: Record<string, string>, wrapper = "") =>
+  (ws: string) => {
+    writeFileSync(join(ws, "srv.ts"), `import ${JSON.stringify(FIXTURE)};\n${wrapper}`);
+    writeFileSync(
+      join(ws, "toolgate.json"),
+      JSON.stringify({ mcpServers: { x: { command: process.execPath, args: ["srv.ts"], env } } }),
+    );
+  };
 
 const CASES: Record<string, Case> = {
   "an authored tool's script named without ./ (bash scripts/fmt.sh)": {
@@ -86,8 +98,13 @@ test("a ${NAME} env entry is digested by its name: the secret's value never ente
   await using ws = tempDir();
   server({ TOKEN: "${T}" })(ws.path);
   const call = (t: string) =>
-    run(["call", "x__echo__echo", '{"message":"hi"}', "--allow-run", "--allow-env=T", "--approve", "all"], { cwd: ws.path, env: { T: t } });
-  expect((await run(["tools", "--lock", "--allow-run", "--allow-env=T"], { cwd: ws.path, env: { T: "first" } })).code).toBe(0);
+    run(["call", "x__echo__echo", '{"message":"hi"}', "--allow-run", "--allow-env=T", "--approve", "all"], {
+      cwd: ws.path,
+      env: { T: t },
+    });
+  expect(
+    (await run(["tools", "--lock", "--allow-run", "--allow-env=T"], { cwd: ws.path, env: { T: "first" } })).code,
+  ).toBe(0);
   expect((await call("first")).code).toBe(0);
   // A rotated token is the same server: the lock still holds.
   expect((await call("rotated")).code).toBe(0);

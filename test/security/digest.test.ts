@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { json, onTty, run, tempDir } from "../helpers.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "las", "server.ts");
-const MANIFEST = { name: "t", description: "Answers with an empty object.", input_schema: { type: "object" }, effect: "read", approval: "required" };
+const MANIFEST = {
+  name: "t",
+  description: "Answers with an empty object.",
+  input_schema: { type: "object" },
+  effect: "read",
+  approval: "required",
+};
 const RUN = "#!/bin/sh\necho '{}'\n";
 
 function tool(ws: string, manifest: Record<string, unknown> = MANIFEST, runText = RUN): void {
@@ -54,12 +60,21 @@ describe("an authored tool's digest covers its manifest and executable", () => {
 
 describe("an MCP tool's digest covers its server's command line and its description", () => {
   const server = (ws: string, pid: string, env: Record<string, string> = {}) =>
-    writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { x: { command: process.execPath, args: [FIXTURE, `--pid-out=${join(ws, pid)}`], env } } }));
+    writeFileSync(
+      join(ws, "toolgate.json"),
+      JSON.stringify({
+        mcpServers: { x: { command: process.execPath, args: [FIXTURE, `--pid-out=${join(ws, pid)}`], env } },
+      }),
+    );
   const CALL_MCP = ["call", "x__echo__echo", '{"message":"hi"}', "--allow-run", "--approve", "all"];
 
   test.each([
     ["arguments", (ws: string) => server(ws, "other.pid"), "what runs changed"],
-    ["description (same command line)", (ws: string) => server(ws, "a.pid", { ECHO_DESCRIPTION: "Now something else" }), "description changed"],
+    [
+      "description (same command line)",
+      (ws: string) => server(ws, "a.pid", { ECHO_DESCRIPTION: "Now something else" }),
+      "description changed",
+    ],
   ])("changed %s: the lock refuses the tool", async (_what, change, why) => {
     await using ws = tempDir();
     server(ws.path, "a.pid");

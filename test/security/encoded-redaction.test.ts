@@ -33,7 +33,12 @@ function forms(secret: string): string[] {
     const [from, to] = [Math.ceil((8 * lead) / 6), Math.floor((8 * stream.length) / 6)];
     out.push(stream.toString("base64").slice(from, to), stream.toString("base64url").slice(from, to));
   }
-  out.push(bytes.toString("hex"), bytes.toString("hex").toUpperCase(), encodeURIComponent(secret), [...bytes].map((b) => `%${b.toString(16).padStart(2, "0")}`).join(""));
+  out.push(
+    bytes.toString("hex"),
+    bytes.toString("hex").toUpperCase(),
+    encodeURIComponent(secret),
+    [...bytes].map((b) => `%${b.toString(16).padStart(2, "0")}`).join(""),
+  );
   return [...new Set(out)];
 }
 const FORMS = forms(SECRET);
@@ -45,11 +50,14 @@ const held = (view: string | Buffer) => FORMS.filter((f) => view.includes(f));
 function databaseText(path: string): string {
   const db = new Database(path, { readonly: true });
   try {
-    const tables = (db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
+    const tables = (db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+      (t) => t.name,
+    );
     let out = "";
     for (const t of tables) {
       for (const row of db.query(`SELECT * FROM "${t}"`).all() as Record<string, unknown>[]) {
-        for (const v of Object.values(row)) out += `${typeof v === "string" ? v : v instanceof Uint8Array ? Buffer.from(v).toString("utf8") : ""}\n`;
+        for (const v of Object.values(row))
+          out += `${typeof v === "string" ? v : v instanceof Uint8Array ? Buffer.from(v).toString("utf8") : ""}\n`;
       }
     }
     return out;
@@ -82,7 +90,9 @@ test("the script prints every form (what the views are checked for is there to b
   await using d = tempDir();
   const r = Bun.spawnSync(["bash", "forms.sh"], { cwd: site(d.path), env: { PATH: "/usr/bin:/bin" } });
   expect(FORMS.filter((f) => f !== SECRET && !r.stdout.toString().includes(f))).toEqual([]);
-  expect(FORMS.some((f) => f.includes("+")) && FORMS.some((f) => f.includes("/")) && FORMS.some((f) => f.includes("_"))).toBe(true);
+  expect(
+    FORMS.some((f) => f.includes("+")) && FORMS.some((f) => f.includes("/")) && FORMS.some((f) => f.includes("_")),
+  ).toBe(true);
 });
 
 describe("a bash call's bound secret, encoded", () => {
@@ -95,8 +105,15 @@ describe("a bash call's bound secret, encoded", () => {
     // Each of the ten lines on each stream lost its secret part.
     expect(shown.split("[REDACTED]").length - 1).toBeGreaterThanOrEqual(10);
     const log = await run(["log", "--json"], { cwd: ws });
-    const views = { result: r.stdout, stderr: r.stderr, log: log.stdout, database: databaseText(join(ws, ".toolgate", "toolgate.db")) };
-    expect(Object.entries(views).map(([name, v]) => [name, held(v)])).toEqual(Object.keys(views).map((name) => [name, []]));
+    const views = {
+      result: r.stdout,
+      stderr: r.stderr,
+      log: log.stdout,
+      database: databaseText(join(ws, ".toolgate", "toolgate.db")),
+    };
+    expect(Object.entries(views).map(([name, v]) => [name, held(v)])).toEqual(
+      Object.keys(views).map((name) => [name, []]),
+    );
     expect(filesHolding(join(ws, ".toolgate"))).toEqual([]);
   });
 
@@ -112,13 +129,24 @@ describe("a bash call's bound secret, encoded", () => {
     const status = await run(["call", "task_status", JSON.stringify({ task_id: id })], { cwd: ws });
     const tail = json(status).payload.log_tail as string;
     expect(tail.split("[REDACTED]").length - 1).toBeGreaterThanOrEqual(10);
-    const views: Record<string, string> = { started: started.stdout, waited: waited.stdout + waited.stderr, log_tail: tail, task_status: status.stdout };
-    for (const args of [["tasks", "logs", id], ["tasks", "status", id], ["log", "--json"]]) {
+    const views: Record<string, string> = {
+      started: started.stdout,
+      waited: waited.stdout + waited.stderr,
+      log_tail: tail,
+      task_status: status.stdout,
+    };
+    for (const args of [
+      ["tasks", "logs", id],
+      ["tasks", "status", id],
+      ["log", "--json"],
+    ]) {
       const v = await run(args, { cwd: ws });
       views[args.join(" ")] = v.stdout + v.stderr;
     }
     views.database = databaseText(join(ws, ".toolgate", "toolgate.db"));
-    expect(Object.entries(views).map(([name, v]) => [name, held(v)])).toEqual(Object.keys(views).map((name) => [name, []]));
+    expect(Object.entries(views).map(([name, v]) => [name, held(v)])).toEqual(
+      Object.keys(views).map((name) => [name, []]),
+    );
     expect(filesHolding(join(ws, ".toolgate"))).toEqual([]);
   });
 });
@@ -133,17 +161,58 @@ describe("a delegated child's summary and findings, encoded", () => {
     git(ws, "add", "-A");
     git(ws, "commit", "-q", "-m", "fixture");
     const cfg = join(d.path, "cfg.json");
-    writeFileSync(cfg, JSON.stringify({ workspace: ws, delegation: { command: [process.execPath, AGENT, "{objective}", "{server}"], timeout_secs: 60, env: ["AGENT_API_KEY"] } }));
-    const notes = ["b64 $BASE64{AGENT_API_KEY}", "b64 $BASE64_1{AGENT_API_KEY}", "b64 $BASE64_2{AGENT_API_KEY}", "hex $HEX{AGENT_API_KEY}", "uri k=$URI{AGENT_API_KEY}"];
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        workspace: ws,
+        delegation: {
+          command: [process.execPath, AGENT, "{objective}", "{server}"],
+          timeout_secs: 60,
+          env: ["AGENT_API_KEY"],
+        },
+      }),
+    );
+    const notes = [
+      "b64 $BASE64{AGENT_API_KEY}",
+      "b64 $BASE64_1{AGENT_API_KEY}",
+      "b64 $BASE64_2{AGENT_API_KEY}",
+      "hex $HEX{AGENT_API_KEY}",
+      "uri k=$URI{AGENT_API_KEY}",
+    ];
     const objective = JSON.stringify({ say: "key: $BASE64_2{AGENT_API_KEY}", notes });
-    const r = await run(["call", "task", JSON.stringify({ objective, kind: "scout" }), "--config", cfg, "--allow-read", "--approve", "task"], { cwd: ws, env: { AGENT_API_KEY: SECRET } });
+    const r = await run(
+      [
+        "call",
+        "task",
+        JSON.stringify({ objective, kind: "scout" }),
+        "--config",
+        cfg,
+        "--allow-read",
+        "--approve",
+        "task",
+      ],
+      { cwd: ws, env: { AGENT_API_KEY: SECRET } },
+    );
     const p = json(r).payload;
     // What stays of a base64 form is made of other bits too: the leading bytes', the padding's.
     expect([p.status, p.summary]).toEqual(["done", "key: eHl[REDACTED]g=="]);
-    expect(p.findings.slice(-5)).toEqual(["b64 [REDACTED]4=", "b64 eH[REDACTED]", "b64 eHl[REDACTED]g==", "hex [REDACTED]", "uri k=[REDACTED]"]);
+    expect(p.findings.slice(-5)).toEqual([
+      "b64 [REDACTED]4=",
+      "b64 eH[REDACTED]",
+      "b64 eHl[REDACTED]g==",
+      "hex [REDACTED]",
+      "uri k=[REDACTED]",
+    ]);
     const log = await run(["log", "--json", "--config", cfg], { cwd: ws });
-    const views = { result: r.stdout, stderr: r.stderr, log: log.stdout, database: databaseText(join(ws, ".toolgate", "toolgate.db")) };
-    expect(Object.entries(views).map(([name, v]) => [name, held(v)])).toEqual(Object.keys(views).map((name) => [name, []]));
+    const views = {
+      result: r.stdout,
+      stderr: r.stderr,
+      log: log.stdout,
+      database: databaseText(join(ws, ".toolgate", "toolgate.db")),
+    };
+    expect(Object.entries(views).map(([name, v]) => [name, held(v)])).toEqual(
+      Object.keys(views).map((name) => [name, []]),
+    );
     expect(filesHolding(join(ws, ".toolgate"))).toEqual([]);
   }, 60_000);
 });

@@ -46,7 +46,10 @@ describe("control characters are made visible on every human-facing line", () =>
 
   test("an MCP server's error text and tool description", async () => {
     await using dir = tempDir();
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { h: { command: process.execPath, args: [HOSTILE] } } }));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({ mcpServers: { h: { command: process.execPath, args: [HOSTILE] } } }),
+    );
     const r = await run(["call", "h__hostile", "{}", "--allow-run", "--approve", "all"], { cwd: dir.path });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "failed", tool: "h__hostile" });
@@ -59,7 +62,11 @@ describe("control characters are made visible on every human-facing line", () =>
     expect(listed.out).toContain(`Looks harmless${VISIBLE}`);
     const listedJson = await run(["tools", "--json", "--allow-run"], { cwd: dir.path });
     expect(listedJson.stdout).not.toMatch(RAW);
-    const d = listedJson.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((x) => x.name === "h__hostile");
+    const d = listedJson.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((x) => x.name === "h__hostile");
     expect(d.description).toBe(`Looks harmless${EVIL}`);
   });
 });
@@ -68,7 +75,10 @@ describe("a message of several lines keeps its lines", () => {
   test("an untrusted config's refusal lists each widening key on its own line, escaped and indented", async () => {
     await using dir = tempDir();
     await using home = tempDir();
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ permissions: { allow: { read: true, run: [`x${EVIL}`] } } }));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({ permissions: { allow: { read: true, run: [`x${EVIL}`] } } }),
+    );
     const r = await run(["call", "file_read", '{"path":"a"}'], { cwd: dir.path, env: { XDG_STATE_HOME: home.path } });
     expect(r.code).toBe(5);
     expect(r.stderr).not.toMatch(RAW);
@@ -76,7 +86,12 @@ describe("a message of several lines keeps its lines", () => {
     const lines = r.stderr.split("\n");
     expect(lines[0]).toStartWith("toolgate: ");
     // Every line after the first is indented under it: nothing in the message starts a line of its own.
-    expect(lines.slice(1).filter((l) => l !== "").every((l) => l.startsWith("  "))).toBe(true);
+    expect(
+      lines
+        .slice(1)
+        .filter((l) => l !== "")
+        .every((l) => l.startsWith("  ")),
+    ).toBe(true);
     expect(lines.some((l) => l.includes("permissions.allow.read"))).toBe(true);
     expect(lines.some((l) => l.includes("permissions.allow.run"))).toBe(true);
   });

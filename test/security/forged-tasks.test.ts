@@ -42,7 +42,10 @@ describe("forged task rows in toolgate's own database", () => {
       forge(db, "a000000000000001", [{ pid: victim.pid, start }]);
       forge(db, "a000000000000002", [{ pid: victim.pid, start, tag: "0".repeat(32) }]);
       forge(db, "a000000000000003", [{ pid: victim.pid, start: null }]);
-      forge(db, "a000000000000004", [{ pid: member.pid, start: startOf(member.pid), tag: "1".repeat(32) }, { pid: -1, start: 0, tag: "2".repeat(32) }]);
+      forge(db, "a000000000000004", [
+        { pid: member.pid, start: startOf(member.pid), tag: "1".repeat(32) },
+        { pid: -1, start: 0, tag: "2".repeat(32) },
+      ]);
       forge(db, "a000000000000005", "not a list");
       db.close();
 
@@ -52,7 +55,12 @@ describe("forged task rows in toolgate's own database", () => {
       // Today the first read killed the victim's whole session.
       expect([alive(victim.pid), alive(member.pid)]).toEqual([true, true]);
       expect(list.code).toBe(0);
-      expect(list.stdout.trim().split("\n").map((l) => [JSON.parse(l).id, JSON.parse(l).status])).toEqual([
+      expect(
+        list.stdout
+          .trim()
+          .split("\n")
+          .map((l) => [JSON.parse(l).id, JSON.parse(l).status]),
+      ).toEqual([
         ["a000000000000001", "lost"],
         ["a000000000000002", "lost"],
         ["a000000000000003", "lost"],

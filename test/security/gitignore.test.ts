@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { run, tempDir } from "../helpers.ts";
 
 const git = (cwd: string, ...args: string[]) => {
-  const p = Bun.spawnSync(["git", ...args], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" } });
+  const p = Bun.spawnSync(["git", ...args], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" },
+  });
   if (p.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${p.stderr.toString()}`);
   return p.stdout.toString();
 };
@@ -18,7 +21,9 @@ describe(".toolgate/.gitignore", () => {
     writeFileSync(join(dir.path, "a.txt"), "hello\n");
     git(dir.path, "add", "a.txt");
     git(dir.path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a");
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: dir.path });
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+      cwd: dir.path,
+    });
     expect(r.code).toBe(0);
     expect(existsSync(join(dir.path, ".toolgate", "toolgate.db"))).toBe(true);
     expect(readFileSync(join(dir.path, ".toolgate", ".gitignore"), "utf8")).toContain("\n*\n");
@@ -29,7 +34,9 @@ describe(".toolgate/.gitignore", () => {
     await using dir = tempDir();
     mkdirSync(join(dir.path, ".toolgate"));
     writeFileSync(join(dir.path, "a.txt"), "hello\n");
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: dir.path });
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+      cwd: dir.path,
+    });
     expect(r.code).toBe(0);
     expect(existsSync(join(dir.path, ".toolgate", "toolgate.db"))).toBe(true);
     expect(existsSync(join(dir.path, ".toolgate", ".gitignore"))).toBe(false);

@@ -22,7 +22,14 @@ async function withConfig(config: unknown, args: string[]) {
 
 describe("config keys whose feature does not exist yet", () => {
   test("values that claim nothing still boot: rails.require false, empty sections", async () => {
-    const r = await withConfig({ rails: { require: false }, most: {}, delegation: {}, profiles: {}, boundary: {} }, ["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "all"]);
+    const r = await withConfig({ rails: { require: false }, most: {}, delegation: {}, profiles: {}, boundary: {} }, [
+      "call",
+      "file_read",
+      '{"path":"a.txt"}',
+      "--allow-read",
+      "--approve",
+      "all",
+    ]);
     expect([r.code, JSON.parse(r.stdout).status]).toEqual([0, "success"]);
   });
 });

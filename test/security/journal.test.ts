@@ -14,14 +14,28 @@ const MARK = JSON.stringify({ command: "touch marker" });
 const rows = async (cwd: string, extra: string[] = []) => {
   const r = await run(["log", "--json", ...extra], { cwd });
   expect(r.code).toBe(0);
-  return r.stdout.trim() ? r.stdout.trim().split("\n").map((l) => JSON.parse(l)) : [];
+  return r.stdout.trim()
+    ? r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+    : [];
 };
 
 /** Runs a shell script in a private mount namespace (tmpfs and read-only binds die with it). */
 async function inMountNamespace(cwd: string, script: string) {
   const unshare = process.getuid?.() === 0 ? ["unshare", "-m"] : ["unshare", "-rm"];
-  const p = Bun.spawn([...unshare, "bash", "-c", script], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, CI: "true", TG: BIN }, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const p = Bun.spawn([...unshare, "bash", "-c", script], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, CI: "true", TG: BIN },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -96,7 +110,12 @@ describe("started, then finished", () => {
     expect(JSON.parse(result!)).toMatchObject({ tool: "bash" });
     expect(rc).toMatch(/^rc=[0-9]$/);
     expect(r.stderr).toContain("this call's journal row was not finished; `toolgate log` shows it as indeterminate");
-    expect(JSON.parse(row!)).toMatchObject({ event: "tool_started", tool: "bash", status: "indeterminate", error_code: "journal.unfinished" });
+    expect(JSON.parse(row!)).toMatchObject({
+      event: "tool_started",
+      tool: "bash",
+      status: "indeterminate",
+      error_code: "journal.unfinished",
+    });
   });
 
   test("a call that ran leaves one finished row; refused calls one row each, as before", async () => {
@@ -117,7 +136,12 @@ describe("started, then finished", () => {
   test("kill -9 of toolgate mid-call: the row is running while it runs, then indeterminate", async () => {
     await using dir = tempDir();
     const cmd = JSON.stringify({ command: "echo $$ > child.pid; touch started; exec sleep 60" });
-    const proc = Bun.spawn([BIN, "call", "bash", cmd, ...BASH], { cwd: dir.path, env: { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true" }, stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([BIN, "call", "bash", cmd, ...BASH], {
+      cwd: dir.path,
+      env: { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true" },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     try {
       await waitFor("the command to start", () => existsSync(join(dir.path, "started")));
       expect(existsSync(join(dir.path, "started"))).toBe(true);
@@ -131,7 +155,13 @@ describe("started, then finished", () => {
       if (child > 1) process.kill(child, "SIGKILL");
     }
     const [row] = await rows(dir.path);
-    expect(row).toMatchObject({ event: "tool_started", tool: "bash", status: "indeterminate", error_code: "journal.unfinished", args_preview: cmd });
+    expect(row).toMatchObject({
+      event: "tool_started",
+      tool: "bash",
+      status: "indeterminate",
+      error_code: "journal.unfinished",
+      args_preview: cmd,
+    });
     const table = await onTty(dir.path, ["log"], "");
     expect(table.out).toMatch(/bash\s+indeterminate\s+journal\.unfinished/);
   });

@@ -9,7 +9,8 @@ import { gone, pidsIn, waitFor } from "../launcher/support.ts";
 import { BIN, json, run, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 // The command writes its own pid, two children's, and an orphan's that left the session; then waits.
@@ -37,12 +38,15 @@ describe("kill -9 of toolgate call (sandbox off)", () => {
       chownSync(ws, 65534, 65534);
       argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", join(bin.path, "toolgate")];
     }
-    const call = Bun.spawn([...argv, "call", "bash", JSON.stringify({ command: COMMAND }), "--allow-run=bash", "--approve", "bash"], {
-      cwd: ws,
-      env: { PATH: "/usr/bin:/bin", HOME: ws, CI: "true" },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    const call = Bun.spawn(
+      [...argv, "call", "bash", JSON.stringify({ command: COMMAND }), "--allow-run=bash", "--approve", "bash"],
+      {
+        cwd: ws,
+        env: { PATH: "/usr/bin:/bin", HOME: ws, CI: "true" },
+        stdout: "ignore",
+        stderr: "ignore",
+      },
+    );
     const pids = await pidsIn(join(ws, "pids"), 4);
     try {
       expect(pids.every((p) => !gone(p))).toBe(true);
@@ -59,9 +63,20 @@ describe("kill -9 of toolgate call (sandbox off)", () => {
 test("a command the guardian cannot start is still a spawn failure naming it (an authored tool's missing interpreter)", async () => {
   await using ws = tempDir();
   mkdirSync(join(ws.path, "tools", "broke"), { recursive: true });
-  const manifest = { name: "broke", description: "fixture", input_schema: { type: "object", properties: {}, additionalProperties: false }, effect: "read", approval: "required" };
+  const manifest = {
+    name: "broke",
+    description: "fixture",
+    input_schema: { type: "object", properties: {}, additionalProperties: false },
+    effect: "read",
+    approval: "required",
+  };
   writeFileSync(join(ws.path, "tools", "broke", "tool.json"), JSON.stringify(manifest));
   writeFileSync(join(ws.path, "tools", "broke", "run"), "#!/no/such-interpreter\n", { mode: 0o755 });
   const r = await run(["call", "broke", "{}", "--allow-run", "--approve", "broke"], { cwd: ws.path });
-  expect(json(r)).toEqual({ status: "failed", tool: "broke", error_code: "launch.spawn_failed", message: 'broke: cannot start "tools/broke/run": no such file (or its interpreter is missing)' });
+  expect(json(r)).toEqual({
+    status: "failed",
+    tool: "broke",
+    error_code: "launch.spawn_failed",
+    message: 'broke: cannot start "tools/broke/run": no such file (or its interpreter is missing)',
+  });
 });

@@ -42,23 +42,38 @@ inLoopbackNamespace(import.meta.path, () => {
     });
   }
 
-  const TOOLS = ["flood_json", "flood_sse", "small"].map((name) => ({ name, description: name, inputSchema: { type: "object" } }));
+  const TOOLS = ["flood_json", "flood_sse", "small"].map((name) => ({
+    name,
+    description: name,
+    inputSchema: { type: "object" },
+  }));
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
       if (req.method !== "POST") return new Response(null, { status: req.method === "DELETE" ? 200 : 405 });
-      const m = (await req.json()) as { id?: number; method: string; params?: { name?: string; protocolVersion?: string } };
+      const m = (await req.json()) as {
+        id?: number;
+        method: string;
+        params?: { name?: string; protocolVersion?: string };
+      };
       if (m.id === undefined) return new Response(null, { status: 202 });
       const answer = (result: unknown) => Response.json({ jsonrpc: "2.0", id: m.id, result });
-      if (m.method === "initialize") return answer({ protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "flood", version: "1" } });
+      if (m.method === "initialize")
+        return answer({
+          protocolVersion: m.params?.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "flood", version: "1" },
+        });
       if (m.method === "tools/list") return answer({ tools: TOOLS });
       const head = `{"jsonrpc":"2.0","id":${m.id},"result":{"content":[{"type":"text","text":"`;
       switch (m.params?.name) {
         case "flood_json":
           return new Response(streamed(head, `"}]}}`), { headers: { "content-type": "application/json" } });
         case "flood_sse":
-          return new Response(streamed(`event: message\ndata: ${head}`, `"}]}}\n\n`), { headers: { "content-type": "text/event-stream" } });
+          return new Response(streamed(`event: message\ndata: ${head}`, `"}]}}\n\n`), {
+            headers: { "content-type": "text/event-stream" },
+          });
         default:
           return answer({ content: [{ type: "text", text: "small answer" }] });
       }
@@ -68,12 +83,21 @@ inLoopbackNamespace(import.meta.path, () => {
 
   const callTool = async (tool: string) => {
     await using dir = tempDir();
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { flood: { type: "http", url: `http://127.0.0.1:${server.port}/mcp` } } }));
-    return await run(["call", `flood__${tool}`, "{}", `--allow-net=127.0.0.1:${server.port}`, "--approve", "all"], { cwd: dir.path, env: { XDG_STATE_HOME: join(dir.path, ".user-state") } });
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({ mcpServers: { flood: { type: "http", url: `http://127.0.0.1:${server.port}/mcp` } } }),
+    );
+    return await run(["call", `flood__${tool}`, "{}", `--allow-net=127.0.0.1:${server.port}`, "--approve", "all"], {
+      cwd: dir.path,
+      env: { XDG_STATE_HOME: join(dir.path, ".user-state") },
+    });
   };
 
   describe("an HTTP MCP answer past 16 MiB", () => {
-    test.each([["flood_json", "a JSON body"], ["flood_sse", "one SSE event"]])("%s (%s): cut while streaming, the rest never read, the call failed at once", async (tool) => {
+    test.each([
+      ["flood_json", "a JSON body"],
+      ["flood_sse", "one SSE event"],
+    ])("%s (%s): cut while streaming, the rest never read, the call failed at once", async (tool) => {
       const r = await callTool(tool);
       expect([r.code, json(r)]).toEqual([
         1,
@@ -93,7 +117,10 @@ inLoopbackNamespace(import.meta.path, () => {
 
     test("an answer under the bound is read whole, as before", async () => {
       const r = await callTool("small");
-      expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "flood__small", payload: { content: [{ type: "text", text: "small answer" }] } }]);
+      expect([r.code, json(r)]).toEqual([
+        0,
+        { status: "success", tool: "flood__small", payload: { content: [{ type: "text", text: "small answer" }] } },
+      ]);
     });
   });
 });

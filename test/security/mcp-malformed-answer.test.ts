@@ -20,10 +20,18 @@ function hostile(): ReturnType<typeof Bun.serve> {
     port: 0,
     async fetch(req) {
       if (req.method !== "POST") return new Response(null, { status: 405 });
-      const m = (await req.json()) as { id?: number; method: string; params: { protocolVersion?: string; uri?: string } };
+      const m = (await req.json()) as {
+        id?: number;
+        method: string;
+        params: { protocolVersion?: string; uri?: string };
+      };
       if (m.id === undefined) return new Response(null, { status: 202 });
       const results: Record<string, unknown> = {
-        initialize: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, resources: {} }, serverInfo: { name: "h", version: "1" } },
+        initialize: {
+          protocolVersion: m.params.protocolVersion,
+          capabilities: { tools: {}, resources: {} },
+          serverInfo: { name: "h", version: "1" },
+        },
         "tools/list": { tools: [{ name: "echo", inputSchema: { type: "object" } }] },
         "resources/list": { resources: [{ uri: "h://doc", name: "doc" }] },
         "tools/call": { content: [{ type: "text", text: "ok" }] },
@@ -41,8 +49,13 @@ inLoopbackNamespace(import.meta.path, () => {
       const server = hostile();
       try {
         await using dir = tempDir();
-        writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ mcpServers: { web: { type: "http", url: `http://127.0.0.1:${server.port}/mcp` } } }));
-        const r = await run(["call", "web__echo", "{}", `--allow-net=127.0.0.1:${server.port}`, "--approve", "all"], { cwd: dir.path });
+        writeFileSync(
+          join(dir.path, "toolgate.json"),
+          JSON.stringify({ mcpServers: { web: { type: "http", url: `http://127.0.0.1:${server.port}/mcp` } } }),
+        );
+        const r = await run(["call", "web__echo", "{}", `--allow-net=127.0.0.1:${server.port}`, "--approve", "all"], {
+          cwd: dir.path,
+        });
         expect(r.code).toBe(3);
         const env = json(r);
         expect([env.status, env.error_code]).toEqual(["indeterminate", "mcp.malformed_result"]);
@@ -64,13 +77,30 @@ inLoopbackNamespace(import.meta.path, () => {
         mkdirSync(ws, { recursive: true });
         const config = join(home, "toolgate.json");
         mkdirSync(home, { recursive: true });
-        writeFileSync(config, JSON.stringify({ mcpServers: { web: { type: "http", url: `http://127.0.0.1:${server.port}/mcp` } } }));
-        await using served = await serve(["--config", config, `--allow-net=127.0.0.1:${server.port}`], { cwd: ws, home });
+        writeFileSync(
+          config,
+          JSON.stringify({ mcpServers: { web: { type: "http", url: `http://127.0.0.1:${server.port}/mcp` } } }),
+        );
+        await using served = await serve(["--config", config, `--allow-net=127.0.0.1:${server.port}`], {
+          cwd: ws,
+          home,
+        });
         expect((await served.client.listResources()).resources.map((r) => r.uri)).toEqual(["h://doc"]);
-        const bad: unknown[] = await served.client.readResource({ uri: "h://doc" }).then(() => [], (e: Error & { data?: unknown }) => [e.message, e.data]);
-        expect(bad).toEqual([expect.stringContaining('resources/read to MCP server "web": the answer is not a resources/read result (the answer: a key the schema does not allow)'), { error_code: "mcp.malformed_result" }]);
+        const bad: unknown[] = await served.client.readResource({ uri: "h://doc" }).then(
+          () => [],
+          (e: Error & { data?: unknown }) => [e.message, e.data],
+        );
+        expect(bad).toEqual([
+          expect.stringContaining(
+            'resources/read to MCP server "web": the answer is not a resources/read result (the answer: a key the schema does not allow)',
+          ),
+          { error_code: "mcp.malformed_result" },
+        ]);
         await served.close();
-        const log = await run(["log", "--json", "--config", config], { cwd: ws, env: { HOME: home, XDG_STATE_HOME: join(home, "state") } });
+        const log = await run(["log", "--json", "--config", config], {
+          cwd: ws,
+          env: { HOME: home, XDG_STATE_HOME: join(home, "state") },
+        });
         expect(log.stdout).toContain("mcp.malformed_result");
         for (const view of [String(bad[0]), log.stdout, served.stderr()]) expect(view).not.toMatch(LEAKED);
       } finally {

@@ -15,10 +15,12 @@ const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "wire.ts");
 const GRANT = ["--allow-run", "--approve", "all"];
 /** A deadline far past what the test allows the call: a call that waits for it fails the test. */
 const CONFIG = { mcpServers: { wire: { command: process.execPath, args: [FIXTURE], timeout_secs: 30 } } };
-const SAID = 'echo: MCP server "wire": its answer to tools/call passed 16 MiB in one line; toolgate dropped the line unread (a result passes the output boundary only up to 64 KiB)';
+const SAID =
+  'echo: MCP server "wire": its answer to tools/call passed 16 MiB in one line; toolgate dropped the line unread (a result passes the output boundary only up to 64 KiB)';
 
 /** The peak resident memory of a live process, in MiB (VmHWM). */
-const peakMiB = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const peakMiB = (pid: number) =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 describe("a stdio MCP answer past 16 MiB on one line", () => {
   test("call: fails mcp.response_too_large within seconds (exit 1), not at its deadline; journaled", async () => {
@@ -27,10 +29,15 @@ describe("a stdio MCP answer past 16 MiB on one line", () => {
     const t0 = performance.now();
     const r = await run(["call", "wire__echo", '{"message":"huge"}', ...GRANT], { cwd: dir.path });
     expect(performance.now() - t0).toBeLessThan(15_000);
-    expect([r.code, json(r)]).toEqual([1, { status: "failed", tool: "wire__echo", error_code: "mcp.response_too_large", message: SAID }]);
+    expect([r.code, json(r)]).toEqual([
+      1,
+      { status: "failed", tool: "wire__echo", error_code: "mcp.response_too_large", message: SAID },
+    ]);
     const db = new Database(join(dir.path, ".toolgate", "toolgate.db"), { readonly: true });
     try {
-      expect(db.query("SELECT event, status, error_code FROM journal WHERE tool = 'wire__echo'").all()).toEqual([{ event: "tool_finished", status: "failed", error_code: "mcp.response_too_large" }]);
+      expect(db.query("SELECT event, status, error_code FROM journal WHERE tool = 'wire__echo'").all()).toEqual([
+        { event: "tool_finished", status: "failed", error_code: "mcp.response_too_large" },
+      ]);
     } finally {
       db.close();
     }
@@ -41,7 +48,8 @@ describe("a stdio MCP answer past 16 MiB on one line", () => {
     const s = site(root.path);
     writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify(CONFIG));
     await using served = await serve(GRANT, { cwd: s.ws, home: s.home });
-    const call = (message: string) => served.client.callTool({ name: "wire__echo", arguments: { message } }, undefined, { timeout: 60_000 });
+    const call = (message: string) =>
+      served.client.callTool({ name: "wire__echo", arguments: { message } }, undefined, { timeout: 60_000 });
     expect((await call("warm")).content).toEqual([{ type: "text", text: "warm" }]);
     const before = peakMiB(served.pid);
     const t0 = performance.now();

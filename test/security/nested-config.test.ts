@@ -19,29 +19,71 @@ function repo(root: string): string {
   return ws;
 }
 
-const envOf = (home: string, more: Record<string, string> = {}) => ({ HOME: home, XDG_STATE_HOME: join(home, "state"), ...more });
+const envOf = (home: string, more: Record<string, string> = {}) => ({
+  HOME: home,
+  XDG_STATE_HOME: join(home, "state"),
+  ...more,
+});
 
 describe("file tools never write a config or lock name in a subfolder", () => {
-  test.each([["sub/toolgate.json"], ["sub/deeper/toolgate.json"], ["sub/toolgate.lock"], ["sub/TOOLGATE.JSON"], ["./sub/../sub/toolgate.json"]])(
-    "file_write %p is path.protected and creates nothing",
-    async (path) => {
-      await using root = tempDir();
-      const ws = repo(root.path);
-      const r = await run(["call", "file_write", JSON.stringify({ path, content: "{}" }), "--approve", "file_write", "--allow-read", `--allow-write=${ws}`, "--config", join(ws, "toolgate.json")], { cwd: ws, env: envOf(root.path) });
-      const out = JSON.parse(r.stdout);
-      expect([r.code, out.error_code]).toEqual([1, "path.protected"]);
-      expect(out.message).toContain("in any folder");
-      expect([existsSync(join(ws, "sub", "toolgate.json")), existsSync(join(ws, "sub", "deeper", "toolgate.json")), existsSync(join(ws, "sub", "toolgate.lock"))]).toEqual([false, false, false]);
-    },
-  );
+  test.each([
+    ["sub/toolgate.json"],
+    ["sub/deeper/toolgate.json"],
+    ["sub/toolgate.lock"],
+    ["sub/TOOLGATE.JSON"],
+    ["./sub/../sub/toolgate.json"],
+  ])("file_write %p is path.protected and creates nothing", async (path) => {
+    await using root = tempDir();
+    const ws = repo(root.path);
+    const r = await run(
+      [
+        "call",
+        "file_write",
+        JSON.stringify({ path, content: "{}" }),
+        "--approve",
+        "file_write",
+        "--allow-read",
+        `--allow-write=${ws}`,
+        "--config",
+        join(ws, "toolgate.json"),
+      ],
+      { cwd: ws, env: envOf(root.path) },
+    );
+    const out = JSON.parse(r.stdout);
+    expect([r.code, out.error_code]).toEqual([1, "path.protected"]);
+    expect(out.message).toContain("in any folder");
+    expect([
+      existsSync(join(ws, "sub", "toolgate.json")),
+      existsSync(join(ws, "sub", "deeper", "toolgate.json")),
+      existsSync(join(ws, "sub", "toolgate.lock")),
+    ]).toEqual([false, false, false]);
+  });
 
   test("file_edit of an existing sub/toolgate.json is refused and leaves it unchanged", async () => {
     await using root = tempDir();
     const ws = repo(root.path);
     const text = '{"sandbox":"product"}\n';
     writeFileSync(join(ws, "sub", "toolgate.json"), text);
-    const args = { path: "sub/toolgate.json", digest: digestOf(Buffer.from(text)), old_string: '"product"', new_string: '"off"' };
-    const r = await run(["call", "file_edit", JSON.stringify(args), "--approve", "file_edit", "--allow-read", `--allow-write=${ws}`, "--config", join(ws, "toolgate.json")], { cwd: ws, env: envOf(root.path) });
+    const args = {
+      path: "sub/toolgate.json",
+      digest: digestOf(Buffer.from(text)),
+      old_string: '"product"',
+      new_string: '"off"',
+    };
+    const r = await run(
+      [
+        "call",
+        "file_edit",
+        JSON.stringify(args),
+        "--approve",
+        "file_edit",
+        "--allow-read",
+        `--allow-write=${ws}`,
+        "--config",
+        join(ws, "toolgate.json"),
+      ],
+      { cwd: ws, env: envOf(root.path) },
+    );
     expect([r.code, JSON.parse(r.stdout).error_code]).toEqual([1, "path.protected"]);
     expect(readFileSync(join(ws, "sub", "toolgate.json"), "utf8")).toBe(text);
   });
@@ -52,7 +94,10 @@ describe("an untrusted nearer config that shadows the root's does not boot", () 
     await using root = tempDir();
     const ws = repo(root.path);
     writeFileSync(join(ws, "sub", "toolgate.json"), '{ "sandbox": "off" }');
-    const r = await run(["call", "file_read", JSON.stringify({ path: "x" }), "--allow-read"], { cwd: join(ws, "sub", "deeper"), env: envOf(root.path) });
+    const r = await run(["call", "file_read", JSON.stringify({ path: "x" }), "--allow-read"], {
+      cwd: join(ws, "sub", "deeper"),
+      env: envOf(root.path),
+    });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain(join(ws, "sub", "toolgate.json"));
     expect(r.stderr).toContain(join(ws, "toolgate.json"));
@@ -73,7 +118,10 @@ describe("an untrusted nearer config that shadows the root's does not boot", () 
     const trusted = await run(["tools"], { cwd: join(ws, "sub"), env: envOf(root.path, trustEnv(sub)) });
     expect(trusted.code).toBe(0);
     expect(trusted.stderr).toContain(`hides ${join(ws, "toolgate.json")}`);
-    const flagged = await run(["tools", "--config", join(ws, "toolgate.json")], { cwd: join(ws, "sub"), env: envOf(root.path) });
+    const flagged = await run(["tools", "--config", join(ws, "toolgate.json")], {
+      cwd: join(ws, "sub"),
+      env: envOf(root.path),
+    });
     expect(flagged.code).toBe(0);
     expect(flagged.stderr).toContain("sandbox: product");
     expect(flagged.stderr).not.toContain("hides");

@@ -8,7 +8,8 @@ import { gone, pidsIn, waitFor } from "../launcher/support.ts";
 import { BIN, json, run, runUnprivileged, tempDir, type RunResult } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 // The orphan writes its pid, then becomes `sleep` (same pid), detached from every stream of the call.
@@ -19,7 +20,11 @@ const GRANT = ["--allow-run=bash", "--approve", "bash"];
 const WHO = ["root", "nobody"] as const;
 
 /** The call as root, or as nobody (setpriv) in a workspace nobody owns. */
-async function call(who: (typeof WHO)[number], ws: string, args: { command: string; timeout_secs?: number }): Promise<RunResult> {
+async function call(
+  who: (typeof WHO)[number],
+  ws: string,
+  args: { command: string; timeout_secs?: number },
+): Promise<RunResult> {
   const argv = ["call", "bash", JSON.stringify(args), ...GRANT];
   if (who === "root") return run(argv, { cwd: ws });
   chmodSync(ws, 0o755);

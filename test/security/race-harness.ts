@@ -93,7 +93,12 @@ export interface Tally {
  * success it goes on, up to `EXTRA` times as many calls in all (each judged the same way): the
  * success proves the tool still works under the race, and the bound keeps the loop finite.
  */
-export async function race(attempts: number, parallel: number, attempt: (i: number) => Promise<Envelope>, escaped: (e: Envelope, i: number) => boolean): Promise<Tally> {
+export async function race(
+  attempts: number,
+  parallel: number,
+  attempt: (i: number) => Promise<Envelope>,
+  escaped: (e: Envelope, i: number) => boolean,
+): Promise<Tally> {
   const tally: Tally = { escapes: 0, successes: 0, attempts: 0, refused: {} };
   const most = attempts * EXTRA;
   let next = 0;

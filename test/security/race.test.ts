@@ -31,12 +31,19 @@ function site(root: string): Site {
 }
 
 /** Both ways of calling, with the same grants: the in-process pipeline and the binary. */
-function callers(s: Site, opts: { denyRead?: string; write?: boolean; attempts?: number } = {}): [string, Call, number][] {
+function callers(
+  s: Site,
+  opts: { denyRead?: string; write?: boolean; attempts?: number } = {},
+): [string, Call, number][] {
   const grants = {
     allow: { read: true as const, ...(opts.write ? { write: [s.ws] } : {}) },
     deny: opts.denyRead ? { read: [opts.denyRead] } : {},
   };
-  const flags = ["--allow-read", ...(opts.write ? [`--allow-write=${s.ws}`] : []), ...(opts.denyRead ? [`--deny-read=${opts.denyRead}`] : [])];
+  const flags = [
+    "--allow-read",
+    ...(opts.write ? [`--allow-write=${s.ws}`] : []),
+    ...(opts.denyRead ? [`--deny-read=${opts.denyRead}`] : []),
+  ];
   return [
     ["in process", inProcess(s.ws, grants), opts.attempts ?? IN_PROCESS],
     ["dist/toolgate", throughBinary(s.ws, s.home, flags), BINARY],
@@ -47,12 +54,21 @@ function callers(s: Site, opts: { denyRead?: string; write?: boolean; attempts?:
 const summary = (how: string, t: Tally) => {
   const line = { how, escapes: t.escapes, anySuccess: t.successes > 0 };
   // A failing line carries the tally, so a CI log that shows only the diff says what happened.
-  return t.escapes === 0 && t.successes > 0 ? line : { ...line, attempts: t.attempts, successes: t.successes, refused: t.refused };
+  return t.escapes === 0 && t.successes > 0
+    ? line
+    : { ...line, attempts: t.attempts, successes: t.successes, refused: t.refused };
 };
 const clean = (calls: [string, Call, number][]) => calls.map(([how]) => ({ how, escapes: 0, anySuccess: true }));
 
 /** Races each way of calling against a swapper of `a` and `b`; `after` may look at the file system once the swapper stopped. */
-async function raceAll(calls: [string, Call, number][], a: string, b: string, attempt: (call: Call, i: number, how: string) => Promise<Envelope>, escaped: (e: Envelope) => boolean, after: () => number = () => 0) {
+async function raceAll(
+  calls: [string, Call, number][],
+  a: string,
+  b: string,
+  attempt: (call: Call, i: number, how: string) => Promise<Envelope>,
+  escaped: (e: Envelope) => boolean,
+  after: () => number = () => 0,
+) {
   const out = [];
   for (const [how, call, n] of calls) {
     const swap = await startSwapper(a, b);
@@ -97,7 +113,15 @@ describe("file tools under a symlink swap", () => {
     mkdirSync(join(s.out, "dir", "x/".repeat(30)), { recursive: true });
     writeFileSync(join(s.out, "dir", deep), `${SECRET}\n`);
     const calls = callers(s);
-    expect(await raceAll(calls, a, b, (call) => call("file_read", { path: `d/${deep}` }), (e) => JSON.stringify(e).includes(SECRET))).toEqual(clean(calls));
+    expect(
+      await raceAll(
+        calls,
+        a,
+        b,
+        (call) => call("file_read", { path: `d/${deep}` }),
+        (e) => JSON.stringify(e).includes(SECRET),
+      ),
+    ).toEqual(clean(calls));
   }, 60_000);
 
   test("file_read never bypasses --deny-read through a swapped name", async () => {
@@ -106,7 +130,15 @@ describe("file tools under a symlink swap", () => {
     writeFileSync(join(s.ws, "denied.txt"), `${DENIED}\n`);
     const [a, b] = fileSwap(s, "denied.txt");
     const calls = callers(s, { denyRead: join(s.ws, "denied.txt") });
-    expect(await raceAll(calls, a, b, (call) => call("file_read", { path: "f" }), (e) => JSON.stringify(e).includes(DENIED))).toEqual(clean(calls));
+    expect(
+      await raceAll(
+        calls,
+        a,
+        b,
+        (call) => call("file_read", { path: "f" }),
+        (e) => JSON.stringify(e).includes(DENIED),
+      ),
+    ).toEqual(clean(calls));
   }, 60_000);
 
   test("file_write never creates a file outside the workspace", async () => {
@@ -123,7 +155,16 @@ describe("file tools under a symlink swap", () => {
       seen = now;
       return fresh;
     };
-    expect(await raceAll(calls, a, b, (call, i, how) => call("file_write", { path: `d/new-${how.length}-${i}.txt`, content: "x" }), () => false, after)).toEqual(clean(calls));
+    expect(
+      await raceAll(
+        calls,
+        a,
+        b,
+        (call, i, how) => call("file_write", { path: `d/new-${how.length}-${i}.txt`, content: "x" }),
+        () => false,
+        after,
+      ),
+    ).toEqual(clean(calls));
   }, 60_000);
 
   test("file_edit never changes or creates a file outside the workspace", async () => {
@@ -143,30 +184,62 @@ describe("file tools under a symlink swap", () => {
     const base = (how: string) => (how === "in process" ? 0 : attempts * EXTRA);
     let seen = 0;
     const after = () => {
-      const changed = readdirSync(join(s.out, "dir")).filter((n) => n !== OUTSIDE_NAME && (!names.includes(n) || readFileSync(join(s.out, "dir", n), "utf8") !== "alpha\n")).length;
+      const changed = readdirSync(join(s.out, "dir")).filter(
+        (n) => n !== OUTSIDE_NAME && (!names.includes(n) || readFileSync(join(s.out, "dir", n), "utf8") !== "alpha\n"),
+      ).length;
       const fresh = changed - seen;
       seen = changed;
       return fresh;
     };
-    const edit = (call: Call, i: number, how: string) => call("file_edit", { path: `d/${names[base(how) + i]}`, digest: digestOf(Buffer.from("alpha\n")), old_string: "alpha", new_string: "beta" });
+    const edit = (call: Call, i: number, how: string) =>
+      call("file_edit", {
+        path: `d/${names[base(how) + i]}`,
+        digest: digestOf(Buffer.from("alpha\n")),
+        old_string: "alpha",
+        new_string: "beta",
+      });
     expect(await raceAll(calls, a, b, edit, () => false, after)).toEqual(clean(calls));
   }, 60_000);
 
-  test.each([["d"], ["."]])("file_search (path %p) never reads or names a file outside the workspace", async (path) => {
-    await using root = tempDir();
-    const s = site(root.path);
-    const [a, b] = folderSwap(s);
-    const calls = callers(s);
-    expect(await raceAll(calls, a, b, (call) => call("file_search", { pattern: "needle", path }), (e) => /SECRET-OUTSIDE|outside-only/.test(JSON.stringify(e)))).toEqual(clean(calls));
-  }, 60_000);
+  test.each([["d"], ["."]])(
+    "file_search (path %p) never reads or names a file outside the workspace",
+    async (path) => {
+      await using root = tempDir();
+      const s = site(root.path);
+      const [a, b] = folderSwap(s);
+      const calls = callers(s);
+      expect(
+        await raceAll(
+          calls,
+          a,
+          b,
+          (call) => call("file_search", { pattern: "needle", path }),
+          (e) => /SECRET-OUTSIDE|outside-only/.test(JSON.stringify(e)),
+        ),
+      ).toEqual(clean(calls));
+    },
+    60_000,
+  );
 
-  test.each([["d"], ["."]])("file_find (path %p) never lists a name outside the workspace", async (path) => {
-    await using root = tempDir();
-    const s = site(root.path);
-    const [a, b] = folderSwap(s);
-    const calls = callers(s);
-    expect(await raceAll(calls, a, b, (call) => call("file_find", { path }), (e) => JSON.stringify(e).includes(OUTSIDE_NAME))).toEqual(clean(calls));
-  }, 60_000);
+  test.each([["d"], ["."]])(
+    "file_find (path %p) never lists a name outside the workspace",
+    async (path) => {
+      await using root = tempDir();
+      const s = site(root.path);
+      const [a, b] = folderSwap(s);
+      const calls = callers(s);
+      expect(
+        await raceAll(
+          calls,
+          a,
+          b,
+          (call) => call("file_find", { path }),
+          (e) => JSON.stringify(e).includes(OUTSIDE_NAME),
+        ),
+      ).toEqual(clean(calls));
+    },
+    60_000,
+  );
 
   test("file_search never bypasses --deny-read through a swapped folder", async () => {
     await using root = tempDir();
@@ -177,7 +250,15 @@ describe("file tools under a symlink swap", () => {
     writeFileSync(join(s.ws, "denied", "x.txt"), `needle ${DENIED}\n`);
     symlinkSync("denied", join(s.ws, "l"));
     const calls = callers(s, { denyRead: join(s.ws, "denied") });
-    expect(await raceAll(calls, join(s.ws, "d"), join(s.ws, "l"), (call) => call("file_search", { pattern: "needle", path: "d" }), (e) => JSON.stringify(e).includes(DENIED))).toEqual(clean(calls));
+    expect(
+      await raceAll(
+        calls,
+        join(s.ws, "d"),
+        join(s.ws, "l"),
+        (call) => call("file_search", { pattern: "needle", path: "d" }),
+        (e) => JSON.stringify(e).includes(DENIED),
+      ),
+    ).toEqual(clean(calls));
   }, 60_000);
 });
 
@@ -185,26 +266,39 @@ describe("scratch_read under a symlink swap", () => {
   test.each([
     ["cat", ["cat", "f"], SECRET],
     ["ls", ["ls", "d"], OUTSIDE_NAME],
-  ])("scratch_read %s never reads or lists outside the scratch folder", async (_name, argv, leak) => {
-    await using root = tempDir();
-    const s = site(root.path);
-    const scratch = join(s.ws, ".toolgate", "scratch");
-    makeStateFolder(join(s.ws, ".toolgate")); // toolgate's own state folder, as an earlier call made it
-    mkdirSync(scratch, { recursive: true });
-    writeFileSync(join(s.out, "secret.txt"), `${SECRET}\n`);
-    writeFileSync(join(scratch, "f"), "inside\n");
-    symlinkSync(join(s.out, "secret.txt"), join(scratch, "fl"));
-    mkdirSync(join(scratch, "d"));
-    writeFileSync(join(scratch, "d", "inside.txt"), "inside\n");
-    mkdirSync(join(s.out, "dir"));
-    writeFileSync(join(s.out, "dir", OUTSIDE_NAME), "x\n");
-    symlinkSync(join(s.out, "dir"), join(scratch, "dl"));
-    const [a, b] = argv[0] === "cat" ? [join(scratch, "f"), join(scratch, "fl")] : [join(scratch, "d"), join(scratch, "dl")];
-    const grants = { allow: { read: true as const }, deny: {} };
-    const calls: [string, Call, number][] = [
-      ["in process", inProcess(s.ws, grants, scratch), 150],
-      ["dist/toolgate", throughBinary(s.ws, s.home, ["--allow-read"]), BINARY],
-    ];
-    expect(await raceAll(calls, a, b, (call) => call("scratch_read", { argv }), (e) => JSON.stringify(e).includes(leak))).toEqual(clean(calls));
-  }, 60_000);
+  ])(
+    "scratch_read %s never reads or lists outside the scratch folder",
+    async (_name, argv, leak) => {
+      await using root = tempDir();
+      const s = site(root.path);
+      const scratch = join(s.ws, ".toolgate", "scratch");
+      makeStateFolder(join(s.ws, ".toolgate")); // toolgate's own state folder, as an earlier call made it
+      mkdirSync(scratch, { recursive: true });
+      writeFileSync(join(s.out, "secret.txt"), `${SECRET}\n`);
+      writeFileSync(join(scratch, "f"), "inside\n");
+      symlinkSync(join(s.out, "secret.txt"), join(scratch, "fl"));
+      mkdirSync(join(scratch, "d"));
+      writeFileSync(join(scratch, "d", "inside.txt"), "inside\n");
+      mkdirSync(join(s.out, "dir"));
+      writeFileSync(join(s.out, "dir", OUTSIDE_NAME), "x\n");
+      symlinkSync(join(s.out, "dir"), join(scratch, "dl"));
+      const [a, b] =
+        argv[0] === "cat" ? [join(scratch, "f"), join(scratch, "fl")] : [join(scratch, "d"), join(scratch, "dl")];
+      const grants = { allow: { read: true as const }, deny: {} };
+      const calls: [string, Call, number][] = [
+        ["in process", inProcess(s.ws, grants, scratch), 150],
+        ["dist/toolgate", throughBinary(s.ws, s.home, ["--allow-read"]), BINARY],
+      ];
+      expect(
+        await raceAll(
+          calls,
+          a,
+          b,
+          (call) => call("scratch_read", { argv }),
+          (e) => JSON.stringify(e).includes(leak),
+        ),
+      ).toEqual(clean(calls));
+    },
+    60_000,
+  );
 });

@@ -11,15 +11,28 @@ const TOKEN = "rail-token-7c2e91d4";
 inLoopbackNamespace(import.meta.path, () => {
   // What must never be reached: a second loopback address standing in for an internal service.
   const reached: string[] = [];
-  const internal = Bun.serve({ hostname: "127.0.0.2", port: 0, fetch: (req) => (reached.push(`${req.method} ${new URL(req.url).pathname} ${req.headers.get("authorization")}`), Response.json({ hits: ["internal"] })) });
+  const internal = Bun.serve({
+    hostname: "127.0.0.2",
+    port: 0,
+    fetch: (req) => (
+      reached.push(`${req.method} ${new URL(req.url).pathname} ${req.headers.get("authorization")}`),
+      Response.json({ hits: ["internal"] })
+    ),
+  });
   const endpoint = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     fetch(req) {
       const path = new URL(req.url).pathname;
-      if (path === "/store/search") return new Response(null, { status: 307, headers: { location: `http://127.0.0.2:${internal.port}/admin/search` } });
-      if (path === "/meta/search") return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
-      if (path === "/file/search") return new Response(null, { status: 302, headers: { location: "file:///etc/passwd" } });
+      if (path === "/store/search")
+        return new Response(null, {
+          status: 307,
+          headers: { location: `http://127.0.0.2:${internal.port}/admin/search` },
+        });
+      if (path === "/meta/search")
+        return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
+      if (path === "/file/search")
+        return new Response(null, { status: 302, headers: { location: "file:///etc/passwd" } });
       if (path === "/moved/search") return new Response(null, { status: 307, headers: { location: "/store2/search" } });
       if (path === "/store2/search") return Response.json({ hits: [{ slug: "tides", title: "Tides", score: 1 }] });
       return new Response("?", { status: 404 });
@@ -29,7 +42,11 @@ inLoopbackNamespace(import.meta.path, () => {
     internal.stop(true);
     endpoint.stop(true);
   });
-  const call = (cwd: string, base: string) => run(["call", "bank_search", '{"query":"moon"}', "--approve", "bank_search"], { cwd, env: { RAILS_BANK_URL: `http://127.0.0.1:${endpoint.port}${base}`, RAILS_BANK_TOKEN: TOKEN } });
+  const call = (cwd: string, base: string) =>
+    run(["call", "bank_search", '{"query":"moon"}', "--approve", "bank_search"], {
+      cwd,
+      env: { RAILS_BANK_URL: `http://127.0.0.1:${endpoint.port}${base}`, RAILS_BANK_TOKEN: TOKEN },
+    });
 
   describe("a rail's endpoint redirects", () => {
     test("to another loopback address: refused at the hop (url.rejected, private_address), nothing sent to it", async () => {
@@ -42,7 +59,13 @@ inLoopbackNamespace(import.meta.path, () => {
           tool: "bank_search",
           error_code: "url.rejected",
           message: `http://127.0.0.1:${endpoint.port} redirected to http://127.0.0.2:${internal.port}: the address 127.0.0.2 is in a non-public range (loopback); only an exact grant reaches it (--allow-net=127.0.0.2:${internal.port})`,
-          details: { rule: "private_address", host: "127.0.0.2", address: "127.0.0.2", range: "loopback", flag: `--allow-net=127.0.0.2:${internal.port}` },
+          details: {
+            rule: "private_address",
+            host: "127.0.0.2",
+            address: "127.0.0.2",
+            range: "loopback",
+            flag: `--allow-net=127.0.0.2:${internal.port}`,
+          },
         },
       ]);
       expect(reached).toEqual([]);
@@ -76,7 +99,10 @@ inLoopbackNamespace(import.meta.path, () => {
     test("within its own origin: followed, as the endpoint itself is trusted", async () => {
       await using dir = tempDir();
       const r = await call(dir.path, "/moved");
-      expect([r.code, json(r)]).toEqual([0, { status: "success", tool: "bank_search", payload: { hits: [{ slug: "tides", title: "Tides", score: 1 }] } }]);
+      expect([r.code, json(r)]).toEqual([
+        0,
+        { status: "success", tool: "bank_search", payload: { hits: [{ slug: "tides", title: "Tides", score: 1 }] } },
+      ]);
       expect(reached).toEqual([]);
     });
   });

@@ -22,7 +22,16 @@ beforeAll(async () => {
   if (!built.success) throw new Error(`could not bundle the probe server: ${built.logs.join("\n")}`);
   probeBundle = await built.outputs[0]!.text();
   if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
-  listener = Bun.listen<undefined>({ hostname: "127.0.0.1", port: 0, socket: { data() {}, open(s) { s.end(); } } });
+  listener = Bun.listen<undefined>({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      data() {},
+      open(s) {
+        s.end();
+      },
+    },
+  });
   // A host folder outside the workspace (and outside /tmp, which the sandbox replaces).
   hostDir = mkdtempSync("/var/tmp/toolgate-host-");
 });
@@ -47,7 +56,11 @@ function probeIn(ws: string): string {
 function workspace(ws: string, o: Setup): { config: string; marker: string } {
   const marker = join(ws, "probe-started");
   const config = join(ws, "toolgate.json");
-  const probe = { command: process.execPath, args: [probeIn(ws), `--marker=${marker}`, "--secret-name=GITHUB_TOKEN"], ...o.server };
+  const probe = {
+    command: process.execPath,
+    args: [probeIn(ws), `--marker=${marker}`, "--secret-name=GITHUB_TOKEN"],
+    ...o.server,
+  };
   writeFileSync(config, JSON.stringify({ sandbox: o.sandbox, mcpServers: { probe } }, null, 2));
   writeFileSync(join(ws, "a.txt"), "hello\n");
   return { config, marker };
@@ -55,9 +68,18 @@ function workspace(ws: string, o: Setup): { config: string; marker: string } {
 
 const report = (r: RunResult) => JSON.parse(json(r).payload.content[0].text);
 
-async function callReport(ws: string, config: string, file: string, extra: string[] = [], env: Record<string, string> = {}) {
+async function callReport(
+  ws: string,
+  config: string,
+  file: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+) {
   const args = JSON.stringify({ port: listener.port, dir: hostDir, file });
-  return run(["call", "probe__report", args, "--config", config, "--allow-run", "--approve", "all", ...extra], { cwd: ws, env });
+  return run(["call", "probe__report", args, "--config", config, "--allow-run", "--approve", "all", ...extra], {
+    cwd: ws,
+    env,
+  });
 }
 
 describe("MCP servers run under the boot's sandbox mode", () => {
@@ -107,9 +129,16 @@ describe('"${NAME}" in a server\'s env needs --allow-env=NAME', () => {
     expect(listed.stderr).toContain("--allow-env=GITHUB_TOKEN");
     expect(listed.stdout).not.toContain("probe__report");
     const r = await callReport(ws.path, config, "s1.txt", [], parent);
-    expect([r.code, json(r).error_code, json(r).details]).toEqual([4, "permission.denied", { flag: "--allow-env=GITHUB_TOKEN", flags: ["--allow-env=GITHUB_TOKEN"] }]);
+    expect([r.code, json(r).error_code, json(r).details]).toEqual([
+      4,
+      "permission.denied",
+      { flag: "--allow-env=GITHUB_TOKEN", flags: ["--allow-env=GITHUB_TOKEN"] },
+    ]);
     const half = await callReport(ws.path, config, "s2.txt", ["--allow-env=GITHUB_TOKEN"], parent);
-    expect([half.code, json(half).details]).toEqual([4, { flag: "--allow-env=AWS_SECRET_ACCESS_KEY", flags: ["--allow-env=AWS_SECRET_ACCESS_KEY"] }]);
+    expect([half.code, json(half).details]).toEqual([
+      4,
+      { flag: "--allow-env=AWS_SECRET_ACCESS_KEY", flags: ["--allow-env=AWS_SECRET_ACCESS_KEY"] },
+    ]);
     expect(existsSync(marker)).toBe(false);
     for (const out of [listed, r, half]) expect(out.stdout + out.stderr).not.toContain(TOKEN);
   });
@@ -129,10 +158,15 @@ describe("a call of a built-in never starts a server", () => {
   test("call file_read with a cold catalog cache starts none; tools does (the control)", async () => {
     await using ws = tempDir();
     const { config, marker } = workspace(ws.path, { sandbox: "off" });
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--config", config, "--allow-read", "--allow-run", "--approve", "all"], { cwd: ws.path });
+    const r = await run(
+      ["call", "file_read", '{"path":"a.txt"}', "--config", config, "--allow-read", "--allow-run", "--approve", "all"],
+      { cwd: ws.path },
+    );
     expect([r.code, json(r).status]).toEqual([0, "success"]);
     expect(existsSync(marker)).toBe(false);
-    const other = await run(["call", "other__tool", "{}", "--config", config, "--allow-run", "--approve", "all"], { cwd: ws.path });
+    const other = await run(["call", "other__tool", "{}", "--config", config, "--allow-run", "--approve", "all"], {
+      cwd: ws.path,
+    });
     expect([other.code, json(other).error_code]).toEqual([1, "unknown_tool"]);
     expect(existsSync(marker)).toBe(false);
     const listed = await run(["tools", "--config", config, "--allow-run"], { cwd: ws.path });
@@ -145,7 +179,10 @@ describe('"${NAME}" in an HTTP server\'s headers needs --allow-env=NAME', () => 
   let web: HttpMcp;
   const seen: (string | null)[] = [];
   beforeAll(() => {
-    web = serveMcp({ tools: [{ ...HELLO, inputSchema: { type: "object" } }], route: (req) => void seen.push(req.headers.get("authorization")) });
+    web = serveMcp({
+      tools: [{ ...HELLO, inputSchema: { type: "object" } }],
+      route: (req) => void seen.push(req.headers.get("authorization")),
+    });
   });
   afterAll(() => web.stop());
 
@@ -153,12 +190,25 @@ describe('"${NAME}" in an HTTP server\'s headers needs --allow-env=NAME', () => 
     await using ws = tempDir();
     const hostPort = `127.0.0.1:${web.port}`;
     const config = join(ws.path, "toolgate.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: { web: { type: "http", url: `http://${hostPort}/mcp`, headers: { Authorization: "Bearer ${WEB_TOKEN}" } } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          web: { type: "http", url: `http://${hostPort}/mcp`, headers: { Authorization: "Bearer ${WEB_TOKEN}" } },
+        },
+      }),
+    );
     const grant = ["--config", config, `--allow-net=${hostPort}`, "--approve", "all"];
     const refused = await run(["call", "web__hello", "{}", ...grant], { cwd: ws.path, env: { WEB_TOKEN: TOKEN } });
-    expect([refused.code, json(refused).details]).toEqual([4, { flag: "--allow-env=WEB_TOKEN", flags: ["--allow-env=WEB_TOKEN"] }]);
+    expect([refused.code, json(refused).details]).toEqual([
+      4,
+      { flag: "--allow-env=WEB_TOKEN", flags: ["--allow-env=WEB_TOKEN"] },
+    ]);
     expect(seen).toEqual([]);
-    const r = await run(["call", "web__hello", "{}", ...grant, "--allow-env=WEB_TOKEN"], { cwd: ws.path, env: { WEB_TOKEN: TOKEN } });
+    const r = await run(["call", "web__hello", "{}", ...grant, "--allow-env=WEB_TOKEN"], {
+      cwd: ws.path,
+      env: { WEB_TOKEN: TOKEN },
+    });
     expect([r.code, json(r).status]).toEqual([0, "success"]);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((h) => h === `Bearer ${TOKEN}`)).toBe(true);
@@ -170,12 +220,22 @@ describe("Las runs under the boot's sandbox mode too", () => {
   test("product: the probe as Las has no network and cannot write the host", async () => {
     await using ws = tempDir();
     const config = join(ws.path, "toolgate.json");
-    const las = { enabled: true, command: process.execPath, entrypoint: probeIn(ws.path), only: ["echo"], required_surfaces: [], timeout_secs: 30 };
+    const las = {
+      enabled: true,
+      command: process.execPath,
+      entrypoint: probeIn(ws.path),
+      only: ["echo"],
+      required_surfaces: [],
+      timeout_secs: 30,
+    };
     writeFileSync(config, JSON.stringify({ sandbox: "product", las }));
     const listed = await run(["tools", "--json", "--config", config, "--allow-run"], { cwd: ws.path });
     expect([listed.code, listed.stdout]).toEqual([0, expect.stringContaining('"name":"report"')]);
     const args = JSON.stringify({ port: listener.port, dir: hostDir, file: "las.txt" });
-    const r = await run(["call", "report", args, "--config", config, "--allow-run", "--allow-net", "--approve", "all"], { cwd: ws.path });
+    const r = await run(
+      ["call", "report", args, "--config", config, "--allow-run", "--allow-net", "--approve", "all"],
+      { cwd: ws.path },
+    );
     expect([r.code, report(r)]).toMatchObject([0, { net: false, host_write: false }]);
     expect(existsSync(join(hostDir, "las.txt"))).toBe(false);
   });

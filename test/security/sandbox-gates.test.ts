@@ -7,7 +7,8 @@ import { git } from "../fixtures/gates/make-repo.ts";
 import { BIN, chownToNobody, json, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 test.each(["root", "nobody"] as const)("as %s: a gate writes its own copy, never the real checkout", async (who) => {
@@ -34,7 +35,10 @@ test.each(["root", "nobody"] as const)("as %s: a gate writes its own copy, never
   git(real, "commit", "-q", "-m", "fixture");
   const args = ["call", "dev_check", '{"gate":"evil"}', "--allow-run=bash,git", "--approve", "dev_check"];
   if (who === "nobody") chownToNobody(real);
-  const r = who === "root" ? await run(args, { cwd: real, env: { HOME: dir.path } }) : await runUnprivileged(args, { cwd: real });
+  const r =
+    who === "root"
+      ? await run(args, { cwd: real, env: { HOME: dir.path } })
+      : await runUnprivileged(args, { cwd: real });
   const out = json(r);
   expect(out).toMatchObject({ status: "success", payload: { sandbox: "product", passed: 1, failed: 0 } });
   const tail: string = out.payload.gates[0].stdout.tail;

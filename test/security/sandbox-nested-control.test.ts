@@ -11,7 +11,8 @@ import { git } from "../fixtures/gates/make-repo.ts";
 import { BIN, json, run, runUnprivileged, chownToNobody, tempDir, type RunResult } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const ATTACK = [
@@ -47,24 +48,52 @@ const as = (who: (typeof WHO)[number], args: string[], cwd: string, home: string
   who === "root" ? run(args, { cwd, env: { HOME: home } }) : runUnprivileged(args, { cwd });
 
 describe("control files in a product sandbox whose config lies outside the workspace", () => {
-  test.each(WHO)("as %s: the root's config and lock names cannot be created; a sub/toolgate.json it wrote is not used from sub/", async (who) => {
-    await using dir = tempDir();
-    const { ws, config } = setup(dir.path, who);
-    const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
-    const r = await as(who, ["call", "bash", JSON.stringify({ command: ATTACK }), "--allow-run=bash", "--approve", "bash", "--config", config], ws, dir.path);
-    const out = json(r);
-    expect(out).toMatchObject({ status: "success", payload: { sandbox: "product", exitCode: 0 } });
-    expect(out.payload.stdout.tail).toBe("planted\nran\n");
-    expect([existsSync(join(ws, "toolgate.json")), existsSync(join(ws, "toolgate.lock")), existsSync(join(ws, "tools"))]).toEqual([false, false, false]);
-    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(gitConfig);
+  test.each(WHO)(
+    "as %s: the root's config and lock names cannot be created; a sub/toolgate.json it wrote is not used from sub/",
+    async (who) => {
+      await using dir = tempDir();
+      const { ws, config } = setup(dir.path, who);
+      const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
+      const r = await as(
+        who,
+        [
+          "call",
+          "bash",
+          JSON.stringify({ command: ATTACK }),
+          "--allow-run=bash",
+          "--approve",
+          "bash",
+          "--config",
+          config,
+        ],
+        ws,
+        dir.path,
+      );
+      const out = json(r);
+      expect(out).toMatchObject({ status: "success", payload: { sandbox: "product", exitCode: 0 } });
+      expect(out.payload.stdout.tail).toBe("planted\nran\n");
+      expect([
+        existsSync(join(ws, "toolgate.json")),
+        existsSync(join(ws, "toolgate.lock")),
+        existsSync(join(ws, "tools")),
+      ]).toEqual([false, false, false]);
+      expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(gitConfig);
 
-    // A plain run from sub/ finds sub/toolgate.json first: it asks for no sandbox, and is not used.
-    const later = await as(who, ["call", "bash", JSON.stringify({ command: "touch ran-unsandboxed" }), "--allow-run=bash", "--approve", "bash"], join(ws, "sub"), dir.path);
-    expect([later.code, later.stdout]).toEqual([5, ""]);
-    expect(later.stderr).toContain(`${join(ws, "sub", "toolgate.json")} is not trusted, and it lies inside ${ws}, a workspace toolgate has run commands in (${join(ws, ".toolgate")})`);
-    expect(later.stderr).toContain(`toolgate trust ${join(ws, "sub", "toolgate.json")}`);
-    expect(existsSync(join(ws, "sub", "ran-unsandboxed"))).toBe(false);
-  });
+      // A plain run from sub/ finds sub/toolgate.json first: it asks for no sandbox, and is not used.
+      const later = await as(
+        who,
+        ["call", "bash", JSON.stringify({ command: "touch ran-unsandboxed" }), "--allow-run=bash", "--approve", "bash"],
+        join(ws, "sub"),
+        dir.path,
+      );
+      expect([later.code, later.stdout]).toEqual([5, ""]);
+      expect(later.stderr).toContain(
+        `${join(ws, "sub", "toolgate.json")} is not trusted, and it lies inside ${ws}, a workspace toolgate has run commands in (${join(ws, ".toolgate")})`,
+      );
+      expect(later.stderr).toContain(`toolgate trust ${join(ws, "sub", "toolgate.json")}`);
+      expect(existsSync(join(ws, "sub", "ran-unsandboxed"))).toBe(false);
+    },
+  );
 
   test("once the user trusts it, a config inside a used workspace is used", async () => {
     await using dir = tempDir();

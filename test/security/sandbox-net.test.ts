@@ -34,7 +34,8 @@ inLoopbackNamespace(import.meta.path, () => {
   const listeners: { stop(force?: boolean): void }[] = [];
 
   beforeAll(() => {
-    if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+    if (!existsSync(BIN))
+      throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
     for (const dir of Object.values(PLACES)) {
       mkdirSync(dir, { recursive: true, mode: 0o755 });
       chmodSync(dir, 0o755);
@@ -59,7 +60,15 @@ inLoopbackNamespace(import.meta.path, () => {
   }
 
   async function call(who: (typeof WHO)[number], path: string, net: string): Promise<RunResult> {
-    const args = ["call", "bash", JSON.stringify({ command: attack(server.port!) }), "--allow-run=bash", "--approve", "bash", net];
+    const args = [
+      "call",
+      "bash",
+      JSON.stringify({ command: attack(server.port!) }),
+      "--allow-run=bash",
+      "--approve",
+      "bash",
+      net,
+    ];
     if (who === "root") return run(args, { cwd: productWorkspace(path), env: { HOME: path } });
     chmodSync(path, 0o755);
     const ws = productWorkspace(path);
@@ -68,18 +77,30 @@ inLoopbackNamespace(import.meta.path, () => {
   }
 
   describe("a net grant does not open the product sandbox", () => {
-    test.each(WHO)("as %s: the loopback server, /var/tmp and /var/lib sockets and the abstract socket are reachable on the host", async (who) => {
-      expect((await onHost(who)).split("\n").filter(Boolean)).toEqual(["ESCAPE:http", "ESCAPE:vartmp", "ESCAPE:varlib", "ESCAPE:abstract", "ran"]);
-    });
+    test.each(WHO)(
+      "as %s: the loopback server, /var/tmp and /var/lib sockets and the abstract socket are reachable on the host",
+      async (who) => {
+        expect((await onHost(who)).split("\n").filter(Boolean)).toEqual([
+          "ESCAPE:http",
+          "ESCAPE:vartmp",
+          "ESCAPE:varlib",
+          "ESCAPE:abstract",
+          "ran",
+        ]);
+      },
+    );
 
     for (const who of WHO) {
-      test.each(["--allow-net", "--allow-net=127.0.0.1:PORT"])(`as ${who}, with %s: none of them is reachable from a sandboxed bash`, async (flag) => {
-        await using dir = tempDir();
-        const r = await call(who, dir.path, flag.replace("PORT", String(server.port!)));
-        const out = json(r);
-        expect(out).toMatchObject({ status: "success", payload: { sandbox: "product", exitCode: 0 } });
-        expect(out.payload.stdout.tail).toBe("ran\n");
-      });
+      test.each(["--allow-net", "--allow-net=127.0.0.1:PORT"])(
+        `as ${who}, with %s: none of them is reachable from a sandboxed bash`,
+        async (flag) => {
+          await using dir = tempDir();
+          const r = await call(who, dir.path, flag.replace("PORT", String(server.port!)));
+          const out = json(r);
+          expect(out).toMatchObject({ status: "success", payload: { sandbox: "product", exitCode: 0 } });
+          expect(out.payload.stdout.tail).toBe("ran\n");
+        },
+      );
     }
   });
 });

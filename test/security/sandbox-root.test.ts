@@ -23,7 +23,8 @@ let abstractListener: ReturnType<typeof Bun.listen> | undefined;
 const CONNECT_ABSTRACT = `${process.execPath} -e 'Bun.connect({ unix: "\\0${tag}-abstract", socket: { open() { console.log("ESCAPE:abstract"); process.exit(0); }, data() {} } }).catch(() => process.exit(0))'`;
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
   if (!asRoot) throw new Error("these tests run as root (CI does): they prove what root's sandbox hides");
   mkdirSync(socketDir, { recursive: true, mode: 0o755 });
   listener = Bun.listen({ unix: socketPath, socket: { data() {} } });
@@ -98,7 +99,10 @@ describe("the product sandbox against a hostile bash call", () => {
     try {
       const ws = productWorkspace(home);
       const command = `echo made > made.txt && cat made.txt; echo home=$(ls -A /home | tr '\\n' ' '); ls /home/${tag} 2>&1 | head -1`;
-      const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: ws } });
+      const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], {
+        cwd: ws,
+        env: { HOME: ws },
+      });
       const tail: string = json(r).payload.stdout.tail;
       expect(tail.split("\n").slice(0, 2)).toEqual(["made", `home=${tag}-ws`]);
       expect(tail).not.toContain("secret.txt");
@@ -115,7 +119,10 @@ describe("the product sandbox against a hostile bash call", () => {
     chownToNobody(ws);
     const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
     const command = `echo made > made.txt && echo wrote; id -u\n${ATTACK}`;
-    const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: dir.path } });
+    const r = await run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], {
+      cwd: ws,
+      env: { HOME: dir.path },
+    });
     const tail: string = json(r).payload.stdout.tail;
     expect(tail.split("\n").slice(0, 2)).toEqual(["wrote", "65534"]);
     expect(readFileSync(join(ws, "made.txt"), "utf8")).toBe("made\n");
@@ -141,10 +148,16 @@ test("while a sandboxed command runs, its placeholders do not break a concurrent
   const marker = join(ws, "started");
   // The sandboxed command holds the placeholders (no lock, no tools/ yet) until it is told to stop.
   const command = "touch started; for i in $(seq 1000); do [ -e stop ] && break; sleep 0.01; done";
-  const long = run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], { cwd: ws, env: { HOME: dir.path } });
+  const long = run(["call", "bash", JSON.stringify({ command }), "--allow-run=bash", "--approve", "bash"], {
+    cwd: ws,
+    env: { HOME: dir.path },
+  });
   await waitFor("the sandboxed command to start", () => existsSync(marker));
   expect(existsSync(join(ws, "toolgate.lock"))).toBe(true); // the placeholder, on the host
-  const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws, env: { HOME: dir.path } });
+  const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+    cwd: ws,
+    env: { HOME: dir.path },
+  });
   writeFileSync(join(ws, "stop"), "");
   expect([r.code, r.stderr]).toEqual([0, ""]);
   expect(json(r).payload.content).toBe("1\ta");

@@ -47,13 +47,35 @@ async function attack(who: "root" | "nobody") {
   const cfg = join(d.path, "cfg.json");
   const command = ["bash", "-c", agent(marker), "agent", "{objective}", "{server}"];
   writeFileSync(cfg, JSON.stringify({ workspace: ws, sandbox: "product", delegation: { command, timeout_secs: 60 } }));
-  const args = ["call", "task", JSON.stringify({ objective: "look around", kind: "scout" }), "--config", cfg, "--allow-read", "--approve", "task"];
+  const args = [
+    "call",
+    "task",
+    JSON.stringify({ objective: "look around", kind: "scout" }),
+    "--config",
+    cfg,
+    "--allow-read",
+    "--approve",
+    "task",
+  ];
   if (who === "nobody") chownToNobody(d.path);
-  const r = who === "root" ? await run(args, { cwd: ws, env: { HOME: d.path } }) : await runUnprivileged(args, { cwd: ws });
+  const r =
+    who === "root" ? await run(args, { cwd: ws, env: { HOME: d.path } }) : await runUnprivileged(args, { cwd: ws });
   // The user's next git command in the checkout, on the host.
-  const status = Bun.spawnSync(["git", "status", "--porcelain"], { cwd: ws, env: { PATH: "/usr/bin:/bin", HOME: d.path, GIT_CONFIG_NOSYSTEM: "1" } });
+  const status = Bun.spawnSync(["git", "status", "--porcelain"], {
+    cwd: ws,
+    env: { PATH: "/usr/bin:/bin", HOME: d.path, GIT_CONFIG_NOSYSTEM: "1" },
+  });
   const planted = existsSync(join(ws, ".toolgate", "x"));
-  return { r, p: json(r).payload, before, after: snapshot(ws), planted, status: status.stdout.toString(), marker: existsSync(marker), out: readdirSync(out) };
+  return {
+    r,
+    p: json(r).payload,
+    before,
+    after: snapshot(ws),
+    planted,
+    status: status.stdout.toString(),
+    marker: existsSync(marker),
+    out: readdirSync(out),
+  };
 }
 
 /** What the checkout holds that decides what runs next, and one ordinary file. */
@@ -65,7 +87,9 @@ function snapshot(ws: string) {
     gitConfig: read(".git/config"),
     hooks: readdirSync(join(ws, ".git", "hooks")).filter((h) => !h.endsWith(".sample")),
     // toolgate's own state folder is made by the call; what the child tried to put in it is checked apart.
-    top: readdirSync(ws).filter((n) => n !== ".toolgate").sort(),
+    top: readdirSync(ws)
+      .filter((n) => n !== ".toolgate")
+      .sort(),
     sub: readdirSync(join(ws, "sub")).sort(),
   };
 }

@@ -9,7 +9,8 @@ import { productWorkspace } from "./product-workspace.ts";
 import { BIN, json, type RunResult, run, runUnprivileged, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 // Each line prints ESCAPE:<how> only when a user namespace was made; `unshare -r` maps us to root in it.
@@ -37,7 +38,8 @@ describe("nested user namespaces in the product sandbox", () => {
     else {
       chmodSync(dir.path, 0o755);
       const ws = productWorkspace(dir.path);
-      for (const p of [ws, ...readdirSync(ws, { recursive: true }).map((e) => join(ws, String(e)))]) chownSync(p, 65534, 65534);
+      for (const p of [ws, ...readdirSync(ws, { recursive: true }).map((e) => join(ws, String(e)))])
+        chownSync(p, 65534, 65534);
       r = await runUnprivileged(args, { cwd: ws });
     }
     const out = json(r);

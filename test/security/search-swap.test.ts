@@ -29,8 +29,10 @@ type Who = (typeof WHO)[number];
 
 let bin: TempDir;
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
-  if (process.getuid?.() !== 0) throw new Error("these tests run as root (CI does): the nobody runs drop to uid 65534 with setpriv");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (process.getuid?.() !== 0)
+    throw new Error("these tests run as root (CI does): the nobody runs drop to uid 65534 with setpriv");
   // One world-readable copy of the binary for the nobody runs (the checkout may be closed to nobody).
   bin = tempDir("toolgate-bin-");
   chmodSync(bin.path, 0o755);
@@ -84,7 +86,10 @@ const fileLinks = (target: (s: Site) => string) => (s: Site) => {
 
 /** One `toolgate call` as `who`; the whole output, so a canary anywhere in it is seen. */
 async function call(who: Who, s: Site, tool: string, args: object): Promise<{ out: string; envelope: any }> {
-  const drop = who === "nobody" ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", join(bin.path, "toolgate")] : [BIN];
+  const drop =
+    who === "nobody"
+      ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", join(bin.path, "toolgate")]
+      : [BIN];
   const proc = Bun.spawn([...drop, "call", tool, JSON.stringify(args), "--allow-read", "--approve", tool], {
     cwd: s.ws,
     env: { PATH: "/usr/bin:/bin", HOME: s.home, XDG_STATE_HOME: join(s.home, "state"), CI: "true" },
@@ -92,7 +97,11 @@ async function call(who: Who, s: Site, tool: string, args: object): Promise<{ ou
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   let envelope: any;
   try {
     envelope = JSON.parse(stdout);
@@ -108,7 +117,12 @@ async function call(who: Who, s: Site, tool: string, args: object): Promise<{ ou
  */
 function searched(r: { out: string; envelope: any }) {
   const paths: string[] = (r.envelope.payload?.matches ?? []).map((m: { path: string }) => m.path);
-  return { status: r.envelope.status, canary: r.out.includes(CANARY), matches: paths.length <= 3 ? paths : [...paths.slice(0, 3), `... ${paths.length} in all`], skippedSecretFiles: r.envelope.payload?.skippedSecretFiles };
+  return {
+    status: r.envelope.status,
+    canary: r.out.includes(CANARY),
+    matches: paths.length <= 3 ? paths : [...paths.slice(0, 3), `... ${paths.length} in all`],
+    skippedSecretFiles: r.envelope.payload?.skippedSecretFiles,
+  };
 }
 /** What every search answers, swapped or not: success, the kept line alone, the .env counted. */
 const SEARCHED = { status: "success", canary: false, matches: [KEEP.path], skippedSecretFiles: 1 };
@@ -117,7 +131,10 @@ const SEARCHED = { status: "success", canary: false, matches: [KEEP.path], skipp
 async function raceSearch(who: Who, s: Site): Promise<void> {
   // Unswapped first: the whole tree is searched (ws/a and keep.txt; a symlink is never followed).
   const before = await call(who, s, "file_search", { pattern: "needle" });
-  expect({ ...searched(before), filesSearched: before.envelope.payload?.filesSearched }).toEqual({ ...SEARCHED, filesSearched: FILES + 1 });
+  expect({ ...searched(before), filesSearched: before.envelope.payload?.filesSearched }).toEqual({
+    ...SEARCHED,
+    filesSearched: FILES + 1,
+  });
   expect(before.envelope.payload.matches).toEqual([KEEP]);
   const seen = [];
   {
@@ -128,37 +145,78 @@ async function raceSearch(who: Who, s: Site): Promise<void> {
 }
 
 describe("file_search on a large tree while a symlink is swapped in mid-walk", () => {
-  test.each(WHO)("as %s: a listed folder turned symlink to an outside folder is never read through", async (who) => {
-    await using root = tempDir();
-    await raceSearch(who, site(root.path, who, folderLink));
-  }, 60_000);
+  test.each(WHO)(
+    "as %s: a listed folder turned symlink to an outside folder is never read through",
+    async (who) => {
+      await using root = tempDir();
+      await raceSearch(who, site(root.path, who, folderLink));
+    },
+    60_000,
+  );
 
-  test.each(WHO)("as %s: listed files turned symlinks to a file outside are never read through", async (who) => {
-    await using root = tempDir();
-    await raceSearch(who, site(root.path, who, fileLinks((s) => join(s.out, "secret.txt"))));
-  }, 60_000);
+  test.each(WHO)(
+    "as %s: listed files turned symlinks to a file outside are never read through",
+    async (who) => {
+      await using root = tempDir();
+      await raceSearch(
+        who,
+        site(
+          root.path,
+          who,
+          fileLinks((s) => join(s.out, "secret.txt")),
+        ),
+      );
+    },
+    60_000,
+  );
 
-  test.each(WHO)("as %s: listed files turned symlinks to the workspace's .env are never read through", async (who) => {
-    await using root = tempDir();
-    await raceSearch(who, site(root.path, who, fileLinks(() => "../.env")));
-  }, 60_000);
+  test.each(WHO)(
+    "as %s: listed files turned symlinks to the workspace's .env are never read through",
+    async (who) => {
+      await using root = tempDir();
+      await raceSearch(
+        who,
+        site(
+          root.path,
+          who,
+          fileLinks(() => "../.env"),
+        ),
+      );
+    },
+    60_000,
+  );
 });
 
 describe("file_find on a large tree while a symlink is swapped in mid-walk", () => {
-  test.each(WHO)("as %s: a listed folder turned symlink to an outside folder is never listed", async (who) => {
-    await using root = tempDir();
-    const s = site(root.path, who, folderLink);
-    // Unswapped first: the whole tree is listed (ws/a's files, keep.txt, and ws/b as the link it is).
-    const before = (await call(who, s, "file_find", { limit: 5000 })).envelope;
-    expect([before.status, before.payload?.paths?.length, before.payload?.paths?.includes("b"), before.payload?.skippedSecretFiles]).toEqual(["success", FILES + 2, true, 1]);
-    const seen = [];
-    {
-      await using _swap = await startSwapper(join(s.ws, "a"), join(s.ws, "b"));
-      for (let i = 0; i < CALLS; i++) {
-        const r = await call(who, s, "file_find", { limit: 5000 });
-        seen.push({ status: r.envelope.status, outsideName: r.out.includes(OUTSIDE_NAME), keep: (r.envelope.payload?.paths ?? []).includes(KEEP.path) });
+  test.each(WHO)(
+    "as %s: a listed folder turned symlink to an outside folder is never listed",
+    async (who) => {
+      await using root = tempDir();
+      const s = site(root.path, who, folderLink);
+      // Unswapped first: the whole tree is listed (ws/a's files, keep.txt, and ws/b as the link it is).
+      const before = (await call(who, s, "file_find", { limit: 5000 })).envelope;
+      expect([
+        before.status,
+        before.payload?.paths?.length,
+        before.payload?.paths?.includes("b"),
+        before.payload?.skippedSecretFiles,
+      ]).toEqual(["success", FILES + 2, true, 1]);
+      const seen = [];
+      {
+        await using _swap = await startSwapper(join(s.ws, "a"), join(s.ws, "b"));
+        for (let i = 0; i < CALLS; i++) {
+          const r = await call(who, s, "file_find", { limit: 5000 });
+          seen.push({
+            status: r.envelope.status,
+            outsideName: r.out.includes(OUTSIDE_NAME),
+            keep: (r.envelope.payload?.paths ?? []).includes(KEEP.path),
+          });
+        }
       }
-    }
-    expect(seen).toEqual(Array.from({ length: CALLS }, () => ({ status: "success", outsideName: false, keep: true })));
-  }, 60_000);
+      expect(seen).toEqual(
+        Array.from({ length: CALLS }, () => ({ status: "success", outsideName: false, keep: true })),
+      );
+    },
+    60_000,
+  );
 });

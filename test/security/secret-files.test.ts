@@ -36,7 +36,11 @@ describe("a workspace .env served to an MCP client", () => {
     const read = await served.client.callTool({ name: "file_read", arguments: { path: ".env" } });
     expect(read.isError).toBe(true);
     const refusal = textJson(read);
-    expect(refusal).toMatchObject({ status: "failed", error_code: "permission.denied", details: { flag: "--allow-read=.env" } });
+    expect(refusal).toMatchObject({
+      status: "failed",
+      error_code: "permission.denied",
+      details: { flag: "--allow-read=.env" },
+    });
     expect(refusal.message).toContain("well-known secret file");
     const found = textJson(await served.client.callTool({ name: "file_find", arguments: {} }));
     expect([found.paths, found.skippedSecretFiles]).toEqual([["a.txt"], 1]);
@@ -51,8 +55,13 @@ describe("a workspace .env served to an MCP client", () => {
   test("naming the file in --allow-read is the user's choice: then it is read, listed and searched", async () => {
     await using root = tempDir();
     const s = site(root.path);
-    await using served = await serve(["--allow-read", "--allow-read=.env", "--approve", "all"], { cwd: s.ws, home: s.home });
-    expect(textJson(await served.client.callTool({ name: "file_read", arguments: { path: ".env" } })).content).toContain(CANARY);
+    await using served = await serve(["--allow-read", "--allow-read=.env", "--approve", "all"], {
+      cwd: s.ws,
+      home: s.home,
+    });
+    expect(
+      textJson(await served.client.callTool({ name: "file_read", arguments: { path: ".env" } })).content,
+    ).toContain(CANARY);
     const found = textJson(await served.client.callTool({ name: "file_find", arguments: {} }));
     expect([found.paths, found.skippedSecretFiles]).toEqual([[".env", "a.txt"], 0]);
     const searched = textJson(await served.client.callTool({ name: "file_search", arguments: { pattern: "sk-live" } }));
@@ -61,19 +70,38 @@ describe("a workspace .env served to an MCP client", () => {
 });
 
 describe("every well-known name, and every way around it, through call", () => {
-  const NAMES = [".env", ".env.production", "server.pem", "tls/server.key", "id_rsa", "id_rsa.pub", "keys/id_ed25519", "id_ecdsa", ".npmrc", ".netrc", ".pypirc", ".git-credentials", "sub/.ENV"];
+  const NAMES = [
+    ".env",
+    ".env.production",
+    "server.pem",
+    "tls/server.key",
+    "id_rsa",
+    "id_rsa.pub",
+    "keys/id_ed25519",
+    "id_ecdsa",
+    ".npmrc",
+    ".netrc",
+    ".pypirc",
+    ".git-credentials",
+    "sub/.ENV",
+  ];
 
   test.each(NAMES)("%s: --allow-read and a folder's grant do not read it; --allow-read=<it> does", async (name) => {
     await using ws = tempDir();
     mkdirSync(join(ws.path, name, ".."), { recursive: true });
     writeFileSync(join(ws.path, name), `${CANARY}\n`);
     for (const grant of ["--allow-read", "--allow-read=.", `--allow-read=${dirname(name)}`]) {
-      const r = await run(["call", "file_read", JSON.stringify({ path: name }), grant, "--approve", "file_read"], { cwd: ws.path });
+      const r = await run(["call", "file_read", JSON.stringify({ path: name }), grant, "--approve", "file_read"], {
+        cwd: ws.path,
+      });
       expect([grant, r.code, json(r).error_code]).toEqual([grant, 4, "permission.denied"]);
       expect(json(r).details.flag).toBe(`--allow-read=${name}`);
       expect(r.stdout + r.stderr).not.toContain(CANARY);
     }
-    const named = await run(["call", "file_read", JSON.stringify({ path: name }), `--allow-read=${name}`, "--approve", "file_read"], { cwd: ws.path });
+    const named = await run(
+      ["call", "file_read", JSON.stringify({ path: name }), `--allow-read=${name}`, "--approve", "file_read"],
+      { cwd: ws.path },
+    );
     expect([named.code, json(named).payload.content]).toEqual([0, `1\t${CANARY}`]);
   });
 
@@ -81,10 +109,15 @@ describe("every well-known name, and every way around it, through call", () => {
     await using ws = tempDir();
     writeFileSync(join(ws.path, ".env"), `${CANARY}\n`);
     symlinkSync(".env", join(ws.path, "notes.txt"));
-    const r = await run(["call", "file_read", '{"path":"notes.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws.path });
+    const r = await run(["call", "file_read", '{"path":"notes.txt"}', "--allow-read", "--approve", "file_read"], {
+      cwd: ws.path,
+    });
     expect([r.code, json(r).error_code]).toEqual([4, "permission.denied"]);
     expect(r.stdout).not.toContain(CANARY);
-    const denied = await run(["call", "file_read", '{"path":".env"}', "--allow-read=.env", "--deny-read=.env", "--approve", "file_read"], { cwd: ws.path });
+    const denied = await run(
+      ["call", "file_read", '{"path":".env"}', "--allow-read=.env", "--deny-read=.env", "--approve", "file_read"],
+      { cwd: ws.path },
+    );
     expect([denied.code, json(denied).error_code]).toEqual([4, "permission.denied"]);
     expect(json(denied).message).toContain("--deny-read");
   });
@@ -94,19 +127,51 @@ describe("every well-known name, and every way around it, through call", () => {
     const before = "registry=https://registry.internal/\n";
     writeFileSync(join(ws.path, ".npmrc"), before);
     const write = JSON.stringify({ path: ".npmrc", content: "registry=http://attacker.invalid/\n", overwrite: true });
-    const refused = await run(["call", "file_write", write, "--allow-write", "--approve", "file_write"], { cwd: ws.path });
+    const refused = await run(["call", "file_write", write, "--allow-write", "--approve", "file_write"], {
+      cwd: ws.path,
+    });
     expect([refused.code, json(refused).details.flag]).toEqual([4, "--allow-write=.npmrc"]);
     expect(readFileSync(join(ws.path, ".npmrc"), "utf8")).toBe(before);
-    const created = await run(["call", "file_write", JSON.stringify({ path: ".env.local", content: "A=1\n" }), "--allow-write", "--approve", "file_write"], { cwd: ws.path });
+    const created = await run(
+      [
+        "call",
+        "file_write",
+        JSON.stringify({ path: ".env.local", content: "A=1\n" }),
+        "--allow-write",
+        "--approve",
+        "file_write",
+      ],
+      { cwd: ws.path },
+    );
     expect([created.code, existsSync(join(ws.path, ".env.local"))]).toEqual([4, false]);
-    const named = await run(["call", "file_write", write, "--allow-write=.npmrc", "--approve", "file_write"], { cwd: ws.path });
+    const named = await run(["call", "file_write", write, "--allow-write=.npmrc", "--approve", "file_write"], {
+      cwd: ws.path,
+    });
     expect(named.code).toBe(0);
     // file_edit: reading it named is not writing it.
-    const digest = json(await run(["call", "file_read", '{"path":".npmrc"}', "--allow-read=.npmrc", "--approve", "file_read"], { cwd: ws.path })).payload.digest;
-    const edit = JSON.stringify({ path: ".npmrc", digest, old_string: "attacker.invalid", new_string: "elsewhere.invalid" });
-    const editRefused = await run(["call", "file_edit", edit, "--allow-read=.npmrc", "--allow-write", "--approve", "file_edit"], { cwd: ws.path });
+    const digest = json(
+      await run(["call", "file_read", '{"path":".npmrc"}', "--allow-read=.npmrc", "--approve", "file_read"], {
+        cwd: ws.path,
+      }),
+    ).payload.digest;
+    const edit = JSON.stringify({
+      path: ".npmrc",
+      digest,
+      old_string: "attacker.invalid",
+      new_string: "elsewhere.invalid",
+    });
+    const editRefused = await run(
+      ["call", "file_edit", edit, "--allow-read=.npmrc", "--allow-write", "--approve", "file_edit"],
+      { cwd: ws.path },
+    );
     expect([editRefused.code, json(editRefused).details.flag]).toEqual([4, "--allow-write=.npmrc"]);
-    const edited = await run(["call", "file_edit", edit, "--allow-read=.npmrc", "--allow-write=.npmrc", "--approve", "file_edit"], { cwd: ws.path });
-    expect([edited.code, readFileSync(join(ws.path, ".npmrc"), "utf8")]).toEqual([0, "registry=http://elsewhere.invalid/\n"]);
+    const edited = await run(
+      ["call", "file_edit", edit, "--allow-read=.npmrc", "--allow-write=.npmrc", "--approve", "file_edit"],
+      { cwd: ws.path },
+    );
+    expect([edited.code, readFileSync(join(ws.path, ".npmrc"), "utf8")]).toEqual([
+      0,
+      "registry=http://elsewhere.invalid/\n",
+    ]);
   });
 });

@@ -17,7 +17,14 @@ function hostileCheckout(root: string) {
   const marker = join(root, "PWNED");
   // A "node" of the checkout's own: it leaves a marker when anything runs it.
   writeFileSync(join(ws, "bin", "node"), `#!/bin/sh\n: > ${marker}\nexit 1\n`, { mode: 0o755 });
-  writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { helper: { command: "node", args: ["server.js"], env: { PATH: "${workspaceFolder}/bin:/usr/bin:/bin" } } } }));
+  writeFileSync(
+    join(ws, "toolgate.json"),
+    JSON.stringify({
+      mcpServers: {
+        helper: { command: "node", args: ["server.js"], env: { PATH: "${workspaceFolder}/bin:/usr/bin:/bin" } },
+      },
+    }),
+  );
   return { ws, home, marker, env: { HOME: home, XDG_STATE_HOME: join(home, "state") } };
 }
 
@@ -25,7 +32,10 @@ describe("an untrusted config's env.PATH for a server", () => {
   test("tools and call refuse the boot (exit 5) naming mcpServers.helper.env.PATH; the checkout's program never runs", async () => {
     await using d = tempDir();
     const h = hostileCheckout(d.path);
-    for (const args of [["tools", "--allow-run=node"], ["call", "helper__x", "{}", "--allow-run", "--approve", "all"]]) {
+    for (const args of [
+      ["tools", "--allow-run=node"],
+      ["call", "helper__x", "{}", "--allow-run", "--approve", "all"],
+    ]) {
       const r = await run(args, { cwd: h.ws, env: h.env });
       expect(r.code).toBe(5);
       expect(r.stderr).toContain("mcpServers.helper.env.PATH: replaces the fixed PATH");

@@ -22,7 +22,10 @@ const envOf = (home: string, more: Record<string, string> = {}) => ({ XDG_STATE_
 describe("the server start prompt shows the whole command line and its declaration", () => {
   test("a harmless program with a hidden tail: the tail, file:line and NOT trusted are on screen; n starts nothing", async () => {
     await using dir = tempDir();
-    const config = repoWith(dir.path, { command: "bash", args: ["-c", `echo harmless; ${"x".repeat(300)} >/dev/null; touch pwned`] });
+    const config = repoWith(dir.path, {
+      command: "bash",
+      args: ["-c", `echo harmless; ${"x".repeat(300)} >/dev/null; touch pwned`],
+    });
     const r = await onTty(dir.path, ["tools"], "n\n", envOf(dir.path));
     const prompt = promptOf(r.out);
     // The command is looked up on the caller's PATH at boot: the prompt names the program found.
@@ -93,7 +96,12 @@ describe("one call, one prompt", () => {
 });
 
 describe("server starts and refusals leave a journal row", () => {
-  const logOf = async (cwd: string) => (await run(["log", "--json"], { cwd, env: envOf(cwd) })).stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const logOf = async (cwd: string) =>
+    (await run(["log", "--json"], { cwd, env: envOf(cwd) })).stdout
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
 
   test("a start refused at the prompt: a server_refused row; a start granted: a server_started row with the command line", async () => {
     await using dir = tempDir();
@@ -117,7 +125,14 @@ describe("server starts and refusals leave a journal row", () => {
     await using dir = tempDir();
     mkdirSync(join(dir.path, ".git"));
     writeFileSync(join(dir.path, "st"), "a file, not a folder");
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ sandbox: "off", state: "st", mcpServers: { x: { command: "bash", args: ["-c", "touch started; exit 0"] } } }));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({
+        sandbox: "off",
+        state: "st",
+        mcpServers: { x: { command: "bash", args: ["-c", "touch started; exit 0"] } },
+      }),
+    );
     const r = await run(["tools", "--allow-run=bash"], { cwd: dir.path, env: envOf(dir.path) });
     expect(existsSync(join(dir.path, "started"))).toBe(false);
     expect(r.stderr).toContain("journal row cannot be written");
@@ -129,7 +144,10 @@ describe("a yes covers the start it was shown", () => {
     await using dir = tempDir();
     mkdirSync(join(dir.path, ".git"));
     const server = (file: string) => ({ command: "bash", args: ["-c", `touch ${file}; exit 0`] });
-    writeFileSync(join(dir.path, "toolgate.json"), JSON.stringify({ sandbox: "off", mcpServers: { a: server("from-a"), b: server("from-b") } }, null, 2));
+    writeFileSync(
+      join(dir.path, "toolgate.json"),
+      JSON.stringify({ sandbox: "off", mcpServers: { a: server("from-a"), b: server("from-b") } }, null, 2),
+    );
     const r = await onTty(dir.path, ["tools"], "y\nn\n", envOf(dir.path));
     expect(r.out).toContain("touch from-a");
     expect(r.out).toContain("touch from-b");

@@ -2,7 +2,16 @@
 // server `cwd` outside the workspace (a server ran in /etc), and the parent's SKARBIEC_* tokens
 // handed to Las (it gets the capability paths only). Against the compiled binary.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN, run, tempDir } from "../helpers.ts";
@@ -27,12 +36,18 @@ describe("an untrusted config's MCP server cwd must lie in the workspace", () =>
   test.each([
     ["an absolute folder outside (/etc)", (_ws: string, _out: string) => "/etc"],
     ["a relative path that climbs out", (_ws: string, out: string) => `../${out.split("/").pop()}`],
-    ["a link inside the workspace to a folder outside", (ws: string, out: string) => (symlinkSync(out, join(ws, "inside")), "inside")],
+    [
+      "a link inside the workspace to a folder outside",
+      (ws: string, out: string) => (symlinkSync(out, join(ws, "inside")), "inside"),
+    ],
   ])("%s: the boot refuses (exit 5) naming the key; the server never starts", async (_what, cwdOf) => {
     await using ws = tempDir();
     await using out = tempDir();
     const { script, marker } = recorder(ws.path);
-    writeFileSync(join(ws.path, "toolgate.json"), JSON.stringify({ mcpServers: { s: { command: script, cwd: cwdOf(ws.path, out.path) } } }));
+    writeFileSync(
+      join(ws.path, "toolgate.json"),
+      JSON.stringify({ mcpServers: { s: { command: script, cwd: cwdOf(ws.path, out.path) } } }),
+    );
     const r = await run(["tools", "--allow-run"], { cwd: ws.path, env });
     expect([r.code, existsSync(marker)]).toEqual([5, false]);
     expect(r.stderr).toContain("mcpServers.s.cwd");
@@ -63,15 +78,36 @@ describe("Las gets the SKARBIEC_* capability paths, never a SKARBIEC_* token", (
     const envOut = join(ws.path, "env.json");
     const wrapper = join(ws.path, "las.sh");
     writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/env -u PWD ${process.execPath} ${LAS} --env-out=${envOut}\n`);
-    writeFileSync(join(ws.path, "toolgate.json"), JSON.stringify({ las: { enabled: true, command: "/bin/sh", entrypoint: wrapper, agent_id: "being-7", timeout_secs: 10, shutdown_grace_secs: 1 } }));
+    writeFileSync(
+      join(ws.path, "toolgate.json"),
+      JSON.stringify({
+        las: {
+          enabled: true,
+          command: "/bin/sh",
+          entrypoint: wrapper,
+          agent_id: "being-7",
+          timeout_secs: 10,
+          shutdown_grace_secs: 1,
+        },
+      }),
+    );
     expect((await run(["trust"], { cwd: ws.path, env })).code).toBe(0);
     const r = await run(["tools", "--allow-run"], {
       cwd: ws.path,
-      env: { ...env, SKARBIEC_VAULT_PATH: "/srv/vault", SKARBIEC_API_TOKEN: "skarbiec-token-4711-canary", SKARBIEC_PASSWORD: "/hunter2-canary", SKARBIEC_SESSION_ID: "sess-canary" },
+      env: {
+        ...env,
+        SKARBIEC_VAULT_PATH: "/srv/vault",
+        SKARBIEC_API_TOKEN: "skarbiec-token-4711-canary",
+        SKARBIEC_PASSWORD: "/hunter2-canary",
+        SKARBIEC_SESSION_ID: "sess-canary",
+      },
     });
     expect(r.code).toBe(0);
     const got = JSON.parse(readFileSync(envOut, "utf8")) as Record<string, string>;
-    expect(Object.fromEntries(Object.entries(got).filter(([k]) => k.startsWith("SKARBIEC_")))).toEqual({ SKARBIEC_VAULT_PATH: "/srv/vault", SKARBIEC_MCP_AGENT_ID: "being-7" });
+    expect(Object.fromEntries(Object.entries(got).filter(([k]) => k.startsWith("SKARBIEC_")))).toEqual({
+      SKARBIEC_VAULT_PATH: "/srv/vault",
+      SKARBIEC_MCP_AGENT_ID: "being-7",
+    });
     expect(readFileSync(envOut, "utf8")).not.toContain("canary");
   });
 });

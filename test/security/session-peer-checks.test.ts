@@ -16,7 +16,9 @@ afterAll(() => {
   for (const p of users) rmSync(p, { recursive: true, force: true });
 });
 // The user's state folder (where the socket lives) outside the workspace.
-const env = (ws: string, extra: Record<string, string> = {}) => (users.add(`${ws}.user`), { HOME: ws, XDG_STATE_HOME: join(`${ws}.user`, "state"), ...extra });
+const env = (ws: string, extra: Record<string, string> = {}) => (
+  users.add(`${ws}.user`), { HOME: ws, XDG_STATE_HOME: join(`${ws}.user`, "state"), ...extra }
+);
 const JIT_OFF = { BUN_JSC_useJIT: "0" };
 
 test("with BUN_JSC_useJIT=0 in the environment, `session start` starts with its peer checks: the variable never reaches it", async () => {
@@ -24,10 +26,18 @@ test("with BUN_JSC_useJIT=0 in the environment, `session start` starts with its 
   const ws = dir.path;
   const r = await run(["session", "start", "--idle-secs", "60"], { cwd: ws, env: env(ws, JIT_OFF) });
   // Whatever this test finds, no session of its outlives it.
-  await using _ = { [Symbol.asyncDispose]: async () => void (await run(["session", "stop"], { cwd: ws, env: env(ws) })) };
+  await using _ = {
+    [Symbol.asyncDispose]: async () => void (await run(["session", "stop"], { cwd: ws, env: env(ws) })),
+  };
   expect([r.code, r.stderr]).toEqual([0, expect.stringContaining("session started")]);
-  const { pid } = JSON.parse((await run(["session", "status", "--json"], { cwd: ws, env: env(ws) })).stdout) as { pid: number };
-  expect(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter((kv) => kv.startsWith("BUN_JSC_"))).toEqual([]);
+  const { pid } = JSON.parse((await run(["session", "status", "--json"], { cwd: ws, env: env(ws) })).stdout) as {
+    pid: number;
+  };
+  expect(
+    readFileSync(`/proc/${pid}/environ`, "utf8")
+      .split("\0")
+      .filter((kv) => kv.startsWith("BUN_JSC_")),
+  ).toEqual([]);
 });
 
 test("a client with BUN_JSC_useJIT=0 checks the listener as any other and forwards", async () => {
@@ -35,7 +45,8 @@ test("a client with BUN_JSC_useJIT=0 checks the listener as any other and forwar
   const ws = dir.path;
   expect((await run(["session", "start", "--idle-secs", "60"], { cwd: ws, env: env(ws) })).code).toBe(0);
   try {
-    const calls = async () => JSON.parse((await run(["session", "status", "--json"], { cwd: ws, env: env(ws) })).stdout).calls as number;
+    const calls = async () =>
+      JSON.parse((await run(["session", "status", "--json"], { cwd: ws, env: env(ws) })).stdout).calls as number;
     expect((await run(["call", "plan", "{}"], { cwd: ws, env: env(ws) })).code).toBe(0);
     expect(await calls()).toBe(1);
     const r = await run(["call", "plan", "{}"], { cwd: ws, env: env(ws, JIT_OFF) });

@@ -6,7 +6,17 @@
 // an "A" over the socket is not remembered, and a socket planted in the workspace is never used.
 // The whole file runs in a network namespace holding only loopback (the fetch's page is there).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { inLoopbackNamespace } from "../http/netns.ts";
 import { productWorkspace } from "./product-workspace.ts";
@@ -22,8 +32,18 @@ const as = (role: Role, argv: string[]) => (role === "root" ? argv : [...NOBODY,
 
 /** Runs dist/toolgate as `role` (nobody: a world-readable copy, through setpriv). */
 async function tg(role: Role, args: string[], cwd: string, env: Record<string, string>): Promise<RunResult> {
-  const proc = Bun.spawn(as(role, [binOf(role), ...args]), { cwd, env: { PATH: "/usr/bin:/bin", CI: "true", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn(as(role, [binOf(role), ...args]), {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", CI: "true", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -78,10 +98,20 @@ async function setup(role: Role): Promise<Setup> {
   const ws = productWorkspace(dir.path);
   const home = join(dir.path, "home");
   mkdirSync(home);
-  writeFileSync(join(home, "claude_desktop_config.json"), JSON.stringify({ mcpServers: { x: { command: "echo", env: { TOKEN: "IMPORT-CANARY" } } } }));
+  writeFileSync(
+    join(home, "claude_desktop_config.json"),
+    JSON.stringify({ mcpServers: { x: { command: "echo", env: { TOKEN: "IMPORT-CANARY" } } } }),
+  );
   const runtime = mkdtempSync("/srv/toolgate-run-");
   let hits = 0;
-  const page = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (hits++, new Response("<html><body><p>FETCHED-CANARY</p></body></html>", { headers: { "content-type": "text/html" } })) });
+  const page = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => (
+      hits++,
+      new Response("<html><body><p>FETCHED-CANARY</p></body></html>", { headers: { "content-type": "text/html" } })
+    ),
+  });
   if (role === "nobody") {
     chownToNobody(ws);
     chownToNobody(home);
@@ -90,19 +120,37 @@ async function setup(role: Role): Promise<Setup> {
   writeFileSync(join(ws, "attack.pl"), ATTACK_PL);
   const env = { HOME: home, XDG_RUNTIME_DIR: runtime };
   const started = await tg(role, ["session", "start", "--idle-secs", "300"], ws, env);
-  expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: expect.stringContaining("session started") });
+  expect({ code: started.code, stderr: started.stderr }).toEqual({
+    code: 0,
+    stderr: expect.stringContaining("session started"),
+  });
   const status = json(await tg(role, ["session", "status", "--json"], ws, env));
   const VERSION: string = status.version;
   const url = `http://127.0.0.1:${page.port}/`;
-  const request = (argv: string[], prompt = false) => JSON.stringify({ t: "call", v: VERSION, argv, cwd: ws, env: {}, tty: false, prompt });
+  const request = (argv: string[], prompt = false) =>
+    JSON.stringify({ t: "call", v: VERSION, argv, cwd: ws, env: {}, tty: false, prompt });
   const requests = join(ws, "requests.ndjson");
   writeFileSync(
     requests,
     `${[
       request(["trust"]),
-      request(["call", "file_write", '{"path":"via-session.txt","content":"x"}', "--allow-write", "--approve", "file_write"]),
+      request([
+        "call",
+        "file_write",
+        '{"path":"via-session.txt","content":"x"}',
+        "--allow-write",
+        "--approve",
+        "file_write",
+      ]),
       request(["call", "file_read", '{"path":"toolgate.json"}', "--allow-read"], true),
-      request(["call", "web_extract", JSON.stringify({ url }), `--allow-net=127.0.0.1:${page.port}`, "--approve", "web_extract"]),
+      request([
+        "call",
+        "web_extract",
+        JSON.stringify({ url }),
+        `--allow-net=127.0.0.1:${page.port}`,
+        "--approve",
+        "web_extract",
+      ]),
       request(["config", "import", join(home, "claude_desktop_config.json"), "--config", join(ws, "imported.json")]),
     ].join("\n")}\n`,
   );
@@ -139,12 +187,17 @@ function nothingHappened(s: Setup): void {
   }).toEqual({ trust: false, approvals: false, written: false, imported: false, fetched: 0 });
 }
 
-const answers = (out: string) => out.split("\n").filter((l) => l.startsWith("ANSWER ")).map((l) => JSON.parse(l.slice(7)));
+const answers = (out: string) =>
+  out
+    .split("\n")
+    .filter((l) => l.startsWith("ANSWER "))
+    .map((l) => JSON.parse(l.slice(7)));
 
 inLoopbackNamespace(import.meta.path, () => {
   beforeAll(() => {
     if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build`");
-    if (process.getuid?.() !== 0) throw new Error("these tests run as root (CI does): they run the attacker as root and as nobody");
+    if (process.getuid?.() !== 0)
+      throw new Error("these tests run as root (CI does): they run the attacker as root and as nobody");
     binDir = mkdtempSync("/tmp/toolgate-bin-");
     chmodSync(binDir, 0o755);
     copyFileSync(BIN, join(binDir, "toolgate"));
@@ -182,11 +235,32 @@ inLoopbackNamespace(import.meta.path, () => {
     test("a peer in another namespace that reaches the socket is refused before its request is read", async () => {
       await using s = await setup(role);
       const perl = ["perl", join(s.ws, "attack.pl"), s.requests, s.socket];
-      const others = role === "root" ? [["unshare", "-n"], ["unshare", "-U"]] : [["unshare", "-U"], ["unshare", "-rn"]];
+      const others =
+        role === "root"
+          ? [
+              ["unshare", "-n"],
+              ["unshare", "-U"],
+            ]
+          : [
+              ["unshare", "-U"],
+              ["unshare", "-rn"],
+            ];
       for (const ns of others) {
-        const p = Bun.spawnSync(as(role, [...ns, ...perl]), { cwd: s.ws, env: { PATH: "/usr/bin:/bin" }, timeout: 60_000 });
+        const p = Bun.spawnSync(as(role, [...ns, ...perl]), {
+          cwd: s.ws,
+          env: { PATH: "/usr/bin:/bin" },
+          timeout: 60_000,
+        });
         const got = answers(p.stdout.toString());
-        expect({ ns, got }).toEqual({ ns, got: Array.from({ length: 5 }, () => ({ t: "c", why: expect.stringMatching(/^the session serves only processes in its own namespaces; this one is in another (net|user) namespace/) })) });
+        expect({ ns, got }).toEqual({
+          ns,
+          got: Array.from({ length: 5 }, () => ({
+            t: "c",
+            why: expect.stringMatching(
+              /^the session serves only processes in its own namespaces; this one is in another (net|user) namespace/,
+            ),
+          })),
+        });
       }
       nothingHappened(s);
       expect(await s.calls()).toBe(0);
@@ -195,7 +269,8 @@ inLoopbackNamespace(import.meta.path, () => {
 
   test("the session itself runs only call and tools: any other argv is refused, saying so, and nothing runs", async () => {
     await using s = await setup("root");
-    const request = (argv: string[]) => JSON.stringify({ t: "call", v: s.version, argv, cwd: s.ws, env: {}, tty: false });
+    const request = (argv: string[]) =>
+      JSON.stringify({ t: "call", v: s.version, argv, cwd: s.ws, env: {}, tty: false });
     const refused = [
       ["trust"],
       ["config", "import", join(s.home, "claude_desktop_config.json"), "--config", join(s.ws, "imported.json")],
@@ -206,7 +281,11 @@ inLoopbackNamespace(import.meta.path, () => {
       ["--version"],
     ];
     writeFileSync(s.requests, `${refused.map(request).join("\n")}\n`);
-    const p = Bun.spawnSync(["perl", join(s.ws, "attack.pl"), s.requests, s.socket], { cwd: s.ws, env: { PATH: "/usr/bin:/bin" }, timeout: 60_000 });
+    const p = Bun.spawnSync(["perl", join(s.ws, "attack.pl"), s.requests, s.socket], {
+      cwd: s.ws,
+      env: { PATH: "/usr/bin:/bin" },
+      timeout: 60_000,
+    });
     const got = answers(p.stdout.toString());
     expect(got.filter((a) => a.t === "x")).toEqual(refused.map(() => ({ t: "x", code: 2 })));
     const said = got.filter((a) => a.t === "e").map((a) => a.d.split("\n")[0]);
@@ -227,20 +306,49 @@ inLoopbackNamespace(import.meta.path, () => {
 
   test('"A" over the socket is no answer: yes or no for this call only, nothing remembered', async () => {
     await using s = await setup("root");
-    const ask = JSON.stringify({ t: "call", v: s.version, argv: ["call", "file_read", '{"path":"toolgate.json"}', "--allow-read"], cwd: s.ws, env: {}, tty: false, prompt: true });
+    const ask = JSON.stringify({
+      t: "call",
+      v: s.version,
+      argv: ["call", "file_read", '{"path":"toolgate.json"}', "--allow-read"],
+      cwd: s.ws,
+      env: {},
+      tty: false,
+      prompt: true,
+    });
     writeFileSync(s.requests, `${ask}\n`);
-    const p = Bun.spawnSync(["perl", join(s.ws, "attack.pl"), s.requests, s.socket], { cwd: s.ws, env: { PATH: "/usr/bin:/bin" }, timeout: 60_000 });
+    const p = Bun.spawnSync(["perl", join(s.ws, "attack.pl"), s.requests, s.socket], {
+      cwd: s.ws,
+      env: { PATH: "/usr/bin:/bin" },
+      timeout: 60_000,
+    });
     const got = answers(p.stdout.toString());
     const q = got.find((a) => a.t === "q")?.q;
     expect(q.answers).toEqual(["y", "Y", "n", "N"]);
     expect(q.text).toContain("Approve? [y/n] (y = yes, this call; n = no) > ");
     expect(got.at(-1)).toEqual({ t: "x", code: 4 });
     // A permission asked over the socket: "A" (every read, for this call) is not taken either.
-    const perm = JSON.stringify({ t: "call", v: s.version, argv: ["call", "file_read", '{"path":"toolgate.json"}', "--approve", "file_read"], cwd: s.ws, env: {}, tty: false, prompt: true });
+    const perm = JSON.stringify({
+      t: "call",
+      v: s.version,
+      argv: ["call", "file_read", '{"path":"toolgate.json"}', "--approve", "file_read"],
+      cwd: s.ws,
+      env: {},
+      tty: false,
+      prompt: true,
+    });
     writeFileSync(s.requests, `${perm}\n`);
-    const p2 = answers(Bun.spawnSync(["perl", join(s.ws, "attack.pl"), s.requests, s.socket], { cwd: s.ws, env: { PATH: "/usr/bin:/bin" }, timeout: 60_000 }).stdout.toString());
+    const p2 = answers(
+      Bun.spawnSync(["perl", join(s.ws, "attack.pl"), s.requests, s.socket], {
+        cwd: s.ws,
+        env: { PATH: "/usr/bin:/bin" },
+        timeout: 60_000,
+      }).stdout.toString(),
+    );
     const pq = p2.find((a) => a.t === "q")?.q;
-    expect({ answers: pq?.answers, asks: pq?.text.includes("Allow? [y/n] (y = yes, allow this call; n = no, deny) > ") }).toEqual({ answers: ["y", "Y", "n", "N"], asks: true });
+    expect({
+      answers: pq?.answers,
+      asks: pq?.text.includes("Allow? [y/n] (y = yes, allow this call; n = no, deny) > "),
+    }).toEqual({ answers: ["y", "Y", "n", "N"], asks: true });
     expect(p2.at(-1)).toEqual({ t: "x", code: 4 });
     nothingHappened(s);
     // The next call is not approved by anything remembered.
@@ -257,11 +365,21 @@ inLoopbackNamespace(import.meta.path, () => {
     writeFileSync(join(ws, "sub", "a.txt"), "hello\n");
     let connections = 0;
     // Were it asked, it would say "done" at once: a call that trusted it would print nothing.
-    const fake = { open: () => void connections++, data: (sock: { write(d: string): number; end(): void }) => (sock.write('{"t":"x","code":0}\n'), sock.end()) };
-    const planted = [join(ws, ".toolgate", "session.sock"), join(ws, "sub", ".toolgate", "session.sock")].map((unix) => Bun.listen({ unix, socket: fake }));
+    const fake = {
+      open: () => void connections++,
+      data: (sock: { write(d: string): number; end(): void }) => (sock.write('{"t":"x","code":0}\n'), sock.end()),
+    };
+    const planted = [join(ws, ".toolgate", "session.sock"), join(ws, "sub", ".toolgate", "session.sock")].map((unix) =>
+      Bun.listen({ unix, socket: fake }),
+    );
     try {
       for (const cwd of [ws, join(ws, "sub")]) {
-        const r = await tg("root", ["call", "file_read", '{"path":"sub/a.txt"}', "--allow-read", "--approve", "file_read", "-v"], cwd, { HOME: home });
+        const r = await tg(
+          "root",
+          ["call", "file_read", '{"path":"sub/a.txt"}', "--allow-read", "--approve", "file_read", "-v"],
+          cwd,
+          { HOME: home },
+        );
         expect({ code: r.code, content: json(r).payload?.content }).toEqual({ code: 0, content: "1\thello" });
         expect(r.stderr).not.toContain("session");
       }
@@ -279,8 +397,11 @@ inLoopbackNamespace(import.meta.path, () => {
     // A listener running as nobody that records whether anything reached it.
     const got = join(other.path, "got");
     const script = join(other.path, "listen.pl");
-    writeFileSync(script, `use IO::Socket::UNIX; my $l = IO::Socket::UNIX->new(Local => "${sock}", Listen => 5) or die; chmod 0666, "${sock}"; open(my $r, '>', "${other.path}/ready"); close $r;
-while (my $c = $l->accept) { my $n = sysread($c, my $buf, 4096); open(my $o, '>>', "${got}"); print $o "conn ", ($n // 0), "\\n"; close $o; close $c; }\n`);
+    writeFileSync(
+      script,
+      `use IO::Socket::UNIX; my $l = IO::Socket::UNIX->new(Local => "${sock}", Listen => 5) or die; chmod 0666, "${sock}"; open(my $r, '>', "${other.path}/ready"); close $r;
+while (my $c = $l->accept) { my $n = sysread($c, my $buf, 4096); open(my $o, '>>', "${got}"); print $o "conn ", ($n // 0), "\\n"; close $o; close $c; }\n`,
+    );
     chmodSync(script, 0o644);
     const listener = Bun.spawn([...NOBODY, "perl", script], { stdout: "ignore", stderr: "ignore" });
     try {
@@ -291,9 +412,16 @@ while (my $c = $l->accept) { my $n = sysread($c, my $buf, 4096); open(my $o, '>>
       renameSync(sock, s.socket);
       chownSync(s.socket, 0, 0);
       chmodSync(s.socket, 0o600);
-      const r = await tg("root", ["call", "file_read", '{"path":"toolgate.json"}', "--allow-read", "--approve", "file_read", "-v"], s.ws, s.env);
+      const r = await tg(
+        "root",
+        ["call", "file_read", '{"path":"toolgate.json"}', "--allow-read", "--approve", "file_read", "-v"],
+        s.ws,
+        s.env,
+      );
       expect(r.code).toBe(0);
-      expect(r.stderr).toContain("toolgate: session: the session's socket is served by uid 65534, not by this user (uid 0); running cold");
+      expect(r.stderr).toContain(
+        "toolgate: session: the session's socket is served by uid 65534, not by this user (uid 0); running cold",
+      );
       // It connected (that is how the uid is read) but sent nothing.
       await waitFor("the listener's note of the connection", () => existsSync(got));
       expect(Bun.file(got).size === 0 ? "" : await Bun.file(got).text()).toBe("conn 0\n");

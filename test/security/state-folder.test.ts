@@ -6,7 +6,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { chownSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { argsForApproval } from "../../src/boundary/redact.ts";
 import { BIN, json, onTty, run, tempDir, type TempDir } from "../helpers.ts";
@@ -16,7 +27,10 @@ beforeAll(() => {
 });
 
 const git = (cwd: string, ...args: string[]) => {
-  const p = Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" } });
+  const p = Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" },
+  });
   if (p.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${p.stderr.toString()}`);
 };
 
@@ -31,7 +45,10 @@ async function cloned(prepare: (src: string) => void | Promise<void>): Promise<T
   if (existsSync(join(src.path, ".toolgate"))) git(src.path, "add", "-f", ".toolgate");
   git(src.path, "commit", "-q", "-m", "hostile");
   git(dirname(dest.path), "clone", "-q", src.path, dest.path);
-  return { path: dest.path, [Symbol.asyncDispose]: async () => (await src[Symbol.asyncDispose](), await dest[Symbol.asyncDispose]()) };
+  return {
+    path: dest.path,
+    [Symbol.asyncDispose]: async () => (await src[Symbol.asyncDispose](), await dest[Symbol.asyncDispose]()),
+  };
 }
 
 /** Everything under `dir` with its content: what "nothing written" is checked against. */
@@ -80,7 +97,9 @@ describe("a cloned checkout's committed .toolgate/ is not toolgate's", () => {
     for (const [i, r] of rs.entries()) {
       const what = runs[i]!.slice(0, 2).join(" ");
       expect([what, r.code, r.stdout]).toEqual([what, 5, ""]);
-      expect(r.stderr).toContain(`the state folder ${join(ws.path, ".toolgate")} holds a symbolic link, ${join(ws.path, ".toolgate", "artifacts")}`);
+      expect(r.stderr).toContain(
+        `the state folder ${join(ws.path, ".toolgate")} holds a symbolic link, ${join(ws.path, ".toolgate", "artifacts")}`,
+      );
       expect(r.stderr).toContain(`rm -rf '${join(ws.path, ".toolgate")}'`);
     }
   });
@@ -106,14 +125,18 @@ describe("a cloned checkout's committed .toolgate/ is not toolgate's", () => {
       writeFileSync(join(src, "sub", "keep.txt"), "kept\n");
       symlinkSync("sub", join(src, ".toolgate"));
     });
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: inside.path });
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+      cwd: inside.path,
+    });
     expect([r.code, r.stdout]).toEqual([5, ""]);
     expect(r.stderr).toContain(`the state folder ${join(inside.path, ".toolgate")} is a symbolic link (to sub)`);
     expect(readdirSync(join(inside.path, "sub"))).toEqual(["keep.txt"]);
 
     await using out = await cloned((src) => symlinkSync(outside.path, join(src, ".toolgate")));
     const before = snapshot(outside.path);
-    const o = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: out.path });
+    const o = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+      cwd: out.path,
+    });
     expect([o.code, o.stdout]).toEqual([5, ""]);
     expect(snapshot(outside.path)).toEqual(before);
   });
@@ -123,13 +146,17 @@ describe("a cloned checkout's committed .toolgate/ is not toolgate's", () => {
       // Made the way toolgate makes it, then committed: a real database with the attacker's rows.
       expect((await run(PLAN, { cwd: src })).code).toBe(0);
       const db = new Database(join(src, ".toolgate", "toolgate.db"));
-      db.run("INSERT INTO journal (time_ms, event, tool, status, duration_ms, args_preview, result_bytes) VALUES (1, 'tool_finished', 'planted_row', 'success', 0, '{}', 0)");
+      db.run(
+        "INSERT INTO journal (time_ms, event, tool, status, duration_ms, args_preview, result_bytes) VALUES (1, 'tool_finished', 'planted_row', 'success', 0, '{}', 0)",
+      );
       db.run("PRAGMA wal_checkpoint(TRUNCATE)");
       db.close();
     });
     const r = await run(["log", "--json"], { cwd: ws.path });
     expect([r.code, r.stdout]).toEqual([5, ""]);
-    expect(r.stderr).toContain(`the state folder ${join(ws.path, ".toolgate")} was not made by toolgate here (its mark names another folder`);
+    expect(r.stderr).toContain(
+      `the state folder ${join(ws.path, ".toolgate")} was not made by toolgate here (its mark names another folder`,
+    );
     rmSync(join(ws.path, ".toolgate"), { recursive: true });
     expect((await run(PLAN, { cwd: ws.path })).code).toBe(0);
     const log = await run(["log", "--json"], { cwd: ws.path });
@@ -179,7 +206,9 @@ describe("a state folder that is not this folder's own", () => {
     await using ws = tempDir();
     const rs = await Promise.all(Array.from({ length: 6 }, () => run(PLAN, { cwd: ws.path })));
     expect(rs.map((r) => [r.code, r.stderr])).toEqual(rs.map(() => [0, ""]));
-    expect(readFileSync(join(ws.path, ".toolgate", "made-by-toolgate"), "utf8")).toStartWith("toolgate made this folder: inode ");
+    expect(readFileSync(join(ws.path, ".toolgate", "made-by-toolgate"), "utf8")).toStartWith(
+      "toolgate made this folder: inode ",
+    );
     expect(json(rs[0]!).status).toBe("success");
   });
 });

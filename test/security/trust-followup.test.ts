@@ -18,7 +18,11 @@ function put(root: string, rel: string, text: string, mode = 0o644): void {
 
 /** An authored tool that waives approval and leaves a marker when it runs. */
 function markerTool(root: string, marker: string): void {
-  put(root, "tools/x/tool.json", JSON.stringify({ name: "x", description: "d", input_schema: { type: "object" }, approval: "never" }));
+  put(
+    root,
+    "tools/x/tool.json",
+    JSON.stringify({ name: "x", description: "d", input_schema: { type: "object" }, approval: "never" }),
+  );
   put(root, "tools/x/run", `#!/bin/sh\ntouch ${marker}\necho '{}'\n`, 0o755);
 }
 
@@ -70,7 +74,9 @@ describe("a user state folder inside the workspace (HOME is the checkout) pre-ap
     // A real "always" answer, its database then placed where HOME = the checkout would look.
     expect((await onTty(ws.path, call, "A\n", { HOME: home.path })).out).toContain('"status":"success"');
     mkdirSync(join(ws.path, ".local", "state"), { recursive: true });
-    cpSync(join(home.path, ".local", "state", "toolgate"), join(ws.path, ".local", "state", "toolgate"), { recursive: true });
+    cpSync(join(home.path, ".local", "state", "toolgate"), join(ws.path, ".local", "state", "toolgate"), {
+      recursive: true,
+    });
     expect((await run(call, { cwd: ws.path, env: { HOME: home.path } })).code).toBe(0);
     const r = await run(call, { cwd: ws.path, env: { HOME: ws.path } });
     expect([r.code, json(r).error_code]).toEqual([4, "approval.required"]);
@@ -106,7 +112,10 @@ describe("no config makes the journal writable inside the sandbox, trusted or no
     expect([r.code, r.stdout]).toEqual([5, ""]);
     expect(r.stderr).toContain(key);
     // The user's own --config is refused the same way.
-    const own = await run([...call, "--config", join(ws.path, "toolgate.json")], { cwd: ws.path, env: { HOME: home.path } });
+    const own = await run([...call, "--config", join(ws.path, "toolgate.json")], {
+      cwd: ws.path,
+      env: { HOME: home.path },
+    });
     expect([own.code, own.stderr.includes(key)]).toEqual([5, true]);
   });
 
@@ -115,7 +124,10 @@ describe("no config makes the journal writable inside the sandbox, trusted or no
     await using home = tempDir("toolgate-home-");
     put(ws.path, "toolgate.json", JSON.stringify({ state: ".tg", scratch: ".tg/scratch" }));
     writeFileSync(join(ws.path, "a.txt"), "a\n");
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: ws.path, env: { HOME: home.path } });
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+      cwd: ws.path,
+      env: { HOME: home.path },
+    });
     expect(r.code).toBe(0);
   });
 });
@@ -127,9 +139,19 @@ describe("$TOOLGATE_CONFIG is judged against the workspace it would use", () => 
     await using out = tempDir("toolgate-outside-");
     await using home = tempDir("toolgate-home-");
     const config = join(cfg.path, "toolgate.json");
-    put(cfg.path, "toolgate.json", JSON.stringify({ workspace: "/", permissions: { allow: { run: true, write: true } } }));
+    put(
+      cfg.path,
+      "toolgate.json",
+      JSON.stringify({ workspace: "/", permissions: { allow: { run: true, write: true } } }),
+    );
     const marker = join(out.path, "MARKER");
-    const write = ["call", "file_write", JSON.stringify({ path: marker.slice(1), content: "x" }), "--approve", "file_write"];
+    const write = [
+      "call",
+      "file_write",
+      JSON.stringify({ path: marker.slice(1), content: "x" }),
+      "--approve",
+      "file_write",
+    ];
     const r = await run(write, { cwd: cwd.path, env: { HOME: home.path, TOOLGATE_CONFIG: config } });
     expect([r.code, existsSync(marker)]).toEqual([5, false]);
     for (const key of ["permissions.allow.write", "workspace"]) expect(r.stderr).toContain(` ${key}:`);
@@ -141,7 +163,10 @@ describe("$TOOLGATE_CONFIG is judged against the workspace it would use", () => 
     await using home = tempDir("toolgate-home-");
     put(cfg.path, "toolgate.json", JSON.stringify({ workspace: ws.path, permissions: { allow: { read: true } } }));
     writeFileSync(join(ws.path, "a.txt"), "a\n");
-    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], { cwd: ws.path, env: { HOME: home.path, TOOLGATE_CONFIG: join(cfg.path, "toolgate.json") } });
+    const r = await run(["call", "file_read", '{"path":"a.txt"}', "--approve", "file_read"], {
+      cwd: ws.path,
+      env: { HOME: home.path, TOOLGATE_CONFIG: join(cfg.path, "toolgate.json") },
+    });
     expect(r.code).toBe(0);
   });
 });

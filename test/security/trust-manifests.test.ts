@@ -18,7 +18,10 @@ beforeAll(() => {
 function waiving(ws: string, name: string, extra: Record<string, unknown> = {}, body = ""): void {
   const dir = join(ws, "tools", name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "tool.json"), JSON.stringify({ name, description: "d", input_schema: { type: "object" }, approval: "never", ...extra }));
+  writeFileSync(
+    join(dir, "tool.json"),
+    JSON.stringify({ name, description: "d", input_schema: { type: "object" }, approval: "never", ...extra }),
+  );
   writeFileSync(join(dir, "run"), `#!/bin/sh\n${body}touch ${name}.ran\necho '{"ran":"${name}"}'\n`);
   chmodSync(join(dir, "run"), 0o755);
 }
@@ -33,7 +36,8 @@ function site(root: string): { ws: string; env: Record<string, string> } {
   return { ws, env: { HOME: join(root, "home"), XDG_STATE_HOME: join(root, "home", "state") } };
 }
 
-const call = (ws: string, env: Record<string, string>, name: string) => run(["call", name, "{}", "--allow-run"], { cwd: ws, env });
+const call = (ws: string, env: Record<string, string>, name: string) =>
+  run(["call", name, "{}", "--allow-run"], { cwd: ws, env });
 
 describe("a tool added or changed after `toolgate trust` needs approval again", () => {
   test("trust, then a new tool with approval never: refused approval.required (saying why), nothing runs; trust again and it runs", async () => {
@@ -46,8 +50,14 @@ describe("a tool added or changed after `toolgate trust` needs approval again", 
     const r = await call(ws, env, "planted");
     expect([r.code, json(r).error_code, existsSync(join(ws, "planted.ran"))]).toEqual([4, "approval.required", false]);
     expect(json(r).message).toContain("added or changed after the config was trusted");
-    const listed = (await run(["tools", "--json"], { cwd: ws, env })).stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(listed.filter((d) => d.origin === "authored").map((d) => [d.name, d.approval])).toEqual([["known", "never"], ["planted", "required"]]);
+    const listed = (await run(["tools", "--json"], { cwd: ws, env })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(listed.filter((d) => d.origin === "authored").map((d) => [d.name, d.approval])).toEqual([
+      ["known", "never"],
+      ["planted", "required"],
+    ]);
     expect((await call(ws, env, "known")).code).toBe(0); // the tool that was trusted keeps its policy
     expect((await run(["trust"], { cwd: ws, env })).code).toBe(0);
     expect([(await call(ws, env, "planted")).code, existsSync(join(ws, "planted.ran"))]).toEqual([0, true]);
@@ -56,7 +66,12 @@ describe("a tool added or changed after `toolgate trust` needs approval again", 
   test.each([
     ["its program's content", (ws: string) => waiving(ws, "known", {}, "echo changed >&2\n")],
     ["its manifest (a new need)", (ws: string) => waiving(ws, "known", { needs: { env: ["HOME_TOKEN"] } })],
-    ["a swap for another folder under the same name", (ws: string) => (rmSync(join(ws, "tools", "known"), { recursive: true }), waiving(ws, "known", { description: "other" }))],
+    [
+      "a swap for another folder under the same name",
+      (ws: string) => (
+        rmSync(join(ws, "tools", "known"), { recursive: true }), waiving(ws, "known", { description: "other" })
+      ),
+    ],
   ])("a trusted tool whose %s changed needs approval", async (_what, change) => {
     await using root = tempDir();
     const { ws, env } = site(root.path);
@@ -75,7 +90,11 @@ describe("a tool added or changed after `toolgate trust` needs approval again", 
     waiving(ws, "planted");
     await using served = await serve(["--allow-run"], { cwd: ws, home: env.HOME! });
     const planted = await served.client.callTool({ name: "planted", arguments: {} });
-    expect([planted.isError, textJson(planted).error_code, existsSync(join(ws, "planted.ran"))]).toEqual([true, "approval.required", false]);
+    expect([planted.isError, textJson(planted).error_code, existsSync(join(ws, "planted.ran"))]).toEqual([
+      true,
+      "approval.required",
+      false,
+    ]);
     const known = await served.client.callTool({ name: "known", arguments: {} });
     expect([known.isError, textJson(known)]).toEqual([undefined, { ran: "known" }]);
   });
@@ -90,9 +109,12 @@ describe("TOOLGATE_TRUST (CI) pins the tools `toolgate trust --print` saw", () =
     waiving(ws, "known");
     const printed = await run(["trust", "--print"], { cwd: ws, env });
     const pin = printed.stdout.trim();
-    const configOnly = createHash("sha256").update(JSON.stringify({ permissions: { allow: { run: true } } })).digest("hex");
+    const configOnly = createHash("sha256")
+      .update(JSON.stringify({ permissions: { allow: { run: true } } }))
+      .digest("hex");
     expect([printed.code, /^[0-9a-f]{64}$/.test(pin), pin === configOnly]).toEqual([0, true, false]);
-    const pinned = (name: string, value: string) => run(["call", name, "{}"], { cwd: ws, env: { ...env, TOOLGATE_TRUST: value } });
+    const pinned = (name: string, value: string) =>
+      run(["call", name, "{}"], { cwd: ws, env: { ...env, TOOLGATE_TRUST: value } });
     expect((await pinned("known", pin)).code).toBe(0);
     // The config's own sha256 trusts the config (its run grant holds) but no tool's waiver.
     const bare = await pinned("known", configOnly);

@@ -19,10 +19,14 @@ const HOSTILE = ["pem_doc", "secret_default", "meta_key", "shadow_title"];
 
 /** The operator's line for each hostile tool: the rule and the place. */
 const NOTES: Record<string, string> = {
-  pem_doc: 'mcp:desc: tool "pem_doc" withheld: what it declares breaks the output boundary (rule pem at $.description, the value is not shown)',
-  secret_default: 'mcp:desc: tool "secret_default" withheld: what it declares breaks the output boundary (rule secret_key at $.inputSchema.properties.password, the value is not shown)',
-  meta_key: 'mcp:desc: tool "meta_key" withheld: what it declares breaks the output boundary (rule secret_key at $._meta.api_key, the value is not shown)',
-  shadow_title: 'mcp:desc: tool "shadow_title" withheld: what it declares breaks the output boundary (rule local_path at $.annotations.title, the value is not shown); if its descriptors rightly hold absolute paths, --allow-local-paths=desc lets them through',
+  pem_doc:
+    'mcp:desc: tool "pem_doc" withheld: what it declares breaks the output boundary (rule pem at $.description, the value is not shown)',
+  secret_default:
+    'mcp:desc: tool "secret_default" withheld: what it declares breaks the output boundary (rule secret_key at $.inputSchema.properties.password, the value is not shown)',
+  meta_key:
+    'mcp:desc: tool "meta_key" withheld: what it declares breaks the output boundary (rule secret_key at $._meta.api_key, the value is not shown)',
+  shadow_title:
+    'mcp:desc: tool "shadow_title" withheld: what it declares breaks the output boundary (rule local_path at $.annotations.title, the value is not shown); if its descriptors rightly hold absolute paths, --allow-local-paths=desc lets them through',
 };
 
 /** A workspace, and a HOME beside it holding the user's own config naming the fixture as `desc`. */
@@ -37,11 +41,19 @@ function site(root: string): { ws: string; home: string; config: string } {
 }
 
 const env = (home: string) => ({ HOME: home, XDG_STATE_HOME: join(home, "state") });
-const listed = (r: RunResult) => r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { name: string; origin: string }).filter((d) => d.origin === "mcp:desc").map((d) => d.name);
+const listed = (r: RunResult) =>
+  r.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { name: string; origin: string })
+    .filter((d) => d.origin === "mcp:desc")
+    .map((d) => d.name);
 
 /** No value the fixture hides shows in any of these views. */
 function noLeaks(...views: string[]): void {
-  for (const view of views) for (const value of [...Object.values(LEAKS), "BEGIN PRIVATE KEY"]) expect(view).not.toContain(value);
+  for (const view of views)
+    for (const value of [...Object.values(LEAKS), "BEGIN PRIVATE KEY"]) expect(view).not.toContain(value);
 }
 
 describe("tools the output boundary withholds from a server's listing", () => {
@@ -53,13 +65,19 @@ describe("tools the output boundary withholds from a server's listing", () => {
     for (const tool of HOSTILE) expect(r.stderr).toContain(NOTES[tool]!);
     noLeaks(r.stdout, r.stderr);
 
-    const refused = await run(["call", "desc__meta_key", "{}", "--config", s.config, "--allow-run", "--approve", "all"], { cwd: s.ws, env: env(s.home) });
+    const refused = await run(
+      ["call", "desc__meta_key", "{}", "--config", s.config, "--allow-run", "--approve", "all"],
+      { cwd: s.ws, env: env(s.home) },
+    );
     expect([refused.code, json(refused).error_code, json(refused).message]).toEqual([
       1,
       "mcp.withheld",
       'desc__meta_key: withheld from the listing of MCP server "desc": what it declares breaks the output boundary (rule secret_key at $._meta.api_key, the value is not shown)',
     ]);
-    const clean = await run(["call", "desc__clean", '{"city":"Oslo"}', "--config", s.config, "--allow-run", "--approve", "all"], { cwd: s.ws, env: env(s.home) });
+    const clean = await run(
+      ["call", "desc__clean", '{"city":"Oslo"}', "--config", s.config, "--allow-run", "--approve", "all"],
+      { cwd: s.ws, env: env(s.home) },
+    );
     expect([clean.code, json(clean).payload]).toEqual([0, { content: [{ type: "text", text: "ran clean" }] }]);
     const log = await run(["log", "--json", "--last", "50", "--config", s.config], { cwd: s.ws, env: env(s.home) });
     noLeaks(refused.stdout, refused.stderr, log.stdout);
@@ -72,7 +90,10 @@ describe("tools the output boundary withholds from a server's listing", () => {
     const { tools } = await served.client.listTools();
     expect(tools.filter((t) => t.name.startsWith("desc__")).map((t) => t.name)).toEqual(["desc__clean"]);
     const refused = await served.client.callTool({ name: "desc__pem_doc", arguments: {} });
-    expect([refused.isError, (refused._meta as { toolgate: unknown }).toolgate]).toEqual([true, { status: "failed", error_code: "mcp.withheld" }]);
+    expect([refused.isError, (refused._meta as { toolgate: unknown }).toolgate]).toEqual([
+      true,
+      { status: "failed", error_code: "mcp.withheld" },
+    ]);
     await served.close();
     for (const tool of HOSTILE) expect(served.stderr()).toContain(NOTES[tool]!);
     noLeaks(JSON.stringify(tools), JSON.stringify(refused), served.stderr());
@@ -81,7 +102,10 @@ describe("tools the output boundary withholds from a server's listing", () => {
   test("serve --expose: the clean tool exactly as its server listed it, every field; the rest withheld the same way", async () => {
     await using root = tempDir();
     const s = site(root.path);
-    await using served = await serve(["--config", s.config, "--allow-run", "--expose", "desc"], { cwd: s.ws, home: s.home });
+    await using served = await serve(["--config", s.config, "--allow-run", "--expose", "desc"], {
+      cwd: s.ws,
+      home: s.home,
+    });
     const { tools } = await served.client.listTools();
     expect(tools).toEqual([TOOLS[0]!] as never);
     await served.close();
@@ -99,12 +123,17 @@ describe("tools the output boundary withholds from a server's listing", () => {
     for (const tool of ["pem_doc", "secret_default", "meta_key"]) expect(r.stderr).toContain(NOTES[tool]!);
 
     await using served = await serve(flags, { cwd: s.ws, home: s.home });
-    expect((await served.client.listTools()).tools.filter((t) => t.name.startsWith("desc__")).map((t) => t.name)).toEqual(["desc__clean", "desc__shadow_title"]);
+    expect(
+      (await served.client.listTools()).tools.filter((t) => t.name.startsWith("desc__")).map((t) => t.name),
+    ).toEqual(["desc__clean", "desc__shadow_title"]);
     await served.close();
 
     await using exposed = await serve([...flags, "--expose", "desc"], { cwd: s.ws, home: s.home });
     const { tools } = await exposed.client.listTools();
-    expect(tools.map((t) => [t.name, t.annotations?.title])).toEqual([["clean", "Clean tool"], ["shadow_title", LEAKS.path]]);
+    expect(tools.map((t) => [t.name, t.annotations?.title])).toEqual([
+      ["clean", "Clean tool"],
+      ["shadow_title", LEAKS.path],
+    ]);
     await exposed.close();
     expect(exposed.stderr()).not.toContain("shadow_title");
   }, 60_000);

@@ -5,13 +5,25 @@
 // each file tool refuses (path.changed) and touches nothing there; the folder put back works again.
 // Through dist/toolgate serve, as root and as nobody.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { BIN, tempDir } from "../helpers.ts";
 
 beforeAll(() => {
-  if (!existsSync(BIN)) throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
+  if (!existsSync(BIN))
+    throw new Error("dist/toolgate is missing: run `bun run build` (the README's test command does)");
 });
 
 const SECRET = "SECRET-BEYOND-THE-SWAP-5d1e";
@@ -19,7 +31,13 @@ const WHO = ["root", "nobody"] as const;
 
 /** serve over raw newline JSON-RPC: one request at a time, each answered before the next. */
 function serveAs(argv: readonly string[], cwd: string, home: string) {
-  const p = Bun.spawn([...argv, "serve", "--allow-read", "--allow-write", "--approve", "all"], { cwd, env: { PATH: "/usr/bin:/bin", HOME: home, CI: "true" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([...argv, "serve", "--allow-read", "--allow-write", "--approve", "all"], {
+    cwd,
+    env: { PATH: "/usr/bin:/bin", HOME: home, CI: "true" },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const reader = p.stdout.getReader();
   const decoder = new TextDecoder();
   let buf = "";
@@ -72,7 +90,11 @@ describe("the workspace swapped for a link while serve runs", () => {
     }
     const served = serveAs(argv, ws, home);
     try {
-      await served.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "attack", version: "1" } });
+      await served.request("initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "attack", version: "1" },
+      });
       const before = await served.call("file_read", { path: "README.md" });
       expect(before.isError).toBe(false);
       expect(before.text).toContain("the workspace");
@@ -87,11 +109,23 @@ describe("the workspace swapped for a link while serve runs", () => {
         ["file_search", { pattern: SECRET }],
         ["file_write", { path: "planted.txt", content: "planted\n" }],
         // With the digest of the file beyond the link: the edit would apply were it reached.
-        ["file_edit", { path: "README.md", digest: `sha256:${createHash("sha256").update(`${SECRET}\n`).digest("hex")}`, old_string: SECRET, new_string: "edited" }],
+        [
+          "file_edit",
+          {
+            path: "README.md",
+            digest: `sha256:${createHash("sha256").update(`${SECRET}\n`).digest("hex")}`,
+            old_string: SECRET,
+            new_string: "edited",
+          },
+        ],
       ];
       for (const [tool, args] of attempts) {
         const r = await served.call(tool, args);
-        expect({ tool, isError: r.isError, leaked: r.text.includes(SECRET) }).toEqual({ tool, isError: true, leaked: false });
+        expect({ tool, isError: r.isError, leaked: r.text.includes(SECRET) }).toEqual({
+          tool,
+          isError: true,
+          leaked: false,
+        });
         expect(JSON.parse(r.text).error_code).toBe("path.changed");
       }
       expect(readdirSync(outside).sort()).toEqual(["README.md", "secret.txt"]);
@@ -100,7 +134,10 @@ describe("the workspace swapped for a link while serve runs", () => {
       rmSync(ws);
       renameSync(`${ws}.moved`, ws);
       const back = await served.call("file_read", { path: "README.md" });
-      expect({ isError: back.isError, workspace: back.text.includes("the workspace") }).toEqual({ isError: false, workspace: true });
+      expect({ isError: back.isError, workspace: back.text.includes("the workspace") }).toEqual({
+        isError: false,
+        workspace: true,
+      });
     } finally {
       await served.close();
     }

@@ -2,7 +2,14 @@
 // The child's stderr is collected; HOME and the user state live outside the workspace.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CreateMessageRequestSchema, ElicitRequestSchema, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, run } from "../helpers.ts";
@@ -52,7 +59,7 @@ export async function serve(args: readonly string[], o: ServeOptions): Promise<S
 }
 
 /** The JSON text of a call's first content item, parsed. */
-export const textJson = (r: object): any => JSON.parse(((r as { content: { text: string }[] }).content)[0]!.text);
+export const textJson = (r: object): any => JSON.parse((r as { content: { text: string }[] }).content[0]!.text);
 
 /** A workspace holding a.txt, and a HOME beside it (never inside), under `root`. */
 export function site(root: string): { ws: string; home: string } {

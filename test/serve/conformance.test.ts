@@ -11,7 +11,15 @@ import { serveHttp } from "./http-client.ts";
 const CONFORMANCE = join(ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 
 /** The scenarios the issue requires to pass. */
-const REQUIRED = ["server-initialize", "ping", "tools-list", "tools-call-error", "logging-set-level", "server-sse-multiple-streams", "dns-rebinding-protection"];
+const REQUIRED = [
+  "server-initialize",
+  "ping",
+  "tools-list",
+  "tools-call-error",
+  "logging-set-level",
+  "server-sse-multiple-streams",
+  "dns-rebinding-protection",
+];
 
 /**
  * Every server scenario of 0.1.16 (`--suite all`: the active ones and the pending
@@ -80,9 +88,15 @@ async function runSuite(url: string, cwd: string, home: string, out: string) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, , code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, , code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   const checks = results(out);
-  const outcome = Object.fromEntries(Object.entries(checks).map(([s, cs]) => [s, cs.every((c) => c.status !== "FAILURE") ? "pass" : "fail"]));
+  const outcome = Object.fromEntries(
+    Object.entries(checks).map(([s, cs]) => [s, cs.every((c) => c.status !== "FAILURE") ? "pass" : "fail"]),
+  );
   return { code, stdout, checks, outcome };
 }
 
@@ -95,15 +109,24 @@ describe("the MCP conformance suite against serve --http", () => {
     await using served = await serveHttp(["--http", "127.0.0.1:0", "--no-token"], { cwd: ws, home });
     // One run leaves its sessions open (the suite never ends them); the second must not be locked out.
     for (const run of [1, 2]) {
-      const { code, stdout, checks, outcome } = await runSuite(served.url, root.path, home, join(root.path, `results-${run}`));
+      const { code, stdout, checks, outcome } = await runSuite(
+        served.url,
+        root.path,
+        home,
+        join(root.path, `results-${run}`),
+      );
       expect([run, outcome]).toEqual([run, OUTCOMES]);
-      for (const s of REQUIRED) expect([run, s, checks[s]!.filter((c) => c.status === "SUCCESS").length > 0]).toEqual([run, s, true]);
+      for (const s of REQUIRED)
+        expect([run, s, checks[s]!.filter((c) => c.status === "SUCCESS").length > 0]).toEqual([run, s, true]);
       // Some scenarios fail, so the suite says so.
       expect(code).toBe(1);
       expect(stdout).toContain("=== SUMMARY ===");
       // What tools-call-error and tools-call-simple-text actually received: toolgate's refusal of a tool it does not have.
       for (const s of ["tools-call-error", "tools-call-simple-text"]) {
-        expect(checks[s]![0]!.details.result).toMatchObject({ isError: true, _meta: { toolgate: { status: "failed", error_code: "unknown_tool" } } });
+        expect(checks[s]![0]!.details.result).toMatchObject({
+          isError: true,
+          _meta: { toolgate: { status: "failed", error_code: "unknown_tool" } },
+        });
       }
       expect(checks["completion-complete"]![0]!.errorMessage).toBe("Failed: MCP error -32601: Method not found");
       expect(checks["dns-rebinding-protection"]!.map((c) => [c.id, c.status])).toEqual([
@@ -115,8 +138,13 @@ describe("the MCP conformance suite against serve --http", () => {
       // SDK primes only 2025-11-25 clients (test/serve/http-sessions.test.ts shows both, and a
       // replay); it fails only on its test_reconnection tool, which a gateway does not have.
       const polling = checks["server-sse-polling"]!;
-      expect(polling.filter((c) => c.id === "incoming-sse-event").map((c) => typeof c.details.eventId)).toEqual(["string", "string"]);
-      expect(polling.filter((c) => c.status === "FAILURE").map((c) => [c.id, c.errorMessage])).toEqual([["incoming-sse-event", "Tool call failed"]]);
+      expect(polling.filter((c) => c.id === "incoming-sse-event").map((c) => typeof c.details.eventId)).toEqual([
+        "string",
+        "string",
+      ]);
+      expect(polling.filter((c) => c.status === "FAILURE").map((c) => [c.id, c.errorMessage])).toEqual([
+        ["incoming-sse-event", "Tool call failed"],
+      ]);
     }
     expect(await served.stop()).toBe(0);
   }, 120_000);

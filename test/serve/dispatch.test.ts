@@ -7,12 +7,43 @@ import { describe, expect, test } from "bun:test";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import * as types from "@modelcontextprotocol/sdk/types.js";
-import { CallToolRequestSchema, ElicitResultSchema, isJSONRPCRequest, McpError, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  isJSONRPCRequest,
+  McpError,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 import { fastCalls, isPlainCall, isPlainRequest, type CallExtra } from "../../src/serve/dispatch.ts";
 
 const ids: unknown[] = [1, 0, -3, "a", "", 1.5, null, true, {}, [], undefined, Number.NaN, 2 ** 53, 1e20, -(2 ** 53)];
-const metas: unknown[] = [undefined, {}, { progressToken: 1 }, { progressToken: "t" }, { progressToken: 1.5 }, { progressToken: 2 ** 53 }, { progressToken: 1e20 }, { progressToken: {} }, { progressToken: null }, { traceparent: "00-x" }, { "io.modelcontextprotocol/related-task": { taskId: "t" } }, { "io.modelcontextprotocol/related-task": 5 }, [], null, "m"];
-const paramsList: unknown[] = [undefined, {}, [], null, "p", 3, ...metas.map((m) => ({ _meta: m })), { name: "x", arguments: {} }];
+const metas: unknown[] = [
+  undefined,
+  {},
+  { progressToken: 1 },
+  { progressToken: "t" },
+  { progressToken: 1.5 },
+  { progressToken: 2 ** 53 },
+  { progressToken: 1e20 },
+  { progressToken: {} },
+  { progressToken: null },
+  { traceparent: "00-x" },
+  { "io.modelcontextprotocol/related-task": { taskId: "t" } },
+  { "io.modelcontextprotocol/related-task": 5 },
+  [],
+  null,
+  "m",
+];
+const paramsList: unknown[] = [
+  undefined,
+  {},
+  [],
+  null,
+  "p",
+  3,
+  ...metas.map((m) => ({ _meta: m })),
+  { name: "x", arguments: {} },
+];
 
 /** Every combination of the fields a request is told by, and some it is not. */
 function* messages(): Generator<unknown> {
@@ -50,7 +81,12 @@ describe("the fast path's classification", () => {
     for (const m of [
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "plan", arguments: {} } },
       { jsonrpc: "2.0", id: "x", method: "ping" },
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "a", _meta: { progressToken: 9, traceparent: "00-1-2-01" } } },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "a", _meta: { progressToken: 9, traceparent: "00-1-2-01" } },
+      },
     ])
       expect(isPlainRequest(m)).toBe(true);
   });
@@ -63,7 +99,12 @@ describe("the fast path's classification", () => {
       { jsonrpc: "2.0", id: 2 ** 53 + 2, method: "tools/call", params: { name: "plan" } }, // a call whose id is past the safe integers
       { jsonrpc: "2.0", id: 1, result: {} }, // a response
       { jsonrpc: "2.0", method: "notifications/initialized" }, // a notification
-      { jsonrpc: "2.0", id: 1, method: "x", params: { _meta: { "io.modelcontextprotocol/related-task": { taskId: "t" } } } }, // a task's
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "x",
+        params: { _meta: { "io.modelcontextprotocol/related-task": { taskId: "t" } } },
+      }, // a task's
       { jsonrpc: "2.0", id: 1, method: "x", params: { _meta: { progressToken: { a: 1 } } } },
     ])
       expect(isPlainRequest(m)).toBe(false);
@@ -91,7 +132,9 @@ describe("the fast path's classification", () => {
     // Arguments with an own __proto__ key take the SDK's path: its parse hands the handler a copy without it.
     const proto = { method: "tools/call", params: { name: "a", arguments: JSON.parse('{"__proto__":{"x":1},"a":1}') } };
     expect(isPlainCall(proto)).toBe(false);
-    expect(Object.keys((CallToolRequestSchema.parse(proto) as { params: { arguments: object } }).params.arguments)).toEqual(["a"]);
+    expect(
+      Object.keys((CallToolRequestSchema.parse(proto) as { params: { arguments: object } }).params.arguments),
+    ).toEqual(["a"]);
   });
 });
 
@@ -107,21 +150,41 @@ async function wire(fast: boolean) {
     raw.push("jsonrpc" in request);
     const { name } = request.params;
     if (name === "ok") {
-      if (extra._meta?.progressToken !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: extra._meta.progressToken, progress: 1, total: 2 } });
-      return { content: [{ type: "text", text: `ok ${JSON.stringify(request.params.arguments ?? null)}` }], structuredContent: { a: 1 }, _meta: { toolgate: { status: "success" } }, extra: "kept?" };
+      if (extra._meta?.progressToken !== undefined)
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: extra._meta.progressToken, progress: 1, total: 2 },
+        });
+      return {
+        content: [{ type: "text", text: `ok ${JSON.stringify(request.params.arguments ?? null)}` }],
+        structuredContent: { a: 1 },
+        _meta: { toolgate: { status: "success" } },
+        extra: "kept?",
+      };
     }
     if (name === "ask") {
-      const r = await extra.sendRequest({ method: "elicitation/create", params: { message: "m", requestedSchema: { type: "object", properties: {} } } }, ElicitResultSchema);
+      const r = await extra.sendRequest(
+        { method: "elicitation/create", params: { message: "m", requestedSchema: { type: "object", properties: {} } } },
+        ElicitResultSchema,
+      );
       return { content: [{ type: "text", text: r.action }] };
     }
-    if (name === "auth") return { content: [{ type: "text", text: JSON.stringify([extra.authInfo, extra.requestId, extra.sessionId ?? null]) }] };
+    if (name === "auth")
+      return {
+        content: [{ type: "text", text: JSON.stringify([extra.authInfo, extra.requestId, extra.sessionId ?? null]) }],
+      };
     if (name === "mcp-error") throw new McpError(-32602, "bad arguments", { field: "x" });
     if (name === "throw") throw new Error("boom");
     if (name === "wait") {
       const w = waiting.get(String(extra.requestId))!;
       w.entered();
-      await new Promise<void>((res) => (extra.signal.aborted ? res() : extra.signal.addEventListener("abort", () => res())));
-      await extra.sendNotification({ method: "notifications/progress", params: { progressToken: "late", progress: 1 } });
+      await new Promise<void>((res) =>
+        extra.signal.aborted ? res() : extra.signal.addEventListener("abort", () => res()),
+      );
+      await extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: "late", progress: 1 },
+      });
       return { content: [{ type: "text", text: "too late" }] };
     }
     return { content: [], isError: true };
@@ -141,13 +204,17 @@ async function wire(fast: boolean) {
   const answers = new Map<unknown, (m: JSONRPCMessage) => void>();
   client.onmessage = (m) => {
     const msg = m as { id?: unknown; method?: string };
-    if (msg.method === "elicitation/create") void client.send({ jsonrpc: "2.0", id: msg.id as number, result: { action: "decline" } });
+    if (msg.method === "elicitation/create")
+      void client.send({ jsonrpc: "2.0", id: msg.id as number, result: { action: "decline" } });
     else if (msg.id !== undefined) answers.get(msg.id)?.(m);
   };
   await client.start();
   const request = (id: number, method: string, params?: Record<string, unknown>, authInfo?: object) => {
     const answered = new Promise<JSONRPCMessage>((res) => answers.set(id, res));
-    void client.send({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }, authInfo ? { authInfo: authInfo as never } : undefined);
+    void client.send(
+      { jsonrpc: "2.0", id, method, ...(params ? { params } : {}) },
+      authInfo ? { authInfo: authInfo as never } : undefined,
+    );
     return answered;
   };
   /** A call of "wait" started: resolves once its handler runs; `aborted` once its signal fired and it returned. */
@@ -158,7 +225,11 @@ async function wire(fast: boolean) {
     void client.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "wait" } });
     return entered.get(String(id))!;
   };
-  await request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: { elicitation: {} }, clientInfo: { name: "c", version: "1" } });
+  await request(1, "initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: { elicitation: {} },
+    clientInfo: { name: "c", version: "1" },
+  });
   await client.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   await request(2, "tools/call", { name: "ok", arguments: { x: 1 }, _meta: { progressToken: 7 } });
   await request(3, "tools/call", { name: "ok" });
@@ -190,19 +261,45 @@ describe("a plain call through the fast path, on the pinned SDK", () => {
     expect(sdk.raw.every((r) => !r)).toBe(true);
     expect(fast.raw).toEqual([true, true, true, true, true, true, true, true]);
     const byId = new Map(sdk.sent.map(([m, related]) => [(m as { id?: unknown }).id, [m, related]]));
-    expect(byId.get(2)).toEqual([{ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: 'ok {"x":1}' }], structuredContent: { a: 1 }, _meta: { toolgate: { status: "success" } }, extra: "kept?" } }, undefined]);
-    expect(sdk.sent.find(([m]) => (m as { method?: string }).method === "notifications/progress")).toEqual([{ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 7, progress: 1, total: 2 } }, 2]);
+    expect(byId.get(2)).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        result: {
+          content: [{ type: "text", text: 'ok {"x":1}' }],
+          structuredContent: { a: 1 },
+          _meta: { toolgate: { status: "success" } },
+          extra: "kept?",
+        },
+      },
+      undefined,
+    ]);
+    expect(sdk.sent.find(([m]) => (m as { method?: string }).method === "notifications/progress")).toEqual([
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 7, progress: 1, total: 2 } },
+      2,
+    ]);
     expect(sdk.sent.find(([m]) => (m as { method?: string }).method === "elicitation/create")?.[1]).toBe(4);
     expect((byId.get(4)![0] as { result: unknown }).result).toEqual({ content: [{ type: "text", text: "decline" }] });
-    expect((byId.get(5)![0] as { result: { content: { text: string }[] } }).result.content[0]!.text).toBe(JSON.stringify([{ token: "t", clientId: "c", scopes: [] }, 5, null]));
-    expect(byId.get(6)![0]).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32602, message: "MCP error -32602: bad arguments", data: { field: "x" } } });
+    expect((byId.get(5)![0] as { result: { content: { text: string }[] } }).result.content[0]!.text).toBe(
+      JSON.stringify([{ token: "t", clientId: "c", scopes: [] }, 5, null]),
+    );
+    expect(byId.get(6)![0]).toEqual({
+      jsonrpc: "2.0",
+      id: 6,
+      error: { code: -32602, message: "MCP error -32602: bad arguments", data: { field: "x" } },
+    });
     expect(byId.get(7)![0]).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: "boom" } });
-    expect((byId.get(8)![0] as { error: { code: number; message: string } }).error).toMatchObject({ code: -32603, message: expect.stringMatching(/name/) });
+    expect((byId.get(8)![0] as { error: { code: number; message: string } }).error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/name/),
+    });
     expect([byId.has(9), byId.has(10), byId.has(11)]).toEqual([false, true, false]);
   });
 
   test("it needs a connected server", () => {
     const [, serverSide] = InMemoryTransport.createLinkedPair();
-    expect(() => fastCalls(new Server({ name: "s", version: "1" }), serverSide, async () => ({}), types)).toThrow(/not connected/);
+    expect(() => fastCalls(new Server({ name: "s", version: "1" }), serverSide, async () => ({}), types)).toThrow(
+      /not connected/,
+    );
   });
 });

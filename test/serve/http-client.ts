@@ -20,7 +20,10 @@ export interface HttpServe extends AsyncDisposable {
 }
 
 /** Starts `toolgate serve --http 127.0.0.1:0 ...args` and waits (bounded) for its address line. */
-export async function serveHttp(args: readonly string[], o: { cwd: string; home: string; env?: Record<string, string> }): Promise<HttpServe> {
+export async function serveHttp(
+  args: readonly string[],
+  o: { cwd: string; home: string; env?: Record<string, string> },
+): Promise<HttpServe> {
   mkdirSync(o.home, { recursive: true });
   const proc = Bun.spawn([BIN, "serve", ...(args.includes("--http") ? [] : ["--http", "127.0.0.1:0"]), ...args], {
     cwd: o.cwd,
@@ -40,7 +43,9 @@ export async function serveHttp(args: readonly string[], o: { cwd: string; home:
       const chunk = await Promise.race([reader.read(), proc.exited.then(() => "exited" as const), late]);
       if (chunk === "exited" || chunk === "late" || chunk.done) {
         proc.kill();
-        throw new Error(`serve --http did not start (${chunk === "late" ? "no address in 20 s" : `exit ${await proc.exited}`}): ${err}`);
+        throw new Error(
+          `serve --http did not start (${chunk === "late" ? "no address in 20 s" : `exit ${await proc.exited}`}): ${err}`,
+        );
       }
       err += decoder.decode(chunk.value, { stream: true });
     }
@@ -66,7 +71,15 @@ export async function serveHttp(args: readonly string[], o: { cwd: string; home:
     for (let i = 0; i < 400 && !err.includes(text); i++) await Bun.sleep(25);
     if (!err.includes(text)) throw new Error(`serve never said ${JSON.stringify(text)}: ${err}`);
   };
-  return { url, token, pid: proc.pid, stderr: () => err, said, stop, [Symbol.asyncDispose]: async () => void (await stop()) };
+  return {
+    url,
+    token,
+    pid: proc.pid,
+    stderr: () => err,
+    said,
+    stop,
+    [Symbol.asyncDispose]: async () => void (await stop()),
+  };
 }
 
 export interface HttpClientOptions {
@@ -77,15 +90,25 @@ export interface HttpClientOptions {
 
 /** The SDK's Client connected to `url`, sending the bearer token when one is given. */
 export async function connect(url: string, o: HttpClientOptions = {}): Promise<Client & AsyncDisposable> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: o.token ? { headers: { Authorization: `Bearer ${o.token}` } } : {} });
-  const client = new Client({ name: "toolgate-http-test", version: "1.0.0" }, { capabilities: o.elicit ? { elicitation: { form: {} } } : {} });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: o.token ? { headers: { Authorization: `Bearer ${o.token}` } } : {},
+  });
+  const client = new Client(
+    { name: "toolgate-http-test", version: "1.0.0" },
+    { capabilities: o.elicit ? { elicitation: { form: {} } } : {} },
+  );
   if (o.elicit) client.setRequestHandler(ElicitRequestSchema, (req) => o.elicit!(req));
   await client.connect(transport);
   return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
 }
 
 /** A JSON-RPC initialize as a raw request (for the status codes the SDK client hides). */
-export const initializeBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+export const initializeBody = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
 export const POST_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 
 /** Every process below `pid` (from /proc's parent links), for checking nothing is left running. */
@@ -103,7 +126,7 @@ export function descendantsOf(pid: number): number[] {
   const below = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [p, pp] of parent) if (below.has(pp) && !below.has(p)) (below.add(p), out.push(p), (grew = true));
+    for (const [p, pp] of parent) if (below.has(pp) && !below.has(p)) below.add(p), out.push(p), (grew = true);
   }
   return out;
 }

@@ -12,7 +12,12 @@ describe("guardFor", () => {
   });
 
   test("another loopback address (127.0.0.2) and ::1 are added to the loopback names", () => {
-    expect([...guardFor("127.0.0.2", 1, true, none).hosts].sort()).toEqual(["127.0.0.1:1", "127.0.0.2:1", "[::1]:1", "localhost:1"]);
+    expect([...guardFor("127.0.0.2", 1, true, none).hosts].sort()).toEqual([
+      "127.0.0.1:1",
+      "127.0.0.2:1",
+      "[::1]:1",
+      "localhost:1",
+    ]);
     expect([...guardFor("::1", 1, true, none).hosts].sort()).toEqual(["127.0.0.1:1", "[::1]:1", "localhost:1"]);
   });
 

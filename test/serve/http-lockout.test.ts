@@ -23,7 +23,9 @@ inLoopbackNamespace(import.meta.path, () => {
         expect((await last.listTools()).tools.map((t) => t.name)).toContain("file_read");
         // The first sessions were the least recently used: ended to make room (the server said so).
         await expect(clients[0]!.listTools()).rejects.toMatchObject({ code: 404 });
-        expect(served.stderr()).toContain("an idle session was ended to make room (at most 32 at once); its client initializes again");
+        expect(served.stderr()).toContain(
+          "an idle session was ended to make room (at most 32 at once); its client initializes again",
+        );
         // That client comes back with a new session, and the most recent ones were kept.
         const back = await connect(served.url, { token: served.token });
         clients.push(back);

@@ -29,13 +29,24 @@ const hub = {
 /** Starts a `wait` call in session `id` and resolves once it runs (bounded), with its response. */
 async function busy(url: string, id: string, n: number): Promise<{ response: Promise<Response> }> {
   const before = waiting.length;
-  const response = rpc(url, id, { jsonrpc: "2.0", id: n, method: "tools/call", params: { name: "wait", arguments: {} } }, "2025-06-18");
+  const response = rpc(
+    url,
+    id,
+    { jsonrpc: "2.0", id: n, method: "tools/call", params: { name: "wait", arguments: {} } },
+    "2025-06-18",
+  );
   await waitFor("the call to start", () => waiting.length !== before, WAIT_MS, 5);
   return { response };
 }
 
 async function listen(now: () => number, log: string[] = []): Promise<HttpServer & AsyncDisposable> {
-  const r = await listenHttp({ hub, options: { host: "127.0.0.1", port: 0, loopback: true, token: "tok", tokenSource: "file" }, log: (l) => void log.push(l), now, interfaces: () => [] });
+  const r = await listenHttp({
+    hub,
+    options: { host: "127.0.0.1", port: 0, loopback: true, token: "tok", tokenSource: "file" },
+    log: (l) => void log.push(l),
+    now,
+    interfaces: () => [],
+  });
   if (!r.ok) throw new Error(r.refusal.message);
   return Object.assign(r.value, { [Symbol.asyncDispose]: () => r.value.stop() });
 }
@@ -48,12 +59,20 @@ const init = async (url: string, headers: Record<string, string> = {}, body = in
 };
 /** A request of an open session: its status (404 once the session has ended). */
 const ping = async (url: string, id: string) => {
-  const r = await fetch(url, { method: "POST", headers: { ...POST_HEADERS, ...AUTH, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }) });
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { ...POST_HEADERS, ...AUTH, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
+  });
   await r.body?.cancel();
   return r.status;
 };
 const rpc = (url: string, id: string, body: object, version = "2025-11-25") =>
-  fetch(url, { method: "POST", headers: { ...POST_HEADERS, ...AUTH, "Mcp-Session-Id": id, "Mcp-Protocol-Version": version }, body: JSON.stringify(body) });
+  fetch(url, {
+    method: "POST",
+    headers: { ...POST_HEADERS, ...AUTH, "Mcp-Session-Id": id, "Mcp-Protocol-Version": version },
+    body: JSON.stringify(body),
+  });
 
 describe("the session table never locks out", () => {
   test("at the cap the least recently used idle session ends for a new one; its client gets 404 and initializes again", async () => {
@@ -72,8 +91,12 @@ describe("the session table never locks out", () => {
     expect(await ping(server.url, ids[0]!)).toBe(200);
     clock = 101;
     expect((await init(server.url)).status).toBe(200);
-    expect([await ping(server.url, ids[1]!), await ping(server.url, ids[0]!), await ping(server.url, ids[2]!)]).toEqual([404, 200, 200]);
-    expect(log).toContain(`an idle session was ended to make room (at most ${MAX_SESSIONS} at once); its client initializes again`);
+    expect([await ping(server.url, ids[1]!), await ping(server.url, ids[0]!), await ping(server.url, ids[2]!)]).toEqual(
+      [404, 200, 200],
+    );
+    expect(log).toContain(
+      `an idle session was ended to make room (at most ${MAX_SESSIONS} at once); its client initializes again`,
+    );
     // Its client comes back: a new session, the next least recently used makes room.
     const again = await init(server.url);
     expect(again.status).toBe(200);
@@ -110,20 +133,32 @@ describe("the session table never locks out", () => {
     const refused = await init(server.url);
     expect([refused.status, refused.retryAfter]).toEqual([503, "1"]);
     for (const release of waiting.splice(0)) release();
-    expect((await Promise.all(calls.map(async (c) => (await c).text()))).every((t) => t.includes('"text":"done"'))).toBe(true);
+    expect(
+      (await Promise.all(calls.map(async (c) => (await c).text()))).every((t) => t.includes('"text":"done"')),
+    ).toBe(true);
     // Answered, they are idle again: a new session gets room.
     expect((await init(server.url)).status).toBe(200);
   });
 
   test("SSE events carry ids and retry; a client that lost its stream mid-call reconnects with Last-Event-ID and gets the answer it missed", async () => {
     await using server = await listen(() => 0);
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     const { id } = await init(server.url, {}, body);
     expect((await rpc(server.url, id!, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
     // A call whose stream the client drops after the first event.
     const before = waiting.length;
     const abort = new AbortController();
-    const res = await fetch(server.url, { method: "POST", signal: abort.signal, headers: { ...POST_HEADERS, ...AUTH, "Mcp-Session-Id": id!, "Mcp-Protocol-Version": "2025-11-25" }, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "wait", arguments: {} } }) });
+    const res = await fetch(server.url, {
+      method: "POST",
+      signal: abort.signal,
+      headers: { ...POST_HEADERS, ...AUTH, "Mcp-Session-Id": id!, "Mcp-Protocol-Version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "wait", arguments: {} } }),
+    });
     const reader = res.body!.getReader();
     let text = "";
     while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
@@ -134,7 +169,15 @@ describe("the session table never locks out", () => {
     await waitFor("the call to start", () => waiting.length !== before, WAIT_MS, 5);
     for (const release of waiting.splice(0)) release();
     // The answer was sent while nobody listened; the reconnect replays it, with its own id.
-    const again = await fetch(server.url, { headers: { Accept: "text/event-stream", ...AUTH, "Mcp-Session-Id": id!, "Mcp-Protocol-Version": "2025-11-25", "Last-Event-ID": priming![1]! } });
+    const again = await fetch(server.url, {
+      headers: {
+        Accept: "text/event-stream",
+        ...AUTH,
+        "Mcp-Session-Id": id!,
+        "Mcp-Protocol-Version": "2025-11-25",
+        "Last-Event-ID": priming![1]!,
+      },
+    });
     expect(again.status).toBe(200);
     const replay = again.body!.getReader();
     let replayed = "";
@@ -142,12 +185,17 @@ describe("the session table never locks out", () => {
     await replay.cancel();
     const event = /^event: message\nid: (\S+)\ndata: (.*)\n\n$/.exec(replayed);
     expect(Number(event?.[1])).toBeGreaterThan(Number(priming![1]));
-    expect(JSON.parse(event![2]!)).toEqual({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "done" }] } });
+    expect(JSON.parse(event![2]!)).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      result: { content: [{ type: "text", text: "done" }] },
+    });
   });
 
   test("a refused initialize (wrong Accept) leaves no session behind", async () => {
     await using server = await listen(() => 0);
-    for (let i = 0; i < MAX_SESSIONS + 2; i++) expect((await init(server.url, { Accept: "application/json" })).status).toBe(406);
+    for (let i = 0; i < MAX_SESSIONS + 2; i++)
+      expect((await init(server.url, { Accept: "application/json" })).status).toBe(406);
     expect((await init(server.url)).status).toBe(200);
   });
 

@@ -17,15 +17,16 @@ import { site, journal } from "./client.ts";
 const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const NODE = Bun.which("node") ?? "/usr/bin/node";
 
-
-
-const post = (url: string, headers: Record<string, string>, body = initializeBody) => fetch(url, { method: "POST", headers: { ...POST_HEADERS, ...headers }, body });
+const post = (url: string, headers: Record<string, string>, body = initializeBody) =>
+  fetch(url, { method: "POST", headers: { ...POST_HEADERS, ...headers }, body });
 
 /** The status of one request written byte for byte (fetch would refuse or fix such a Host), read from the status line. */
 async function rawStatus(port: number, head: readonly string[], body: string): Promise<number> {
   const answer = await new Promise<string>((resolve, reject) => {
     let got = "";
-    const socket = dial(port, "127.0.0.1", () => socket.write([...head, `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close", "", body].join("\r\n")));
+    const socket = dial(port, "127.0.0.1", () =>
+      socket.write([...head, `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close", "", body].join("\r\n")),
+    );
     socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer in 10 s to ${JSON.stringify(head)}`)));
     socket.on("data", (d) => {
       got += d.toString("latin1");
@@ -35,7 +36,8 @@ async function rawStatus(port: number, head: readonly string[], body: string): P
     socket.on("error", reject);
   });
   const status = /^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1];
-  if (status === undefined) throw new Error(`no status line for ${JSON.stringify(head)}: ${JSON.stringify(answer.slice(0, 200))}`);
+  if (status === undefined)
+    throw new Error(`no status line for ${JSON.stringify(head)}: ${JSON.stringify(answer.slice(0, 200))}`);
   return Number(status);
 }
 
@@ -69,7 +71,9 @@ describe("serve --http with the SDK's client", () => {
     expect(served.stderr()).not.toContain("s3cret");
     await using client = await connect(served.url, { token: "s3cret-token-for-tests-0123456789abcdef" });
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-    expect((await post(served.url, { Authorization: "Bearer s3cret-token-for-tests-0123456789abcde" })).status).toBe(401);
+    expect((await post(served.url, { Authorization: "Bearer s3cret-token-for-tests-0123456789abcde" })).status).toBe(
+      401,
+    );
   });
 
   test("--no-token on loopback: a client without a header works", async () => {
@@ -87,7 +91,12 @@ describe("who may call", () => {
     await using root = tempDir();
     const s = site(root.path);
     await using served = await serveHttp([], { cwd: s.ws, home: s.home });
-    for (const headers of [{} as Record<string, string>, { Authorization: `Bearer ${served.token}x` }, { Authorization: `Basic ${served.token}` }, { Authorization: "Bearer " }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { Authorization: `Bearer ${served.token}x` },
+      { Authorization: `Basic ${served.token}` },
+      { Authorization: "Bearer " },
+    ]) {
       const r = await post(served.url, headers);
       expect([r.status, r.headers.get("www-authenticate")]).toEqual([401, 'Bearer realm="toolgate"']);
     }
@@ -110,7 +119,13 @@ describe("who may call", () => {
     expect(await status({ Origin: "null" })).toBe(403);
     expect(await status({ Origin: "file://localhost" })).toBe(403);
     // Loopback names with this port, and loopback origins, are this server.
-    for (const h of [{ Host: `localhost:${port}` } as Record<string, string>, { Host: `[::1]:${port}` }, { Origin: "http://localhost:5173" }, { Origin: `https://127.0.0.1:${port}` }]) expect(await status(h)).toBe(200);
+    for (const h of [
+      { Host: `localhost:${port}` } as Record<string, string>,
+      { Host: `[::1]:${port}` },
+      { Origin: "http://localhost:5173" },
+      { Origin: `https://127.0.0.1:${port}` },
+    ])
+      expect(await status(h)).toBe(200);
   });
   test("a Host that is not a host (a comma, a space, two Host lines, a bad port): refused 400 or 403 before anything reads the request, never 500", async () => {
     await using root = tempDir();
@@ -118,11 +133,33 @@ describe("who may call", () => {
     await using served = await serveHttp([], { cwd: s.ws, home: s.home });
     const port = Number(new URL(served.url).port);
     const own = `127.0.0.1:${port}`;
-    const hosts = [["a,b"], [`${own},x`], [`${own}, ${own}`], [own, own], ["a b"], [`[::1:${port}`], ["%zz"], ["a/b"], ["u@a"], ["127.0.0.1:99999"], [`:${port}`], [""]];
+    const hosts = [
+      ["a,b"],
+      [`${own},x`],
+      [`${own}, ${own}`],
+      [own, own],
+      ["a b"],
+      [`[::1:${port}`],
+      ["%zz"],
+      ["a/b"],
+      ["u@a"],
+      ["127.0.0.1:99999"],
+      [`:${port}`],
+      [""],
+    ];
     const seen: [string[], string, number][] = [];
     for (const lines of hosts) {
-      for (const [method, auth] of [["POST", `Bearer ${served.token}`], ["GET", null]] as const) {
-        const head = [`${method} /mcp HTTP/1.1`, ...lines.map((h) => `Host: ${h}`), "Accept: application/json, text/event-stream", "Content-Type: application/json", ...(auth ? [`Authorization: ${auth}`] : [])];
+      for (const [method, auth] of [
+        ["POST", `Bearer ${served.token}`],
+        ["GET", null],
+      ] as const) {
+        const head = [
+          `${method} /mcp HTTP/1.1`,
+          ...lines.map((h) => `Host: ${h}`),
+          "Accept: application/json, text/event-stream",
+          "Content-Type: application/json",
+          ...(auth ? [`Authorization: ${auth}`] : []),
+        ];
         seen.push([lines, method, await rawStatus(port, head, method === "POST" ? initializeBody : "")]);
       }
     }
@@ -139,10 +176,18 @@ describe("who may call", () => {
     const url = `http://127.0.0.1:${at.port}${at.pathname}`;
     const auth = { Authorization: `Bearer ${served.token}` };
     const status = async (h: Record<string, string>) => (await post(url, { ...auth, ...h })).status;
-    for (const host of [`evil.example:${at.port}`, `0.0.0.0:${at.port}`, `attacker.test:${at.port}`, `203.0.113.9:${at.port}`]) expect([host, await status({ Host: host })]).toEqual([host, 403]);
+    for (const host of [
+      `evil.example:${at.port}`,
+      `0.0.0.0:${at.port}`,
+      `attacker.test:${at.port}`,
+      `203.0.113.9:${at.port}`,
+    ])
+      expect([host, await status({ Host: host })]).toEqual([host, 403]);
     expect(await status({ Host: `localhost:${at.port}`, Origin: "http://evil.example" })).toBe(403);
     // This machine's own addresses (every interface) and the loopback names are this server.
-    const own = Object.values(networkInterfaces()).flat().map((a) => a!.address);
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .map((a) => a!.address);
     for (const a of ["127.0.0.1", ...own]) {
       const host = `${a.includes(":") ? `[${a}]` : a}:${at.port}`;
       expect([host, await status({ Host: host })]).toEqual([host, 200]);
@@ -160,7 +205,13 @@ describe("the Streamable HTTP status codes", () => {
     const auth = { Authorization: `Bearer ${served.token}` };
     const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
     expect((await post(served.url, { ...auth, "Mcp-Session-Id": "no-such-session" }, list)).status).toBe(404);
-    expect((await fetch(served.url, { headers: { ...auth, Accept: "text/event-stream", "Mcp-Session-Id": "no-such-session" } })).status).toBe(404);
+    expect(
+      (
+        await fetch(served.url, {
+          headers: { ...auth, Accept: "text/event-stream", "Mcp-Session-Id": "no-such-session" },
+        })
+      ).status,
+    ).toBe(404);
     expect((await post(served.url, auth, list)).status).toBe(400);
     expect((await fetch(served.url, { headers: { ...auth, Accept: "text/event-stream" } })).status).toBe(400);
     expect((await fetch(served.url, { method: "DELETE", headers: auth })).status).toBe(400);
@@ -189,9 +240,17 @@ describe("the Streamable HTTP status codes", () => {
     const s = site(root.path);
     await using served = await serveHttp([], { cwd: s.ws, home: s.home });
     const auth = { Authorization: `Bearer ${served.token}` };
-    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(MAX_BODY_BYTES) } });
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { pad: "x".repeat(MAX_BODY_BYTES) },
+    });
     const tooBig = await post(served.url, auth, big);
-    expect([tooBig.status, ((await tooBig.json()) as any).error.message]).toEqual([413, `Payload Too Large: a request body may be at most ${MAX_BODY_BYTES} bytes`]);
+    expect([tooBig.status, ((await tooBig.json()) as any).error.message]).toEqual([
+      413,
+      `Payload Too Large: a request body may be at most ${MAX_BODY_BYTES} bytes`,
+    ]);
     const ids: string[] = [];
     for (let i = 0; i < MAX_SESSIONS; i++) {
       const r = await post(served.url, auth);
@@ -203,7 +262,10 @@ describe("the Streamable HTTP status codes", () => {
     expect(next.status).toBe(200);
     await next.body?.cancel();
     const session = (id: string) => ({ ...auth, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" });
-    expect([(await fetch(served.url, { method: "DELETE", headers: session(ids[0]!) })).status, (await fetch(served.url, { method: "DELETE", headers: session(ids[1]!) })).status]).toEqual([404, 200]);
+    expect([
+      (await fetch(served.url, { method: "DELETE", headers: session(ids[0]!) })).status,
+      (await fetch(served.url, { method: "DELETE", headers: session(ids[1]!) })).status,
+    ]).toEqual([404, 200]);
   });
 });
 
@@ -214,9 +276,16 @@ describe("sessions are independent", () => {
     await using served = await serveHttp(["--allow-read"], { cwd: s.ws, home: s.home });
     const askedA: ElicitRequest[] = [];
     const askedB: ElicitRequest[] = [];
-    await using a = await connect(served.url, { token: served.token, elicit: (r) => (askedA.push(r), { action: "accept", content: { approve: "always" } }) });
-    await using b = await connect(served.url, { token: served.token, elicit: (r) => (askedB.push(r), { action: "decline" }) });
-    for (let i = 0; i < 3; i++) expect((await a.callTool({ name: "file_read", arguments: { path: "a.txt" } })).isError).toBeUndefined();
+    await using a = await connect(served.url, {
+      token: served.token,
+      elicit: (r) => (askedA.push(r), { action: "accept", content: { approve: "always" } }),
+    });
+    await using b = await connect(served.url, {
+      token: served.token,
+      elicit: (r) => (askedB.push(r), { action: "decline" }),
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await a.callTool({ name: "file_read", arguments: { path: "a.txt" } })).isError).toBeUndefined();
     expect(askedA).toHaveLength(1);
     const refused = await b.callTool({ name: "file_read", arguments: { path: "a.txt" } });
     expect(refused._meta).toEqual({ toolgate: { status: "failed", error_code: "approval.denied" } });
@@ -231,7 +300,10 @@ describe("shutdown", () => {
     const s = site(root.path);
     const cfg = join(root.path, "toolgate.json");
     writeFileSync(cfg, JSON.stringify({ workspace: s.ws, las: { shutdown_grace_secs: 1 } }));
-    const served = await serveHttp(["--config", cfg, "--allow-run", "--approve", "bash,plan"], { cwd: s.ws, home: s.home });
+    const served = await serveHttp(["--config", cfg, "--allow-run", "--approve", "bash,plan"], {
+      cwd: s.ws,
+      home: s.home,
+    });
     await using client = await connect(served.url, { token: served.token });
     const pidFile = join(s.ws, "sleep.pid");
     const inflight = client.callTool({ name: "bash", arguments: { command: "echo $$ > sleep.pid; exec sleep 30" } });
@@ -251,7 +323,10 @@ describe("shutdown", () => {
   test("SIGTERM: exit 0, and the server's MCP child is gone with it", async () => {
     await using root = tempDir();
     const s = site(root.path);
-    writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }));
+    writeFileSync(
+      join(s.ws, "toolgate.json"),
+      JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }),
+    );
     const served = await serveHttp(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
     await using client = await connect(served.url, { token: served.token });
     const echo = await client.callTool({ name: "everything__echo", arguments: { message: "hi" } });
@@ -267,14 +342,19 @@ describe("shutdown", () => {
 test("serve --help lists the HTTP flags", async () => {
   await using root = tempDir();
   const r = await run(["serve", "--help"], { cwd: root.path });
-  for (const flag of ["--http=<HOST:PORT>", "--token-file=<FILE>", "--no-token", "--http-public"]) expect(r.stdout + r.stderr).toContain(flag);
+  for (const flag of ["--http=<HOST:PORT>", "--token-file=<FILE>", "--no-token", "--http-public"])
+    expect(r.stdout + r.stderr).toContain(flag);
 });
 
 describe("refused before anything starts (exit 2)", () => {
   const cases: [string, string[], string][] = [
     ["a non-loopback address without --http-public", ["--http", "0.0.0.0:0"], "--http-public"],
     ["--no-token off loopback (without --http-public)", ["--http", "0.0.0.0:0", "--no-token"], "--http-public"],
-    ["--no-token off loopback (with --http-public)", ["--http", "0.0.0.0:0", "--http-public", "--no-token"], "--no-token is allowed only on a loopback address"],
+    [
+      "--no-token off loopback (with --http-public)",
+      ["--http", "0.0.0.0:0", "--http-public", "--no-token"],
+      "--no-token is allowed only on a loopback address",
+    ],
     ["a host name", ["--http", "example.com:80"], "is not an IP address or localhost"],
     ["no port", ["--http", "127.0.0.1"], "is not HOST:PORT"],
     ["--token-file without --http", ["--token-file", "x"], "--token-file applies only to --http"],

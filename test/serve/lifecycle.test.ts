@@ -18,7 +18,13 @@ class Raw {
   stderr = "";
 
   constructor(args: readonly string[], cwd: string, home: string) {
-    const proc = Bun.spawn([BIN, "serve", ...args], { cwd, env: { PATH: "/usr/bin:/bin", HOME: home, XDG_STATE_HOME: join(home, "state"), CI: "true" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([BIN, "serve", ...args], {
+      cwd,
+      env: { PATH: "/usr/bin:/bin", HOME: home, XDG_STATE_HOME: join(home, "state"), CI: "true" },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     this.proc = proc;
     void this.#read();
     void (async () => {
@@ -55,7 +61,11 @@ class Raw {
   }
 
   async init() {
-    const r = await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } });
+    const r = await this.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1" },
+    });
     this.proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
     return r;
   }
@@ -65,15 +75,18 @@ class Raw {
   }
 }
 
-
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+const alive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 
 describe("shutdown", () => {
   test("stdin EOF: exit 0, and the MCP server it started is gone", async () => {
     await using root = tempDir();
     const s = site(root.path);
     const pidFile = join(root.path, "server.pid");
-    writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE, `--pid-out=${pidFile}`] } } }));
+    writeFileSync(
+      join(s.ws, "toolgate.json"),
+      JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE, `--pid-out=${pidFile}`] } } }),
+    );
     const raw = new Raw(["--allow-run", "--approve", "all"], s.ws, s.home);
     expect((await raw.init()).result.serverInfo.name).toBe("toolgate");
     const echo = await raw.call("fx__echo__echo", { message: "hi" });
@@ -108,9 +121,14 @@ describe("shutdown", () => {
     expect(performance.now() - t0).toBeLessThan(10_000);
     expect(alive(sleeper)).toBe(false);
     // The call's row is finished, not left started; the refused one has its row too.
-    const rows = (await run(["log", "--json", "--config", cfg], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const rows = (await run(["log", "--json", "--config", cfg], { cwd: s.ws, env: { HOME: s.home } })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows.filter((r) => r.tool === "bash").map((r) => r.event)).toEqual(["tool_finished"]);
-    expect(rows.filter((r) => r.tool === "plan").map((r) => [r.event, r.status, r.error_code])).toEqual([["tool_finished", "failed", "serve.shutting_down"]]);
+    expect(rows.filter((r) => r.tool === "plan").map((r) => [r.event, r.status, r.error_code])).toEqual([
+      ["tool_finished", "failed", "serve.shutting_down"],
+    ]);
   }, 30_000);
 });
 
@@ -124,7 +142,9 @@ test("a client's notifications/cancelled stops the call's process tree; the row 
   for (let i = 0; i < 200 && !existsSync(pidFile); i++) await Bun.sleep(25);
   const sleeper = Number(readFileSync(pidFile, "utf8"));
   expect(alive(sleeper)).toBe(true);
-  raw.proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user pressed stop" } })}\n`);
+  raw.proc.stdin.write(
+    `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user pressed stop" } })}\n`,
+  );
   raw.proc.stdin.flush();
   for (let i = 0; i < 200 && alive(sleeper); i++) await Bun.sleep(25);
   expect(alive(sleeper)).toBe(false);
@@ -134,7 +154,10 @@ test("a client's notifications/cancelled stops the call's process tree; the row 
   expect(await Promise.race([answered, Bun.sleep(200).then(() => "none")])).toBe("none");
   raw.proc.stdin.end();
   expect(await raw.proc.exited).toBe(0);
-  const rows = (await run(["log", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const rows = (await run(["log", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(rows.filter((r) => r.tool === "bash").map((r) => [r.event, r.status])).toEqual([["tool_finished", "failed"]]);
 }, 30_000);
 
@@ -184,10 +207,19 @@ test("100 concurrent calls: 100 answers, each its own, and 100 journal rows", as
   for (let i = 0; i < 100; i++) writeFileSync(join(s.ws, `f${i}.txt`), `content ${i}\n`);
   const raw = new Raw(["--allow-read", "--approve", "file_read"], s.ws, s.home);
   await raw.init();
-  const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => raw.call("file_read", { path: `f${i}.txt` })));
-  expect(answers.map((a, i) => a.result.structuredContent.content.includes(`content ${i}`))).toEqual(Array(100).fill(true));
+  const answers = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => raw.call("file_read", { path: `f${i}.txt` })),
+  );
+  expect(answers.map((a, i) => a.result.structuredContent.content.includes(`content ${i}`))).toEqual(
+    Array(100).fill(true),
+  );
   raw.proc.stdin.end();
   expect(await raw.proc.exited).toBe(0);
-  const rows = (await run(["log", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
-  expect(rows.filter((r) => r.tool === "file_read" && r.event === "tool_finished" && r.status === "success")).toHaveLength(100);
+  const rows = (await run(["log", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  expect(
+    rows.filter((r) => r.tool === "file_read" && r.event === "tool_finished" && r.status === "success"),
+  ).toHaveLength(100);
 });

@@ -8,7 +8,10 @@
 // both are subscribed to, sent by the upstream after the lines, on the stream a broadcast takes.
 import { describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, tempDir } from "../helpers.ts";
@@ -33,13 +36,19 @@ async function watched(url: string): Promise<Watched> {
   const lines: string[] = [];
   const updates: string[] = [];
   let wake = () => {};
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void (lines.push(String(n.params.data)), wake()));
+  client.setNotificationHandler(
+    LoggingMessageNotificationSchema,
+    (n) => void (lines.push(String(n.params.data)), wake()),
+  );
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (updates.push(n.params.uri), wake()));
   await client.setLoggingLevel("debug");
   await client.subscribeResource({ uri: MARKER });
   const until = (ok: () => boolean, what: string) =>
     new Promise<void>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`never ${what}; lines ${JSON.stringify(lines)}, updates ${JSON.stringify(updates)}`)), 10_000);
+      const timer = setTimeout(
+        () => rej(new Error(`never ${what}; lines ${JSON.stringify(lines)}, updates ${JSON.stringify(updates)}`)),
+        10_000,
+      );
       wake = () => {
         if (!ok()) return;
         clearTimeout(timer);
@@ -56,7 +65,8 @@ async function watched(url: string): Promise<Watched> {
  * `touch`) until each has heard it. The SDK client opens that stream on its own after initialize.
  */
 async function streamsOpen(by: Watched, all: readonly Watched[]): Promise<void> {
-  for (let i = 0; i < 200 && all.some((w) => w.updates.length === 0); i++) await by.client.callTool({ name: "docs__touch", arguments: { uri: MARKER } });
+  for (let i = 0; i < 200 && all.some((w) => w.updates.length === 0); i++)
+    await by.client.callTool({ name: "docs__touch", arguments: { uri: MARKER } });
   for (const w of all) await w.until(() => w.updates.length > 0, "heard the marker change");
 }
 
@@ -74,7 +84,12 @@ function site(root: string, url?: string): { ws: string; home: string; config: s
   mkdirSync(ws, { recursive: true });
   mkdirSync(home, { recursive: true });
   const config = join(home, "toolgate.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { docs: url ? { type: "http", url } : { command: process.execPath, args: [FIXTURE] } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { docs: url ? { type: "http", url } : { command: process.execPath, args: [FIXTURE] } },
+    }),
+  );
   return { ws, home, config };
 }
 
@@ -90,10 +105,19 @@ async function fixtureHttp(): Promise<{ url: string; port: number } & AsyncDispo
   }
   const url = /^URL (\S+)/.exec(text)?.[1];
   if (!url) throw new Error(`the fixture did not start: ${text}`);
-  return { url, port: Number(new URL(url).port), [Symbol.asyncDispose]: async () => void (proc.kill(), await proc.exited) };
+  return {
+    url,
+    port: Number(new URL(url).port),
+    [Symbol.asyncDispose]: async () => void (proc.kill(), await proc.exited),
+  };
 }
 
-const ASKED = (doc: string) => [`asked for private doc ${doc} (resources/read)`, `asked for private doc ${doc} (prompts/get)`, `asked for private doc ${doc} (completion/complete)`, `asked for private doc ${doc} (tools/call)`];
+const ASKED = (doc: string) => [
+  `asked for private doc ${doc} (resources/read)`,
+  `asked for private doc ${doc} (prompts/get)`,
+  `asked for private doc ${doc} (completion/complete)`,
+  `asked for private doc ${doc} (tools/call)`,
+];
 
 /** Reads, gets, completes and calls naming `doc`, one after another, each line seen by `w` by the time its answer is. */
 async function askFor(w: Watched, doc: string): Promise<string[]> {
@@ -102,7 +126,10 @@ async function askFor(w: Watched, doc: string): Promise<string[]> {
   const steps: [string, () => Promise<unknown>][] = [
     ["resources/read", () => c.readResource({ uri: `doc://${doc}` })],
     ["prompts/get", () => c.getPrompt({ name: "docs__doc", arguments: { name: doc } })],
-    ["completion/complete", () => c.complete({ ref: { type: "ref/prompt", name: "docs__doc" }, argument: { name: "name", value: doc } })],
+    [
+      "completion/complete",
+      () => c.complete({ ref: { type: "ref/prompt", name: "docs__doc" }, argument: { name: "name", value: doc } }),
+    ],
     ["tools/call", () => c.callTool({ name: "docs__note", arguments: { doc } })],
   ];
   for (const [method, step] of steps) {
@@ -117,7 +144,10 @@ describe("serve --http: a log line goes to the client whose request it came from
   test("reads, prompts, completions and calls: each client sees its own lines, before the answer, and never the other's", async () => {
     await using root = tempDir();
     const s = site(root.path);
-    await using served = await serveHttp(["--no-token", "--config", s.config, "--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+    await using served = await serveHttp(["--no-token", "--config", s.config, "--allow-run", "--approve", "all"], {
+      cwd: s.ws,
+      home: s.home,
+    });
     const a = await watched(served.url);
     const b = await watched(served.url);
     await using _a = a.client;
@@ -132,14 +162,20 @@ describe("serve --http: a log line goes to the client whose request it came from
   test("two calls in flight on one stdio upstream, one from each client: neither sees the other's line; the unclear lines are dropped and counted", async () => {
     await using root = tempDir();
     const s = site(root.path);
-    await using served = await serveHttp(["--no-token", "--config", s.config, "--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
+    await using served = await serveHttp(["--no-token", "--config", s.config, "--allow-run", "--approve", "all"], {
+      cwd: s.ws,
+      home: s.home,
+    });
     const a = await watched(served.url);
     const b = await watched(served.url);
     await using _a = a.client;
     await using _b = b.client;
     await streamsOpen(a, [a, b]);
     // Each waits inside the server for the other, logs, waits until both logged, then answers.
-    await Promise.all([a.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "a" } }), b.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "b" } })]);
+    await Promise.all([
+      a.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "a" } }),
+      b.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "b" } }),
+    ]);
     await settled(a, [a, b]);
     // Nothing on a stdio pipe says which request a line answers: both were sent while both calls were in flight.
     expect([a.lines, b.lines]).toEqual([[], []]);
@@ -152,13 +188,19 @@ describe("serve --http: a log line goes to the client whose request it came from
     await using root = tempDir();
     await using upstream = await fixtureHttp();
     const s = site(root.path, upstream.url);
-    await using served = await serveHttp(["--no-token", "--config", s.config, `--allow-net=127.0.0.1:${upstream.port}`, "--approve", "all"], { cwd: s.ws, home: s.home });
+    await using served = await serveHttp(
+      ["--no-token", "--config", s.config, `--allow-net=127.0.0.1:${upstream.port}`, "--approve", "all"],
+      { cwd: s.ws, home: s.home },
+    );
     const a = await watched(served.url);
     const b = await watched(served.url);
     await using _a = a.client;
     await using _b = b.client;
     await streamsOpen(a, [a, b]);
-    const [ra, rb] = await Promise.all([a.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "a" } }), b.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "b" } })]);
+    const [ra, rb] = await Promise.all([
+      a.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "a" } }),
+      b.client.callTool({ name: "docs__meet", arguments: { round: "1", who: "b" } }),
+    ]);
     expect([ra.isError, rb.isError]).toEqual([undefined, undefined]);
     // Before each answer, on its own stream.
     expect([a.lines, b.lines]).toEqual([["meet a"], ["meet b"]]);

@@ -38,15 +38,30 @@ test("the long name is 70 characters", () => expect(long70.length).toBe(70));
 
 describe("servedNames", () => {
   test.each([
-    ["short names stay", ["file_read", "finance__transfer", "a-b"], 44, { file_read: "file_read", finance__transfer: "finance__transfer", "a-b": "a-b" }],
+    [
+      "short names stay",
+      ["file_read", "finance__transfer", "a-b"],
+      44,
+      { file_read: "file_read", finance__transfer: "finance__transfer", "a-b": "a-b" },
+    ],
     ["exactly the budget stays", ["x".repeat(16)], 16, { ["x".repeat(16)]: "x".repeat(16) }],
     ["one past the budget is shortened", ["x".repeat(17)], 16, { ["x".repeat(17)]: `xxxxxxx_${hex8("x".repeat(17))}` }],
     ["a 70-character name", [long70], 44, { [long70]: `finance__transfer_between_accounts_${hex8(long70)}` }],
     ["a 70-character name, budget 30", [long70], 30, { [long70]: `finance__transfer_bet_${hex8(long70)}` }],
-    ["non-conforming characters become _ and get a digest", ["weird.name/v2"], 44, { "weird.name/v2": `weird_name_v2_${hex8("weird.name/v2")}` }],
+    [
+      "non-conforming characters become _ and get a digest",
+      ["weird.name/v2"],
+      44,
+      { "weird.name/v2": `weird_name_v2_${hex8("weird.name/v2")}` },
+    ],
     ["non-ASCII", ["zażółć"], 44, { zażółć: `za_${hex8("zażółć")}` }],
     ["the empty name", [""], 44, { "": `_${hex8("")}` }],
-    ["a stem cut on _ loses the trailing _", ["abcdef__ghijklmnop"], 16, { abcdef__ghijklmnop: `abcdef_${hex8("abcdef__ghijklmnop")}` }],
+    [
+      "a stem cut on _ loses the trailing _",
+      ["abcdef__ghijklmnop"],
+      16,
+      { abcdef__ghijklmnop: `abcdef_${hex8("abcdef__ghijklmnop")}` },
+    ],
   ])("%s", (_, names, budget, expected) => {
     const m = checkMapping(names, budget);
     expect(Object.fromEntries(m.toServed)).toEqual(expected);
@@ -65,7 +80,9 @@ describe("servedNames", () => {
     const first = servedNames([long], 44).toServed.get(long)!;
     const m = checkMapping([long, first], 44);
     expect(m.toServed.get(first)).toBe(first);
-    expect(m.toServed.get(long)).toBe(`${"x".repeat(31)}_${createHash("sha256").update(long).digest("hex").slice(0, 12)}`);
+    expect(m.toServed.get(long)).toBe(
+      `${"x".repeat(31)}_${createHash("sha256").update(long).digest("hex").slice(0, 12)}`,
+    );
   });
 
   test("a real name equal to it only after normalization counts as taken too", () => {
@@ -79,7 +96,12 @@ describe("servedNames", () => {
     const long = "z".repeat(70);
     const h = createHash("sha256").update(long).digest("hex");
     // Real names squatting on the 8-, 12- and 16-hex forms and the first fallback, at budget 30.
-    const squat = [`${"z".repeat(21)}_${h.slice(0, 8)}`, `${"z".repeat(17)}_${h.slice(0, 12)}`, `${"z".repeat(13)}_${h.slice(0, 16)}`, `${"z".repeat(19)}_${h.slice(0, 8)}x0`];
+    const squat = [
+      `${"z".repeat(21)}_${h.slice(0, 8)}`,
+      `${"z".repeat(17)}_${h.slice(0, 12)}`,
+      `${"z".repeat(13)}_${h.slice(0, 16)}`,
+      `${"z".repeat(19)}_${h.slice(0, 8)}x0`,
+    ];
     const m = checkMapping([long, ...squat], 30);
     expect(m.toServed.get(long)).toBe(`${"z".repeat(19)}_${h.slice(0, 8)}x1`);
   });
@@ -95,7 +117,10 @@ describe("servedNames", () => {
   });
 
   test("many long names from one server, every budget: the properties hold", () => {
-    const names = Array.from({ length: 200 }, (_, i) => `server_with_a_rather_long_name__tool_number_${String(i).padStart(3, "0")}_doing_things`);
+    const names = Array.from(
+      { length: 200 },
+      (_, i) => `server_with_a_rather_long_name__tool_number_${String(i).padStart(3, "0")}_doing_things`,
+    );
     for (const budget of [16, 17, 30, 44, 63, 64]) checkMapping([...names, "file_read", "bash"], budget);
   });
 

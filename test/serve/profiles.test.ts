@@ -59,11 +59,29 @@ describe("built-in profiles", () => {
 });
 
 describe("config profiles", () => {
-  const NAMES = ["file_read", "file_write", "file_edit", "bash", "finance__transfer", "finance__balance", "skarbiec__get", "a.b", "a*b"];
+  const NAMES = [
+    "file_read",
+    "file_write",
+    "file_edit",
+    "bash",
+    "finance__transfer",
+    "finance__balance",
+    "skarbiec__get",
+    "a.b",
+    "a*b",
+  ];
   test.each([
     ["include only", { include: ["file_*"] }, ["file_read", "file_write", "file_edit"]],
-    ["exclude only", { exclude: ["bash", "finance__*"] }, ["file_read", "file_write", "file_edit", "skarbiec__get", "a.b", "a*b"]],
-    ["exclude wins", { include: ["file_*", "finance__*"], exclude: ["*_write", "finance__transfer"] }, ["file_read", "file_edit", "finance__balance"]],
+    [
+      "exclude only",
+      { exclude: ["bash", "finance__*"] },
+      ["file_read", "file_write", "file_edit", "skarbiec__get", "a.b", "a*b"],
+    ],
+    [
+      "exclude wins",
+      { include: ["file_*", "finance__*"], exclude: ["*_write", "finance__transfer"] },
+      ["file_read", "file_edit", "finance__balance"],
+    ],
     ["an empty include offers nothing", { include: [] }, []],
     ["no keys offer everything", {}, NAMES],
     ["a star in the middle", { include: ["*__b*"] }, ["finance__balance"]],
@@ -95,27 +113,45 @@ describe("config profiles", () => {
       ok: false,
       refusal: {
         code: "profile.unknown",
-        message: 'no profile named "scuot"; the profiles are: full, scout, writer (built in); alpha, zeta (toolgate.json "profiles"); did you mean "scout"?',
+        message:
+          'no profile named "scuot"; the profiles are: full, scout, writer (built in); alpha, zeta (toolgate.json "profiles"); did you mean "scout"?',
         details: { profile: "scuot", known: ["full", "scout", "writer", "alpha", "zeta"], did_you_mean: "scout" },
       },
     });
-    expect(resolveProfile("alhpa", { zeta: {}, alpha: {} })).toMatchObject({ ok: false, refusal: { details: { did_you_mean: "alpha" } } });
+    expect(resolveProfile("alhpa", { zeta: {}, alpha: {} })).toMatchObject({
+      ok: false,
+      refusal: { details: { did_you_mean: "alpha" } },
+    });
     expect(resolveProfile("frobnicate", { alpha: {} })).toEqual({
       ok: false,
-      refusal: { code: "profile.unknown", message: 'no profile named "frobnicate"; the profiles are: full, scout, writer (built in); alpha (toolgate.json "profiles")', details: { profile: "frobnicate", known: ["full", "scout", "writer", "alpha"] } },
+      refusal: {
+        code: "profile.unknown",
+        message:
+          'no profile named "frobnicate"; the profiles are: full, scout, writer (built in); alpha (toolgate.json "profiles")',
+        details: { profile: "frobnicate", known: ["full", "scout", "writer", "alpha"] },
+      },
     });
     expect(resolveProfile("toString", undefined)).toMatchObject({ ok: false, refusal: { code: "profile.unknown" } });
   });
 
-  test.each(BUILTIN_PROFILE_NAMES.map((n) => [n]))("a config profile named %s is refused, whichever profile is asked for", (name) => {
-    expect(resolveProfile("mine", { mine: {}, [name]: { include: ["bash"] } })).toEqual({
-      ok: false,
-      refusal: { code: "profile.reserved", message: `the config's profiles.${name} redefines the built-in profile "${name}"`, details: { profile: name } },
-    });
-    expect(redefinedProfile({ profiles: { mine: {}, [name]: {} } })).toEqual(["profiles", name]);
-  });
+  test.each(BUILTIN_PROFILE_NAMES.map((n) => [n]))(
+    "a config profile named %s is refused, whichever profile is asked for",
+    (name) => {
+      expect(resolveProfile("mine", { mine: {}, [name]: { include: ["bash"] } })).toEqual({
+        ok: false,
+        refusal: {
+          code: "profile.reserved",
+          message: `the config's profiles.${name} redefines the built-in profile "${name}"`,
+          details: { profile: name },
+        },
+      });
+      expect(redefinedProfile({ profiles: { mine: {}, [name]: {} } })).toEqual(["profiles", name]);
+    },
+  );
 
-  test.each([[{}], [{ profiles: {} }], [{ profiles: { mine: {}, "full-ish": {} } }]])("%j redefines nothing", (data) => expect(redefinedProfile(data)).toBeNull());
+  test.each([[{}], [{ profiles: {} }], [{ profiles: { mine: {}, "full-ish": {} } }]])("%j redefines nothing", (data) =>
+    expect(redefinedProfile(data)).toBeNull(),
+  );
 });
 
 describe("the pipeline with a profile (in process, real catalog and permissions)", () => {
@@ -132,21 +168,39 @@ describe("the pipeline with a profile (in process, real catalog and permissions)
       started: (r: JournalRow) => void started.push(r),
       journal: (r: JournalRow) => void rows.push(r),
     });
-    return { call: (tool: string, args: unknown) => callThrough(tool, args, deps), rows, started, [Symbol.dispose]: () => db.close() };
+    return {
+      call: (tool: string, args: unknown) => callThrough(tool, args, deps),
+      rows,
+      started,
+      [Symbol.dispose]: () => db.close(),
+    };
   }
 
   test("scout cannot call file_write or bash even by name, nor write the desk; nothing runs and each refusal is journaled", async () => {
     await using ws = tempDir();
     using p = await pipeline(ws.path, "scout");
-    expect(await p.call("file_write", { path: "x.txt", content: "no" })).toEqual({ status: "failed", tool: "file_write", error_code: "profile.excluded", message: 'file_write is not offered in profile "scout"; a session with another profile can call it' });
-    expect(await p.call("bash", { command: "touch y.txt" })).toMatchObject({ status: "failed", error_code: "profile.excluded" });
+    expect(await p.call("file_write", { path: "x.txt", content: "no" })).toEqual({
+      status: "failed",
+      tool: "file_write",
+      error_code: "profile.excluded",
+      message: 'file_write is not offered in profile "scout"; a session with another profile can call it',
+    });
+    expect(await p.call("bash", { command: "touch y.txt" })).toMatchObject({
+      status: "failed",
+      error_code: "profile.excluded",
+    });
     expect(await p.call("desk", { text: "scouted" })).toEqual({
       status: "failed",
       tool: "desk",
       error_code: "profile.excluded",
-      message: 'this call of desk is not offered in profile "scout" (it offers only some calls of desk); a session with another profile can call it',
+      message:
+        'this call of desk is not offered in profile "scout" (it offers only some calls of desk); a session with another profile can call it',
     });
-    expect(await p.call("desk", {})).toEqual({ status: "success", tool: "desk", payload: { lane: "default", version: 0, text: "" } });
+    expect(await p.call("desk", {})).toEqual({
+      status: "success",
+      tool: "desk",
+      payload: { lane: "default", version: 0, text: "" },
+    });
     expect(p.started.map((r) => r.tool)).toEqual(["desk"]);
     expect(p.rows.map((r) => [r.tool, r.status, r.error_code])).toEqual([
       ["file_write", "failed", "profile.excluded"],
@@ -161,9 +215,15 @@ describe("the pipeline with a profile (in process, real catalog and permissions)
   test("writer writes files but cannot read the desk or run bash", async () => {
     await using ws = tempDir();
     using p = await pipeline(ws.path, "writer");
-    expect(await p.call("file_write", { path: "x.txt", content: "yes" })).toMatchObject({ status: "success", tool: "file_write" });
+    expect(await p.call("file_write", { path: "x.txt", content: "yes" })).toMatchObject({
+      status: "success",
+      tool: "file_write",
+    });
     expect(await Bun.file(join(ws.path, "x.txt")).text()).toBe("yes");
-    expect(await p.call("desk", {})).toMatchObject({ error_code: "profile.excluded", message: 'desk is not offered in profile "writer"; a session with another profile can call it' });
+    expect(await p.call("desk", {})).toMatchObject({
+      error_code: "profile.excluded",
+      message: 'desk is not offered in profile "writer"; a session with another profile can call it',
+    });
     expect(await p.call("bash", { command: "true" })).toMatchObject({ error_code: "profile.excluded" });
   });
 

@@ -14,7 +14,10 @@ describe("tools/list", () => {
     const s = site(root.path);
     await using served = await serve([], { cwd: s.ws, home: s.home });
     const { tools } = await served.client.listTools();
-    const listed = (await run(["tools", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const listed = (await run(["tools", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(tools.map((t) => t.name)).toEqual(listed.map((d) => d.name));
     const read = tools.find((t) => t.name === "file_read")!;
     const full = json(await run(["tools", "file_read", "--json"], { cwd: s.ws, env: { HOME: s.home } }));
@@ -23,10 +26,26 @@ describe("tools/list", () => {
       description: full.description,
       inputSchema: full.inputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-      _meta: { toolgate: { name: "file_read", origin: "builtin", effect: "read", approval: "required", digest: full.digest.slice(0, 12) } },
+      _meta: {
+        toolgate: {
+          name: "file_read",
+          origin: "builtin",
+          effect: "read",
+          approval: "required",
+          digest: full.digest.slice(0, 12),
+        },
+      },
     });
-    expect(tools.find((t) => t.name === "bash")!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
-    expect(tools.find((t) => t.name === "plan")!.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(tools.find((t) => t.name === "bash")!.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+    });
+    expect(tools.find((t) => t.name === "plan")!.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
   });
 });
 
@@ -36,14 +55,22 @@ describe("tools/call runs the pipeline", () => {
     const s = site(root.path);
     await using served = await serve(["--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home });
     const r = await served.client.callTool({ name: "file_read", arguments: { path: "a.txt" } });
-    const cold = json(await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], { cwd: s.ws, env: { HOME: s.home } }));
+    const cold = json(
+      await run(["call", "file_read", '{"path":"a.txt"}', "--allow-read", "--approve", "file_read"], {
+        cwd: s.ws,
+        env: { HOME: s.home },
+      }),
+    );
     expect(r.isError).toBeUndefined();
     expect(textJson(r)).toEqual(cold.payload);
     expect(r.structuredContent).toEqual(cold.payload);
     expect(r._meta).toEqual({ toolgate: { status: "success" } });
     await served.close();
     const rows = await journal(s.ws, s.home);
-    expect(rows.map((x) => [x.tool, x.status])).toEqual([["file_read", "success"], ["file_read", "success"]]);
+    expect(rows.map((x) => [x.tool, x.status])).toEqual([
+      ["file_read", "success"],
+      ["file_read", "success"],
+    ]);
   });
 
   test("a refusal is isError with the envelope and its code; the row says so", async () => {
@@ -59,7 +86,11 @@ describe("tools/call runs the pipeline", () => {
     const none = await served.client.callTool({ name: "no_such_tool", arguments: {} });
     expect(none._meta).toEqual({ toolgate: { status: "failed", error_code: "unknown_tool" } });
     await served.close();
-    expect((await journal(s.ws, s.home)).map((x) => x.error_code)).toEqual(["permission.denied", "args.invalid", "unknown_tool"]);
+    expect((await journal(s.ws, s.home)).map((x) => x.error_code)).toEqual([
+      "permission.denied",
+      "args.invalid",
+      "unknown_tool",
+    ]);
   });
 
   test("a client without elicitation: approval.required says to start serve with --approve", async () => {
@@ -92,7 +123,11 @@ describe("approval through the client's elicitation", () => {
     await using root = tempDir();
     const s = site(root.path);
     const asked: ElicitRequest[] = [];
-    await using served = await serve(["--allow-read"], { cwd: s.ws, home: s.home, elicit: question(["once", "decline"], asked) });
+    await using served = await serve(["--allow-read"], {
+      cwd: s.ws,
+      home: s.home,
+      elicit: question(["once", "decline"], asked),
+    });
     const first = await served.client.callTool({ name: "file_read", arguments: { path: "a.txt" } });
     expect(first.isError).toBeUndefined();
     const second = await served.client.callTool({ name: "file_read", arguments: { path: "a.txt" } });
@@ -110,8 +145,15 @@ describe("approval through the client's elicitation", () => {
     const s = site(root.path);
     const asked: ElicitRequest[] = [];
     {
-      await using served = await serve(["--allow-read"], { cwd: s.ws, home: s.home, elicit: question(["always"], asked) });
-      for (let i = 0; i < 3; i++) expect((await served.client.callTool({ name: "file_read", arguments: { path: "a.txt" } })).isError).toBeUndefined();
+      await using served = await serve(["--allow-read"], {
+        cwd: s.ws,
+        home: s.home,
+        elicit: question(["always"], asked),
+      });
+      for (let i = 0; i < 3; i++)
+        expect(
+          (await served.client.callTool({ name: "file_read", arguments: { path: "a.txt" } })).isError,
+        ).toBeUndefined();
     }
     await using again = await serve(["--allow-read"], { cwd: s.ws, home: s.home, elicit: question([], asked) });
     expect((await again.client.callTool({ name: "file_read", arguments: { path: "a.txt" } })).isError).toBeUndefined();
@@ -122,8 +164,15 @@ describe("approval through the client's elicitation", () => {
     await using root = tempDir();
     const s = site(root.path);
     const asked: ElicitRequest[] = [];
-    await using served = await serve(["--allow-write"], { cwd: s.ws, home: s.home, elicit: question(["decline"], asked) });
-    await served.client.callTool({ name: "file_write", arguments: { path: "b.txt", content: `${"x".repeat(5_000)}TAIL` } });
+    await using served = await serve(["--allow-write"], {
+      cwd: s.ws,
+      home: s.home,
+      elicit: question(["decline"], asked),
+    });
+    await served.client.callTool({
+      name: "file_write",
+      arguments: { path: "b.txt", content: `${"x".repeat(5_000)}TAIL` },
+    });
     const message = asked[0]!.params.message;
     expect(message.length).toBeLessThan(2_600);
     expect(message).toMatch(/more characters not shown; the whole arguments have sha256 [0-9a-f]{64}/);
@@ -135,7 +184,11 @@ describe("--child and --profile narrow", () => {
     await using root = tempDir();
     const s = site(root.path);
     const asked: ElicitRequest[] = [];
-    await using served = await serve(["--child", "--allow-read", "--approve", "file_read"], { cwd: s.ws, home: s.home, elicit: (r) => (asked.push(r), { action: "accept", content: { approve: "once" } }) });
+    await using served = await serve(["--child", "--allow-read", "--approve", "file_read"], {
+      cwd: s.ws,
+      home: s.home,
+      elicit: (r) => (asked.push(r), { action: "accept", content: { approve: "once" } }),
+    });
     const names = (await served.client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(["desk", "file_read", "plan", "task_control", "task_list", "task_status", "yield_until"]);
     expect((await served.client.callTool({ name: "file_read", arguments: { path: "a.txt" } })).isError).toBeUndefined();
@@ -147,7 +200,10 @@ describe("--child and --profile narrow", () => {
   test("--profile scout: file_write is neither listed nor callable by name", async () => {
     await using root = tempDir();
     const s = site(root.path);
-    await using served = await serve(["--profile", "scout", "--allow-all", "--approve", "all"], { cwd: s.ws, home: s.home });
+    await using served = await serve(["--profile", "scout", "--allow-all", "--approve", "all"], {
+      cwd: s.ws,
+      home: s.home,
+    });
     const names = (await served.client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(["desk", "file_find", "file_read", "file_search", "plan", "skill_list", "skill_load"]);
     const w = await served.client.callTool({ name: "file_write", arguments: { path: "b.txt", content: "x" } });

@@ -6,17 +6,41 @@ const SERVERS = ["alpha", "beta", "gamma"];
 
 function routes(): ResourceRoutes {
   const r = new ResourceRoutes();
-  r.listed(new Map([["alpha", ["memo://a", "memo://both"]], ["beta", ["memo://b", "memo://both"]], ["gamma", []]]));
-  r.templatesListed(new Map([["alpha", []], ["beta", ["file:///{name}"]], ["gamma", ["memo://{name}", "file:///{name}"]]]));
+  r.listed(
+    new Map([
+      ["alpha", ["memo://a", "memo://both"]],
+      ["beta", ["memo://b", "memo://both"]],
+      ["gamma", []],
+    ]),
+  );
+  r.templatesListed(
+    new Map([
+      ["alpha", []],
+      ["beta", ["file:///{name}"]],
+      ["gamma", ["memo://{name}", "file:///{name}"]],
+    ]),
+  );
   return r;
 }
 
 describe("resource routes", () => {
   test.each([
-    ["a URI one server lists goes to it, whatever templates match it", "memo://a", { server: "alpha", uri: "memo://a" }],
-    ["a namespaced URI goes to the server it names", `toolgate://resource/beta/${encodeURIComponent("memo://both")}`, { server: "beta", uri: "memo://both" }],
+    [
+      "a URI one server lists goes to it, whatever templates match it",
+      "memo://a",
+      { server: "alpha", uri: "memo://a" },
+    ],
+    [
+      "a namespaced URI goes to the server it names",
+      `toolgate://resource/beta/${encodeURIComponent("memo://both")}`,
+      { server: "beta", uri: "memo://both" },
+    ],
     ["a URI several servers list goes to none, whatever templates match it", "memo://both", null],
-    ["a template's expansion goes to the first server whose template matches", "file:///x", { server: "beta", uri: "file:///x" }],
+    [
+      "a template's expansion goes to the first server whose template matches",
+      "file:///x",
+      { server: "beta", uri: "file:///x" },
+    ],
     ["a server that lists nothing serves its templates", "memo://c", { server: "gamma", uri: "memo://c" }],
     ["nothing names it: no server", "demo://x", null],
   ])("%s", (_, served, want) => {
@@ -33,7 +57,9 @@ describe("resource routes", () => {
     const r = routes();
     expect(r.served("beta", "memo://both")).toBe(`toolgate://resource/beta/${encodeURIComponent("memo://both")}`);
     expect(r.served("beta", "memo://b")).toBe("memo://b");
-    expect(r.sharedBy("memo://both")).toEqual(["alpha", "beta"].map((s) => `toolgate://resource/${s}/${encodeURIComponent("memo://both")}`));
+    expect(r.sharedBy("memo://both")).toEqual(
+      ["alpha", "beta"].map((s) => `toolgate://resource/${s}/${encodeURIComponent("memo://both")}`),
+    );
     expect(r.sharedBy("memo://a")).toEqual([]);
   });
 });

@@ -23,7 +23,10 @@ describe("one tool caller runs everything served", () => {
   test("tools/call by catalog name, each relayed request as its method's entry on its server; the answers are the caller's", async () => {
     await using root = tempDir();
     const s = site(root.path);
-    writeFileSync(join(s.ws, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE] } } }));
+    writeFileSync(
+      join(s.ws, "toolgate.json"),
+      JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [FIXTURE] } } }),
+    );
     const env = { PATH: "/usr/bin:/bin", HOME: s.home, XDG_STATE_HOME: join(s.home, "state") };
     const runtime = await openRuntime({
       cwd: s.ws,
@@ -48,7 +51,13 @@ describe("one tool caller runs everything served", () => {
     };
     const choices = servingChoices(booted, undefined, undefined);
     const approved = approvedSet(["all"]);
-    const real = new PipelineCaller({ runtime, caller: { ...wiring, approved }, profile: choices.profile, child: false, callable: () => [] });
+    const real = new PipelineCaller({
+      runtime,
+      caller: { ...wiring, approved },
+      profile: choices.profile,
+      child: false,
+      callable: () => [],
+    });
     const asked: string[] = [];
     const recording: ToolCaller = {
       call: (name, args, how) => (asked.push(`call ${name}`), real.call(name, args, how)),
@@ -62,12 +71,18 @@ describe("one tool caller runs everything served", () => {
     await client.connect(clientSide);
     try {
       expect((await client.callTool({ name: "plan", arguments: {} })).isError).toBeUndefined();
-      expect((await client.callTool({ name: "fx__test_simple_text", arguments: {} })).content).toEqual([{ type: "text", text: "This is a simple text response for testing." }]);
+      expect((await client.callTool({ name: "fx__test_simple_text", arguments: {} })).content).toEqual([
+        { type: "text", text: "This is a simple text response for testing." },
+      ]);
       expect(asked.splice(0)).toEqual(["call plan", "call fx__test_simple_text"]);
       // A read as the client's first request: the only server with resources has it.
-      expect((await client.readResource({ uri: "test://static-text" })).contents).toEqual([{ uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." }]);
+      expect((await client.readResource({ uri: "test://static-text" })).contents).toEqual([
+        { uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." },
+      ]);
       expect(asked.splice(0)).toEqual(["mcp:fx resources/read"]);
-      expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(["test://template/{id}/data"]);
+      expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+        "test://template/{id}/data",
+      ]);
       expect(asked.splice(0)).toEqual(["mcp:fx resources/templates/list"]);
       expect((await client.getPrompt({ name: "fx__test_simple_prompt" })).messages.length).toBeGreaterThan(0);
       expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain("fx__test_simple_prompt");

@@ -12,7 +12,8 @@ import { ROOT, run, tempDir } from "../helpers.ts";
 import { serve } from "./client.ts";
 
 const MORTAL = join(ROOT, "test", "fixtures", "mcp", "mortal.ts");
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+const alive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);
 
 /** A workspace whose config declares the mortal fixture as the required server "fx", and a HOME beside it. */
@@ -21,8 +22,17 @@ function site(root: string) {
   const home = join(root, "home");
   mkdirSync(ws);
   mkdirSync(home);
-  const args = [MORTAL, `--pids-out=${root}/pids`, `--calls-out=${root}/calls`, `--variant=${root}/variant`, `--die-at-start=${root}/die`];
-  writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { fx: { command: process.execPath, args, required: true } } }));
+  const args = [
+    MORTAL,
+    `--pids-out=${root}/pids`,
+    `--calls-out=${root}/calls`,
+    `--variant=${root}/variant`,
+    `--die-at-start=${root}/die`,
+  ];
+  writeFileSync(
+    join(ws, "toolgate.json"),
+    JSON.stringify({ mcpServers: { fx: { command: process.execPath, args, required: true } } }),
+  );
   return { ws, home, pids: join(root, "pids"), variant: join(root, "variant"), die: join(root, "die") };
 }
 
@@ -37,14 +47,23 @@ describe("serve supervises its children", () => {
     process.kill(first, "SIGKILL");
     expect(await waitUntil(() => served.stderr().includes("restarted"), 15_000)).toBe(true);
     const second = Number(lines(s.pids)[1]);
-    expect(served.stderr()).toContain(`MCP server "fx" was killed by a signal; restarting in 0.5 s (restart 1 of at most 5)\n`);
+    expect(served.stderr()).toContain(
+      `MCP server "fx" was killed by a signal; restarting in 0.5 s (restart 1 of at most 5)\n`,
+    );
     expect(served.stderr()).toContain(`MCP server "fx" restarted (pid ${second})\n`);
-    expect((await served.client.callTool({ name: "fx__echo", arguments: { message: "back" } })).content).toEqual([{ type: "text", text: "back" }]);
+    expect((await served.client.callTool({ name: "fx__echo", arguments: { message: "back" } })).content).toEqual([
+      { type: "text", text: "back" },
+    ]);
     await served.close();
     expect(await waitUntil(() => !alive(served.pid), 15_000)).toBe(true);
     expect(lines(s.pids).map(Number).filter(alive)).toEqual([]);
-    const rows = (await run(["log", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout.trim().split("\n").map((l) => JSON.parse(l));
-    const servers = rows.filter((r) => String(r.event).startsWith("server_")).map((r) => [r.event, r.tool, r.status, r.error_code]);
+    const rows = (await run(["log", "--json"], { cwd: s.ws, env: { HOME: s.home } })).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const servers = rows
+      .filter((r) => String(r.event).startsWith("server_"))
+      .map((r) => [r.event, r.tool, r.status, r.error_code]);
     expect(servers).toEqual([
       ["server_started", "mcp.connect:fx", "started", null],
       ["server_exited", "mcp.connect:fx", "exited", "mcp.exited"],
@@ -76,7 +95,11 @@ describe("serve supervises its children", () => {
     expect(await waitUntil(() => !alive(served.pid), 15_000)).toBe(true);
     const db = new Database(join(s.ws, ".toolgate", "toolgate.db"), { readonly: true });
     try {
-      const rows = db.query("SELECT event, status, error_code, count(*) AS n FROM journal WHERE tool = 'fx__echo' GROUP BY event, status, error_code ORDER BY n").all();
+      const rows = db
+        .query(
+          "SELECT event, status, error_code, count(*) AS n FROM journal WHERE tool = 'fx__echo' GROUP BY event, status, error_code ORDER BY n",
+        )
+        .all();
       expect(rows).toEqual([
         { event: "tool_finished", status: "success", error_code: null, n: 3 },
         { event: "tool_finished", status: "failed", error_code: "mcp.restarting", n: 10 },
@@ -94,7 +117,11 @@ describe("serve supervises its children", () => {
     await using served = await serve(["--allow-run", "--approve", "all"], { cwd: s.ws, home: s.home });
     let changed = 0;
     served.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
-    const names = async () => (await served.client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("fx__")).sort();
+    const names = async () =>
+      (await served.client.listTools()).tools
+        .map((t) => t.name)
+        .filter((n) => n.startsWith("fx__"))
+        .sort();
     expect(await names()).toEqual(["fx__die", "fx__echo", "fx__slow"]);
     writeFileSync(s.variant, "v2");
     const died = await served.client.callTool({ name: "fx__die", arguments: {} });

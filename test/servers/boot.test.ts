@@ -7,11 +7,25 @@ import type { RemoteSpec } from "../../src/servers/specs.ts";
 import { remoteTerms } from "../helpers.ts";
 
 const spec = (name: string, kind: "las" | "mcp" = "mcp", required = false): RemoteSpec => ({
-  name, origin: kind === "las" ? "las" : `mcp:${name}`, kind, required, network: false, pin: false, needs: [],
-  transport: { kind: "stdio", argv: ["x"], cwd: "/", values: {}, secrets: {} }, connectTimeoutMs: 1, timeoutMs: 1, graceMs: 0,
+  name,
+  origin: kind === "las" ? "las" : `mcp:${name}`,
+  kind,
+  required,
+  network: false,
+  pin: false,
+  needs: [],
+  transport: { kind: "stdio", argv: ["x"], cwd: "/", values: {}, secrets: {} },
+  connectTimeoutMs: 1,
+  timeoutMs: 1,
+  graceMs: 0,
 });
 const tool = (origin: string, name: string, inputSchema: unknown = { type: "object" }): ToolSource => ({
-  origin, rawName: name, name, description: "", inputSchema, approval: "required",
+  origin,
+  rawName: name,
+  name,
+  description: "",
+  inputSchema,
+  approval: "required",
   terms: remoteTerms(),
   adapter: { needs: () => ({ ok: true, value: [] }), run: async () => ({ ok: true, value: null }) },
 });
@@ -29,7 +43,9 @@ describe("mayDiscover", () => {
     ["ghx__issue", "gh", false],
     [`github_com_owner_repo_${serverHex}__x`, "github.com/owner/repo", true], // a mapped server prefix
     ["github__x", "github.com/owner/repo", false],
-  ] as const)("call %p, server %p: %p", (call, server, want) => expect(mayDiscover(spec(server), call, builtin, ["finance"])).toBe(want));
+  ] as const)("call %p, server %p: %p", (call, server, want) =>
+    expect(mayDiscover(spec(server), call, builtin, ["finance"])).toBe(want),
+  );
 
   test("Las only for its selected surfaces", () => {
     expect(mayDiscover(spec("las", "las"), "finance__balance", builtin, ["finance"])).toBe(true);
@@ -40,7 +56,13 @@ describe("mayDiscover", () => {
 
 describe("ownerOf, mayOwnUnlisted", () => {
   const specs = [spec("gh"), spec("gh_enterprise"), spec("web")];
-  const status = (name: string, ok: boolean): ServerStatus => ({ name, origin: `mcp:${name}`, ok, tools: ok ? 1 : 0, cached: false });
+  const status = (name: string, ok: boolean): ServerStatus => ({
+    name,
+    origin: `mcp:${name}`,
+    ok,
+    tools: ok ? 1 : 0,
+    cached: false,
+  });
 
   test.each([
     ["gh__issue", "gh"],
@@ -77,7 +99,11 @@ describe("withholdBadServers", () => {
   });
 
   test("a clean server is kept whole", () => {
-    const r = withholdBadServers([tool("mcp:gh", "gh__x"), tool("mcp:gh", "gh__y")], [spec("gh")], [tool("builtin", "file_read")]);
+    const r = withholdBadServers(
+      [tool("mcp:gh", "gh__x"), tool("mcp:gh", "gh__y")],
+      [spec("gh")],
+      [tool("builtin", "file_read")],
+    );
     expect([r.keep.length, r.withheld]).toEqual([2, []]);
   });
 });

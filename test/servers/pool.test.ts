@@ -23,7 +23,14 @@ describe("ConnectionPool", () => {
     const b = fakeConnection(11);
     expect(pool.keep("ka", "a", a)).toBe(true);
     expect(pool.keep("kb", "b", b)).toBe(true);
-    expect([pool.get("ka"), pool.owns(b), pool.alive()]).toEqual([a, true, [{ name: "a", pid: 10 }, { name: "b", pid: 11 }]]);
+    expect([pool.get("ka"), pool.owns(b), pool.alive()]).toEqual([
+      a,
+      true,
+      [
+        { name: "a", pid: 10 },
+        { name: "b", pid: 11 },
+      ],
+    ]);
     a.lose();
     await a.lost;
     expect([pool.get("ka"), pool.owns(a), pool.alive()]).toEqual([undefined, false, [{ name: "b", pid: 11 }]]);

@@ -17,7 +17,8 @@ import { serveMcp, type HttpMcp } from "../support/http-mcp-server.ts";
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "mcp", "mortal.ts");
 const FAST: RestartPolicy = { initialMs: 20, maxMs: 50, attempts: 5, stableMs: 60_000 };
 
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+const alive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);
 
 function spec(dir: string, required = true): RemoteSpec {
@@ -31,7 +32,14 @@ function spec(dir: string, required = true): RemoteSpec {
     needs: [{ kind: "run", value: process.execPath }],
     transport: {
       kind: "stdio",
-      argv: [process.execPath, FIXTURE, `--pids-out=${dir}/pids`, `--calls-out=${dir}/calls`, `--variant=${dir}/variant`, `--die-at-start=${dir}/die`],
+      argv: [
+        process.execPath,
+        FIXTURE,
+        `--pids-out=${dir}/pids`,
+        `--calls-out=${dir}/calls`,
+        `--variant=${dir}/variant`,
+        `--die-at-start=${dir}/die`,
+      ],
       cwd: dir,
       values: {},
       secrets: {},
@@ -43,13 +51,29 @@ function spec(dir: string, required = true): RemoteSpec {
 }
 
 /** RemoteSources over the fixture, loaded, with its hooks recorded: each onChange snapshots what refusedNow says of every tool. */
-async function supervised(dir: string, opts: { required?: boolean; refresh?: boolean; policy?: RestartPolicy; spec?: RemoteSpec; now?: () => number; refuse?: boolean } = {}) {
+async function supervised(
+  dir: string,
+  opts: {
+    required?: boolean;
+    refresh?: boolean;
+    policy?: RestartPolicy;
+    spec?: RemoteSpec;
+    now?: () => number;
+    refuse?: boolean;
+  } = {},
+) {
   const asked: string[] = [];
   const journal: { status: string; code?: string; message?: string }[] = [];
   const permissions: PermissionGate = {
     check: (need) => {
       asked.push(`${need.kind}:${need.value}`);
-      if (opts.refuse) return { ok: false, code: "permission.denied", message: `run access to "${need.value}" is not granted; run again with --allow-run`, flag: "--allow-run" };
+      if (opts.refuse)
+        return {
+          ok: false,
+          code: "permission.denied",
+          message: `run access to "${need.value}" is not granted; run again with --allow-run`,
+          flag: "--allow-run",
+        };
       return { ok: true, value: need.value };
     },
   };
@@ -71,7 +95,7 @@ async function supervised(dir: string, opts: { required?: boolean; refresh?: boo
   const changes: Record<string, string>[] = [];
   const waiters: { test: () => boolean; resolve: () => void }[] = [];
   const poke = () => {
-    for (const w of [...waiters]) if (w.test()) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+    for (const w of [...waiters]) if (w.test()) waiters.splice(waiters.indexOf(w), 1), w.resolve();
   };
   const sup = await remote.supervise(
     {
@@ -91,12 +115,27 @@ async function supervised(dir: string, opts: { required?: boolean; refresh?: boo
     t()
       ? Promise.resolve()
       : new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}`)), 15_000);
+          const timer = setTimeout(
+            () => reject(new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}`)),
+            15_000,
+          );
           waiters.push({ test: t, resolve: () => (clearTimeout(timer), resolve()) });
         });
   const call = (name: string, args: unknown = {}) => tools.get(name)!.adapter.run(args, toolContext(dir));
   const pid = async () => (await remote.connection(s)).child!.pid;
-  return { remote, sup, spec: s, asked, journal, events, changes, until, call, pid, [Symbol.asyncDispose]: () => remote.shutdown() };
+  return {
+    remote,
+    sup,
+    spec: s,
+    asked,
+    journal,
+    events,
+    changes,
+    until,
+    call,
+    pid,
+    [Symbol.asyncDispose]: () => remote.shutdown(),
+  };
 }
 
 describe("a supervised child that dies", () => {
@@ -109,19 +148,30 @@ describe("a supervised child that dies", () => {
     process.kill(first, "SIGKILL");
     expect(await inFlight).toEqual({
       ok: false,
-      refusal: { code: "transport_lost", indeterminate: true, message: "slow: the connection failed mid-call (MCP server \"mortal\" was killed by a signal); the remote effect is unknown and the call is not replayed" },
+      refusal: {
+        code: "transport_lost",
+        indeterminate: true,
+        message:
+          'slow: the connection failed mid-call (MCP server "mortal" was killed by a signal); the remote effect is unknown and the call is not replayed',
+      },
     });
     await s.until("the restart", () => s.events.length >= 2);
     const second = await s.pid();
     expect(second).not.toBe(first);
-    expect(s.events).toEqual([`MCP server "mortal" was killed by a signal; restarting in 0.02 s (restart 1 of at most 5)`, `MCP server "mortal" restarted (pid ${second})`]);
-    expect(await s.call("mortal__echo", { message: "again" })).toEqual({ ok: true, value: { content: [{ type: "text", text: "again" }] } });
+    expect(s.events).toEqual([
+      `MCP server "mortal" was killed by a signal; restarting in 0.02 s (restart 1 of at most 5)`,
+      `MCP server "mortal" restarted (pid ${second})`,
+    ]);
+    expect(await s.call("mortal__echo", { message: "again" })).toEqual({
+      ok: true,
+      value: { content: [{ type: "text", text: "again" }] },
+    });
     // The fixture saw the slow call once, then the echo: nothing was replayed.
     expect(lines(join(dir.path, "calls"))).toEqual(["slow", "echo"]);
     expect(lines(join(dir.path, "pids")).map(Number)).toEqual([first, second]);
     // Down (every tool refused while it restarts), then back.
-    const down = { "mortal__echo": "mcp.restarting", "mortal__slow": "mcp.restarting", "mortal__die": "mcp.restarting" };
-    expect(s.changes).toEqual([down, { "mortal__echo": "ok", "mortal__slow": "ok", "mortal__die": "ok" }]);
+    const down = { mortal__echo: "mcp.restarting", mortal__slow: "mcp.restarting", mortal__die: "mcp.restarting" };
+    expect(s.changes).toEqual([down, { mortal__echo: "ok", mortal__slow: "ok", mortal__die: "ok" }]);
     // The start's permission was asked once; the restart ran the approved command line.
     expect(s.asked).toEqual([`run:${process.execPath}`]);
     expect(s.journal).toEqual([
@@ -136,13 +186,21 @@ describe("a supervised child that dies", () => {
     await using dir = tempDir();
     await using s = await supervised(dir.path);
     writeFileSync(join(dir.path, "variant"), "v2");
-    expect(await s.call("mortal__die")).toMatchObject({ ok: false, refusal: { code: "transport_lost", indeterminate: true } });
+    expect(await s.call("mortal__die")).toMatchObject({
+      ok: false,
+      refusal: { code: "transport_lost", indeterminate: true },
+    });
     await s.until("the restart", () => s.events.some((e) => e.includes("restarted")));
     expect(s.events[0]).toBe(`MCP server "mortal" exited with status 9; restarting in 0.02 s (restart 1 of at most 5)`);
     expect(s.events[1]).toBe(`MCP server "mortal" restarted (pid ${await s.pid()}); withheld as changed: mortal__echo`);
     const changed = s.remote.refusedNow("mortal__echo");
-    expect(changed).toMatchObject({ code: "descriptor_changed", message: expect.stringContaining("mortal__echo from mcp:mortal changed its descriptor since MCP server \"mortal\" was restarted") });
-    expect(s.changes.at(-1)).toEqual({ "mortal__echo": "descriptor_changed", "mortal__slow": "ok", "mortal__die": "ok" });
+    expect(changed).toMatchObject({
+      code: "descriptor_changed",
+      message: expect.stringContaining(
+        'mortal__echo from mcp:mortal changed its descriptor since MCP server "mortal" was restarted',
+      ),
+    });
+    expect(s.changes.at(-1)).toEqual({ mortal__echo: "descriptor_changed", mortal__slow: "ok", mortal__die: "ok" });
     // A call of it is refused before it reaches the child; the boot's catalog entry is left as it was.
     expect(await s.call("mortal__echo", { message: "x", loud: true })).toEqual({ ok: false, refusal: changed! });
     expect(lines(join(dir.path, "calls"))).toEqual(["die"]);
@@ -154,7 +212,10 @@ describe("a supervised child that dies", () => {
     writeFileSync(join(dir.path, "variant"), "gone");
     process.kill(await s.pid(), "SIGKILL");
     await s.until("the restart", () => s.events.some((e) => e.includes("restarted")));
-    expect(s.remote.refusedNow("mortal__echo")).toMatchObject({ code: "descriptor_changed", message: expect.stringContaining("is no longer listed") });
+    expect(s.remote.refusedNow("mortal__echo")).toMatchObject({
+      code: "descriptor_changed",
+      message: expect.stringContaining("is no longer listed"),
+    });
     expect(s.remote.refusedNow("mortal__slow")).toBeUndefined();
   }, 30_000);
 
@@ -164,7 +225,11 @@ describe("a supervised child that dies", () => {
     writeFileSync(join(dir.path, "die"), "");
     process.kill(await s.pid(), "SIGKILL");
     await s.until("the give-up", () => s.events.some((e) => e.includes("not restarted again")));
-    expect(s.events.map((e) => e.replace(/did not come back: .*told to die at start\n?/s, "did not come back: …told to die at start"))).toEqual([
+    expect(
+      s.events.map((e) =>
+        e.replace(/did not come back: .*told to die at start\n?/s, "did not come back: …told to die at start"),
+      ),
+    ).toEqual([
       `MCP server "mortal" was killed by a signal; restarting in 0.02 s (restart 1 of at most 5)`,
       `MCP server "mortal" did not come back: …told to die at start; restarting in 0.04 s (restart 2 of at most 5)`,
       `MCP server "mortal" did not come back: …told to die at start; restarting in 0.05 s (restart 3 of at most 5)`,
@@ -173,9 +238,16 @@ describe("a supervised child that dies", () => {
       `MCP server "mortal" did not come back: …told to die at start; not restarted again (5 restarts in a row failed); its tools are refused until toolgate restarts`,
     ]);
     const down = s.remote.refusedNow("mortal__echo");
-    expect(down).toMatchObject({ code: "mcp.server_down", message: expect.stringContaining("told to die at start; 5 restarts in a row failed") });
+    expect(down).toMatchObject({
+      code: "mcp.server_down",
+      message: expect.stringContaining("told to die at start; 5 restarts in a row failed"),
+    });
     expect(await s.call("mortal__echo", { message: "x" })).toEqual({ ok: false, refusal: down! });
-    expect(s.changes.at(-1)).toEqual({ "mortal__echo": "mcp.server_down", "mortal__slow": "mcp.server_down", "mortal__die": "mcp.server_down" });
+    expect(s.changes.at(-1)).toEqual({
+      mortal__echo: "mcp.server_down",
+      mortal__slow: "mcp.server_down",
+      mortal__die: "mcp.server_down",
+    });
     expect(s.journal.map((j) => `${j.status}${j.code ? ` ${j.code}` : ""}`)).toEqual([
       "started",
       "exited mcp.exited",
@@ -215,9 +287,14 @@ describe("starting under supervision", () => {
     // Listed and cached by a first process; this one may not start it.
     await (await supervised(dir.path)).remote.shutdown();
     await using s = await supervised(dir.path, { refresh: false, refuse: true });
-    expect(s.events).toEqual([`MCP server "mortal" is not started: run access to "${process.execPath}" is not granted; run again with --allow-run`]);
+    expect(s.events).toEqual([
+      `MCP server "mortal" is not started: run access to "${process.execPath}" is not granted; run again with --allow-run`,
+    ]);
     expect(s.changes).toEqual([]);
-    expect(await s.call("mortal__echo", { message: "x" })).toMatchObject({ ok: false, refusal: { code: "mcp.connect_failed", message: expect.stringContaining("--allow-run") } });
+    expect(await s.call("mortal__echo", { message: "x" })).toMatchObject({
+      ok: false,
+      refusal: { code: "mcp.connect_failed", message: expect.stringContaining("--allow-run") },
+    });
     expect(lines(join(dir.path, "pids")).length).toBe(1);
     expect(s.journal.map((j) => j.status)).toEqual(["refused", "refused"]);
   }, 30_000);
@@ -251,7 +328,10 @@ describe("shutdown under supervision", () => {
     expect(pids.length).toBe(2);
     expect(pids.filter(alive)).toEqual([]);
     // And nothing is started after it.
-    expect(await s.call("mortal__echo", { message: "late" })).toMatchObject({ ok: false, refusal: { code: "mcp.connect_failed", message: expect.stringContaining("shutting down") } });
+    expect(await s.call("mortal__echo", { message: "late" })).toMatchObject({
+      ok: false,
+      refusal: { code: "mcp.connect_failed", message: expect.stringContaining("shutting down") },
+    });
     expect(lines(join(dir.path, "pids")).length).toBe(2);
   }, 30_000);
 
@@ -260,7 +340,9 @@ describe("shutdown under supervision", () => {
     const s = await supervised(dir.path, { policy: { ...FAST, initialMs: 300, maxMs: 300 } });
     process.kill(await s.pid(), "SIGKILL");
     await s.until("the exit", () => s.events.length === 1);
-    expect(s.events).toEqual([`MCP server "mortal" was killed by a signal; restarting in 0.3 s (restart 1 of at most 5)`]);
+    expect(s.events).toEqual([
+      `MCP server "mortal" was killed by a signal; restarting in 0.3 s (restart 1 of at most 5)`,
+    ]);
     await s.remote.shutdown();
     // Nothing to await here: the absence of a start is seen only after its time has passed.
     await Bun.sleep(600);
@@ -279,10 +361,17 @@ describe("a supervised HTTP server", () => {
     await using dir = tempDir();
     const hostPort = `127.0.0.1:${server.port}`;
     const web: RemoteSpec = {
-      name: "web", origin: "mcp:web", kind: "mcp", required: true, network: true, pin: false,
+      name: "web",
+      origin: "mcp:web",
+      kind: "mcp",
+      required: true,
+      network: true,
+      pin: false,
       needs: [{ kind: "net", value: hostPort }],
       transport: { kind: "http", url: `http://${hostPort}/mcp`, headers: {}, secrets: {} },
-      connectTimeoutMs: 10_000, timeoutMs: 10_000, graceMs: 2_000,
+      connectTimeoutMs: 10_000,
+      timeoutMs: 10_000,
+      graceMs: 2_000,
     };
     await using s = await supervised(dir.path, { spec: web });
     const ok = { ok: true as const, value: { content: [{ type: "text", text: "hello" }] } };

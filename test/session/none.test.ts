@@ -8,7 +8,24 @@ import { tempDir } from "../helpers.ts";
 // The entry's quick check may skip the session client only where the client would find no folder.
 describe("surelyNoSession (the entry's check before the session client loads)", () => {
   test("names the folder sessionsFolder names, for every mix of the three variables, or declines (dot segments)", () => {
-    const values = [undefined, "", "rel", "rel/x", "/", "/a", "/a/", "/a//b", "/a/./b", "/a/../b", "/a/..", "/.", "/a/.b", "/a/b..", "/a/...", "/x y/z"];
+    const values = [
+      undefined,
+      "",
+      "rel",
+      "rel/x",
+      "/",
+      "/a",
+      "/a/",
+      "/a//b",
+      "/a/./b",
+      "/a/../b",
+      "/a/..",
+      "/.",
+      "/a/.b",
+      "/a/b..",
+      "/a/...",
+      "/x y/z",
+    ];
     let plain = 0;
     let declined = 0;
     for (const XDG_RUNTIME_DIR of values) {

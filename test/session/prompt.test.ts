@@ -16,8 +16,14 @@ const env = (ws: string) => (users.add(`${ws}.user`), { HOME: ws, XDG_STATE_HOME
 /** What a cold call asks, as a session asks it: yes or no for this call only ("A" is not offered over the socket). */
 const overSocket = (text: string) =>
   text
-    .replace(/Allow\? \[y\/n\/A\] \(y = yes, allow; n = no, deny; A = allow all \w+ permissions\)/g, "Allow? [y/n] (y = yes, allow this call; n = no, deny)")
-    .replace("Approve? [y/n/A] (y = yes, this call; n = no; A = always, for this digest)", "Approve? [y/n] (y = yes, this call; n = no)");
+    .replace(
+      /Allow\? \[y\/n\/A\] \(y = yes, allow; n = no, deny; A = allow all \w+ permissions\)/g,
+      "Allow? [y/n] (y = yes, allow this call; n = no, deny)",
+    )
+    .replace(
+      "Approve? [y/n/A] (y = yes, this call; n = no; A = always, for this digest)",
+      "Approve? [y/n] (y = yes, this call; n = no)",
+    );
 
 async function session(ws: string) {
   const r = await run(["session", "start", "--idle-secs", "120"], { cwd: ws, env: env(ws) });
@@ -25,9 +31,15 @@ async function session(ws: string) {
   return { [Symbol.asyncDispose]: async () => void (await run(["session", "stop"], { cwd: ws, env: env(ws) })) };
 }
 
-const calls = async (ws: string) => JSON.parse((await run(["session", "status", "--json"], { cwd: ws, env: env(ws) })).stdout).calls as number;
+const calls = async (ws: string) =>
+  JSON.parse((await run(["session", "status", "--json"], { cwd: ws, env: env(ws) })).stdout).calls as number;
 const rows = async (ws: string) =>
-  (await run(["log", "--json"], { cwd: ws, env: env(ws) })).stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.tool === "file_read");
+  (await run(["log", "--json"], { cwd: ws, env: env(ws) })).stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.tool === "file_read");
 
 describe("a forwarded call that needs a yes", () => {
   test.each([
@@ -49,7 +61,10 @@ describe("a forwarded call that needs a yes", () => {
     // It was the session that served it (and journaled it so), asking through the client.
     expect(await calls(ws)).toBe(1);
     const [coldRow, warmRow] = await rows(ws);
-    expect([coldRow.status, warmRow.status]).toEqual([code === 0 ? "success" : "failed", code === 0 ? "success" : "failed"]);
+    expect([coldRow.status, warmRow.status]).toEqual([
+      code === 0 ? "success" : "failed",
+      code === 0 ? "success" : "failed",
+    ]);
     expect(JSON.parse(warmRow.detail ?? "{}").via).toBe("session");
   });
 
@@ -71,7 +86,10 @@ describe("a forwarded call that needs a yes", () => {
   test("an MCP server's start is asked at the client's terminal, once, and the session keeps the server", async () => {
     await using dir = tempDir();
     const ws = dir.path;
-    writeFileSync(join(ws, "toolgate.json"), JSON.stringify({ mcpServers: { a: { command: process.execPath, args: [FIXTURE] } } }));
+    writeFileSync(
+      join(ws, "toolgate.json"),
+      JSON.stringify({ mcpServers: { a: { command: process.execPath, args: [FIXTURE] } } }),
+    );
     expect((await run(["tools", "--allow-run"], { cwd: ws, env: env(ws) })).code).toBe(0);
     const argv = ["call", "a__echo__echo", '{"message":"hi"}', "--approve", "all"];
     const cold = await onTty(ws, [...argv, "--no-session"], "y\n", env(ws));
@@ -81,7 +99,9 @@ describe("a forwarded call that needs a yes", () => {
     expect(warm.code).toBe(0);
     expect(warm.out.match(/Allow\?/g)?.length).toBe(1);
     expect(warm.out).toContain('"text":"hi"');
-    expect(JSON.parse((await run(["session", "status", "--json"], { cwd: ws, env: env(ws) })).stdout).servers).toEqual([{ name: "a", pid: expect.any(Number) }]);
+    expect(JSON.parse((await run(["session", "status", "--json"], { cwd: ws, env: env(ws) })).stdout).servers).toEqual([
+      { name: "a", pid: expect.any(Number) },
+    ]);
   });
   test('"A" is not an answer over the socket: the approval is not remembered, and the next call is asked again', async () => {
     await using dir = tempDir();
@@ -97,7 +117,10 @@ describe("a forwarded call that needs a yes", () => {
     expect(existsSync(join(`${ws}.user`, "state", "toolgate", "approvals.db"))).toBe(false);
     // Cold, nothing was remembered either: it is asked, and the refusal stands without a yes.
     const cold = await run([...argv, "--no-session", "--no-prompt"], { cwd: ws, env: env(ws) });
-    expect({ code: cold.code, error: JSON.parse(cold.stdout).error_code }).toEqual({ code: 4, error: "approval.required" });
+    expect({ code: cold.code, error: JSON.parse(cold.stdout).error_code }).toEqual({
+      code: 4,
+      error: "approval.required",
+    });
     // A yes counts for that call only.
     expect((await onTty(ws, argv, "y\n", env(ws))).code).toBe(0);
     expect((await run([...argv, "--no-prompt"], { cwd: ws, env: env(ws) })).code).toBe(4);

@@ -9,7 +9,10 @@ describe("session protocol", () => {
     read(bytes.subarray(0, 14));
     read(bytes.subarray(14, 15));
     read(bytes.subarray(15));
-    expect(got).toEqual([{ t: "o", d: "é" }, { t: "x", code: 3 }]);
+    expect(got).toEqual([
+      { t: "o", d: "é" },
+      { t: "x", code: 3 },
+    ]);
   });
 
   test("Outbox keeps the order and writes what a full socket did not take once it drains", () => {

@@ -62,14 +62,20 @@ describe("remembered approvals live in the user's state folder", () => {
     const old = new Database(join(dir, "approvals.db"), { create: true, strict: true });
     old.run(USER_MIGRATIONS[0]!);
     old.run("PRAGMA user_version = 1");
-    old.query("INSERT INTO approvals (workspace, tool, digest, granted_ms) VALUES ($ws, 'bash', 'd1', 7)").run({ ws: realpathSync(ws.path) });
+    old
+      .query("INSERT INTO approvals (workspace, tool, digest, granted_ms) VALUES ($ws, 'bash', 'd1', 7)")
+      .run({ ws: realpathSync(ws.path) });
     old.close();
     const m = userApprovals(dir, ws.path);
     expect(m.isRemembered("bash", "d1")).toBe(true);
     expect(m.isRemembered("bash", "d1", { sub: "alice", client_id: "team-app" })).toBe(false);
-    expect(rememberedApprovals(dir, ws.path)).toEqual([{ workspace: realpathSync(ws.path), tool: "bash", digest: "d1", granted_ms: 7 }]);
+    expect(rememberedApprovals(dir, ws.path)).toEqual([
+      { workspace: realpathSync(ws.path), tool: "bash", digest: "d1", granted_ms: 7 },
+    ]);
     const db = new Database(join(dir, "approvals.db"));
-    expect((db.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(USER_MIGRATIONS.length);
+    expect((db.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(
+      USER_MIGRATIONS.length,
+    );
     db.close();
   });
 
@@ -96,9 +102,16 @@ describe("listing and forgetting them (toolgate approvals)", () => {
     a.remember("file_read", "d3", 3);
     userApprovals(dir, join(ws.path, "b")).remember("bash", "d1", 4);
     const real = (p: string) => realpathSync(join(ws.path, p));
-    expect(rememberedApprovals(dir, join(ws.path, "link-to-a")).map((r) => [r.tool, r.digest])).toEqual([["bash", "d1"], ["bash", "d2"], ["file_read", "d3"]]);
+    expect(rememberedApprovals(dir, join(ws.path, "link-to-a")).map((r) => [r.tool, r.digest])).toEqual([
+      ["bash", "d1"],
+      ["bash", "d2"],
+      ["file_read", "d3"],
+    ]);
     expect(rememberedApprovals(dir, null).map((r) => [r.workspace, r.tool, r.digest, r.granted_ms])).toEqual([
-      [real("a"), "bash", "d1", 1], [real("a"), "bash", "d2", 2], [real("a"), "file_read", "d3", 3], [real("b"), "bash", "d1", 4],
+      [real("a"), "bash", "d1", 1],
+      [real("a"), "bash", "d2", 2],
+      [real("a"), "file_read", "d3", 3],
+      [real("b"), "bash", "d1", 4],
     ]);
     expect(forgetApprovals(dir, join(ws.path, "a"), (t) => t === "bash").map((r) => r.digest)).toEqual(["d1", "d2"]);
     expect(a.isRemembered("bash", "d1")).toBe(false);

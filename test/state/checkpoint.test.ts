@@ -10,7 +10,19 @@ import { callJournal, selfMark, type JournalRow } from "../../src/state/journal.
 import { tempDir } from "../helpers.ts";
 import { WAIT_MS, waitFor } from "../support/wait.ts";
 
-const row: JournalRow = { time_ms: 1, tool: "plan", origin: "builtin", digest: "d", effect: "idempotent-write", status: "success", error_code: null, duration_ms: 1, args_preview: "{}", result_bytes: 10, detail: null };
+const row: JournalRow = {
+  time_ms: 1,
+  tool: "plan",
+  origin: "builtin",
+  digest: "d",
+  effect: "idempotent-write",
+  status: "success",
+  error_code: null,
+  duration_ms: 1,
+  args_preview: "{}",
+  result_bytes: 10,
+  detail: null,
+};
 
 /** The journal rows in the database file alone (a copy without its WAL): what checkpoints moved there. */
 function rowsInFile(stateDir: string, scratch: string): number {
@@ -40,7 +52,12 @@ describe("checkpoints when idle", () => {
     }
     expect(rowsInFile(state, dir.path)).toBe(0);
     let moved = 0;
-    await waitFor("the rows checkpointed into the file", () => (moved = rowsInFile(state, dir.path)) >= 700, WAIT_MS, 20);
+    await waitFor(
+      "the rows checkpointed into the file",
+      () => (moved = rowsInFile(state, dir.path)) >= 700,
+      WAIT_MS,
+      20,
+    );
     expect(moved).toBe(700);
     db.close();
   });

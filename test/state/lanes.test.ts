@@ -5,7 +5,8 @@ import { openState } from "../../src/state/db.ts";
 import { laneStore } from "../../src/state/lanes.ts";
 import { tempDir } from "../helpers.ts";
 
-const steps = (...s: [string, "pending" | "in_progress" | "done" | "dropped"][]) => s.map(([title, status]) => ({ title, status }));
+const steps = (...s: [string, "pending" | "in_progress" | "done" | "dropped"][]) =>
+  s.map(([title, status]) => ({ title, status }));
 
 describe("plans", () => {
   test("no plan reads as null; the first write is version 1", async () => {
@@ -14,7 +15,13 @@ describe("plans", () => {
     const store = laneStore(db);
     expect(store.readPlan("default")).toBeNull();
     const plan = steps(["a", "pending"], ["b", "in_progress"]);
-    expect(store.writePlan("default", plan, 1000)).toEqual({ lane: "default", version: 1, steps: plan, updated_ms: 1000, changed: true });
+    expect(store.writePlan("default", plan, 1000)).toEqual({
+      lane: "default",
+      version: 1,
+      steps: plan,
+      updated_ms: 1000,
+      changed: true,
+    });
     expect(store.readPlan("default")).toEqual({ lane: "default", version: 1, steps: plan, updated_ms: 1000 });
   });
 
@@ -24,7 +31,13 @@ describe("plans", () => {
     const store = laneStore(db);
     const plan = steps(["a", "pending"]);
     store.writePlan("default", plan, 1000);
-    expect(store.writePlan("default", plan, 2000)).toEqual({ lane: "default", version: 1, steps: plan, updated_ms: 1000, changed: false });
+    expect(store.writePlan("default", plan, 2000)).toEqual({
+      lane: "default",
+      version: 1,
+      steps: plan,
+      updated_ms: 1000,
+      changed: false,
+    });
   });
 
   const base = steps(["a", "pending"], ["b", "pending"]);
@@ -39,7 +52,13 @@ describe("plans", () => {
     using db = openState(dir.path);
     const store = laneStore(db);
     store.writePlan("default", base, 1000);
-    expect(store.writePlan("default", next, 2000)).toEqual({ lane: "default", version: 2, steps: next, updated_ms: 2000, changed: true });
+    expect(store.writePlan("default", next, 2000)).toEqual({
+      lane: "default",
+      version: 2,
+      steps: next,
+      updated_ms: 2000,
+      changed: true,
+    });
   });
 
   test("extra properties on a step are not stored (and do not make a new version)", async () => {
@@ -48,7 +67,11 @@ describe("plans", () => {
     const store = laneStore(db);
     store.writePlan("default", steps(["a", "pending"]), 1000);
     const withExtra = [{ title: "a", status: "pending" as const, note: "x" }];
-    expect(store.writePlan("default", withExtra, 2000)).toMatchObject({ version: 1, changed: false, steps: steps(["a", "pending"]) });
+    expect(store.writePlan("default", withExtra, 2000)).toMatchObject({
+      version: 1,
+      changed: false,
+      steps: steps(["a", "pending"]),
+    });
   });
 
   test("lanes are separate", async () => {
@@ -68,8 +91,14 @@ describe("desk pages", () => {
     using db = openState(dir.path);
     const store = laneStore(db);
     expect(store.readDesk("default")).toBeNull();
-    expect(store.writeDesk("default", "one", undefined, 10)).toEqual({ ok: true, record: { lane: "default", version: 1, text: "one", updated_ms: 10 } });
-    expect(store.writeDesk("default", "two", undefined, 20)).toEqual({ ok: true, record: { lane: "default", version: 2, text: "two", updated_ms: 20 } });
+    expect(store.writeDesk("default", "one", undefined, 10)).toEqual({
+      ok: true,
+      record: { lane: "default", version: 1, text: "one", updated_ms: 10 },
+    });
+    expect(store.writeDesk("default", "two", undefined, 20)).toEqual({
+      ok: true,
+      record: { lane: "default", version: 2, text: "two", updated_ms: 20 },
+    });
     expect(store.readDesk("default")).toEqual({ lane: "default", version: 2, text: "two", updated_ms: 20 });
   });
 
@@ -78,7 +107,10 @@ describe("desk pages", () => {
     using db = openState(dir.path);
     const store = laneStore(db);
     store.writeDesk("default", "same", undefined, 10);
-    expect(store.writeDesk("default", "same", undefined, 20)).toEqual({ ok: true, record: { lane: "default", version: 1, text: "same", updated_ms: 10 } });
+    expect(store.writeDesk("default", "same", undefined, 20)).toEqual({
+      ok: true,
+      record: { lane: "default", version: 1, text: "same", updated_ms: 10 },
+    });
   });
 
   test.each([
@@ -95,8 +127,13 @@ describe("desk pages", () => {
     const store = laneStore(db);
     for (let i = 1; i <= current; i++) store.writeDesk("default", `v${i}`, undefined, i);
     const r = store.writeDesk("default", "mine", expected, 100);
-    if (accepted) expect(r).toEqual({ ok: true, record: { lane: "default", version: current + 1, text: "mine", updated_ms: 100 } });
-    else expect(r).toEqual({ ok: false, current: current === 0 ? null : { lane: "default", version: current, text: `v${current}`, updated_ms: current } });
+    if (accepted)
+      expect(r).toEqual({ ok: true, record: { lane: "default", version: current + 1, text: "mine", updated_ms: 100 } });
+    else
+      expect(r).toEqual({
+        ok: false,
+        current: current === 0 ? null : { lane: "default", version: current, text: `v${current}`, updated_ms: current },
+      });
   });
 
   test("a stale expected_version is refused even when the text would be the same", async () => {
@@ -116,7 +153,10 @@ describe("desk pages", () => {
     const sb = laneStore(b);
     const seen = sa.readDesk("default")?.version ?? 0;
     expect(sb.writeDesk("default", "from b", seen, 1)).toMatchObject({ ok: true, record: { version: 1 } });
-    expect(sa.writeDesk("default", "from a", seen, 2)).toMatchObject({ ok: false, current: { version: 1, text: "from b" } });
+    expect(sa.writeDesk("default", "from a", seen, 2)).toMatchObject({
+      ok: false,
+      current: { version: 1, text: "from b" },
+    });
     sa.writePlan("default", steps(["p", "pending"]), 3);
     expect(sb.writePlan("default", steps(["p", "pending"]), 4)).toMatchObject({ version: 1, changed: false });
     a.close();

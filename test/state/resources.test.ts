@@ -10,7 +10,19 @@ describe("created resources", () => {
   test("recorded with the call's row and read back after the database is reopened", async () => {
     await using dir = tempDir();
     const db = openState(dir.path);
-    const row = appendJournal(db, { time_ms: 1, tool: "most_create_chat", origin: "builtin", digest: null, effect: "irreversible", status: "success", error_code: null, duration_ms: 1, args_preview: "{}", result_bytes: 2, detail: null });
+    const row = appendJournal(db, {
+      time_ms: 1,
+      tool: "most_create_chat",
+      origin: "builtin",
+      digest: null,
+      effect: "irreversible",
+      status: "success",
+      error_code: null,
+      duration_ms: 1,
+      args_preview: "{}",
+      result_bytes: 2,
+      detail: null,
+    });
     recordResource(db, { time_ms: 5, tool: "most_create_chat", kind: "chat", resource_id: "c-1", journal_id: row });
     recordResource(db, { time_ms: 6, tool: "most_create_chat", kind: "message", resource_id: "m-1", journal_id: row });
     db.close();

@@ -2,18 +2,46 @@
 // detection journaled once, the final write only once, the log cap, prune.
 import { describe, expect, test } from "bun:test";
 import { openState } from "../../src/state/db.ts";
-import { claimTask, recordTrees, createTask, findTask, finishTask, listTasks, pruneTasks, requestCancel, UNCLAIMED_MS, type NewTask } from "../../src/state/tasks.ts";
-import { appendLog, appendLogs, dropLogs, LOG_CHUNKS_CAP, LOG_CHUNK_CHARS, readLogs } from "../../src/state/task-logs.ts";
+import {
+  claimTask,
+  recordTrees,
+  createTask,
+  findTask,
+  finishTask,
+  listTasks,
+  pruneTasks,
+  requestCancel,
+  UNCLAIMED_MS,
+  type NewTask,
+} from "../../src/state/tasks.ts";
+import {
+  appendLog,
+  appendLogs,
+  dropLogs,
+  LOG_CHUNKS_CAP,
+  LOG_CHUNK_CHARS,
+  readLogs,
+} from "../../src/state/task-logs.ts";
 import { tempDir } from "../helpers.ts";
 
-const task = (over: Partial<NewTask> = {}): NewTask => ({ kind: "tool.call", owner: "default", source_tool: "file_read", args_preview: "{}", write_scope: null, request: "{}", now: 1_000, ...over });
+const task = (over: Partial<NewTask> = {}): NewTask => ({
+  kind: "tool.call",
+  owner: "default",
+  source_tool: "file_read",
+  args_preview: "{}",
+  write_scope: null,
+  request: "{}",
+  now: 1_000,
+  ...over,
+});
 const alive = { now: () => 2_000, running: () => true };
 const dead = { now: () => 2_000, running: () => false };
 const created = (r: ReturnType<typeof createTask>) => {
   if (!r.ok) throw new Error(r.message);
   return r.id;
 };
-const journal = (db: ReturnType<typeof openState>) => db.query("SELECT event, status, error_code FROM journal ORDER BY id").all();
+const journal = (db: ReturnType<typeof openState>) =>
+  db.query("SELECT event, status, error_code FROM journal ORDER BY id").all();
 
 describe("task rows", () => {
   test("a busy write scope is refused naming its holder; a lost holder frees it", async () => {
@@ -24,7 +52,10 @@ describe("task rows", () => {
     const b = createTask(db, task({ write_scope: "repo" }), alive);
     expect(b).toMatchObject({ ok: false, code: "task.write_scope_busy", holder: a });
     expect(createTask(db, task({ write_scope: "repo" }), dead).ok).toBe(true);
-    expect(findTask(db, a, "default", alive)).toMatchObject({ ok: true, row: { status: "lost", exit_reason: "supervisor.gone" } });
+    expect(findTask(db, a, "default", alive)).toMatchObject({
+      ok: true,
+      row: { status: "lost", exit_reason: "supervisor.gone" },
+    });
     db.close();
   });
 
@@ -52,14 +83,22 @@ describe("task rows", () => {
     claimTask(db, id, { pid: 1, start: 1 }, 1_500);
     expect(findTask(db, id, "default", dead)).toMatchObject({ ok: true, row: { status: "lost" } });
     expect(findTask(db, id, "default", dead)).toMatchObject({ ok: true, row: { status: "lost" } });
-    expect(finishTask(db, id, { status: "succeeded", summary: null, exit_reason: "success", result: null }, 3_000)).toBe(false);
+    expect(
+      finishTask(db, id, { status: "succeeded", summary: null, exit_reason: "success", result: null }, 3_000),
+    ).toBe(false);
     expect(journal(db)).toEqual([
       { event: "task_started", status: "started", error_code: null },
       { event: "task_finished", status: "lost", error_code: "supervisor.gone" },
     ]);
     const queued = created(createTask(db, task(), alive));
-    expect(findTask(db, queued, "default", { now: () => 1_000 + UNCLAIMED_MS - 1 })).toMatchObject({ ok: true, row: { status: "queued" } });
-    expect(findTask(db, queued, "default", { now: () => 1_000 + UNCLAIMED_MS + 1 })).toMatchObject({ ok: true, row: { status: "lost", exit_reason: "supervisor.never_started" } });
+    expect(findTask(db, queued, "default", { now: () => 1_000 + UNCLAIMED_MS - 1 })).toMatchObject({
+      ok: true,
+      row: { status: "queued" },
+    });
+    expect(findTask(db, queued, "default", { now: () => 1_000 + UNCLAIMED_MS + 1 })).toMatchObject({
+      ok: true,
+      row: { status: "lost", exit_reason: "supervisor.never_started" },
+    });
     expect(requestCancel(db, queued)).toBe(false);
     db.close();
   });
@@ -85,9 +124,20 @@ describe("task rows", () => {
     await using dir = tempDir();
     const db = openState(dir.path);
     const id = created(createTask(db, task(), alive));
-    appendLogs(db, id, [{ stream: "stdout", text: "a" }, { stream: "stderr", text: "b" }], 3);
+    appendLogs(
+      db,
+      id,
+      [
+        { stream: "stdout", text: "a" },
+        { stream: "stderr", text: "b" },
+      ],
+      3,
+    );
     appendLogs(db, id, [], 0);
-    expect(readLogs(db, id)).toEqual([{ seq: 1, stream: "stdout", text: "a" }, { seq: 2, stream: "stderr", text: "b" }]);
+    expect(readLogs(db, id)).toEqual([
+      { seq: 1, stream: "stdout", text: "a" },
+      { seq: 2, stream: "stderr", text: "b" },
+    ]);
     dropLogs(db, id);
     expect(readLogs(db, id)).toEqual([]);
     expect(findTask(db, id, "default", alive)).toMatchObject({ ok: true, row: { log_dropped: 5 } });
@@ -99,12 +149,24 @@ describe("task rows", () => {
     const db = openState(dir.path);
     const id = created(createTask(db, task(), alive));
     claimTask(db, id, { pid: 1, start: 1 }, 1_500);
-    recordTrees(db, id, [{ pid: 41, start: 7 }, { pid: 42, start: 8 }]);
+    recordTrees(db, id, [
+      { pid: 41, start: 7 },
+      { pid: 42, start: 8 },
+    ]);
     const ended: unknown[] = [];
-    expect(findTask(db, id, "default", { ...alive, endTree: (m) => void ended.push(m) })).toMatchObject({ ok: true, row: { status: "running" } });
+    expect(findTask(db, id, "default", { ...alive, endTree: (m) => void ended.push(m) })).toMatchObject({
+      ok: true,
+      row: { status: "running" },
+    });
     expect(ended).toEqual([]);
-    expect(findTask(db, id, "default", { ...dead, endTree: (m) => void ended.push(m) })).toMatchObject({ ok: true, row: { status: "lost", trees: null } });
-    expect(ended).toEqual([{ pid: 41, start: 7 }, { pid: 42, start: 8 }]);
+    expect(findTask(db, id, "default", { ...dead, endTree: (m) => void ended.push(m) })).toMatchObject({
+      ok: true,
+      row: { status: "lost", trees: null },
+    });
+    expect(ended).toEqual([
+      { pid: 41, start: 7 },
+      { pid: 42, start: 8 },
+    ]);
     db.close();
   });
 });

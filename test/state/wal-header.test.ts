@@ -85,7 +85,9 @@ test("a migration at open runs under NORMAL: a checkpoint it triggers syncs the 
   db.run("PRAGMA journal_mode = WAL");
   for (let v = 0; v < MIGRATIONS.length - 1; v++) db.run(MIGRATIONS[v]!);
   db.run(`PRAGMA user_version = ${MIGRATIONS.length - 1}`);
-  const insert = db.prepare("INSERT INTO journal (time_ms, tool, status, duration_ms, args_preview, result_bytes) VALUES (1, 'plan', 'success', 1, ?, 10)");
+  const insert = db.prepare(
+    "INSERT INTO journal (time_ms, tool, status, duration_ms, args_preview, result_bytes) VALUES (1, 'plan', 'success', 1, ?, 10)",
+  );
   db.transaction(() => {
     for (let i = 0; i < 20_000; i++) insert.run("x".repeat(200));
   })();
@@ -93,9 +95,15 @@ test("a migration at open runs under NORMAL: a checkpoint it triggers syncs the 
   db.close();
   expect(existsSync(join(state, "toolgate.db-wal"))).toBe(false);
   const script = join(dir.path, "open.ts");
-  writeFileSync(script, `import { openState } from ${JSON.stringify(join(ROOT, "src/state/db.ts"))};\nopenState(process.argv[2]).close();\n`);
+  writeFileSync(
+    script,
+    `import { openState } from ${JSON.stringify(join(ROOT, "src/state/db.ts"))};\nopenState(process.argv[2]).close();\n`,
+  );
   const trace = join(dir.path, "trace.txt");
-  const p = Bun.spawn(["strace", "-f", "-y", "-o", trace, "-e", "trace=fsync,fdatasync,pwrite64", process.execPath, script, state], { stdout: "ignore", stderr: "pipe" });
+  const p = Bun.spawn(
+    ["strace", "-f", "-y", "-o", trace, "-e", "trace=fsync,fdatasync,pwrite64", process.execPath, script, state],
+    { stdout: "ignore", stderr: "pipe" },
+  );
   expect({ code: await p.exited, stderr: await new Response(p.stderr).text() }).toEqual({ code: 0, stderr: "" });
   const lines = readFileSync(trace, "utf8").split("\n");
   const dbWrite = lines.findIndex((l) => /pwrite64\(\d+<[^>]*\/toolgate\.db>/.test(l));
@@ -118,10 +126,24 @@ test("`toolgate log` syncs nothing at all: it only reads (strace)", async () => 
   const env = { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true" };
   const made = Bun.spawnSync([BIN, "call", "plan", "{}"], { cwd: dir.path, env });
   expect(made.exitCode).toBe(0);
-  const p = Bun.spawn(["strace", "-f", "-o", trace, "-e", "trace=fsync,fdatasync", BIN, "log", "--json"], { cwd: dir.path, env, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["strace", "-f", "-o", trace, "-e", "trace=fsync,fdatasync", BIN, "log", "--json"], {
+    cwd: dir.path,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(await p.exited).toBe(0);
-  expect((await new Response(p.stdout).text()).trim().split("\n").map((l) => JSON.parse(l).tool)).toEqual(["plan"]);
-  expect(readFileSync(trace, "utf8").split("\n").filter((l) => /\bf(data)?sync\(/.test(l))).toEqual([]);
+  expect(
+    (await new Response(p.stdout).text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).tool),
+  ).toEqual(["plan"]);
+  expect(
+    readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((l) => /\bf(data)?sync\(/.test(l)),
+  ).toEqual([]);
 });
 
 test("a cold call of the binary syncs nothing before its result is written (strace)", async () => {
@@ -130,7 +152,12 @@ test("a cold call of the binary syncs nothing before its result is written (stra
   const env = { PATH: "/usr/bin:/bin", HOME: dir.path, CI: "true" };
   // Twice: the first call makes the state folder, the second is the ordinary cold call (no WAL left by the first).
   for (let i = 0; i < 2; i++) {
-    const p = Bun.spawn(["strace", "-f", "-o", trace, "-e", "trace=fsync,fdatasync,write", BIN, "call", "plan", "{}"], { cwd: dir.path, env, stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(["strace", "-f", "-o", trace, "-e", "trace=fsync,fdatasync,write", BIN, "call", "plan", "{}"], {
+      cwd: dir.path,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(await p.exited).toBe(0);
     expect(JSON.parse(await new Response(p.stdout).text()).status).toBe("success");
   }

@@ -32,13 +32,18 @@ export interface McpOffer {
 function mcpServer(offer: McpOffer, http?: Request): Server {
   const server = new Server({ name: offer.name ?? "web", version: "1" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(offer.tools ?? [HELLO])] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => (offer.call ? offer.call(request, http) : SAID_HELLO));
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    offer.call ? offer.call(request, http) : SAID_HELLO,
+  );
   return server;
 }
 
 /** `req` answered by a fresh stateless server (Streamable HTTP, JSON answers): for a route of a server of the test's own. */
 export async function answerMcp(req: Request, offer: McpOffer = {}): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await mcpServer(offer, req).connect(transport);
   return transport.handleRequest(req);
 }
@@ -99,7 +104,9 @@ export interface SseMcp extends AsyncDisposable {
 }
 
 /** A loopback server over the legacy SSE transport; `onRequest` sees each request's headers first. */
-export async function serveSseMcp(opts: McpOffer & { onRequest?: (headers: Record<string, string | string[] | undefined>) => void } = {}): Promise<SseMcp> {
+export async function serveSseMcp(
+  opts: McpOffer & { onRequest?: (headers: Record<string, string | string[] | undefined>) => void } = {},
+): Promise<SseMcp> {
   const sessions = new Map<string, SSEServerTransport>();
   const http = createServer(async (req, res) => {
     opts.onRequest?.(req.headers);

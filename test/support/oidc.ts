@@ -29,7 +29,10 @@ export async function signIn(authorizeUrl: string, user: string, o: SignInOption
     const r = await fetch(url, {
       method: body ? "POST" : "GET",
       redirect: "manual",
-      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "), ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+      headers: {
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+        ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
       ...(body ? { body } : {}),
     });
     for (const c of r.headers.getSetCookie()) {
@@ -56,7 +59,13 @@ export async function signIn(authorizeUrl: string, user: string, o: SignInOption
     }
     const page = await r.text();
     const form = /<title>([^<]*)<\/title><p>([^<]*)<\/p><form method="post" action="([^"]+)">/.exec(page);
-    if (r.status !== 200 || form === null) throw new Error(`the sign-in stopped at ${url}: ${r.status} ${page.replace(/<style>[\s\S]*?<\/style>/, "").replace(/\s+/g, " ").slice(0, 800)}`);
+    if (r.status !== 200 || form === null)
+      throw new Error(
+        `the sign-in stopped at ${url}: ${r.status} ${page
+          .replace(/<style>[\s\S]*?<\/style>/, "")
+          .replace(/\s+/g, " ")
+          .slice(0, 800)}`,
+      );
     const [, title, text, action] = form;
     forms.push(title!);
     if (title === "consent") consentText = text!;

@@ -35,7 +35,9 @@ export const permissionsOf = (grants: PermissionGrants, workspace: string): Perm
 
 /** Nothing granted and nobody asked; each need asked for is noted in `asked` as KIND:VALUE. */
 export const grantingNothing = (asked: string[] = []): PermissionGate => ({
-  check: (n) => (asked.push(`${n.kind}:${n.value}`), { ok: false, code: "permission.denied", message: "nothing is granted here" }),
+  check: (n) => (
+    asked.push(`${n.kind}:${n.value}`), { ok: false, code: "permission.denied", message: "nothing is granted here" }
+  ),
 });
 
 /** The real process runner, unsandboxed, PATH its children's only inherited variable; state in `stateDir`. */

@@ -24,7 +24,10 @@ export interface InMemoryServed extends AsyncDisposable {
 }
 
 /** Serves `args` (serve's flags, as on the command line) in process to a new SDK Client; `o` as for the binary. */
-export async function serveInMemory(args: readonly string[], o: ServeOptions & { readonly graceMs?: number }): Promise<InMemoryServed> {
+export async function serveInMemory(
+  args: readonly string[],
+  o: ServeOptions & { readonly graceMs?: number },
+): Promise<InMemoryServed> {
   mkdirSync(o.home, { recursive: true });
   const env = { PATH: "/usr/bin:/bin", HOME: o.home, XDG_STATE_HOME: join(o.home, "state"), ...o.env };
   // Read with serve's own declaration, as the entry point does.

@@ -7,7 +7,12 @@
 export const WAIT_MS = 15_000;
 
 /** Polls `cond` every `everyMs` until it holds; throws `timed out waiting for WHAT` after `ms`. */
-export async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = WAIT_MS, everyMs = 10): Promise<void> {
+export async function waitFor(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  ms = WAIT_MS,
+  everyMs = 10,
+): Promise<void> {
   const end = performance.now() + ms;
   while (!(await cond())) {
     if (performance.now() > end) throw new Error(`timed out waiting for ${what} (${ms} ms)`);

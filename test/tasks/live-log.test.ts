@@ -7,7 +7,11 @@ import { WAIT_MS, waitFor } from "../support/wait.ts";
 
 function recorder() {
   const writes: { pieces: Piece[]; dropped: number }[] = [];
-  return { writes, write: (pieces: readonly Piece[], dropped: number) => void writes.push({ pieces: pieces.map((p) => ({ ...p })), dropped }) };
+  return {
+    writes,
+    write: (pieces: readonly Piece[], dropped: number) =>
+      void writes.push({ pieces: pieces.map((p) => ({ ...p })), dropped }),
+  };
 }
 
 describe("LiveLog", () => {
@@ -21,7 +25,16 @@ describe("LiveLog", () => {
     log.push("stdout", "d");
     log.flush();
     log.flush();
-    expect(r.writes).toEqual([{ pieces: [{ stream: "stdout", text: "ab" }, { stream: "stderr", text: "c" }, { stream: "stdout", text: "d" }], dropped: 0 }]);
+    expect(r.writes).toEqual([
+      {
+        pieces: [
+          { stream: "stdout", text: "ab" },
+          { stream: "stderr", text: "c" },
+          { stream: "stdout", text: "d" },
+        ],
+        dropped: 0,
+      },
+    ]);
   });
 
   test("a pending batch keeps at most the cap's characters: the oldest go, counted in chunks", () => {
@@ -31,7 +44,15 @@ describe("LiveLog", () => {
     log.push("stderr", "abcdefghij");
     log.push("stdout", "KLMNOPQRSTUV");
     log.stop();
-    expect(r.writes).toEqual([{ pieces: [{ stream: "stderr", text: "cdefghij" }, { stream: "stdout", text: "KLMNOPQRSTUV" }], dropped: 2 }]);
+    expect(r.writes).toEqual([
+      {
+        pieces: [
+          { stream: "stderr", text: "cdefghij" },
+          { stream: "stdout", text: "KLMNOPQRSTUV" },
+        ],
+        dropped: 2,
+      },
+    ]);
   });
 
   test("start writes on its own timer; stop writes what is left; a failing write stops the log, not the run", async () => {
@@ -44,7 +65,15 @@ describe("LiveLog", () => {
     log.stop();
     expect(r.writes.at(-1)).toEqual({ pieces: [{ stream: "stdout", text: "late" }], dropped: 0 });
     let calls = 0;
-    const failing = new LiveLog({ write: () => void (calls++, (() => { throw new Error("database is locked"); })()), chunkChars: 10, chunksCap: 4 });
+    const failing = new LiveLog({
+      write: () =>
+        void (calls++,
+        (() => {
+          throw new Error("database is locked");
+        })()),
+      chunkChars: 10,
+      chunksCap: 4,
+    });
     failing.push("stdout", "x");
     expect(() => failing.flush()).not.toThrow();
     failing.push("stdout", "y");

@@ -3,7 +3,12 @@
 import { describe, expect, test } from "bun:test";
 import { admittedAnswers } from "../../src/tasks/request.ts";
 
-const ask = (kind: "run" | "read", value: string, reason: string) => ({ kind, value, reason, flag: `--allow-${kind}=${value}` });
+const ask = (kind: "run" | "read", value: string, reason: string) => ({
+  kind,
+  value,
+  reason,
+  flag: `--allow-${kind}=${value}`,
+});
 
 describe("admittedAnswers", () => {
   const grants = [
@@ -24,7 +29,13 @@ describe("admittedAnswers", () => {
     expect(answer(ask("read", "/usr/lib/bun/bun.exe", "mcp.connect:x"))).toBe("n");
     expect(answer(ask("run", "/usr/lib/bun/bun.exe", "mcp.connect:y"))).toBe("n");
     expect(answer(ask("run", "/usr/lib/bun/bun.exe", "bash"))).toBe("n");
-    expect(admittedAnswers({ tool: "bash", origin: "builtin", grants })(ask("run", "/usr/lib/bun/bun.exe", "mcp.connect:x"))).toBe("n");
-    expect(admittedAnswers({ tool: "las__echo", origin: "las", grants })(ask("run", "/usr/lib/bun/bun.exe", "mcp.connect:las"))).toBe("y");
+    expect(
+      admittedAnswers({ tool: "bash", origin: "builtin", grants })(ask("run", "/usr/lib/bun/bun.exe", "mcp.connect:x")),
+    ).toBe("n");
+    expect(
+      admittedAnswers({ tool: "las__echo", origin: "las", grants })(
+        ask("run", "/usr/lib/bun/bun.exe", "mcp.connect:las"),
+      ),
+    ).toBe("y");
   });
 });

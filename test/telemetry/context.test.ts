@@ -4,10 +4,21 @@ import { formatTraceparent, newSpanId, newTraceId, parseTraceparent } from "../.
 
 describe("traceparent", () => {
   test("a version-00 header is read, with its sampled flag and a valid tracestate", () => {
-    expect(parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE")).toEqual({
-      traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", sampled: false, remote: true, traceState: "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE",
+    expect(
+      parseTraceparent(
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00",
+        "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE",
+      ),
+    ).toEqual({
+      traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+      spanId: "00f067aa0ba902b7",
+      sampled: false,
+      remote: true,
+      traceState: "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE",
     });
-    expect(parseTraceparent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-comes-later")?.sampled).toBe(true);
+    expect(parseTraceparent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-comes-later")?.sampled).toBe(
+      true,
+    );
   });
 
   test.each([
@@ -32,6 +43,11 @@ describe("traceparent", () => {
     const [t, s] = [newTraceId(), newSpanId()];
     expect([t, s]).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), expect.stringMatching(/^[0-9a-f]{16}$/)]);
     expect(newTraceId()).not.toBe(t);
-    expect(parseTraceparent(formatTraceparent(t, s, true))).toEqual({ traceId: t, spanId: s, sampled: true, remote: true });
+    expect(parseTraceparent(formatTraceparent(t, s, true))).toEqual({
+      traceId: t,
+      spanId: s,
+      sampled: true,
+      remote: true,
+    });
   });
 });

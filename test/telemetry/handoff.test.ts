@@ -15,9 +15,16 @@ const FIXTURE = join(import.meta.dir, "..", "fixtures", "telemetry", "reap-after
 const marked = (mark: string) => existsSync(mark) && readFileSync(mark, "utf8").endsWith("\n");
 
 async function handOver(lingerMs: number, mark: string) {
-  const p = Bun.spawn([process.execPath, FIXTURE, String(lingerMs)], { env: { ...process.env, MARK: mark }, stdout: "pipe", stderr: "inherit" });
+  const p = Bun.spawn([process.execPath, FIXTURE, String(lingerMs)], {
+    env: { ...process.env, MARK: mark },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = p.stdout.getReader();
-  const first = JSON.parse(new TextDecoder().decode((await reader.read()).value!).split("\n")[0]!) as { waiter: number; handedAt: number };
+  const first = JSON.parse(new TextDecoder().decode((await reader.read()).value!).split("\n")[0]!) as {
+    waiter: number;
+    handedAt: number;
+  };
   return { p, reader, ...first };
 }
 
@@ -28,7 +35,10 @@ describe("handing a one-shot call's spans to the reaper", () => {
     const { p, reader, waiter } = await handOver(150, mark);
     // While the call lives, the waiter is still the shell, and the reaper has not run.
     const exe = readlinkSync(`/proc/${waiter}/exe`);
-    expect([exe.endsWith("sh") || exe.includes("dash") || exe.includes("bash"), existsSync(mark)]).toEqual([true, false]);
+    expect([exe.endsWith("sh") || exe.includes("dash") || exe.includes("bash"), existsSync(mark)]).toEqual([
+      true,
+      false,
+    ]);
     let rest = "";
     for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
     expect(await p.exited).toBe(0);

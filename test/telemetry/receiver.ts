@@ -47,11 +47,23 @@ export function receiver(opts: { answer?: number; hang?: boolean } = {}): Receiv
       const bytes = new Uint8Array(await req.arrayBuffer());
       const contentType = req.headers.get("content-type") ?? "";
       const plain = req.headers.get("content-encoding") === "gzip" ? Bun.gunzipSync(bytes) : bytes;
-      const spans = contentType.includes("json") ? fromJson(JSON.parse(new TextDecoder().decode(plain))) : fromProtobuf(plain);
-      requests.push({ at: Date.now(), path: new URL(req.url).pathname, headers: Object.fromEntries(req.headers), contentType, bytes: plain, spans });
+      const spans = contentType.includes("json")
+        ? fromJson(JSON.parse(new TextDecoder().decode(plain)))
+        : fromProtobuf(plain);
+      requests.push({
+        at: Date.now(),
+        path: new URL(req.url).pathname,
+        headers: Object.fromEntries(req.headers),
+        contentType,
+        bytes: plain,
+        spans,
+      });
       for (const w of waiters.splice(0)) w();
       if (opts.hang) return new Promise<Response>(() => {});
-      return new Response(contentType.includes("json") ? "{}" : new Uint8Array(0), { status: opts.answer ?? 200, headers: { "content-type": contentType } });
+      return new Response(contentType.includes("json") ? "{}" : new Uint8Array(0), {
+        status: opts.answer ?? 200,
+        headers: { "content-type": contentType },
+      });
     },
   });
   const all = () => requests.flatMap((r) => r.spans);
@@ -103,7 +115,8 @@ function attrsJson(list: any[] | undefined): Record<string, Value> {
   const out: Record<string, Value> = {};
   for (const kv of list ?? []) {
     const v = kv.value ?? {};
-    out[kv.key] = v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.doubleValue ?? v.boolValue ?? null);
+    out[kv.key] =
+      v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.doubleValue ?? v.boolValue ?? null));
   }
   return out;
 }
@@ -131,7 +144,12 @@ function fields(buf: Uint8Array): Field[] {
     else if (wire === 1 || wire === 5) {
       const len = wire === 1 ? 8 : 4;
       const view = new DataView(buf.buffer, buf.byteOffset + i, len);
-      out.push({ n, wire, int: wire === 1 ? view.getBigUint64(0, true) : BigInt(view.getUint32(0, true)), bytes: buf.subarray(i, i + len) });
+      out.push({
+        n,
+        wire,
+        int: wire === 1 ? view.getBigUint64(0, true) : BigInt(view.getUint32(0, true)),
+        bytes: buf.subarray(i, i + len),
+      });
       i += len;
     } else if (wire === 2) {
       const len = Number(varint());

@@ -10,8 +10,18 @@ import { parseTraceparent } from "../../src/telemetry/context.ts";
 import { tempDir } from "../helpers.ts";
 
 const row = (over: Partial<JournalRow> = {}): JournalRow => ({
-  time_ms: 1_700_000_000_000, tool: "file_read", origin: "builtin", digest: "d", effect: "read", status: "success",
-  error_code: null, duration_ms: 7, args_preview: '{"path":"/home/me/secret-CANARY"}', result_bytes: 10, detail: null, ...over,
+  time_ms: 1_700_000_000_000,
+  tool: "file_read",
+  origin: "builtin",
+  digest: "d",
+  effect: "read",
+  status: "success",
+  error_code: null,
+  duration_ms: 7,
+  args_preview: '{"path":"/home/me/secret-CANARY"}',
+  result_bytes: 10,
+  detail: null,
+  ...over,
 });
 const facts = { lane: "default", sandbox: "off" };
 const PARENT = parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "k=v")!;
@@ -21,16 +31,24 @@ describe("the journal's tap", () => {
     await using dir = tempDir();
     const db = openState(dir.path);
     const seen: string[] = [];
-    const j = callJournal(() => db, selfMark, (event, r) => void seen.push(`${event}:${r.status}`));
+    const j = callJournal(
+      () => db,
+      selfMark,
+      (event, r) => void seen.push(`${event}:${r.status}`),
+    );
     j.started(row({ status: "started" }));
     const child = openState(join(dir.path, "child"));
     callJournal(() => child, selfMark).finished(row({ tool: "file_find", status: "success" }));
     child.close();
     adoptChildState(db, join(dir.path, "child"), j.rowId()!, [], (event, r) => void seen.push(`${event}:${r.tool}`));
     j.finished(row());
-    callJournal(() => db, selfMark, () => {
-      throw new Error("a broken exporter");
-    }).finished(row({ status: "failed", error_code: "unknown_tool" }));
+    callJournal(
+      () => db,
+      selfMark,
+      () => {
+        throw new Error("a broken exporter");
+      },
+    ).finished(row({ status: "failed", error_code: "unknown_tool" }));
     expect(seen).toEqual(["tool_started:started", "adopted:file_find", "tool_finished:success"]);
     expect((db.query("SELECT COUNT(*) AS n FROM journal").get() as { n: number }).n).toBe(3);
     db.close();
@@ -77,27 +95,71 @@ describe("span records", () => {
 
   test.each([
     ["a permission refusal", row({ status: "failed", error_code: "permission.denied" }), "permission.denied", 4],
-    ["an indeterminate call", row({ origin: "mcp:docs", tool: "docs__get", status: "indeterminate", error_code: "transport_lost" }), "transport_lost", 3],
-    ["a boundary rejection", row({ origin: "authored", status: "failed", error_code: "sensitive_output_rejected", detail: '{"rule":"local_path","where":"$.content[0].text"}' }), "sensitive_output_rejected", 1],
-    ["a call Ctrl-C cancelled", row({ status: "failed", error_code: "cancelled", detail: '{"signal":"SIGINT"}' }), "cancelled", 130],
-    ["an MCP call SIGTERM interrupted", row({ origin: "mcp:docs", tool: "docs__get", status: "indeterminate", error_code: "interrupted", detail: '{"signal":"SIGTERM"}' }), "interrupted", 143],
+    [
+      "an indeterminate call",
+      row({ origin: "mcp:docs", tool: "docs__get", status: "indeterminate", error_code: "transport_lost" }),
+      "transport_lost",
+      3,
+    ],
+    [
+      "a boundary rejection",
+      row({
+        origin: "authored",
+        status: "failed",
+        error_code: "sensitive_output_rejected",
+        detail: '{"rule":"local_path","where":"$.content[0].text"}',
+      }),
+      "sensitive_output_rejected",
+      1,
+    ],
+    [
+      "a call Ctrl-C cancelled",
+      row({ status: "failed", error_code: "cancelled", detail: '{"signal":"SIGINT"}' }),
+      "cancelled",
+      130,
+    ],
+    [
+      "an MCP call SIGTERM interrupted",
+      row({
+        origin: "mcp:docs",
+        tool: "docs__get",
+        status: "indeterminate",
+        error_code: "interrupted",
+        detail: '{"signal":"SIGTERM"}',
+      }),
+      "interrupted",
+      143,
+    ],
   ])("%s is an error span with its code and exit code", (_what, r, code, exit) => {
     const out: SpanRecord[] = [];
     callTrace({ ...facts, parent: null }, (x) => void out.push(x)).tap("tool_finished", r);
     expect(out[0]!.error).toBe(code);
-    expect(out[0]!.attributes).toMatchObject({ "toolgate.error_code": code, "error.type": code, "toolgate.exit_code": exit });
+    expect(out[0]!.attributes).toMatchObject({
+      "toolgate.error_code": code,
+      "error.type": code,
+      "toolgate.exit_code": exit,
+    });
     expect(out[0]!.parent).toBeUndefined();
     if (r.origin === "mcp:docs") expect(out[0]!.attributes["toolgate.server"]).toBe("docs");
-    if (r.detail?.includes('"rule"')) expect(out[0]!.attributes).toMatchObject({ "toolgate.boundary.rule": "local_path", "toolgate.boundary.where": "$.content[0].text" });
+    if (r.detail?.includes('"rule"'))
+      expect(out[0]!.attributes).toMatchObject({
+        "toolgate.boundary.rule": "local_path",
+        "toolgate.boundary.where": "$.content[0].text",
+      });
   });
 
   test("a served caller's call names it: the token's subject as enduser.id and its client, nothing of the token", () => {
     const out: SpanRecord[] = [];
-    callTrace({ ...facts, parent: null }, (x) => void out.push(x)).tap("tool_finished", row({ caller_sub: "alice", caller_client: "team-app" }));
+    callTrace({ ...facts, parent: null }, (x) => void out.push(x)).tap(
+      "tool_finished",
+      row({ caller_sub: "alice", caller_client: "team-app" }),
+    );
     expect(out[0]!.attributes).toMatchObject({ "enduser.id": "alice", "toolgate.caller.client_id": "team-app" });
     const plain: SpanRecord[] = [];
     callTrace({ ...facts, parent: null }, (x) => void plain.push(x)).tap("tool_finished", row());
-    expect(Object.keys(plain[0]!.attributes).filter((k) => k.includes("caller") || k.startsWith("enduser"))).toEqual([]);
+    expect(Object.keys(plain[0]!.attributes).filter((k) => k.includes("caller") || k.startsWith("enduser"))).toEqual(
+      [],
+    );
   });
 
   test("an unknown tool's name is not exported; an adopted child row is a child span, a never-finished one indeterminate", () => {
@@ -115,7 +177,14 @@ describe("span records", () => {
     ]);
     expect(out[1]!.error).toBe("journal.unfinished");
     const u: SpanRecord[] = [];
-    callTrace({ ...facts, parent: null }, (x) => void u.push(x)).tap("tool_finished", row({ tool: "/etc/passwd", origin: null, effect: null, status: "failed", error_code: "unknown_tool" }));
-    expect([u[0]!.name, u[0]!.attributes["gen_ai.tool.name"], JSON.stringify(u).includes("passwd")]).toEqual(["execute_tool", undefined, false]);
+    callTrace({ ...facts, parent: null }, (x) => void u.push(x)).tap(
+      "tool_finished",
+      row({ tool: "/etc/passwd", origin: null, effect: null, status: "failed", error_code: "unknown_tool" }),
+    );
+    expect([u[0]!.name, u[0]!.attributes["gen_ai.tool.name"], JSON.stringify(u).includes("passwd")]).toEqual([
+      "execute_tool",
+      undefined,
+      false,
+    ]);
   });
 });

@@ -7,7 +7,13 @@ import { trustDigest, trustedBy, trustOf } from "../../src/trust/trust.ts";
 import { tempDir } from "../helpers.ts";
 
 const DIGEST = "d".repeat(64);
-const fileAt = (path: string, via: ConfigFile["via"]): ConfigFile => ({ path, via, data: {}, digest: DIGEST, lineOf: () => undefined });
+const fileAt = (path: string, via: ConfigFile["via"]): ConfigFile => ({
+  path,
+  via,
+  data: {},
+  digest: DIGEST,
+  lineOf: () => undefined,
+});
 
 describe("trustedBy", () => {
   test("--config is the user's own; a found file is not, until recorded or named by TOOLGATE_TRUST", async () => {
@@ -18,9 +24,27 @@ describe("trustedBy", () => {
     const env = { HOME: home.path };
     expect(trustedBy(fileAt(path, "flag"), { env, cwd: ws.path, workspace: ws.path })).toBe("flag");
     expect(trustedBy(fileAt(path, "search"), { env, cwd: ws.path, workspace: ws.path })).toBeNull();
-    expect(trustedBy(fileAt(path, "search"), { env: { ...env, TOOLGATE_TRUST: DIGEST.toUpperCase() }, cwd: ws.path, workspace: ws.path })).toBe("TOOLGATE_TRUST");
-    expect(trustedBy(fileAt(path, "search"), { env: { ...env, TOOLGATE_TRUST: "e".repeat(64) }, cwd: ws.path, workspace: ws.path })).toBeNull();
-    writeRecord(join(home.path, ".local", "state", "toolgate"), { path, real: path, workspace: ws.path, digest: DIGEST, trusted_ms: 0 });
+    expect(
+      trustedBy(fileAt(path, "search"), {
+        env: { ...env, TOOLGATE_TRUST: DIGEST.toUpperCase() },
+        cwd: ws.path,
+        workspace: ws.path,
+      }),
+    ).toBe("TOOLGATE_TRUST");
+    expect(
+      trustedBy(fileAt(path, "search"), {
+        env: { ...env, TOOLGATE_TRUST: "e".repeat(64) },
+        cwd: ws.path,
+        workspace: ws.path,
+      }),
+    ).toBeNull();
+    writeRecord(join(home.path, ".local", "state", "toolgate"), {
+      path,
+      real: path,
+      workspace: ws.path,
+      digest: DIGEST,
+      trusted_ms: 0,
+    });
     expect(trustedBy(fileAt(path, "search"), { env, cwd: ws.path, workspace: ws.path })).toBe("record");
     // The record lives under HOME from the injected environment: another HOME knows nothing of it.
     expect(trustedBy(fileAt(path, "search"), { env: { HOME: ws.path }, cwd: ws.path, workspace: ws.path })).toBeNull();
@@ -32,11 +56,24 @@ describe("trustedBy", () => {
     mkdirSync(join(ws.path, ".git"));
     mkdirSync(join(ws.path, "sub"));
     const env = { HOME: mine.path };
-    expect(trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: ws.path })).toBe("user-env");
-    expect(trustedBy(fileAt(join(ws.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: ws.path })).toBeNull();
-    expect(trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: ws.path, workspaceFlag: mine.path, workspace: mine.path })).toBeNull();
+    expect(
+      trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: ws.path }),
+    ).toBe("user-env");
+    expect(
+      trustedBy(fileAt(join(ws.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: ws.path }),
+    ).toBeNull();
+    expect(
+      trustedBy(fileAt(join(mine.path, "c.json"), "env"), {
+        env,
+        cwd: ws.path,
+        workspaceFlag: mine.path,
+        workspace: mine.path,
+      }),
+    ).toBeNull();
     // The workspace it would use (its own "workspace" key resolved) holds it: not the user's own.
-    expect(trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: "/" })).toBeNull();
+    expect(
+      trustedBy(fileAt(join(mine.path, "c.json"), "env"), { env, cwd: join(ws.path, "sub"), workspace: "/" }),
+    ).toBeNull();
   });
 });
 
@@ -54,11 +91,21 @@ describe("trust covers the authored tools it saw (trustOf, trustDigest)", () => 
     await using ws = tempDir();
     await using home = tempDir();
     const path = join(ws.path, "toolgate.json");
-    const input = (pin: string, tools: Record<string, string> | null) => ({ env: { HOME: home.path, TOOLGATE_TRUST: pin }, cwd: ws.path, workspace: ws.path, authoredDigests: () => tools });
+    const input = (pin: string, tools: Record<string, string> | null) => ({
+      env: { HOME: home.path, TOOLGATE_TRUST: pin },
+      cwd: ws.path,
+      workspace: ws.path,
+      authoredDigests: () => tools,
+    });
     expect(trustOf(fileAt(path, "search"), input(DIGEST, TOOLS))).toEqual({ by: "TOOLGATE_TRUST", tools: {} });
-    expect(trustOf(fileAt(path, "search"), input(trustDigest(DIGEST, TOOLS), TOOLS))).toEqual({ by: "TOOLGATE_TRUST", tools: TOOLS });
+    expect(trustOf(fileAt(path, "search"), input(trustDigest(DIGEST, TOOLS), TOOLS))).toEqual({
+      by: "TOOLGATE_TRUST",
+      tools: TOOLS,
+    });
     // A tool added or changed since the pin was printed: the pin trusts nothing, the config included.
-    expect(trustOf(fileAt(path, "search"), input(trustDigest(DIGEST, TOOLS), { ...TOOLS, c: "3".repeat(64) }))).toBeNull();
+    expect(
+      trustOf(fileAt(path, "search"), input(trustDigest(DIGEST, TOOLS), { ...TOOLS, c: "3".repeat(64) })),
+    ).toBeNull();
     expect(trustOf(fileAt(path, "search"), input(trustDigest(DIGEST, TOOLS), null))).toBeNull();
   });
 
@@ -73,7 +120,10 @@ describe("trust covers the authored tools it saw (trustOf, trustDigest)", () => 
     writeRecord(state, { path, real: path, workspace: ws.path, digest: DIGEST, trusted_ms: 0, tools: TOOLS });
     expect(trustOf(fileAt(path, "search"), input)).toEqual({ by: "record", tools: TOOLS });
     // The config's own pin beside a record: the record's tools still count.
-    expect(trustOf(fileAt(path, "search"), { ...input, env: { ...input.env, TOOLGATE_TRUST: DIGEST } })).toEqual({ by: "record", tools: TOOLS });
+    expect(trustOf(fileAt(path, "search"), { ...input, env: { ...input.env, TOOLGATE_TRUST: DIGEST } })).toEqual({
+      by: "record",
+      tools: TOOLS,
+    });
     expect(trustOf(fileAt(path, "flag"), input)).toEqual({ by: "flag", tools: "all" });
   });
 });

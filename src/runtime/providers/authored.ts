@@ -13,7 +13,12 @@ export const authored: Provider = {
     const fromServers = new Set(opened.servers.map((s) => s.origin));
     const remoteTools = before.filter((t) => fromServers.has(t.origin));
     const others = before.filter((t) => !fromServers.has(t.origin));
-    const own = await authoredTools(ctx.authored, [...others, ...remoteTools.filter((t) => !optional.has(t.origin))], ctx.input.env, ctx.trust);
+    const own = await authoredTools(
+      ctx.authored,
+      [...others, ...remoteTools.filter((t) => !optional.has(t.origin))],
+      ctx.input.env,
+      ctx.trust,
+    );
     const { keep, withheld } = withholdBadServers(remoteTools, opened.servers, [...others, ...own]);
     for (const w of withheld) opened.remote?.withhold(w.server, w.reason);
     return [...others, ...keep, ...own];

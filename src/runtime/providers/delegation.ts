@@ -16,7 +16,10 @@ export { delegationSecrets } from "../../tools/delegate/index.ts";
 
 export const delegation: Provider = {
   name: "delegation",
-  open: (ctx, _opened, before) => (ctx.input.child ? [...before] : [...before, ...builtinSources(delegationToolsFor(ctx.config, ctx.file, ctx.input.env))]),
+  open: (ctx, _opened, before) =>
+    ctx.input.child
+      ? [...before]
+      : [...before, ...builtinSources(delegationToolsFor(ctx.config, ctx.file, ctx.input.env))],
 };
 
 /**
@@ -30,11 +33,17 @@ function delegationToolsFor(config: Effective, file: ConfigFile | null, env: Boo
   const problem = templateProblem(d.command);
   if (problem !== null) {
     const line = file?.lineOf(["delegation", "command"]);
-    throw bootError(`${file ? `${file.path}${line ? `:${line}` : ""}: ` : ""}delegation.command ${problem}`, 'put "{objective}" in one element and "{server}" (the child server\'s argv, spliced) or "{mcp_config}" in another, e.g. ["my-agent", "--mcp-config", "{mcp_config}", "-p", "{objective}"]');
+    throw bootError(
+      `${file ? `${file.path}${line ? `:${line}` : ""}: ` : ""}delegation.command ${problem}`,
+      'put "{objective}" in one element and "{server}" (the child server\'s argv, spliced) or "{mcp_config}" in another, e.g. ["my-agent", "--mcp-config", "{mcp_config}", "-p", "{objective}"]',
+    );
   }
   if (d.worktree_root !== undefined) {
     const swept = sweepWorktrees(resolve(config.values.workspace as string, d.worktree_root));
-    if (swept.length > 0) note(`removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})`);
+    if (swept.length > 0)
+      note(
+        `removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})`,
+      );
   }
   return tools;
 }

@@ -11,7 +11,11 @@ export const most: Provider = {
   open(ctx, opened, before) {
     const mostSection = (ctx.config.values.most ?? {}) as { service_token_file?: string; url?: string };
     if (!mostSection.service_token_file) return [...before];
-    if (!mostSection.url) throw bootError("most.service_token_file (MOST_SERVICE_TOKEN_FILE) is set but Most has no endpoint", "set MOST_SERVICE_URL (or most.url in your config) to the Most service's base URL");
+    if (!mostSection.url)
+      throw bootError(
+        "most.service_token_file (MOST_SERVICE_TOKEN_FILE) is set but Most has no endpoint",
+        "set MOST_SERVICE_URL (or most.url in your config) to the Most service's base URL",
+      );
     opened.most = { url: mostSection.url, tokenFile: resolve(ctx.workspace, mostSection.service_token_file) };
     return [...before, ...builtinSources(mostTools)];
   },

@@ -30,12 +30,26 @@ export const servers: Provider = {
     ctx.lock(); // read before any server starts
     const { input, config, file, workspace, trust } = ctx;
     // envFile is read beside the config; only a file the user named (--config, $TOOLGATE_CONFIG) may reach past it.
-    const envFiles = { ...(file ? { configPath: file.path } : {}), confined: file?.via !== "flag" && file?.via !== "env", readText: (p: string) => readFileSync(p, "utf8"), findOnPath };
-    const specs = remoteSpecs(config, input.env, (argv, cwd) => namedFileDigests(argv, cwd, workspace), localPathsFlag(input.allowLocalPaths, config), envFiles);
+    const envFiles = {
+      ...(file ? { configPath: file.path } : {}),
+      confined: file?.via !== "flag" && file?.via !== "env",
+      readText: (p: string) => readFileSync(p, "utf8"),
+      findOnPath,
+    };
+    const specs = remoteSpecs(
+      config,
+      input.env,
+      (argv, cwd) => namedFileDigests(argv, cwd, workspace),
+      localPathsFlag(input.allowLocalPaths, config),
+      envFiles,
+    );
     if (!specs.ok) {
       const at = (specs.refusal.details as { at?: (string | number)[] } | undefined)?.at;
       const line = at && file ? file.lineOf(at) : undefined;
-      throw bootError(`${line ? `${file!.path}:${line}: ` : ""}${specs.refusal.message}`, "fix the las / mcpServers section of the config");
+      throw bootError(
+        `${line ? `${file!.path}:${line}: ` : ""}${specs.refusal.message}`,
+        "fix the las / mcpServers section of the config",
+      );
     }
     opened.servers = specs.value;
     if (specs.value.length === 0) return [...before];
@@ -62,7 +76,8 @@ export const servers: Provider = {
     }));
     const listed = await remote.load();
     // Its servers are shut down by the assembly (providers/index.ts), as after any failure.
-    if (!listed.ok) throw bootError(listed.refusal.message, "`toolgate tools --refresh` lists the servers again once it is fixed");
+    if (!listed.ok)
+      throw bootError(listed.refusal.message, "`toolgate tools --refresh` lists the servers again once it is fixed");
     return [...before, ...(listed.value as ToolSource[])];
   },
 };
@@ -76,9 +91,13 @@ function connects(ctx: BootContext) {
   const { sandbox, sandboxInput, workspace, pins } = ctx;
   const connectGrants = mergeGrants({ allow: {}, deny: ctx.fromConfig.deny }, ctx.fromFlags);
   return {
-    permissions: new Permissions<Prompter | AsyncPrompter>(connectGrants, workspace, ctx.prompter, { pathEnv: ctx.grantPath, from: ctx.from }),
+    permissions: new Permissions<Prompter | AsyncPrompter>(connectGrants, workspace, ctx.prompter, {
+      pathEnv: ctx.grantPath,
+      from: ctx.from,
+    }),
     sandboxMode: sandbox.mode,
-    sandbox: (network: boolean) => (sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper),
+    sandbox: (network: boolean) =>
+      sandbox.mode === "off" ? undefined : sandboxFor({ ...sandboxInput, network }).wrapper,
     networkGranted: connectGrants.allow.net === true && connectGrants.deny.net === undefined,
     // Over HTTP, a server at a non-public address needs an exact grant on the command line.
     httpFetch: policyFetch({ exact: exactNetGrants(...ctx.flagNet), pins, grants: connectGrants, cwd: workspace }),
@@ -100,4 +119,5 @@ function localPathsFlag(names: readonly string[] | undefined, config: Effective)
 }
 
 /** Used by the boot's assembly: the origins of optional MCP servers (withheld, not failing the boot, on a collision). */
-export const optionalOrigins = (opened: Opened): Set<string> => new Set(opened.servers.filter((s) => s.kind === "mcp" && !s.required).map((s) => s.origin));
+export const optionalOrigins = (opened: Opened): Set<string> =>
+  new Set(opened.servers.filter((s) => s.kind === "mcp" && !s.required).map((s) => s.origin));

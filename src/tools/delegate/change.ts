@@ -80,7 +80,8 @@ export function sweepWorktrees(root: string): string[] {
     const running = rec?.status === "running" && alive(rec.pid);
     if (running || (rec?.status === "ready" && (suffix === ".git" || suffix === ".apply"))) continue;
     const path = join(root, e.name);
-    const ok = suffix === "" ? removeWorktree({ worktree: path, admin: rec?.admin ?? adminOf(path) }) : removeTree(path);
+    const ok =
+      suffix === "" ? removeWorktree({ worktree: path, admin: rec?.admin ?? adminOf(path) }) : removeTree(path);
     if (ok && !removed.includes(id)) removed.push(id);
   }
   return removed;

@@ -24,7 +24,8 @@ export function readEnvelope(stdout: string, exit: string, status: TaskStatus, m
     const last = JSON.parse(lines[lines.length - 1] ?? "");
     if (last !== null && typeof last === "object" && typeof last.summary === "string") {
       summary = last.summary;
-      if (Array.isArray(last.findings)) findings = last.findings.map((f: unknown) => (typeof f === "string" ? f : JSON.stringify(f)));
+      if (Array.isArray(last.findings))
+        findings = last.findings.map((f: unknown) => (typeof f === "string" ? f : JSON.stringify(f)));
     }
   } catch {
     // Free text: the whole output is the summary.

@@ -5,12 +5,18 @@ import task from "./task.ts";
 import applyChange from "./apply-change.ts";
 
 /** The parent's values of the variables delegation.env hands the child: secrets bound to every task call. */
-export function delegationSecrets(values: ConfigData, parentEnv: Readonly<Record<string, string | undefined>>): string[] {
+export function delegationSecrets(
+  values: ConfigData,
+  parentEnv: Readonly<Record<string, string | undefined>>,
+): string[] {
   const names = values.delegation?.env ?? [];
   return names.map((n) => parentEnv[n]).filter((v): v is string => v !== undefined && v !== "");
 }
 
-export const delegationTools = (values: ConfigData, parentEnv: Readonly<Record<string, string | undefined>> = {}): ToolDeclaration[] => {
+export const delegationTools = (
+  values: ConfigData,
+  parentEnv: Readonly<Record<string, string | undefined>> = {},
+): ToolDeclaration[] => {
   const d = values.delegation;
   if (d?.command === undefined) return [];
   const secrets = delegationSecrets(values, parentEnv);

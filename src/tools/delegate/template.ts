@@ -3,7 +3,13 @@
 // becomes the child server's argv, spliced; `{server_command}` / `{server_args_json}` / `{mcp_config}`
 // give the same server as one command, a JSON array of its arguments, or an MCP client config. Pure.
 
-export const PLACEHOLDERS = ["{objective}", "{server}", "{server_command}", "{server_args_json}", "{mcp_config}"] as const;
+export const PLACEHOLDERS = [
+  "{objective}",
+  "{server}",
+  "{server_command}",
+  "{server_args_json}",
+  "{mcp_config}",
+] as const;
 
 /** The server name the child sees in `{mcp_config}`: its tools arrive as this server's. */
 export const CHILD_SERVER_NAME = "toolgate";
@@ -20,7 +26,13 @@ export function expandTemplate(command: readonly string[], objective: string, se
     // One pass over the element: a replacement is never read again (an objective naming "{server}" stays text).
     out.push(
       el.replace(/\{(objective|server_command|server_args_json|mcp_config)\}/g, (_, name: string) =>
-        name === "objective" ? objective : name === "server_command" ? cmd! : name === "server_args_json" ? JSON.stringify(args) : mcpConfig,
+        name === "objective"
+          ? objective
+          : name === "server_command"
+            ? cmd!
+            : name === "server_args_json"
+              ? JSON.stringify(args)
+              : mcpConfig,
       ),
     );
   }
@@ -31,6 +43,7 @@ export function expandTemplate(command: readonly string[], objective: string, se
 export function templateProblem(command: readonly string[]): string | null {
   const all = command.join("\u0000");
   if (!all.includes("{objective}")) return "names no {objective}: the child would not know its task";
-  if (!["{server}", "{server_command}", "{mcp_config}"].some((p) => all.includes(p))) return "names none of {server}, {server_command}, {mcp_config}: the child could not reach its tools";
+  if (!["{server}", "{server_command}", "{mcp_config}"].some((p) => all.includes(p)))
+    return "names none of {server}, {server_command}, {mcp_config}: the child could not reach its tools";
   return null;
 }

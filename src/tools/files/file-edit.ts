@@ -38,19 +38,33 @@ export default defineTool({
   approval: "required",
   needs: (args, ctx) => {
     const r = resolveInside(ctx.workspace, args.path);
-    return r.ok ? ok([{ kind: "read", value: r.value.abs }, { kind: "write", value: r.value.abs }]) : r;
+    return r.ok
+      ? ok([
+          { kind: "read", value: r.value.abs },
+          { kind: "write", value: r.value.abs },
+        ])
+      : r;
   },
   handler: async (args, ctx) =>
-    editFile(ctx.workspace, args, { stateDir: ctx.stateDir, ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}), ...(ctx.checked ? { checked: ctx.checked.map((n) => n.value) } : {}) }),
+    editFile(ctx.workspace, args, {
+      stateDir: ctx.stateDir,
+      ...(ctx.controlFiles ? { controlFiles: ctx.controlFiles } : {}),
+      ...(ctx.checked ? { checked: ctx.checked.map((n) => n.value) } : {}),
+    }),
 });
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // a BOM stays part of the text, so it is written back
 
 export async function editFile(workspace: string, args: EditArgs, scope: WriteScope = {}): Promise<Outcome<unknown>> {
-  if (args.old_string === args.new_string) return refuse("file.no_change", "old_string and new_string are identical: the edit would change nothing");
+  if (args.old_string === args.new_string)
+    return refuse("file.no_change", "old_string and new_string are identical: the edit would change nothing");
   // Read and write were checked for one real path; two different ones mean the name moved in between.
   const [readPath, writePath] = scope.checked ?? [];
-  if (readPath !== writePath) return refuse("path.changed", `"${args.path}" changed while its permissions were being checked; nothing was written; call again`);
+  if (readPath !== writePath)
+    return refuse(
+      "path.changed",
+      `"${args.path}" changed while its permissions were being checked; nothing was written; call again`,
+    );
   const r = targetInside(workspace, args.path, writePath);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
@@ -60,7 +74,11 @@ export async function editFile(workspace: string, args: EditArgs, scope: WriteSc
   if (!read.ok) return read;
   const { bytes, stat } = read.value;
   // The current digest is not shown: the fix for a stale edit is to read the file, not to cite a new number.
-  if (digestOf(bytes) !== args.digest) return refuse("file.stale", `"${rel}" has changed since the digest you cite was read; read it again with file_read and edit from what it shows now`);
+  if (digestOf(bytes) !== args.digest)
+    return refuse(
+      "file.stale",
+      `"${rel}" has changed since the digest you cite was read; read it again with file_read and edit from what it shows now`,
+    );
   let text: string;
   try {
     if (bytes.includes(0)) throw new Error("NUL");
@@ -71,17 +89,36 @@ export async function editFile(workspace: string, args: EditArgs, scope: WriteSc
   const found = locate(text, args.old_string, args.new_string);
   if (found === null) return noMatch(rel, text, args.old_string);
   const { needle, replacement, at } = found;
-  if (needle === replacement) return refuse("file.no_change", `in "${rel}" (CRLF line endings) old_string and new_string are the same text: the edit would change nothing`);
+  if (needle === replacement)
+    return refuse(
+      "file.no_change",
+      `in "${rel}" (CRLF line endings) old_string and new_string are the same text: the edit would change nothing`,
+    );
   if (at.length > 1 && !args.replace_all) {
     const lines = at.slice(0, MAX_LISTED_MATCHES).map((i) => lineOf(text, i));
-    return refuse("file.ambiguous", `old_string occurs ${at.length} times in "${rel}" (lines ${lines.join(", ")}${at.length > lines.length ? ", …" : ""}); add surrounding lines to make it unique, or pass replace_all: true`, { count: at.length, lines });
+    return refuse(
+      "file.ambiguous",
+      `old_string occurs ${at.length} times in "${rel}" (lines ${lines.join(", ")}${at.length > lines.length ? ", …" : ""}); add surrounding lines to make it unique, or pass replace_all: true`,
+      { count: at.length, lines },
+    );
   }
   const next = text.split(needle).join(replacement); // every occurrence is the one occurrence here, or replace_all
   const mode = Number(stat.mode & 0o777n); // permission bits kept; setuid/setgid are dropped, as any write by another user would
-  const written = atomicWrite(abs, rel, Buffer.from(next, "utf8"), { publish: "replace", mode, owner: { uid: Number(stat.uid), gid: Number(stat.gid) }, unchangedSince: stat, ...(scope.io ? { io: scope.io } : {}) });
+  const written = atomicWrite(abs, rel, Buffer.from(next, "utf8"), {
+    publish: "replace",
+    mode,
+    owner: { uid: Number(stat.uid), gid: Number(stat.gid) },
+    unchangedSince: stat,
+    ...(scope.io ? { io: scope.io } : {}),
+  });
   if (!written.ok) return written;
   const edits = at.map((i) => ({ at: i, oldLength: needle.length, newLength: replacement.length }));
-  return ok({ path: rel, digest: written.value.digest, replacements: at.length, ...unifiedDiff(rel, text, next, edits) });
+  return ok({
+    path: rel,
+    digest: written.value.digest,
+    replacements: at.length,
+    ...unifiedDiff(rel, text, next, edits),
+  });
 }
 
 type Eol = "lf" | "crlf" | "mixed";
@@ -99,9 +136,14 @@ const toCrlf = (s: string) => s.replaceAll("\r\n", "\n").replaceAll("\n", "\r\n"
  * file both strings are matched and written as CRLF. In a mixed file the strings are taken as
  * written first; only if that finds nothing are they tried as CRLF. An LF file takes them as written.
  */
-function locate(text: string, oldString: string, newString: string): { needle: string; replacement: string; at: number[] } | null {
+function locate(
+  text: string,
+  oldString: string,
+  newString: string,
+): { needle: string; replacement: string; at: number[] } | null {
   const eol = eolOf(text);
-  const tries: [string, string][] = eol === "crlf" ? [[toCrlf(oldString), toCrlf(newString)]] : [[oldString, newString]];
+  const tries: [string, string][] =
+    eol === "crlf" ? [[toCrlf(oldString), toCrlf(newString)]] : [[oldString, newString]];
   if (eol === "mixed" && oldString.includes("\n")) tries.push([toCrlf(oldString), toCrlf(newString)]);
   for (const [needle, replacement] of tries) {
     const at: number[] = [];
@@ -124,21 +166,35 @@ function noMatch(rel: string, text: string, oldString: string): Outcome<never> {
   const best = anchorAt === -1 ? null : nearest(wanted[anchorAt]!, fileLines, anchorAt < wanted.length - 1);
   const head = `old_string does not occur in "${rel}"`;
   const how = "copy the text exactly as file_read shows it, whitespace included";
-  if (best === null) return refuse("file.no_match", `${head}, and no line resembles its first line; ${how}`, { candidate: null });
-  const candidate = { line: best.index + 1, text: clip(fileLines[best.index]!), similarity: Math.round(best.score * 100) / 100 };
+  if (best === null)
+    return refuse("file.no_match", `${head}, and no line resembles its first line; ${how}`, { candidate: null });
+  const candidate = {
+    line: best.index + 1,
+    text: clip(fileLines[best.index]!),
+    similarity: Math.round(best.score * 100) / 100,
+  };
   if (best.exact) {
     // The first line is there: point at the first following line that differs (the last one may be a prefix).
     for (let k = anchorAt + 1; k < wanted.length; k++) {
       const fileLine = fileLines[best.index + k - anchorAt];
-      const same = fileLine !== undefined && (k === wanted.length - 1 ? fileLine.startsWith(wanted[k]!) : fileLine === wanted[k]);
+      const same =
+        fileLine !== undefined && (k === wanted.length - 1 ? fileLine.startsWith(wanted[k]!) : fileLine === wanted[k]);
       if (!same) {
         const line = best.index + k - anchorAt + 1;
         const shown = fileLine === undefined ? "past the end of the file" : JSON.stringify(clip(fileLine));
-        return refuse("file.no_match", `${head}; its first line matches line ${candidate.line}, but the text differs at line ${line}, which is ${shown}; ${how}`, { candidate, differsAt: line });
+        return refuse(
+          "file.no_match",
+          `${head}; its first line matches line ${candidate.line}, but the text differs at line ${line}, which is ${shown}; ${how}`,
+          { candidate, differsAt: line },
+        );
       }
     }
   }
-  return refuse("file.no_match", `${head}; the nearest candidate is line ${candidate.line} (similarity ${candidate.similarity}): ${JSON.stringify(candidate.text)}; ${how}`, { candidate });
+  return refuse(
+    "file.no_match",
+    `${head}; the nearest candidate is line ${candidate.line} (similarity ${candidate.similarity}): ${JSON.stringify(candidate.text)}; ${how}`,
+    { candidate },
+  );
 }
 
 const normalize = (s: string) => s.trim().replace(/\s+/g, " ").slice(0, 1000);
@@ -148,7 +204,11 @@ const normalize = (s: string) => s.trim().replace(/\s+/g, " ").slice(0, 1000);
  * Dice coefficient (both strings alike) and bigram containment (how much of `wanted` the line holds,
  * so a partial line still finds its line); ties go to the first line. Linear in the file.
  */
-function nearest(wanted: string, lines: readonly string[], mustEnd: boolean): { index: number; score: number; exact: boolean } | null {
+function nearest(
+  wanted: string,
+  lines: readonly string[],
+  mustEnd: boolean,
+): { index: number; score: number; exact: boolean } | null {
   const target = normalize(wanted);
   const grams = bigrams(target);
   const a = Math.max(target.length - 1, 0);

@@ -30,7 +30,17 @@ export default defineTool({
     return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
   },
   handler: async (args, ctx) =>
-    findFiles(ctx.workspace, ctx.stateDir, args.pattern ?? "**/*", args.path ?? ".", args.cursor, args.limit ?? 1000, WALK_BUDGET, ctx.checked?.[0]?.value, ctx.namedSecret),
+    findFiles(
+      ctx.workspace,
+      ctx.stateDir,
+      args.pattern ?? "**/*",
+      args.path ?? ".",
+      args.cursor,
+      args.limit ?? 1000,
+      WALK_BUDGET,
+      ctx.checked?.[0]?.value,
+      ctx.namedSecret,
+    ),
 });
 
 /**
@@ -55,14 +65,17 @@ export function findFiles(
   if (!matches.ok) return matches;
   const kind = kindAt(abs);
   if (kind === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was listed"));
-  if (kind === "file" || kind === "other") return refuse("file.not_a_directory", `"${rel}" is a file; give a folder as path`);
+  if (kind === "file" || kind === "other")
+    return refuse("file.not_a_directory", `"${rel}" is a file; give a folder as path`);
   if (kind !== "dir") return refuse("file.missing", `"${rel}" does not exist`);
   const relRoot = rel === "." ? "" : rel;
   // stateDir is absolute (the config makes it so): compare it as a workspace-relative path.
   const stateRel = relativeInside(workspace, stateDir);
   const skip = new Set<string>(stateRel !== null && stateRel !== "." ? [stateRel] : []);
   const { layers, excluded } = ancestry(workspace, relRoot, skip);
-  const res = excluded ? { files: [], scanCapped: false, secretFiles: [] } : walk({ root: abs, relRoot, skip, budget, layers, ...(namedSecret ? { namedSecret } : {}) });
+  const res = excluded
+    ? { files: [], scanCapped: false, secretFiles: [] }
+    : walk({ root: abs, relRoot, skip, budget, layers, ...(namedSecret ? { namedSecret } : {}) });
   const pick = (f: string) => matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1));
   // Already in path order: the walk lists files sorted by whole path (walk.ts, test/tools/files/walk.test.ts).
   const matched = res.files.filter(pick);

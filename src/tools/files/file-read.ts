@@ -34,7 +34,8 @@ export default defineTool({
     const r = resolveInside(ctx.workspace, args.path);
     return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs }] } : r;
   },
-  handler: async (args, ctx) => readFile(ctx.workspace, args.path, args.offset ?? 1, args.limit ?? DEFAULT_LIMIT, ctx.checked?.[0]?.value),
+  handler: async (args, ctx) =>
+    readFile(ctx.workspace, args.path, args.offset ?? 1, args.limit ?? DEFAULT_LIMIT, ctx.checked?.[0]?.value),
 });
 
 function readWhole(abs: string, rel: string): Outcome<Buffer> {
@@ -43,17 +44,24 @@ function readWhole(abs: string, rel: string): Outcome<Buffer> {
   if (!opened.ok) {
     const code = opened.code;
     if (code === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was read"));
-    if (code === "ENOENT" || code === "ENOTDIR") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
-    if (code === "EISDIR") return refuse("file.not_a_file", `"${rel}" is a directory, not a file; use file_find to list it`);
+    if (code === "ENOENT" || code === "ENOTDIR")
+      return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
+    if (code === "EISDIR")
+      return refuse("file.not_a_file", `"${rel}" is a directory, not a file; use file_find to list it`);
     return refuse("file.unreadable", `"${rel}" cannot be read (${code})`);
   }
   const fd = opened.fd;
   try {
     const st = fstatSync(fd);
-    if (st.isDirectory()) return refuse("file.not_a_file", `"${rel}" is a directory, not a file; use file_find to list it`);
+    if (st.isDirectory())
+      return refuse("file.not_a_file", `"${rel}" is a directory, not a file; use file_find to list it`);
     if (!st.isFile()) return refuse("file.not_a_file", `"${rel}" is not a regular file`);
     if (st.size > READ_BOUND_BYTES) {
-      return refuse("file.too_large", `"${rel}" is ${st.size} bytes, above the read bound of ${READ_BOUND_BYTES}; use file_search to find the lines you need`, { size: st.size, bound: READ_BOUND_BYTES });
+      return refuse(
+        "file.too_large",
+        `"${rel}" is ${st.size} bytes, above the read bound of ${READ_BOUND_BYTES}; use file_search to find the lines you need`,
+        { size: st.size, bound: READ_BOUND_BYTES },
+      );
     }
     const buf = Buffer.allocUnsafe(st.size);
     let off = 0;
@@ -71,7 +79,13 @@ function readWhole(abs: string, rel: string): Outcome<Buffer> {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** `checked`: the real path the permission stage checked (the pipeline passes it); absent, `path` is resolved now. */
-export function readFile(workspace: string, path: string, offset: number, limit: number, checked?: string): Outcome<unknown> {
+export function readFile(
+  workspace: string,
+  path: string,
+  offset: number,
+  limit: number,
+  checked?: string,
+): Outcome<unknown> {
   const r = targetInside(workspace, path, checked);
   if (!r.ok) return r;
   const { abs, rel } = r.value;

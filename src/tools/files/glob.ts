@@ -10,7 +10,10 @@ export function globMatcher(pattern: string, noun = "pattern", folder = "listed"
   let p = pattern;
   while (p.startsWith("./")) p = p.slice(2);
   if (p.startsWith("/") || p.split("/").includes("..")) {
-    return refuse("find.invalid", `${noun} "${pattern}" leaves the ${folder} folder; ${noun}s are relative to path (give path to use another folder)`);
+    return refuse(
+      "find.invalid",
+      `${noun} "${pattern}" leaves the ${folder} folder; ${noun}s are relative to path (give path to use another folder)`,
+    );
   }
   if (p === "" || p === ".") p = "**";
   if (!GLOB_META.test(p)) {

@@ -76,8 +76,17 @@ function changesOf(before: string, starts: readonly number[], after: string, edi
     let head = 0;
     while (head < removed.length && head < added.length && removed[head] === added[head]) head++;
     let tail = 0;
-    while (tail < removed.length - head && tail < added.length - head && removed[removed.length - 1 - tail] === added[added.length - 1 - tail]) tail++;
-    const change = { oldLine: lineOf(starts, r.oldStart) + head, removed: removed.slice(head, removed.length - tail), added: added.slice(head, added.length - tail) };
+    while (
+      tail < removed.length - head &&
+      tail < added.length - head &&
+      removed[removed.length - 1 - tail] === added[added.length - 1 - tail]
+    )
+      tail++;
+    const change = {
+      oldLine: lineOf(starts, r.oldStart) + head,
+      removed: removed.slice(head, removed.length - tail),
+      added: added.slice(head, added.length - tail),
+    };
     if (change.removed.length > 0 || change.added.length > 0) changes.push(change);
   }
   return changes;
@@ -92,11 +101,16 @@ interface OldLines {
 }
 
 function* hunkLines(oldLines: OldLines, changes: readonly Change[]): Generator<string> {
-  const show = (mark: string, line: string) => (line.endsWith("\n") ? [`${mark}${line.slice(0, -1)}`] : [`${mark}${line}`, "\\ No newline at end of file"]);
+  const show = (mark: string, line: string) =>
+    line.endsWith("\n") ? [`${mark}${line.slice(0, -1)}`] : [`${mark}${line}`, "\\ No newline at end of file"];
   let shift = 0; // new line number minus old line number before the current change
   for (let i = 0; i < changes.length; ) {
     let j = i; // changes[i..j] share one hunk: their gaps are at most two contexts wide
-    while (j + 1 < changes.length && changes[j + 1]!.oldLine - (changes[j]!.oldLine + changes[j]!.removed.length) <= 2 * CONTEXT) j++;
+    while (
+      j + 1 < changes.length &&
+      changes[j + 1]!.oldLine - (changes[j]!.oldLine + changes[j]!.removed.length) <= 2 * CONTEXT
+    )
+      j++;
     const first = changes[i]!;
     const lastChange = changes[j]!;
     const from = Math.max(1, first.oldLine - CONTEXT);
@@ -124,7 +138,13 @@ function* hunkLines(oldLines: OldLines, changes: readonly Change[]): Generator<s
 const serializedBytes = (s: string): number => Buffer.byteLength(JSON.stringify(s), "utf8") - 2;
 
 /** The unified diff of `before` → `after`, where `after` is `before` with `edits` (sorted, non-overlapping) applied. */
-export function unifiedDiff(rel: string, before: string, after: string, edits: readonly Replacement[], bound = DIFF_BOUND_BYTES): DiffView {
+export function unifiedDiff(
+  rel: string,
+  before: string,
+  after: string,
+  edits: readonly Replacement[],
+  bound = DIFF_BOUND_BYTES,
+): DiffView {
   const starts = lineStarts(before);
   const changes = changesOf(before, starts, after, edits);
   if (changes.length === 0) return { diff: "", diffTruncated: false };
@@ -132,7 +152,10 @@ export function unifiedDiff(rel: string, before: string, after: string, edits: r
   let bytes = serializedBytes(lines.join("\n")) + 2;
   let total = 2;
   let clipped = false;
-  const oldLines: OldLines = { count: before === "" ? 0 : starts.length, line: (n) => before.slice(starts[n - 1], starts[n] ?? before.length) };
+  const oldLines: OldLines = {
+    count: before === "" ? 0 : starts.length,
+    line: (n) => before.slice(starts[n - 1], starts[n] ?? before.length),
+  };
   for (const line of hunkLines(oldLines, changes)) {
     total++;
     const cost = serializedBytes(line) + 2; // the "\n" after it serializes as two bytes

@@ -12,13 +12,16 @@ export interface Resolved {
   readonly rel: string;
 }
 
-export const isInside = (root: string, p: string): boolean => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+export const isInside = (root: string, p: string): boolean =>
+  p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 
 /** The workspace's real path, resolved once per process and re-checked by descriptor (src/fs/real-path.ts heldRoot). */
 function root(workspace: string): Outcome<string> {
   const r = heldRoot(workspace);
   if (r.ok) return ok(r.real);
-  return r.moved ? refuse("path.changed", `the workspace ${r.why}; nothing was done: start toolgate again in the workspace`) : refuse("path.invalid", `the workspace ${r.why}`);
+  return r.moved
+    ? refuse("path.changed", `the workspace ${r.why}; nothing was done: start toolgate again in the workspace`)
+    : refuse("path.invalid", `the workspace ${r.why}`);
 }
 
 export function resolveInside(workspace: string, path: string): Outcome<Resolved> {
@@ -33,7 +36,10 @@ export function resolveInside(workspace: string, path: string): Outcome<Resolved
   const abs = resolveFrom(held.value, path);
   if (abs === null) return refuse("path.invalid", `"${path}" cannot be resolved (a symlink loop?)`);
   if (!isInside(held.value, abs)) {
-    return refuse("path.outside_workspace", `"${path}" resolves outside the workspace (file tools never leave it, whatever the grants)`);
+    return refuse(
+      "path.outside_workspace",
+      `"${path}" resolves outside the workspace (file tools never leave it, whatever the grants)`,
+    );
   }
   return { ok: true, value: { abs, rel: relativeTo(held.value, abs) } };
 }
@@ -48,7 +54,10 @@ export function targetInside(workspace: string, path: string, checked: string | 
   const held = root(workspace);
   if (!held.ok) return held;
   if (!isInside(held.value, checked)) {
-    return refuse("path.changed", `"${path}" changed between its check and its use: it now resolves outside the workspace; nothing was done`);
+    return refuse(
+      "path.changed",
+      `"${path}" changed between its check and its use: it now resolves outside the workspace; nothing was done`,
+    );
   }
   return ok({ abs: checked, rel: relativeTo(held.value, checked) });
 }

@@ -11,7 +11,8 @@ export const DESK_BOUND_BYTES = 48_000;
 export default defineTool({
   name: "desk",
   description: description.trimEnd(),
-  input: (type) => type({ "+": "reject", "text?": `string <= ${DESK_BOUND_BYTES}`, "expected_version?": "number.integer >= 0" }),
+  input: (type) =>
+    type({ "+": "reject", "text?": `string <= ${DESK_BOUND_BYTES}`, "expected_version?": "number.integer >= 0" }),
   effect: "idempotent-write",
   approval: "never",
   needs: () => ({ ok: true, value: [] }),
@@ -20,16 +21,24 @@ export default defineTool({
     const lane = ctx.lane;
     if (args.text === undefined) {
       if (args.expected_version !== undefined) {
-        return refuse("args.invalid", "invalid arguments for desk: expected_version: only goes with text (a read needs no version)", {
-          issues: [{ path: ["expected_version"], message: "only goes with text" }],
-        });
+        return refuse(
+          "args.invalid",
+          "invalid arguments for desk: expected_version: only goes with text (a read needs no version)",
+          {
+            issues: [{ path: ["expected_version"], message: "only goes with text" }],
+          },
+        );
       }
       const page = store.readDesk(lane);
       return { ok: true, value: { lane, version: page?.version ?? 0, text: page?.text ?? "" } };
     }
     const bytes = Buffer.byteLength(JSON.stringify(args.text), "utf8") - 2;
     if (bytes > DESK_BOUND_BYTES) {
-      return refuse("desk.too_large", `the page is ${bytes} bytes serialized, above the desk bound of ${DESK_BOUND_BYTES}; keep the desk to working notes`, { bytes, bound: DESK_BOUND_BYTES });
+      return refuse(
+        "desk.too_large",
+        `the page is ${bytes} bytes serialized, above the desk bound of ${DESK_BOUND_BYTES}; keep the desk to working notes`,
+        { bytes, bound: DESK_BOUND_BYTES },
+      );
     }
     const before = store.readDesk(lane)?.version ?? 0;
     const r = store.writeDesk(lane, args.text, args.expected_version, Math.round(ctx.now()));

@@ -15,7 +15,9 @@ export default defineTool({
       "+": "reject",
       "steps?": type({
         "+": "reject",
-        title: type(`1 <= string <= ${MAX_TITLE_CHARS}`).and(/^[^\r\n]*\S[^\r\n]*$/).describe(`one line of 1-${MAX_TITLE_CHARS} characters, not only spaces`),
+        title: type(`1 <= string <= ${MAX_TITLE_CHARS}`)
+          .and(/^[^\r\n]*\S[^\r\n]*$/)
+          .describe(`one line of 1-${MAX_TITLE_CHARS} characters, not only spaces`),
         status: type.enumerated(...STEP_STATUSES),
       })
         .array()

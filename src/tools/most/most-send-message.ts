@@ -6,7 +6,13 @@ import description from "./most-send-message.txt" with { type: "text" };
 export default defineTool({
   name: "most_send_message",
   description: description.trimEnd(),
-  input: (type) => type({ "+": "reject", chat_id: "1 <= string <= 200", text: "1 <= string <= 10000", "preferred_service?": type.enumerated(...PREFERRED_SERVICES) }),
+  input: (type) =>
+    type({
+      "+": "reject",
+      chat_id: "1 <= string <= 200",
+      text: "1 <= string <= 10000",
+      "preferred_service?": type.enumerated(...PREFERRED_SERVICES),
+    }),
   effect: "irreversible",
   approval: "required",
   foreignOutput: true,

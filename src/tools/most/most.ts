@@ -18,33 +18,68 @@ export function readToken(path: string): Outcome<string> {
     fd = openSync(path, "r");
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (code === "ENOENT") return refuse("most.token_missing", `the Most token file (MOST_SERVICE_TOKEN_FILE) does not exist; create it (chmod 600) or fix MOST_SERVICE_TOKEN_FILE`);
-    return refuse("most.token_unreadable", `the Most token file (MOST_SERVICE_TOKEN_FILE) cannot be read (${code ?? "error"}); make it readable by this user only (chmod 600)`);
+    if (code === "ENOENT")
+      return refuse(
+        "most.token_missing",
+        `the Most token file (MOST_SERVICE_TOKEN_FILE) does not exist; create it (chmod 600) or fix MOST_SERVICE_TOKEN_FILE`,
+      );
+    return refuse(
+      "most.token_unreadable",
+      `the Most token file (MOST_SERVICE_TOKEN_FILE) cannot be read (${code ?? "error"}); make it readable by this user only (chmod 600)`,
+    );
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) return refuse("most.token_unreadable", `the Most token file (MOST_SERVICE_TOKEN_FILE) is not a regular file`);
+    if (!st.isFile())
+      return refuse("most.token_unreadable", `the Most token file (MOST_SERVICE_TOKEN_FILE) is not a regular file`);
     // A token others can read is no longer a secret of this user: refused until it is private.
-    if ((st.mode & 0o077) !== 0) return refuse("most.token_too_open", `the Most token file (MOST_SERVICE_TOKEN_FILE) is readable or writable by group or others (mode ${(st.mode & 0o777).toString(8)}); run chmod 600 on it`, { mode: (st.mode & 0o777).toString(8) });
+    if ((st.mode & 0o077) !== 0)
+      return refuse(
+        "most.token_too_open",
+        `the Most token file (MOST_SERVICE_TOKEN_FILE) is readable or writable by group or others (mode ${(st.mode & 0o777).toString(8)}); run chmod 600 on it`,
+        { mode: (st.mode & 0o777).toString(8) },
+      );
     const token = readFileSync(fd, "utf8").trim();
     if (token === "") return refuse("most.token_missing", `the Most token file (MOST_SERVICE_TOKEN_FILE) is empty`);
     return { ok: true, value: token };
   } catch (e) {
-    return refuse("most.token_unreadable", `the Most token file (MOST_SERVICE_TOKEN_FILE) cannot be read (${(e as { code?: string }).code ?? "error"})`);
+    return refuse(
+      "most.token_unreadable",
+      `the Most token file (MOST_SERVICE_TOKEN_FILE) cannot be read (${(e as { code?: string }).code ?? "error"})`,
+    );
   } finally {
     closeSync(fd);
   }
 }
 
 /** One request to Most; a 2xx JSON answer is the result. */
-export async function callMost(tool: string, method: "GET" | "POST", path: string, body: unknown, ctx: ToolContext): Promise<Outcome<unknown>> {
-  if (!ctx.most || !ctx.http) return refuse("most.unavailable", "Most is not configured: set MOST_SERVICE_TOKEN_FILE and MOST_SERVICE_URL");
+export async function callMost(
+  tool: string,
+  method: "GET" | "POST",
+  path: string,
+  body: unknown,
+  ctx: ToolContext,
+): Promise<Outcome<unknown>> {
+  if (!ctx.most || !ctx.http)
+    return refuse("most.unavailable", "Most is not configured: set MOST_SERVICE_TOKEN_FILE and MOST_SERVICE_URL");
   const token = readToken(ctx.most.tokenFile);
   if (!token.ok) return token;
   return operatorJson(
     ctx.http,
-    { base: ctx.most.url, path, method, token: token.value, body, maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, signal: ctx.signal },
-    { who: `${tool}: Most`, codes: { status: "most.status", tooLarge: "most.invalid_response", notJson: "most.invalid_response" } },
+    {
+      base: ctx.most.url,
+      path,
+      method,
+      token: token.value,
+      body,
+      maxBytes: MAX_BYTES,
+      timeoutMs: TIMEOUT_MS,
+      signal: ctx.signal,
+    },
+    {
+      who: `${tool}: Most`,
+      codes: { status: "most.status", tooLarge: "most.invalid_response", notJson: "most.invalid_response" },
+    },
   );
 }
 
@@ -52,7 +87,10 @@ export async function callMost(tool: string, method: "GET" | "POST", path: strin
 export function recordIds(tool: string, answer: unknown, ctx: ToolContext): void {
   if (typeof answer !== "object" || answer === null) return;
   const a = answer as Record<string, unknown>;
-  for (const [key, kind] of [["chat_id", "chat"], ["message_id", "message"]] as const) {
+  for (const [key, kind] of [
+    ["chat_id", "chat"],
+    ["message_id", "message"],
+  ] as const) {
     const v = a[key];
     if (typeof v === "string" || typeof v === "number") ctx.created?.(tool, kind, String(v));
   }

@@ -7,7 +7,12 @@ import description from "./librarian.txt" with { type: "text" };
 export default defineTool({
   name: "librarian",
   description: description.trimEnd(),
-  input: (type) => type({ "+": "reject", angles: type("1 <= string <= 500").array().atLeastLength(2).atMostLength(4), "limit?": "1 <= number.integer <= 50" }),
+  input: (type) =>
+    type({
+      "+": "reject",
+      angles: type("1 <= string <= 500").array().atLeastLength(2).atMostLength(4),
+      "limit?": "1 <= number.integer <= 50",
+    }),
   effect: "read",
   approval: "required",
   foreignOutput: true,

@@ -27,7 +27,9 @@ export interface RailEndpoint {
 }
 
 /** The groups whose endpoint and credential are both set, from the parent environment. */
-export function railEndpoints(env: Readonly<Record<string, string | undefined>>): Partial<Record<RailGroup, RailEndpoint>> {
+export function railEndpoints(
+  env: Readonly<Record<string, string | undefined>>,
+): Partial<Record<RailGroup, RailEndpoint>> {
   const out: Partial<Record<RailGroup, RailEndpoint>> = {};
   for (const [group, vars] of Object.entries(RAIL_VARS) as [RailGroup, (typeof RAIL_VARS)[RailGroup]][]) {
     const url = env[vars.url];
@@ -57,10 +59,26 @@ export async function callRail(rail: string, args: unknown, ctx: ToolContext): P
   const route = RAIL_ROUTES[rail]!;
   const ep = ctx.rails?.[route.group];
   const http: HttpClient | undefined = ctx.http;
-  if (!ep || !http) return refuse("rail.unavailable", `${rail} has no endpoint: set ${RAIL_VARS[route.group].url} and ${RAIL_VARS[route.group].token}`);
+  if (!ep || !http)
+    return refuse(
+      "rail.unavailable",
+      `${rail} has no endpoint: set ${RAIL_VARS[route.group].url} and ${RAIL_VARS[route.group].token}`,
+    );
   return operatorJson(
     http,
-    { base: ep.url, path: route.path, method: "POST", token: ep.token, body: args, maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, signal: ctx.signal },
-    { who: `the ${rail} endpoint`, codes: { status: "rail.status", tooLarge: "rail.too_large", notJson: "rail.invalid_response" } },
+    {
+      base: ep.url,
+      path: route.path,
+      method: "POST",
+      token: ep.token,
+      body: args,
+      maxBytes: MAX_BYTES,
+      timeoutMs: TIMEOUT_MS,
+      signal: ctx.signal,
+    },
+    {
+      who: `the ${rail} endpoint`,
+      codes: { status: "rail.status", tooLarge: "rail.too_large", notJson: "rail.invalid_response" },
+    },
   );
 }

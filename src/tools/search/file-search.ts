@@ -53,7 +53,16 @@ export default defineTool({
     return r.ok ? { ok: true, value: [{ kind: "read", value: r.value.abs, recursive: true }] } : r;
   },
   handler: (args, ctx) =>
-    searchFiles({ workspace: ctx.workspace, stateDir: ctx.stateDir, signal: ctx.signal, ...(ctx.checked ? { checked: ctx.checked[0]?.value } : {}), ...(ctx.namedSecret ? { namedSecret: ctx.namedSecret } : {}) }, args),
+    searchFiles(
+      {
+        workspace: ctx.workspace,
+        stateDir: ctx.stateDir,
+        signal: ctx.signal,
+        ...(ctx.checked ? { checked: ctx.checked[0]?.value } : {}),
+        ...(ctx.namedSecret ? { namedSecret: ctx.namedSecret } : {}),
+      },
+      args,
+    ),
 });
 
 /** Where a search runs; the budgets are the defaults except in tests. */
@@ -71,7 +80,11 @@ export interface SearchScope {
 
 export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise<Outcome<unknown>> {
   // The scan machinery on the first search, not at import: this tool is in every boot's catalog.
-  const [{ assemblePage }, { Helper, Pool }, { escapeRegExp, requiredNeedles }] = await Promise.all([import("./page.ts"), import("./pool.ts"), import("./literal.ts")]);
+  const [{ assemblePage }, { Helper, Pool }, { escapeRegExp, requiredNeedles }] = await Promise.all([
+    import("./page.ts"),
+    import("./pool.ts"),
+    import("./literal.ts"),
+  ]);
   const { workspace, stateDir, signal } = scope;
   const readBudget = scope.readBudget ?? READ_BUDGET_BYTES;
   const ignoreCase = args.ignoreCase === true;
@@ -79,24 +92,43 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
   try {
     new RegExp(source, ignoreCase ? "iu" : "u");
   } catch (e) {
-    return refuse("find.invalid", `invalid regular expression ${JSON.stringify(args.pattern)}: ${(e as Error).message}; the syntax is JavaScript's with the u flag, or pass literal: true to search a fixed string`);
+    return refuse(
+      "find.invalid",
+      `invalid regular expression ${JSON.stringify(args.pattern)}: ${(e as Error).message}; the syntax is JavaScript's with the u flag, or pass literal: true to search a fixed string`,
+    );
   }
   const cursor = args.cursor === undefined ? null : /^(.*):(\d+)$/s.exec(args.cursor);
-  if (args.cursor !== undefined && !cursor) return refuse("args.invalid", `cursor ${JSON.stringify(args.cursor)} is not one file_search returned (nextCursor)`);
+  if (args.cursor !== undefined && !cursor)
+    return refuse("args.invalid", `cursor ${JSON.stringify(args.cursor)} is not one file_search returned (nextCursor)`);
   const r = targetInside(workspace, args.path ?? ".", scope.checked);
   if (!r.ok) return r;
   const { abs, rel } = r.value;
   const kind = kindAt(abs);
   if (kind === CHANGED) return refuse("path.changed", changedMessage(rel, "nothing was searched"));
-  if (kind !== "dir" && kind !== "file" && kind !== "other") return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
+  if (kind !== "dir" && kind !== "file" && kind !== "other")
+    return refuse("file.missing", `"${rel}" does not exist; file_find lists what does`);
   const isDir = kind === "dir";
   const root = resolveInside(workspace, ".");
   if (!root.ok) return root;
 
   const [cursorPath, cursorLine] = cursor ? [cursor[1]!, Number(cursor[2])] : ["", 0];
   const limit = args.limit ?? DEFAULT_LIMIT;
-  const spec: ScanSpec = { source, ignoreCase, needles: requiredNeedles(source, ignoreCase), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: limit + 1 };
-  const setup = { base: root.value.abs, spec, firstAfter: (first: string) => (first === cursorPath ? cursorLine : 0), enoughMatches: limit, enoughBytes: readBudget, signal };
+  const spec: ScanSpec = {
+    source,
+    ignoreCase,
+    needles: requiredNeedles(source, ignoreCase),
+    largeBytes: LARGE_BYTES,
+    lineChars: LINE_CHARS,
+    perFile: limit + 1,
+  };
+  const setup = {
+    base: root.value.abs,
+    spec,
+    firstAfter: (first: string) => (first === cursorPath ? cursorLine : 0),
+    enoughMatches: limit,
+    enoughBytes: readBudget,
+    signal,
+  };
 
   let pool: Pool;
   let scanCapped = false;
@@ -121,7 +153,17 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
       pool.offer();
     };
     const { layers, excluded } = ancestry(workspace, relRoot, skip);
-    const walked = excluded ? { files: [], scanCapped: false, secretFiles: [] } : walk({ root: abs, relRoot, skip, budget: scope.walkBudget ?? WALK_BUDGET, layers, progress: take, ...(scope.namedSecret ? { namedSecret: scope.namedSecret } : {}) });
+    const walked = excluded
+      ? { files: [], scanCapped: false, secretFiles: [] }
+      : walk({
+          root: abs,
+          relRoot,
+          skip,
+          budget: scope.walkBudget ?? WALK_BUDGET,
+          layers,
+          progress: take,
+          ...(scope.namedSecret ? { namedSecret: scope.namedSecret } : {}),
+        });
     take(walked.files);
     pathIgnored = excluded;
     scanCapped = walked.scanCapped;

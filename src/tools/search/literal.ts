@@ -95,14 +95,16 @@ function literalRuns(alt: string): string[] {
     const c = alt[i]!;
     if (c === "\\") {
       const e = alt[i + 1] ?? "";
-      if (SYNTAX.has(e)) (add(e), (i += 2));
-      else if (CONTROL[e]) (add(CONTROL[e]), (i += 2));
-      else if (e === "x" && /^[0-9a-fA-F]{2}$/.test(alt.slice(i + 2, i + 4))) (add(String.fromCharCode(parseInt(alt.slice(i + 2, i + 4), 16))), (i += 4));
+      if (SYNTAX.has(e)) add(e), (i += 2);
+      else if (CONTROL[e]) add(CONTROL[e]), (i += 2);
+      else if (e === "x" && /^[0-9a-fA-F]{2}$/.test(alt.slice(i + 2, i + 4)))
+        add(String.fromCharCode(parseInt(alt.slice(i + 2, i + 4), 16))), (i += 4);
       else if (e === "u" && alt[i + 2] === "{") {
         const end = alt.indexOf("}", i);
         add(String.fromCodePoint(parseInt(alt.slice(i + 3, end), 16)));
         i = end + 1;
-      } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(alt.slice(i + 2, i + 6))) (add(String.fromCharCode(parseInt(alt.slice(i + 2, i + 6), 16))), (i += 6));
+      } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(alt.slice(i + 2, i + 6)))
+        add(String.fromCharCode(parseInt(alt.slice(i + 2, i + 6), 16))), (i += 6);
       else {
         flush();
         if ((e === "p" || e === "P") && alt[i + 2] === "{") i = alt.indexOf("}", i) + 1;
@@ -111,8 +113,8 @@ function literalRuns(alt: string): string[] {
         else if (/[0-9]/.test(e)) for (i += 1; /[0-9]/.test(alt[i] ?? ""); i++);
         else i += 2;
       }
-    } else if (c === "[") (flush(), (i = classEnd(alt, i) + 1));
-    else if (c === "(") (flush(), (i = groupEnd(alt, i)));
+    } else if (c === "[") flush(), (i = classEnd(alt, i) + 1);
+    else if (c === "(") flush(), (i = groupEnd(alt, i));
     else if (c === "*" || c === "?" || c === "{") {
       // Quantifiers: zero repetitions drop the atom; more keep it but end the run.
       let min = 0;
@@ -128,7 +130,7 @@ function literalRuns(alt: string): string[] {
       i++;
       if (alt[i] === "?") i++;
       flush();
-    } else if (c === "." || c === "^" || c === "$" || c === "\n") (flush(), i++);
+    } else if (c === "." || c === "^" || c === "$" || c === "\n") flush(), i++;
     else {
       const ch = String.fromCodePoint(alt.codePointAt(i)!);
       add(ch);

@@ -15,7 +15,13 @@ export interface Page {
   readonly nextCursor?: string;
 }
 
-export function assemblePage(prefix: Prefix, files: readonly string[], limit: number, boundBytes: number, readBudget: number): Page {
+export function assemblePage(
+  prefix: Prefix,
+  files: readonly string[],
+  limit: number,
+  boundBytes: number,
+  readBudget: number,
+): Page {
   const matches: Page["matches"] = [];
   // Per status: files up to the last match shown (committed), and those after it (pending):
   // a page cut short leaves the pending ones to the next page, which searches them again.

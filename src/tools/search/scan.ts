@@ -142,7 +142,8 @@ export class Scanner {
       if (end < 0) end = b.length;
       for (let i = b.indexOf(NL, counted); i >= 0 && i < start; i = b.indexOf(NL, i + 1)) lineNo++;
       counted = start;
-      if (lineNo > after) this.test(b.toString("utf8", start, end > start && b[end - 1] === 13 ? end - 1 : end), lineNo, out);
+      if (lineNo > after)
+        this.test(b.toString("utf8", start, end > start && b[end - 1] === 13 ? end - 1 : end), lineNo, out);
       pos = end + 1;
     }
     return out;
@@ -316,7 +317,11 @@ export function claimKnown(job: Job, scanner: Scanner, end: boolean, each: (r: C
 }
 
 /** Claims chunks until none are left or the stop flag is set; `each` runs after every chunk. */
-export async function claimChunks(job: Job, scanner: Scanner, each: (r: ChunkResult) => void | Promise<void>): Promise<void> {
+export async function claimChunks(
+  job: Job,
+  scanner: Scanner,
+  each: (r: ChunkResult) => void | Promise<void>,
+): Promise<void> {
   const chunks = Math.ceil(job.files.length / job.chunkSize);
   while (Atomics.load(job.control, STOP) === 0) {
     const c = Atomics.add(job.control, NEXT, 1);
@@ -329,4 +334,15 @@ export async function claimChunks(job: Job, scanner: Scanner, each: (r: ChunkRes
 // top tier (FTL) would spend more compiling them than it saves (scripts/bench-search.ts); the tiers
 // below it stay.
 const methods = Scanner.prototype as unknown as Record<string, () => void>;
-for (const f of [methods.scan!, methods.open!, methods.byNeedles!, methods.byText!, methods.test!, findNeedle, scanChunk, claimKnown, claimChunks]) noFTL(f);
+for (const f of [
+  methods.scan!,
+  methods.open!,
+  methods.byNeedles!,
+  methods.byText!,
+  methods.test!,
+  findNeedle,
+  scanChunk,
+  claimKnown,
+  claimChunks,
+])
+  noFTL(f);

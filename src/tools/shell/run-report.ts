@@ -46,7 +46,13 @@ export function clipEnd(text: string, maxBytes: number): { text: string; cut: bo
 
 export function streamView(r: StreamReport, maxBytes: number): StreamView {
   const { text, cut } = clipEnd(r.tail.replaceAll("\0", "\u2400"), maxBytes);
-  return { tail: text, bytes: r.bytes, chars: r.chars, truncated: r.truncated || cut, ...(r.artifactCut ? { artifactCut: true as const } : {}) };
+  return {
+    tail: text,
+    bytes: r.bytes,
+    chars: r.chars,
+    truncated: r.truncated || cut,
+    ...(r.artifactCut ? { artifactCut: true as const } : {}),
+  };
 }
 
 /** Where the full streams are, relative to the workspace; null for none or outside the workspace. */

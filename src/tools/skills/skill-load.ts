@@ -24,17 +24,33 @@ export function loadCard(workspace: string, skillDirs: readonly string[], name: 
   const card = d.cards.find((c) => c.name === name);
   if (card) {
     const shadows = d.shadowed.filter((s) => s.name === name).map((s) => s.path);
-    return { ok: true, value: { name: card.name, description: card.description, source: card.source, path: card.path, shadows, text: card.text } };
+    return {
+      ok: true,
+      value: {
+        name: card.name,
+        description: card.description,
+        source: card.source,
+        path: card.path,
+        shadows,
+        text: card.text,
+      },
+    };
   }
   const names = d.cards.map((c) => c.name);
   // A card folder of that name that was skipped says why, so the fix is obvious.
-  const skipped = d.skipped.find((s) => s.path.endsWith(`/${name}/SKILL.md`) || s.path === `${name}/SKILL.md` || s.path === `bundled:${name}`);
+  const skipped = d.skipped.find(
+    (s) => s.path.endsWith(`/${name}/SKILL.md`) || s.path === `${name}/SKILL.md` || s.path === `bundled:${name}`,
+  );
   const shown = names.slice(0, NAMES_SHOWN).join(", ") || "none";
   const why = skipped ? `; ${skipped.path} was skipped: ${skipped.reason}` : "";
-  return refuse("skill.unknown", `no skill card named ${JSON.stringify(name)}${why}; skill_list lists them (available: ${shown}${names.length > NAMES_SHOWN ? ", …" : ""})`, {
-    name,
-    available: names.slice(0, NAMES_SHOWN),
-    availableCount: names.length,
-    ...(skipped ? { skipped } : {}),
-  });
+  return refuse(
+    "skill.unknown",
+    `no skill card named ${JSON.stringify(name)}${why}; skill_list lists them (available: ${shown}${names.length > NAMES_SHOWN ? ", …" : ""})`,
+    {
+      name,
+      available: names.slice(0, NAMES_SHOWN),
+      availableCount: names.length,
+      ...(skipped ? { skipped } : {}),
+    },
+  );
 }

@@ -3,7 +3,7 @@
 // background tasks. Bounded payloads without owner, write scope, metadata or raw logs; another
 // lane's id answers like a missing one.
 import type { TaskBoard } from "../../catalog/declare.ts";
-import { refuse, } from "../../result/result.ts";
+import { refuse } from "../../result/result.ts";
 
 export const LIST_LIMIT = 50;
 /**

@@ -12,7 +12,11 @@ const taskControl = defineTool({
   approval: "never",
   needs: () => ({ ok: true, value: [] }),
   handler: async (args, ctx) => {
-    if (args.command !== "cancel") return refuse("task.unsupported_command", `task_control supports only command "cancel" (got ${JSON.stringify(args.command)})`);
+    if (args.command !== "cancel")
+      return refuse(
+        "task.unsupported_command",
+        `task_control supports only command "cancel" (got ${JSON.stringify(args.command)})`,
+      );
     const b = board(ctx);
     if (!b) return noBoard();
     const found = b.get(ctx.lane, args.task_id);

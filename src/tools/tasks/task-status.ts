@@ -17,7 +17,15 @@ const taskStatus = defineTool({
     const r = b.get(ctx.lane, args.task_id);
     if (!r.ok) return refuse(r.code, r.message);
     // The tail passes the boundary as the tool's own result would; withheld, it says so (never partly).
-    return { ok: true, value: { ...r.task, result: r.result, log_tail: r.logTail, ...(r.logTail === null ? { log_tail_withheld: "sensitive_output_rejected" } : {}) } };
+    return {
+      ok: true,
+      value: {
+        ...r.task,
+        result: r.result,
+        log_tail: r.logTail,
+        ...(r.logTail === null ? { log_tail_withheld: "sensitive_output_rejected" } : {}),
+      },
+    };
   },
 });
 

@@ -7,7 +7,13 @@ import description from "./yield-until.txt" with { type: "text" };
 const yieldUntil = defineTool({
   name: "yield_until",
   description: description.trimEnd().replace("{cap}", String(DEFAULT_YIELD_CAP_SECS)),
-  input: (type) => type({ "+": "reject", task_ids: "1 <= string[] <= 20", "mode?": "'any' | 'all'", "timeout_secs?": `0 <= number <= ${YIELD_MAX_SECS}` }),
+  input: (type) =>
+    type({
+      "+": "reject",
+      task_ids: "1 <= string[] <= 20",
+      "mode?": "'any' | 'all'",
+      "timeout_secs?": `0 <= number <= ${YIELD_MAX_SECS}`,
+    }),
   effect: "read",
   approval: "never",
   needs: () => ({ ok: true, value: [] }),
@@ -17,7 +23,12 @@ const yieldUntil = defineTool({
   },
 });
 
-async function waitFor(ids: readonly string[], mode: "any" | "all", secs: number, ctx: ToolContext): Promise<Outcome<unknown>> {
+async function waitFor(
+  ids: readonly string[],
+  mode: "any" | "all",
+  secs: number,
+  ctx: ToolContext,
+): Promise<Outcome<unknown>> {
   const b = board(ctx);
   if (!b) return noBoard();
   const until = ctx.now() + secs * 1000;
@@ -30,7 +41,8 @@ async function waitFor(ids: readonly string[], mode: "any" | "all", secs: number
     }
     const ended = tasks.filter((t) => FINAL.has(t.status)).length;
     const done = mode === "any" ? ended > 0 : ended === tasks.length;
-    if (done || ctx.now() >= until || ctx.signal.aborted) return { ok: true, value: { timed_out: !done, waited_at_most_secs: secs, tasks } };
+    if (done || ctx.now() >= until || ctx.signal.aborted)
+      return { ok: true, value: { timed_out: !done, waited_at_most_secs: secs, tasks } };
     await new Promise((res) => setTimeout(res, Math.min(YIELD_POLL_MS, Math.max(1, until - ctx.now()))));
   }
 }

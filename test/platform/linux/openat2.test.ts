@@ -24,7 +24,9 @@ test("a file below the folder opens; a symlink anywhere on the way, or .. out of
     expect(fd).toBeGreaterThanOrEqual(0);
     expect([fdPath(fd), readFileSync(fd, "utf8")]).toEqual([join(ws, "d", "f"), "inside"]);
     closeSync(fd);
-    expect([open(root, "link/f"), open(root, "flink"), open(root, "../out/f"), open(root, "missing")]).toEqual([-1, -1, -1, -1]);
+    expect([open(root, "link/f"), open(root, "flink"), open(root, "../out/f"), open(root, "missing")]).toEqual([
+      -1, -1, -1, -1,
+    ]);
   } finally {
     closeSync(root);
   }

@@ -5,7 +5,12 @@ import { seccompProgram, seccompSupported } from "../../../src/platform/linux/se
 
 const entries = (b: Uint8Array) => {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  return Array.from({ length: b.length / 8 }, (_, i) => ({ code: v.getUint16(i * 8, true), jt: b[i * 8 + 2]!, jf: b[i * 8 + 3]!, k: v.getUint32(i * 8 + 4, true) }));
+  return Array.from({ length: b.length / 8 }, (_, i) => ({
+    code: v.getUint16(i * 8, true),
+    jt: b[i * 8 + 2]!,
+    jf: b[i * 8 + 3]!,
+    k: v.getUint32(i * 8 + 4, true),
+  }));
 };
 
 test.each([

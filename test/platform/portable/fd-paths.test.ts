@@ -1,7 +1,17 @@
 // The portable descriptor paths (macOS and the BSDs: no /proc/self/fd), run here on Linux: a
 // descriptor is where it was verified while it holds the object found there, no link on the way.
 import { describe, expect, test } from "bun:test";
-import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { portableFdPaths } from "../../../src/platform/portable/fd-paths.ts";
 import { tempDir } from "../../helpers.ts";
@@ -34,9 +44,17 @@ describe("portableFdPaths", () => {
     const d = openSync(join(ws, "d"), O_DIR);
     try {
       expect(fds.isAt(d, join(ws, "d"))).toBe(true);
-      expect([fds.pathOf(d), fds.inDir(d, "f"), readdirSync(fds.inDir(d, "."))]).toEqual([join(ws, "d"), join(ws, "d", "f"), ["f"]]);
+      expect([fds.pathOf(d), fds.inDir(d, "f"), readdirSync(fds.inDir(d, "."))]).toEqual([
+        join(ws, "d"),
+        join(ws, "d", "f"),
+        ["f"],
+      ]);
       const f = fds.openIn(d, "f", O_FILE);
-      expect([readFileSync(f, "utf8"), fds.pathOf(f), fds.reopenPath(f)]).toEqual(["inside", join(ws, "d", "f"), join(ws, "d", "f")]);
+      expect([readFileSync(f, "utf8"), fds.pathOf(f), fds.reopenPath(f)]).toEqual([
+        "inside",
+        join(ws, "d", "f"),
+        join(ws, "d", "f"),
+      ]);
       closeSync(f);
     } finally {
       closeSync(d);
@@ -50,7 +68,11 @@ describe("portableFdPaths", () => {
     const fds = portableFdPaths();
     const f = openSync(join(ws, "link", "f"), O_FILE);
     try {
-      expect([fds.isAt(f, join(ws, "link", "f")), fds.pathOf(f), fds.isAt(f, join(ws, "d", "f"))]).toEqual([false, null, false]);
+      expect([fds.isAt(f, join(ws, "link", "f")), fds.pathOf(f), fds.isAt(f, join(ws, "d", "f"))]).toEqual([
+        false,
+        null,
+        false,
+      ]);
       expect(fds.isAt(f, join(t.path, "out", "f"))).toBe(true);
     } finally {
       closeSync(f);
@@ -66,7 +88,11 @@ describe("portableFdPaths", () => {
       expect(fds.isAt(d, join(ws, "d"))).toBe(true);
       renameSync(join(ws, "d"), join(ws, "moved"));
       symlinkSync(join(t.path, "out"), join(ws, "d"));
-      expect([fds.pathOf(d), code(() => fds.inDir(d, "f")), code(() => fds.openIn(d, "f", O_FILE))]).toEqual([null, "CHANGED", "CHANGED"]);
+      expect([fds.pathOf(d), code(() => fds.inDir(d, "f")), code(() => fds.openIn(d, "f", O_FILE))]).toEqual([
+        null,
+        "CHANGED",
+        "CHANGED",
+      ]);
     } finally {
       closeSync(d);
     }

@@ -6,7 +6,12 @@ test("calls back once, when the parent pid is no longer the parent's", async () 
   let ppid = 4242;
   let calls = 0;
   const { promise, resolve } = Promise.withResolvers<void>();
-  watchParent(4242, () => (calls++, resolve()), () => ppid, 5);
+  watchParent(
+    4242,
+    () => (calls++, resolve()),
+    () => ppid,
+    5,
+  );
   await Bun.sleep(30);
   expect(calls).toBe(0);
   ppid = 1;
@@ -17,7 +22,12 @@ test("calls back once, when the parent pid is no longer the parent's", async () 
 
 test("stopped, it calls nothing", async () => {
   let calls = 0;
-  const stop = watchParent(4242, () => calls++, () => 1, 5);
+  const stop = watchParent(
+    4242,
+    () => calls++,
+    () => 1,
+    5,
+  );
   stop();
   await Bun.sleep(30);
   expect(calls).toBe(0);

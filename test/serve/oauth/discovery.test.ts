@@ -5,7 +5,10 @@ import { discover, discoveryUrls, endpointProblem, type Fetched } from "../../..
 
 describe("discoveryUrls", () => {
   test("an issuer without a path: RFC 8414, then OpenID Connect", () => {
-    expect(discoveryUrls("https://id.example.test")).toEqual(["https://id.example.test/.well-known/oauth-authorization-server", "https://id.example.test/.well-known/openid-configuration"]);
+    expect(discoveryUrls("https://id.example.test")).toEqual([
+      "https://id.example.test/.well-known/oauth-authorization-server",
+      "https://id.example.test/.well-known/openid-configuration",
+    ]);
   });
   test("with a path: RFC 8414 inserted, OpenID Connect inserted, then appended", () => {
     expect(discoveryUrls("https://id.example.test/tenant/")).toEqual([
@@ -23,22 +26,43 @@ describe("discover", () => {
   };
 
   test("takes the first document that answers, naming the issuer", async () => {
-    const a = answers({ "https://id.example.test/.well-known/openid-configuration": { status: 200, json: { issuer: "https://id.example.test", jwks_uri: "https://id.example.test/keys" } } });
-    expect(await discover("https://id.example.test", a.get)).toEqual({ ok: true, value: { issuer: "https://id.example.test", jwks_uri: "https://id.example.test/keys", from: "https://id.example.test/.well-known/openid-configuration" } });
+    const a = answers({
+      "https://id.example.test/.well-known/openid-configuration": {
+        status: 200,
+        json: { issuer: "https://id.example.test", jwks_uri: "https://id.example.test/keys" },
+      },
+    });
+    expect(await discover("https://id.example.test", a.get)).toEqual({
+      ok: true,
+      value: {
+        issuer: "https://id.example.test",
+        jwks_uri: "https://id.example.test/keys",
+        from: "https://id.example.test/.well-known/openid-configuration",
+      },
+    });
     expect(a.asked).toHaveLength(2);
   });
 
   test("refuses a document naming another issuer", async () => {
-    const a = answers({ "https://id.example.test/.well-known/oauth-authorization-server": { status: 200, json: { issuer: "https://evil.example.test", jwks_uri: "https://evil.example.test/keys" } } });
+    const a = answers({
+      "https://id.example.test/.well-known/oauth-authorization-server": {
+        status: 200,
+        json: { issuer: "https://evil.example.test", jwks_uri: "https://evil.example.test/keys" },
+      },
+    });
     const r = await discover("https://id.example.test", a.get);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.problem).toContain('names the issuer "https://evil.example.test"');
   });
 
   test("says what each URL answered when none did", async () => {
-    const a = answers({ "https://id.example.test/.well-known/oauth-authorization-server": { problem: "connection refused" } });
+    const a = answers({
+      "https://id.example.test/.well-known/oauth-authorization-server": { problem: "connection refused" },
+    });
     const r = await discover("https://id.example.test", a.get);
-    expect(!r.ok && r.problem).toBe("no authorization server metadata for https://id.example.test (https://id.example.test/.well-known/oauth-authorization-server: connection refused; https://id.example.test/.well-known/openid-configuration: HTTP 404)");
+    expect(!r.ok && r.problem).toBe(
+      "no authorization server metadata for https://id.example.test (https://id.example.test/.well-known/oauth-authorization-server: connection refused; https://id.example.test/.well-known/openid-configuration: HTTP 404)",
+    );
   });
 });
 

@@ -1,7 +1,13 @@
 // What the protected resource publishes and how it challenges: RFC 9728's metadata and its paths,
 // RFC 6750's WWW-Authenticate (quoted values kept to the characters the RFC allows), bearer headers.
 import { describe, expect, test } from "bun:test";
-import { bearerOf, challenge, metadataPaths, metadataUrl, resourceMetadata } from "../../../src/serve/oauth/resource.ts";
+import {
+  bearerOf,
+  challenge,
+  metadataPaths,
+  metadataUrl,
+  resourceMetadata,
+} from "../../../src/serve/oauth/resource.ts";
 
 describe("the metadata", () => {
   test.each([
@@ -21,14 +27,18 @@ describe("the metadata", () => {
   });
 
   test("names the resource, its issuer, its scopes and header bearer tokens only", () => {
-    expect(resourceMetadata("http://127.0.0.1:1/mcp", { issuer: "https://id.example.test", scopes: ["mcp:tools"] })).toEqual({
+    expect(
+      resourceMetadata("http://127.0.0.1:1/mcp", { issuer: "https://id.example.test", scopes: ["mcp:tools"] }),
+    ).toEqual({
       resource: "http://127.0.0.1:1/mcp",
       authorization_servers: ["https://id.example.test"],
       scopes_supported: ["mcp:tools"],
       bearer_methods_supported: ["header"],
       resource_name: "toolgate",
     });
-    expect(resourceMetadata("http://127.0.0.1:1/mcp", { issuer: "https://id.example.test", scopes: [] })).not.toHaveProperty("scopes_supported");
+    expect(
+      resourceMetadata("http://127.0.0.1:1/mcp", { issuer: "https://id.example.test", scopes: [] }),
+    ).not.toHaveProperty("scopes_supported");
   });
 });
 
@@ -36,9 +46,18 @@ describe("the challenge", () => {
   const meta = "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp";
   test.each([
     [{}, `Bearer resource_metadata="${meta}"`],
-    [{ error: "invalid_token", description: "the token has expired" } as const, `Bearer resource_metadata="${meta}", error="invalid_token", error_description="the token has expired"`],
-    [{ error: "insufficient_scope", scope: ["mcp:tools", "mcp:admin"] } as const, `Bearer resource_metadata="${meta}", error="insufficient_scope", scope="mcp:tools mcp:admin"`],
-    [{ error: "invalid_token", description: 'a "quoted" \\ é\nline' } as const, `Bearer resource_metadata="${meta}", error="invalid_token", error_description="a ?quoted? ? ??line"`],
+    [
+      { error: "invalid_token", description: "the token has expired" } as const,
+      `Bearer resource_metadata="${meta}", error="invalid_token", error_description="the token has expired"`,
+    ],
+    [
+      { error: "insufficient_scope", scope: ["mcp:tools", "mcp:admin"] } as const,
+      `Bearer resource_metadata="${meta}", error="insufficient_scope", scope="mcp:tools mcp:admin"`,
+    ],
+    [
+      { error: "invalid_token", description: 'a "quoted" \\ é\nline' } as const,
+      `Bearer resource_metadata="${meta}", error="invalid_token", error_description="a ?quoted? ? ??line"`,
+    ],
   ])("%p", (problem, header) => {
     expect(challenge(meta, problem)).toBe(header);
   });

@@ -4,7 +4,16 @@
 // resource, `none`, HMAC with the public key, an unknown key, no expiry, not an access token); a
 // token verified once is remembered until it expires or the set is read again.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
+import {
+  exportJWK,
+  exportSPKI,
+  generateKeyPair,
+  SignJWT,
+  UnsecuredJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+} from "jose";
 import type { Fetched } from "../../../src/serve/oauth/discovery.ts";
 import { KeySet, MAX_AGE_MS, REFRESH_MS } from "../../../src/serve/oauth/keys.ts";
 import { verifier } from "../../../src/serve/oauth/verify.ts";
@@ -21,7 +30,12 @@ interface Key {
 }
 async function key(kid: string): Promise<Key> {
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
-  return { kid, priv: privateKey, pub: { ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" }, spki: await exportSPKI(publicKey) };
+  return {
+    kid,
+    priv: privateKey,
+    pub: { ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" },
+    spki: await exportSPKI(publicKey),
+  };
 }
 
 let k1: Key;
@@ -44,7 +58,17 @@ function world(start = 1_800_000_000_000) {
 }
 
 const sign = (k: Key, now: number, claims: JWTPayload = {}, header: Record<string, unknown> = {}) =>
-  new SignJWT({ iss: ISSUER, aud: RESOURCE, sub: "alice", client_id: "team-app", scope: "mcp:tools", groups: ["readers"], iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 300, ...claims })
+  new SignJWT({
+    iss: ISSUER,
+    aud: RESOURCE,
+    sub: "alice",
+    client_id: "team-app",
+    scope: "mcp:tools",
+    groups: ["readers"],
+    iat: Math.floor(now / 1000),
+    exp: Math.floor(now / 1000) + 300,
+    ...claims,
+  })
     .setProtectedHeader({ alg: "ES256", kid: k.kid, typ: "at+jwt", ...header })
     .sign(k.priv);
 
@@ -53,7 +77,16 @@ describe("a token signed by the issuer's key", () => {
     const w = world();
     w.listed = [k1.pub];
     expect(await w.keys.load()).toBeNull();
-    expect(await w.verify(await sign(k1, w.now))).toEqual({ ok: true, claims: { sub: "alice", clientId: "team-app", scopes: ["mcp:tools"], groups: ["readers"], exp: Math.floor(w.now / 1000) + 300 } });
+    expect(await w.verify(await sign(k1, w.now))).toEqual({
+      ok: true,
+      claims: {
+        sub: "alice",
+        clientId: "team-app",
+        scopes: ["mcp:tools"],
+        groups: ["readers"],
+        exp: Math.floor(w.now / 1000) + 300,
+      },
+    });
   });
 
   test.each([
@@ -92,25 +125,64 @@ describe("a token signed by the issuer's key", () => {
       await sign(k1, w.now, {}, { typ: "JWT" }),
       await sign(k1, w.now, { exp: s - 59 }),
       await sign(k1, w.now, { nbf: s + 59 }),
-    ]) expect((await w.verify(t)).ok).toBe(true);
+    ])
+      expect((await w.verify(t)).ok).toBe(true);
   });
 });
 
 describe("refused", () => {
   const cases: [string, (w: ReturnType<typeof world>) => Promise<string>, string][] = [
-    ["expired past the leeway", (w) => sign(k1, w.now, { exp: Math.floor(w.now / 1000) - 61 }), "the token has expired"],
+    [
+      "expired past the leeway",
+      (w) => sign(k1, w.now, { exp: Math.floor(w.now / 1000) - 61 }),
+      "the token has expired",
+    ],
     ["not valid yet", (w) => sign(k1, w.now, { nbf: Math.floor(w.now / 1000) + 120 }), "the token is not valid yet"],
-    ["another issuer", (w) => sign(k1, w.now, { iss: "https://evil.example.test" }), "the token was issued by another issuer"],
-    ["another resource", (w) => sign(k1, w.now, { aud: "http://127.0.0.1:9999/mcp" }), "the token is for another resource (aud)"],
+    [
+      "another issuer",
+      (w) => sign(k1, w.now, { iss: "https://evil.example.test" }),
+      "the token was issued by another issuer",
+    ],
+    [
+      "another resource",
+      (w) => sign(k1, w.now, { aud: "http://127.0.0.1:9999/mcp" }),
+      "the token is for another resource (aud)",
+    ],
     ["no audience", (w) => sign(k1, w.now, { aud: undefined }), "the token has no aud claim"],
     ["no expiry", (w) => sign(k1, w.now, { exp: undefined }), "the token has no exp claim"],
-    ["alg none", (w) => Promise.resolve(new UnsecuredJWT({ iss: ISSUER, aud: RESOURCE, sub: "alice", exp: Math.floor(w.now / 1000) + 300 }).encode()), "the token's signing algorithm is not accepted"],
-    ["HS256 keyed with the public key", (w) => new SignJWT({ iss: ISSUER, aud: RESOURCE, sub: "alice", exp: Math.floor(w.now / 1000) + 300 }).setProtectedHeader({ alg: "HS256", kid: "k1" }).sign(new TextEncoder().encode(k1.spki)), "the token's signing algorithm is not accepted"],
-    ["signed by a key the issuer does not list", (w) => sign(k2, w.now, {}, { kid: "k1" }), "the token's signature does not verify"],
+    [
+      "alg none",
+      (w) =>
+        Promise.resolve(
+          new UnsecuredJWT({ iss: ISSUER, aud: RESOURCE, sub: "alice", exp: Math.floor(w.now / 1000) + 300 }).encode(),
+        ),
+      "the token's signing algorithm is not accepted",
+    ],
+    [
+      "HS256 keyed with the public key",
+      (w) =>
+        new SignJWT({ iss: ISSUER, aud: RESOURCE, sub: "alice", exp: Math.floor(w.now / 1000) + 300 })
+          .setProtectedHeader({ alg: "HS256", kid: "k1" })
+          .sign(new TextEncoder().encode(k1.spki)),
+      "the token's signing algorithm is not accepted",
+    ],
+    [
+      "signed by a key the issuer does not list",
+      (w) => sign(k2, w.now, {}, { kid: "k1" }),
+      "the token's signature does not verify",
+    ],
     ["an unknown kid", (w) => sign(k2, w.now), "the token is signed with a key the issuer does not list"],
     ["not a JWT", () => Promise.resolve("not-a-jwt"), "the token is not a signed JWT"],
-    ["a DPoP proof, not an access token", (w) => sign(k1, w.now, {}, { typ: "dpop+jwt" }), "a token of type dpop+jwt is not an access token"],
-    ["neither sub nor client_id", (w) => sign(k1, w.now, { sub: undefined, client_id: undefined }), "the token names neither a subject (sub) nor a client (client_id)"],
+    [
+      "a DPoP proof, not an access token",
+      (w) => sign(k1, w.now, {}, { typ: "dpop+jwt" }),
+      "a token of type dpop+jwt is not an access token",
+    ],
+    [
+      "neither sub nor client_id",
+      (w) => sign(k1, w.now, { sub: undefined, client_id: undefined }),
+      "the token names neither a subject (sub) nor a client (client_id)",
+    ],
   ];
   test.each(cases)("%s", async (_, make, description) => {
     const w = world();
@@ -136,7 +208,9 @@ describe("the key set", () => {
     const w = world();
     w.listed = [k1.pub];
     await w.keys.load();
-    const forged = await Promise.all(Array.from({ length: 50 }, (_, i) => sign(k2, w.now, {}, { kid: `made-up-${i}` })));
+    const forged = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => sign(k2, w.now, {}, { kid: `made-up-${i}` })),
+    );
     const verdicts = await Promise.all(forged.map((t) => w.verify(t)));
     expect(verdicts.every((v) => !v.ok)).toBe(true);
     expect(w.fetches).toBe(2);
@@ -185,7 +259,10 @@ describe("a token verified once", () => {
     const lookups = { n: 0 };
     const own = w.keys.key;
     Object.defineProperty(w.keys, "key", { value: (...a: Parameters<typeof own>) => (lookups.n++, own(...a)) });
-    return Object.assign(w, { lookups, verify: verifier({ issuer: ISSUER, audience: RESOURCE, keys: w.keys, groupsClaim: "groups", now: () => w.now }) });
+    return Object.assign(w, {
+      lookups,
+      verify: verifier({ issuer: ISSUER, audience: RESOURCE, keys: w.keys, groupsClaim: "groups", now: () => w.now }),
+    });
   }
 
   test("is not checked again: the same claims come back without the key set", async () => {
@@ -216,7 +293,10 @@ describe("a token verified once", () => {
     w.listed = [k2.pub];
     w.now += 1_000;
     expect((await w.verify(await sign(k2, w.now))).ok).toBe(true); // an unknown kid: the set is read again
-    expect(await w.verify(token)).toEqual({ ok: false, description: "the token is signed with a key the issuer does not list" });
+    expect(await w.verify(token)).toEqual({
+      ok: false,
+      description: "the token is signed with a key the issuer does not list",
+    });
   });
 
   test("still has an old set refreshed behind it", async () => {

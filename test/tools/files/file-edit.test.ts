@@ -1,6 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { atomicWrite, realIo } from "../../../src/tools/files/atomic-write.ts";
 import fileEdit, { editFile, type EditArgs } from "../../../src/tools/files/file-edit.ts";
@@ -13,7 +24,10 @@ const put = (root: string, rel: string, body: string | Uint8Array): void => {
   writeFileSync(join(root, rel), body);
 };
 const digestOf = (body: string | Uint8Array) => `sha256:${createHash("sha256").update(body).digest("hex")}`;
-const refusal = (code: string) => ({ ok: false as const, refusal: expect.objectContaining({ code, message: expect.any(String) }) });
+const refusal = (code: string) => ({
+  ok: false as const,
+  refusal: expect.objectContaining({ code, message: expect.any(String) }),
+});
 /** Edits `rel` citing the digest of what is on disk now (as a fresh file_read would). */
 const edit = (ws: string, rel: string, args: Omit<EditArgs, "path" | "digest">) =>
   editFile(ws, { path: rel, digest: digestOf(readFileSync(join(ws, rel))), ...args });
@@ -24,7 +38,12 @@ describe("file_edit: the happy path", () => {
     await using ws = tempDir();
     put(ws.path, "src/a.txt", "one\ntwo\nthree\n");
     const read = readFile(ws.path, "src/a.txt", 1, 100) as any;
-    const r = await editFile(ws.path, { path: "src/a.txt", digest: read.value.digest, old_string: "two", new_string: "TWO\n2" });
+    const r = await editFile(ws.path, {
+      path: "src/a.txt",
+      digest: read.value.digest,
+      old_string: "two",
+      new_string: "TWO\n2",
+    });
     expect(r).toEqual({
       ok: true,
       value: {
@@ -68,28 +87,57 @@ describe("file_edit: the happy path", () => {
     expect([fileEdit.name, fileEdit.effect, fileEdit.approval]).toEqual(["file_edit", "reversible", "required"]);
     const args = { path: "link/a.txt", digest: digestOf("x"), old_string: "x", new_string: "y" };
     const abs = join(ws.path, "real/a.txt");
-    expect(fileEdit.needs(args, { workspace: ws.path, scratch: ws.path, stateDir: ws.path, skillDirs: [] })).toEqual({ ok: true, value: [{ kind: "read", value: abs }, { kind: "write", value: abs }] });
-    expect(fileEdit.needs({ ...args, path: "../x" }, { workspace: ws.path, scratch: ws.path, stateDir: ws.path, skillDirs: [] })).toEqual(refusal("path.outside_workspace"));
+    expect(fileEdit.needs(args, { workspace: ws.path, scratch: ws.path, stateDir: ws.path, skillDirs: [] })).toEqual({
+      ok: true,
+      value: [
+        { kind: "read", value: abs },
+        { kind: "write", value: abs },
+      ],
+    });
+    expect(
+      fileEdit.needs(
+        { ...args, path: "../x" },
+        { workspace: ws.path, scratch: ws.path, stateDir: ws.path, skillDirs: [] },
+      ),
+    ).toEqual(refusal("path.outside_workspace"));
   });
 
   test("the handler works from the tool context's workspace", async () => {
     await using ws = tempDir();
     put(ws.path, "a.txt", "a\n");
     const ctx = toolContext(ws.path);
-    const r = (await fileEdit.handler({ path: "a.txt", digest: digestOf("a\n"), old_string: "a", new_string: "b" }, ctx)) as any;
+    const r = (await fileEdit.handler(
+      { path: "a.txt", digest: digestOf("a\n"), old_string: "a", new_string: "b" },
+      ctx,
+    )) as any;
     expect([r.ok, body(ws.path, "a.txt")]).toEqual([true, "b\n"]);
   });
 });
 
 describe("file_edit: refusals", () => {
   test.each([
-    ["file.stale: the digest is not the file's", "a.txt", { digest: digestOf("something else"), old_string: "alpha", new_string: "A" }, "file.stale"],
+    [
+      "file.stale: the digest is not the file's",
+      "a.txt",
+      { digest: digestOf("something else"), old_string: "alpha", new_string: "A" },
+      "file.stale",
+    ],
     ["file.missing", "nope.txt", { old_string: "alpha", new_string: "A" }, "file.missing"],
     ["file.missing under a file", "a.txt/x", { old_string: "alpha", new_string: "A" }, "file.missing"],
     ["file.binary: a NUL byte", "bin.dat", { old_string: "ELF", new_string: "FLE" }, "file.binary"],
     ["file.binary: invalid UTF-8", "latin1.txt", { old_string: "caf", new_string: "CAF" }, "file.binary"],
-    ["file.no_change: old_string equals new_string", "a.txt", { old_string: "alpha", new_string: "alpha" }, "file.no_change"],
-    ["file.no_change: equal once CRLF is applied", "crlf.txt", { old_string: "a\nb", new_string: "a\r\nb" }, "file.no_change"],
+    [
+      "file.no_change: old_string equals new_string",
+      "a.txt",
+      { old_string: "alpha", new_string: "alpha" },
+      "file.no_change",
+    ],
+    [
+      "file.no_change: equal once CRLF is applied",
+      "crlf.txt",
+      { old_string: "a\nb", new_string: "a\r\nb" },
+      "file.no_change",
+    ],
     ["file.not_a_file: a directory", "sub", { old_string: "a", new_string: "b" }, "file.not_a_file"],
     ["a path outside the workspace", "../outside.txt", { old_string: "a", new_string: "b" }, "path.outside_workspace"],
     ["an absolute path", "/etc/hostname", { old_string: "a", new_string: "b" }, "path.outside_workspace"],
@@ -124,7 +172,12 @@ describe("file_edit: refusals", () => {
   test("file.stale tells the caller to read again and does not hand out the current digest", async () => {
     await using ws = tempDir();
     put(ws.path, "a.txt", "now\n");
-    const r = (await editFile(ws.path, { path: "a.txt", digest: digestOf("then\n"), old_string: "now", new_string: "later" })) as any;
+    const r = (await editFile(ws.path, {
+      path: "a.txt",
+      digest: digestOf("then\n"),
+      old_string: "now",
+      new_string: "later",
+    })) as any;
     expect(r.refusal.code).toBe("file.stale");
     expect(r.refusal.message).toContain("read it again with file_read");
     expect(JSON.stringify(r)).not.toContain(digestOf("now\n").slice(7));
@@ -134,7 +187,11 @@ describe("file_edit: refusals", () => {
     await using ws = tempDir();
     put(ws.path, "a.txt", "foo\nbar\nfoo\nbaz foo\n");
     const r = (await edit(ws.path, "a.txt", { old_string: "foo", new_string: "FOO" })) as any;
-    expect(r.refusal).toEqual({ code: "file.ambiguous", message: expect.stringContaining("occurs 3 times"), details: { count: 3, lines: [1, 3, 4] } });
+    expect(r.refusal).toEqual({
+      code: "file.ambiguous",
+      message: expect.stringContaining("occurs 3 times"),
+      details: { count: 3, lines: [1, 3, 4] },
+    });
     expect(r.refusal.message).toContain("replace_all: true");
     expect(body(ws.path, "a.txt")).toBe("foo\nbar\nfoo\nbaz foo\n");
   });
@@ -142,11 +199,18 @@ describe("file_edit: refusals", () => {
   test("file.no_match shows the nearest candidate line with its number", async () => {
     await using ws = tempDir();
     put(ws.path, "a.ts", "import x from 'y';\n\nfunction greet(name) {\n  return `hi ${name}`;\n}\n");
-    const r = (await edit(ws.path, "a.ts", { old_string: "function greet(nme) {\n  return 1;\n}", new_string: "z" })) as any;
+    const r = (await edit(ws.path, "a.ts", {
+      old_string: "function greet(nme) {\n  return 1;\n}",
+      new_string: "z",
+    })) as any;
     expect(r.refusal.code).toBe("file.no_match");
-    expect(r.refusal.details.candidate).toEqual({ line: 3, text: "function greet(name) {", similarity: expect.any(Number) });
+    expect(r.refusal.details.candidate).toEqual({
+      line: 3,
+      text: "function greet(name) {",
+      similarity: expect.any(Number),
+    });
     expect(r.refusal.details.candidate.similarity).toBeGreaterThanOrEqual(0.5);
-    expect(r.refusal.message).toContain('line 3 (similarity');
+    expect(r.refusal.message).toContain("line 3 (similarity");
     expect(r.refusal.message).toContain('"function greet(name) {"');
   });
 
@@ -177,21 +241,44 @@ describe("file_edit: refusals", () => {
 });
 
 describe("file_edit: protected folders", () => {
-  test.each([".git/config", "vendor/lib/.git/hooks/pre-commit", ".toolgate/notes.txt", ".toolgate/sub/x"])("%s is path.protected, whatever the grants", async (path) => {
-    await using ws = tempDir();
-    put(ws.path, path, "x\n");
-    const r = await editFile(ws.path, { path, digest: digestOf("x\n"), old_string: "x", new_string: "y" }, { stateDir: join(ws.path, ".toolgate") });
-    expect(r).toEqual(refusal("path.protected"));
-    expect(body(ws.path, path)).toBe("x\n");
-  });
+  test.each([".git/config", "vendor/lib/.git/hooks/pre-commit", ".toolgate/notes.txt", ".toolgate/sub/x"])(
+    "%s is path.protected, whatever the grants",
+    async (path) => {
+      await using ws = tempDir();
+      put(ws.path, path, "x\n");
+      const r = await editFile(
+        ws.path,
+        { path, digest: digestOf("x\n"), old_string: "x", new_string: "y" },
+        { stateDir: join(ws.path, ".toolgate") },
+      );
+      expect(r).toEqual(refusal("path.protected"));
+      expect(body(ws.path, path)).toBe("x\n");
+    },
+  );
 
   test("a file merely named like them is not protected", async () => {
     await using ws = tempDir();
     put(ws.path, ".gitignore", "x\n");
     put(ws.path, ".toolgate-notes", "x\n");
     const scope = { stateDir: join(ws.path, ".toolgate") };
-    expect(((await editFile(ws.path, { path: ".gitignore", digest: digestOf("x\n"), old_string: "x", new_string: "y" }, scope)) as any).ok).toBe(true);
-    expect(((await editFile(ws.path, { path: ".toolgate-notes", digest: digestOf("x\n"), old_string: "x", new_string: "y" }, scope)) as any).ok).toBe(true);
+    expect(
+      (
+        (await editFile(
+          ws.path,
+          { path: ".gitignore", digest: digestOf("x\n"), old_string: "x", new_string: "y" },
+          scope,
+        )) as any
+      ).ok,
+    ).toBe(true);
+    expect(
+      (
+        (await editFile(
+          ws.path,
+          { path: ".toolgate-notes", digest: digestOf("x\n"), old_string: "x", new_string: "y" },
+          scope,
+        )) as any
+      ).ok,
+    ).toBe(true);
   });
 });
 
@@ -222,10 +309,23 @@ describe("file_edit: a crash between write and rename", () => {
   test("a failing rename leaves the original intact and no temporary file behind", async () => {
     await using ws = tempDir();
     put(ws.path, "a.txt", "original\n");
-    const io = { ...realIo, rename: () => { throw Object.assign(new Error("boom"), { code: "EIO" }); } };
-    const r = await editFile(ws.path, { path: "a.txt", digest: digestOf("original\n"), old_string: "original", new_string: "changed" }, { io });
+    const io = {
+      ...realIo,
+      rename: () => {
+        throw Object.assign(new Error("boom"), { code: "EIO" });
+      },
+    };
+    const r = await editFile(
+      ws.path,
+      { path: "a.txt", digest: digestOf("original\n"), old_string: "original", new_string: "changed" },
+      { io },
+    );
     expect(r).toEqual(refusal("file.unwritable"));
-    expect([body(ws.path, "a.txt"), digestOf(readFileSync(join(ws.path, "a.txt"))), readdirSync(ws.path)]).toEqual(["original\n", digestOf("original\n"), ["a.txt"]]);
+    expect([body(ws.path, "a.txt"), digestOf(readFileSync(join(ws.path, "a.txt"))), readdirSync(ws.path)]).toEqual([
+      "original\n",
+      digestOf("original\n"),
+      ["a.txt"],
+    ]);
   });
 
   test("a process killed right before the rename leaves the original (content and digest) at the target", async () => {
@@ -239,7 +339,12 @@ describe("file_edit: a crash between write and rename", () => {
       const io = { ...realIo, rename: () => process.kill(process.pid, "SIGKILL") };
       await editFile(${JSON.stringify(ws.path)}, { path: "a.txt", digest: ${JSON.stringify(digestOf("original\n"))}, old_string: "original", new_string: "changed" }, { io });
       console.log("survived");`;
-    const child = Bun.spawn([process.execPath, "-e", script], { cwd: ws.path, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn([process.execPath, "-e", script], {
+      cwd: ws.path,
+      env: { PATH: "/usr/bin:/bin" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
     expect([child.signalCode, code, out]).toEqual(["SIGKILL", 137, ""]);
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("original\n");
@@ -327,8 +432,16 @@ describe("file_edit: the unified diff", () => {
   async function patched(before: string, diff: string): Promise<string> {
     await using dir = tempDir();
     writeFileSync(join(dir.path, "f.txt"), before);
-    const p = Bun.spawn(["patch", "-p1", "--binary", "--quiet", "--force", "-d", dir.path], { stdin: new Blob([diff]), stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    const p = Bun.spawn(["patch", "-p1", "--binary", "--quiet", "--force", "-d", dir.path], {
+      stdin: new Blob([diff]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(p.stdout).text(),
+      new Response(p.stderr).text(),
+      p.exited,
+    ]);
     expect({ code, out, err }).toEqual({ code: 0, out: "", err: "" });
     return readFileSync(join(dir.path, "f.txt"), "utf8");
   }
@@ -342,14 +455,22 @@ describe("file_edit: the unified diff", () => {
   }
   const replaceAt = (text: string, needle: string, replacement: string, all: boolean) => {
     const at: number[] = [];
-    for (let i = text.indexOf(needle); i !== -1 && (all || at.length === 0); i = text.indexOf(needle, i + needle.length)) at.push(i);
+    for (
+      let i = text.indexOf(needle);
+      i !== -1 && (all || at.length === 0);
+      i = text.indexOf(needle, i + needle.length)
+    )
+      at.push(i);
     let out = "";
     let last = 0;
     for (const i of at) {
       out += text.slice(last, i) + replacement;
       last = i + needle.length;
     }
-    return { after: out + text.slice(last), edits: at.map((i) => ({ at: i, oldLength: needle.length, newLength: replacement.length })) };
+    return {
+      after: out + text.slice(last),
+      edits: at.map((i) => ({ at: i, oldLength: needle.length, newLength: replacement.length })),
+    };
   };
   const ten = Array.from({ length: 10 }, (_, i) => `l${i + 1}`).join("\n");
 
@@ -367,7 +488,14 @@ describe("file_edit: the unified diff", () => {
     const { after, edits } = replaceAt(before, needle, replacement, false);
     const view = unifiedDiff("f.txt", before, after, edits);
     expect(view.diff.split("\n").slice(0, 2)).toEqual(["--- a/f.txt", "+++ b/f.txt"]);
-    expect(view.diff.split("\n").slice(2).join("\n").replace(/@@ -(\d+),1 /g, "@@ -$1 ").replace(/ \+(\d+),1 @@/g, " +$1 @@")).toBe(await gnuHunks(before, after));
+    expect(
+      view.diff
+        .split("\n")
+        .slice(2)
+        .join("\n")
+        .replace(/@@ -(\d+),1 /g, "@@ -$1 ")
+        .replace(/ \+(\d+),1 @@/g, " +$1 @@"),
+    ).toBe(await gnuHunks(before, after));
     expect(await patched(before, view.diff)).toBe(after);
   });
 
@@ -397,7 +525,13 @@ describe("file_edit: what was checked is what is edited", () => {
     put(ws.path, "a.txt", "x\n");
     put(ws.path, "b.txt", "x\n");
     const checked = [join(ws.path, "a.txt"), join(ws.path, "b.txt")];
-    expect(await editFile(ws.path, { path: "a.txt", digest: digestOf("x\n"), old_string: "x", new_string: "y" }, { checked })).toEqual(refusal("path.changed"));
+    expect(
+      await editFile(
+        ws.path,
+        { path: "a.txt", digest: digestOf("x\n"), old_string: "x", new_string: "y" },
+        { checked },
+      ),
+    ).toEqual(refusal("path.changed"));
     expect([body(ws.path, "a.txt"), body(ws.path, "b.txt")]).toEqual(["x\n", "x\n"]);
   });
 
@@ -409,7 +543,9 @@ describe("file_edit: what was checked is what is edited", () => {
     const checked = [join(ws, "d", "a.txt"), join(ws, "d", "a.txt")];
     renameSync(join(ws, "d"), join(ws, "real"));
     symlinkSync(join(top.path, "out"), join(ws, "d"));
-    expect(await editFile(ws, { path: "d/a.txt", digest: digestOf("x\n"), old_string: "x", new_string: "y" }, { checked })).toEqual(refusal("path.changed"));
+    expect(
+      await editFile(ws, { path: "d/a.txt", digest: digestOf("x\n"), old_string: "x", new_string: "y" }, { checked }),
+    ).toEqual(refusal("path.changed"));
     expect([readdirSync(join(top.path, "out")), body(top.path, "out/a.txt")]).toEqual([["a.txt"], "x\n"]);
   });
 });

@@ -34,11 +34,21 @@ function allPages(ws: string, pattern: string, limit: number): { paths: string[]
  */
 function project(ws: string): void {
   put(ws, ".gitignore", "*.log\n!keep.log\nbuild/\n/root-only.txt\n*.TMP\n");
-  for (const f of ["README.md", ".env", "a.log", "keep.log", "root-only.txt", "notes.tmp", "build/out.js", "src/build"]) put(ws, f);
+  for (const f of ["README.md", ".env", "a.log", "keep.log", "root-only.txt", "notes.tmp", "build/out.js", "src/build"])
+    put(ws, f);
   put(ws, "src/.gitignore", "*.test.ts\n");
-  for (const f of ["src/index.ts", "src/root-only.txt", "src/util/x.ts", "src/util/x.test.ts", "src/util/deep/y.ts"]) put(ws, f);
+  for (const f of ["src/index.ts", "src/root-only.txt", "src/util/x.ts", "src/util/x.test.ts", "src/util/deep/y.ts"])
+    put(ws, f);
   put(ws, "docs/.gitignore", "!debug.log\n");
-  for (const f of ["docs/guide.md", "docs/debug.log", "docs/other.log", "docs/build/x.md", ".git/HEAD", ".toolgate/state.db"]) put(ws, f);
+  for (const f of [
+    "docs/guide.md",
+    "docs/debug.log",
+    "docs/other.log",
+    "docs/build/x.md",
+    ".git/HEAD",
+    ".toolgate/state.db",
+  ])
+    put(ws, f);
 }
 const PROJECT_ALL = [
   ".env",
@@ -61,7 +71,17 @@ const listing = (pattern: string, path: string, paths: string[], extra: Record<s
   const kept = paths.filter((p) => p !== ".env");
   return {
     ok: true as const,
-    value: { pattern, path, paths: kept, count: kept.length, total: kept.length, truncated: false, scanCapped: false, skippedSecretFiles: paths.length - kept.length, ...extra },
+    value: {
+      pattern,
+      path,
+      paths: kept,
+      count: kept.length,
+      total: kept.length,
+      truncated: false,
+      scanCapped: false,
+      skippedSecretFiles: paths.length - kept.length,
+      ...extra,
+    },
   };
 };
 
@@ -69,7 +89,9 @@ describe("listing and ignore rules", () => {
   test("the default pattern lists every file, top-level ones included, sorted, ignore rules applied", async () => {
     await using ws = tempDir();
     project(ws.path);
-    expect(findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 1000)).toEqual(listing("**/*", ".", PROJECT_ALL));
+    expect(findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 1000)).toEqual(
+      listing("**/*", ".", PROJECT_ALL),
+    );
     expect(await fileFind.handler({}, toolContext(ws.path))).toEqual(listing("**/*", ".", PROJECT_ALL));
   });
 
@@ -95,14 +117,21 @@ describe("listing and ignore rules", () => {
   ])("pattern %j", async (pattern, paths) => {
     await using ws = tempDir();
     project(ws.path);
-    expect(findFiles(ws.path, join(ws.path, ".toolgate"), pattern, ".", undefined, 1000)).toEqual(listing(pattern, ".", paths));
+    expect(findFiles(ws.path, join(ws.path, ".toolgate"), pattern, ".", undefined, 1000)).toEqual(
+      listing(pattern, ".", paths),
+    );
   });
 
-  test.each([["/etc/*"], ["../*"], ["src/../../*"], ["./../x"]])("pattern %j leaving the folder is refused find.invalid", async (pattern) => {
-    await using ws = tempDir();
-    project(ws.path);
-    expect(findFiles(ws.path, join(ws.path, ".toolgate"), pattern, ".", undefined, 10)).toEqual(refusal("find.invalid"));
-  });
+  test.each([["/etc/*"], ["../*"], ["src/../../*"], ["./../x"]])(
+    "pattern %j leaving the folder is refused find.invalid",
+    async (pattern) => {
+      await using ws = tempDir();
+      project(ws.path);
+      expect(findFiles(ws.path, join(ws.path, ".toolgate"), pattern, ".", undefined, 10)).toEqual(
+        refusal("find.invalid"),
+      );
+    },
+  );
 
   test("paths sort by UTF-16 code unit, whatever their case or script", async () => {
     await using ws = tempDir();
@@ -110,7 +139,9 @@ describe("listing and ignore rules", () => {
     for (const n of names) put(ws.path, n === "a" ? "a/x" : n);
     const expected = names.map((n) => (n === "a" ? "a/x" : n)).sort(byCodeUnit);
     expect(expected.slice(-2)).toEqual(["😀", "\uff5e"]); // code units, not code points or UTF-8 bytes
-    expect((findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual(expected);
+    expect((findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual(
+      expected,
+    );
   });
 
   test("the state folder is never listed, wherever it is configured", async () => {
@@ -128,7 +159,9 @@ describe("listing and ignore rules", () => {
     put(ws.path, ".git", "gitdir: /elsewhere\n");
     put(ws.path, "sub/.git/config");
     put(ws.path, "sub/f");
-    expect((findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual(["sub/f"]);
+    expect((findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([
+      "sub/f",
+    ]);
   });
 
   test("symlinks are listed as themselves and never followed; pipes are not listed", async () => {
@@ -141,14 +174,24 @@ describe("listing and ignore rules", () => {
     symlinkSync(join(top.path, "outside"), join(ws, "out-dir"));
     symlinkSync("nowhere", join(ws, "dangling"));
     expect(Bun.spawnSync(["mkfifo", join(ws, "pipe")]).exitCode).toBe(0);
-    expect((findFiles(ws, join(ws, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual(["dangling", "in-dir", "in-file", "out-dir", "src/a.ts"]);
+    expect((findFiles(ws, join(ws, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([
+      "dangling",
+      "in-dir",
+      "in-file",
+      "out-dir",
+      "src/a.ts",
+    ]);
   });
 
   test("ignore rules are case-sensitive, as git's are", async () => {
     await using ws = tempDir();
     put(ws.path, ".gitignore", "*.TMP\nBuild/\n");
     for (const f of ["a.tmp", "b.TMP", "build/x", "Build/y"]) put(ws.path, f);
-    expect((findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([".gitignore", "a.tmp", "build/x"]);
+    expect((findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([
+      ".gitignore",
+      "a.tmp",
+      "build/x",
+    ]);
   });
 
   test("a symlinked .gitignore is not followed (git does not follow one either)", async () => {
@@ -157,13 +200,20 @@ describe("listing and ignore rules", () => {
     put(top.path, "rules", "*.txt\n");
     put(ws, "a.txt");
     symlinkSync(join(top.path, "rules"), join(ws, ".gitignore"));
-    expect((findFiles(ws, join(ws, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([".gitignore", "a.txt"]);
+    expect((findFiles(ws, join(ws, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([
+      ".gitignore",
+      "a.txt",
+    ]);
   });
 });
 
 describe("narrowing with path", () => {
   test.each([
-    ["src", "**/*", ["src/.gitignore", "src/build", "src/index.ts", "src/root-only.txt", "src/util/deep/y.ts", "src/util/x.ts"]],
+    [
+      "src",
+      "**/*",
+      ["src/.gitignore", "src/build", "src/index.ts", "src/root-only.txt", "src/util/deep/y.ts", "src/util/x.ts"],
+    ],
     ["src", "*.ts", ["src/index.ts"]],
     ["./src/", "util", ["src/util/deep/y.ts", "src/util/x.ts"]],
     ["src/util", "**/*", ["src/util/deep/y.ts", "src/util/x.ts"]],
@@ -173,14 +223,21 @@ describe("narrowing with path", () => {
     await using ws = tempDir();
     project(ws.path);
     const rel = path.replace(/^\.\//, "").replace(/\/$/, "");
-    expect(findFiles(ws.path, join(ws.path, ".toolgate"), pattern, path, undefined, 1000)).toEqual(listing(pattern, rel, paths));
+    expect(findFiles(ws.path, join(ws.path, ".toolgate"), pattern, path, undefined, 1000)).toEqual(
+      listing(pattern, rel, paths),
+    );
   });
 
-  test.each([["build"], ["docs/build"], [".git"], [".toolgate"]])("path %j inside an excluded folder lists nothing, and says why", async (path) => {
-    await using ws = tempDir();
-    project(ws.path);
-    expect(findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", path, undefined, 1000)).toEqual(listing("**/*", path, [], { pathIgnored: true }));
-  });
+  test.each([["build"], ["docs/build"], [".git"], [".toolgate"]])(
+    "path %j inside an excluded folder lists nothing, and says why",
+    async (path) => {
+      await using ws = tempDir();
+      project(ws.path);
+      expect(findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", path, undefined, 1000)).toEqual(
+        listing("**/*", path, [], { pathIgnored: true }),
+      );
+    },
+  );
 
   test.each([
     ["a missing folder", "nope", "file.missing"],
@@ -196,7 +253,13 @@ describe("narrowing with path", () => {
     put(top.path, "outside/f");
     symlinkSync(join(top.path, "outside"), join(ws, "out"));
     expect(findFiles(ws, join(ws, ".toolgate"), "**/*", path, undefined, 10)).toEqual(refusal(code));
-    if (code === "path.outside_workspace") expect(fileFind.needs({ path }, { workspace: ws, scratch: join(ws, ".scratch"), stateDir: join(ws, ".toolgate"), skillDirs: [] })).toEqual(refusal(code));
+    if (code === "path.outside_workspace")
+      expect(
+        fileFind.needs(
+          { path },
+          { workspace: ws, scratch: join(ws, ".scratch"), stateDir: join(ws, ".toolgate"), skillDirs: [] },
+        ),
+      ).toEqual(refusal(code));
   });
 });
 
@@ -213,11 +276,16 @@ describe("bounds", () => {
   test("the answer bound pages long listings, each page under the 64 KiB output boundary", async () => {
     await using ws = tempDir();
     // 400 names of ~200 bytes, many serializing to more than their length.
-    const all = Array.from({ length: 400 }, (_, i) => `${String(i).padStart(3, "0")}-${["é", '"', "\\", "x"][i % 4]!.repeat(i % 4 === 0 ? 98 : 196)}`).sort(byCodeUnit);
+    const all = Array.from(
+      { length: 400 },
+      (_, i) => `${String(i).padStart(3, "0")}-${["é", '"', "\\", "x"][i % 4]!.repeat(i % 4 === 0 ? 98 : 196)}`,
+    ).sort(byCodeUnit);
     for (const f of all) put(ws.path, f);
     const first = findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 5000) as any;
     expect(first.value.truncated).toBe(true);
-    expect(Buffer.byteLength(JSON.stringify(first.value.paths)) + Buffer.byteLength(JSON.stringify(first.value.nextCursor))).toBeLessThanOrEqual(ANSWER_BOUND_CHARS + 2);
+    expect(
+      Buffer.byteLength(JSON.stringify(first.value.paths)) + Buffer.byteLength(JSON.stringify(first.value.nextCursor)),
+    ).toBeLessThanOrEqual(ANSWER_BOUND_CHARS + 2);
     const { paths, pages } = allPages(ws.path, "**/*", 5000);
     expect(paths).toEqual(all);
     expect(pages).toBeGreaterThan(1);
@@ -228,7 +296,16 @@ describe("bounds", () => {
     for (const f of ["a", "c", "e"]) put(ws.path, f);
     expect(findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", "b", 10)).toEqual({
       ok: true,
-      value: { pattern: "**/*", path: ".", paths: ["c", "e"], count: 2, total: 3, truncated: false, scanCapped: false, skippedSecretFiles: 0 },
+      value: {
+        pattern: "**/*",
+        path: ".",
+        paths: ["c", "e"],
+        count: 2,
+        total: 3,
+        truncated: false,
+        scanCapped: false,
+        skippedSecretFiles: 0,
+      },
     });
     expect((findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", "e", 10) as any).value.paths).toEqual([]);
   });
@@ -247,7 +324,8 @@ describe("bounds", () => {
   test("the budget counts entries in every folder the walk enters", async () => {
     await using ws = tempDir();
     for (const f of ["a/1", "a/2", "b/1", "b/2"]) put(ws.path, f); // 2 + 4 entries
-    const r = (budget: number) => (findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 100, budget) as any).value;
+    const r = (budget: number) =>
+      (findFiles(ws.path, join(ws.path, ".toolgate"), "**/*", ".", undefined, 100, budget) as any).value;
     expect([r(6).scanCapped, r(6).count, r(5).scanCapped]).toEqual([false, 4, true]);
   });
 });
@@ -255,26 +333,78 @@ describe("bounds", () => {
 describe("agrees with git ls-files --cached --others --exclude-standard", () => {
   /** A git with no system or user configuration (so no global excludes file). */
   function git(cwd: string, home: string, ...args: string[]): string {
-    const env = { PATH: "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
+    const env = {
+      PATH: "/usr/bin:/bin",
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@t",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@t",
+    };
     const r = Bun.spawnSync(["git", ...args], { cwd, env, stdout: "pipe", stderr: "pipe" });
     if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
     return r.stdout.toString();
   }
   const lsFiles = (cwd: string, home: string, pathspec: string) =>
-    git(cwd, home, "ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--", pathspec).split("\0").filter((p) => p !== "").sort(byCodeUnit);
+    git(cwd, home, "ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--", pathspec)
+      .split("\0")
+      .filter((p) => p !== "")
+      .sort(byCodeUnit);
 
   /** A deterministic tree: nested folders, awkward names, nested .gitignore files with negations. */
   function generate(ws: string): { early: string[]; late: string[] } {
     let seed = 7;
     const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-    const dirs = ["", "src", "src/lib", "src/lib/deep", "docs", "docs/api", "build", "src/build", "logs", "d3", "d3/keep", "d3/drop", "é t", "src/cache/x", ".github/workflows"];
-    const names = ["index.ts", "util.ts", "a.test.ts", "README.md", "notes.md", "x.log", "keep.log", "important.tmp", "junk.tmp", "data.json", ".env", "...", "[x].ts", "-dash", "sp ace.txt", "ü.md", "Mixed.LOG"];
+    const dirs = [
+      "",
+      "src",
+      "src/lib",
+      "src/lib/deep",
+      "docs",
+      "docs/api",
+      "build",
+      "src/build",
+      "logs",
+      "d3",
+      "d3/keep",
+      "d3/drop",
+      "é t",
+      "src/cache/x",
+      ".github/workflows",
+    ];
+    const names = [
+      "index.ts",
+      "util.ts",
+      "a.test.ts",
+      "README.md",
+      "notes.md",
+      "x.log",
+      "keep.log",
+      "important.tmp",
+      "junk.tmp",
+      "data.json",
+      ".env",
+      "...",
+      "[x].ts",
+      "-dash",
+      "sp ace.txt",
+      "ü.md",
+      "Mixed.LOG",
+    ];
     const files = new Set<string>();
-    for (const d of dirs) for (let i = 0; i < 9; i++) files.add(d === "" ? names[rand(names.length)]! : `${d}/${names[rand(names.length)]!}`);
+    for (const d of dirs)
+      for (let i = 0; i < 9; i++)
+        files.add(d === "" ? names[rand(names.length)]! : `${d}/${names[rand(names.length)]!}`);
     const sorted = [...files].sort(byCodeUnit);
     for (const f of sorted) put(ws, f, `${f}\n`);
     put(ws, "logs/.keep");
-    put(ws, ".gitignore", "*.log\n!keep.log\n*.tmp\n!important.tmp\nbuild/\n/README.md\nlogs/*\n!logs/.keep\n**/cache/**\n# comment\n\\#hash\ntrailing.txt   \n");
+    put(
+      ws,
+      ".gitignore",
+      "*.log\n!keep.log\n*.tmp\n!important.tmp\nbuild/\n/README.md\nlogs/*\n!logs/.keep\n**/cache/**\n# comment\n\\#hash\ntrailing.txt   \n",
+    );
     put(ws, "src/.gitignore", "*.test.ts\n!x.log\ndeep/\n");
     put(ws, "docs/.gitignore", "*.md\n!README.md\n/api/*.json\n");
     put(ws, "d3/.gitignore", "/*\n!/keep/\n!.gitignore\n");
@@ -344,7 +474,10 @@ describe("agrees with git ls-files --cached --others --exclude-standard", () => 
     git(ws, top.path, "commit", "-q", "-m", "first");
     put(ws, ".gitignore", "dist/\n");
     expect(lsFiles(ws, top.path, ":(glob)**/*")).toEqual([".gitignore", "dist/app.js", "src/a.ts"]);
-    expect((findFiles(ws, join(ws, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([".gitignore", "src/a.ts"]);
+    expect((findFiles(ws, join(ws, ".toolgate"), "**/*", ".", undefined, 100) as any).value.paths).toEqual([
+      ".gitignore",
+      "src/a.ts",
+    ]);
   });
 });
 
@@ -355,6 +488,8 @@ describe("file_find: what was checked is what is walked", () => {
     put(top.path, "out/outside.txt");
     mkdirSync(ws);
     symlinkSync(join(top.path, "out"), join(ws, "d"));
-    expect(findFiles(ws, join(ws, ".toolgate"), "**/*", "d", undefined, 100, 1000, join(ws, "d"))).toEqual(refusal("path.changed"));
+    expect(findFiles(ws, join(ws, ".toolgate"), "**/*", "d", undefined, 100, 1000, join(ws, "d"))).toEqual(
+      refusal("path.changed"),
+    );
   });
 });

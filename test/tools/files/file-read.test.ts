@@ -2,7 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import fileRead, { ANSWER_BOUND_CHARS, LINE_BOUND_CHARS, READ_BOUND_BYTES, readFile } from "../../../src/tools/files/file-read.ts";
+import fileRead, {
+  ANSWER_BOUND_CHARS,
+  LINE_BOUND_CHARS,
+  READ_BOUND_BYTES,
+  readFile,
+} from "../../../src/tools/files/file-read.ts";
 import { tempDir, toolContext } from "../../helpers.ts";
 import type { Code } from "../../../src/result/codes.ts";
 
@@ -12,12 +17,14 @@ const put = (root: string, rel: string, body: string | Uint8Array): void => {
 };
 const digestOf = (body: string | Uint8Array) => `sha256:${createHash("sha256").update(body).digest("hex")}`;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1));
+const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) =>
+  Array.from({ length: n }, (_, i) => f(i + 1));
 const refusal = (code: Code) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
 /** UTF-8 bytes of a string once JSON-serialized, without the quotes: what the output boundary measures. */
 const jsonBytes = (s: string) => Buffer.byteLength(JSON.stringify(s)) - 2;
 /** The line numbers an answer's content shows, in order. */
-const numbersIn = (content: string) => (content === "" ? [] : content.split("\n").map((l) => Number(l.slice(0, l.indexOf("\t")))));
+const numbersIn = (content: string) =>
+  content === "" ? [] : content.split("\n").map((l) => Number(l.slice(0, l.indexOf("\t"))));
 
 describe("numbering, offset and limit", () => {
   const body = `${lines(12).join("\n")}\n`;
@@ -83,7 +90,16 @@ describe("line endings and edges", () => {
     put(ws.path, "f.txt", body);
     expect(readFile(ws.path, "f.txt", 1, 100)).toEqual({
       ok: true,
-      value: { path: "f.txt", digest: digestOf(body), totalLines, offset: 1, lineCount: totalLines, content, clippedLines: 0, truncated: false },
+      value: {
+        path: "f.txt",
+        digest: digestOf(body),
+        totalLines,
+        offset: 1,
+        lineCount: totalLines,
+        content,
+        clippedLines: 0,
+        truncated: false,
+      },
     });
   });
 });
@@ -112,7 +128,11 @@ describe("bounds", () => {
   test("a clipped line held back by the answer bound is counted on the page that shows it", async () => {
     await using ws = tempDir();
     // 19 unclipped lines of LINE_BOUND_CHARS fill the bound so far that the clipped 20th waits.
-    put(ws.path, "f.txt", [...lines(19, () => "a".repeat(LINE_BOUND_CHARS)), "b".repeat(LINE_BOUND_CHARS + 1)].join("\n"));
+    put(
+      ws.path,
+      "f.txt",
+      [...lines(19, () => "a".repeat(LINE_BOUND_CHARS)), "b".repeat(LINE_BOUND_CHARS + 1)].join("\n"),
+    );
     const first = readFile(ws.path, "f.txt", 1, 100) as any;
     expect([first.value.lineCount, first.value.clippedLines, first.value.nextCursor]).toEqual([19, 0, 20]);
     const second = readFile(ws.path, "f.txt", 20, 100) as any;
@@ -189,7 +209,11 @@ describe("bounds", () => {
     expect([at.ok, at.value.totalLines, at.value.clippedLines]).toEqual([true, 1, 1]);
     expect(readFile(ws.path, "over.txt", 1, 10)).toEqual({
       ok: false,
-      refusal: { code: "file.too_large", message: expect.any(String), details: { size: READ_BOUND_BYTES + 1, bound: READ_BOUND_BYTES } },
+      refusal: {
+        code: "file.too_large",
+        message: expect.any(String),
+        details: { size: READ_BOUND_BYTES + 1, bound: READ_BOUND_BYTES },
+      },
     });
   });
 });
@@ -262,7 +286,12 @@ describe("the workspace wall", () => {
     symlinkSync(join(top.path, "outside"), join(ws, "out-dir"));
     const p = path === "ABS_INSIDE" ? join(ws, "sub/a.txt") : path;
     expect(readFile(ws, p, 1, 10)).toEqual(refusal("path.outside_workspace"));
-    expect(fileRead.needs({ path: p }, { workspace: ws, scratch: join(ws, ".scratch"), stateDir: join(ws, ".toolgate"), skillDirs: [] })).toEqual(refusal("path.outside_workspace"));
+    expect(
+      fileRead.needs(
+        { path: p },
+        { workspace: ws, scratch: join(ws, ".scratch"), stateDir: join(ws, ".toolgate"), skillDirs: [] },
+      ),
+    ).toEqual(refusal("path.outside_workspace"));
   });
 
   test.each([
@@ -278,7 +307,16 @@ describe("the workspace wall", () => {
     symlinkSync("real", join(ws.path, "docs"));
     expect(readFile(ws.path, path, 1, 10)).toEqual({
       ok: true,
-      value: { path: "real/real.txt", digest: digestOf("hello\n"), totalLines: 1, offset: 1, lineCount: 1, content: "1\thello", clippedLines: 0, truncated: false },
+      value: {
+        path: "real/real.txt",
+        digest: digestOf("hello\n"),
+        totalLines: 1,
+        offset: 1,
+        lineCount: 1,
+        content: "1\thello",
+        clippedLines: 0,
+        truncated: false,
+      },
     });
   });
 });

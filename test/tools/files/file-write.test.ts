@@ -1,6 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { realIo } from "../../../src/tools/files/atomic-write.ts";
 import fileWrite, { missingFolders, writeFile } from "../../../src/tools/files/file-write.ts";
@@ -12,9 +24,13 @@ const put = (root: string, rel: string, body: string | Uint8Array): void => {
   writeFileSync(join(root, rel), body);
 };
 const digestOf = (body: string | Uint8Array) => `sha256:${createHash("sha256").update(body).digest("hex")}`;
-const refusal = (code: string) => ({ ok: false as const, refusal: expect.objectContaining({ code, message: expect.any(String) }) });
+const refusal = (code: string) => ({
+  ok: false as const,
+  refusal: expect.objectContaining({ code, message: expect.any(String) }),
+});
 const body = (root: string, rel: string) => readFileSync(join(root, rel), "utf8");
-const needsOf = (ws: string, path: string) => fileWrite.needs({ path, content: "" }, { workspace: ws, scratch: ws, stateDir: ws, skillDirs: [] });
+const needsOf = (ws: string, path: string) =>
+  fileWrite.needs({ path, content: "" }, { workspace: ws, scratch: ws, stateDir: ws, skillDirs: [] });
 const failing = (code: string) => () => {
   throw Object.assign(new Error(code), { code });
 };
@@ -24,7 +40,10 @@ describe("file_write: the happy path", () => {
     await using ws = tempDir();
     const content = "héllo\nworld\n";
     const r = await writeFile(ws.path, { path: "a.txt", content });
-    expect(r).toEqual({ ok: true, value: { path: "a.txt", digest: digestOf(content), bytes: Buffer.byteLength(content), created: true } });
+    expect(r).toEqual({
+      ok: true,
+      value: { path: "a.txt", digest: digestOf(content), bytes: Buffer.byteLength(content), created: true },
+    });
     expect(body(ws.path, "a.txt")).toBe(content);
     expect((readFile(ws.path, "a.txt", 1, 10) as any).value.digest).toBe(digestOf(content));
   });
@@ -37,7 +56,10 @@ describe("file_write: the happy path", () => {
 
   test("an empty file is a file", async () => {
     await using ws = tempDir();
-    expect(await writeFile(ws.path, { path: "empty", content: "" })).toEqual({ ok: true, value: { path: "empty", digest: digestOf(""), bytes: 0, created: true } });
+    expect(await writeFile(ws.path, { path: "empty", content: "" })).toEqual({
+      ok: true,
+      value: { path: "empty", digest: digestOf(""), bytes: 0, created: true },
+    });
   });
 
   test("creates missing parent folders", async () => {
@@ -59,7 +81,9 @@ describe("file_write: the happy path", () => {
 
   test("overwrite: true on a missing file creates it", async () => {
     await using ws = tempDir();
-    expect(((await writeFile(ws.path, { path: "a.txt", content: "x", overwrite: true })) as any).value.created).toBe(true);
+    expect(((await writeFile(ws.path, { path: "a.txt", content: "x", overwrite: true })) as any).value.created).toBe(
+      true,
+    );
   });
 
   test("writing through a symlink inside the workspace replaces the target and keeps the link", async () => {
@@ -87,7 +111,10 @@ describe("file_write: needs", () => {
   test("an existing folder: one write need, the file's real path", async () => {
     await using ws = tempDir();
     mkdirSync(join(ws.path, "d"));
-    expect(needsOf(ws.path, "d/f.txt")).toEqual({ ok: true, value: [{ kind: "write", value: join(ws.path, "d/f.txt") }] });
+    expect(needsOf(ws.path, "d/f.txt")).toEqual({
+      ok: true,
+      value: [{ kind: "write", value: join(ws.path, "d/f.txt") }],
+    });
   });
 
   test("missing folders: a write need for each, outermost first, then the file", async () => {
@@ -110,20 +137,26 @@ describe("file_write: needs", () => {
     symlinkSync("real", join(ws.path, "link"));
     expect(needsOf(ws.path, "link/new/f.txt")).toEqual({
       ok: true,
-      value: [{ kind: "write", value: join(ws.path, "real/new") }, { kind: "write", value: join(ws.path, "real/new/f.txt") }],
+      value: [
+        { kind: "write", value: join(ws.path, "real/new") },
+        { kind: "write", value: join(ws.path, "real/new/f.txt") },
+      ],
     });
   });
 
-  test.each([["../x"], ["/etc/x"], ["out/x"], ["out/new/x"]])("%s leaves the workspace: refused before any permission is asked", async (path) => {
-    await using top = tempDir();
-    const ws = join(top.path, "ws");
-    mkdirSync(ws);
-    mkdirSync(join(top.path, "outside"));
-    symlinkSync(join(top.path, "outside"), join(ws, "out"));
-    expect(needsOf(ws, path)).toEqual(refusal("path.outside_workspace"));
-    expect(await writeFile(ws, { path, content: "x" })).toEqual(refusal("path.outside_workspace"));
-    expect(readdirSync(join(top.path, "outside"))).toEqual([]);
-  });
+  test.each([["../x"], ["/etc/x"], ["out/x"], ["out/new/x"]])(
+    "%s leaves the workspace: refused before any permission is asked",
+    async (path) => {
+      await using top = tempDir();
+      const ws = join(top.path, "ws");
+      mkdirSync(ws);
+      mkdirSync(join(top.path, "outside"));
+      symlinkSync(join(top.path, "outside"), join(ws, "out"));
+      expect(needsOf(ws, path)).toEqual(refusal("path.outside_workspace"));
+      expect(await writeFile(ws, { path, content: "x" })).toEqual(refusal("path.outside_workspace"));
+      expect(readdirSync(join(top.path, "outside"))).toEqual([]);
+    },
+  );
 });
 
 describe("file_write: refusals", () => {
@@ -156,26 +189,41 @@ describe("file_write: refusals", () => {
     symlinkSync("d", join(ws.path, "dlink"));
     const before = readdirSync(ws.path).sort();
     expect(await writeFile(ws.path, { path, content: "x", overwrite: true })).toEqual(refusal(code));
-    expect([readdirSync(ws.path).sort(), readdirSync(join(ws.path, "d")), body(ws.path, "a.txt")]).toEqual([before, [], "a\n"]);
+    expect([readdirSync(ws.path).sort(), readdirSync(join(ws.path, "d")), body(ws.path, "a.txt")]).toEqual([
+      before,
+      [],
+      "a\n",
+    ]);
   });
 
   test("a FIFO is not a regular file", async () => {
     await using ws = tempDir();
     const p = Bun.spawnSync(["mkfifo", join(ws.path, "fifo")]);
     expect(p.exitCode).toBe(0);
-    expect(await writeFile(ws.path, { path: "fifo", content: "x", overwrite: true })).toEqual(refusal("file.not_a_file"));
+    expect(await writeFile(ws.path, { path: "fifo", content: "x", overwrite: true })).toEqual(
+      refusal("file.not_a_file"),
+    );
   });
 });
 
 describe("file_write: protected folders", () => {
-  test.each([".git/hooks/pre-commit", "sub/.git/config", ".toolgate/state.db", "link-to-state/x"])("%s is path.protected, whatever the grants; nothing is created", async (path) => {
-    await using ws = tempDir();
-    mkdirSync(join(ws.path, ".toolgate"));
-    symlinkSync(".toolgate", join(ws.path, "link-to-state"));
-    const before = readdirSync(ws.path).sort();
-    expect(await writeFile(ws.path, { path, content: "#!/bin/sh\n", overwrite: true }, { stateDir: join(ws.path, ".toolgate") })).toEqual(refusal("path.protected"));
-    expect([readdirSync(ws.path).sort(), readdirSync(join(ws.path, ".toolgate"))]).toEqual([before, []]);
-  });
+  test.each([".git/hooks/pre-commit", "sub/.git/config", ".toolgate/state.db", "link-to-state/x"])(
+    "%s is path.protected, whatever the grants; nothing is created",
+    async (path) => {
+      await using ws = tempDir();
+      mkdirSync(join(ws.path, ".toolgate"));
+      symlinkSync(".toolgate", join(ws.path, "link-to-state"));
+      const before = readdirSync(ws.path).sort();
+      expect(
+        await writeFile(
+          ws.path,
+          { path, content: "#!/bin/sh\n", overwrite: true },
+          { stateDir: join(ws.path, ".toolgate") },
+        ),
+      ).toEqual(refusal("path.protected"));
+      expect([readdirSync(ws.path).sort(), readdirSync(join(ws.path, ".toolgate"))]).toEqual([before, []]);
+    },
+  );
 });
 
 describe("file_write: atomicity and races", () => {
@@ -195,21 +243,35 @@ describe("file_write: atomicity and races", () => {
 
   test("where hard links are unsupported, a new file is still created (checked, then renamed)", async () => {
     await using ws = tempDir();
-    const r = (await writeFile(ws.path, { path: "a.txt", content: "x\n" }, { io: { ...realIo, link: failing("EPERM") } })) as any;
+    const r = (await writeFile(
+      ws.path,
+      { path: "a.txt", content: "x\n" },
+      { io: { ...realIo, link: failing("EPERM") } },
+    )) as any;
     expect([r.ok, body(ws.path, "a.txt"), readdirSync(ws.path)]).toEqual([true, "x\n", ["a.txt"]]);
   });
 
   test("a crash before the rename leaves the original whole and no temporary file", async () => {
     await using ws = tempDir();
     put(ws.path, "a.txt", "original\n");
-    const r = await writeFile(ws.path, { path: "a.txt", content: "replacement\n", overwrite: true }, { io: { ...realIo, rename: failing("EIO") } });
+    const r = await writeFile(
+      ws.path,
+      { path: "a.txt", content: "replacement\n", overwrite: true },
+      { io: { ...realIo, rename: failing("EIO") } },
+    );
     expect(r).toEqual(refusal("file.unwritable"));
-    expect([body(ws.path, "a.txt"), digestOf(readFileSync(join(ws.path, "a.txt"))), readdirSync(ws.path)]).toEqual(["original\n", digestOf("original\n"), ["a.txt"]]);
+    expect([body(ws.path, "a.txt"), digestOf(readFileSync(join(ws.path, "a.txt"))), readdirSync(ws.path)]).toEqual([
+      "original\n",
+      digestOf("original\n"),
+      ["a.txt"],
+    ]);
   });
 
   test("a failed publish of a new file leaves nothing at the target", async () => {
     await using ws = tempDir();
-    expect(await writeFile(ws.path, { path: "a.txt", content: "x" }, { io: { ...realIo, link: failing("EIO") } })).toEqual(refusal("file.unwritable"));
+    expect(
+      await writeFile(ws.path, { path: "a.txt", content: "x" }, { io: { ...realIo, link: failing("EIO") } }),
+    ).toEqual(refusal("file.unwritable"));
     expect(existsSync(join(ws.path, "a.txt"))).toBe(false);
     expect(readdirSync(ws.path)).toEqual([]);
   });
@@ -220,7 +282,11 @@ describe("file_write: atomicity and races", () => {
     chmodSync(ws.path, 0o777);
     mkdirSync(join(ws.path, "ro"));
     chmodSync(join(ws.path, "ro"), 0o555);
-    const call = (path: string) => runUnprivileged(["call", "file_write", JSON.stringify({ path, content: "x" }), "--allow-write", "--approve", "file_write"], { cwd: ws.path });
+    const call = (path: string) =>
+      runUnprivileged(
+        ["call", "file_write", JSON.stringify({ path, content: "x" }), "--allow-write", "--approve", "file_write"],
+        { cwd: ws.path },
+      );
     const r = await call("ro/a.txt");
     expect([r.code, JSON.parse(r.stdout).error_code]).toEqual([1, "file.unwritable"]);
     expect(r.stdout).not.toContain(ws.path);
@@ -228,8 +294,6 @@ describe("file_write: atomicity and races", () => {
     expect(JSON.parse(nested.stdout).message).toContain('folder "ro/sub"');
     expect(existsSync(join(ws.path, "ro", "a.txt"))).toBe(false);
   });
-
-
 });
 
 describe("file_write: what was checked is what is written", () => {
@@ -259,7 +323,9 @@ describe("file_write: what was checked is what is written", () => {
   test("missing folders are made one level at a time inside the checked parent", async () => {
     await using ws = tempDir();
     const checked = [join(ws.path, "a"), join(ws.path, "a", "b"), join(ws.path, "a", "b", "c.txt")];
-    expect(((await writeFile(ws.path, { path: "a/b/c.txt", content: "deep" }, { checked })) as any).value).toMatchObject({ path: "a/b/c.txt", created: true });
+    expect(
+      ((await writeFile(ws.path, { path: "a/b/c.txt", content: "deep" }, { checked })) as any).value,
+    ).toMatchObject({ path: "a/b/c.txt", created: true });
     expect(body(ws.path, "a/b/c.txt")).toBe("deep");
   });
 });

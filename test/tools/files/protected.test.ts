@@ -33,7 +33,9 @@ describe("refuseProtected", () => {
     await using ws = tempDir();
     mkdirSync(join(ws.path, "conf"));
     writeFileSync(join(ws.path, "conf", "tg.json"), "{}");
-    expect(code(refuseProtected(ws.path, { controlFiles: [join(ws.path, "conf", "tg.json")] }, "conf/tg.json"))).toBe("path.protected");
+    expect(code(refuseProtected(ws.path, { controlFiles: [join(ws.path, "conf", "tg.json")] }, "conf/tg.json"))).toBe(
+      "path.protected",
+    );
   });
 
   test("where names are case-sensitive another case is another file; where they fold it is refused", async () => {
@@ -41,7 +43,9 @@ describe("refuseProtected", () => {
     // This folder is case-sensitive (Linux): "Tools" is not "tools". The config and lock names are
     // refused in any case and any folder, which costs nothing where names are case-sensitive.
     writeFileSync(join(ws.path, "Makefile"), "");
-    expect(code(refuseProtected(ws.path, { controlFiles: [join(ws.path, "tools")] }, "TOOLGATE.JSON"))).toBe("path.protected");
+    expect(code(refuseProtected(ws.path, { controlFiles: [join(ws.path, "tools")] }, "TOOLGATE.JSON"))).toBe(
+      "path.protected",
+    );
     expect(code(refuseProtected(ws.path, { controlFiles: [join(ws.path, "tools")] }, "Tools/x/tool.json"))).toBe(null);
     // With nothing in the folder to tell, folding is assumed: the case variant is refused.
     await using empty = tempDir();

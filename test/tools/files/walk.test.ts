@@ -16,7 +16,23 @@ describe("walk order", () => {
     await using ws = tempDir();
     // "-" (0x2d) < "." (0x2e) < "/" (0x2f) < "0": the folder "a" sorts between "a.c" and "a0";
     // an astral character (a surrogate pair, 0xd835...) sorts before U+FFFF, as in UTF-16.
-    const files = ["a-b", "a.c", "a/x", "a/y/z", "a/y-1", "a/y.2", "a0", "B", "b/c", "b-c", "é.txt", "é/1", "z\u{1d538}", "z\uffff", "~"];
+    const files = [
+      "a-b",
+      "a.c",
+      "a/x",
+      "a/y/z",
+      "a/y-1",
+      "a/y.2",
+      "a0",
+      "B",
+      "b/c",
+      "b-c",
+      "é.txt",
+      "é/1",
+      "z\u{1d538}",
+      "z\uffff",
+      "~",
+    ];
     for (const f of files) put(ws.path, f);
     symlinkSync("a0", join(ws.path, "a1")); // a symlink is a leaf, listed as itself
     const listed = walk({ root: ws.path, relRoot: "", skip: new Set(), budget: 1000 }).files;
@@ -29,7 +45,13 @@ describe("walk order", () => {
     await using ws = tempDir();
     for (let i = 0; i < 30; i++) put(ws.path, `d${i % 5}/s${i % 3}/f${i}.txt`);
     const seen: string[][] = [];
-    const result = walk({ root: ws.path, relRoot: "", skip: new Set(), budget: 1000, progress: (found) => void seen.push([...found]) }).files;
+    const result = walk({
+      root: ws.path,
+      relRoot: "",
+      skip: new Set(),
+      budget: 1000,
+      progress: (found) => void seen.push([...found]),
+    }).files;
     expect(seen.length).toBeGreaterThan(5); // once per folder
     for (const s of seen) expect(result.slice(0, s.length)).toEqual(s);
     expect(result).toEqual([...result].sort());

@@ -67,14 +67,20 @@ describe("resolveInside", () => {
   test("an absolute path is refused even when it names a file inside", async () => {
     await using top = tempDir();
     const ws = layout(top.path);
-    expect(resolveInside(ws, join(ws, "a.txt"))).toEqual({ ok: false, refusal: { code: "path.outside_workspace", message: expect.any(String) } });
+    expect(resolveInside(ws, join(ws, "a.txt"))).toEqual({
+      ok: false,
+      refusal: { code: "path.outside_workspace", message: expect.any(String) },
+    });
   });
 
   test("a workspace reached through a symlink reports paths against its real root", async () => {
     await using top = tempDir();
     const ws = layout(top.path);
     symlinkSync(ws, join(top.path, "ws-link"));
-    expect(resolveInside(join(top.path, "ws-link"), "in-file")).toEqual({ ok: true, value: { abs: join(ws, "sub/b.txt"), rel: "sub/b.txt" } });
+    expect(resolveInside(join(top.path, "ws-link"), "in-file")).toEqual({
+      ok: true,
+      value: { abs: join(ws, "sub/b.txt"), rel: "sub/b.txt" },
+    });
   });
 });
 

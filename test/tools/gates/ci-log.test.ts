@@ -8,13 +8,25 @@ import { firstPlace, githubGroup, stepSummary, verdictLine } from "../../../src/
 import type { GateOutcome } from "../../../src/tools/gates/report.ts";
 import { tempDir } from "../../helpers.ts";
 
-const gate = (over: Partial<GateOutcome> = {}): GateOutcome => ({ name: "unit", script: "script/check-unit.sh", passed: true, how: "exit code 0", durationMs: 3210, stdout: "", stderr: "", ...over });
+const gate = (over: Partial<GateOutcome> = {}): GateOutcome => ({
+  name: "unit",
+  script: "script/check-unit.sh",
+  passed: true,
+  how: "exit code 0",
+  durationMs: 3210,
+  stdout: "",
+  stderr: "",
+  ...over,
+});
 
 describe("the verdict line", () => {
   test.each([
     [gate(), "dev_check: ✓ unit passed in 3.2 s"],
     [gate({ passed: false, how: "exit code 1", durationMs: 420 }), "dev_check: ✗ unit failed (exit code 1) in 0.4 s"],
-    [gate({ passed: false, how: "timeout after 600 s", durationMs: 600_000 }), "dev_check: ✗ unit failed (timeout after 600 s) in 600.0 s"],
+    [
+      gate({ passed: false, how: "timeout after 600 s", durationMs: 600_000 }),
+      "dev_check: ✗ unit failed (timeout after 600 s) in 600.0 s",
+    ],
   ])("%#", (o, line) => expect(verdictLine(o)).toBe(line));
 });
 
@@ -29,7 +41,16 @@ describe("a gate's group on a GitHub Actions log", () => {
     g.close();
     const token = lines[1]!.slice("::stop-commands::".length);
     expect(token).toMatch(/^[0-9a-f]{32}$/);
-    expect(lines).toEqual(["::group::dev_check: unit (2 of 3)", `::stop-commands::${token}`, "one", "::add-mask::x", "two", "three", `::${token}::`, "::endgroup::"]);
+    expect(lines).toEqual([
+      "::group::dev_check: unit (2 of 3)",
+      `::stop-commands::${token}`,
+      "one",
+      "::add-mask::x",
+      "two",
+      "three",
+      `::${token}::`,
+      "::endgroup::",
+    ]);
     const again: string[] = [];
     githubGroup("unit", 1, 1, (l) => again.push(l)).open();
     expect(again[1]).not.toBe(lines[1]);
@@ -38,7 +59,10 @@ describe("a gate's group on a GitHub Actions log", () => {
 
 describe("the step summary", () => {
   test("a table of the gates, then the end of each failed gate's output in a fence nothing in it can close", () => {
-    const md = stepSummary([gate({ name: "types" }), gate({ name: "unit", passed: false, how: "exit code 1", durationMs: 1100, stderr: "a\n```\nsrc/a.ts:3 boom\n" })]);
+    const md = stepSummary([
+      gate({ name: "types" }),
+      gate({ name: "unit", passed: false, how: "exit code 1", durationMs: 1100, stderr: "a\n```\nsrc/a.ts:3 boom\n" }),
+    ]);
     expect(md).toBe(
       [
         "### dev_check: 1 of 2 gates failed",

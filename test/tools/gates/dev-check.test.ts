@@ -17,8 +17,21 @@ import { tempDir, toolContext } from "../../helpers.ts";
 function context(ws: string, gates: Record<string, unknown> = {}, lines: string[] = []): ToolContext {
   const signal = new AbortController().signal;
   const parentEnv = { GITHUB_ACTIONS: "true", AWS_SECRET_ACCESS_KEY: "x".repeat(20) };
-  const processes = processRunner({ parentEnv, stateDir: join(ws, ".toolgate"), sandboxMode: "off", sandbox: undefined, secrets: {}, signal });
-  return toolContext(ws, { processes, signal, now: () => performance.now(), config: { gates }, operator: (line) => void lines.push(line) });
+  const processes = processRunner({
+    parentEnv,
+    stateDir: join(ws, ".toolgate"),
+    sandboxMode: "off",
+    sandbox: undefined,
+    secrets: {},
+    signal,
+  });
+  return toolContext(ws, {
+    processes,
+    signal,
+    now: () => performance.now(),
+    config: { gates },
+    operator: (line) => void lines.push(line),
+  });
 }
 
 const check = (ws: string, args: { gate: string; junit?: string }, gates?: Record<string, unknown>, lines?: string[]) =>
@@ -92,7 +105,16 @@ describe("dev_check", () => {
     expect(r.refusal.details).toMatchObject({
       passed: 0,
       failed: 1,
-      gates: [{ name: "fail", status: "failed", exitCode: 3, ended: "exited", stdout: { tail: "checking...\n" }, stderr: { tail: "fail: something is broken\n" } }],
+      gates: [
+        {
+          name: "fail",
+          status: "failed",
+          exitCode: 3,
+          ended: "exited",
+          stdout: { tail: "checking...\n" },
+          stderr: { tail: "fail: something is broken\n" },
+        },
+      ],
     });
     expectNoCopies(repo.path);
   });
@@ -113,7 +135,12 @@ describe("dev_check", () => {
   test("all runs every gate in name order, each in its own copy; JUnit and annotations report the failures", async () => {
     await using repo = fixtureRepo();
     const lines: string[] = [];
-    const r = await check(repo.path, { gate: "all", junit: "reports/junit.xml" }, { timeout_secs: 0.5, annotations: true }, lines);
+    const r = await check(
+      repo.path,
+      { gate: "all", junit: "reports/junit.xml" },
+      { timeout_secs: 0.5, annotations: true },
+      lines,
+    );
     expect(r.refusal.code).toBe("dev_check.failed");
     const d = r.refusal.details;
     expect(d.gates.map((g: any) => [g.name, g.status])).toEqual([
@@ -142,7 +169,9 @@ describe("dev_check", () => {
 
     expect(lines).toEqual([
       "::error file=script/check-fail.sh,title=dev_check%3A gate fail failed::exit code 3%0Afail: something is broken",
-      expect.stringMatching(/^::error file=script\/check-hang\.sh,title=dev_check%3A gate hang failed::timeout after 0\.5 s%0Apid \d+%0Apid \d+$/),
+      expect.stringMatching(
+        /^::error file=script\/check-hang\.sh,title=dev_check%3A gate hang failed::timeout after 0\.5 s%0Apid \d+%0Apid \d+$/,
+      ),
     ]);
   });
 
@@ -158,7 +187,12 @@ describe("dev_check", () => {
     mkdirSync(join(repo.path, "pkg", "ci"), { recursive: true });
     writeFileSync(join(repo.path, "pkg", "ci", "lint.gate"), 'echo "lint in $(basename "$PWD")"\n');
     const r = await check(repo.path, { gate: "lint" }, { directory: "pkg", pattern: "ci/*.gate" });
-    expect(r.value.gates[0]).toMatchObject({ name: "lint", script: "ci/lint.gate", status: "passed", stdout: { tail: "lint in pkg\n" } });
+    expect(r.value.gates[0]).toMatchObject({
+      name: "lint",
+      script: "ci/lint.gate",
+      status: "passed",
+      stdout: { tail: "lint in pkg\n" },
+    });
     expectNoCopies(repo.path);
   });
 });
@@ -168,7 +202,11 @@ describe("refusals", () => {
     await using repo = fixtureRepo({ changes: false });
     expect(await check(repo.path, { gate: "nope" })).toEqual({
       ok: false,
-      refusal: { code: "dev_check.unknown_gate", message: 'no gate named "nope"; the gates are: fail, hang, pass, tree (or "all")', details: { gates: ["fail", "hang", "pass", "tree"] } },
+      refusal: {
+        code: "dev_check.unknown_gate",
+        message: 'no gate named "nope"; the gates are: fail, hang, pass, tree (or "all")',
+        details: { gates: ["fail", "hang", "pass", "tree"] },
+      },
     });
   });
 
@@ -191,26 +229,44 @@ describe("refusals", () => {
 
   test("no gates at all is refused, naming the pattern", async () => {
     await using dir = tempDir();
-    expect(await check(dir.path, { gate: "all" })).toMatchObject({ ok: false, refusal: { code: "dev_check.no_gates" } });
+    expect(await check(dir.path, { gate: "all" })).toMatchObject({
+      ok: false,
+      refusal: { code: "dev_check.no_gates" },
+    });
   });
 
   test("outside a git repository, and in one without a commit, the copy cannot be made", async () => {
     await using dir = tempDir();
     mkdirSync(join(dir.path, "script"));
     writeFileSync(join(dir.path, "script", "check-x.sh"), "true\n");
-    expect(await check(dir.path, { gate: "x" })).toMatchObject({ ok: false, refusal: { code: "dev_check.not_a_repository" } });
+    expect(await check(dir.path, { gate: "x" })).toMatchObject({
+      ok: false,
+      refusal: { code: "dev_check.not_a_repository" },
+    });
     git(dir.path, "init", "-q");
     expect(await check(dir.path, { gate: "x" })).toMatchObject({ ok: false, refusal: { code: "dev_check.no_commit" } });
   });
 
-  test.each(["script/*-*.sh", "script/check-?.sh", "*/check.sh", "../check-*.sh", "script/check.sh"])("an unusable pattern %p is refused", (pattern) => {
-    expect(findGates("/nonexistent", pattern)).toMatchObject({ ok: false, refusal: { code: "dev_check.pattern_invalid" } });
-  });
+  test.each(["script/*-*.sh", "script/check-?.sh", "*/check.sh", "../check-*.sh", "script/check.sh"])(
+    "an unusable pattern %p is refused",
+    (pattern) => {
+      expect(findGates("/nonexistent", pattern)).toMatchObject({
+        ok: false,
+        refusal: { code: "dev_check.pattern_invalid" },
+      });
+    },
+  );
 
   test("needs run:bash and run:git, and write for the JUnit file (with its missing folders)", async () => {
     await using dir = tempDir();
     const nctx = { workspace: dir.path, scratch: dir.path, stateDir: join(dir.path, ".toolgate"), skillDirs: [] };
-    expect(devCheck.needs({ gate: "all" }, nctx)).toEqual({ ok: true, value: [{ kind: "run", value: "bash" }, { kind: "run", value: "git" }] });
+    expect(devCheck.needs({ gate: "all" }, nctx)).toEqual({
+      ok: true,
+      value: [
+        { kind: "run", value: "bash" },
+        { kind: "run", value: "git" },
+      ],
+    });
     expect(devCheck.needs({ gate: "all", junit: "out/j.xml" }, nctx)).toEqual({
       ok: true,
       value: [
@@ -220,12 +276,24 @@ describe("refusals", () => {
         { kind: "write", value: join(dir.path, "out", "j.xml") },
       ],
     });
-    expect(devCheck.needs({ gate: "all", junit: "../j.xml" }, nctx)).toMatchObject({ ok: false, refusal: { code: "path.outside_workspace" } });
+    expect(devCheck.needs({ gate: "all", junit: "../j.xml" }, nctx)).toMatchObject({
+      ok: false,
+      refusal: { code: "path.outside_workspace" },
+    });
   });
 });
 
 describe("reports", () => {
-  const outcome = (o: Partial<GateOutcome>): GateOutcome => ({ name: "g", script: "script/check-g.sh", passed: false, how: "exit code 1", durationMs: 1500, stdout: "", stderr: "", ...o });
+  const outcome = (o: Partial<GateOutcome>): GateOutcome => ({
+    name: "g",
+    script: "script/check-g.sh",
+    passed: false,
+    how: "exit code 1",
+    durationMs: 1500,
+    stdout: "",
+    stderr: "",
+    ...o,
+  });
 
   test("JUnit escapes markup and drops what XML 1.0 cannot hold", () => {
     const xml = junitXml([outcome({ name: 'a<b>&"c"', stderr: "<error> & \u0001 'q'\n" })]);
@@ -240,6 +308,8 @@ describe("reports", () => {
       "::error file=a%3Ab/check.sh,title=dev_check%3A gate x%2Cy failed::exit code 1%0A100%25 done%0D%0Anext",
     );
     const many = Array.from({ length: 30 }, (_, i) => `line ${i}`).join("\n");
-    expect(annotation(outcome({ stderr: many }), null)).toBe(`::error title=dev_check%3A gate g failed::exit code 1%0A${Array.from({ length: 20 }, (_, i) => `line ${i + 10}`).join("%0A")}`);
+    expect(annotation(outcome({ stderr: many }), null)).toBe(
+      `::error title=dev_check%3A gate g failed::exit code 1%0A${Array.from({ length: 20 }, (_, i) => `line ${i + 10}`).join("%0A")}`,
+    );
   });
 });

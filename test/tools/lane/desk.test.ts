@@ -14,7 +14,12 @@ async function call(store: LaneStore, args: unknown, lane = "default") {
   const envelope = await callThrough(
     "desk",
     args,
-    pipelineDeps({ scope: callScope("/nonexistent", { lane, store: () => store }), permissions: grantingNothing(needs), now: () => 1_000, deadlineMs: 5_000 }),
+    pipelineDeps({
+      scope: callScope("/nonexistent", { lane, store: () => store }),
+      permissions: grantingNothing(needs),
+      now: () => 1_000,
+      deadlineMs: 5_000,
+    }),
   );
   expect(needs).toEqual([]); // desk needs no permission and no approval
   return envelope as any;
@@ -39,7 +44,9 @@ describe("desk", () => {
     const store = laneStore(db);
     await call(store, { text: "same" });
     expect(await call(store, { text: "same" })).toEqual(ok({ lane: "default", version: 1, changed: false }));
-    expect(await call(store, { text: "", expected_version: 1 })).toEqual(ok({ lane: "default", version: 2, changed: true }));
+    expect(await call(store, { text: "", expected_version: 1 })).toEqual(
+      ok({ lane: "default", version: 2, changed: true }),
+    );
     expect(await call(store, {})).toEqual(ok({ lane: "default", version: 2, text: "" }));
   });
 
@@ -47,8 +54,12 @@ describe("desk", () => {
     await using dir = tempDir();
     using db = openState(dir.path);
     const store = laneStore(db);
-    expect(await call(store, { text: "a", expected_version: 0 })).toEqual(ok({ lane: "default", version: 1, changed: true }));
-    expect(await call(store, { text: "b", expected_version: 1 })).toEqual(ok({ lane: "default", version: 2, changed: true }));
+    expect(await call(store, { text: "a", expected_version: 0 })).toEqual(
+      ok({ lane: "default", version: 1, changed: true }),
+    );
+    expect(await call(store, { text: "b", expected_version: 1 })).toEqual(
+      ok({ lane: "default", version: 2, changed: true }),
+    );
   });
 
   test("someone else writing in between is refused as desk.conflict naming the current version", async () => {
@@ -62,7 +73,8 @@ describe("desk", () => {
       status: "failed",
       tool: "desk",
       error_code: "desk.conflict",
-      message: 'the desk of lane "default" is at version 2, not 1: someone else wrote in between; read it again (desk without text), merge, and write with expected_version 2',
+      message:
+        'the desk of lane "default" is at version 2, not 1: someone else wrote in between; read it again (desk without text), merge, and write with expected_version 2',
       details: { expected_version: 1, current_version: 2 },
     });
     expect((await call(store, {})).payload).toEqual({ lane: "default", version: 2, text: "theirs" });
@@ -117,7 +129,9 @@ describe("desk", () => {
     const store = laneStore(db);
     await call(store, { text: "one's" }, "one");
     expect(await call(store, {}, "two")).toEqual(ok({ lane: "two", version: 0, text: "" }));
-    expect(await call(store, { text: "two's", expected_version: 0 }, "two")).toEqual(ok({ lane: "two", version: 1, changed: true }));
+    expect(await call(store, { text: "two's", expected_version: 0 }, "two")).toEqual(
+      ok({ lane: "two", version: 1, changed: true }),
+    );
     expect(await call(store, {}, "one")).toEqual(ok({ lane: "one", version: 1, text: "one's" }));
   });
 

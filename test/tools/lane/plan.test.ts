@@ -14,7 +14,12 @@ async function call(store: LaneStore, args: unknown, lane = "default") {
   const envelope = await callThrough(
     "plan",
     args,
-    pipelineDeps({ scope: callScope("/nonexistent", { lane, store: () => store }), permissions: grantingNothing(needs), now: () => 1_000, deadlineMs: 5_000 }),
+    pipelineDeps({
+      scope: callScope("/nonexistent", { lane, store: () => store }),
+      permissions: grantingNothing(needs),
+      now: () => 1_000,
+      deadlineMs: 5_000,
+    }),
   );
   expect(needs).toEqual([]); // plan needs no permission and no approval
   return envelope as any;
@@ -25,7 +30,9 @@ const payload = (version: number, changed: boolean, steps: { title: string; stat
   version,
   changed,
   steps,
-  counts: Object.fromEntries(["pending", "in_progress", "done", "dropped"].map((s) => [s, steps.filter((x) => x.status === s).length])),
+  counts: Object.fromEntries(
+    ["pending", "in_progress", "done", "dropped"].map((s) => [s, steps.filter((x) => x.status === s).length]),
+  ),
 });
 
 describe("plan", () => {
@@ -33,13 +40,29 @@ describe("plan", () => {
     await using dir = tempDir();
     using db = openState(dir.path);
     const store = laneStore(db);
-    const first = [{ title: "read the issue", status: "done" }, { title: "write tests", status: "in_progress" }, { title: "ship", status: "pending" }];
+    const first = [
+      { title: "read the issue", status: "done" },
+      { title: "write tests", status: "in_progress" },
+      { title: "ship", status: "pending" },
+    ];
     expect(await call(store, {})).toEqual({ status: "success", tool: "plan", payload: payload(0, false, []) });
-    expect(await call(store, { steps: first })).toEqual({ status: "success", tool: "plan", payload: payload(1, true, first) });
+    expect(await call(store, { steps: first })).toEqual({
+      status: "success",
+      tool: "plan",
+      payload: payload(1, true, first),
+    });
     expect(await call(store, {})).toEqual({ status: "success", tool: "plan", payload: payload(1, false, first) });
-    expect(await call(store, { steps: first })).toEqual({ status: "success", tool: "plan", payload: payload(1, false, first) });
+    expect(await call(store, { steps: first })).toEqual({
+      status: "success",
+      tool: "plan",
+      payload: payload(1, false, first),
+    });
     const revised = [first[0]!, { title: "write tests", status: "done" }, { title: "ship", status: "dropped" }];
-    expect(await call(store, { steps: revised })).toEqual({ status: "success", tool: "plan", payload: payload(2, true, revised) });
+    expect(await call(store, { steps: revised })).toEqual({
+      status: "success",
+      tool: "plan",
+      payload: payload(2, true, revised),
+    });
   });
 
   test("each lane has its own plan and versions", async () => {
@@ -57,7 +80,10 @@ describe("plan", () => {
     await using dir = tempDir();
     using db = openState(dir.path);
     const store = laneStore(db);
-    const many = Array.from({ length: MAX_STEPS }, (_, i) => ({ title: `${i} ${"x".repeat(MAX_TITLE_CHARS - 1 - String(i).length)}`, status: "pending" }));
+    const many = Array.from({ length: MAX_STEPS }, (_, i) => ({
+      title: `${i} ${"x".repeat(MAX_TITLE_CHARS - 1 - String(i).length)}`,
+      status: "pending",
+    }));
     const r = await call(store, { steps: many });
     expect([r.status, r.payload.steps.length]).toEqual(["success", MAX_STEPS]);
     expect((await call(store, { steps: [{ title: "x", status: "pending" }] })).status).toBe("success");
@@ -68,7 +94,11 @@ describe("plan", () => {
     ["no steps", { steps: [] }, "steps"],
     ["101 steps", { steps: Array.from({ length: MAX_STEPS + 1 }, () => step) }, "steps"],
     ["an empty title", { steps: [{ title: "", status: "pending" }] }, "steps.0.title"],
-    ["a 501-character title", { steps: [{ title: "x".repeat(MAX_TITLE_CHARS + 1), status: "pending" }] }, "steps.0.title"],
+    [
+      "a 501-character title",
+      { steps: [{ title: "x".repeat(MAX_TITLE_CHARS + 1), status: "pending" }] },
+      "steps.0.title",
+    ],
     ["a title of spaces", { steps: [step, { title: "   ", status: "pending" }] }, "steps.1.title"],
     ["a title over two lines", { steps: [{ title: "a\nb", status: "pending" }] }, "steps.0.title"],
     ["an unknown status", { steps: [{ title: "t", status: "blocked" }] }, "steps.0.status"],

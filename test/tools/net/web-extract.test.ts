@@ -6,15 +6,42 @@ import { describe, expect, test } from "bun:test";
 import webExtract, { netNeed } from "../../../src/tools/net/web-extract.ts";
 import { checkUrl } from "../../../src/http/policy.ts";
 
-const FILE_URLS = ["file:", "FILE:", "File:", " file:", "file: ", "\tfile:\n", "fi\tle:", "file:/", "file://", "file:///", "file:///etc/passwd", "file://example.com/etc/passwd", "FILE://EXAMPLE.COM/x", "file:x", "file:?a#b"];
+const FILE_URLS = [
+  "file:",
+  "FILE:",
+  "File:",
+  " file:",
+  "file: ",
+  "\tfile:\n",
+  "fi\tle:",
+  "file:/",
+  "file://",
+  "file:///",
+  "file:///etc/passwd",
+  "file://example.com/etc/passwd",
+  "FILE://EXAMPLE.COM/x",
+  "file:x",
+  "file:?a#b",
+];
 
 describe("netNeed", () => {
-  test.each(FILE_URLS)("%j is the file scheme: refused as url.rejected (scheme), as the URL policy refuses it", (url) => {
-    const r = netNeed(url);
-    const policy = checkUrl(url, { exact: new Set(), pinned: new Set() });
-    expect(r).toEqual({ ok: false, refusal: { code: "url.rejected", message: 'the scheme "file" is not allowed; only http and https are (that scheme names a file on this machine: file_read reads one)', details: { rule: "scheme", scheme: "file" } } });
-    expect(policy).toEqual(r as typeof policy);
-  });
+  test.each(FILE_URLS)(
+    "%j is the file scheme: refused as url.rejected (scheme), as the URL policy refuses it",
+    (url) => {
+      const r = netNeed(url);
+      const policy = checkUrl(url, { exact: new Set(), pinned: new Set() });
+      expect(r).toEqual({
+        ok: false,
+        refusal: {
+          code: "url.rejected",
+          message:
+            'the scheme "file" is not allowed; only http and https are (that scheme names a file on this machine: file_read reads one)',
+          details: { rule: "scheme", scheme: "file" },
+        },
+      });
+      expect(policy).toEqual(r as typeof policy);
+    },
+  );
 
   test.each([
     ["ftp://example.com/x", { rule: "scheme", scheme: "ftp" }],

@@ -2,7 +2,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { findFiles } from "../../../src/tools/files/file-find.ts";
-import fileSearch, { ANSWER_BOUND_BYTES, LARGE_BYTES, LINE_CHARS, searchFiles, type SearchArgs } from "../../../src/tools/search/file-search.ts";
+import fileSearch, {
+  ANSWER_BOUND_BYTES,
+  LARGE_BYTES,
+  LINE_CHARS,
+  searchFiles,
+  type SearchArgs,
+} from "../../../src/tools/search/file-search.ts";
 import { requiredNeedles } from "../../../src/tools/search/literal.ts";
 import { CHUNK_FILES, Helper, runPool } from "../../../src/tools/search/pool.ts";
 import { OPEN_FLAGS, Scanner, Status } from "../../../src/tools/search/scan.ts";
@@ -16,8 +22,11 @@ const put = (root: string, rel: string, body: string | Uint8Array): void => {
   writeFileSync(join(root, rel), body);
 };
 const never = new AbortController().signal;
-const search = (ws: string, args: SearchArgs, extra: { walkBudget?: number; readBudget?: number; signal?: AbortSignal } = {}) =>
-  searchFiles({ workspace: ws, stateDir: join(ws, ".toolgate"), signal: never, ...extra }, args);
+const search = (
+  ws: string,
+  args: SearchArgs,
+  extra: { walkBudget?: number; readBudget?: number; signal?: AbortSignal } = {},
+) => searchFiles({ workspace: ws, stateDir: join(ws, ".toolgate"), signal: never, ...extra }, args);
 /** The payload of a successful search (fails the test otherwise). */
 async function found(ws: string, args: SearchArgs, extra = {}): Promise<any> {
   const r = await search(ws, args, extra);
@@ -26,7 +35,15 @@ async function found(ws: string, args: SearchArgs, extra = {}): Promise<any> {
 }
 const where = (p: any) => p.matches.map((m: any) => `${m.path}:${m.line}`);
 const refusal = (code: Code) => ({ ok: false as const, refusal: { code, message: expect.any(String) } });
-const ZERO = { skippedBinary: 0, skippedLarge: 0, skippedUnreadable: 0, skippedSecretFiles: 0, clippedLines: 0, truncated: false, scanCapped: false };
+const ZERO = {
+  skippedBinary: 0,
+  skippedLarge: 0,
+  skippedUnreadable: 0,
+  skippedSecretFiles: 0,
+  clippedLines: 0,
+  truncated: false,
+  scanCapped: false,
+};
 
 describe("matches", () => {
   test("path, 1-based line and the line's text, sorted by path (code units) then line", async () => {
@@ -109,7 +126,12 @@ describe("what is searched", () => {
     put(ws.path, "latin1.txt", Buffer.from([0x68, 0x69, 0x74, 0x20, 0xe9, 0x0a]));
     put(ws.path, "big.txt", Buffer.alloc(LARGE_BYTES + 1, "hit\n"));
     put(ws.path, "ok.txt", "hit\n");
-    expect(await found(ws.path, { pattern: "hit" })).toMatchObject({ matches: [{ path: "ok.txt", line: 1, text: "hit" }], filesSearched: 1, skippedBinary: 3, skippedLarge: 1 });
+    expect(await found(ws.path, { pattern: "hit" })).toMatchObject({
+      matches: [{ path: "ok.txt", line: 1, text: "hit" }],
+      filesSearched: 1,
+      skippedBinary: 3,
+      skippedLarge: 1,
+    });
   });
 
   test(".gitignore files are respected, nested and negated; .git and the state folder are skipped", async () => {
@@ -162,17 +184,27 @@ describe("what is searched", () => {
     expect(where(await found(ws.path, { pattern: "hit", path: "src", glob }))).toEqual(paths.map((p) => `${p}:1`));
   });
 
-  test.each(["*.ts", "**/*.ts", "deep", "deep/", "./deep/**", "{*.md,deep/*.md}", "d?ep/*", "[a-c].ts", "**", "nope", "**/b.*"])(
-    "glob %p keeps exactly the files file_find lists for it",
-    async (glob) => {
-      await using ws = tempDir();
-      for (const f of ["src/a.ts", "src/deep/b.ts", "src/deep/c.md", "src/x.md", "src/.hidden.ts", "top.ts"]) put(ws.path, f, "hit\n");
-      const listed = findFiles(ws.path, join(ws.path, ".toolgate"), glob, "src", undefined, 5000);
-      if (!listed.ok) throw new Error(listed.refusal.message);
-      const searched = (await found(ws.path, { pattern: "hit", path: "src", glob })).matches.map((m: any) => m.path);
-      expect(searched).toEqual((listed.value as any).paths);
-    },
-  );
+  test.each([
+    "*.ts",
+    "**/*.ts",
+    "deep",
+    "deep/",
+    "./deep/**",
+    "{*.md,deep/*.md}",
+    "d?ep/*",
+    "[a-c].ts",
+    "**",
+    "nope",
+    "**/b.*",
+  ])("glob %p keeps exactly the files file_find lists for it", async (glob) => {
+    await using ws = tempDir();
+    for (const f of ["src/a.ts", "src/deep/b.ts", "src/deep/c.md", "src/x.md", "src/.hidden.ts", "top.ts"])
+      put(ws.path, f, "hit\n");
+    const listed = findFiles(ws.path, join(ws.path, ".toolgate"), glob, "src", undefined, 5000);
+    if (!listed.ok) throw new Error(listed.refusal.message);
+    const searched = (await found(ws.path, { pattern: "hit", path: "src", glob })).matches.map((m: any) => m.path);
+    expect(searched).toEqual((listed.value as any).paths);
+  });
 
   test("a path inside an ignored folder searches nothing and says so", async () => {
     await using ws = tempDir();
@@ -192,7 +224,12 @@ describe("what is searched", () => {
 
 describe("pages", () => {
   const tree = (root: string, files: number, hitsPerFile: number) => {
-    for (let i = 0; i < files; i++) put(root, `d${i % 7}/f${String(i).padStart(4, "0")}.txt`, Array.from({ length: hitsPerFile * 2 }, (_, j) => (j % 2 ? `hit ${i}.${j}` : "miss")).join("\n"));
+    for (let i = 0; i < files; i++)
+      put(
+        root,
+        `d${i % 7}/f${String(i).padStart(4, "0")}.txt`,
+        Array.from({ length: hitsPerFile * 2 }, (_, j) => (j % 2 ? `hit ${i}.${j}` : "miss")).join("\n"),
+      );
   };
   async function everyPage(ws: string, args: SearchArgs, extra = {}) {
     const all: string[] = [];
@@ -224,13 +261,16 @@ describe("pages", () => {
     await using ws = tempDir();
     tree(ws.path, 8 * CHUNK_FILES + 5, 1);
     const paged = await everyPage(ws.path, { pattern: "hit \\d+", limit: 100 });
-    const expected = Array.from({ length: 8 * CHUNK_FILES + 5 }, (_, i) => `d${i % 7}/f${String(i).padStart(4, "0")}.txt:2`).sort();
+    const expected = Array.from(
+      { length: 8 * CHUNK_FILES + 5 },
+      (_, i) => `d${i % 7}/f${String(i).padStart(4, "0")}.txt:2`,
+    ).sort();
     expect(paged.all).toEqual(expected);
   });
 
   test("the serialized answer stays within its bound, whatever the limit", async () => {
     await using ws = tempDir();
-    put(ws.path, "wide.txt", Array.from({ length: 1000 }, (_, i) => `hit ${i} ${"\u00e9\"".repeat(140)}`).join("\n"));
+    put(ws.path, "wide.txt", Array.from({ length: 1000 }, (_, i) => `hit ${i} ${'\u00e9"'.repeat(140)}`).join("\n"));
     const p = await found(ws.path, { pattern: "hit", limit: 1000 });
     expect(p.truncated).toBe(true);
     expect(Buffer.byteLength(JSON.stringify(p.matches))).toBeLessThanOrEqual(ANSWER_BOUND_BYTES + 2);
@@ -243,7 +283,9 @@ describe("pages", () => {
     const p = await found(ws.path, { pattern: "hit" }, { readBudget: 2500 });
     expect(where(p)).toEqual(["a.txt:1", "b.txt:1"]);
     expect(p).toMatchObject({ truncated: true, nextCursor: "c.txt:0" });
-    expect(where(await found(ws.path, { pattern: "hit", cursor: p.nextCursor }, { readBudget: 2500 }))).toEqual(["c.txt:1"]);
+    expect(where(await found(ws.path, { pattern: "hit", cursor: p.nextCursor }, { readBudget: 2500 }))).toEqual([
+      "c.txt:1",
+    ]);
   });
 
   test("skipped files are counted on the page that passes them", async () => {
@@ -253,7 +295,11 @@ describe("pages", () => {
     put(ws.path, "c.txt", "hit\n");
     const one = await found(ws.path, { pattern: "hit", limit: 2 });
     expect(one).toMatchObject({ count: 2, skippedBinary: 0, truncated: true, nextCursor: "a.txt:2" });
-    expect(await found(ws.path, { pattern: "hit", limit: 2, cursor: one.nextCursor })).toMatchObject({ count: 1, skippedBinary: 1, truncated: false });
+    expect(await found(ws.path, { pattern: "hit", limit: 2, cursor: one.nextCursor })).toMatchObject({
+      count: 1,
+      skippedBinary: 1,
+      truncated: false,
+    });
   });
 });
 
@@ -281,9 +327,20 @@ describe("refusals", () => {
     await using ws = tempDir();
     mkdirSync(join(ws.path, "src"));
     symlinkSync("src", join(ws.path, "link"));
-    const ctx = { workspace: ws.path, scratch: join(ws.path, ".scratch"), stateDir: join(ws.path, ".toolgate"), skillDirs: [] };
-    expect(fileSearch.needs({ pattern: "x" }, ctx)).toEqual({ ok: true, value: [{ kind: "read", value: ws.path, recursive: true }] });
-    expect(fileSearch.needs({ pattern: "x", path: "link" }, ctx)).toEqual({ ok: true, value: [{ kind: "read", value: join(ws.path, "src"), recursive: true }] });
+    const ctx = {
+      workspace: ws.path,
+      scratch: join(ws.path, ".scratch"),
+      stateDir: join(ws.path, ".toolgate"),
+      skillDirs: [],
+    };
+    expect(fileSearch.needs({ pattern: "x" }, ctx)).toEqual({
+      ok: true,
+      value: [{ kind: "read", value: ws.path, recursive: true }],
+    });
+    expect(fileSearch.needs({ pattern: "x", path: "link" }, ctx)).toEqual({
+      ok: true,
+      value: [{ kind: "read", value: join(ws.path, "src"), recursive: true }],
+    });
     expect(fileSearch.needs({ pattern: "x", path: "../.." }, ctx)).toEqual(refusal("path.outside_workspace"));
     expect([fileSearch.effect, fileSearch.approval]).toEqual(["read", "required"]);
   });
@@ -317,25 +374,62 @@ describe("the literal prefilter", () => {
   });
 
   // Whatever the prefilter picks, the answer must equal testing every line with the RegExp.
-  const lines = ["foo bar", "FOO", "colour", "color", "x1y22", "a.b", "tab\there", "caf\u00e9", "CAF\u00c9", "\u212aelvin", "kelvin", "straße", "ab", "abbbc", "", "(paren)", "emoji 😀 end"];
-  test.each(["foo", "colou?r", "\\d{2}", "a\\.b", "b+c", "tab\\t", "caf\u00e9", "kelvin", "ab{0}c", "^$", "(?:ab)?c", "paren\\)", "😀", "x1|y2", "o\\b", "\\bend$"])(
-    "%p agrees with a line-by-line RegExp, both cases",
-    async (pattern) => {
-      await using ws = tempDir();
-      put(ws.path, "t.txt", lines.join("\n"));
-      for (const ignoreCase of [false, true]) {
-        const re = new RegExp(pattern, ignoreCase ? "iu" : "u");
-        const expected = lines.flatMap((l, i) => (re.test(l) ? [`t.txt:${i + 1}`] : []));
-        expect(where(await found(ws.path, { pattern, ignoreCase }))).toEqual(expected);
-      }
-    },
-  );
+  const lines = [
+    "foo bar",
+    "FOO",
+    "colour",
+    "color",
+    "x1y22",
+    "a.b",
+    "tab\there",
+    "caf\u00e9",
+    "CAF\u00c9",
+    "\u212aelvin",
+    "kelvin",
+    "straße",
+    "ab",
+    "abbbc",
+    "",
+    "(paren)",
+    "emoji 😀 end",
+  ];
+  test.each([
+    "foo",
+    "colou?r",
+    "\\d{2}",
+    "a\\.b",
+    "b+c",
+    "tab\\t",
+    "caf\u00e9",
+    "kelvin",
+    "ab{0}c",
+    "^$",
+    "(?:ab)?c",
+    "paren\\)",
+    "😀",
+    "x1|y2",
+    "o\\b",
+    "\\bend$",
+  ])("%p agrees with a line-by-line RegExp, both cases", async (pattern) => {
+    await using ws = tempDir();
+    put(ws.path, "t.txt", lines.join("\n"));
+    for (const ignoreCase of [false, true]) {
+      const re = new RegExp(pattern, ignoreCase ? "iu" : "u");
+      const expected = lines.flatMap((l, i) => (re.test(l) ? [`t.txt:${i + 1}`] : []));
+      expect(where(await found(ws.path, { pattern, ignoreCase }))).toEqual(expected);
+    }
+  });
 });
 
 describe("agrees with ripgrep", () => {
   const RG = "/usr/bin/rg";
   const sh = (cmd: string[], cwd: string) => {
-    const p = Bun.spawnSync(cmd, { cwd, env: { PATH: "/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8" }, stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawnSync(cmd, {
+      cwd,
+      env: { PATH: "/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
   };
 
@@ -343,7 +437,25 @@ describe("agrees with ripgrep", () => {
   function generate(root: string): void {
     let seed = 7;
     const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / 16777216;
-    const vocab = ["needle", "Needle", "NEEDLE", "needles", "a.b(c", "axb(c", "colour", "color", "café", "CAFÉ", "tab\there", "x", "plain", "words", "  indented needle", "e", "ABCDEF"];
+    const vocab = [
+      "needle",
+      "Needle",
+      "NEEDLE",
+      "needles",
+      "a.b(c",
+      "axb(c",
+      "colour",
+      "color",
+      "café",
+      "CAFÉ",
+      "tab\there",
+      "x",
+      "plain",
+      "words",
+      "  indented needle",
+      "e",
+      "ABCDEF",
+    ];
     const text = (n: number) =>
       Array.from({ length: n }, () => {
         const words = Array.from({ length: 1 + Math.floor(rnd() * 6) }, () => vocab[Math.floor(rnd() * vocab.length)]);
@@ -351,9 +463,16 @@ describe("agrees with ripgrep", () => {
       }).join("\n");
     put(root, ".gitignore", "*.log\nbuild/\n!keep.log\n");
     put(root, "sub/.gitignore", "local*\n");
-    for (let i = 0; i < 300; i++) put(root, `d${i % 9}/f${i}.txt`, `${text(1 + Math.floor(rnd() * 40))}${i % 5 ? "\n" : ""}`);
-    for (const f of ["a.log", "keep.log", "build/x.txt", "sub/local.txt", "sub/kept.txt", ".hidden/h.txt"]) put(root, f, `${text(20)}\nneedle colour\n`);
-    for (let i = 0; i < 5; i++) put(root, `bin/b${i}.dat`, Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0]), Buffer.from(`\nneedle colour\n${text(5)}\n`)]));
+    for (let i = 0; i < 300; i++)
+      put(root, `d${i % 9}/f${i}.txt`, `${text(1 + Math.floor(rnd() * 40))}${i % 5 ? "\n" : ""}`);
+    for (const f of ["a.log", "keep.log", "build/x.txt", "sub/local.txt", "sub/kept.txt", ".hidden/h.txt"])
+      put(root, f, `${text(20)}\nneedle colour\n`);
+    for (let i = 0; i < 5; i++)
+      put(
+        root,
+        `bin/b${i}.dat`,
+        Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0]), Buffer.from(`\nneedle colour\n${text(5)}\n`)]),
+      );
     put(root, "empty.txt", "");
     put(root, "blank.txt", "\n\n\n");
     symlinkSync("d0/f0.txt", join(root, "link.txt"));
@@ -416,9 +535,19 @@ describe("agrees with ripgrep", () => {
 });
 
 describe("worker threads", () => {
-  const spec = (source: string) => ({ source, ignoreCase: false, needles: requiredNeedles(source, false), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: 1000 });
+  const spec = (source: string) => ({
+    source,
+    ignoreCase: false,
+    needles: requiredNeedles(source, false),
+    largeBytes: LARGE_BYTES,
+    lineChars: LINE_CHARS,
+    perFile: 1000,
+  });
   async function poolLines(ws: string, files: string[], helpers: Helper[]) {
-    const prefix = await runPool({ base: ws, files, spec: spec("hit"), firstAfter: 0, enoughMatches: 1e9, enoughBytes: 1e12, signal: never }, helpers);
+    const prefix = await runPool(
+      { base: ws, files, spec: spec("hit"), firstAfter: 0, enoughMatches: 1e9, enoughBytes: 1e12, signal: never },
+      helpers,
+    );
     return prefix.flatMap((c) => c.matches.map(([i, line]) => `${files[i]}:${line}`));
   }
   // Enough chunks that this thread is still claiming when the worker starts: one tree for both
@@ -442,7 +571,11 @@ describe("worker threads", () => {
   test("a chunk a worker claimed and never reported is searched again here", async () => {
     const { ws, files } = tree();
     // Claims one chunk, then dies.
-    put(ws.path, "dying-worker.ts", "self.onmessage = (e) => { Atomics.add(e.data.control, 0, 1); throw new Error('boom'); };\n");
+    put(
+      ws.path,
+      "dying-worker.ts",
+      "self.onmessage = (e) => { Atomics.add(e.data.control, 0, 1); throw new Error('boom'); };\n",
+    );
     const lines = await poolLines(ws.path, files, Helper.start(join(ws.path, "dying-worker.ts"), 1));
     expect(lines).toEqual(files.map((f) => `${f}:2`));
   });
@@ -455,7 +588,10 @@ describe("file_search: what was checked is what is read", () => {
     put(top.path, "out/outside.txt", "needle\n");
     mkdirSync(ws);
     symlinkSync(join(top.path, "out"), join(ws, "d"));
-    const r = (await searchFiles({ workspace: ws, stateDir: join(ws, ".toolgate"), signal: never, checked: join(ws, "d") }, { pattern: "needle", path: "d" })) as any;
+    const r = (await searchFiles(
+      { workspace: ws, stateDir: join(ws, ".toolgate"), signal: never, checked: join(ws, "d") },
+      { pattern: "needle", path: "d" },
+    )) as any;
     expect(r.refusal.code).toBe("path.changed");
   });
 
@@ -466,7 +602,14 @@ describe("file_search: what was checked is what is read", () => {
     mkdirSync(ws);
     symlinkSync(join(top.path, "out"), join(ws, "d"));
     expect(walk({ root: join(ws, "d"), relRoot: "d", skip: new Set(), budget: 100 }).files).toEqual([]);
-    const scanner = new Scanner({ source: "needle", ignoreCase: false, needles: requiredNeedles("needle", false), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: 10 });
+    const scanner = new Scanner({
+      source: "needle",
+      ignoreCase: false,
+      needles: requiredNeedles("needle", false),
+      largeBytes: LARGE_BYTES,
+      lineChars: LINE_CHARS,
+      perFile: 10,
+    });
     expect(scanner.scan(join(ws, "d", "outside.txt")).status).toBe(Status.unreadable);
     expect(scanner.scan(join(top.path, "out", "outside.txt")).matches).toEqual([[1, "needle", false]]);
   });
@@ -480,10 +623,21 @@ describe("file_search: files opened below the root (openat2)", () => {
     put(ws, "in.txt", "needle\n");
     symlinkSync(join(top.path, "out"), join(ws, "d"));
     symlinkSync("in.txt", join(ws, "l.txt"));
-    const spec = { source: "needle", ignoreCase: false, needles: requiredNeedles("needle", false), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: 10 };
+    const spec = {
+      source: "needle",
+      ignoreCase: false,
+      needles: requiredNeedles("needle", false),
+      largeBytes: LARGE_BYTES,
+      lineChars: LINE_CHARS,
+      perFile: 10,
+    };
     const scanner = new Scanner(spec, ws, await hostPlatform().openBeneath(OPEN_FLAGS));
     try {
-      expect([scanner.scan(join(ws, "in.txt")).status, scanner.scan(join(ws, "d", "outside.txt")).status, scanner.scan(join(ws, "l.txt")).status]).toEqual([Status.searched, Status.unreadable, Status.link]);
+      expect([
+        scanner.scan(join(ws, "in.txt")).status,
+        scanner.scan(join(ws, "d", "outside.txt")).status,
+        scanner.scan(join(ws, "l.txt")).status,
+      ]).toEqual([Status.searched, Status.unreadable, Status.link]);
     } finally {
       scanner.close();
     }

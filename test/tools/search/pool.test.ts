@@ -16,7 +16,14 @@ const put = (root: string, rel: string, body: string): void => {
 const never = new AbortController().signal;
 const setup = (base: string) => ({
   base,
-  spec: { source: "hit", ignoreCase: false, needles: requiredNeedles("hit", false), largeBytes: LARGE_BYTES, lineChars: LINE_CHARS, perFile: 1000 },
+  spec: {
+    source: "hit",
+    ignoreCase: false,
+    needles: requiredNeedles("hit", false),
+    largeBytes: LARGE_BYTES,
+    lineChars: LINE_CHARS,
+    perFile: 1000,
+  },
   firstAfter: () => 0,
   enoughMatches: 1e9,
   enoughBytes: 1e12,
@@ -39,25 +46,31 @@ describe("a pool fed while the walk goes on", () => {
     }
     const prefix = await pool.finish();
     expect(prefix.map((c) => c.chunk)).toEqual(Array.from({ length: 24 }, (_, i) => i));
-    expect(prefix.flatMap((c) => c.matches.map(([i, line, text]) => `${pool.files[i]}:${line}:${text}`))).toEqual(files.map((f, i) => `${f}:2:hit ${i}`));
+    expect(prefix.flatMap((c) => c.matches.map(([i, line, text]) => `${pool.files[i]}:${line}:${text}`))).toEqual(
+      files.map((f, i) => `${f}:2:hit ${i}`),
+    );
   });
 
   test("a helper gets whole chunks before the list is complete, and what it reports is the answer's", async () => {
     await using ws = tempDir();
     const files = tree(ws.path, 8 * CHUNK_FILES);
     // Claims chunk 0 as soon as it holds files the list is not done with, and says so.
-    put(ws.path, "early-worker.js", [
-      "let control;",
-      "self.onmessage = (e) => {",
-      "  const m = e.data;",
-      "  if (m.control) control = m.control;",
-      `  if (!m.end && m.files !== "" && m.files.split("\\0").length >= ${CHUNK_FILES} && Atomics.compareExchange(control, 0, 0, 1) === 0) {`,
-      `    self.postMessage({ chunk: 0, status: Array(${CHUNK_FILES}).fill(0), bytes: Array(${CHUNK_FILES}).fill(0), matches: [[0, 1, "early", false]] });`,
-      "    Atomics.notify(control, 0);",
-      "  }",
-      '  if (m.end) self.postMessage("done");',
-      "};",
-    ].join("\n"));
+    put(
+      ws.path,
+      "early-worker.js",
+      [
+        "let control;",
+        "self.onmessage = (e) => {",
+        "  const m = e.data;",
+        "  if (m.control) control = m.control;",
+        `  if (!m.end && m.files !== "" && m.files.split("\\0").length >= ${CHUNK_FILES} && Atomics.compareExchange(control, 0, 0, 1) === 0) {`,
+        `    self.postMessage({ chunk: 0, status: Array(${CHUNK_FILES}).fill(0), bytes: Array(${CHUNK_FILES}).fill(0), matches: [[0, 1, "early", false]] });`,
+        "    Atomics.notify(control, 0);",
+        "  }",
+        '  if (m.end) self.postMessage("done");',
+        "};",
+      ].join("\n"),
+    );
     const pool = new Pool(setup(ws.path), Helper.start(join(ws.path, "early-worker.js"), 1));
     pool.files.push(...files.slice(0, 5 * CHUNK_FILES));
     pool.offer();

@@ -25,7 +25,16 @@ afterAll(() => ws[Symbol.asyncDispose]());
 
 function context(processes?: ToolContext["processes"]): ToolContext {
   const signal = new AbortController().signal;
-  const runner = processes ?? processRunner({ parentEnv: { AWS_SECRET_ACCESS_KEY: "x".repeat(20) }, stateDir: join(ws.path, ".toolgate"), sandboxMode: "off", sandbox: undefined, secrets: {}, signal });
+  const runner =
+    processes ??
+    processRunner({
+      parentEnv: { AWS_SECRET_ACCESS_KEY: "x".repeat(20) },
+      stateDir: join(ws.path, ".toolgate"),
+      sandboxMode: "off",
+      sandbox: undefined,
+      secrets: {},
+      signal,
+    });
   return toolContext(ws.path, { scratch, processes: runner, signal });
 }
 
@@ -100,7 +109,9 @@ describe("each command", () => {
   });
 
   test("head of two files names both paths in its headers", async () => {
-    expect(await stdout(["head", "-n", "1", "a.txt", "sub/b.txt"])).toBe("==> a.txt <==\none\n\n==> sub/b.txt <==\nbee\n");
+    expect(await stdout(["head", "-n", "1", "a.txt", "sub/b.txt"])).toBe(
+      "==> a.txt <==\none\n\n==> sub/b.txt <==\nbee\n",
+    );
   });
 });
 
@@ -156,10 +167,16 @@ describe("needs", () => {
         { kind: "read", value: join(scratch, "a.txt") },
       ],
     });
-    expect(scratchRead.needs({ argv: ["ls", "-l"] }, nctx)).toEqual({ ok: true, value: [{ kind: "read", value: scratch }] });
+    expect(scratchRead.needs({ argv: ["ls", "-l"] }, nctx)).toEqual({
+      ok: true,
+      value: [{ kind: "read", value: scratch }],
+    });
   });
 
   test("a path leading out is refused before any permission is asked", () => {
-    expect(scratchRead.needs({ argv: ["cat", "out-link"] }, nctx)).toMatchObject({ ok: false, refusal: { code: "scratch.path_outside" } });
+    expect(scratchRead.needs({ argv: ["cat", "out-link"] }, nctx)).toMatchObject({
+      ok: false,
+      refusal: { code: "scratch.path_outside" },
+    });
   });
 });
