@@ -9,4 +9,4 @@ if [ ! -e node_modules ]; then
   main="$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)")"
   ln -s "$main/node_modules" node_modules
 fi
-exec node_modules/.bin/biome ci --max-diagnostics=50 .
+exec node_modules/.bin/biome ci --colors=off --max-diagnostics=50 .
