@@ -207,6 +207,19 @@ describe("architecture", () => {
     expect(long).toEqual([]);
   });
 
+  // Refusal codes have one registry (src/result/codes.ts, with the tools' part in codes-tools.ts and
+  // their type in code-info.ts): no other module declares a code's exit code, outcome or meaning,
+  // and every registered code carries all three (test/result/codes.test.ts holds the codes used).
+  test("one registry of refusal codes", async () => {
+    const declaring = sources.filter((s) => /\bmeaning:\s*["'`]/.test(s.text)).map((s) => s.rel);
+    expect(declaring.sort()).toEqual(["result/codes-tools.ts", "result/codes.ts"]);
+    const { CODES } = await import("../src/result/codes.ts");
+    const incomplete = Object.entries(CODES).filter(
+      ([, c]) => typeof c.meaning !== "string" || c.meaning === "" || !("exit" in c) || !("outcome" in c),
+    );
+    expect([Object.keys(CODES).length > 100, incomplete]).toEqual([true, []]);
+  });
+
   // serve reaches the MCP SDK through its public API (Server, Protocol, Transport): no source file
   // touches a member the SDK keeps to itself (a `_`-prefixed field or method, as its own code names
   // them), nor steps around a public method through a prototype. serve's fast path for tools/call
