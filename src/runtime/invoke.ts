@@ -23,7 +23,9 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   const pinned = deps.refused?.get(name) ?? deps.refusedNow?.(name);
   if (pinned) return rec.failed(pinned);
   // 2. validate
-  const valid = await validate(entry, args);
+  // (Answered at once when nothing is awaited: a plain call takes no extra turn here.)
+  const checking = validate(entry, args);
+  const valid = checking instanceof Promise ? await checking : checking;
   if (!valid.ok) return rec.failed(valid.refusal);
   const value = valid.value;
   // 3. profile
@@ -32,7 +34,8 @@ export async function invoke(name: string, args: unknown, deps: InvokeDeps): Pro
   // 4. permissions (pure checks such as "stays inside the workspace" come with the needs)
   const needs = entry.adapter.needs(value, deps.scope);
   if (!needs.ok) return rec.failed(needs.refusal);
-  const permitted = await permit(entry, needs.value, deps);
+  const permitting = permit(entry, needs.value, deps);
+  const permitted = permitting instanceof Promise ? await permitting : permitting;
   if ("refusal" in permitted) return rec.interrupted(deps.signal) ?? rec.failed(permitted.refusal);
   const { checked, grants, missing } = permitted;
   const given = () =>

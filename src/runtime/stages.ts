@@ -41,8 +41,11 @@ const formatIssues = (issues: readonly Issue[]) =>
     )
     .join("; ");
 
-/** 2. The arguments against the tool's input schema: the checked value, or args.invalid naming each issue. */
-export async function validate(entry: Entry, args: unknown): Promise<Outcome<unknown>> {
+/**
+ * 2. The arguments against the tool's input schema: the checked value, or args.invalid naming each
+ * issue. Valid arguments are answered at once (no promise: a served call pays no extra turn for it).
+ */
+export function validate(entry: Entry, args: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
   const name = entry.name;
   let validator: Validator;
   try {
@@ -58,11 +61,14 @@ export async function validate(entry: Entry, args: unknown): Promise<Outcome<unk
   }
   const checked = validator(args);
   if (checked.ok) return { ok: true, value: checked.value };
+  return invalid(entry, args, checked.issues);
+}
+
+async function invalid(entry: Entry, args: unknown, found: readonly Issue[]): Promise<Outcome<unknown>> {
+  const name = entry.name;
   const how = entry.terms.validation;
   const explained =
-    how.kind === "generated" && how.explain
-      ? await explainWithArktype(how.explain, args, checked.issues)
-      : checked.issues;
+    how.kind === "generated" && how.explain ? await explainWithArktype(how.explain, args, found) : found;
   const issues = withKeySuggestions(explained, entry.inputSchema, args);
   return {
     ok: false,
@@ -90,11 +96,22 @@ export interface Permitted {
   readonly missing: MissingGrants;
 }
 
+/** What a call with no needs is permitted: nothing to check, nothing missing (answered at once). */
+const NONE_NEEDED = (): Permitted => ({ checked: [], grants: [], missing: new MissingGrants() });
+
 /**
  * 4. Each need through the permission stage (or the source's own check: a server's start). The
  * handler works on what was checked here (its real paths), never on a second resolution of the names.
  */
-export async function permit(
+export function permit(
+  entry: Entry,
+  needs: readonly Need[],
+  deps: Pick<InvokeDeps, "permissions" | "approval">,
+): Permitted | Promise<Permitted | { refusal: Refusal }> {
+  return needs.length === 0 ? NONE_NEEDED() : permitEach(entry, needs, deps);
+}
+
+async function permitEach(
   entry: Entry,
   needs: readonly Need[],
   deps: Pick<InvokeDeps, "permissions" | "approval">,

@@ -113,30 +113,35 @@ export function fastCalls(server: Server, transport: Transport, call: CallHandle
       closeSSEStream: info?.closeSSEStream,
       closeStandaloneSSEStream: info?.closeStandaloneSSEStream,
     };
+    // One continuation answers (the message made only when it is sent), reports a failed send and
+    // forgets the call: fewer turns and promises than a chain of then, catch and finally.
+    const reply = async (message: () => Parameters<Transport["send"]>[0]) => {
+      try {
+        if (!signal.aborted) await transport.send(message());
+      } catch (e) {
+        server.onerror?.(new Error(`Failed to send response: ${e}`));
+      } finally {
+        if (running.get(id) === aborter) running.delete(id);
+      }
+    };
     Promise.resolve()
       .then(() => call(request, extra))
       .then(
-        async (result) => {
-          if (!signal.aborted) await transport.send({ result: result as Record<string, unknown>, jsonrpc: "2.0", id });
-        },
-        async (e) => {
-          if (signal.aborted) return;
-          const error = e as { code?: unknown; message?: string; data?: unknown };
-          const code = Number.isSafeInteger(error.code) ? (error.code as number) : types.ErrorCode.InternalError;
-          await transport.send({
-            jsonrpc: "2.0",
-            id,
-            error: {
-              code,
-              message: error.message ?? "Internal error",
-              ...(error.data !== undefined ? { data: error.data } : {}),
-            },
-          });
-        },
-      )
-      .catch((e) => server.onerror?.(new Error(`Failed to send response: ${e}`)))
-      .finally(() => {
-        if (running.get(id) === aborter) running.delete(id);
-      });
+        (result) => reply(() => ({ result: result as Record<string, unknown>, jsonrpc: "2.0", id })),
+        (e) =>
+          reply(() => {
+            const error = e as { code?: unknown; message?: string; data?: unknown };
+            const code = Number.isSafeInteger(error.code) ? (error.code as number) : types.ErrorCode.InternalError;
+            return {
+              jsonrpc: "2.0",
+              id,
+              error: {
+                code,
+                message: error.message ?? "Internal error",
+                ...(error.data !== undefined ? { data: error.data } : {}),
+              },
+            };
+          }),
+      );
   }
 }
