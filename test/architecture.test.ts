@@ -214,7 +214,7 @@ describe("architecture", () => {
     const declaring = sources.filter((s) => /\bmeaning:\s*["'`]/.test(s.text)).map((s) => s.rel);
     expect(declaring.sort()).toEqual(["result/codes-tools.ts", "result/codes.ts"]);
     const { CODES } = await import("../src/result/codes.ts");
-    const incomplete = Object.entries(CODES).filter(
+    const incomplete = Object.entries(CODES as Record<string, Record<string, unknown>>).filter(
       ([, c]) => typeof c.meaning !== "string" || c.meaning === "" || !("exit" in c) || !("outcome" in c),
     );
     expect([Object.keys(CODES).length > 100, incomplete]).toEqual([true, []]);
