@@ -42,7 +42,8 @@ export const mainDef = defineCommand({
     name: "toolgate",
     version: VERSION,
     description:
-      "One executable between a caller and every tool it may use: catalog, permissions, approval, output boundary, journal.",
+      "One executable between a caller and every tool it may use: catalog, permissions, approval, output " +
+      "boundary, journal.",
   },
   args: TOP_ARGS,
   subCommands: Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, () => COMMANDS[k]!().then((c) => c.def)])),

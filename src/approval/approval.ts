@@ -10,7 +10,10 @@ export interface ApprovalRequest {
   readonly tool: string;
   readonly effect: string;
   readonly digest: string;
-  /** The whole arguments, pretty-printed JSON, secrets redacted: the prompt shows what fits and says when it is partial. */
+  /**
+   * The whole arguments, pretty-printed JSON, secrets redacted: the prompt shows what fits and says when it is
+   * partial.
+   */
   readonly args: string;
 }
 
@@ -62,7 +65,8 @@ export async function approve(
   if (deps.unattended) {
     return refuse(
       "approval.child_unattended",
-      `${entry.name} (${entry.effect}) needs approval and this is an unattended child session (serve --child): nobody can approve it here; the session that starts the child may pass --approve ${entry.name}`,
+      `${entry.name} (${entry.effect}) needs approval and this is an unattended child session (serve ` +
+        `--child): nobody can approve it here; the session that starts the child may pass --approve ${entry.name}`,
     );
   }
   if (deps.isRemembered(entry.name, entry.digest)) return { ok: true, value: "remembered" };
@@ -73,7 +77,8 @@ export async function approve(
     // A note says why a tool that waives approval needs it here (an untrusted or stale trust).
     return refuse(
       "approval.required",
-      `${entry.name} (${entry.effect}) needs approval${entry.note ? ` (${entry.note})` : ""} and nobody can be asked here; ${how}`,
+      `${entry.name} (${entry.effect}) needs approval${entry.note ? ` (${entry.note})` : ""} and nobody can ` +
+        `be asked here; ${how}`,
     );
   }
   const answer = await deps.ask({ tool: entry.name, effect: entry.effect, digest: entry.digest, args: args() });
@@ -92,7 +97,9 @@ export function checkOverrides(
     if (e && e.approval === "required" && policy === "never") {
       return {
         tool,
-        message: `approval.${tool}: "never" would loosen ${tool}, whose policy is "required"; overrides can only make a tool stricter`,
+        message:
+          `approval.${tool}: "never" would loosen ${tool}, whose policy is "required"; overrides can only ` +
+          `make a tool stricter`,
       };
     }
   }

@@ -111,7 +111,10 @@ function begin(opts: BoundaryOptions, depth = MAX_OUTPUT_DEPTH): number {
   return opts.localPaths ? LOCAL_PATHS : 0;
 }
 
-/** The roots of the check under way, the same when its path rule applies, and its depth (each check is synchronous and sets them first). */
+/**
+ * The roots of the check under way, the same when its path rule applies, and its depth (each check is synchronous
+ * and sets them first).
+ */
 let roots: Roots = MACHINE_ROOTS;
 let pathRoots: Roots | null = null;
 let maxDepth = MAX_OUTPUT_DEPTH;

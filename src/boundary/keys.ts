@@ -49,7 +49,10 @@ export function normalizeKey(key: string): string {
   return lowKey(foldForMatch(removeInvisible(key).normalize("NFKC")));
 }
 
-/** The same reading of the key's confusable skeleton, `i` read as `l` (a Cyrillic `tоken` reads `token`, a Greek `ΑPI_KEY` `apl_key`). */
+/**
+ * The same reading of the key's confusable skeleton, `i` read as `l` (a Cyrillic `tоken` reads `token`, a Greek
+ * `ΑPI_KEY` `apl_key`).
+ */
 export const keySkeleton = (key: string): string =>
   lowKey(foldForMatch(skeleton(foldForMatch(removeInvisible(key).normalize("NFKC"))))).replace(/i/g, "l");
 

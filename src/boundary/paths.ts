@@ -173,7 +173,9 @@ function isDevice(t: string, from: number, to: number): boolean {
   return /^[0-9]+$/.test(undotted(t, to + 1, end)) && endsPath(t, end);
 }
 
-/** Is the candidate `/` at p a local path? Its leading slashes are skipped; then a root, a slash and a second segment. */
+/**
+ * Is the candidate `/` at p a local path? Its leading slashes are skipped; then a root, a slash and a second segment.
+ */
 export function localPathAt(t: string, p: number, roots: Roots): boolean {
   const start = skipSlashes(t, p);
   const end = segmentEnd(t, start);

@@ -9,7 +9,10 @@ import { skeleton } from "./skeleton.ts";
 
 export type TextRule = "nul" | "pem" | "local_path";
 
-/** ASCII strings up to this many UTF-16 units take the single JS pass; longer ones, where native indexOf wins, take the jumps. */
+/**
+ * ASCII strings up to this many UTF-16 units take the single JS pass; longer ones, where native indexOf wins, take
+ * the jumps.
+ */
 export const ONE_PASS_MAX = 1024;
 
 /** What the one pass notes below U+0080, as bits: a `/`, a `:`, a `-`; and NUL, which ends it. */
@@ -35,14 +38,19 @@ const PEM_BEGIN = /----[ ]?BEG[Il1|]N[ ][\w| ]{0,64}?PR[Il1|]VATE[ ]KEY/i;
 /** The PEM rule on ASCII text that holds four dashes in a row. */
 const asciiPem = (t: string): boolean => PEM_BEGIN.test(t.replace(/\s+/g, " "));
 
-/** The PEM rule on cleaned text outside ASCII: the folded reading, then its skeleton (U+2010 dashes, a Cyrillic `Р`). */
+/**
+ * The PEM rule on cleaned text outside ASCII: the folded reading, then its skeleton (U+2010 dashes, a Cyrillic `Р`).
+ */
 function cleanPem(t: string): boolean {
   if (!hasDashRun(t)) return false;
   const folded = foldForMatch(t);
   return PEM_BEGIN.test(folded) || PEM_BEGIN.test(foldForMatch(skeleton(folded)));
 }
 
-/** The text JSON.parse is given for a JSON-looking string: cleaned, wide whitespace as spaces, trimmed (a BOM is invisible). */
+/**
+ * The text JSON.parse is given for a JSON-looking string: cleaned, wide whitespace as spaces, trimmed (a BOM is
+ * invisible).
+ */
 export const jsonText = (s: string): string => (hasNonAscii(s) ? asciiSpaces(removeInvisible(s)) : s).trim();
 
 /** Does the (readable) text, once its whitespace is skipped, start with `{`, `[` or `"`? */
@@ -94,7 +102,8 @@ export const NON_ASCII = "non_ascii";
  * One pass over a short string: NON_ASCII at its first character that needs the cleaned reading;
  * "json" when its first non-space character is `{`, `[` or `"`; else nul > pem > local_path. The
  * pass only notes which of `/ : -` occur (one table load a character); the PEM regex runs only
- * where four dashes stand in a row, the path reading only where a `/` or `:` occurs. Below U+02D7 (Latin-1 and Latin Extended) only U+00AD is invisible, only
+ * where four dashes stand in a row, the path reading only where a `/` or `:` occurs. Below U+02D7 (Latin-1 and
+ * Latin Extended) only U+00AD is invisible, only
  * NEL and NBSP are whitespace and no character is dash-like, so such text is read here too; it
  * leaves this pass at the first character from U+02D7 on, at U+00AD and NEL.
  */

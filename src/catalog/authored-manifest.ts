@@ -32,7 +32,9 @@ export interface Manifest {
   readonly inputSchema: Record<string, unknown>;
   /** Undeclared means irreversible (the catalog fills it in). */
   readonly effect: EffectClass | undefined;
-  /** As the manifest says (default "required"); "never" holds only where the trust covers this manifest (authored.ts). */
+  /**
+   * As the manifest says (default "required"); "never" holds only where the trust covers this manifest (authored.ts).
+   */
   readonly approval: ApprovalPolicy;
   /** Declared static needs; read/write paths as written (relative ones are workspace-relative). */
   readonly needs: Readonly<Partial<Record<PermKind, readonly string[]>>>;

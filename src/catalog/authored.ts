@@ -19,10 +19,13 @@ export const MAX_STDOUT_BYTES = 1024 * 1024;
 export const STDERR_TAIL_CHARS = 2_000;
 /** What `toolgate tools` says for a tool whose manifest's own "never" was ignored: the config is not trusted. */
 export const WAIVER_IGNORED =
-  'its tool.json says "approval": "never", which holds only under a trusted config (`toolgate trust`): approval is required';
+  'its tool.json says "approval": "never", which holds only under a trusted config (`toolgate trust`): ' +
+  "approval is required";
 /** ... or the trust does not cover this manifest: it was added or changed after `toolgate trust`. */
 export const WAIVER_STALE =
-  'its tool.json says "approval": "never", but this tool was added or changed after the config was trusted (`toolgate trust` records each authored tool it covers): approval is required until you review it and run `toolgate trust` again (in CI: TOOLGATE_TRUST from `toolgate trust --print`)';
+  'its tool.json says "approval": "never", but this tool was added or changed after the config was trusted ' +
+  "(`toolgate trust` records each authored tool it covers): approval is required until you review it and run " +
+  "`toolgate trust` again (in CI: TOOLGATE_TRUST from `toolgate trust --print`)";
 
 /**
  * Whether a manifest's own "approval": "never" holds (trust covers what the repository
@@ -66,7 +69,9 @@ export function findCollision(manifests: readonly Manifest[], others: readonly T
         : `rename the authored tool in ${m.path}`;
       return {
         code: "catalog.collision",
-        message: `tool name collision: "${prior.name}" from ${prior.from} and "${m.name}" from ${AUTHORED_ORIGIN} (${m.path}) are the same name after normalization ("${key}"); ${rename} (no source has priority)`,
+        message:
+          `tool name collision: "${prior.name}" from ${prior.from} and "${m.name}" from ${AUTHORED_ORIGIN} ` +
+          `(${m.path}) are the same name after normalization ("${key}"); ${rename} (no source has priority)`,
       };
     }
     seen.set(key, { name: m.name, from: `${AUTHORED_ORIGIN} (${m.path})`, manifest: m.path });
@@ -131,7 +136,9 @@ const authoredTerms = (m: Manifest): Terms => ({
  * denies only (`--deny-run=bash` still refuses it), then what the manifest declares, in kind order.
  */
 export function needsOf(m: Manifest, workspace: string): Need[] {
-  const note = `that is the authored tool ${m.name}, granted by its folder (or --allow-run for every program and tool); a grant of the program it starts (${basename(m.argv[0]!)}) does not cover it`;
+  const note =
+    `that is the authored tool ${m.name}, granted by its folder (or --allow-run for every program and ` +
+    `tool); a grant of the program it starts (${basename(m.argv[0]!)}) does not cover it`;
   const needs: Need[] = [
     { kind: "run", value: m.folder, note },
     { kind: "run", value: m.program, denyOnly: true },
@@ -194,14 +201,16 @@ function readResult(name: string, x: Execution): Outcome<unknown> {
   const bad = (why: string) =>
     refuse(
       "authored.bad_output",
-      `${name} ${why}; an authored tool prints exactly one JSON value on stdout (logs go to stderr). The output is not shown.`,
+      `${name} ${why}; an authored tool prints exactly one JSON value on stdout (logs go to stderr). The ` +
+        `output is not shown.`,
       { stdout_bytes: x.stdout.bytes },
     );
   if (x.outputAbandoned) return bad("left a process holding its stdout open, so the output may be incomplete");
   if (x.stdout.bytes > MAX_STDOUT_BYTES) {
     return refuse(
       "authored.output_too_large",
-      `${name} printed ${x.stdout.bytes} bytes on stdout; at most ${MAX_STDOUT_BYTES} are read (and a result passes the output boundary only up to 64 KiB)`,
+      `${name} printed ${x.stdout.bytes} bytes on stdout; at most ${MAX_STDOUT_BYTES} are read (and a result ` +
+        `passes the output boundary only up to 64 KiB)`,
       {
         stdout_bytes: x.stdout.bytes,
         limit_bytes: MAX_STDOUT_BYTES,

@@ -124,7 +124,8 @@ export function buildCatalog(sources: readonly ToolSource[]): Outcome<Catalog> {
     if (prior) {
       return refuse(
         "catalog.collision",
-        `tool name collision: "${prior.name}" from ${prior.origin} and "${s.name}" from ${s.origin} are the same name after normalization ("${key}"); rename one of them (no source has priority)`,
+        `tool name collision: "${prior.name}" from ${prior.origin} and "${s.name}" from ${s.origin} are the ` +
+          `same name after normalization ("${key}"); rename one of them (no source has priority)`,
       );
     }
     seen.set(key, s);

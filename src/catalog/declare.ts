@@ -63,7 +63,9 @@ export interface ModelTask {
 export interface TaskBoard {
   list(lane: string, limit: number): readonly ModelTask[];
   /** Another lane's id answers exactly like a missing one. */
-  /** `logTail` is null when the boundary withheld it (the tool's own rules: a local path, a secret key, a PEM block). */
+  /**
+   * `logTail` is null when the boundary withheld it (the tool's own rules: a local path, a secret key, a PEM block).
+   */
   get(
     lane: string,
     id: string,
@@ -85,7 +87,10 @@ export interface ProcessRequest {
   readonly deadlineMs: number;
   /** Parent variables passed through by name (config-granted only). */
   readonly allowEnv?: readonly string[];
-  /** Parent variables passed through by name whose values are secrets (delegation.env): masked in every stream view, like bound secrets. */
+  /**
+   * Parent variables passed through by name whose values are secrets (delegation.env): masked in every stream view,
+   * like bound secrets.
+   */
   readonly secretEnv?: readonly string[];
   /** Pass-through groups (e.g. "proxy"). */
   readonly envGroups?: readonly "proxy"[];
@@ -95,9 +100,15 @@ export interface ProcessRequest {
   readonly sandboxed: boolean;
   /** Sandboxed: the only writable folders, the workspace read-only (a gate writes only its copy). */
   readonly writable?: readonly string[];
-  /** HOME is a fresh empty folder of the run's own in the state folder, removed when it ends (bash -lc: no dotfile runs). */
+  /**
+   * HOME is a fresh empty folder of the run's own in the state folder, removed when it ends (bash -lc: no dotfile
+   * runs).
+   */
   readonly home?: true;
-  /** A name the audit view also resolves, on the child's PATH or (with a `/`) against cwd: bash's command's first word. */
+  /**
+   * A name the audit view also resolves, on the child's PATH or (with a `/`) against cwd: bash's command's first
+   * word.
+   */
   readonly auditName?: string;
   /** Told the output as it is drained, already redacted (a CI log shows a gate's output as it comes). */
   readonly output?: (stream: "stdout" | "stderr", text: string) => void;
@@ -131,7 +142,10 @@ export interface CallScope extends NeedsContext {
   readonly config?: ConfigData;
   /** toolgate's own control files (config, lock, authored-tools folder): file tools never write them. */
   readonly controlFiles?: readonly string[];
-  /** Whether a well-known secret file (absolute real path) is named in a read grant: walks keep only those (skippedSecretFiles). */
+  /**
+   * Whether a well-known secret file (absolute real path) is named in a read grant: walks keep only those
+   * (skippedSecretFiles).
+   */
   readonly namedSecret?: (abs: string) => boolean;
   /** Writes one line to the operator view (stderr, never the result): CI annotations, for instance. */
   readonly operator?: (line: string) => void;
@@ -151,7 +165,10 @@ export interface CallScope extends NeedsContext {
   readonly rails?: Readonly<Record<string, { readonly url: string; readonly token: string } | undefined>>;
   /** What `task` needs to start a child toolgate (built by the runtime; absent outside it). */
   readonly delegation?: DelegationScope;
-  /** Who answers an MCP server's elicitation or sampling during a call of its tool, and sees its progress (the terminal, a served client). */
+  /**
+   * Who answers an MCP server's elicitation or sampling during a call of its tool, and sees its progress (the
+   * terminal, a served client).
+   */
   readonly peer?: (call: { readonly tool: string; readonly server: string }) => Peer;
   /** This call's span as W3C trace context, when telemetry is on: an MCP request carries it on. */
   readonly trace?: () => { readonly traceparent: string; readonly tracestate?: string | undefined };
@@ -167,7 +184,10 @@ export interface CallScope extends NeedsContext {
 export interface DelegationScope {
   /** How to run this toolgate: the compiled binary (or bun and src/main.ts). */
   readonly self: readonly string[];
-  /** The parent's config file as read (the child boots what of it applies, from a copy, with --config: the parent trusted it). */
+  /**
+   * The parent's config file as read (the child boots what of it applies, from a copy, with --config: the parent
+   * trusted it).
+   */
   readonly configData: ConfigData | null;
   /** The parent's read grant (--allow-read and the config's), which the scout child gets no more than. */
   readonly readGrant: true | readonly string[] | undefined;
@@ -243,7 +263,10 @@ export interface ToolDeclaration<T extends Type<unknown> = Type<unknown>> {
   readonly ownDeadline?: true;
   /** With ownDeadline: the longest a call may be given (`call --timeout` is bounded by it), from the config. */
   readonly timeLimit?: (config: ConfigData | undefined) => TimeLimit;
-  /** Values bound to every call of this tool (delegation.env's, read at boot): redacted from each of its views, like bound secrets. */
+  /**
+   * Values bound to every call of this tool (delegation.env's, read at boot): redacted from each of its views, like
+   * bound secrets.
+   */
   readonly secrets?: readonly string[];
   handler(args: T["infer"], ctx: ToolContext): Promise<Outcome<unknown>>;
 }

@@ -70,7 +70,9 @@ export function checkLock(lock: Lock, descriptors: readonly Descriptor[]): Map<s
       );
     out.set(d.name, {
       code: "descriptor_changed",
-      message: `${d.name}: ${what.join(", ")} (pinned ${pinned.digest.slice(0, 12)}, now ${d.digest.slice(0, 12)}); ${renew}`,
+      message:
+        `${d.name}: ${what.join(", ")} (pinned ${pinned.digest.slice(0, 12)}, now ` +
+        `${d.digest.slice(0, 12)}); ${renew}`,
       details: { pinned: pinned.digest, current: d.digest },
     });
   }
@@ -115,7 +117,8 @@ export function readLock(path: string): Lock | null {
       (x.description !== undefined && typeof x.description !== "string")
     ) {
       throw new Error(
-        `${path}: tools.${name} must hold digest, origin, effect and schema strings (and optionally description); renew it with \`toolgate tools --lock\``,
+        `${path}: tools.${name} must hold digest, origin, effect and schema strings (and optionally ` +
+          `description); renew it with \`toolgate tools --lock\``,
       );
     }
   }

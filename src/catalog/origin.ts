@@ -28,7 +28,10 @@ export function serverOf(origin: Origin | string | null | undefined): string | u
   return o.kind === "mcp" ? o.server : o.kind === "las" ? "las" : undefined;
 }
 
-/** The MCP server of the config's mcpServers behind a tool (never Las): what `--allow-local-paths` and `--expose` name. */
+/**
+ * The MCP server of the config's mcpServers behind a tool (never Las): what `--allow-local-paths` and `--expose`
+ * name.
+ */
 export function mcpServerOf(origin: Origin | string | null | undefined): string | undefined {
   if (origin === null || origin === undefined) return undefined;
   const o = asOrigin(origin);

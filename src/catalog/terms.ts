@@ -15,7 +15,10 @@ export type Validation =
    * check of it); `explain`, the arktype type behind it, used only to explain a failed check.
    */
   | { readonly kind: "generated"; readonly explain: ((t: typeof arkType) => Type<unknown>) | null }
-  /** A schema from outside (a server's, a manifest's): the complete validator; `defaults` filled in (an authored tool's). */
+  /**
+   * A schema from outside (a server's, a manifest's): the complete validator; `defaults` filled in (an authored
+   * tool's).
+   */
   | { readonly kind: "external"; readonly defaults: boolean };
 
 /** Who settles the tool's needs. */
@@ -60,7 +63,10 @@ export interface Terms {
     /** A relayed resources/read (serve): an MCP App's `ui://` HTML is held to the transport's bound, not 64 KiB. */
     readonly apps: boolean;
   };
-  /** Secret values bound to the tool's calls, redacted from every view (live: a server's grows when an OAuth token is read). */
+  /**
+   * Secret values bound to the tool's calls, redacted from every view (live: a server's grows when an OAuth token is
+   * read).
+   */
   readonly secrets: readonly string[];
   /** What the journal's preview shows of the arguments (a URL as scheme://host:port); null: the arguments. */
   readonly audit: ((args: unknown) => unknown) | null;

@@ -10,7 +10,10 @@ import { bool, type Scanned } from "./flags.ts";
 import { isGlob } from "./tools-filter.ts";
 import { outputWidth, table, writeOut } from "./ui.ts";
 
-/** "current": the tool's digest now; "changed": it was asked again after a change (inert); "absent": not in this catalog. */
+/**
+ * "current": the tool's digest now; "changed": it was asked again after a change (inert); "absent": not in this
+ * catalog.
+ */
 function stateOf(booted: Booted, r: Remembered): "current" | "changed" | "absent" {
   const d = booted.catalog.entries.get(r.tool)?.digest;
   return d === undefined ? "absent" : d === r.digest ? "current" : "changed";
@@ -49,7 +52,8 @@ export function listApprovals(booted: Booted, dir: string, s: Scanned, ctx: RunC
   writeOut(table(out, outputWidth(ctx), 0));
   if (rows.some((r) => state(r) === "changed"))
     note(
-      "changed: the tool is not what was approved, so it is asked again; revoke the old approval with toolgate approvals revoke TOOL",
+      "changed: the tool is not what was approved, so it is asked again; revoke the old approval with " +
+        "toolgate approvals revoke TOOL",
     );
   return 0;
 }
@@ -67,12 +71,15 @@ export function revokeApprovals(booted: Booted, dir: string, tool: string, s: Sc
     );
   if (gone.length > 0) {
     note(
-      `forgot ${gone.length} remembered approval${gone.length === 1 ? "" : "s"} in ${booted.workspace}: ${[...new Set(gone.map((r) => r.tool))].join(", ")}; ${gone.length === 1 ? "it is" : "they are"} asked again`,
+      `forgot ${gone.length} remembered approval${gone.length === 1 ? "" : "s"} in ${booted.workspace}: ` +
+        `${[...new Set(gone.map((r) => r.tool))].join(", ")}; ` +
+        `${gone.length === 1 ? "it is" : "they are"} asked again`,
     );
   } else {
     const left = [...new Set(rememberedApprovals(dir, booted.workspace).map((r) => r.tool))];
     note(
-      `no approval of ${JSON.stringify(tool)} is remembered in ${booted.workspace}${left.length ? ` (remembered: ${left.join(", ")})` : ""}`,
+      `no approval of ${JSON.stringify(tool)} is remembered in ` +
+        `${booted.workspace}${left.length ? ` (remembered: ${left.join(", ")})` : ""}`,
     );
   }
   return 0;

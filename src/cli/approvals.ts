@@ -15,14 +15,16 @@ export default defineCommand({
   meta: {
     name: "approvals",
     description:
-      "The approvals remembered with A at a prompt (your state folder, by workspace, tool and digest): list them, or revoke a tool's",
+      "The approvals remembered with A at a prompt (your state folder, by workspace, tool and digest): list " +
+      "them, or revoke a tool's",
   },
   args: {
     action: {
       type: "positional",
       complete: ["list", "revoke"],
       description:
-        "list (the default): this workspace's remembered approvals, and whether each still matches the tool; revoke TOOL: forget that tool's (a quoted glob such as 'file_*' or '*' for several)",
+        "list (the default): this workspace's remembered approvals, and whether each still matches the tool; " +
+        "revoke TOOL: forget that tool's (a quoted glob such as 'file_*' or '*' for several)",
       required: false,
     },
     tool: { type: "positional", description: "With revoke: the tool", required: false },
@@ -60,7 +62,8 @@ export async function runApprovals(ctx: RunContext): Promise<number> {
     // Records in a state folder inside the workspace are never read (the repository could have put them there).
     if (stateInWorkspace(dir, booted.workspace))
       throw bootError(
-        `your state folder ${dir} lies inside the workspace ${booted.workspace}, where toolgate reads no remembered approval`,
+        `your state folder ${dir} lies inside the workspace ${booted.workspace}, where toolgate reads no ` +
+          `remembered approval`,
         stateInWorkspaceHint,
       );
     return action === "list" ? listApprovals(booted, dir, s, ctx) : revokeApprovals(booted, dir, tool!, s, ctx);

@@ -43,7 +43,8 @@ export async function runAuth(ctx: RunContext): Promise<number> {
     if (!remote || !spec || spec.kind !== "mcp") {
       const names = Object.keys(booted.config.values.mcpServers ?? {});
       throw usageError(
-        `no server "${name}" in mcpServers${names.length ? ` (there are: ${names.join(", ")})` : ""}${didYouMean(nearest(name, names))}`,
+        `no server "${name}" in ` +
+          `mcpServers${names.length ? ` (there are: ${names.join(", ")})` : ""}${didYouMean(nearest(name, names))}`,
         "name a server of your config, e.g. toolgate auth github",
       );
     }

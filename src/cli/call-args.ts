@@ -20,7 +20,8 @@ export const callCommand = defineCommand({
     args: {
       type: "positional",
       description:
-        "Arguments as one JSON object, @FILE to read it from a file (relative to the current folder), or - to read it from stdin",
+        "Arguments as one JSON object, @FILE to read it from a file (relative to the current folder), or - to " +
+        "read it from stdin",
       required: false,
     },
     arg: {
@@ -32,7 +33,8 @@ export const callCommand = defineCommand({
     background: {
       type: "boolean",
       description:
-        'Check permissions and approval here, then run the call as a background task: prints {"task_id","status":"queued"} at once (see `toolgate tasks`)',
+        "Check permissions and approval here, then run the call as a background task: prints " +
+        '{"task_id","status":"queued"} at once (see `toolgate tasks`)',
     },
     "write-scope": {
       type: "string",
@@ -43,18 +45,22 @@ export const callCommand = defineCommand({
     profile: {
       type: "string",
       description:
-        "Narrow the catalog for this call to a profile's tools (scout, writer, full, or one from the config's profiles): a tool it leaves out is refused profile.excluded",
+        "Narrow the catalog for this call to a profile's tools (scout, writer, full, or one from the config's " +
+        "profiles): a tool it leaves out is refused profile.excluded",
       valueHint: "NAME",
     },
     "dry-run": {
       type: "boolean",
       description:
-        "Say what the call would need (each permission, the approval) and whether it would run now, as JSON: nothing is asked, run or journaled; flags lists what to add",
+        "Say what the call would need (each permission, the approval) and whether it would run now, as JSON: " +
+        "nothing is asked, run or journaled; flags lists what to add",
     },
     timeout: {
       type: "string",
       description:
-        "This call's deadline in seconds, in place of the tool's own, never past what the tool allows (an MCP server's timeout_secs, an authored tool's timeout_secs, bash.max_timeout_secs, 300 s for other built-ins; a longer one is cut to that, with a note); when it passes, the call's process tree is ended",
+        "This call's deadline in seconds, in place of the tool's own, never past what the tool allows (an MCP " +
+        "server's timeout_secs, an authored tool's timeout_secs, bash.max_timeout_secs, 300 s for other " +
+        "built-ins; a longer one is cut to that, with a note); when it passes, the call's process tree is ended",
       valueHint: "SECS",
     },
   },
@@ -126,7 +132,10 @@ export function parseTimeout(raw: string | undefined): number | undefined {
   return secs;
 }
 
-/** JSON positional, `@FILE` (relative to `cwd`), `-` (stdin), and/or `--arg k=v` pairs (values parse as JSON when they can). */
+/**
+ * JSON positional, `@FILE` (relative to `cwd`), `-` (stdin), and/or `--arg k=v` pairs (values parse as JSON when
+ * they can).
+ */
 export async function parseCallArgs(
   json: string | undefined,
   pairs: readonly string[],
@@ -166,7 +175,10 @@ export async function parseCallArgs(
   return out;
 }
 
-/** The text of `@FILE`: a file named on the command line is the caller's own choice; one that cannot be read is a usage error. */
+/**
+ * The text of `@FILE`: a file named on the command line is the caller's own choice; one that cannot be read is a
+ * usage error.
+ */
 function argsFile(name: string, cwd: string): string {
   if (name === "") throw usageError("@: name the file holding the arguments", "toolgate call TOOL @args.json");
   const path = resolve(cwd, name);

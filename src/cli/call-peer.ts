@@ -77,7 +77,8 @@ export function terminalPeer(opts: {
           clear();
           const reason = why ?? opts.whyNot ?? "nobody can be asked here (no terminal, CI, or --no-prompt)";
           opts.err(
-            `toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}\n`,
+            `toolgate: MCP server "${escapeControl(who.server)}" asked for input during ` +
+              `${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}\n`,
           );
           opts.status?.resume();
         },

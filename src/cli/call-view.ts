@@ -43,7 +43,10 @@ export async function statusFor(tool: string) {
 }
 export type Status = Awaited<ReturnType<typeof statusFor>>;
 
-/** An MCP tool's server may ask for input or report progress while it runs: the terminal answers (loaded only for them). */
+/**
+ * An MCP tool's server may ask for input or report progress while it runs: the terminal answers (loaded only for
+ * them).
+ */
 export async function terminalFor(rt: Runtime, tool: string, ctx: RunContext, status: Status | undefined) {
   const entry = rt.booted.catalog.entries.get(tool);
   if (!entry || serverOf(entry.origin) === undefined) return undefined;
@@ -71,7 +74,8 @@ export function boundedTimeout(
   const { secs, limit } = boundTimeout(entry, asked, rt.booted.config.values);
   if (limit && !quiet)
     note(
-      `--timeout ${asked}: ${tool} may run at most ${limit.secs} s (${limit.setBy}); the call's deadline is ${limit.secs} s`,
+      `--timeout ${asked}: ${tool} may run at most ${limit.secs} s (${limit.setBy}); the call's deadline is ` +
+        `${limit.secs} s`,
     );
   return secs;
 }

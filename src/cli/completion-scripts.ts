@@ -68,7 +68,10 @@ function bash(spec: CompletionSpec): string {
     const w = words(c, spec);
     const tools = `$("\${COMP_WORDS[0]}" tools --names 2>/dev/null)`;
     if (c.name === "approvals")
-      return `      approvals) if [[ $n -eq 0 ]]; then words=${sq(w!)}; elif [[ $n -eq 1 && "$first" == revoke ]]; then words="${tools}"; fi ;;`;
+      return (
+        `      approvals) if [[ $n -eq 0 ]]; then words=${sq(w!)}; elif [[ $n -eq 1 && "$first" == revoke ]]; ` +
+        `then words="${tools}"; fi ;;`
+      );
     if (w === null) return `      ${c.name}) [[ $n -eq 0 ]] && words="${tools}" ;;`;
     return w ? `      ${c.name}) [[ $n -eq 0 ]] && words=${sq(w)} ;;` : "";
   });
@@ -114,7 +117,10 @@ function zsh(spec: CompletionSpec): string {
   const firsts = spec.commands.map((c) => {
     const w = words(c, spec);
     if (c.name === "approvals")
-      return `    (approvals) if (( n == 0 )); then compadd -- ${w}; elif (( n == 1 )) && [[ $first == revoke ]]; then compadd -- ${tools}; fi ;;`;
+      return (
+        `    (approvals) if (( n == 0 )); then compadd -- ${w}; elif (( n == 1 )) && [[ $first == revoke ]]; ` +
+        `then compadd -- ${tools}; fi ;;`
+      );
     if (w === null) return `    (${c.name}) (( n == 0 )) && compadd -- ${tools} ;;`;
     return w ? `    (${c.name}) (( n == 0 )) && compadd -- ${w} ;;` : "";
   });
@@ -166,7 +172,10 @@ function fish(spec: CompletionSpec): string {
         : f.hint === "DIR"
           ? " -x -a '(__fish_complete_directories)'"
           : " -x";
-    return `complete -c toolgate${when ? ` -n ${fq(when)}` : ""} ${[...short, ...long].join(" ")}${value} -d ${fq(f.description)}`;
+    return (
+      `complete -c toolgate${when ? ` -n ${fq(when)}` : ""} ${[...short, ...long].join(" ")}${value} -d ` +
+      `${fq(f.description)}`
+    );
   };
   const args = spec.commands.flatMap((c) => {
     const w = words(c, spec);

@@ -13,7 +13,8 @@ export default defineCommand({
   meta: {
     name: "completions",
     description:
-      "Print the shell completion script for bash, zsh or fish: commands, each command's flags, and tool names (asked of toolgate tools --names as you type: no server is started)",
+      "Print the shell completion script for bash, zsh or fish: commands, each command's flags, and tool " +
+      "names (asked of toolgate tools --names as you type: no server is started)",
   },
   args: {
     shell: { type: "positional", description: "bash, zsh or fish", required: true, complete: SHELLS },
@@ -23,7 +24,9 @@ export default defineCommand({
 export async function runCompletions(ctx: RunContext): Promise<number> {
   const s = ctx.flags;
   const [shell, extra] = s.positionals;
-  const choices = `the shells are: ${SHELLS.join(", ")} (toolgate completions bash > ~/.local/share/bash-completion/completions/toolgate)`;
+  const choices =
+    `the shells are: ${SHELLS.join(", ")} (toolgate completions bash > ` +
+    `~/.local/share/bash-completion/completions/toolgate)`;
   if (shell === undefined) throw usageError("completions needs the shell to complete for", choices);
   if (!(SHELLS as readonly string[]).includes(shell))
     throw usageError(`no completion script for the shell "${shell}"`, choices);

@@ -22,7 +22,9 @@ export default defineCommand({
       type: "positional",
       complete: ["schema", "import"],
       description:
-        "`schema` prints the config file's JSON Schema; `import FILE [--force]` writes another client's MCP servers (VS Code, Cursor, Claude, Codex TOML, Zed, Windsurf, Gemini, Roo, Cline) into toolgate.json (or --config FILE)",
+        "`schema` prints the config file's JSON Schema; `import FILE [--force]` writes another client's MCP " +
+        "servers (VS Code, Cursor, Claude, Codex TOML, Zed, Windsurf, Gemini, Roo, Cline) into toolgate.json " +
+        "(or --config FILE)",
       required: false,
     },
     force: { type: "boolean", description: "import: replace the toolgate.json written to when it exists" },
@@ -35,7 +37,8 @@ export async function runConfig(ctx: RunContext): Promise<number> {
   if (action === "import" && more === undefined) return (await import("./config-import.ts")).runImport(ctx, s, extra);
   if (extra !== undefined || (action !== undefined && action !== "schema")) {
     throw usageError(
-      `unknown config action "${extra ?? action}"${extra === undefined ? didYouMean(nearest(action!, ["schema", "import"])) : ""}`,
+      `unknown config action ` +
+        `"${extra ?? action}"${extra === undefined ? didYouMean(nearest(action!, ["schema", "import"])) : ""}`,
       "toolgate config [--json] | toolgate config schema | toolgate config import FILE [--force]",
     );
   }

@@ -35,7 +35,10 @@ export interface RunContext {
   readonly ask?: Asker;
   /** A session's telemetry (its spans exported by the session): a forwarded call records into it. */
   readonly telemetry?: Telemetry;
-  /** A session's journal, kept open across its calls (src/session/kept-state.ts): the call neither opens nor closes one. */
+  /**
+   * A session's journal, kept open across its calls (src/session/kept-state.ts): the call neither opens nor closes
+   * one.
+   */
   readonly stateDb?: (config: Effective) => Database;
   /** toolgate's own command declaration (its global flags, and each command's, loaded on demand): for completions. */
   readonly top?: CommandInfo;

@@ -70,7 +70,8 @@ export async function configChecks(config: Effective, file: ConfigFile | null, i
     check(
       "config",
       "fail",
-      `${where} is not trusted, and it would widen: ${wide.map((w) => w.key).join(", ")}; every command refuses it (exit 5)`,
+      `${where} is not trusted, and it would widen: ${wide.map((w) => w.key).join(", ")}; every command ` +
+        `refuses it (exit 5)`,
       `review it, then toolgate trust ${file.path}`,
     ),
   ];
@@ -95,7 +96,9 @@ function userNamespaces(): { ok: boolean; detail: string; fix?: string } {
     return {
       ok: false,
       detail: "restricted by AppArmor (kernel.apparmor_restrict_unprivileged_userns is 1)",
-      fix: "give bwrap an AppArmor profile that allows userns, or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+      fix:
+        "give bwrap an AppArmor profile that allows userns, or sysctl -w " +
+        "kernel.apparmor_restrict_unprivileged_userns=0",
     };
   return { ok: true, detail: "allowed" };
 }

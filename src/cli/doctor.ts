@@ -23,7 +23,10 @@ export default defineCommand({
   meta: {
     name: "doctor",
     description:
-      "Check what this machine gives toolgate: the config here and its trust, bubblewrap, user namespaces and each sandbox mode, the state folders, each configured MCP server started and listed (with the permission flags given; bounded by its connect_timeout_secs), the telemetry endpoint. Exit 1 when something the configuration needs is missing (JSON when piped or with --json)",
+      "Check what this machine gives toolgate: the config here and its trust, bubblewrap, user namespaces and " +
+      "each sandbox mode, the state folders, each configured MCP server started and listed (with the " +
+      "permission flags given; bounded by its connect_timeout_secs), the telemetry endpoint. Exit 1 when " +
+      "something the configuration needs is missing (JSON when piped or with --json)",
   },
   args: {},
 });

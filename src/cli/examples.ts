@@ -32,7 +32,9 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     },
     {
       what: "The arguments from a file, relative to the current folder",
-      cmd: `echo '{"path":"README.md"}' > args.json && toolgate call file_read @args.json --allow-read --approve file_read`,
+      cmd:
+        `echo '{"path":"README.md"}' > args.json && toolgate call file_read @args.json --allow-read ` +
+        `--approve file_read`,
     },
     {
       what: "A deadline of 30 s for this call, in place of the tool's own (bash: 120 s, at most 600)",
@@ -133,7 +135,9 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     },
     {
       what: "fish: where fish looks for completions",
-      cmd: "mkdir -p ~/.config/fish/completions && toolgate completions fish > ~/.config/fish/completions/toolgate.fish",
+      cmd:
+        "mkdir -p ~/.config/fish/completions && toolgate completions fish > " +
+        "~/.config/fish/completions/toolgate.fish",
     },
   ],
   version: [

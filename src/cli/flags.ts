@@ -26,19 +26,25 @@ export const GLOBAL_ARGS = {
   config: {
     type: "string",
     description:
-      "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: $TOOLGATE_CONFIG, else the nearest toolgate.json from --workspace or the current directory up to the repository root, which may only narrow until `toolgate trust`); it chooses a config, never the workspace",
+      "Config file, yours and so trusted; another client's MCP config (mcp.json, .mcp.json, " +
+      "claude_desktop_config.json, settings.json, a Codex .toml, ...) is read for its servers only (default: " +
+      "$TOOLGATE_CONFIG, else the nearest toolgate.json from --workspace or the current directory up to the " +
+      "repository root, which may only narrow until `toolgate trust`); it chooses a config, never the workspace",
     valueHint: "FILE",
   },
   workspace: {
     type: "string",
     description:
-      "Workspace root, where toolgate.json is looked for first (default: a trusted config's workspace key, else the folder of the toolgate.json found, else the current directory; never a --config file's folder)",
+      "Workspace root, where toolgate.json is looked for first (default: a trusted config's workspace key, " +
+      "else the folder of the toolgate.json found, else the current directory; never a --config file's folder)",
     valueHint: "DIR",
   },
   scratch: {
     type: "string",
     description:
-      "The scratch folder for this run, over the config's scratch key (default .toolgate/scratch): where scratch_read reads and the sandbox lets tools write; yours, so it may lie outside the workspace, but it may not be or hold the state folder",
+      "The scratch folder for this run, over the config's scratch key (default .toolgate/scratch): where " +
+      "scratch_read reads and the sandbox lets tools write; yours, so it may lie outside the workspace, but it " +
+      "may not be or hold the state folder",
     valueHint: "DIR",
   },
   json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)" },
@@ -48,7 +54,9 @@ export const GLOBAL_ARGS = {
     type: "string",
     permission: true,
     description:
-      "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net (a loopback or private address needs its exact HOST:PORT; localhost:PORT is loopback, resolved without DNS), --allow-env; grants add up",
+      "Grant reading these paths (all, without =LIST); also --allow-write, --allow-run, --allow-net (a " +
+      "loopback or private address needs its exact HOST:PORT; localhost:PORT is loopback, resolved without " +
+      "DNS), --allow-env; grants add up",
     valueHint: "LIST",
   },
   "deny-read": {
@@ -78,19 +86,23 @@ export const GLOBAL_ARGS = {
     type: "string",
     repeat: true,
     description:
-      "Let this MCP server's results through with absolute paths in them (the output boundary's local-path rule off for it; journaled)",
+      "Let this MCP server's results through with absolute paths in them (the output boundary's local-path " +
+      "rule off for it; journaled)",
     valueHint: "SERVER[,SERVER]",
   },
   "require-rails": {
     type: "boolean",
     description:
-      "Fail the boot (exit 5) when a rail's endpoint or credential is missing: RAILS_BANK_URL and RAILS_BANK_TOKEN (bank_search, bank_get, librarian), RAILS_RESEARCH_URL and RAILS_RESEARCH_TOKEN (research)",
+      "Fail the boot (exit 5) when a rail's endpoint or credential is missing: RAILS_BANK_URL and " +
+      "RAILS_BANK_TOKEN (bank_search, bank_get, librarian), RAILS_RESEARCH_URL and " +
+      "RAILS_RESEARCH_TOKEN (research)",
   },
   resolve: {
     type: "string",
     repeat: true,
     description:
-      "Pin a name to addresses as curl does (repeatable); the URL policy checks them like DNS answers, and a non-public one needs the exact --allow-net=HOST:PORT",
+      "Pin a name to addresses as curl does (repeatable); the URL policy checks them like DNS answers, and a " +
+      "non-public one needs the exact --allow-net=HOST:PORT",
     valueHint: "HOST:PORT:ADDR[,ADDR]",
   },
   "no-session": {

@@ -3,7 +3,10 @@ import type { JournalEntry } from "../state/journal.ts";
 
 export const HEADER = ["TIME", "TOOL", "STATUS", "CODE", "MS", "ARGUMENTS"];
 
-/** A row's cells: a task's child calls follow their task call's row (they are filed when the child ends), indented under it. */
+/**
+ * A row's cells: a task's child calls follow their task call's row (they are filed when the child ends), indented
+ * under it.
+ */
 export const cells = (r: JournalEntry): string[] => [
   new Date(r.time_ms).toISOString(),
   r.parent != null ? `  └ ${r.tool} (task #${r.parent})` : r.tool === "task" ? `task #${r.id}` : toolCell(r),

@@ -16,7 +16,8 @@ export default defineCommand({
   meta: {
     name: "log",
     description:
-      "Print the journal: what was tried, and what was stopped (last 100 actions; a task's child calls under their task call)",
+      "Print the journal: what was tried, and what was stopped (last 100 actions; a task's child calls under " +
+      "their task call)",
   },
   args: {
     last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },
@@ -35,20 +36,23 @@ export default defineCommand({
       type: "string",
       repeat: true,
       description:
-        "Only rows with this outcome (repeatable, or a comma list): success, failed, denied (refused a permission or an approval: exit 4), indeterminate, running",
+        "Only rows with this outcome (repeatable, or a comma list): success, failed, denied (refused a " +
+        "permission or an approval: exit 4), indeterminate, running",
       valueHint: "S",
     },
     since: {
       type: "string",
       description:
-        "Only rows from this long ago (30s, 10m, 2h, 7d, 2w) or since this date and time (2025-01-31, 2025-01-31T09:00, ISO 8601)",
+        "Only rows from this long ago (30s, 10m, 2h, 7d, 2w) or since this date and time (2025-01-31, " +
+        "2025-01-31T09:00, ISO 8601)",
       valueHint: "D",
     },
     caller: {
       type: "string",
       repeat: true,
       description:
-        "Only the calls of this caller (repeatable): what a row names as its caller, else how it came (session: forwarded by toolgate session)",
+        "Only the calls of this caller (repeatable): what a row names as its caller, else how it came " +
+        "(session: forwarded by toolgate session)",
       valueHint: "C",
     },
     follow: {
@@ -58,7 +62,8 @@ export default defineCommand({
     html: {
       type: "string",
       description:
-        "Write the window as one self-contained page (timeline, outcomes, denials and withheld results, filters) to FILE instead of printing it",
+        "Write the window as one self-contained page (timeline, outcomes, denials and withheld results, " +
+        "filters) to FILE instead of printing it",
       valueHint: "FILE",
     },
   },

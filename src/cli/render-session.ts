@@ -14,6 +14,7 @@ export function sessionLines(st: Status): string {
     `calls      ${st.calls} served, ${st.in_flight} in flight`,
     `memory     ${Math.round(st.rss_bytes / 1048576)} MB`,
     `servers    ${servers}`,
-    `secrets    ${st.env_bound.length ? st.env_bound.join(", ") : "none"} (from the environment the session started with)`,
+    `secrets    ${st.env_bound.length ? st.env_bound.join(", ") : "none"} (from the environment the ` +
+      `session started with)`,
   ].join("\n");
 }

@@ -16,13 +16,15 @@ export const HTTP_ARGS = {
   http: {
     type: "string",
     description:
-      "Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0 picks a free one; the address is printed on stderr)",
+      "Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0 picks a free one; the address " +
+      "is printed on stderr)",
     valueHint: "HOST:PORT",
   },
   "token-file": {
     type: "string",
     description:
-      "Bearer token clients must send (the file's trimmed content, at least 32 characters; mode 600: no group or other bits). Without it a token is generated and printed once on stderr",
+      "Bearer token clients must send (the file's trimmed content, at least 32 characters; mode 600: no group " +
+      "or other bits). Without it a token is generated and printed once on stderr",
     valueHint: "FILE",
   },
   "no-token": {
@@ -33,7 +35,8 @@ export const HTTP_ARGS = {
   "oauth-issuer": {
     type: "string",
     description:
-      "Accept OAuth access tokens from this issuer instead of a static token: each caller is known by its token and held to its caller rule (serve.callers); the config's serve.oauth sets audience and scopes",
+      "Accept OAuth access tokens from this issuer instead of a static token: each caller is known by its " +
+      "token and held to its caller rule (serve.callers); the config's serve.oauth sets audience and scopes",
     valueHint: "URL",
   },
 } as const;
@@ -103,7 +106,8 @@ export async function startHttp(hub: Hub, options: HttpOptions, s: HttpStart): P
   let oauth: Awaited<ReturnType<typeof import("../serve/oauth/start.ts").prepareOAuth>> | undefined;
   if (!options.oauth && section?.callers !== undefined)
     note(
-      "serve.callers is not used: caller rules need OAuth access tokens (--oauth-issuer or serve.oauth); every client with the token gets the serve line",
+      "serve.callers is not used: caller rules need OAuth access tokens (--oauth-issuer or serve.oauth); " +
+        "every client with the token gets the serve line",
     );
   if (options.oauth) {
     const [{ prepareOAuth }, { callerRules }] = await Promise.all([

@@ -1,4 +1,5 @@
-// `toolgate serve`: this boot's catalog as an MCP server (stdio by default, --http: serve-http.ts). Every tools/call runs
+// `toolgate serve`: this boot's catalog as an MCP server (stdio by default, --http: serve-http.ts). Every
+// tools/call runs
 // the pipeline `call` runs; stdout carries JSON-RPC only; permissions come from the flags and the
 // config (never asked), approvals from --approve or the client's elicitation. Started in serve-start.ts (the parts:
 // src/serve/serving.ts). Stops on stdin EOF, SIGINT or SIGTERM (HTTP: signals only): new calls refused, calls in
@@ -16,7 +17,8 @@ export default defineCommand({
   meta: {
     name: "serve",
     description:
-      "Serve the catalog as an MCP server over stdio (or Streamable HTTP with --http): the same pipeline as call, narrowed by --profile and --child",
+      "Serve the catalog as an MCP server over stdio (or Streamable HTTP with --http): the same pipeline as " +
+      "call, narrowed by --profile and --child",
   },
   args: {
     profile: {
@@ -27,24 +29,28 @@ export default defineCommand({
     child: {
       type: "boolean",
       description:
-        "No human behind this session: tools that need approval are offered only when --approve covers them, and nothing is ever asked",
+        "No human behind this session: tools that need approval are offered only when --approve covers them, " +
+        "and nothing is ever asked",
     },
     state: {
       type: "string",
       description:
-        "The state folder (journal) for this session, over the config's: a task's child server gets its own, which the parent files under the task call",
+        "The state folder (journal) for this session, over the config's: a task's child server gets its own, " +
+        "which the parent files under the task call",
       valueHint: "DIR",
     },
     expose: {
       type: "string",
       description:
-        "Serve one configured MCP server exactly: its tools, resources and prompts under its own names, and its instructions (still checked by permissions, journal and boundary)",
+        "Serve one configured MCP server exactly: its tools, resources and prompts under its own names, and " +
+        "its instructions (still checked by permissions, journal and boundary)",
       valueHint: "SERVER",
     },
     "name-budget": {
       type: "string",
       description:
-        "Longest served name (16-64, default 44: room for a 20-character client prefix); longer or non-conforming names are shortened reversibly (toolgate tools --served shows the mapping)",
+        "Longest served name (16-64, default 44: room for a 20-character client prefix); longer or " +
+        "non-conforming names are shortened reversibly (toolgate tools --served shows the mapping)",
       valueHint: "N",
     },
     ...HTTP_ARGS,

@@ -188,7 +188,8 @@ export async function runSessionProcess(ctx: RunContext, s: Scanned, idleSecs: n
     checks && uid !== undefined ? (sock) => refusePeer(checks, checks.socketFd(sock), uid) : null,
   );
   // Idle, or the config / lock edited: the session ends by itself (the next call runs cold).
-  // Half a second or more after a burst of calls (at the next tick), one full collection: the garbage of the calls served
+  // Half a second or more after a burst of calls (at the next tick), one full collection: the garbage of the calls
+  // served
   // would otherwise stay resident while the session waits, most of the time it lives.
   let collectedAt = 0;
   let collections = 0;

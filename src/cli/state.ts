@@ -15,7 +15,8 @@ export function stateError(config: Effective, e: unknown, doing: string): CliErr
   const origin = config.leaves.get("state")?.origin ?? "default";
   return bootError(
     `the state folder ${dir} cannot be written (${whyUnusable(e)}); ${doing}`,
-    `toolgate keeps its journal there (state, from ${origin}): make it a writable folder with free space, or set "state" in the config to one`,
+    `toolgate keeps its journal there (state, from ${origin}): make it a writable folder with free space, or ` +
+      `set "state" in the config to one`,
   );
 }
 

@@ -71,7 +71,8 @@ export async function logs(db: Database, r: TaskRow, lane: string, follow: boole
   };
   if (r.log_dropped > 0)
     note(
-      `(${r.log_dropped} older log chunk${r.log_dropped === 1 ? "" : "s"} dropped; the whole output is in the task's artifacts)`,
+      `(${r.log_dropped} older log chunk${r.log_dropped === 1 ? "" : "s"} dropped; the whole output is in the ` +
+        `task's artifacts)`,
     );
   flush();
   // --follow ends when the task does (lost included): one last read after the final row.

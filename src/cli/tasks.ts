@@ -18,7 +18,8 @@ export default defineCommand({
   meta: {
     name: "tasks",
     description:
-      "Background tasks (call --background): list [--all], status ID, logs ID [--follow], cancel ID, wait ID [--timeout S] (exits with the task's code; 124 on timeout), prune [--older-than 7d]",
+      "Background tasks (call --background): list [--all], status ID, logs ID [--follow], cancel ID, wait ID " +
+      "[--timeout S] (exits with the task's code; 124 on timeout), prune [--older-than 7d]",
   },
   args: {
     action: {
@@ -60,7 +61,8 @@ export async function runTasks(ctx: RunContext): Promise<number> {
   if (!actions.includes(action))
     throw usageError(
       `unknown tasks action "${action}"${didYouMean(nearest(action, actions))}`,
-      "toolgate tasks list | status ID | logs ID [--follow] | cancel ID | wait ID [--timeout S] | prune [--older-than D]",
+      "toolgate tasks list | status ID | logs ID [--follow] | cancel ID | wait ID [--timeout S] | prune " +
+        "[--older-than D]",
     );
   if (needsId.includes(action) && id === undefined)
     throw usageError(`tasks ${action} needs a task id (or a unique prefix)`, "toolgate tasks list shows them");

@@ -28,20 +28,23 @@ export default defineCommand({
       type: "string",
       repeat: true,
       description:
-        "Only the tools from this source (repeatable, or a comma list): builtin, authored, las, mcp (every MCP server), mcp:NAME, or a glob such as mcp:*",
+        "Only the tools from this source (repeatable, or a comma list): builtin, authored, las, mcp (every " +
+        "MCP server), mcp:NAME, or a glob such as mcp:*",
       valueHint: "SOURCE",
     },
     effect: {
       type: "string",
       repeat: true,
       description:
-        "Only the tools of this effect class (repeatable, or a comma list): read, idempotent-write, reversible, irreversible, or write (any but read)",
+        "Only the tools of this effect class (repeatable, or a comma list): read, idempotent-write, " +
+        "reversible, irreversible, or write (any but read)",
       valueHint: "EFFECT",
     },
     names: {
       type: "boolean",
       description:
-        "Print the names alone, one a line: no server is started, the MCP servers' tools come from the catalog cache (shell completion asks this); no sandbox probe",
+        "Print the names alone, one a line: no server is started, the MCP servers' tools come from the " +
+        "catalog cache (shell completion asks this); no sandbox probe",
     },
     refresh: { type: "boolean", description: "List Las and the MCP servers again instead of using the catalog cache" },
     lock: {

@@ -66,7 +66,8 @@ export function recordTrust(stateDir: string, plan: Awaited<ReturnType<typeof tr
   // A record inside the workspace would be ignored (the repository could have shipped it): say so now.
   if (stateInWorkspace(stateDir, ...checkoutFolders(file, { workspace: binding.workspace, workspaceFlag: ws }))) {
     throw bootError(
-      `your state folder ${stateDir} lies inside the workspace ${binding.workspace} (or the config's folder), where toolgate ignores trust records (the repository could have put them there)`,
+      `your state folder ${stateDir} lies inside the workspace ${binding.workspace} (or the config's folder), ` +
+        `where toolgate ignores trust records (the repository could have put them there)`,
       `${stateInWorkspaceHint}, then run toolgate trust again; or pass the file with --config FILE`,
     );
   }

@@ -18,7 +18,10 @@ export default defineCommand({
   meta: {
     name: "trust",
     description:
-      "Trust a workspace config (default: the one toolgate would use here) so it may widen grants, and the authored tools it loads as they are now; records their sha256s in the user's state folder ($XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate). Any edit makes the config untrusted again; a tool added or changed later needs approval until trusted again.",
+      "Trust a workspace config (default: the one toolgate would use here) so it may widen grants, and the " +
+      "authored tools it loads as they are now; records their sha256s in the user's state folder " +
+      "($XDG_STATE_HOME/toolgate, else ~/.local/state/toolgate). Any edit makes the config untrusted again; a " +
+      "tool added or changed later needs approval until trusted again.",
   },
   args: {
     file: {
@@ -31,7 +34,8 @@ export default defineCommand({
     print: {
       type: "boolean",
       description:
-        "Print the digest TOOLGATE_TRUST takes in CI (the file's sha256, or with authored tools one sha256 over it and their manifests); records nothing",
+        "Print the digest TOOLGATE_TRUST takes in CI (the file's sha256, or with authored tools one sha256 " +
+        "over it and their manifests); records nothing",
     },
   },
 });
@@ -73,7 +77,8 @@ export async function runTrust(ctx: RunContext): Promise<number> {
   const names = Object.keys(tools).sort();
   if (names.length > 0)
     note(
-      `  and its authored tools as they are now: ${names.join(", ")} (a tool added or changed later needs \`toolgate trust\` again before its own "approval": "never" holds)`,
+      `  and its authored tools as they are now: ${names.join(", ")} (a tool added or changed later needs ` +
+        `\`toolgate trust\` again before its own "approval": "never" holds)`,
     );
   if (json) writeOut(jsonForTerminal({ ...record, widens: widens.map((w) => w.key) }));
   return 0;

@@ -48,5 +48,8 @@ export function clientFileNote(path: string, imported: Imported): string {
   const n = Object.keys(imported.servers).length;
   const head = `${path}: read as another client's MCP config (${imported.format}: ${n} server${n === 1 ? "" : "s"})`;
   if (imported.skipped.length === 0) return head;
-  return `${head}; left out: ${imported.skipped.map((s) => s.key).join(", ")} (\`toolgate config import ${path}\` says why)`;
+  return (
+    `${head}; left out: ${imported.skipped.map((s) => s.key).join(", ")} (\`toolgate config import ` +
+    `${path}\` says why)`
+  );
 }

@@ -91,7 +91,10 @@ export function repositoryRoot(cwd: string): string | null {
 /** Top-level keys that would configure telemetry (refused by name: only the environment sets it). */
 const OTEL_KEY = /^(telemetry|otel|opentelemetry|tracing|otel_.*)$/i;
 
-/** The config's check (generated at build time: scripts/gen-schemas.ts), loaded with the first file read: a start without a config file never loads it. */
+/**
+ * The config's check (generated at build time: scripts/gen-schemas.ts), loaded with the first file read: a start
+ * without a config file never loads it.
+ */
 let checkConfig: Validator | undefined;
 const configCheck = async () => (checkConfig ??= validatorOf((await import("../generated/config-check.js")).validate));
 
@@ -142,14 +145,17 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
       'start from {} and add sections such as "permissions"',
     );
   }
-  // Telemetry is the user's environment only: a file (a repository's) naming an endpoint could send the journal elsewhere.
+  // Telemetry is the user's environment only: a file (a repository's) naming an endpoint could send the journal
+  // elsewhere.
   const otel = Object.keys(data).find((k) => OTEL_KEY.test(k));
   if (otel !== undefined) {
     const node = nodeAt(withTree(), [otel], true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     throw bootError(
-      `${path}:${at.line}:${at.column}: ${otel}: a config file cannot set where spans go: telemetry is configured only by the OTEL_* variables of your own environment (OTEL_EXPORTER_OTLP_ENDPOINT, …)`,
-      `remove "${otel}" from the config, and set OTEL_EXPORTER_OTLP_ENDPOINT where you run toolgate (docs/telemetry.md)`,
+      `${path}:${at.line}:${at.column}: ${otel}: a config file cannot set where spans go: telemetry is ` +
+        `configured only by the OTEL_* variables of your own environment (OTEL_EXPORTER_OTLP_ENDPOINT, …)`,
+      `remove "${otel}" from the config, and set OTEL_EXPORTER_OTLP_ENDPOINT where you run toolgate ` +
+        `(docs/telemetry.md)`,
     );
   }
   const checked = (await configCheck())(data);
@@ -185,7 +191,8 @@ async function readConfigFile(path: string, via: ConfigFile["via"]): Promise<Con
     const node = nodeAt(withTree(), redefined, true);
     const at = node ? position(lineStarts(text), node.offset) : { line: 1, column: 1 };
     throw bootError(
-      `${path}:${at.line}:${at.column}: ${redefined.join(".")}: "${redefined[1]}" is a built-in profile (${BUILTIN_PROFILE_NAMES.join(", ")}) and cannot be redefined`,
+      `${path}:${at.line}:${at.column}: ${redefined.join(".")}: "${redefined[1]}" is a built-in profile ` +
+        `(${BUILTIN_PROFILE_NAMES.join(", ")}) and cannot be redefined`,
       `rename the profile (e.g. "my-${redefined[1]}") and pass that name to --profile`,
     );
   }

@@ -64,7 +64,9 @@ export function importClientConfig(
         : jsonEntry(raw, `${c}.${name}`, skipped, c === "context_servers");
       if (isObj(entry.env) && "PATH" in entry.env)
         notes.push(
-          `${c}.${name}.env.PATH: kept; it replaces the fixed PATH the server is found and run on, which toolgate honours only in a config you pass with --config or trust (\`toolgate trust\`); an untrusted one is refused naming the key`,
+          `${c}.${name}.env.PATH: kept; it replaces the fixed PATH the server is found and run on, which ` +
+            `toolgate honours only in a config you pass with --config or trust (\`toolgate trust\`); an ` +
+            `untrusted one is refused naming the key`,
         );
       servers[name] = inputs.size ? replaceInputs(entry, inputs) : entry;
     }
@@ -219,7 +221,8 @@ function vscodeInputs(raw: unknown, notes: string[]): Map<string, string> {
       .toUpperCase();
     map.set(i.id, name);
     notes.push(
-      `input "${i.id}"${typeof i.description === "string" ? ` (${i.description})` : ""}: read from the environment as \${${name}} (set ${name}; it needs --allow-env=${name})`,
+      `input "${i.id}"${typeof i.description === "string" ? ` (${i.description})` : ""}: read from the ` +
+        `environment as \${${name}} (set ${name}; it needs --allow-env=${name})`,
     );
   }
   return map;

@@ -51,7 +51,8 @@ export function refuseDuplicateKey(path: string, text: string, tree: Node | unde
   const at = position(lineStarts(text), twice.offset);
   const where = twice.path.map(String).join(".");
   throw bootError(
-    `${path}:${at.line}:${at.column}: ${JSON.stringify(where)} is given twice in one object: JSON readers disagree on which one counts, so toolgate reads neither`,
+    `${path}:${at.line}:${at.column}: ${JSON.stringify(where)} is given twice in one object: JSON readers ` +
+      `disagree on which one counts, so toolgate reads neither`,
     `keep one "${String(twice.path[twice.path.length - 1])}" in that object and remove the other`,
   );
 }

@@ -22,15 +22,18 @@ export function checkLayout(config: Effective): void {
   if (within(state, ws)) {
     const what = state === ws ? "is the workspace root" : `lies above the workspace ${ws}`;
     throw bootError(
-      `state: ${state} ${what} (from ${origin("state")}): the journal and toolgate's records there could not be kept from the tools and the sandbox`,
+      `state: ${state} ${what} (from ${origin("state")}): the journal and toolgate's records there could not ` +
+        `be kept from the tools and the sandbox`,
       'set "state" to a folder inside the workspace (the default ".toolgate") or outside it',
     );
   }
   if (within(scratch, state)) {
     const what = scratch === state ? "is the state folder" : `holds the state folder ${state}`;
     throw bootError(
-      `scratch: ${scratch} ${what} (from ${origin("scratch")}): the sandbox makes scratch writable, and with it the journal`,
-      `${origin("scratch") === "flag:--scratch" ? "give --scratch" : 'set "scratch" to'} a folder of its own (the default ".toolgate/scratch"), not the state folder or one above it`,
+      `scratch: ${scratch} ${what} (from ${origin("scratch")}): the sandbox makes scratch writable, and with ` +
+        `it the journal`,
+      `${origin("scratch") === "flag:--scratch" ? "give --scratch" : 'set "scratch" to'} a folder of its own ` +
+        `(the default ".toolgate/scratch"), not the state folder or one above it`,
     );
   }
 }

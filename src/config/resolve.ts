@@ -46,7 +46,9 @@ interface Defaulted {
 /** The effective config's values: the file's shape, every defaulted key present, paths absolute. */
 export type ConfigValues = Omit<ConfigData, keyof Defaulted> & Defaulted;
 
-/** The defaults, as nested values; each leaf is one origin "default". Maps (approval, profiles, mcpServers) have none. */
+/**
+ * The defaults, as nested values; each leaf is one origin "default". Maps (approval, profiles, mcpServers) have none.
+ */
 export const DEFAULTS = {
   workspace: ".",
   state: ".toolgate",

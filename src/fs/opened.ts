@@ -10,7 +10,8 @@ const fds = () => hostPlatform().fds;
 /** Opens an object without reading it and without waiting on a FIFO: O_PATH on Linux. */
 export const O_NAMING = fds().namingFlags;
 export const O_DIR = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-export const O_FILE = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK; // a FIFO must not block; fstat refuses it
+// a FIFO must not block; fstat refuses it
+export const O_FILE = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Where an open descriptor is now (the kernel's word on Linux), or null when that cannot be told. */
 export const fdPath = (fd: number): string | null => fds().pathOf(fd);
@@ -73,7 +74,8 @@ export function openError(e: unknown, path: string): string {
 
 /** The words of a `path.changed` refusal, for a tool that names what it did not do. */
 export const changedMessage = (rel: string, nothing: string): string =>
-  `"${rel}" changed while it was being opened (a symlink or folder was swapped in after the check), so ${nothing}; check what it is now and call again`;
+  `"${rel}" changed while it was being opened (a symlink or folder was swapped in after the check), so ` +
+  `${nothing}; check what it is now and call again`;
 
 export function closeQuietly(fd: number): void {
   try {
@@ -83,7 +85,10 @@ export function closeQuietly(fd: number): void {
   }
 }
 
-/** What is at a checked path, seen through a descriptor of exactly it: "dir", "file", "other", or the failure code (CHANGED for a symlink). */
+/**
+ * What is at a checked path, seen through a descriptor of exactly it: "dir", "file", "other", or the failure code
+ * (CHANGED for a symlink).
+ */
 export function kindAt(path: string): "dir" | "file" | "other" | string {
   const opened = openChecked(path, O_NAMING);
   if (!opened.ok) return opened.code;

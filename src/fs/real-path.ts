@@ -1,4 +1,5 @@
-// Real-path resolution (shared by permission matching and the workspace view): follows symlinks like the kernel does and
+// Real-path resolution (shared by permission matching and the workspace view): follows symlinks like the kernel
+// does and
 // tolerates a missing tail (a file about to be created). Reads the file system, nothing else.
 import { accessSync, closeSync, constants, lstatSync, openSync, readlinkSync, statSync } from "node:fs";
 import { dirname } from "node:path";
@@ -25,7 +26,8 @@ function isSymlink(p: string): boolean {
  * Resolves `input` (relative to `cwd`) to the path the kernel would reach, segment by segment.
  * `..` is applied to the real path reached so far (physical, not lexical): with `a` a symlink
  * to /elsewhere/x, `a/../b` is /elsewhere/b, exactly where open(2) would go. Segments past the
- * first missing one are appended as they are. Returns null for a symlink loop, a NUL byte, or a link that changes under us.
+ * first missing one are appended as they are. Returns null for a symlink loop, a NUL byte, or a link that changes
+ * under us.
  */
 export function resolveReal(input: string, cwd: string): string | null {
   if (input.includes("\0") || cwd.includes("\0")) return null;
@@ -36,7 +38,10 @@ export function resolveReal(input: string, cwd: string): string | null {
   return walk(root === undefined ? "/" : root, segmentsReversed(root === undefined ? path : path.slice(root.length)));
 }
 
-/** `input` (relative) resolved from `realDir`, a folder's real path the caller has just checked (heldRoot): its components are not walked again. */
+/**
+ * `input` (relative) resolved from `realDir`, a folder's real path the caller has just checked (heldRoot): its
+ * components are not walked again.
+ */
 export function resolveFrom(realDir: string, input: string): string | null {
   if (input.includes("\0")) return null;
   return input.startsWith("/") ? resolveReal(input, "/") : walk(realDir, segmentsReversed(input));
@@ -88,7 +93,10 @@ function isExecutableFile(p: string): boolean {
  * moved or deleted no longer is.
  */
 const held = new Map<string, { readonly real: string; fd: number }>();
-/** A process works in one workspace (a session in a few): past this many, the oldest is let go (a test run boots hundreds). */
+/**
+ * A process works in one workspace (a session in a few): past this many, the oldest is let go (a test run boots
+ * hundreds).
+ */
 const MAX_HELD = 16;
 
 const stillAt = (h: { readonly real: string; readonly fd: number }): boolean => fdIsAt(h.fd, h.real);
@@ -137,7 +145,9 @@ export function heldRoot(dir: string): HeldRoot {
       return {
         ok: false,
         moved: true,
-        why: `"${dir}" now leads to ${real}, not to ${h.real} where it was when this toolgate started (moved, or a link put in its place)`,
+        why:
+          `"${dir}" now leads to ${real}, not to ${h.real} where it was when this toolgate started (moved, or a ` +
+          `link put in its place)`,
       };
     if (stillAt(h)) return { ok: true, real };
     const fd = holdAt(real);

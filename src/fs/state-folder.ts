@@ -43,7 +43,10 @@ export class StateFolderRefused extends Error {
 }
 
 /** Folders this process checked (or made) and found its own. */
-/** Folders this process checked as its own, with the inode it checked: a folder removed or replaced since is checked (or made) again. */
+/**
+ * Folders this process checked as its own, with the inode it checked: a folder removed or replaced since is checked
+ * (or made) again.
+ */
 const verified = new Map<string, bigint>();
 const stillVerified = (dir: string): boolean => {
   const ino = verified.get(dir);
@@ -83,7 +86,8 @@ function refused(dir: string, what: string, hint: string): Inspection {
 }
 
 const removeHint = (dir: string) =>
-  `if nothing in it is yours, remove it: rm -rf ${shell(dir)} (and git rm -r --cached on it if git tracks it); toolgate makes its own at the next call. Or set "state" to another folder`;
+  `if nothing in it is yours, remove it: rm -rf ${shell(dir)} (and git rm -r --cached on it if git tracks ` +
+  `it); toolgate makes its own at the next call. Or set "state" to another folder`;
 
 function inspect(dir: string): Inspection {
   let st: BigIntStats;
@@ -130,7 +134,8 @@ function inspect(dir: string): Inspection {
   const why =
     mark === null
       ? "was not made by toolgate (it has no mark of toolgate's"
-      : "was not made by toolgate here (its mark names another folder: it was copied, cloned or moved to another file system";
+      : "was not made by toolgate here (its mark names another folder: it was copied, cloned or moved to " +
+        "another file system";
   return refused(dir, `${why}${holds}), so its journal, database, artifacts and prompts are not used`, removeHint(dir));
 }
 

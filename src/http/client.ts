@@ -106,7 +106,10 @@ export class NetRefused extends Error {
   }
 }
 
-/** A fetch under the policy; `later` packs a request for another process to send under the same policy (http/later.ts). */
+/**
+ * A fetch under the policy; `later` packs a request for another process to send under the same policy
+ * (http/later.ts).
+ */
 export type PolicyFetchFn = ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) & {
   later?: (url: string, method: string, headers: Readonly<Record<string, string>>) => LaterRequest;
 };

@@ -81,7 +81,8 @@ export async function guardedFetch(raw: string, init: GuardedInit, deps: HttpDep
       if (deps.permits && !deps.permits(c.host, c.port))
         return rejected(
           "redirect_not_granted",
-          `${auditView(previous.url)} redirected to ${auditView(c.url)}, which --allow-net does not grant (add --allow-net=${c.host}:${c.port})`,
+          `${auditView(previous.url)} redirected to ${auditView(c.url)}, which --allow-net does not grant ` +
+            `(add --allow-net=${c.host}:${c.port})`,
           { to: auditView(c.url), flag: `--allow-net=${c.host}:${c.port}` },
         );
       if (previous.url.origin !== c.url.origin) for (const h of CREDENTIAL_HEADERS) headers.delete(h);

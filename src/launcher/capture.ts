@@ -116,7 +116,9 @@ export class StreamCapture {
       this.#append(rest);
     }
     if (this.#sink && this.#cut) {
-      const note = `\n[toolgate: this artifact holds the first ${this.#written} bytes of the stream (the cap per stream); the stream had ${this.#bytes} bytes in all, and the result's tail shows its end]\n`;
+      const note =
+        `\n[toolgate: this artifact holds the first ${this.#written} bytes of the stream (the cap per ` +
+        `stream); the stream had ${this.#bytes} bytes in all, and the result's tail shows its end]\n`;
       this.#writeRaw(this.#encoder.encode(note));
     }
     if (this.#sink) {

@@ -186,7 +186,8 @@ export function childEnv(input: ChildEnvInput): Outcome<ChildEnv> {
     if (value.length < SECRET_MIN_LENGTH) {
       return refuse(
         "env.secret_too_short",
-        `the secret bound to ${name} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret`,
+        `the secret bound to ${name} is shorter than ${SECRET_MIN_LENGTH} characters and could not be ` +
+          `redacted; bind a real secret`,
       );
     }
     const bad = add(name, value, "secret");
@@ -206,7 +207,8 @@ function checkName(name: string, source: Source): Refused | null {
   if (isExecutionControl(name)) {
     return refuse(
       "env.execution_control",
-      `${name} changes what the child executes before its own code runs; it cannot be passed to a child (${label(source)})`,
+      `${name} changes what the child executes before its own code runs; it cannot be passed to a child ` +
+        `(${label(source)})`,
     );
   }
   return null;
@@ -221,7 +223,10 @@ export function pathProblem(value: string): string | null {
   return null;
 }
 
-/** Bun's runtime switches (BUN_OPTIONS, BUN_INSPECT*, ...) too: they would reach the guardian, toolgate itself (guard.ts). */
+/**
+ * Bun's runtime switches (BUN_OPTIONS, BUN_INSPECT*, ...) too: they would reach the guardian, toolgate itself
+ * (guard.ts).
+ */
 export function isExecutionControl(name: string): boolean {
   return EXECUTION_CONTROL.has(name) || EXECUTION_CONTROL_PREFIXES.some((p) => name.startsWith(p)) || isBunSwitch(name);
 }

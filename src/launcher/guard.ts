@@ -43,7 +43,10 @@ export function guardSelf(platform: Pick<Platform, "processGroups"> = hostPlatfo
     : undefined;
 }
 
-/** The guardian's argv around a command: toolgate's own argv prefix (detached.ts selfArgv), this process as the parent to watch. */
+/**
+ * The guardian's argv around a command: toolgate's own argv prefix (detached.ts selfArgv), this process as the
+ * parent to watch.
+ */
 export const guardedArgv = (self: readonly string[], argv: readonly string[]): string[] => [
   ...self,
   GUARD_COMMAND,
@@ -114,7 +117,10 @@ export function takeWarmGuard(): WarmGuard | undefined {
   return w;
 }
 
-/** Tells a waiting guardian its command (the environment never goes through argv: /proc/PID/cmdline is world-readable). */
+/**
+ * Tells a waiting guardian its command (the environment never goes through argv: /proc/PID/cmdline is
+ * world-readable).
+ */
 export function startWarm(w: WarmGuard, spec: GuardSpec, stdin: Uint8Array | undefined): void {
   try {
     writeSync(w.control, JSON.stringify(spec));

@@ -7,7 +7,9 @@
 import { accessSync, constants, lstatSync } from "node:fs";
 import { dirname } from "node:path";
 
-/** The child's identity when it is not this process's own user (root without capabilities, or the workspace's owner). */
+/**
+ * The child's identity when it is not this process's own user (root without capabilities, or the workspace's owner).
+ */
 export interface Who {
   readonly uid: number;
   readonly gid: number;

@@ -181,7 +181,9 @@ function wrapperFailure(outcome: LaunchOutcome, spec: LaunchSpec): LaunchOutcome
   return fail({
     code: "launch.spawn_failed",
     // The wrapper's own one line says why (a namespace it could not make, a mount that failed).
-    message: `cannot start "${program}" inside the ${spec.sandbox!.name} sandbox (${errno}): ${stderr.tail.trim().slice(0, 300)}`,
+    message:
+      `cannot start "${program}" inside the ${spec.sandbox!.name} sandbox (${errno}): ` +
+      `${stderr.tail.trim().slice(0, 300)}`,
     details: { errno, program, stderr: stderr.tail },
   });
 }

@@ -51,7 +51,8 @@ const ownSid = (table: ProcessTable) => (sid ??= table.stat(process.pid)?.sid ??
 /**
  * Limits (no cgroup, so membership is inferred): without the subreaper (subreaper.ts), a process
  * that leaves the session and group, is orphaned before any sample sees it, and no longer holds
- * the child's stdout or stderr cannot be found; a pid can be reused between a scan and its kill(2) (no pidfd); without /proc (macOS)
+ * the child's stdout or stderr cannot be found; a pid can be reused between a scan and its kill(2) (no pidfd);
+ * without /proc (macOS)
  * only the root's group is signalled (a process that left it is not found), and without process
  * groups (Windows) only the root itself (its children are not ended).
  */

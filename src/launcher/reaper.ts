@@ -82,7 +82,9 @@ export function reapAfterExit(env: Readonly<Record<string, string>>, stderr: boo
   }
 }
 
-/** Waits each tree out until its grace ends, then ends what is left of it; sends each request (under the URL policy). */
+/**
+ * Waits each tree out until its grace ends, then ends what is left of it; sends each request (under the URL policy).
+ */
 export async function reap(
   orders: readonly ReapOrder[],
   requests: readonly LaterRequest[] = [],

@@ -31,7 +31,10 @@ export function makeRunHome(stateDir: string): RunHome {
     if (!st.isDirectory() || st.uid !== process.geteuid?.()) {
       return {
         ok: false,
-        message: `${root} is not a folder toolgate made (${st.isSymbolicLink() ? "a symbolic link" : !st.isDirectory() ? "not a folder" : "another user's"}): remove it, toolgate makes it again`,
+        message:
+          `${root} is not a folder toolgate made ` +
+          `(${st.isSymbolicLink() ? "a symbolic link" : !st.isDirectory() ? "not a folder" : "another user's"}): ` +
+          `remove it, toolgate makes it again`,
       };
     }
   }
@@ -47,7 +50,10 @@ export function makeRunHome(stateDir: string): RunHome {
   return { ok: true, path };
 }
 
-/** After the run: what the command left in its HOME goes (links removed, never followed); the folder stays for the next run. */
+/**
+ * After the run: what the command left in its HOME goes (links removed, never followed); the folder stays for the
+ * next run.
+ */
 export function releaseRunHome(path: string): void {
   inUse.delete(path);
   empty(path);

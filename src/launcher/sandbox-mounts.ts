@@ -102,7 +102,10 @@ export interface SystemView {
   readonly masks: readonly Mount[];
   /** The uid and gid the child runs as when toolgate (root) runs it as the workspace's owner. */
   readonly runAs: { readonly uid: number; readonly gid: number } | null;
-  /** Folders the view replaces with empty ones (/tmp, the hidden ones, masked folders): nothing of the host's shows under them. */
+  /**
+   * Folders the view replaces with empty ones (/tmp, the hidden ones, masked folders): nothing of the host's shows
+   * under them.
+   */
   readonly covered: readonly string[];
   /** Who the child is, for what it can reach: null for this process's own user. */
   readonly who: Who | null;

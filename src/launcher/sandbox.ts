@@ -275,7 +275,10 @@ export async function probeSandbox(sandbox: Sandbox, cwd: string): Promise<strin
   if (v.ended === "timeout")
     return `bubblewrap did not set up the ${sandbox.name} sandbox within ${PROBE_DEADLINE_MS / 1000} s`;
   const how = v.ended === "exited" ? `exit code ${v.code}` : v.ended === "signalled" ? `signal ${v.signal}` : v.ended;
-  return `bubblewrap could not run a program in the ${sandbox.name} sandbox (${how})${v.stderr.tail.trim() ? `: ${lastLine(v.stderr.tail)}` : ""}`;
+  return (
+    `bubblewrap could not run a program in the ${sandbox.name} sandbox ` +
+    `(${how})${v.stderr.tail.trim() ? `: ${lastLine(v.stderr.tail)}` : ""}`
+  );
 }
 
 /** Probes a boot's sandbox: null when it works (or is off), else the boot failure's message. */
@@ -283,7 +286,11 @@ export async function sandboxProblem(sb: BootSandbox, cwd: string): Promise<stri
   if (!sb.wrapper) return null;
   // As root without the filter, a child could leave a setuid-root program in the workspace.
   if (realHost.asRoot && !hostPlatform().seccomp) {
-    return `the sandbox mode "${sb.mode}" cannot be had as root on ${process.arch}: toolgate has a seccomp filter against setuid and setgid bits only for x64 and arm64; run toolgate as an ordinary user, or set "sandbox": "off" in toolgate.json`;
+    return (
+      `the sandbox mode "${sb.mode}" cannot be had as root on ${process.arch}: toolgate has a seccomp filter ` +
+      `against setuid and setgid bits only for x64 and arm64; run toolgate as an ordinary user, or set ` +
+      `"sandbox": "off" in toolgate.json`
+    );
   }
   const why = await probeSandbox(sb.probe ?? sb.wrapper, cwd);
   return why === null ? null : `the sandbox mode "${sb.mode}" cannot be had: ${why}`;
@@ -293,4 +300,5 @@ const lastLine = (s: string) => s.trim().split("\n").pop()!.trim();
 
 /** The fix a failed probe's message ends with. */
 export const SANDBOX_HINT =
-  'install bubblewrap (`apt-get install -y bubblewrap`) and allow unprivileged user namespaces, or set "sandbox": "off" in toolgate.json';
+  "install bubblewrap (`apt-get install -y bubblewrap`) and allow unprivileged user namespaces, or set " +
+  '"sandbox": "off" in toolgate.json';

@@ -114,7 +114,9 @@ export async function supervise(run: Supervised): Promise<LaunchOutcome> {
       ok: false,
       refusal: {
         code: "launch.artifact_error",
-        message: `the ${failed.stream} artifact could not be written (${failed.error}), so the run's full output is not on record; check the state folder's permissions and free space`,
+        message:
+          `the ${failed.stream} artifact could not be written (${failed.error}), so the run's full output is ` +
+          `not on record; check the state folder's permissions and free space`,
         details: { ...failed, execution },
       },
     };

@@ -95,7 +95,10 @@ export interface LaunchWatch {
   output?(stream: StreamName, text: string): void;
   /** The child was spawned: it leads its own session (sid = pid); `ended` once its tree is gone. */
   spawned?(pid: number): void;
-  /** A task's mark: set as TOOLGATE_TASK_MARK in the child's environment (orphan-session.ts checks it before signalling). */
+  /**
+   * A task's mark: set as TOOLGATE_TASK_MARK in the child's environment (orphan-session.ts checks it before
+   * signalling).
+   */
   readonly mark?: string;
   ended?(pid: number): void;
 }

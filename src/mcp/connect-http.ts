@@ -71,7 +71,10 @@ export async function connectHttp(t: Extract<Target, { kind: "http" }>, opts: Co
   }
 }
 
-/** What the transport sends with each request after initialize (its _commonHeaders): token, session, version, then the config's headers. */
+/**
+ * What the transport sends with each request after initialize (its _commonHeaders): token, session, version, then
+ * the config's headers.
+ */
 async function sessionHeaders(
   transport: StreamableHTTPClientTransport,
   t: Extract<Target, { kind: "http" }>,

@@ -68,6 +68,9 @@ export interface ConnectOptions {
   readonly onNoise?: (server: string, line: string) => void;
   /** Declare sampling (serve relays it to a client that supports it). */
   readonly sampling?: boolean;
-  /** false: declare no elicitation (serve --expose for a client that declared none); toolgate answers every other server's. */
+  /**
+   * false: declare no elicitation (serve --expose for a client that declared none); toolgate answers every other
+   * server's.
+   */
   readonly elicitation?: boolean;
 }

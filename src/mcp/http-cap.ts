@@ -41,7 +41,9 @@ const cutError = (r: { id: Id; method: string }, max: number) => ({
   id: r.id,
   error: {
     code: -32603,
-    message: `its answer to ${r.method} passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped reading it there`,
+    message:
+      `its answer to ${r.method} passed ${max / (1024 * 1024)} MiB in one message; toolgate stopped ` +
+      `reading it there`,
     data: { toolgate: CUT_MARK },
   },
 });
@@ -222,7 +224,9 @@ function standingIn(events: Uint8Array, decoder: TextDecoder, related: Id | unde
   return changed ? new TextEncoder().encode(lines.join("\n")) : events;
 }
 
-/** What an event's message is handed on as: its stand-in, or itself marked as `related`'s log message; null: as it is. */
+/**
+ * What an event's message is handed on as: its stand-in, or itself marked as `related`'s log message; null: as it is.
+ */
 function replaced(data: string, related: Id | undefined): object | null {
   let m: unknown;
   try {

@@ -53,7 +53,8 @@ export function lasEnv(
         refusal: {
           code: "las.agent_id_missing",
           message:
-            "the skarbiec surface needs an explicit agent id and none is configured; set las.agent_id in toolgate.json, or drop skarbiec from LAS_ONLY / add it to LAS_SKIP",
+            "the skarbiec surface needs an explicit agent id and none is configured; set las.agent_id in " +
+            "toolgate.json, or drop skarbiec from LAS_ONLY / add it to LAS_SKIP",
         },
       };
     }
@@ -100,7 +101,9 @@ export function checkProtocol(negotiated: string | undefined): Refusal | null {
     ? null
     : {
         code: "las.protocol",
-        message: `Las negotiated MCP protocol ${JSON.stringify(negotiated)}; toolgate speaks ${PINNED_PROTOCOL} only with Las`,
+        message:
+          `Las negotiated MCP protocol ${JSON.stringify(negotiated)}; toolgate speaks ` +
+          `${PINNED_PROTOCOL} only with Las`,
       };
 }
 
@@ -110,6 +113,8 @@ export function checkSurfaces(toolNames: readonly string[], required: readonly s
   if (missing.length === 0) return null;
   return {
     code: "las.surface_missing",
-    message: `Las exposes no ${missing.map((s) => `${s}__*`).join(", ")} tool (required surfaces: ${required.join(",")}); check LAS_ONLY/LAS_SKIP, or set SINGULARITY_REQUIRED_SURFACES`,
+    message:
+      `Las exposes no ${missing.map((s) => `${s}__*`).join(", ")} tool (required surfaces: ` +
+      `${required.join(",")}); check LAS_ONLY/LAS_SKIP, or set SINGULARITY_REQUIRED_SURFACES`,
   };
 }

@@ -14,7 +14,10 @@ export interface ListedTool {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema: unknown;
-  /** The tool's other fields as the server sent them (title, annotations, outputSchema, _meta): `serve --expose` shows them. */
+  /**
+   * The tool's other fields as the server sent them (title, annotations, outputSchema, _meta): `serve --expose`
+   * shows them.
+   */
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 

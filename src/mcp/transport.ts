@@ -20,10 +20,15 @@ export interface ChildPipes {
   endInput(): void;
 }
 
-/** In the `data` of the error that stands for an answer the protocol refuses: random per process, never sent anywhere. */
+/**
+ * In the `data` of the error that stands for an answer the protocol refuses: random per process, never sent anywhere.
+ */
 export const MALFORMED_MARK = crypto.randomUUID();
 
-/** In the `data` of the error that stands for an answer cut at the message bound (here over a pipe, http-cap.ts over HTTP): random per process. */
+/**
+ * In the `data` of the error that stands for an answer cut at the message bound (here over a pipe, http-cap.ts over
+ * HTTP): random per process.
+ */
 export const CUT_MARK = crypto.randomUUID();
 
 /** Around the `data` of each error answer the SDK's client received: random per process, never sent anywhere. */
@@ -43,7 +48,10 @@ export function markReceived(message: JSONRPCMessage): void {
   error.data = { toolgate: RECEIVED_MARK, data: error.data };
 }
 
-/** For an error answer the client received (markReceived), the `data` it came with; undefined for an error the client made itself. */
+/**
+ * For an error answer the client received (markReceived), the `data` it came with; undefined for an error the client
+ * made itself.
+ */
 export function receivedData(e: unknown): { readonly data: unknown } | undefined {
   const data = (e as { data?: unknown } | null)?.data;
   return isObject(data) && data.toolgate === RECEIVED_MARK ? { data: data.data } : undefined;
@@ -74,7 +82,10 @@ export class PipeTransport implements Transport {
   readonly closed = new Promise<void>((res) => {
     this.#resolveClosed = res;
   });
-  /** Requests sent and neither answered nor cancelled yet, by id, with their method: the ones a dropped answer may fail. */
+  /**
+   * Requests sent and neither answered nor cancelled yet, by id, with their method: the ones a dropped answer may
+   * fail.
+   */
   readonly #pending = new Map<string | number, string>();
   /** Set while an answer is dropped whose request already failed (its id came first), until its line ends. */
   #failedEarly = false;
@@ -103,7 +114,10 @@ export class PipeTransport implements Transport {
     this.#finish();
   }
 
-  /** A line just passed the bound: an answer whose id comes first fails its request now, while the rest is still dropped. */
+  /**
+   * A line just passed the bound: an answer whose id comes first fails its request now, while the rest is still
+   * dropped.
+   */
   #passed(head: string): void {
     const said = answerOf({ head, tail: "" });
     if (said.answer && said.id !== undefined) {
@@ -135,8 +149,11 @@ export class PipeTransport implements Transport {
     for (const [id, method] of inFlight) {
       const why =
         inFlight.length === 1
-          ? `its answer to ${method} passed ${bound} in one line (the only request in flight; the line's id could not be read); toolgate dropped the line unread`
-          : `an answer passed ${bound} in one line while ${inFlight.length} requests were in flight, and its id could not be read: each of them is failed, as it may be the one answered; toolgate dropped the line unread`;
+          ? `its answer to ${method} passed ${bound} in one line (the only request in flight; the line's id ` +
+            `could not be read); toolgate dropped the line unread`
+          : `an answer passed ${bound} in one line while ${inFlight.length} requests were in flight, and its id ` +
+            `could not be read: each of them is failed, as it may be the one answered; toolgate dropped ` +
+            `the line unread`;
       this.onmessage?.(cutAnswer(id, why));
     }
   }
@@ -186,7 +203,10 @@ export class PipeTransport implements Transport {
   }
 }
 
-/** The error that stands for an answer dropped past the bound: CUT_MARK and toolgate's words, never a byte of the answer. */
+/**
+ * The error that stands for an answer dropped past the bound: CUT_MARK and toolgate's words, never a byte of the
+ * answer.
+ */
 const cutAnswer = (id: string | number, message: string): JSONRPCMessage => ({
   jsonrpc: "2.0",
   id,

@@ -47,7 +47,8 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
             )[0];
       if (inside !== undefined) {
         return refuse(
-          `${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's permissions.deny) refuses; deny wins, so give a path that leaves it out`,
+          `${what} covers "${escapeControl(inside)}", which --deny-${need.kind} (a flag or the config's ` +
+            `permissions.deny) refuses; deny wins, so give a path that leaves it out`,
           flag(),
         );
       }
@@ -123,7 +124,10 @@ export class Permissions<P extends Prompter | AsyncPrompter = Prompter> {
 
 /** Why a secret file's need was not covered by a whole-kind or folder grant: the fix is to name it. */
 function secretWhy(kind: string, value: string): string {
-  return `"${escapeControl(basename(value))}" is a well-known secret file, which only a grant naming that file covers (not --allow-${kind} or a folder's grant)`;
+  return (
+    `"${escapeControl(basename(value))}" is a well-known secret file, which only a grant naming that file ` +
+    `covers (not --allow-${kind} or a folder's grant)`
+  );
 }
 
 function refuse(message: string, flag: string): Refused {

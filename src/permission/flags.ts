@@ -97,7 +97,8 @@ export function grantsFromFlags(flags: readonly PermissionFlag[], cwd?: string):
 function fromFolder(flag: PermissionFlag, cwd: string): PermissionFlag {
   if (flag.value === true || (flag.kind !== "read" && flag.kind !== "write" && flag.kind !== "run")) return flag;
   const at = (v: string) =>
-    v.startsWith("/") || (flag.kind === "run" && !v.includes("/")) ? v : `${cwd.replace(/\/$/, "")}/${v}`; // walked as real paths later, never normalised here
+    // walked as real paths later, never normalised here
+    v.startsWith("/") || (flag.kind === "run" && !v.includes("/")) ? v : `${cwd.replace(/\/$/, "")}/${v}`;
   return { ...flag, value: flag.value.map(at) };
 }
 

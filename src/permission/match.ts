@@ -1,4 +1,5 @@
-// Decides one need against grants: both sides parsed once into typed descriptors (descriptor.ts), then matched per kind.
+// Decides one need against grants: both sides parsed once into typed descriptors (descriptor.ts), then matched per
+// kind.
 // Deny wins over allow. Grants are resolved once (resolveGrants) so a later symlink swap cannot widen them.
 import { basename, isAbsolute, relative } from "node:path";
 import { hostCovers } from "./net.ts";
@@ -182,7 +183,10 @@ export function flagFor(need: Need, cwd: string, from?: string): string {
   return allowFlag(need.kind, d === null ? need.value : descriptorText(d), cwd, from);
 }
 
-/** The flag that grants `value`, already canonical (an evaluation's): nothing is resolved again but the workspace's root. */
+/**
+ * The flag that grants `value`, already canonical (an evaluation's): nothing is resolved again but the workspace's
+ * root.
+ */
 export function allowFlag(kind: PermKind, value: string, workspace?: string, from?: string): string {
   return `--allow-${kind}=${shellQuote(shownFrom(kind, value, workspace, from))}`;
 }

@@ -22,7 +22,8 @@ export function argumentsBlock(args: string, stateDir: string, label = "Argument
   let cut = SHOW_CHARS;
   if (/[\ud800-\udbff]/.test(shown.charAt(cut - 1))) cut--;
   return (
-    `┠─ ${label} (PARTIAL: the first ${SHOW_CHARS.toLocaleString("en")} of ${shown.length.toLocaleString("en")} characters; read the whole before answering):\n` +
+    `┠─ ${label} (PARTIAL: the first ${SHOW_CHARS.toLocaleString("en")} of ` +
+    `${shown.length.toLocaleString("en")} characters; read the whole before answering):\n` +
     `${indent(shown.slice(0, cut))}\n` +
     `┠─ … the preview is partial. The whole ${label.toLowerCase()}: ${escapeControl(file)}\n` +
     `┠─   sha256 ${sha}\n`

@@ -12,7 +12,9 @@ export interface PromptRequest {
   /** Who asks, e.g. the tool name. Untrusted: escaped before display. */
   reason: string;
   flag: string;
-  /** Lines shown under the request ("┠─ …\n" each), built and escaped by toolgate itself: what the grant would start. */
+  /**
+   * Lines shown under the request ("┠─ …\n" each), built and escaped by toolgate itself: what the grant would start.
+   */
   detail?: string;
 }
 

@@ -18,9 +18,15 @@ export interface Need {
    * the tool would otherwise reach what was denied.
    */
   recursive?: boolean;
-  /** Checked against denies only (never prompted, never needs an allow): an authored tool's program, which --deny-run still refuses. */
+  /**
+   * Checked against denies only (never prompted, never needs an allow): an authored tool's program, which --deny-run
+   * still refuses.
+   */
   denyOnly?: true;
-  /** Said after "is not granted" in the refusal and shown in the prompt: what the value is, when the flag alone would puzzle. */
+  /**
+   * Said after "is not granted" in the refusal and shown in the prompt: what the value is, when the flag alone would
+   * puzzle.
+   */
   note?: string;
 }
 

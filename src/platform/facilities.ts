@@ -49,7 +49,11 @@ export function sandboxUnavailable(
 ): { readonly message: string; readonly hint: string } | null {
   if (mode === "off" || f.bubblewrap) return null;
   return {
-    message: `the sandbox mode "${mode}" needs Linux (bubblewrap); on ${f.os} set "sandbox": "off" in toolgate.json, or run toolgate on Linux: no command runs with less isolation than asked`,
-    hint: `"sandbox": "off" runs commands with the scrubbed environment only (no isolation); docs/security.md has what each platform gets`,
+    message:
+      `the sandbox mode "${mode}" needs Linux (bubblewrap); on ${f.os} set "sandbox": "off" in ` +
+      `toolgate.json, or run toolgate on Linux: no command runs with less isolation than asked`,
+    hint:
+      `"sandbox": "off" runs commands with the scrubbed environment only (no isolation); docs/security.md has ` +
+      `what each platform gets`,
   };
 }

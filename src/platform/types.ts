@@ -39,7 +39,10 @@ export interface FdPaths {
    * placed (portable: it moved since it was verified).
    */
   inDir(dirFd: number, name: string): string;
-  /** Opens `name` inside the folder open as `dirFd` (O_NOFOLLOW added), as inDir places it; throws like openSync, or "CHANGED". */
+  /**
+   * Opens `name` inside the folder open as `dirFd` (O_NOFOLLOW added), as inDir places it; throws like openSync, or
+   * "CHANGED".
+   */
   openIn(dirFd: number, name: string, flags: number, mode?: number): number;
   /** A path by which another process opens the object `fd` holds (Linux: /proc/PID/fd/N), or null. */
   reopenPath(fd: number): string | null;

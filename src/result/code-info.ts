@@ -12,7 +12,10 @@
 export type CodeOutcome = "failed" | "indeterminate" | "either" | "stderr" | "journal";
 
 export interface CodeInfo {
-  /** The command's exit code (for `either`, the failed one; 130 stands for 130 or 143, by the signal); null when the code ends no command. */
+  /**
+   * The command's exit code (for `either`, the failed one; 130 stands for 130 or 143, by the signal); null when the
+   * code ends no command.
+   */
   readonly exit: 1 | 2 | 3 | 4 | 5 | 130 | null;
   readonly outcome: CodeOutcome;
   /** One line a user can read: what happened, in general (the refusal's message names the case and the fix). */

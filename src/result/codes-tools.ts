@@ -60,7 +60,8 @@ export const TOOL_CODES = {
     exit: 1,
     outcome: "failed",
     meaning:
-      "the change touches files apply_change never writes (.git, toolgate's state and control files, outside the workspace)",
+      "the change touches files apply_change never writes (.git, toolgate's state and control files, outside " +
+      "the workspace)",
   },
   "change.running": { exit: 1, outcome: "failed", meaning: "the change's write child is still working" },
   "change.unconfigured": { exit: 1, outcome: "failed", meaning: "delegation.worktree_root is not set" },

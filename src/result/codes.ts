@@ -13,13 +13,15 @@ export const CODES = {
     exit: 130,
     outcome: "failed",
     meaning:
-      "a signal ended the call (130: SIGINT, Ctrl-C; 143: SIGTERM); what it ran was stopped with its whole process tree",
+      "a signal ended the call (130: SIGINT, Ctrl-C; 143: SIGTERM); what it ran was stopped with its " +
+      "whole process tree",
   },
   interrupted: {
     exit: 130,
     outcome: "indeterminate",
     meaning:
-      "a signal cut a call to an outside server after it was sent (130: SIGINT; 143: SIGTERM): the server may have acted on it",
+      "a signal cut a call to an outside server after it was sent (130: SIGINT; 143: SIGTERM): the server may " +
+      "have acted on it",
   },
   "mcp.cancelled": {
     exit: 1,
@@ -175,7 +177,8 @@ export const CODES = {
     exit: 1,
     outcome: "failed",
     meaning:
-      "an optional server is withheld (its names collide or break the naming rule), or this tool is (what it declares breaks the output boundary)",
+      "an optional server is withheld (its names collide or break the naming rule), or this tool is (what it " +
+      "declares breaks the output boundary)",
   },
   "name_budget.invalid": { exit: 2, outcome: "stderr", meaning: "--name-budget is not a whole number in its range" },
   "permission.denied": {

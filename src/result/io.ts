@@ -39,7 +39,10 @@ export function withSinks<T>(sinks: Sinks, f: () => T): T {
 /** How long a write may find a non-blocking descriptor full before it fails. */
 const FULL_FOR_MS = 60_000;
 
-/** All of `text` to `fd`, waiting out a full non-blocking pipe; a closed reader (EPIPE) throws, as a stream's write did. */
+/**
+ * All of `text` to `fd`, waiting out a full non-blocking pipe; a closed reader (EPIPE) throws, as a stream's write
+ * did.
+ */
 function writeAll(fd: number, text: string): void {
   let rest: Uint8Array = Buffer.from(text);
   let full: number | undefined;

@@ -28,7 +28,8 @@ export interface BootInput {
   /** Where to ask instead of this process's /dev/tty: a session's client, at its own terminal. */
   readonly ask?: Asker;
   readonly refresh?: boolean; // list remote servers again instead of using the catalog cache (`tools --refresh`)
-  readonly cachedOnly?: boolean; // start no server to list it: the catalog cache alone (`tools --names`, shell completion)
+  // start no server to list it: the catalog cache alone (`tools --names`, shell completion)
+  readonly cachedOnly?: boolean;
   /** Declare sampling to MCP servers: `serve` relays it to a client that supports it. */
   readonly relaySampling?: boolean;
   /** Runs once the configuration is known, before anything starts (`call` opens and checks its state here). */
@@ -40,7 +41,10 @@ export interface BootInput {
    * started to list it (none for a built-in); without it (`tools`) every server may be.
    */
   readonly call?: string;
-  /** Runs first, once the config file and values are known (a session refuses a call of another workspace or config here). */
+  /**
+   * Runs first, once the config file and values are known (a session refuses a call of another workspace or config
+   * here).
+   */
   readonly gate?: (config: Effective, file: ConfigFile | null) => void;
   /** A session's live children: shared across its calls instead of started and ended per call. */
   readonly pool?: ConnectionPool;
@@ -50,7 +54,10 @@ export interface BootInput {
   readonly requireRails?: boolean;
   /** `serve --child`: a task's child server (no delegation of its own). */
   readonly child?: boolean;
-  /** `serve --state DIR` (a task's child server) and `--scratch DIR` (the user's: anywhere the layout allows): those folders, over the config's. */
+  /**
+   * `serve --state DIR` (a task's child server) and `--scratch DIR` (the user's: anywhere the layout allows): those
+   * folders, over the config's.
+   */
   readonly stateFlag?: string | undefined;
   readonly scratchFlag?: string | undefined;
   /** What this platform has (default: this process's); tests name another. */

@@ -128,7 +128,8 @@ export async function boot(input: BootInput): Promise<Booted> {
   // A nearer config found in a subfolder replaces the root's whole: untrusted, it fails the boot.
   const shadowNote = shadowGate(file, () => trust.trustedBy !== null);
   if (shadowNote !== null) note(shadowNote);
-  const platform = input.platform ?? hostPlatform(); // a sandbox it cannot give fails the boot, before anything is opened: never a quieter run
+  // a sandbox it cannot give fails the boot, before anything is opened: never a quieter run
+  const platform = input.platform ?? hostPlatform();
   const unavailable = sandboxUnavailable(config.values.sandbox, platform);
   if (unavailable !== null) throw bootError(unavailable.message, unavailable.hint);
   const userState = userStateDir(input.env);

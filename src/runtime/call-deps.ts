@@ -42,7 +42,10 @@ export interface CallWiring {
   readonly profile?: InvokeDeps["profile"];
   /** What the serving process refuses now (serve: the shutdown, a supervised server down or restarting). */
   readonly refusedNow?: InvokeDeps["refusedNow"];
-  /** The names this caller can call, for the nearest to an unknown one (serve: the served names; default: the catalog's). */
+  /**
+   * The names this caller can call, for the nearest to an unknown one (serve: the served names; default: the
+   * catalog's).
+   */
   readonly callable?: InvokeDeps["callable"];
   /** One line for the operator (stderr). */
   readonly operator: (line: string) => void;
@@ -54,11 +57,17 @@ export interface CallWiring {
   readonly via?: string;
   /** The caller's --timeout, bounded by the tool's limit (runtime/timeout.ts): the call's scope.timeoutSecs. */
   readonly timeoutSecs?: number;
-  /** Launch hooks: a background task's live log and its tree's mark (src/tasks/supervise.ts), a terminal's status line. */
+  /**
+   * Launch hooks: a background task's live log and its tree's mark (src/tasks/supervise.ts), a terminal's status
+   * line.
+   */
   readonly watch?: LaunchWatch;
   /** Told what the call is doing now, in a few words (a terminal's status line). */
   readonly activity?: (text: string) => void;
-  /** Who answers an MCP server's elicitation/sampling during a call and sees its progress (the terminal, a served client). */
+  /**
+   * Who answers an MCP server's elicitation/sampling during a call and sees its progress (the terminal, a served
+   * client).
+   */
   readonly peer?: CallScope["peer"];
   /** This process's telemetry, when the user's environment turns it on: each row becomes a span. */
   readonly telemetry?: Telemetry;
@@ -66,7 +75,10 @@ export interface CallWiring {
   readonly trace?: { readonly traceparent?: unknown; readonly tracestate?: unknown };
   /** The background task this call runs as (its span says so). */
   readonly task?: string;
-  /** serve --http --oauth-issuer: who called (its token's subject and client, never the token); its row and span name it. */
+  /**
+   * serve --http --oauth-issuer: who called (its token's subject and client, never the token); its row and span name
+   * it.
+   */
   readonly caller?: { readonly sub: string | null; readonly client_id: string | null };
 }
 
@@ -119,7 +131,8 @@ function sharedFor(booted: Booted): Shared {
 export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal): InvokeDeps {
   const { booted } = w;
   const { memory, skillDirs, http, tokens, self, guard } = sharedFor(booted);
-  // The trace a call continues: a served client's `_meta`, else TRACEPARENT of the call's environment (a session's client's).
+  // The trace a call continues: a served client's `_meta`, else TRACEPARENT of the call's environment (a session's
+  // client's).
   const trace = w.trace ?? { traceparent: w.env.TRACEPARENT, tracestate: w.env.TRACESTATE };
   const traced = w.telemetry?.call(
     {
@@ -214,7 +227,8 @@ export function callDeps(w: CallWiring, signal?: AbortSignal, stop?: AbortSignal
         void (
           memory.remember(t, d, Date.now(), w.caller) ||
           w.operator(
-            "toolgate: the approval is not remembered: there is no user state folder outside the workspace (set XDG_STATE_HOME, or HOME, to a folder outside it)",
+            "toolgate: the approval is not remembered: there is no user state folder outside the workspace " +
+              "(set XDG_STATE_HOME, or HOME, to a folder outside it)",
           )
         ),
       ask: w.ask,

@@ -29,7 +29,10 @@ export class CallRecord {
     this.#started = deps.now();
   }
 
-  /** The call's secret values, read at each use: a source's list can grow during the call (an OAuth token read or refreshed). */
+  /**
+   * The call's secret values, read at each use: a source's list can grow during the call (an OAuth token read or
+   * refreshed).
+   */
   secrets = (): readonly string[] => {
     const own = this.entry?.terms.secrets;
     return own?.length ? [...this.deps.secrets, ...own] : this.deps.secrets;
@@ -63,7 +66,10 @@ export class CallRecord {
     };
   }
 
-  /** The call's one final row and its result. `withheld`: a source's error answer the boundary rejected, journaled as that error. */
+  /**
+   * The call's one final row and its result. `withheld`: a source's error answer the boundary rejected, journaled as
+   * that error.
+   */
   finish(envelope: Envelope, violation?: BoundaryViolation, withheld?: Refusal): Invoked {
     const printed = JSON.stringify(envelope);
     const facts = violation

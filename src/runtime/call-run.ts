@@ -10,7 +10,10 @@ import type { InvokeDeps } from "./call-types.ts";
 import type { CallRecord } from "./call-record.ts";
 import { interruptedBy, interruptedRefusal } from "./interrupted.ts";
 
-/** What a source that times its own runs by --timeout (one with a time limit) gets past it, to answer with its own refusal. */
+/**
+ * What a source that times its own runs by --timeout (one with a time limit) gets past it, to answer with its own
+ * refusal.
+ */
 const OWN_TIMER_SLACK_MS = 2_000;
 
 /**
@@ -38,7 +41,10 @@ export type Ran = Outcome<unknown> | { readonly final: Refusal };
 
 export class CallRun {
   #controller: AbortController | undefined;
-  /** The removers of the outer listeners; undefined once the adapter is done (a late first look gets a controller that listens to nothing). */
+  /**
+   * The removers of the outer listeners; undefined once the adapter is done (a late first look gets a controller
+   * that listens to nothing).
+   */
   #detach: (() => void)[] | undefined = [];
 
   constructor(

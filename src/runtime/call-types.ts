@@ -28,7 +28,10 @@ export interface InvokeDeps {
   readonly catalog: Catalog;
   /** Why a name is not in the catalog, when a source knows (its server was not started, failed or was withheld). */
   readonly unknown?: (name: string) => Refusal | undefined;
-  /** The names this caller can call, for the nearest to an unknown one (default: the catalog's; serve: what the client is served). */
+  /**
+   * The names this caller can call, for the nearest to an unknown one (default: the catalog's; serve: what the
+   * client is served).
+   */
   readonly callable?: () => Iterable<string>;
   /** Tools toolgate.lock refuses this boot (descriptor_changed / descriptor_unpinned). */
   readonly refused?: ReadonlyMap<string, Refusal>;
@@ -41,7 +44,10 @@ export interface InvokeDeps {
   /** The call's scope (workspace, folders, lane, store, config, …), handed to needs() and the handler. */
   readonly scope: CallScope;
   /** The process runner for one call, bound to that call's cancellation signal. */
-  /** `masks`: the call's secret values, redacted from the child's output as it is drained (tails, artifacts, a task's live log). */
+  /**
+   * `masks`: the call's secret values, redacted from the child's output as it is drained (tails, artifacts, a task's
+   * live log).
+   */
   readonly processes: (signal: AbortSignal, masks: readonly string[]) => ProcessRunner;
   readonly permissions: PermissionGate;
   readonly approval: ApprovalDeps;
@@ -49,13 +55,19 @@ export interface InvokeDeps {
   readonly dryRun?: boolean; // stop after the permission stage with what the call needs (dryRunReport)
   /** Secret values bound to this call: redacted from every view. */
   readonly secrets: readonly string[];
-  /** Writes the call's row as started, after steps 1-5 and before the adapter; throws when it cannot (the call does not run). */
+  /**
+   * Writes the call's row as started, after steps 1-5 and before the adapter; throws when it cannot (the call does
+   * not run).
+   */
   readonly started: (row: JournalRow, facts?: { readonly approval: string }) => void;
   /** The call's one row, final: finishes the started row, or is the whole row of a call refused before it started. */
   readonly journal: (row: JournalRow) => void;
   readonly now: () => number;
   readonly deadlineMs: number;
-  /** Cancellation from outside (SIGINT/SIGTERM at the entry point, a served client's cancel): the adapter's run is aborted. */
+  /**
+   * Cancellation from outside (SIGINT/SIGTERM at the entry point, a served client's cancel): the adapter's run is
+   * aborted.
+   */
   readonly signal?: AbortSignal;
   /** A second such signal, shared by every call of a process (serve's drain after its grace). */
   readonly stop?: AbortSignal;
@@ -67,7 +79,10 @@ export interface InvokeDeps {
   readonly admit?: (admitted: Admitted) => { readonly task: string } | Refusal;
 }
 
-/** What the foreground granted a call: the validated arguments, each need with the value it was granted as, the approval. */
+/**
+ * What the foreground granted a call: the validated arguments, each need with the value it was granted as, the
+ * approval.
+ */
 export interface Admitted {
   readonly entry: Entry;
   readonly value: unknown;

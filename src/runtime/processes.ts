@@ -24,7 +24,10 @@ export interface ProcessRunnerDeps {
   /** Secret bindings the config grants this tool (name → value); values are never logged. */
   readonly secrets: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
-  /** Values to redact from the child's output though not bound to it (the call's own secrets, e.g. the rails' credentials). */
+  /**
+   * Values to redact from the child's output though not bound to it (the call's own secrets, e.g. the rails'
+   * credentials).
+   */
   readonly masks?: readonly string[];
   /** A background task's hooks (its live log, its tree's mark); absent for a foreground call. */
   readonly watch?: LaunchWatch;
@@ -92,7 +95,10 @@ export function processRunner(deps: ProcessRunnerDeps): ProcessRunner {
   };
 }
 
-/** The working folder, the environment's names (the task mark the launcher adds among them), the program's real path and the auditName's. */
+/**
+ * The working folder, the environment's names (the task mark the launcher adds among them), the program's real path
+ * and the auditName's.
+ */
 function auditOf(req: ProcessRequest, vars: Readonly<Record<string, string>>, marked: boolean): RunAudit {
   const resolved = (name: string) =>
     name.includes("/") ? resolveReal(name, req.cwd) : which(name, vars.PATH ?? "", req.cwd);

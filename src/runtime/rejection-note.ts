@@ -23,5 +23,8 @@ export function rejectionNote(name: string, entry: Entry, v: BoundaryViolation, 
     v.rule === "local_path" && server !== undefined
       ? `; if this server's job is to answer with absolute paths, --allow-local-paths=${server} lets them through`
       : "";
-  return `${name}: ${what} (sensitive_output_rejected): rule ${v.rule} at ${v.where}, the value is not shown${acted}${fix}`;
+  return (
+    `${name}: ${what} (sensitive_output_rejected): rule ${v.rule} at ${v.where}, the value is not ` +
+    `shown${acted}${fix}`
+  );
 }

@@ -30,7 +30,10 @@ export type Caller = Omit<CallWiring, "booted" | "env" | "db" | "telemetry"> & {
   readonly permissions?: (gate: PermissionGate) => PermissionGate;
   /** Widens the approval memory for this caller (a served client's approvals for its session). */
   readonly approval?: (approval: ApprovalDeps) => ApprovalDeps;
-  /** A tool outside the catalog, called as the only one there is (serve's relayed resource reads: no profile, no lock). */
+  /**
+   * A tool outside the catalog, called as the only one there is (serve's relayed resource reads: no profile, no
+   * lock).
+   */
   readonly entry?: Entry;
 };
 
@@ -38,7 +41,9 @@ export interface Runtime {
   readonly booted: Booted;
   /** The telemetry this runtime's calls record into, when the environment turns it on. */
   readonly telemetry: Telemetry | undefined;
-  /** Before the first call of `tool`: the sandbox probed when it will be used, the guardian warmed, the state opened. */
+  /**
+   * Before the first call of `tool`: the sandbox probed when it will be used, the guardian warmed, the state opened.
+   */
   ready(
     tool: string,
     opts?: { readonly verbose?: (line: string) => void; readonly background?: boolean },
@@ -51,12 +56,18 @@ export interface Runtime {
    * flight get `graceMs` to finish, then are cancelled and awaited (serve's shutdown).
    */
   drain(graceMs: number, refusal: Refusal): Promise<void>;
-  /** The servers shut down (`handOff`: by a detached reaper, off the caller's path), the state closed, the spans handed on. */
+  /**
+   * The servers shut down (`handOff`: by a detached reaper, off the caller's path), the state closed, the spans
+   * handed on.
+   */
   close(opts?: { readonly handOff?: boolean }): Promise<void>;
 }
 
 export interface RuntimeInput extends BootInput {
-  /** How the state is checked (before anything starts) and opened (before the first call); `kept`: its owner closes it. */
+  /**
+   * How the state is checked (before anything starts) and opened (before the first call); `kept`: its owner closes
+   * it.
+   */
   readonly state: {
     readonly check?: (config: Effective) => void;
     readonly open: (config: Effective) => Database;

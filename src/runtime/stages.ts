@@ -15,7 +15,8 @@ import { gateRefusal, MissingGrants } from "./missing-grants.ts";
 
 const validators = new WeakMap<Entry, Validator>();
 /**
- * Built-ins: the check generated from the schema arktype exported (else the fast check of it). Every other source (MCP, Las,
+ * Built-ins: the check generated from the schema arktype exported (else the fast check of it). Every other source
+ * (MCP, Las,
  * authored): the complete validator (draft 2020-12 / draft-07, `$ref`, formats), loaded on first
  * use of a schema past the fast check's subset. Only an authored tool gets defaults filled in.
  */
@@ -37,7 +38,8 @@ const formatIssues = (issues: readonly Issue[]) =>
   issues
     .map(
       (i) =>
-        `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}${i.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(i.did_you_mean)}?)`}`,
+        `${i.path.length ? i.path.join(".") : "(arguments)"}: ` +
+        `${i.message}${i.did_you_mean === undefined ? "" : ` (did you mean ${JSON.stringify(i.did_you_mean)}?)`}`,
     )
     .join("; ");
 
@@ -89,7 +91,10 @@ export function profileRefusal(p: Profile | undefined, name: string, value: unkn
   return { code: "profile.excluded", message: `${which}; a session with another profile can call it` };
 }
 
-/** What the permission stage granted: each need as checked (its real path), the grants, and what nobody could be asked for. */
+/**
+ * What the permission stage granted: each need as checked (its real path), the grants, and what nobody could be
+ * asked for.
+ */
 export interface Permitted {
   readonly checked: Need[];
   readonly grants: Admitted["grants"][number][];

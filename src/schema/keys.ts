@@ -7,14 +7,20 @@ import type { Issue } from "./validate.ts";
 type Path = readonly (string | number)[];
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** The property names declared for the object at `path` in data that `schema` describes (every branch of a union; local `$ref`s followed). */
+/**
+ * The property names declared for the object at `path` in data that `schema` describes (every branch of a union;
+ * local `$ref`s followed).
+ */
 export function keysAt(schema: unknown, path: Path): string[] {
   let nodes = expand(schema, schema);
   for (const step of path) nodes = nodes.flatMap((n) => childrenOf(n, step)).flatMap((n) => expand(n, schema));
   return [...new Set(nodes.flatMap((n) => (isObject(n.properties) ? Object.keys(n.properties) : [])))];
 }
 
-/** A node and what it stands for: the branches of anyOf/oneOf/allOf, the target of a local `$ref` (bounded: a cycle ends). */
+/**
+ * A node and what it stands for: the branches of anyOf/oneOf/allOf, the target of a local `$ref` (bounded: a cycle
+ * ends).
+ */
 function expand(node: unknown, root: unknown, depth = 0): Record<string, unknown>[] {
   if (!isObject(node) || depth > 16) return [];
   const out = [node];

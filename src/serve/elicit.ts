@@ -20,9 +20,13 @@ export function approvalQuestion(req: ApprovalRequest, served: string): string {
   const shown =
     req.args.length <= PREVIEW_CHARS
       ? req.args
-      : `${req.args.slice(0, PREVIEW_CHARS)}\n… (${req.args.length - PREVIEW_CHARS} more characters not shown; the whole arguments have sha256 ${sha256Hex(req.args)})`;
+      : `${req.args.slice(0, PREVIEW_CHARS)}\n… (${req.args.length - PREVIEW_CHARS} more characters not shown; ` +
+        `the whole arguments have sha256 ${sha256Hex(req.args)})`;
   const alias = served === req.tool ? "" : ` (served as ${served})`;
-  return `toolgate: ${req.tool}${alias} needs approval.\nEffect: ${req.effect}. Digest: ${req.digest.slice(0, 12)}.\nArguments:\n${shown}`;
+  return (
+    `toolgate: ${req.tool}${alias} needs approval.\nEffect: ${req.effect}. Digest: ` +
+    `${req.digest.slice(0, 12)}.\nArguments:\n${shown}`
+  );
 }
 
 export const APPROVAL_SCHEMA = {

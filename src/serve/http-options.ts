@@ -24,7 +24,9 @@ export interface HttpOptions {
   readonly loopback: boolean;
   /** null: --no-token, or OAuth. */
   readonly token: string | null;
-  /** Where the token came from: shown once on stderr when generated, never otherwise; "oauth": access tokens instead. */
+  /**
+   * Where the token came from: shown once on stderr when generated, never otherwise; "oauth": access tokens instead.
+   */
   readonly tokenSource: "file" | "generated" | "none" | "oauth";
   /** Set with tokenSource "oauth". */
   readonly oauth?: OAuthSettings;
@@ -48,8 +50,10 @@ export function withConfigOAuth(o: HttpOptions, c: ConfigOAuth | undefined): Out
   if (o.tokenSource === "file" || o.tokenSource === "none") {
     return refuse(
       "usage",
-      `${o.tokenSource === "file" ? "--token-file" : "--no-token"} was given, and the config's serve.oauth asks for OAuth access tokens`,
-      "callers present either a static token or an access token, never both: drop the flag, or serve.oauth from the config",
+      `${o.tokenSource === "file" ? "--token-file" : "--no-token"} was given, and the config's serve.oauth ` +
+        `asks for OAuth access tokens`,
+      "callers present either a static token or an access token, never both: drop the flag, or serve.oauth " +
+        "from the config",
     );
   }
   const issuer = o.oauth?.issuer ?? c.issuer;
@@ -145,8 +149,10 @@ export function readTokenFile(path: string, stat = statSync, read = readFileSync
   if (token.length < MIN_TOKEN_CHARS) {
     return refuse(
       "usage",
-      `--token-file ${path}: the token is ${token.length} character${token.length === 1 ? "" : "s"} long; at least ${MIN_TOKEN_CHARS} are required`,
-      `write a longer random token, e.g. openssl rand -hex 32 > ${path} (or leave --token-file out to have one generated)`,
+      `--token-file ${path}: the token is ${token.length} character${token.length === 1 ? "" : "s"} long; at ` +
+        `least ${MIN_TOKEN_CHARS} are required`,
+      `write a longer random token, e.g. openssl rand -hex 32 > ${path} (or leave --token-file out to have ` +
+        `one generated)`,
     );
   }
   return ok(token);

@@ -3,7 +3,8 @@
 // bearer token or, with --oauth-issuer, an access token whose caller is admitted (oauth/gate.ts);
 // each initialize opens one session (Mcp-Session-Id): its own transport and its own Server from the
 // hub, so approvals answered "always" stay in that session (a caller's are remembered as its own),
-// and a session belongs to the caller that opened it, who may hold its rule's number at once. The session table (sessions.ts) is bounded and never locks a client out; request
+// and a session belongs to the caller that opened it, who may hold its rule's number at once. The session table
+// (sessions.ts) is bounded and never locks a client out; request
 // bodies are bounded.
 import { randomUUID } from "node:crypto";
 import { ok, refuse, type Outcome } from "../result/result.ts";

@@ -31,7 +31,10 @@ export interface HubDeps {
 }
 
 export interface ConnectOptions {
-  /** An "always" answer is kept for this connection only (HTTP sessions never share approvals), and remembered as its caller's. */
+  /**
+   * An "always" answer is kept for this connection only (HTTP sessions never share approvals), and remembered as its
+   * caller's.
+   */
   readonly sessionApprovals: boolean;
   /** serve --http --oauth-issuer: who opened this session; its rule narrows what the session sees and runs. */
   readonly caller?: ServedCaller;
@@ -103,7 +106,8 @@ export class Hub {
           child,
           progressToken: request.params._meta?.progressToken,
           sendRequest: extra.sendRequest as Parameters<typeof servedPeer>[0]["sendRequest"],
-          // Each notification is sent before the call's result (the protocol's order: a client drops progress after it).
+          // Each notification is sent before the call's result (the protocol's order: a client drops progress after
+          // it).
           sendNotification: (n) => {
             const p = extra.sendNotification(n as never);
             sent.push(p);
@@ -176,7 +180,10 @@ export class Hub {
     await Promise.all([...this.#servers].map((s) => s.sendToolListChanged().catch(() => {})));
   }
 
-  /** New calls are refused from now on; calls in flight get `graceMs` to finish, then are cancelled and awaited, and their answers written. */
+  /**
+   * New calls are refused from now on; calls in flight get `graceMs` to finish, then are cancelled and awaited, and
+   * their answers written.
+   */
   async drain(graceMs: number): Promise<void> {
     await this.deps.calls.drain(graceMs);
     // The SDK hands each answer to the transport a few microtasks after its handler settles.
@@ -195,7 +202,12 @@ function instructionsFor(
   own?: Profile,
 ): string {
   const approvals = d.child
-    ? "This is an unattended child session: tools that need approval and were not approved when it was started are not offered."
-    : "Tools that need approval are approved with --approve when serve starts, or asked through the client's elicitation when it supports it.";
-  return `toolgate serves its catalog (profile ${(own ?? d.profile).name}) through one pipeline: permissions, approval, the output boundary and the journal. ${approvals}`;
+    ? "This is an unattended child session: tools that need approval and were not approved when it was started " +
+      "are not offered."
+    : "Tools that need approval are approved with --approve when serve starts, or asked through the client's " +
+      "elicitation when it supports it.";
+  return (
+    `toolgate serves its catalog (profile ${(own ?? d.profile).name}) through one pipeline: permissions, ` +
+    `approval, the output boundary and the journal. ${approvals}`
+  );
 }

@@ -25,7 +25,9 @@ export function parseNameBudget(raw: string | undefined): Outcome<number> {
   if (Number.isInteger(n) && n >= MIN_NAME_BUDGET && n <= MAX_NAME_BUDGET) return ok(n);
   return refuse(
     "name_budget.invalid",
-    `--name-budget must be a whole number from ${MIN_NAME_BUDGET} to ${MAX_NAME_BUDGET} (got ${JSON.stringify(raw)}): the longest served name, 64 minus the prefix your client puts in front (default ${DEFAULT_NAME_BUDGET})`,
+    `--name-budget must be a whole number from ${MIN_NAME_BUDGET} to ${MAX_NAME_BUDGET} (got ` +
+      `${JSON.stringify(raw)}): the longest served name, 64 minus the prefix your client puts in front (default ` +
+      `${DEFAULT_NAME_BUDGET})`,
   );
 }
 

@@ -30,7 +30,10 @@ export function checkExpose(remote: Booted["remote"], expose: string | undefined
   );
 }
 
-/** Served name → catalog name: with --expose, the exposed server's tools under its own names; else the mapped names (--name-budget). */
+/**
+ * Served name → catalog name: with --expose, the exposed server's tools under its own names; else the mapped names
+ * (--name-budget).
+ */
 export function servedToCatalog(
   booted: Pick<Booted, "catalog">,
   fromServed: ReadonlyMap<string, string>,

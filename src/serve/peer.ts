@@ -34,7 +34,10 @@ export interface ClientSide<S = unknown> {
   readonly schemas: { readonly elicit: S; readonly sample: S };
   /** A line for the operator (stderr). */
   readonly operator: (line: string) => void;
-  /** A server's log message during the call, as this client may see it (checked, redacted, at its level), or undefined to drop it. */
+  /**
+   * A server's log message during the call, as this client may see it (checked, redacted, at its level), or
+   * undefined to drop it.
+   */
   readonly log?: (server: string, params: Record<string, unknown>) => Record<string, unknown> | undefined;
   /** serve --expose: the server is told exactly what this client can take (upstreamOf). */
   readonly exposed?: boolean;
@@ -95,7 +98,8 @@ export function servedPeer<S>(side: ClientSide<S>): NonNullable<CallScope["peer"
           ? "this unattended child session relays no question"
           : "the client does not declare form elicitation");
       side.operator(
-        `toolgate: MCP server "${escapeControl(who.server)}" asked for input during ${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}`,
+        `toolgate: MCP server "${escapeControl(who.server)}" asked for input during ` +
+          `${escapeControl(who.tool)} (elicitation); declined: ${escapeControl(reason)}`,
       );
     },
     // Before the call's result, on the call's own stream: the order is the protocol's.

@@ -88,7 +88,9 @@ export function resolveProfile(
   if (Object.hasOwn(BUILTINS, wanted)) return ok(BUILTINS[wanted as keyof typeof BUILTINS]);
   if (Object.hasOwn(configured, wanted)) return ok(fromConfig(wanted, configured[wanted]!));
   const own = Object.keys(configured).sort();
-  const known = `${BUILTIN_PROFILE_NAMES.join(", ")} (built in)${own.length ? `; ${own.join(", ")} (toolgate.json "profiles")` : ""}`;
+  const known =
+    `${BUILTIN_PROFILE_NAMES.join(", ")} (built ` +
+    `in)${own.length ? `; ${own.join(", ")} (toolgate.json "profiles")` : ""}`;
   const names = [...BUILTIN_PROFILE_NAMES, ...own];
   const near = nearest(wanted, names);
   return refuse(

@@ -36,7 +36,9 @@ export class RelayClients {
 
   constructor(private readonly deps: RelayClientsDeps) {}
 
-  /** A server's notifications outside a call, on `conn` (each connection once): routed to the clients they belong to. */
+  /**
+   * A server's notifications outside a call, on `conn` (each connection once): routed to the clients they belong to.
+   */
   readonly wire = (spec: RemoteSpec, conn: Connection): void => {
     if (this.#wired.has(conn)) return;
     this.#wired.add(conn);
@@ -46,7 +48,8 @@ export class RelayClients {
       // Each one counted; the operator hears of the 1st, 2nd, 4th, 8th, ...: a busy server cannot fill stderr.
       if ((n & (n - 1)) === 0)
         this.deps.operator(
-          `toolgate: MCP server "${spec.name}": a log message was dropped: requests of several clients were in flight and nothing tied it to one (${n} so far)`,
+          `toolgate: MCP server "${spec.name}": a log message was dropped: requests of several clients were ` +
+            `in flight and nothing tied it to one (${n} so far)`,
         );
     };
     conn.session.onNotification((method, params) => {
@@ -71,7 +74,10 @@ export class RelayClients {
     return this.shown(spec, params, "a log message");
   }
 
-  /** What a server sent outside a result, as a client may see it: its secrets redacted; withheld (the operator hears why) where the boundary would. */
+  /**
+   * What a server sent outside a result, as a client may see it: its secrets redacted; withheld (the operator hears
+   * why) where the boundary would.
+   */
   shown<T>(spec: RemoteSpec, value: T, what: string): T | undefined {
     const shown = redactValue(value, this.deps.sources.secretsOf(spec)) as T;
     const v = checkBoundary(shown, { localPaths: spec.localPathsOff === undefined });

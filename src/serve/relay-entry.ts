@@ -120,7 +120,10 @@ async function request(
   return refuse(code, `${method} to MCP server "${spec.name}": ${r.message}`);
 }
 
-/** A relayed request's envelope as its answer: the server's own result, or a JSON-RPC error (its code when the server gave one). */
+/**
+ * A relayed request's envelope as its answer: the server's own result, or a JSON-RPC error (its code when the server
+ * gave one).
+ */
 export function relayedOf({ envelope }: Invoked): Relayed {
   if (envelope.status === "success") return { ok: true, result: envelope.payload as Record<string, unknown> };
   const details = (envelope as { details?: { code?: unknown } }).details;
@@ -129,7 +132,8 @@ export function relayedOf({ envelope }: Invoked): Relayed {
     "message" in envelope && typeof envelope.message === "string"
       ? envelope.message
       : envelope.error_code === "sensitive_output_rejected"
-        ? "the server's answer was withheld by the output boundary; `toolgate log` says which rule fired, never the value"
+        ? "the server's answer was withheld by the output boundary; `toolgate log` says which rule fired, " +
+          "never the value"
         : envelope.error_code;
   return {
     ok: false,

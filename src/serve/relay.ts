@@ -46,7 +46,10 @@ const METHOD_NOT_FOUND = -32601;
 export class Relay {
   readonly #clients: RelayClients;
   readonly #entries = new Map<string, Entry>();
-  /** What the servers' lists said (any client's, or the relay's own on a miss): routes reads, subscriptions and completions. */
+  /**
+   * What the servers' lists said (any client's, or the relay's own on a miss): routes reads, subscriptions and
+   * completions.
+   */
   readonly #routes = new ResourceRoutes();
   /** Upstream subscriptions: `server\0uri` → how many clients hold it. */
   readonly #upstream = new Map<string, number>();
@@ -239,7 +242,9 @@ export class Relay {
     return {
       ok: false,
       code: -32002,
-      message: `no resource ${JSON.stringify(served)} of one server: ${shared.length} servers list it; read it as ${shared.map((u) => JSON.stringify(u)).join(" or ")}`,
+      message:
+        `no resource ${JSON.stringify(served)} of one server: ${shared.length} servers list it; read it as ` +
+        `${shared.map((u) => JSON.stringify(u)).join(" or ")}`,
     };
   }
 

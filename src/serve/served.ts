@@ -63,7 +63,10 @@ export class ServedList {
     return true;
   }
 
-  /** The served list (for `caller`, narrowed by its rule), in catalog order; with --expose, each tool exactly as its server listed it. */
+  /**
+   * The served list (for `caller`, narrowed by its rule), in catalog order; with --expose, each tool exactly as its
+   * server listed it.
+   */
   tools(caller?: ServedCaller): Listed[] {
     const { booted } = this.deps;
     const overrides = booted.config.values.approval ?? {};
@@ -105,7 +108,8 @@ export class ServedList {
       return names ? all.filter((t) => names.includes(String(t.name))) : all;
     } catch (e) {
       this.deps.operator(
-        `toolgate: MCP server "${escapeControl(this.deps.exposed!.server)}": its tools for what this client declared could not be listed (${escapeControl((e as Error).message)}); the catalog's are shown`,
+        `toolgate: MCP server "${escapeControl(this.deps.exposed!.server)}": its tools for what this client ` +
+          `declared could not be listed (${escapeControl((e as Error).message)}); the catalog's are shown`,
       );
       return all;
     }

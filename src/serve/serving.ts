@@ -23,7 +23,10 @@ export interface ServeLine {
   readonly expose?: string;
 }
 
-/** What every call shares besides the Runtime (its lane, the operator, what to do when a row cannot be written), and the version told at initialize. */
+/**
+ * What every call shares besides the Runtime (its lane, the operator, what to do when a row cannot be written), and
+ * the version told at initialize.
+ */
 export type ServeWiring = Omit<PipelineCallerDeps["caller"], "approved"> & { readonly version: string };
 
 export interface Serving {
@@ -32,7 +35,10 @@ export interface Serving {
   readonly calls: ToolCaller;
 }
 
-/** The parts of one serve. `calls`: another runner of the pipeline, when one is given (else the Runtime, through tool-caller.ts). */
+/**
+ * The parts of one serve. `calls`: another runner of the pipeline, when one is given (else the Runtime, through
+ * tool-caller.ts).
+ */
 export function serving(runtime: Runtime, line: ServeLine, wiring: ServeWiring, calls?: ToolCaller): Serving {
   const { booted } = runtime;
   const remote = booted.remote;

@@ -90,7 +90,9 @@ export class SessionTable {
     }
     if (ending.length > 0)
       this.o.log?.(
-        `${ending.length === 1 ? "an idle session was" : `${ending.length} idle sessions were`} ended to make room (at most ${this.#max} at once); ${ending.length === 1 ? "its client initializes" : "their clients initialize"} again`,
+        `${ending.length === 1 ? "an idle session was" : `${ending.length} idle sessions were`} ended to make ` +
+          `room (at most ${this.#max} at once); ` +
+          `${ending.length === 1 ? "its client initializes" : "their clients initialize"} again`,
       );
     await Promise.all(ending.map((s) => this.#end(s)));
     return this.#live.size + opening <= this.#max;

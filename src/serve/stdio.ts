@@ -15,7 +15,10 @@ export class StdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  /** The reader of stdin's lines (result/ndjson.ts) while started: cleared by close, so nothing read after is handed on. */
+  /**
+   * The reader of stdin's lines (result/ndjson.ts) while started: cleared by close, so nothing read after is handed
+   * on.
+   */
   #push: ((chunk: Uint8Array) => void) | undefined;
   #started = false;
 

@@ -3,7 +3,9 @@
 // to stderr, whichever module writes. Children never share it: the launcher gives each its own pipes.
 
 export interface StdoutSink {
-  /** The transport's writer: true when written (or dropped: the reader is gone), false when it must wait for "drain". */
+  /**
+   * The transport's writer: true when written (or dropped: the reader is gone), false when it must wait for "drain".
+   */
   write(data: string): boolean;
   once(event: "drain", listener: () => void): void;
   /** Called once when stdout's reader is gone (EPIPE and the like): nothing written will be read. */

@@ -13,7 +13,10 @@ import type { Caller, Runtime } from "../runtime/runtime.ts";
 import { checkpointWhenIdle } from "../state/db.ts";
 import type { ServedCaller } from "./caller.ts";
 
-/** How one request runs: its cancellation, who is asked, its peer, the session's remembered approvals, the client's trace, its caller. */
+/**
+ * How one request runs: its cancellation, who is asked, its peer, the session's remembered approvals, the client's
+ * trace, its caller.
+ */
 export interface Calling {
   readonly signal: AbortSignal;
   readonly ask?: ((req: ApprovalRequest) => Promise<ApprovalAnswer>) | undefined;
@@ -30,7 +33,10 @@ export type Called = Invoked & { readonly origin: string | undefined };
 export interface ToolCaller {
   /** One catalog tool, by its catalog name. */
   call(name: string, args: unknown, how: Calling): Promise<Called>;
-  /** One relayed request: `entry` as the only entry of a catalog of its own (no profile; only the shutdown refuses it). */
+  /**
+   * One relayed request: `entry` as the only entry of a catalog of its own (no profile; only the shutdown refuses
+   * it).
+   */
   callEntry(entry: Entry, args: Record<string, unknown>, how: Calling): Promise<Called>;
   /** From now on every call is refused; calls in flight get `graceMs` to finish, then are cancelled and awaited. */
   drain(graceMs: number): Promise<void>;
@@ -38,7 +44,10 @@ export interface ToolCaller {
 
 export interface PipelineCallerDeps {
   readonly runtime: Runtime;
-  /** What every call of this serve shares: its lane, --approve names, the operator, what to do when a row cannot be written. */
+  /**
+   * What every call of this serve shares: its lane, --approve names, the operator, what to do when a row cannot be
+   * written.
+   */
   readonly caller: Pick<Caller, "lane" | "approved" | "operator" | "unstarted" | "unfinished">;
   readonly profile: Profile;
   /** No human behind this session (--child). */
@@ -87,7 +96,8 @@ export class PipelineCaller implements ToolCaller {
       howToGrant: (t) =>
         child
           ? `start the child with --approve ${t}`
-          : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve with --approve ${t} (or --approve all)`,
+          : `this client cannot be asked (it does not declare the elicitation capability); start toolgate serve ` +
+            `with --approve ${t} (or --approve all)`,
     });
     const base = how.caller ? this.#narrowedFor(how.caller, shared) : shared;
     const session = how.remembered;

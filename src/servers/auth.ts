@@ -83,7 +83,9 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
     const port = url.port || (url.protocol === "https:" ? "443" : "80");
     const r = await i.check({ kind: "net", value: `${url.hostname}:${port}` });
     if (!r.ok) {
-      const message = `MCP server "${spec.name}" needs ${url.protocol}//${url.host} for its authorization, and net access to "${url.hostname}:${port}" is not granted; run again with --allow-net=${url.hostname}:${port}`;
+      const message =
+        `MCP server "${spec.name}" needs ${url.protocol}//${url.host} for its authorization, and net ` +
+        `access to "${url.hostname}:${port}" is not granted; run again with --allow-net=${url.hostname}:${port}`;
       wiring.refused = { code: r.code, message, ...(r.flag ? { flag: r.flag } : {}) };
       throw new NetRefused(r.code, message, r.flag ? { flag: r.flag } : undefined);
     }
@@ -111,7 +113,10 @@ export function authWiring(spec: RemoteSpec, i: WiringInput): AuthWiring {
       )?.[1];
       wiring.refused = {
         code: "mcp.auth_required",
-        message: `MCP server "${spec.name}" refused the token its authorization server just issued${why ? ` (${why})` : ""}: it may trust another authorization server now; forget what is stored with \`toolgate auth ${spec.name} --logout\`, then authorize again`,
+        message:
+          `MCP server "${spec.name}" refused the token its authorization server just ` +
+          `issued${why ? ` (${why})` : ""}: it may trust another authorization server now; forget what is stored ` +
+          `with \`toolgate auth ${spec.name} --logout\`, then authorize again`,
       };
     }
     // A scope the server asks for on a refused request: the next `toolgate auth` requests it.

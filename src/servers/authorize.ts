@@ -88,7 +88,8 @@ function waitFor<T>(p: Promise<T>, ms: number): Promise<T> {
         () =>
           reject(
             new Error(
-              `no redirect came back within ${Math.round(ms / 1000)} s (open the URL above in a browser on this machine)`,
+              `no redirect came back within ${Math.round(ms / 1000)} s (open the URL above in a browser ` +
+                `on this machine)`,
             ),
           ),
         ms,

@@ -29,7 +29,10 @@ export function mayDiscover(
     : call.startsWith(`${serverPrefix(spec.name)}__`);
 }
 
-/** The server whose prefix starts `name` (the longest, should one prefix start another), else Las; none for a name without `__`. */
+/**
+ * The server whose prefix starts `name` (the longest, should one prefix start another), else Las; none for a name
+ * without `__`.
+ */
 export function ownerOf(specs: readonly RemoteSpec[], name: string): RemoteSpec | undefined {
   if (name.indexOf("__") <= 0) return undefined;
   const owners = specs.filter((s) => s.kind === "mcp" && name.startsWith(`${serverPrefix(s.name)}__`));
@@ -68,7 +71,9 @@ export function whyUnlisted(
   if (t)
     return {
       code: "mcp.withheld",
-      message: `${name}: withheld from the listing of ${who}: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)`,
+      message:
+        `${name}: withheld from the listing of ${who}: what it declares breaks the output boundary (rule ` +
+        `${t.rule} at ${t.where}, the value is not shown)`,
     };
   if (st.ok) return undefined;
   return (
@@ -122,7 +127,10 @@ function problemOf(
   owners: ReadonlyMap<string, ReadonlySet<string>>,
 ): string | null {
   if (!NAME_RULE.test(t.name))
-    return `its tool ${JSON.stringify(t.rawName)} makes the name ${JSON.stringify(t.name)}, which is not ${NAME_RULE_TEXT}`;
+    return (
+      `its tool ${JSON.stringify(t.rawName)} makes the name ${JSON.stringify(t.name)}, which is not ` +
+      `${NAME_RULE_TEXT}`
+    );
   const key = normalizeName(t.name);
   if (counts.get(key)! > 1) {
     const others = [...owners.get(key)!].filter((o) => o !== t.origin);

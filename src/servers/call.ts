@@ -118,7 +118,10 @@ export function remoteToolSource(spec: RemoteSpec, tool: ListedTool, remote: Rem
   };
 }
 
-/** `starting server docs (npx)…`, `connecting to server docs (mcp.example.com)…`: the program's name or the host, never a path or a query. */
+/**
+ * `starting server docs (npx)…`, `connecting to server docs (mcp.example.com)…`: the program's name or the host,
+ * never a path or a query.
+ */
 function startingText(spec: RemoteSpec): string {
   const t = spec.transport;
   if (t.kind === "stdio") return `starting server ${spec.name} (${t.argv[0]!.split("/").pop()})…`;
@@ -152,13 +155,17 @@ function peerFor(spec: RemoteSpec, tool: string, ctx: ToolContext): Peer {
       if (base.elicited) base.elicited(outcome, why);
       else
         ctx.operator?.(
-          `MCP server "${spec.name}" asked for input during ${tool} (elicitation); declined: ${why ?? "nobody can be asked for this call"}`,
+          `MCP server "${spec.name}" asked for input during ${tool} (elicitation); declined: ` +
+            `${why ?? "nobody can be asked for this call"}`,
         );
     },
   };
 }
 
-/** The call's trace context as MCP carries it (`params._meta`; over HTTP also as the traceparent header), when telemetry is on. */
+/**
+ * The call's trace context as MCP carries it (`params._meta`; over HTTP also as the traceparent header), when
+ * telemetry is on.
+ */
 function traceMeta(ctx: ToolContext): Record<string, string> | undefined {
   const t = ctx.trace?.();
   return t ? { traceparent: t.traceparent, ...(t.tracestate ? { tracestate: t.tracestate } : {}) } : undefined;
@@ -199,7 +206,9 @@ async function callRemote(
         ok: false,
         refusal: {
           code: "descriptor_changed",
-          message: `${tool.name} from ${spec.origin} ${live ? "changed its descriptor" : "is no longer listed"} since the catalog was cached; review it with \`toolgate tools --refresh\``,
+          message:
+            `${tool.name} from ${spec.origin} ${live ? "changed its descriptor" : "is no longer listed"} ` +
+            `since the catalog was cached; review it with \`toolgate tools --refresh\``,
         },
       };
     }
@@ -242,11 +251,14 @@ async function callRemote(
       refusal: {
         code: "mcp.malformed_result",
         indeterminate: true,
-        message: `${tool.name}: ${serverWho(spec)} answered with something that is not a tools/call result (${r.message}); ${unknown}`,
+        message:
+          `${tool.name}: ${serverWho(spec)} answered with something that is not a tools/call result ` +
+          `(${r.message}); ${unknown}`,
       },
     };
   }
-  // It answered, and the answer was too large to read: failed like a result over the output boundary's size, not indeterminate.
+  // It answered, and the answer was too large to read: failed like a result over the output boundary's size, not
+  // indeterminate.
   if (r.kind === "too_large") {
     return {
       ok: false,
@@ -272,7 +284,9 @@ async function callRemote(
       refusal: {
         code: "interrupted",
         indeterminate: true,
-        message: `${tool.name}: the call was cut before ${serverWho(spec)} answered; it may have acted on it, so ${unknown}`,
+        message:
+          `${tool.name}: the call was cut before ${serverWho(spec)} answered; it may have acted on ` +
+          `it, so ${unknown}`,
       },
     };
   }
@@ -293,7 +307,10 @@ async function callRemote(
 
 const STDERR_CHARS = 1_000;
 
-/** How the connection ended ("exited with status 3"), if it says so soon: stdout closes a moment before the exit is reaped. */
+/**
+ * How the connection ended ("exited with status 3"), if it says so soon: stdout closes a moment before the exit is
+ * reaped.
+ */
 async function whyLost(lost: Promise<string> | undefined): Promise<string | undefined> {
   if (!lost) return undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,5 +1,6 @@
 // Where a stdio server's command is: a path as written (against its folder), or a bare name on
-// the server's own PATH (a trusted config's env.PATH), the CALLER's PATH, then the launcher's fixed one. The finder is injected; this stays pure.
+// the server's own PATH (a trusted config's env.PATH), the CALLER's PATH, then the launcher's fixed one. The finder
+// is injected; this stays pure.
 import { resolve } from "node:path";
 
 export type FindOnPath = (name: string, pathEnv: string) => { dir: string; path: string; real: string } | null;
@@ -43,7 +44,9 @@ export function resolveCommand(
   if (!hit)
     return {
       command: raw,
-      problem: `"${raw}" was not found on PATH (looked in ${where.join(", ") || "no folder: PATH is empty"}); install it, or give its full path as "command"`,
+      problem:
+        `"${raw}" was not found on PATH (looked in ${where.join(", ") || "no folder: PATH is empty"}); ` +
+        `install it, or give its full path as "command"`,
     };
   const fixed = childPath.split(":").includes(hit.dir);
   return {

@@ -18,7 +18,10 @@ export type ReadText = (path: string) => string;
 
 const DEFAULT_CONNECT_SECS = 30;
 
-/** The content digests of workspace files a command line names, keyed by path (named-files.ts); injected so this stays pure. */
+/**
+ * The content digests of workspace files a command line names, keyed by path (named-files.ts); injected so this
+ * stays pure.
+ */
 export type NamedFiles = (argv: readonly string[], cwd: string) => Readonly<Record<string, string>>;
 
 /**
@@ -200,7 +203,8 @@ export function remoteSpecs(
       if (files.confined !== false && (rel.startsWith("..") || isAbsolute(rel)))
         return bad(
           ["envFile"],
-          `${path} is outside ${base}; a workspace config reads env files only beside it (name it in a config you pass with --config)`,
+          `${path} is outside ${base}; a workspace config reads env files only beside it (name it in a config ` +
+            `you pass with --config)`,
         );
       let text: string;
       try {
@@ -278,7 +282,9 @@ export function remoteSpecs(
         ? { problem: cmd.problem }
         : tooShort
           ? {
-              problem: `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; bind a real secret`,
+              problem:
+                `${tooShort} is shorter than ${SECRET_MIN_LENGTH} characters and could not be redacted; ` +
+                `bind a real secret`,
             }
           : {}),
     });

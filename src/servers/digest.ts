@@ -19,7 +19,10 @@ export const executableOf = (spec: RemoteSpec): unknown =>
       }
     : { url: spec.transport.url, ...(spec.transport.sse ? { transport: "sse" } : {}) };
 
-/** The digest a live descriptor has as a catalog entry (remote tools are irreversible), to compare with the listed one's. */
+/**
+ * The digest a live descriptor has as a catalog entry (remote tools are irreversible), to compare with the listed
+ * one's.
+ */
 export const liveDigest = (spec: RemoteSpec, t: ListedTool) =>
   toolDigest({
     origin: spec.origin,

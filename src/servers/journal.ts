@@ -30,7 +30,8 @@ export function serverJournal(d: DeclaredIn, held?: () => Database | undefined) 
       db = kept ?? openState(d.stateDir);
     } catch (e) {
       throw new Error(
-        `its journal row cannot be written (state folder ${d.stateDir}: ${(e as Error).message}), so it is not started; fix the folder or choose another with "state"`,
+        `its journal row cannot be written (state folder ${d.stateDir}: ${(e as Error).message}), so it is ` +
+          `not started; fix the folder or choose another with "state"`,
       );
     }
     try {

@@ -141,7 +141,10 @@ export function withheldToolNotes(status: readonly ServerStatus[]): string[] {
         t.rule === "local_path" && mcpServerOf(st.origin) !== undefined
           ? `; if its descriptors rightly hold absolute paths, --allow-local-paths=${st.name} lets them through`
           : "";
-      return `${st.origin}: ${which} withheld: what it declares breaks the output boundary (rule ${t.rule} at ${t.where}, the value is not shown)${fix}`;
+      return (
+        `${st.origin}: ${which} withheld: what it declares breaks the output boundary (rule ${t.rule} at ` +
+        `${t.where}, the value is not shown)${fix}`
+      );
     }),
   );
 }
@@ -157,5 +160,8 @@ export function connectTimeoutMessage(spec: RemoteSpec): string {
   const head = `no answer within the connect timeout (${secs} s); raise mcpServers.${spec.name}.connect_timeout_secs`;
   const program = spec.transport.kind === "stdio" ? basename(spec.transport.argv[0] ?? "") : "";
   if (!RUNNERS.has(program)) return head;
-  return `${head}: a first \`${program}\` start downloads (and may build) the package before the server answers and can need longer, e.g. "connect_timeout_secs": 120`;
+  return (
+    `${head}: a first \`${program}\` start downloads (and may build) the package before the server answers and ` +
+    `can need longer, e.g. "connect_timeout_secs": 120`
+  );
 }

@@ -48,7 +48,10 @@ export interface RemoteSpec {
       };
   /** Connecting is an effect: run of the command (and env of each `${NAME}` it is given), or net of the host. */
   readonly needs: readonly Need[];
-  /** stdio: the server says it needs the network (`"network": true`); the product sandbox shares it only with --allow-net. */
+  /**
+   * stdio: the server says it needs the network (`"network": true`); the product sandbox shares it only with
+   * --allow-net.
+   */
   readonly network: boolean;
   readonly pin: boolean;
   readonly connectTimeoutMs: number;

@@ -137,7 +137,9 @@ export class Supervisor {
     if (st.gaveUp !== undefined) {
       return {
         code: "mcp.server_down",
-        message: `${name}: ${serverWho(spec)} is down and no longer ${again(spec)}ed (${st.gaveUp}); restart toolgate once it is fixed`,
+        message:
+          `${name}: ${serverWho(spec)} is down and no longer ${again(spec)}ed (${st.gaveUp}); restart ` +
+          `toolgate once it is fixed`,
       };
     }
     if (st.down !== undefined) {
@@ -178,7 +180,10 @@ export class Supervisor {
       const name = catalogName(spec, t.name);
       out.set(name, {
         code: "descriptor_changed",
-        message: `${name} from ${spec.origin} ${now ? "changed its descriptor" : "is no longer listed"} since ${serverWho(spec)} was ${again(spec)}ed; it is withheld until toolgate restarts and the change is reviewed (\`toolgate tools --refresh\`, then \`toolgate tools --lock\`)`,
+        message:
+          `${name} from ${spec.origin} ${now ? "changed its descriptor" : "is no longer listed"} since ` +
+          `${serverWho(spec)} was ${again(spec)}ed; it is withheld until toolgate restarts and the change is ` +
+          `reviewed (\`toolgate tools --refresh\`, then \`toolgate tools --lock\`)`,
         details: { catalog: liveDigest(spec, t), ...(now ? { current: liveDigest(spec, now) } : {}) },
       });
     }
@@ -203,7 +208,8 @@ export class Supervisor {
       delete st.down;
       st.gaveUp = `${why}; ${this.policy.attempts} ${again(spec)}s in a row failed`;
       this.hooks.onEvent(
-        `${serverWho(spec)} ${why}; not ${again(spec)}ed again (${this.policy.attempts} ${again(spec)}s in a row failed); its tools are refused until toolgate restarts`,
+        `${serverWho(spec)} ${why}; not ${again(spec)}ed again (${this.policy.attempts} ${again(spec)}s in a ` +
+          `row failed); its tools are refused until toolgate restarts`,
       );
       this.remote.journalExit(spec, "mcp.server_down", st.gaveUp);
       this.#notify();
@@ -212,7 +218,8 @@ export class Supervisor {
     const delay = Math.min(this.policy.initialMs * 2 ** (st.failures - 1), this.policy.maxMs);
     st.down = why;
     this.hooks.onEvent(
-      `${serverWho(spec)} ${why}; ${again(spec)}ing in ${delay / 1000} s (${again(spec)} ${st.failures} of at most ${this.policy.attempts})`,
+      `${serverWho(spec)} ${why}; ${again(spec)}ing in ${delay / 1000} s (${again(spec)} ${st.failures} of at ` +
+        `most ${this.policy.attempts})`,
     );
     this.remote.journalExit(spec, "mcp.exited", why);
     this.#notify();

@@ -20,7 +20,8 @@ export function stdioTarget(spec: RemoteSpec, deps: StdioInput): Target {
   if (spec.network && deps.sandboxMode === "product" && deps.networkGranted !== true) {
     throw Object.assign(
       new Error(
-        `${serverWho(spec)} declares "network": true; the product sandbox shares the network with it only with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`,
+        `${serverWho(spec)} declares "network": true; the product sandbox shares the network with it only ` +
+          `with --allow-net (the whole network: a sandbox cannot limit a process to some hosts)`,
       ),
       { transient: true },
     );

@@ -51,7 +51,9 @@ export function expandVars(raw: string, ctx: VarContext): Expanded {
         if (m[4] === undefined)
           return {
             ok: false,
-            problem: `\${${body}} takes ${name} from the environment, and ${name} is not set (set it, or give a default: \${${name}:-value})`,
+            problem:
+              `\${${body}} takes ${name} from the environment, and ${name} is not set (set it, or give a ` +
+              `default: \${${name}:-value})`,
           };
         template += m[5]!;
         continue;

@@ -71,10 +71,16 @@ function couldPrompt(argv: readonly string[], env: Env): boolean {
 }
 
 /** Forwards `argv` to a live session; the exit code, or null when none answers (run cold). */
-/** The client's variables a forwarded call runs with: its config and prompting, and the trace it continues (telemetry). */
+/**
+ * The client's variables a forwarded call runs with: its config and prompting, and the trace it continues
+ * (telemetry).
+ */
 const FORWARDED_VARS = ["TOOLGATE_CONFIG", "CI", "TRACEPARENT", "TRACESTATE"] as const;
 
-/** `tools` on a terminal prints a table as wide as it: its width goes as COLUMNS (asked only then: the stream costs a start). */
+/**
+ * `tools` on a terminal prints a table as wide as it: its width goes as COLUMNS (asked only then: the stream costs a
+ * start).
+ */
 const tableWidth = (command: string | undefined, tty: boolean): { COLUMNS?: string } =>
   tty && command === "tools" && process.stdout.columns ? { COLUMNS: String(process.stdout.columns) } : {};
 
@@ -178,7 +184,8 @@ export async function exchange(
           if (finished) return;
           // The session ended mid-call: the call may or may not have run; never run it again cold.
           io.err(
-            "toolgate: the session ended before the call finished: it may or may not have run (toolgate log shows it)\n",
+            "toolgate: the session ended before the call finished: it may or may not have run (toolgate " +
+              "log shows it)\n",
           );
           finish(3);
         },

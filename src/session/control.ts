@@ -32,19 +32,22 @@ export async function sessionSocket(where: Where): Promise<string> {
   const folder = sessionsFolder(where.env);
   if (folder === null)
     throw bootError(
-      "a session needs a folder of the user's for its socket: XDG_RUNTIME_DIR, XDG_STATE_HOME and HOME are all unset (or not absolute)",
+      "a session needs a folder of the user's for its socket: XDG_RUNTIME_DIR, XDG_STATE_HOME and HOME are " +
+        "all unset (or not absolute)",
       "set XDG_RUNTIME_DIR (or HOME) to an absolute path",
     );
   if (stateInWorkspace(folder, workspace)) {
     throw bootError(
-      `the session's socket would lie in ${folder}, inside the workspace ${workspace}, where a command the session runs could reach it`,
+      `the session's socket would lie in ${folder}, inside the workspace ${workspace}, where a command the ` +
+        `session runs could reach it`,
       "set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to a folder outside the workspace",
     );
   }
   const socket = socketFor(folder, workspace);
   if (Buffer.byteLength(socket) > SOCKET_PATH_MAX) {
     throw bootError(
-      `the session's socket path ${socket} is ${Buffer.byteLength(socket)} bytes, more than a Unix socket's ${SOCKET_PATH_MAX}`,
+      `the session's socket path ${socket} is ${Buffer.byteLength(socket)} bytes, more than a Unix socket's ` +
+        `${SOCKET_PATH_MAX}`,
       "set XDG_RUNTIME_DIR to a shorter folder",
     );
   }

@@ -42,7 +42,10 @@ export function refusePeer(checks: PeerChecks, fd: number | null, uid: number): 
     if (peer.pidfd >= 0 && checks.pidOf(peer.pidfd) !== peer.pid)
       return "the connecting process ended before it could be checked";
     if (other !== null)
-      return `the session serves only processes in its own namespaces; this one is in another ${other} namespace (a sandbox or a container)`;
+      return (
+        `the session serves only processes in its own namespaces; this one is in another ${other} namespace (a ` +
+        `sandbox or a container)`
+      );
     return null;
   } finally {
     if (peer.pidfd >= 0) closeSync(peer.pidfd);

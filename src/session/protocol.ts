@@ -12,7 +12,10 @@ export type Request =
       /** The whole argv, global flags included, as the client got it. */
       readonly argv: readonly string[];
       readonly cwd: string;
-      /** The few variables of the client's that decide a cold call's config and prompting, the trace it continues, and its terminal's width (`tools`). */
+      /**
+       * The few variables of the client's that decide a cold call's config and prompting, the trace it continues,
+       * and its terminal's width (`tools`).
+       */
       readonly env: {
         readonly TOOLGATE_CONFIG?: string;
         readonly CI?: string;
@@ -26,7 +29,10 @@ export type Request =
     }
   | { readonly t: "status" | "stop"; readonly v: string };
 
-/** From the client during a call: its stdin (when asked for), the answer to a question, or Ctrl-C (with the signal the client got). */
+/**
+ * From the client during a call: its stdin (when asked for), the answer to a question, or Ctrl-C (with the signal
+ * the client got).
+ */
 export type ClientFrame =
   | { readonly t: "stdin"; readonly d: string }
   | { readonly t: "answer"; readonly a: string | null }
@@ -47,7 +53,10 @@ export type Answer =
  */
 const MAX_FRAME_BYTES = 256 * 1024 * 1024;
 
-/** Splits a stream of bytes into JSON lines (result/ndjson.ts); a blank or broken line, or a frame whose handler throws, is ignored. */
+/**
+ * Splits a stream of bytes into JSON lines (result/ndjson.ts); a blank or broken line, or a frame whose handler
+ * throws, is ignored.
+ */
 export function lineReader(onLine: (value: unknown) => void): (chunk: Uint8Array) => void {
   return jsonLines(MAX_FRAME_BYTES, (value) => {
     try {
@@ -100,9 +109,15 @@ export interface Status {
   calls: number;
   in_flight: number;
   rss_bytes: number;
-  /** Full collections run once idle (half a second after a burst of calls): what is left is the memory it holds while it waits. */
+  /**
+   * Full collections run once idle (half a second after a burst of calls): what is left is the memory it holds while
+   * it waits.
+   */
   idle_collections: number;
-  /** Full collections run between calls after the 1st, 2nd, 4th, 8th, ... call (what the first calls loaded left the most garbage). */
+  /**
+   * Full collections run between calls after the 1st, 2nd, 4th, 8th, ... call (what the first calls loaded left the
+   * most garbage).
+   */
   early_collections: number;
   servers: { name: string; pid: number | null }[];
   env_bound: string[];

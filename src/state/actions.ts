@@ -28,7 +28,10 @@ export function lastActions(
   return out.reverse();
 }
 
-/** Rows after `afterId`, and the rows `again` (shown running before), oldest first, as lastActions shows them (`log --follow`). */
+/**
+ * Rows after `afterId`, and the rows `again` (shown running before), oldest first, as lastActions shows them (`log
+ * --follow`).
+ */
 export function actionsSince(
   db: Database,
   afterId: number,
@@ -67,7 +70,10 @@ export interface ActionFilter {
 
 type StoredRow = JournalEntry & { pid: number | null; pid_start: number | null };
 
-/** A served caller's subject or client id (serve --http --oauth-issuer), else how the call came (detail's `via`: "session"). */
+/**
+ * A served caller's subject or client id (serve --http --oauth-issuer), else how the call came (detail's `via`:
+ * "session").
+ */
 const CALLER =
   "(CASE WHEN json_valid(detail) THEN coalesce(json_extract(detail, '$.caller'), json_extract(detail, '$.via')) END)";
 

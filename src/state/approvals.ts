@@ -38,7 +38,8 @@ export function userApprovals(userStateDir: string | null, workspace: string): A
         return (
           db
             .query(
-              "SELECT 1 FROM approvals WHERE workspace = $ws AND caller = $caller AND tool = $tool AND digest = $digest",
+              "SELECT 1 FROM approvals WHERE workspace = $ws AND caller = $caller AND tool = $tool AND " +
+                "digest = $digest",
             )
             .get({ ws: key(), caller: callerColumn(caller), tool, digest }) !== null
         );
@@ -51,7 +52,8 @@ export function userApprovals(userStateDir: string | null, workspace: string): A
       const db = openUserState(userStateDir);
       try {
         db.query(
-          "INSERT OR REPLACE INTO approvals (workspace, caller, tool, digest, granted_ms) VALUES ($ws, $caller, $tool, $digest, $now)",
+          "INSERT OR REPLACE INTO approvals (workspace, caller, tool, digest, granted_ms) VALUES ($ws, " +
+            "$caller, $tool, $digest, $now)",
         ).run({ ws: key(), caller: callerColumn(caller), tool, digest, now });
         return true;
       } finally {
@@ -85,7 +87,9 @@ export function rememberedApprovals(userStateDir: string, workspace: string | nu
   if (!existsSync(join(userStateDir, USER_DB_NAME))) return [];
   const db = openUserState(userStateDir);
   try {
-    const sql = `SELECT workspace, tool, digest, granted_ms, caller FROM approvals ${workspace === null ? "" : "WHERE workspace = $ws "}ORDER BY workspace, tool, caller, granted_ms`;
+    const sql =
+      `SELECT workspace, tool, digest, granted_ms, caller FROM approvals ` +
+      `${workspace === null ? "" : "WHERE workspace = $ws "}ORDER BY workspace, tool, caller, granted_ms`;
     const rows = db.query(sql).all(workspace === null ? {} : { ws: realOr(workspace) }) as (Remembered & {
       caller: string;
     })[];
@@ -99,7 +103,10 @@ export function rememberedApprovals(userStateDir: string, workspace: string | nu
   }
 }
 
-/** Forgets the remembered approvals in `workspace` of the tools `which` picks (every digest, every caller); returns what was forgotten. */
+/**
+ * Forgets the remembered approvals in `workspace` of the tools `which` picks (every digest, every caller); returns
+ * what was forgotten.
+ */
 export function forgetApprovals(
   userStateDir: string,
   workspace: string,

@@ -33,7 +33,10 @@ export function openState(stateDir: string, writes = true): Database {
   return open(path, MIGRATIONS, writes);
 }
 
-/** A task child's journal (its own state folder) moved into `db` under the parent call, `secrets` redacted; 0 when it wrote none. */
+/**
+ * A task child's journal (its own state folder) moved into `db` under the parent call, `secrets` redacted; 0 when it
+ * wrote none.
+ */
 export function adoptChildState(
   db: Database,
   childStateDir: string,

@@ -40,9 +40,11 @@ export const selfMark = (): ProcessMark => (self ??= { pid: process.pid, start: 
 export const stillRunning = (mark: ProcessMark): boolean => processRuns(mark.pid, mark.start);
 
 const COLUMNS =
-  "time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, detail, pid, pid_start, caller_sub, caller_client";
+  "time_ms, event, tool, origin, digest, effect, status, error_code, duration_ms, args_preview, result_bytes, " +
+  "detail, pid, pid_start, caller_sub, caller_client";
 const VALUES =
-  "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, $result_bytes, $detail, $pid, $pid_start, $caller_sub, $caller_client";
+  "$time_ms, $event, $tool, $origin, $digest, $effect, $status, $error_code, $duration_ms, $args_preview, " +
+  "$result_bytes, $detail, $pid, $pid_start, $caller_sub, $caller_client";
 
 type Params = Record<string, string | number | null>;
 

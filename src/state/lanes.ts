@@ -65,7 +65,8 @@ function makeStore(db: Database): LaneStore {
           if (cur && cur.text === text) return { ok: true as const, record: cur };
           const record: DeskRecord = { lane, version: (cur?.version ?? 0) + 1, text, updated_ms: now };
           db.query(
-            "INSERT OR REPLACE INTO desks (lane, version, text, updated_ms) VALUES ($lane, $version, $text, $updated_ms)",
+            "INSERT OR REPLACE INTO desks (lane, version, text, updated_ms) VALUES ($lane, $version, " +
+              "$text, $updated_ms)",
           ).run({ ...record });
           return { ok: true as const, record };
         })

@@ -61,7 +61,8 @@ export function windowSize(raw: string | undefined): number {
 export function resourcesAlone(filter: ActionFilter, follow: boolean): void {
   if (Object.keys(filter).length > 0 || follow)
     throw usageError(
-      "--resources lists created resources: --tool, --status, --since, --caller and --follow are for the journal's calls",
+      "--resources lists created resources: --tool, --status, --since, --caller and --follow are for the " +
+        "journal's calls",
       "drop them, or --resources",
     );
 }

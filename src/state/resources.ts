@@ -13,7 +13,8 @@ export interface CreatedResource {
 
 export function recordResource(db: Database, r: Omit<CreatedResource, "id">): void {
   db.query(
-    "INSERT INTO created_resources (time_ms, tool, kind, resource_id, journal_id) VALUES ($time_ms, $tool, $kind, $resource_id, $journal_id)",
+    "INSERT INTO created_resources (time_ms, tool, kind, resource_id, journal_id) VALUES ($time_ms, $tool, " +
+      "$kind, $resource_id, $journal_id)",
   ).run({ ...r });
 }
 

@@ -78,7 +78,9 @@ export function createTask(db: Database, t: NewTask, clock: Clock): Created {
             ok: false,
             code: "task.write_scope_busy",
             holder: h.id,
-            message: `write scope ${JSON.stringify(scope)} is held by active task ${h.id} (${h.source_tool}, ${h.status}); wait for it (toolgate tasks wait ${h.id}) or cancel it`,
+            message:
+              `write scope ${JSON.stringify(scope)} is held by active task ${h.id} (${h.source_tool}, ` +
+              `${h.status}); wait for it (toolgate tasks wait ${h.id}) or cancel it`,
           };
         }
       }
@@ -104,7 +106,8 @@ export function createTask(db: Database, t: NewTask, clock: Clock): Created {
 /** The caller records the supervisor it started (unless the supervisor already claimed the row). */
 export function recordSupervisor(db: Database, id: string, mark: ProcessMark, artifacts: string): void {
   db.query(
-    "UPDATE tasks SET pid = COALESCE(pid, $pid), pid_start = COALESCE(pid_start, $start), artifacts = $artifacts WHERE id = $id",
+    "UPDATE tasks SET pid = COALESCE(pid, $pid), pid_start = COALESCE(pid_start, $start), artifacts = " +
+      "$artifacts WHERE id = $id",
   ).run({ id, pid: mark.pid, start: mark.start, artifacts });
 }
 

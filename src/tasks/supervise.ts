@@ -77,7 +77,8 @@ export async function superviseTask(
     const entry = rt.booted.catalog.entries.get(req.tool);
     if ((rt.booted.file?.digest ?? null) !== req.configDigest || entry?.digest !== req.entryDigest) {
       const summary =
-        "the configuration or the tool changed between the call and its start; what was granted then is not applied to it (run the call again)";
+        "the configuration or the tool changed between the call and its start; what was granted then is not " +
+        "applied to it (run the call again)";
       return end(db, id, { status: "failed", summary, exit_reason: "task.config_changed", result: null });
     }
     const { envelope } = await rt.call(req.tool, req.args, {

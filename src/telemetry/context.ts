@@ -15,7 +15,9 @@ export interface SpanParent {
 const HEADER = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ZERO_TRACE = "0".repeat(32);
 const ZERO_SPAN = "0".repeat(16);
-/** tracestate: list members of the spec's characters, at most 512 characters (else dropped whole, as the spec allows). */
+/**
+ * tracestate: list members of the spec's characters, at most 512 characters (else dropped whole, as the spec allows).
+ */
 const STATE =
   /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]*=[\x20-\x2b\x2d-\x3c\x3e-\x7e]*(,[\x20-\x2b\x2d-\x3c\x3e-\x7e]*=[\x20-\x2b\x2d-\x3c\x3e-\x7e]*)*$/;
 

@@ -56,7 +56,9 @@ export function telemetrySettings(env: Env): TelemetryOn | TelemetryOff {
   } catch {
     return {
       on: false,
-      problem: `${endpointVar} is not a URL: telemetry is off (give an http:// or https:// URL, e.g. http://localhost:4318)`,
+      problem:
+        `${endpointVar} is not a URL: telemetry is off (give an http:// or https:// URL, e.g. ` +
+        `http://localhost:4318)`,
     };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
@@ -72,7 +74,9 @@ export function telemetrySettings(env: Env): TelemetryOn | TelemetryOff {
   if (protocol !== "http/protobuf" && protocol !== "http/json") {
     return {
       on: false,
-      problem: `${protocolVar}=${JSON.stringify(protocol.slice(0, 40))} is not supported: telemetry is off (use http/protobuf, the default, or http/json)`,
+      problem:
+        `${protocolVar}=${JSON.stringify(protocol.slice(0, 40))} is not supported: telemetry is off (use ` +
+        `http/protobuf, the default, or http/json)`,
     };
   }
   const headerNames = [val(env, "OTEL_EXPORTER_OTLP_HEADERS"), val(env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS")]

@@ -90,7 +90,9 @@ export function startExporter(settings: TelemetryOn, operator: (line: string) =>
           told = true;
           const why = (r.error?.message ?? "unknown error").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 300);
           operator(
-            `toolgate: telemetry: ${spans.length} span(s) could not be sent to ${endpointView(settings.endpoint)}: ${why} (the calls themselves are unaffected; this process reports no further export failures)`,
+            `toolgate: telemetry: ${spans.length} span(s) could not be sent to ` +
+              `${endpointView(settings.endpoint)}: ${why} (the calls themselves are unaffected; this process ` +
+              `reports no further export failures)`,
           );
         }
         done(r);
@@ -133,7 +135,10 @@ export function spanMaker(): (r: SpanRecord) => ReadableSpan | undefined {
   return (r) => readable(r, resource, scope, sampler, limit);
 }
 
-/** The sampler OTEL_TRACES_SAMPLER names, as the SDK's tracer provider builds it; undefined: the default (parent-based, always on). */
+/**
+ * The sampler OTEL_TRACES_SAMPLER names, as the SDK's tracer provider builds it; undefined: the default
+ * (parent-based, always on).
+ */
 function samplerFromEnv(): Sampler | undefined {
   const name = process.env.OTEL_TRACES_SAMPLER;
   if (name === undefined || name.trim() === "" || name === "parentbased_always_on") return undefined;
@@ -150,7 +155,10 @@ function samplerFromEnv(): Sampler | undefined {
   return undefined;
 }
 
-/** OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (else OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT): string values cut there, as the SDK's spans do. */
+/**
+ * OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (else OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT): string values cut there, as the
+ * SDK's spans do.
+ */
 function lengthLimit(): number {
   for (const name of ["OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"]) {
     const v = process.env[name]?.trim();
@@ -232,7 +240,10 @@ function readable(
 let http: Promise<[typeof import("../http/fetch.ts"), typeof import("../http/resolve.ts")]> | undefined;
 const httpModules = () => (http ??= Promise.all([import("../http/fetch.ts"), import("../http/resolve.ts")]));
 
-/** One POST to the endpoint through the HTTP adapter: the operator's endpoint (any address class), no redirect followed. */
+/**
+ * One POST to the endpoint through the HTTP adapter: the operator's endpoint (any address class), no redirect
+ * followed.
+ */
 async function post(
   url: string,
   headers: () => Promise<Record<string, string>>,

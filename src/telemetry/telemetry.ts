@@ -4,7 +4,8 @@
 //   which loads the SDK and sends them (the caller never waits on the exporter or the collector);
 // - live (serve, a session, a task's supervisor): the exporter runs on a thread of its own (worker.ts),
 //   started with the process (it loads the SDK while the process boots); records reach it in
-//   batches, and it is flushed (bounded) before the process ends (at once when nothing was recorded). The reaper exports a one-shot call's spans on its own thread (nobody waits on it).
+//   batches, and it is flushed (bounded) before the process ends (at once when nothing was recorded). The reaper
+// exports a one-shot call's spans on its own thread (nobody waits on it).
 import { fstatSync } from "node:fs";
 import { parseTraceparent, type SpanParent } from "./context.ts";
 import { isOtelVar, telemetrySettings, type TelemetryOn } from "./env.ts";
@@ -30,7 +31,10 @@ const CHUNK = 100_000;
 /** At most this many spans per one-shot process (a delegation child's calls included); the rest are dropped. */
 const MAX_HANDED = 1_000;
 
-/** Undefined (nothing loaded, nothing recorded) unless an endpoint is set; a setting it cannot use costs one stderr line. */
+/**
+ * Undefined (nothing loaded, nothing recorded) unless an endpoint is set; a setting it cannot use costs one stderr
+ * line.
+ */
 export function telemetryFor(
   env: Env,
   mode: "one-shot" | "live",

@@ -40,7 +40,8 @@ const where = (file: ConfigFile, w: Widening) => {
 function untrusted(file: ConfigFile, found: readonly Widening[]) {
   const list = found.map((w) => `${where(file, w)}: ${w.key}: ${w.why}`).join("; ");
   return bootError(
-    `${file.path} is not trusted, and it would widen what toolgate may do (a config found in the workspace may only narrow until you trust it): ${list}`,
+    `${file.path} is not trusted, and it would widen what toolgate may do (a config found in the workspace ` +
+      `may only narrow until you trust it): ${list}`,
     `review the file, then run \`toolgate trust ${file.path}\` (any later edit needs trusting again); ` +
       "in CI set TOOLGATE_TRUST to what `toolgate trust --print` shows, or pass your own file with --config FILE",
   );

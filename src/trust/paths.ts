@@ -50,6 +50,7 @@ export function tellIgnored(stateDir: string, what: string): void {
   if (told) return;
   told = true;
   warning(
-    `ignoring ${what} in ${stateDir}: this user state folder lies inside the workspace, where the repository could have put them; ${stateInWorkspaceHint}`,
+    `ignoring ${what} in ${stateDir}: this user state folder lies inside the workspace, where the repository ` +
+      `could have put them; ${stateInWorkspaceHint}`,
   );
 }

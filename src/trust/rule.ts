@@ -104,7 +104,9 @@ export function widenings(input: RuleInput): Widening[] {
         ? { key, path, why: `${abs} lies outside the workspace ${ws}` }
         : {
             key,
-            why: `the default ${JSON.stringify(value)} resolves to ${abs}, outside the workspace ${ws} (a symlink in the checkout)`,
+            why:
+              `the default ${JSON.stringify(value)} resolves to ${abs}, outside the workspace ${ws} (a symlink ` +
+              `in the checkout)`,
           },
     );
   };

@@ -9,7 +9,10 @@ import { dirname, join } from "node:path";
 import { CONFIG_NAME, repositoryRoot, type ConfigFile } from "../config/file.ts";
 import { bootError } from "../result/result.ts";
 
-/** The nearest toolgate.json above `file`'s folder, up to the repository root; null when none (or outside a repository). */
+/**
+ * The nearest toolgate.json above `file`'s folder, up to the repository root; null when none (or outside a
+ * repository).
+ */
 export function shadowedConfig(configPath: string): string | null {
   const own = dirname(configPath);
   const top = repositoryRoot(own);
@@ -58,14 +61,19 @@ export function shadowGate(file: ConfigFile | null, trusted: () => boolean): str
     const used = usedWorkspaceAbove(file.path);
     if (used === null || trusted()) return null;
     throw bootError(
-      `${file.path} is not trusted, and it lies inside ${used}, a workspace toolgate has run commands in (${join(used, STATE_NAME)}): a command run there could have written it, and run from here it would replace the config you use there, so toolgate will not use it`,
-      `review it and run \`toolgate trust ${file.path}\`, pass the one you mean with --config FILE, run toolgate from ${used}, or remove ${file.path}`,
+      `${file.path} is not trusted, and it lies inside ${used}, a workspace toolgate has run commands in ` +
+        `(${join(used, STATE_NAME)}): a command run there could have written it, and run from here it would ` +
+        `replace the config you use there, so toolgate will not use it`,
+      `review it and run \`toolgate trust ${file.path}\`, pass the one you mean with --config FILE, run ` +
+        `toolgate from ${used}, or remove ${file.path}`,
     );
   }
   if (trusted())
     return `using ${file.path}, which hides ${above} further up the repository (the nearest config is used, not merged)`;
   throw bootError(
-    `${file.path} is not trusted, and it hides ${above} further up the repository: the nearest config replaces that one whole (its sandbox, denies and approvals), so toolgate will not use it`,
-    `pass the one you mean with --config FILE, review it and run \`toolgate trust ${file.path}\`, or remove ${file.path}`,
+    `${file.path} is not trusted, and it hides ${above} further up the repository: the nearest config ` +
+      `replaces that one whole (its sandbox, denies and approvals), so toolgate will not use it`,
+    `pass the one you mean with --config FILE, review it and run \`toolgate trust ${file.path}\`, or ` +
+      `remove ${file.path}`,
   );
 }

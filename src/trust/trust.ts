@@ -17,7 +17,10 @@ export type TrustedBy = "flag" | "user-env" | "TOOLGATE_TRUST" | "record";
 /** How a config is trusted, and which authored tools (name → manifest digest) the trust covers. */
 export interface Trust {
   readonly by: TrustedBy;
-  /** "all": the user's own config (--config, a $TOOLGATE_CONFIG outside the checkout) covers whatever its tools folder holds. */
+  /**
+   * "all": the user's own config (--config, a $TOOLGATE_CONFIG outside the checkout) covers whatever its tools
+   * folder holds.
+   */
   readonly tools: "all" | Readonly<Record<string, string>>;
 }
 

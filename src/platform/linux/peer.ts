@@ -11,7 +11,10 @@ const SO_PEERCRED = 17;
 /** Linux 6.5+: a pidfd of the peer, so a pid reused after the peer exited is never taken for it. */
 const SO_PEERPIDFD = 77;
 
-/** A socket's descriptor of this process's: bun's `fd`, checked to name a socket (never read another file's bytes as credentials). */
+/**
+ * A socket's descriptor of this process's: bun's `fd`, checked to name a socket (never read another file's bytes as
+ * credentials).
+ */
 function socketFd(sock: unknown): number | null {
   const fd = (sock as { fd?: unknown }).fd;
   if (typeof fd !== "number") return null;
@@ -52,7 +55,10 @@ function pidOf(pidfd: number): number {
 
 let loaded: Promise<PeerChecks | null> | undefined;
 
-/** The checks, or null when getsockopt cannot be loaded (no C library found; the JIT, which bun:ffi needs, off). Loaded once (~0.5 ms). */
+/**
+ * The checks, or null when getsockopt cannot be loaded (no C library found; the JIT, which bun:ffi needs, off).
+ * Loaded once (~0.5 ms).
+ */
 export function loadPeerChecks(): Promise<PeerChecks | null> {
   loaded ??= openLibc({ getsockopt: { args: ["i32", "i32", "i32", "ptr", "ptr"], returns: "i32" } }).then((opened) => {
     if (!opened) return null;

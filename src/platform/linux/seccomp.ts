@@ -81,7 +81,10 @@ const RULES: Record<string, { readonly arch: number; readonly rules: readonly Ru
   },
 };
 
-/** Whether an architecture has a filter (platform/facilities.ts `seccomp`; else product/bench as root are refused at boot). */
+/**
+ * Whether an architecture has a filter (platform/facilities.ts `seccomp`; else product/bench as root are refused at
+ * boot).
+ */
 export const seccompSupported = (arch: string = process.arch): boolean => arch in RULES;
 
 // struct seccomp_data: nr at 0, arch at 4, args[i] at 16 + 8i (the low word first: both arches are little-endian).

@@ -2,7 +2,9 @@
 // re-parented when its parent dies, so its parent pid changes. Polled: a guardian notices within
 // `everyMs` of toolgate's death, where Linux's PR_SET_PDEATHSIG tells it at once.
 
-/** Calls `gone` once, when `ppid()` is no longer `parent`; returns the stop. The timer never keeps the process alive. */
+/**
+ * Calls `gone` once, when `ppid()` is no longer `parent`; returns the stop. The timer never keeps the process alive.
+ */
 export function watchParent(
   parent: number,
   gone: () => void,

@@ -35,14 +35,16 @@ function delegationToolsFor(config: Effective, file: ConfigFile | null, env: Boo
     const line = file?.lineOf(["delegation", "command"]);
     throw bootError(
       `${file ? `${file.path}${line ? `:${line}` : ""}: ` : ""}delegation.command ${problem}`,
-      'put "{objective}" in one element and "{server}" (the child server\'s argv, spliced) or "{mcp_config}" in another, e.g. ["my-agent", "--mcp-config", "{mcp_config}", "-p", "{objective}"]',
+      'put "{objective}" in one element and "{server}" (the child server\'s argv, spliced) or "{mcp_config}" ' +
+        'in another, e.g. ["my-agent", "--mcp-config", "{mcp_config}", "-p", "{objective}"]',
     );
   }
   if (d.worktree_root !== undefined) {
     const swept = sweepWorktrees(resolve(config.values.workspace as string, d.worktree_root));
     if (swept.length > 0)
       note(
-        `removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending (${swept.join(", ")})`,
+        `removed the folders of ${swept.length} change${swept.length === 1 ? "" : "s"} no longer pending ` +
+          `(${swept.join(", ")})`,
       );
   }
   return tools;

@@ -12,7 +12,10 @@ import type { BootContext, Opened, Provider } from "./provider.ts";
 
 export type { BootContext, Opened, Provider } from "./provider.ts";
 
-/** Built-ins and what only the environment or config adds to them first; servers next; authored tools last (they are checked against all). */
+/**
+ * Built-ins and what only the environment or config adds to them first; servers next; authored tools last (they are
+ * checked against all).
+ */
 export const PROVIDERS: readonly Provider[] = [builtins, rails, most, delegation, servers, authored];
 
 /** Every provider's tools for this boot, and what they opened; a failure leaves no server behind. */

@@ -41,7 +41,10 @@ export interface BootContext {
   readonly sandboxInput: SandboxInput;
   /** The authored-tools folder's manifests (null without one). */
   readonly authored: AuthoredLoader | null;
-  /** toolgate.lock, read once (before any server starts: a sandboxed server holds a missing lock's path with a placeholder). */
+  /**
+   * toolgate.lock, read once (before any server starts: a sandboxed server holds a missing lock's path with a
+   * placeholder).
+   */
   readonly lock: () => ReturnType<typeof readLock>;
 }
 

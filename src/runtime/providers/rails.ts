@@ -17,7 +17,9 @@ export const rails: Provider = {
       if (missing.length > 0) {
         const vars = [...new Set(missing.flatMap((m) => m.missing))];
         throw bootError(
-          `rails are required (${input.requireRails ? "--require-rails" : "the config's rails.require"}) but ${missing.map((m) => m.rail).join(", ")} cannot be offered: ${vars.join(", ")} ${vars.length === 1 ? "is" : "are"} not set`,
+          `rails are required (${input.requireRails ? "--require-rails" : "the config's rails.require"}) but ` +
+            `${missing.map((m) => m.rail).join(", ")} cannot be offered: ${vars.join(", ")} ` +
+            `${vars.length === 1 ? "is" : "are"} not set`,
           `set ${vars.join(" and ")} in the environment, or drop --require-rails`,
         );
       }

@@ -118,6 +118,8 @@ function localPathsFlag(names: readonly string[] | undefined, config: Effective)
   return new Set(names);
 }
 
-/** Used by the boot's assembly: the origins of optional MCP servers (withheld, not failing the boot, on a collision). */
+/**
+ * Used by the boot's assembly: the origins of optional MCP servers (withheld, not failing the boot, on a collision).
+ */
 export const optionalOrigins = (opened: Opened): Set<string> =>
   new Set(opened.servers.filter((s) => s.kind === "mcp" && !s.required).map((s) => s.origin));

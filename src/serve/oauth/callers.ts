@@ -72,7 +72,10 @@ function matcher(rule: CallerRule): (c: Claims) => boolean {
     (scopes === undefined || scopes.every((s) => c.scopes.includes(s)));
 }
 
-/** The admission of each caller by `rules` (undefined: everyone, with the line's narrowing); a rule naming an unknown profile is refused. */
+/**
+ * The admission of each caller by `rules` (undefined: everyone, with the line's narrowing); a rule naming an unknown
+ * profile is refused.
+ */
 export function callerRules(rules: readonly CallerRule[] | undefined, line: LineNarrowing): Outcome<Admit> {
   if (rules === undefined) {
     return ok((claims) => {

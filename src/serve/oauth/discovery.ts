@@ -66,7 +66,9 @@ export async function discover(
     if (m.issuer !== issuer)
       return {
         ok: false,
-        problem: `${url} names the issuer ${JSON.stringify(m.issuer)}, not ${issuer}: write the issuer exactly as the authorization server names itself`,
+        problem:
+          `${url} names the issuer ${JSON.stringify(m.issuer)}, not ${issuer}: write the issuer exactly as ` +
+          `the authorization server names itself`,
       };
     if (typeof m.jwks_uri !== "string")
       return { ok: false, problem: `${url} names no jwks_uri: set serve.oauth.jwks_uri` };

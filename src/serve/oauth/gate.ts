@@ -65,7 +65,8 @@ export function gate(d: GateDeps): Authenticator {
     async check(authorization) {
       if (authorization === null)
         return unauthorized(
-          `Unauthorized: send an access token from ${d.settings.issuer} for ${d.resource} as Authorization: Bearer TOKEN (see ${meta})`,
+          `Unauthorized: send an access token from ${d.settings.issuer} for ${d.resource} as Authorization: ` +
+            `Bearer TOKEN (see ${meta})`,
         );
       const token = bearerOf(authorization);
       if (token === null)

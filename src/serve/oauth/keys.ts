@@ -45,7 +45,10 @@ export class KeySet {
     return this.#generation;
   }
 
-  /** A set older than MAX_AGE_MS is refreshed in the background (at most once a minute): every token checked calls this. */
+  /**
+   * A set older than MAX_AGE_MS is refreshed in the background (at most once a minute): every token checked calls
+   * this.
+   */
   refreshIfOld(): void {
     if (this.d.now() - this.#loadedAt > MAX_AGE_MS) void this.#refresh("the key set is old");
   }

@@ -46,7 +46,11 @@ export class CallerSessions {
       const minutes = Math.round(idle / 60_000);
       return {
         wait,
-        refused: `Too Many Requests: this caller may hold ${max} session${max === 1 ? "" : "s"} (Mcp-Session-Id) open at once; end one with DELETE ${this.endpoint} and its Mcp-Session-Id header, or wait until one ends after ${minutes >= 1 ? `${minutes} min` : `${Math.ceil(idle / 1000)} s`} without a request (the first in ${wait} s)`,
+        refused:
+          `Too Many Requests: this caller may hold ${max} session${max === 1 ? "" : "s"} (Mcp-Session-Id) ` +
+          `open at once; end one with DELETE ${this.endpoint} and its Mcp-Session-Id header, or wait until one ` +
+          `ends after ${minutes >= 1 ? `${minutes} min` : `${Math.ceil(idle / 1000)} s`} without a request (the ` +
+          `first in ${wait} s)`,
       };
     }
     const entry: { session?: Session } = {};

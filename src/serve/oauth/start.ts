@@ -63,6 +63,9 @@ function audienceProblem(audience: string): string | null {
       ? null
       : `serve.oauth.audience ${audience} is not an http(s) URL`;
   } catch {
-    return `serve.oauth.audience ${JSON.stringify(audience)} is not a URL: it is this server's URL as its callers reach it (e.g. https://tools.example.com/mcp)`;
+    return (
+      `serve.oauth.audience ${JSON.stringify(audience)} is not a URL: it is this server's URL as its callers ` +
+      `reach it (e.g. https://tools.example.com/mcp)`
+    );
   }
 }

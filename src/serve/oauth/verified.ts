@@ -26,7 +26,10 @@ export class VerifiedTokens<C extends { readonly exp: number }> {
     return createHash("sha256").update(token).digest("base64");
   }
 
-  /** The claims of a token verified under `generation` that still holds at `nowMs`, else undefined (and it is forgotten). */
+  /**
+   * The claims of a token verified under `generation` that still holds at `nowMs`, else undefined (and it is
+   * forgotten).
+   */
   get(digest: string, generation: number, nowMs: number): C | undefined {
     const h = this.#held.get(digest);
     if (h === undefined) return undefined;

@@ -108,7 +108,8 @@ export function verifier(o: VerifyOptions): (token: string) => Promise<Verdict> 
         groups: strings(payload[o.groupsClaim]),
         exp: payload.exp!,
       };
-      // Under the generation it was verified with: a refresh during the check (an unknown kid) verifies it again next time.
+      // Under the generation it was verified with: a refresh during the check (an unknown kid) verifies it again
+      // next time.
       if (o.keys.generation === generation) verified.remember(digest, { claims, nbf: payload.nbf, generation });
       return { ok: true, claims };
     } catch (e) {

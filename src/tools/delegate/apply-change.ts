@@ -59,7 +59,8 @@ async function applyChange(id: string, discard: boolean, ctx: ToolContext): Prom
   if (rec.git_dir === undefined || rec.change === undefined) {
     return refuse(
       "change.outdated",
-      `change ${id} was kept by an earlier toolgate, which read it with git inside the child's own tree; it is not applied. Discard it with {"change_id": "${id}", "discard": true} and run the task again`,
+      `change ${id} was kept by an earlier toolgate, which read it with git inside the child's own tree; it ` +
+        `is not applied. Discard it with {"change_id": "${id}", "discard": true} and run the task again`,
       { change_id: id },
     );
   }
@@ -79,7 +80,8 @@ async function applyChange(id: string, discard: boolean, ctx: ToolContext): Prom
       const left = plan.files.map((f) => f.path).filter((f) => !done.written.includes(f));
       return refuse(
         "change.incomplete",
-        `the change was applied only in part: writing "${done.failed.path}" failed (${done.failed.code}: ${done.failed.message}); written: ${done.written.join(", ") || "none"}; not written: ${left.join(", ")}`,
+        `the change was applied only in part: writing "${done.failed.path}" failed (${done.failed.code}: ` +
+          `${done.failed.message}); written: ${done.written.join(", ") || "none"}; not written: ${left.join(", ")}`,
         { written: done.written, not_written: left },
       );
     }

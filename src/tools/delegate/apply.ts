@@ -46,7 +46,10 @@ const same = (a: Bytes, b: Bytes) => (a === null || b === null ? a === b : a.equ
 
 type Sealed = ChangeRecord & { git_dir: string; change: string };
 
-/** The changed files as they were at the base and as the child left them, written under `<worktree>.apply` by git from the change's folder. */
+/**
+ * The changed files as they were at the base and as the child left them, written under `<worktree>.apply` by git
+ * from the change's folder.
+ */
 async function checkouts(p: ProcessRunner, rec: Sealed): Promise<Outcome<{ dir: string; base: string; neu: string }>> {
   const dir = `${rec.worktree}.apply`;
   removeTree(dir);
@@ -83,7 +86,10 @@ function guardedPaths(rec: Sealed, top: string, scope: ApplyScope): { path: stri
     else if (repo !== undefined)
       out.push({
         path,
-        why: `inside ${repo === "." ? "the checkout's top" : repo}, which holds HEAD beside config, objects/ or refs/ (in the checkout or with the change): git would take it for a repository and run what its config and hooks name, so apply_change never writes there, as it never writes .git`,
+        why:
+          `inside ${repo === "." ? "the checkout's top" : repo}, which holds HEAD beside config, objects/ or ` +
+          `refs/ (in the checkout or with the change): git would take it for a repository and run what its ` +
+          `config and hooks name, so apply_change never writes there, as it never writes .git`,
       });
     else {
       const refused = refuseProtected(
@@ -131,14 +137,19 @@ function gitDirs(top: string, paths: readonly string[]): string[] {
   return found;
 }
 
-/** What apply_change's writes are scoped by: the workspace, the state folder and the control paths (absolute) it never writes. */
+/**
+ * What apply_change's writes are scoped by: the workspace, the state folder and the control paths (absolute) it
+ * never writes.
+ */
 export interface ApplyScope {
   readonly workspace: string;
   readonly stateDir?: string;
   readonly controlFiles: readonly string[];
 }
 
-/** Plans every file, or refuses listing the files that conflict; writes nothing. The caller closes the plan's folders. */
+/**
+ * Plans every file, or refuses listing the files that conflict; writes nothing. The caller closes the plan's folders.
+ */
 export async function planApply(p: ProcessRunner, rec: Sealed, scope: ApplyScope): Promise<Outcome<Plan>> {
   const top = realpathSync(rec.top);
   const guarded = guardedPaths(rec, top, scope);
@@ -146,7 +157,9 @@ export async function planApply(p: ProcessRunner, rec: Sealed, scope: ApplyScope
     const list = guarded.map((g) => g.path);
     return refuse(
       "change.protected",
-      `the change touches files apply_change never writes, as file_write never does (.git or a folder git would take for a repository, toolgate's state folder and control files, or outside the workspace): ${list.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true})`,
+      `the change touches files apply_change never writes, as file_write never does (.git or a folder git ` +
+        `would take for a repository, toolgate's state folder and control files, or outside the workspace): ` +
+        `${list.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true})`,
       { files: list, why: guarded.map((g) => `${g.path}: ${g.why}`) },
     );
   }
@@ -210,7 +223,9 @@ async function plan(
   if (conflicts.length > 0) {
     return refuse(
       "change.conflict",
-      `the change conflicts with the checkout in ${conflicts.length} file${conflicts.length === 1 ? "" : "s"}: ${conflicts.join(", ")}; nothing was written (discard it with {"change_id": "${rec.id}", "discard": true}, or resolve by hand and discard)`,
+      `the change conflicts with the checkout in ${conflicts.length} ` +
+        `file${conflicts.length === 1 ? "" : "s"}: ${conflicts.join(", ")}; nothing was written (discard it with ` +
+        `{"change_id": "${rec.id}", "discard": true}, or resolve by hand and discard)`,
       { files: conflicts },
     );
   }
@@ -229,7 +244,8 @@ export function prepareFolders(plan: Plan): Outcome<null> {
     if (!r.ok)
       return refuse(
         "path.changed",
-        `"${f.path}": a folder on its way is a link or not a folder now (swapped in after the plan, ${r.code}); nothing was written`,
+        `"${f.path}": a folder on its way is a link or not a folder now (swapped in after the plan, ` +
+          `${r.code}); nothing was written`,
       );
   }
   return ok(null);

@@ -15,9 +15,15 @@ export interface ChangeRecord {
   readonly pid?: number;
   /** The repository's top folder the child's worktree was made from (where apply_change writes). */
   readonly top: string;
-  /** The worktree (a copy of top at HEAD plus the uncommitted changes, then the child's edits); gone once the child ended. */
+  /**
+   * The worktree (a copy of top at HEAD plus the uncommitted changes, then the child's edits); gone once the child
+   * ended.
+   */
   readonly worktree: string;
-  /** The change's own git folder, made before the child ran. Absent: a change kept by an earlier toolgate (never applied). */
+  /**
+   * The change's own git folder, made before the child ran. Absent: a change kept by an earlier toolgate (never
+   * applied).
+   */
   readonly git_dir?: string;
   /** The commit in git_dir holding what the child started from. */
   readonly base: string;
@@ -31,7 +37,10 @@ export interface ChangeRecord {
 
 export const CHANGE_ID = /^[0-9a-f]{16}$/;
 const recordPath = (root: string, id: string) => join(root, `${id}.json`);
-/** The folders a change may have beside its record: the worktree, its git folder, an apply's scratch, the copy's patch. */
+/**
+ * The folders a change may have beside its record: the worktree, its git folder, an apply's scratch, the copy's
+ * patch.
+ */
 const SUFFIXES = ["", ".git", ".apply", ".base", ".patch"];
 
 export function readChange(root: string, id: string): ChangeRecord | null {
@@ -57,7 +66,10 @@ export function removeWorktree(rec: Pick<ChangeRecord, "worktree" | "admin">): b
   return gone;
 }
 
-/** Removes everything a change keeps but its record: the worktree and registration, the git folder, an apply's scratch. */
+/**
+ * Removes everything a change keeps but its record: the worktree and registration, the git folder, an apply's
+ * scratch.
+ */
 export function removeChange(rec: Pick<ChangeRecord, "worktree" | "admin">): boolean {
   const a = removeWorktree(rec);
   return removeTree(`${rec.worktree}.git`) && removeTree(`${rec.worktree}.apply`) && a;
@@ -66,7 +78,8 @@ export function removeChange(rec: Pick<ChangeRecord, "worktree" | "admin">): boo
 /**
  * The sweep at boot: what the records no longer keep is removed — everything of a change whose
  * record is missing or applied or discarded, the worktree of one no longer running, and all of a
- * running one whose process is gone. Returns the ids of the changes something was removed of. No git runs: a registration left
+ * running one whose process is gone. Returns the ids of the changes something was removed of. No git runs: a
+ * registration left
  * behind is pruned by git itself.
  */
 export function sweepWorktrees(root: string): string[] {

@@ -37,7 +37,9 @@ export class CheckoutFolders {
     return ok(new CheckoutFolders(top, fd.fd));
   }
 
-  /** The folder `dir` (relative, "" for the top), reached one name at a time; with `create`, missing folders are made. */
+  /**
+   * The folder `dir` (relative, "" for the top), reached one name at a time; with `create`, missing folders are made.
+   */
   folder(dir: string, create: boolean): Reach {
     if (dir === "." || dir === "") return { ok: true, fd: this.#open.get("")! };
     const known = this.#open.get(dir);
@@ -66,7 +68,10 @@ export class CheckoutFolders {
     }
   }
 
-  /** What the checkout holds at `rel` now, read through its folder's descriptor; a refusal when a folder on the way is a link. */
+  /**
+   * What the checkout holds at `rel` now, read through its folder's descriptor; a refusal when a folder on the way
+   * is a link.
+   */
   read(rel: string): Outcome<Current> {
     const dir = this.folder(dirname(rel), false);
     if (!dir.ok)
@@ -95,7 +100,10 @@ export class CheckoutFolders {
     }
   }
 
-  /** Writes `bytes` at `rel` atomically through its verified folder (made when missing); `before`: what the plan read there. */
+  /**
+   * Writes `bytes` at `rel` atomically through its verified folder (made when missing); `before`: what the plan read
+   * there.
+   */
   write(rel: string, bytes: Buffer, mode: number | null, before: Current): Outcome<unknown> {
     const dir = this.folder(dirname(rel), true);
     if (!dir.ok || dir.fd === null) return changed(rel, dir.ok ? "ENOENT" : dir.code);
@@ -132,6 +140,7 @@ const changed = (rel: string, code: string) =>
   code === CHANGED || code === "ENOTDIR"
     ? refuse(
         "path.changed",
-        `"${rel}": a folder on its way is a link or not a folder now (swapped in after the plan); nothing is written through it`,
+        `"${rel}": a folder on its way is a link or not a folder now (swapped in after the plan); nothing is ` +
+          `written through it`,
       )
     : refuse("change.failed", `"${rel}" cannot be written: its folder cannot be opened or made (${code})`);

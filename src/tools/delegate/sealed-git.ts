@@ -97,7 +97,9 @@ export async function snapshot(
   if (nested.length > 0) {
     return refuse(
       "change.nested_repository",
-      `the worktree holds a git repository of its own (${nested.slice(0, 5).join(", ")}${nested.length > 5 ? ", ..." : ""}); git would run commands in it, so the change is not read`,
+      `the worktree holds a git repository of its own ` +
+        `(${nested.slice(0, 5).join(", ")}${nested.length > 5 ? ", ..." : ""}); git would run commands in it, so ` +
+        `the change is not read`,
       { paths: nested.slice(0, 20) },
     );
   }
@@ -214,7 +216,9 @@ export async function diffStat(
   return ok(out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
 }
 
-/** Writes `paths` as they are in `commit` under `dir` (a fresh folder of toolgate's); paths absent there are left out. */
+/**
+ * Writes `paths` as they are in `commit` under `dir` (a fresh folder of toolgate's); paths absent there are left out.
+ */
 export async function checkoutFiles(
   p: ProcessRunner,
   gitDir: string,

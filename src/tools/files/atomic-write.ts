@@ -46,7 +46,10 @@ const identity = (s: BigIntStats) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:$
 
 const errCode = (e: unknown) => (e as NodeJS.ErrnoException).code ?? "EIO";
 
-/** A whole regular file (at most READ_BOUND_BYTES, as file_read), or the refusal file_read would give. `abs` is a checked real path. */
+/**
+ * A whole regular file (at most READ_BOUND_BYTES, as file_read), or the refusal file_read would give. `abs` is a
+ * checked real path.
+ */
 export function readRegular(abs: string, rel: string): Outcome<ReadFile> {
   const opened = openChecked(abs, O_FILE);
   if (!opened.ok) {
@@ -96,13 +99,19 @@ export function openParent(target: string, rel: string): Outcome<number> {
 }
 
 export interface AtomicWriteOptions {
-  /** "replace" renames over whatever is there; "create" links, so an existing target refuses (`file.exists`) without a race. */
+  /**
+   * "replace" renames over whatever is there; "create" links, so an existing target refuses (`file.exists`) without
+   * a race.
+   */
   readonly publish: "replace" | "create";
   /** Exact permission bits for the result; absent: a new file's default (0o666 less the umask). */
   readonly mode?: number;
   /** Owner to carry over (best effort: only root may give a file away). */
   readonly owner?: { readonly uid: number; readonly gid: number };
-  /** The target as the caller read it: re-checked just before publishing, so a writer in between is `file.stale`, not lost. */
+  /**
+   * The target as the caller read it: re-checked just before publishing, so a writer in between is `file.stale`, not
+   * lost.
+   */
   readonly unchangedSince?: BigIntStats;
   readonly io?: PublishIo;
   /** The target's folder, already opened and verified (openParent); absent, it is opened here. */
@@ -114,7 +123,9 @@ export interface Written {
   readonly bytes: number;
 }
 
-/** Writes `data` to `target` (a checked real path inside the workspace) atomically and verifies it by reading it back. */
+/**
+ * Writes `data` to `target` (a checked real path inside the workspace) atomically and verifies it by reading it back.
+ */
 export function atomicWrite(target: string, rel: string, data: Uint8Array, opts: AtomicWriteOptions): Outcome<Written> {
   if (opts.dirFd !== undefined) return writeIn(opts.dirFd, basename(target), rel, data, opts);
   const dir = openParent(target, rel);
@@ -139,7 +150,8 @@ function writeIn(
   try {
     target = inDir(dirFd, name);
   } catch {
-    return refuse("path.changed", changedMessage(rel, "nothing was written")); // the folder moved since it was verified (no /proc)
+    // the folder moved since it was verified (no /proc)
+    return refuse("path.changed", changedMessage(rel, "nothing was written"));
   }
   const opened = openTemp(dirFd, name, opts.mode);
   if (!opened.ok)
@@ -166,7 +178,8 @@ function writeIn(
     if (opts.unchangedSince && !stillSame(target, opts.unchangedSince)) {
       return refuse(
         "file.stale",
-        `"${rel}" was changed by someone else while this edit was being written; read it again with file_read and redo the edit`,
+        `"${rel}" was changed by someone else while this edit was being written; read it again with file_read ` +
+          `and redo the edit`,
       );
     }
     try {
@@ -217,7 +230,8 @@ function openTemp(
   name: string,
   mode: number | undefined,
 ): { ok: true; fd: number; path: string } | { ok: false; code: string } {
-  // Hidden, unique, and short enough for NAME_MAX whatever the target's name; O_EXCL never opens an existing file or link.
+  // Hidden, unique, and short enough for NAME_MAX whatever the target's name; O_EXCL never opens an existing file
+  // or link.
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   let code = "EEXIST";
   for (let attempt = 0; attempt < 8 && code === "EEXIST"; attempt++) {
@@ -252,7 +266,8 @@ function verify(target: string, rel: string, data: Uint8Array): Outcome<Written>
   if (!back.ok || digestOf(back.value.bytes) !== want) {
     return refuse(
       "file.verify_failed",
-      `"${rel}" was written, but reading it back did not give the written content (another writer?); read it again with file_read`,
+      `"${rel}" was written, but reading it back did not give the written content (another writer?); read it ` +
+        `again with file_read`,
     );
   }
   return ok({ digest: want, bytes: data.length });

@@ -53,7 +53,8 @@ export default defineTool({
     }),
 });
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // a BOM stays part of the text, so it is written back
+// a BOM stays part of the text, so it is written back
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export async function editFile(workspace: string, args: EditArgs, scope: WriteScope = {}): Promise<Outcome<unknown>> {
   if (args.old_string === args.new_string)
@@ -77,7 +78,8 @@ export async function editFile(workspace: string, args: EditArgs, scope: WriteSc
   if (digestOf(bytes) !== args.digest)
     return refuse(
       "file.stale",
-      `"${rel}" has changed since the digest you cite was read; read it again with file_read and edit from what it shows now`,
+      `"${rel}" has changed since the digest you cite was read; read it again with file_read and edit from ` +
+        `what it shows now`,
     );
   let text: string;
   try {
@@ -98,12 +100,15 @@ export async function editFile(workspace: string, args: EditArgs, scope: WriteSc
     const lines = at.slice(0, MAX_LISTED_MATCHES).map((i) => lineOf(text, i));
     return refuse(
       "file.ambiguous",
-      `old_string occurs ${at.length} times in "${rel}" (lines ${lines.join(", ")}${at.length > lines.length ? ", …" : ""}); add surrounding lines to make it unique, or pass replace_all: true`,
+      `old_string occurs ${at.length} times in "${rel}" (lines ` +
+        `${lines.join(", ")}${at.length > lines.length ? ", …" : ""}); add surrounding lines to make it unique, ` +
+        `or pass replace_all: true`,
       { count: at.length, lines },
     );
   }
   const next = text.split(needle).join(replacement); // every occurrence is the one occurrence here, or replace_all
-  const mode = Number(stat.mode & 0o777n); // permission bits kept; setuid/setgid are dropped, as any write by another user would
+  // permission bits kept; setuid/setgid are dropped, as any write by another user would
+  const mode = Number(stat.mode & 0o777n);
   const written = atomicWrite(abs, rel, Buffer.from(next, "utf8"), {
     publish: "replace",
     mode,
@@ -184,7 +189,8 @@ function noMatch(rel: string, text: string, oldString: string): Outcome<never> {
         const shown = fileLine === undefined ? "past the end of the file" : JSON.stringify(clip(fileLine));
         return refuse(
           "file.no_match",
-          `${head}; its first line matches line ${candidate.line}, but the text differs at line ${line}, which is ${shown}; ${how}`,
+          `${head}; its first line matches line ${candidate.line}, but the text differs at line ${line}, ` +
+            `which is ${shown}; ${how}`,
           { candidate, differsAt: line },
         );
       }
@@ -192,7 +198,8 @@ function noMatch(rel: string, text: string, oldString: string): Outcome<never> {
   }
   return refuse(
     "file.no_match",
-    `${head}; the nearest candidate is line ${candidate.line} (similarity ${candidate.similarity}): ${JSON.stringify(candidate.text)}; ${how}`,
+    `${head}; the nearest candidate is line ${candidate.line} (similarity ${candidate.similarity}): ` +
+      `${JSON.stringify(candidate.text)}; ${how}`,
     { candidate },
   );
 }

@@ -9,7 +9,9 @@ import { ancestry, walk } from "./walk.ts";
 import description from "./file-find.txt" with { type: "text" };
 
 export const WALK_BUDGET = 200_000;
-/** The listed paths (and the cursor), measured as the output boundary measures them: UTF-8 bytes once JSON-serialized. */
+/**
+ * The listed paths (and the cursor), measured as the output boundary measures them: UTF-8 bytes once JSON-serialized.
+ */
 export const ANSWER_BOUND_CHARS = 40_000;
 
 export default defineTool({

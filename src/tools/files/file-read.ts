@@ -59,7 +59,8 @@ function readWhole(abs: string, rel: string): Outcome<Buffer> {
     if (st.size > READ_BOUND_BYTES) {
       return refuse(
         "file.too_large",
-        `"${rel}" is ${st.size} bytes, above the read bound of ${READ_BOUND_BYTES}; use file_search to find the lines you need`,
+        `"${rel}" is ${st.size} bytes, above the read bound of ${READ_BOUND_BYTES}; use file_search to find ` +
+          `the lines you need`,
         { size: st.size, bound: READ_BOUND_BYTES },
       );
     }

@@ -12,7 +12,8 @@ export function globMatcher(pattern: string, noun = "pattern", folder = "listed"
   if (p.startsWith("/") || p.split("/").includes("..")) {
     return refuse(
       "find.invalid",
-      `${noun} "${pattern}" leaves the ${folder} folder; ${noun}s are relative to path (give path to use another folder)`,
+      `${noun} "${pattern}" leaves the ${folder} folder; ${noun}s are relative to path (give path to use ` +
+        `another folder)`,
     );
   }
   if (p === "" || p === ".") p = "**";

@@ -12,7 +12,10 @@ import { refuse, type Outcome } from "../../result/result.ts";
 import type { PublishIo } from "./atomic-write.ts";
 import { isInside, relativeInside } from "./workspace.ts";
 
-/** What a writer's call is scoped by: the state folder and control files it must not write, and (for tests) the publish step. */
+/**
+ * What a writer's call is scoped by: the state folder and control files it must not write, and (for tests) the
+ * publish step.
+ */
 export interface WriteScope {
   readonly stateDir?: string;
   /** Absolute paths of toolgate's control files and folders (config, lock, authored tools), existing or not. */
@@ -25,7 +28,10 @@ export interface WriteScope {
   readonly checked?: readonly string[];
 }
 
-/** `rel`: the workspace-relative form of the checked real path about to be written (or a folder about to be made above it). */
+/**
+ * `rel`: the workspace-relative form of the checked real path about to be written (or a folder about to be made
+ * above it).
+ */
 export function refuseProtected(workspace: string, scope: WriteScope, rel: string): Outcome<never> | null {
   // Any case of .git, as git itself reads it (hooks and config run code).
   if (rel.split("/").some((s) => s.toLowerCase() === ".git")) {
@@ -44,7 +50,8 @@ export function refuseProtected(workspace: string, scope: WriteScope, rel: strin
   if (base === CONFIG_NAME || base === LOCK_NAME) {
     return refuse(
       "path.protected",
-      `"${rel}" is named like toolgate's own control file (${base}), which file tools never create or change in any folder: toolgate run from there would use it instead of the one above; a person writes it`,
+      `"${rel}" is named like toolgate's own control file (${base}), which file tools never create or change ` +
+        `in any folder: toolgate run from there would use it instead of the one above; a person writes it`,
     );
   }
   // The config, the lock and authored tools decide what runs and with which grants: a tool call

@@ -23,7 +23,10 @@ export interface WalkOptions {
   readonly budget: number;
   /** Gitignore layers of the ancestors of `root`, outermost first. */
   readonly layers?: readonly Layer[];
-  /** Whether a secret file (by its absolute path) was named in a read grant, so the walk keeps it. Absent: none is kept. */
+  /**
+   * Whether a secret file (by its absolute path) was named in a read grant, so the walk keeps it. Absent: none is
+   * kept.
+   */
   readonly namedSecret?: (abs: string) => boolean;
   /** Called before each folder is listed, with the files found so far (in order; the array grows). */
   readonly progress?: (files: readonly string[]) => void;

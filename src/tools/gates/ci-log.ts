@@ -54,13 +54,17 @@ export function stepSummary(gates: readonly GateOutcome[]): string {
       : `${failed.length} of ${gates.length} gates failed`;
   const rows = gates.map(
     (g) =>
-      `| \`${g.name}\` | ${g.passed ? "✅ passed" : `❌ failed (${g.how.replaceAll("|", "\\|")})`} | ${secs(g.durationMs)} |`,
+      `| \`${g.name}\` | ${g.passed ? "✅ passed" : `❌ failed (${g.how.replaceAll("|", "\\|")})`} | ` +
+      `${secs(g.durationMs)} |`,
   );
   const tails = failed.map((g) => {
     const tail = (g.stderr.trim() || g.stdout.trim()).split("\n").slice(-SUMMARY_LINES).join("\n");
     // A fence longer than any run of backticks in the output: nothing in it can end the block.
     const fence = "`".repeat(Math.max(3, ...[...tail.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-    return `\n<details><summary><code>${g.name}</code>: the end of its output</summary>\n\n${fence}text\n${tail}\n${fence}\n\n</details>`;
+    return (
+      `\n<details><summary><code>${g.name}</code>: the end of its ` +
+      `output</summary>\n\n${fence}text\n${tail}\n${fence}\n\n</details>`
+    );
   });
   return [`### dev_check: ${head}`, "", "| gate | status | time |", "|---|---|---|", ...rows, ...tails, ""].join("\n");
 }

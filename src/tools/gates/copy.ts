@@ -71,7 +71,8 @@ const failed = (what: string, r: GitRun) =>
   refuse("dev_check.copy_failed", `${what} failed (git exit code ${r.code}): ${r.err || "no message"}`);
 
 /**
- * Makes the copy for one gate run under `<stateDir>/worktrees/<id>` (a write child's: under `base`). `dir` is the gates directory
+ * Makes the copy for one gate run under `<stateDir>/worktrees/<id>` (a write child's: under `base`). `dir` is the
+ * gates directory
  * (a real, absolute path inside a git repository with at least one commit). The repository must not
  * be one nested inside `workspace` (a sandboxed command can make a `.git` anywhere below its root:
  * git would run what that folder's config names, outside the sandbox); once found, its git folder
@@ -96,7 +97,8 @@ export async function makeCopy(
   if (where.value.code !== 0) {
     return refuse(
       "dev_check.not_a_repository",
-      `the gates directory is not inside a git repository (${where.value.err}); dev_check copies the working tree with git`,
+      `the gates directory is not inside a git repository (${where.value.err}); dev_check copies the ` +
+        `working tree with git`,
     );
   }
   const [top, common, gitDir] = where.value.out.trim().split("\n");
@@ -107,7 +109,10 @@ export async function makeCopy(
     const rel = relative(ws, top);
     return refuse(
       "dev_check.nested_repository",
-      `the gates directory lies in a git repository nested inside the workspace (${rel}/.git): a sandboxed command can make one there, and git would run what its config names outside the sandbox, so dev_check copies only the workspace's own repository; remove ${rel}/.git (or set gates.directory to a folder of the workspace's repository)`,
+      `the gates directory lies in a git repository nested inside the workspace (${rel}/.git): a sandboxed ` +
+        `command can make one there, and git would run what its config names outside the sandbox, so dev_check ` +
+        `copies only the workspace's own repository; remove ${rel}/.git (or set gates.directory to a folder of ` +
+        `the workspace's repository)`,
       { repository: rel },
     );
   }

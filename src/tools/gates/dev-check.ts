@@ -81,7 +81,8 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
   if (names.length === 0)
     return refuse(
       "dev_check.no_gates",
-      `no gate scripts match gates.pattern "${conf.pattern}" under "${conf.directory}"; add one (e.g. script/check-types.sh) or set gates.pattern`,
+      `no gate scripts match gates.pattern "${conf.pattern}" under "${conf.directory}"; add one (e.g. ` +
+        `script/check-types.sh) or set gates.pattern`,
     );
   const selected = args.gate === "all" ? found.value : found.value.filter((g) => g.name === args.gate);
   if (selected.length === 0) {
@@ -167,7 +168,8 @@ async function runGates(args: { gate: string; junit?: string }, ctx: ToolContext
     if (!now.ok || now.value.abs !== junitChecked) {
       return refuse(
         "dev_check.junit_moved",
-        `the JUnit path "${args.junit}" resolves elsewhere than when its write permission was checked; nothing was written`,
+        `the JUnit path "${args.junit}" resolves elsewhere than when its write permission was checked; ` +
+          `nothing was written`,
       );
     }
     const written = await writeFile(

@@ -27,7 +27,8 @@ export function findGates(dir: string, pattern: string): Outcome<Gate[]> {
   ) {
     return refuse(
       "dev_check.pattern_invalid",
-      `gates.pattern "${pattern}" must hold exactly one "*" in its file name and no other wildcard, relative to the gates directory (e.g. "script/check-*.sh")`,
+      `gates.pattern "${pattern}" must hold exactly one "*" in its file name and no other wildcard, relative ` +
+        `to the gates directory (e.g. "script/check-*.sh")`,
     );
   }
   const folder = pattern.slice(0, slash + 1);
@@ -99,7 +100,8 @@ export function junitXml(gates: readonly GateOutcome[]): string {
     );
     if (!g.passed)
       lines.push(
-        `      <failure message="${xml(`gate ${g.name} failed: ${g.how}`)}" type="${xml(g.how.split(" ")[0]!)}">${xml(g.stderr || g.stdout)}</failure>`,
+        `      <failure message="${xml(`gate ${g.name} failed: ${g.how}`)}" ` +
+          `type="${xml(g.how.split(" ")[0]!)}">${xml(g.stderr || g.stdout)}</failure>`,
       );
     if (g.stdout) lines.push(`      <system-out>${xml(g.stdout)}</system-out>`);
     if (g.stderr) lines.push(`      <system-err>${xml(g.stderr)}</system-err>`);

@@ -36,7 +36,8 @@ export default defineTool({
     if (bytes > DESK_BOUND_BYTES) {
       return refuse(
         "desk.too_large",
-        `the page is ${bytes} bytes serialized, above the desk bound of ${DESK_BOUND_BYTES}; keep the desk to working notes`,
+        `the page is ${bytes} bytes serialized, above the desk bound of ${DESK_BOUND_BYTES}; keep the desk ` +
+          `to working notes`,
         { bytes, bound: DESK_BOUND_BYTES },
       );
     }
@@ -46,7 +47,8 @@ export default defineTool({
       const current = r.current?.version ?? 0;
       return refuse(
         "desk.conflict",
-        `the desk of lane "${lane}" is at version ${current}, not ${args.expected_version}: someone else wrote in between; read it again (desk without text), merge, and write with expected_version ${current}`,
+        `the desk of lane "${lane}" is at version ${current}, not ${args.expected_version}: someone else ` +
+          `wrote in between; read it again (desk without text), merge, and write with expected_version ${current}`,
         { expected_version: args.expected_version, current_version: current },
       );
     }

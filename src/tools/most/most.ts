@@ -21,11 +21,13 @@ export function readToken(path: string): Outcome<string> {
     if (code === "ENOENT")
       return refuse(
         "most.token_missing",
-        `the Most token file (MOST_SERVICE_TOKEN_FILE) does not exist; create it (chmod 600) or fix MOST_SERVICE_TOKEN_FILE`,
+        `the Most token file (MOST_SERVICE_TOKEN_FILE) does not exist; create it (chmod 600) or fix ` +
+          `MOST_SERVICE_TOKEN_FILE`,
       );
     return refuse(
       "most.token_unreadable",
-      `the Most token file (MOST_SERVICE_TOKEN_FILE) cannot be read (${code ?? "error"}); make it readable by this user only (chmod 600)`,
+      `the Most token file (MOST_SERVICE_TOKEN_FILE) cannot be read (${code ?? "error"}); make it readable by ` +
+        `this user only (chmod 600)`,
     );
   }
   try {
@@ -36,7 +38,8 @@ export function readToken(path: string): Outcome<string> {
     if ((st.mode & 0o077) !== 0)
       return refuse(
         "most.token_too_open",
-        `the Most token file (MOST_SERVICE_TOKEN_FILE) is readable or writable by group or others (mode ${(st.mode & 0o777).toString(8)}); run chmod 600 on it`,
+        `the Most token file (MOST_SERVICE_TOKEN_FILE) is readable or writable by group or others (mode ` +
+          `${(st.mode & 0o777).toString(8)}); run chmod 600 on it`,
         { mode: (st.mode & 0o777).toString(8) },
       );
     const token = readFileSync(fd, "utf8").trim();

@@ -7,7 +7,8 @@ const SKIP =
   "script, style, noscript, template, svg, math, iframe, object, canvas, nav, aside, footer, form, button, select";
 /** Elements that start a new line (or paragraph) in the text. */
 const BLOCK =
-  "p, div, br, li, dt, dd, h1, h2, h3, h4, h5, h6, tr, section, article, main, header, pre, blockquote, table, ul, ol, dl, figure, figcaption, hr, address, details, summary";
+  "p, div, br, li, dt, dd, h1, h2, h3, h4, h5, h6, tr, section, article, main, header, pre, blockquote, " +
+  "table, ul, ol, dl, figure, figcaption, hr, address, details, summary";
 
 export interface PageText {
   readonly title: string;

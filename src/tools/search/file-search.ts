@@ -94,7 +94,8 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
   } catch (e) {
     return refuse(
       "find.invalid",
-      `invalid regular expression ${JSON.stringify(args.pattern)}: ${(e as Error).message}; the syntax is JavaScript's with the u flag, or pass literal: true to search a fixed string`,
+      `invalid regular expression ${JSON.stringify(args.pattern)}: ${(e as Error).message}; the syntax is ` +
+        `JavaScript's with the u flag, or pass literal: true to search a fixed string`,
     );
   }
   const cursor = args.cursor === undefined ? null : /^(.*):(\d+)$/s.exec(args.cursor);
@@ -143,7 +144,8 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
     const stateRel = relativeInside(workspace, stateDir);
     const skip = new Set<string>(stateRel !== null && stateRel !== "." ? [stateRel] : []);
     const pick = (f: string) => matches === null || matches.value(relRoot === "" ? f : f.slice(relRoot.length + 1));
-    // The walk lists files in sorted order (UTF-16 code units): those the glob keeps, from the cursor's file on, are the job.
+    // The walk lists files in sorted order (UTF-16 code units): those the glob keeps, from the cursor's file on,
+    // are the job.
     let seen = 0;
     const take = (found: readonly string[]) => {
       for (; seen < found.length; seen++) {
@@ -171,7 +173,8 @@ export async function searchFiles(scope: SearchScope, args: SearchArgs): Promise
     skippedSecretFiles = walked.secretFiles.filter(pick).length;
   } else {
     pool = new Pool(setup, []);
-    if (cursor === null || rel >= cursorPath) pool.files.push(rel); // a file named as path is searched even if ignored, as ripgrep does
+    // a file named as path is searched even if ignored, as ripgrep does
+    if (cursor === null || rel >= cursorPath) pool.files.push(rel);
   }
   const files = pool.files;
   const prefix = await pool.finish();

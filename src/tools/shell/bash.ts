@@ -39,7 +39,8 @@ export default defineTool({
     if (secs > max) {
       return refuse(
         "bash.timeout_above_max",
-        `timeout_secs ${secs} is above the maximum of ${max} s; ask for less, or raise bash.max_timeout_secs in toolgate.json`,
+        `timeout_secs ${secs} is above the maximum of ${max} s; ask for less, or raise bash.max_timeout_secs ` +
+          `in toolgate.json`,
         {
           timeout_secs: secs,
           max_timeout_secs: max,

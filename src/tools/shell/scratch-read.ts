@@ -196,7 +196,8 @@ export function checkArgv(argv: readonly string[], scratch: string): Outcome<Che
   if (root === null || !isDir(root))
     return refuse(
       "scratch.missing",
-      `the scratch folder ${scratch} does not exist yet: toolgate makes it when a command runs (bash), and commands leave there what scratch_read reads (config key "scratch")`,
+      `the scratch folder ${scratch} does not exist yet: toolgate makes it when a command runs (bash), and ` +
+        `commands leave there what scratch_read reads (config key "scratch")`,
     );
   const flags: string[] = [];
   const paths: string[] = [];

@@ -85,7 +85,8 @@ export function parseFrontMatter(text: string): Parsed {
   if (!description) return bad('missing "description" in the front matter');
   if (!NAME_RE.test(name))
     return bad(
-      `the name ${JSON.stringify(name.slice(0, 80))} is not 1-64 letters, digits, ".", "_" or "-" starting with a letter or digit`,
+      `the name ${JSON.stringify(name.slice(0, 80))} is not 1-64 letters, digits, ".", "_" or "-" starting ` +
+        `with a letter or digit`,
     );
   return { ok: true, name, description };
 }
@@ -287,7 +288,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The card's text; "absent" when there is no SKILL.md file; a reason when it cannot be a card. */
 function readCard(abs: string): string | "absent" | { reason: string } {
-  // The resolved path itself (src/fs/opened.ts): a symlink swapped in since, at the card or a folder above it, is refused.
+  // The resolved path itself (src/fs/opened.ts): a symlink swapped in since, at the card or a folder above it, is
+  // refused.
   const opened = openChecked(abs, O_FILE);
   if (!opened.ok) {
     const code = opened.code;

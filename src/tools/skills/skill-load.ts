@@ -45,7 +45,8 @@ export function loadCard(workspace: string, skillDirs: readonly string[], name: 
   const why = skipped ? `; ${skipped.path} was skipped: ${skipped.reason}` : "";
   return refuse(
     "skill.unknown",
-    `no skill card named ${JSON.stringify(name)}${why}; skill_list lists them (available: ${shown}${names.length > NAMES_SHOWN ? ", …" : ""})`,
+    `no skill card named ${JSON.stringify(name)}${why}; skill_list lists them (available: ` +
+      `${shown}${names.length > NAMES_SHOWN ? ", …" : ""})`,
     {
       name,
       available: names.slice(0, NAMES_SHOWN),
