@@ -16,8 +16,7 @@ export default defineCommand({
   meta: {
     name: "log",
     description:
-      "Print the journal: what was tried, and what was stopped (last 100 actions; a task's child calls under " +
-      "their task call)",
+      "Print the journal: what was tried, and what was stopped (last 100 actions; a task's calls under its call)",
   },
   args: {
     last: { type: "string", description: "How many actions to show (default 100)", valueHint: "N" },

@@ -93,10 +93,7 @@ export class Scanner {
     return { status: Status.unreadable };
   }
 
-  /**
-   * Searches one file (`abs`: the real path the walk verified its folder at); `after`: report only lines past this
-   * one (the page cursor).
-   */
+  /** Searches one file (`abs`: the real path its folder was verified at); `after`: only lines past it (the cursor). */
   scan(abs: string, after = 0): FileResult {
     const fd = this.open(abs);
     if (typeof fd !== "number") return { status: fd.status, bytes: 0, matches: [] };
